@@ -1,0 +1,19 @@
+// The shufflempc command's subcommands. Each add_*_command registers one subcommand on the app
+// and, when it is the one chosen, sets `action` to the work to do after parsing.
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+#include "shufflempc/registry.hpp"
+
+namespace shufflempc::cli {
+
+using Action = std::function<int()>;
+
+void add_list_command(CLI::App& app, const Registry& registry, Action& action);
+void add_run_command(CLI::App& app, const Registry& registry, Action& action);
+void add_demo_command(CLI::App& app, const Registry& registry, Action& action);
+
+}  // namespace shufflempc::cli

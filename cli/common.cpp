@@ -1,0 +1,118 @@
+#include "common.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+
+namespace shufflempc::cli {
+
+void add_run_options(CLI::App& cmd, const ProtocolInfo& info, RunArgs& args) {
+  cmd.add_option("--parties,-n", args.parties, "number of parties")
+      ->required()
+      ->check(CLI::Range(info.min_parties, info.max_parties));
+  cmd.add_option("--inputs", args.inputs_file, "file with one input per party (JSON array, or one JSON value per line)")
+      ->check(CLI::ExistingFile);
+  cmd.add_option("--random-inputs", args.random_inputs, "random inputs: " + info.input_help);
+  cmd.add_option("--seed", args.seed, "seed a reproducible simulation (never use a seed for real data)");
+  cmd.add_flag("--json", args.json, "print one JSON object");
+  cmd.add_option("--min-parties", args.min_parties, "the run completes if at least this many parties submit (default: all)");
+  cmd.add_option("--dropouts", args.dropouts, "simulate this many randomly chosen parties dropping out before round 0");
+  for (const auto& p : info.params) {
+    auto* opt = cmd.add_option("--" + p.name)->description(p.help + " (" + p.range_text() + ", default " + p.default_value + ")");
+    opt->type_name(p.type == ParamType::integer ? "INT" : p.type == ParamType::real ? "REAL" : p.type == ParamType::boolean ? "BOOL" : "CHOICE");
+  }
+  (void)args;
+}
+
+void collect_params(const CLI::App& cmd, const ProtocolInfo& info, RunArgs& args) {
+  for (const auto& p : info.params) {
+    const auto* opt = cmd.get_option("--" + p.name);
+    if (opt->count() > 0) args.params[p.name] = opt->as<std::string>();
+  }
+}
+
+std::vector<Value> load_inputs(const Protocol& protocol, const RunArgs& args, Rng& rng) {
+  std::vector<Value> inputs;
+  if (!args.inputs_file.empty()) {
+    if (!args.random_inputs.empty()) throw std::invalid_argument("--inputs and --random-inputs exclude each other");
+    std::ifstream in(args.inputs_file);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string text = ss.str();
+    Value all = Value::parse(text, nullptr, false);
+    if (!all.is_discarded() && all.is_array()) {
+      inputs.assign(all.begin(), all.end());
+    } else {
+      std::istringstream lines(text);
+      std::string line;
+      std::size_t number = 0;
+      while (std::getline(lines, line)) {
+        ++number;
+        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+        Value v = Value::parse(line, nullptr, false);
+        if (v.is_discarded())
+          throw std::invalid_argument(args.inputs_file + ":" + std::to_string(number) + ": not a JSON value: " + line);
+        inputs.push_back(std::move(v));
+      }
+    }
+    if (inputs.size() != args.parties)
+      throw std::invalid_argument("--inputs " + args.inputs_file + " holds " + std::to_string(inputs.size()) +
+                                  " inputs for --parties " + std::to_string(args.parties));
+    return inputs;
+  }
+  auto input_rng = rng.fork(0xffff'ffff'ffff'fff2ull);
+  inputs.reserve(args.parties);
+  for (std::size_t i = 0; i < args.parties; ++i)
+    inputs.push_back(protocol.random_input(static_cast<PartyId>(i), args.random_inputs, *input_rng));
+  return inputs;
+}
+
+Value make_report(const std::string& name, const Protocol& protocol, std::size_t parties, const RunResult& result,
+                  const std::vector<Value>& inputs) {
+  Value report = {{"protocol", name},
+                  {"parties", parties},
+                  {"rounds", protocol.rounds()},
+                  {"output", result.output},
+                  {"messages", result.messages},
+                  {"bytes", result.bytes},
+                  {"seconds", result.seconds},
+                  {"dropped", result.dropped}};
+  if (auto truth = protocol.truth(inputs)) {
+    report["truth"] = *truth;
+    if (protocol.has_error())
+      if (auto err = result_error(result.output, *truth)) report["error"] = *err;
+  }
+  if (!result.party_outputs.empty() && !result.party_outputs.begin()->second.is_null()) {
+    Value outs = Value::object();
+    for (const auto& [id, v] : result.party_outputs) outs[std::to_string(id)] = v;
+    report["party_outputs"] = outs;
+  }
+  report["details"] = protocol.describe();
+  return report;
+}
+
+void print_report(const Value& report, bool json) {
+  if (json) {
+    std::cout << report.dump() << '\n';
+    return;
+  }
+  const auto show = [](const Value& v) {
+    std::string s = v.dump();
+    return s.size() > 200 ? s.substr(0, 197) + "..." : s;
+  };
+  std::cout << fmt::format("protocol  {}  ({} parties, {} round{})\n", report["protocol"].get<std::string>(),
+                           report["parties"].get<std::size_t>(), report["rounds"].get<int>(),
+                           report["rounds"].get<int>() == 1 ? "" : "s");
+  std::cout << "output    " << show(report["output"]) << '\n';
+  if (report.contains("truth")) std::cout << "truth     " << show(report["truth"]) << '\n';
+  if (report.contains("error")) std::cout << "error     " << report["error"].get<double>() << '\n';
+  std::cout << fmt::format("traffic   {} messages, {} bytes, {:.3f} s\n", report["messages"].get<std::size_t>(),
+                           report["bytes"].get<std::size_t>(), report["seconds"].get<double>());
+  if (!report["dropped"].empty()) std::cout << "dropped   " << show(report["dropped"]) << '\n';
+  for (const auto& [k, v] : report["details"].items()) std::cout << fmt::format("{:<22}{}\n", k, show(v));
+}
+
+}  // namespace shufflempc::cli

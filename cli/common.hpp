@@ -1,0 +1,42 @@
+// Pieces shared by the CLI's commands: inputs, the JSON/text report, error handling.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "shufflempc/registry.hpp"
+
+namespace shufflempc::cli {
+
+// Options every protocol run takes (run, local).
+struct RunArgs {
+  std::size_t parties = 0;
+  std::string inputs_file;
+  std::string random_inputs;
+  std::optional<std::uint64_t> seed;
+  bool json = false;
+  std::size_t min_parties = 0;
+  std::size_t dropouts = 0;
+  std::map<std::string, std::string> params;  // only the flags the user gave
+};
+
+// Adds --parties, --inputs, --random-inputs, --seed, --json, --min-parties, --dropouts and one flag
+// per declared parameter of `info` to `cmd`. Call collect_params() after parsing.
+void add_run_options(CLI::App& cmd, const ProtocolInfo& info, RunArgs& args);
+void collect_params(const CLI::App& cmd, const ProtocolInfo& info, RunArgs& args);
+
+// The inputs of all parties: from --inputs (a JSON array, or one JSON value per line), else random.
+[[nodiscard]] std::vector<Value> load_inputs(const Protocol& protocol, const RunArgs& args, Rng& rng);
+
+// The report every run prints: protocol, parties, rounds, output, truth, error, messages, bytes,
+// seconds, dropped, and the protocol's own details.
+[[nodiscard]] Value make_report(const std::string& name, const Protocol& protocol, std::size_t parties,
+                                const RunResult& result, const std::vector<Value>& inputs);
+void print_report(const Value& report, bool json);
+
+}  // namespace shufflempc::cli

@@ -1,0 +1,56 @@
+// shufflempc: secure multiparty computation in the shuffle model.
+#include <iostream>
+#include <stdexcept>
+#include <system_error>
+
+#include "commands.hpp"
+
+namespace {
+
+// The deepest subcommand that was parsed, for the usage line.
+const CLI::App* deepest(const CLI::App* app) {
+  for (const auto* sub : app->get_subcommands())
+    if (sub->parsed()) return deepest(sub);
+  return app;
+}
+
+std::string usage_of(const CLI::App* app) {
+  std::string path = app->get_name();
+  for (const auto* p = app->get_parent(); p != nullptr; p = p->get_parent()) path = p->get_name() + " " + path;
+  return "usage: " + path + " [OPTIONS]" + (app->get_subcommands({}).empty() ? "" : " SUBCOMMAND") + "  (" + path + " --help for details)";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace shufflempc;
+  CLI::App app{"shufflempc: secure multiparty computation in the shuffle model", "shufflempc"};
+  app.require_subcommand(1);
+  cli::Action action;
+  try {
+    const Registry registry = builtin_registry();
+    cli::add_list_command(app, registry, action);
+    cli::add_run_command(app, registry, action);
+    cli::add_demo_command(app, registry, action);
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+      return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+      return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+      std::cerr << "shufflempc: error: " << e.what() << '\n' << usage_of(deepest(&app)) << '\n';
+      return 2;
+    }
+    return action ? action() : 0;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "shufflempc: error: " << e.what() << '\n' << usage_of(deepest(&app)) << '\n';
+    return 2;
+  } catch (const std::system_error& e) {
+    std::cerr << "shufflempc: error: " << e.what() << '\n';
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "shufflempc: error: " << e.what() << '\n';
+    return 1;
+  }
+}

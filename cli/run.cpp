@@ -1,0 +1,47 @@
+#include <memory>
+#include <vector>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "shufflempc/net/inproc.hpp"
+
+namespace shufflempc::cli {
+
+void add_run_command(CLI::App& app, const Registry& registry, Action& action) {
+  auto* run = app.add_subcommand("run", "run a protocol with every party in this process");
+  run->require_subcommand(0, 1);
+  run->allow_extras();
+  // `run NAME` with an unregistered NAME: say which protocols exist.
+  run->callback([run, &registry] {
+    if (run->get_subcommands().empty()) {
+      const auto rest = run->remaining();
+      (void)registry.get(rest.empty() ? std::string("(none given)") : rest.front());
+    }
+  });
+  static std::vector<std::unique_ptr<RunArgs>> all_args;
+  for (const auto& info : registry.all()) {
+    auto* cmd = run->add_subcommand(info.name, info.summary);
+    auto& args = *all_args.emplace_back(std::make_unique<RunArgs>());
+    add_run_options(*cmd, info, args);
+    cmd->callback([cmd, &info, &args, &registry, &action] {
+      collect_params(*cmd, info, args);
+      action = [&info, &args, &registry] {
+        auto protocol = registry.create(info.name, args.params, args.parties);
+        auto rng = make_rng(args.seed ? &*args.seed : nullptr);
+        const std::vector<Value> inputs = load_inputs(*protocol, args, *rng);
+        RunOptions options;
+        options.min_parties = args.min_parties;
+        if (args.dropouts >= args.parties) throw std::invalid_argument("--dropouts must be below --parties");
+        auto drop_rng = rng->fork(0xffff'ffff'ffff'fff3ull);
+        while (options.dropouts.size() < args.dropouts)
+          options.dropouts[static_cast<PartyId>(drop_rng->uniform(args.parties))] = 0;
+        if (args.dropouts > 0 && options.min_parties == 0) options.min_parties = args.parties - args.dropouts;
+        const RunResult result = net::run_in_process(*protocol, inputs, *rng, options);
+        print_report(make_report(info.name, *protocol, args.parties, result, inputs), args.json);
+        return 0;
+      };
+    });
+  }
+}
+
+}  // namespace shufflempc::cli

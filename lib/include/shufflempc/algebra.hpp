@@ -1,0 +1,95 @@
+// Arithmetic in Z_q.
+//   ZqSmall: any modulus 2 <= q <= 2^64, elements are uint64_t, 128-bit intermediate products.
+//   ZqBig:   any modulus q >= 2 (2^256 and beyond), elements are Boost.Multiprecision cpp_int.
+// Both encode elements as fixed-width little-endian byte strings (bytes() of them), so that an
+// element fits a fixed-width message.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include <boost/multiprecision/cpp_int.hpp>
+
+#include "shufflempc/random.hpp"
+
+namespace shufflempc {
+
+using BigInt = boost::multiprecision::cpp_int;
+
+class ZqSmall {
+ public:
+  // 2 <= q <= 2^64 - 1; use two_to_64() for q = 2^64.
+  explicit ZqSmall(std::uint64_t q);
+  [[nodiscard]] static ZqSmall two_to_64();
+  // From a BigInt in [2, 2^64].
+  [[nodiscard]] static ZqSmall from_big(const BigInt& q);
+
+  [[nodiscard]] BigInt modulus() const;
+  [[nodiscard]] bool is_two_to_64() const { return q_ == 0; }
+  [[nodiscard]] std::size_t bytes() const { return bytes_; }
+
+  [[nodiscard]] std::uint64_t reduce(std::uint64_t x) const { return q_ == 0 ? x : x % q_; }
+  [[nodiscard]] std::uint64_t add(std::uint64_t a, std::uint64_t b) const {
+    if (q_ == 0) return a + b;
+    const std::uint64_t s = a + b;
+    return (s < a || s >= q_) ? s - q_ : s;
+  }
+  [[nodiscard]] std::uint64_t sub(std::uint64_t a, std::uint64_t b) const {
+    if (q_ == 0) return a - b;
+    return a >= b ? a - b : a + (q_ - b);
+  }
+  [[nodiscard]] std::uint64_t neg(std::uint64_t a) const { return sub(0, a); }
+  [[nodiscard]] std::uint64_t mul(std::uint64_t a, std::uint64_t b) const {
+    const unsigned __int128 p = static_cast<unsigned __int128>(a) * b;
+    return q_ == 0 ? static_cast<std::uint64_t>(p) : static_cast<std::uint64_t>(p % q_);
+  }
+  [[nodiscard]] std::uint64_t pow(std::uint64_t a, std::uint64_t e) const;
+  // Inverse of a unit; throws std::invalid_argument when gcd(a, q) != 1.
+  [[nodiscard]] std::uint64_t inverse(std::uint64_t a) const;
+  [[nodiscard]] std::uint64_t uniform(Rng& rng) const { return q_ == 0 ? rng.next_u64() : rng.uniform(q_); }
+
+  void encode(std::uint64_t a, std::span<std::uint8_t> out) const;
+  // Throws std::invalid_argument if the bytes encode a value >= q.
+  [[nodiscard]] std::uint64_t decode(std::span<const std::uint8_t> in) const;
+
+ private:
+  ZqSmall() = default;
+  std::uint64_t q_ = 0;  // 0 encodes 2^64
+  std::size_t bytes_ = 8;
+};
+
+class ZqBig {
+ public:
+  explicit ZqBig(BigInt q);  // q >= 2
+  [[nodiscard]] const BigInt& modulus() const { return q_; }
+  [[nodiscard]] std::size_t bytes() const { return bytes_; }
+  [[nodiscard]] std::size_t bits() const { return bits_; }
+
+  [[nodiscard]] BigInt reduce(const BigInt& x) const;
+  [[nodiscard]] BigInt add(const BigInt& a, const BigInt& b) const;
+  [[nodiscard]] BigInt sub(const BigInt& a, const BigInt& b) const;
+  [[nodiscard]] BigInt neg(const BigInt& a) const { return sub(BigInt(0), a); }
+  [[nodiscard]] BigInt mul(const BigInt& a, const BigInt& b) const { return (a * b) % q_; }
+  [[nodiscard]] BigInt pow(const BigInt& a, const BigInt& e) const;
+  [[nodiscard]] BigInt inverse(const BigInt& a) const;
+  // Uniform in [0, q): rejection sampling on bits() random bits.
+  [[nodiscard]] BigInt uniform(Rng& rng) const;
+
+  void encode(const BigInt& a, std::span<std::uint8_t> out) const;
+  [[nodiscard]] BigInt decode(std::span<const std::uint8_t> in) const;
+
+ private:
+  BigInt q_;
+  std::size_t bits_ = 0;
+  std::size_t bytes_ = 0;
+};
+
+// Little-endian bytes to an integer, no range check.
+[[nodiscard]] BigInt decode_unchecked_le(std::span<const std::uint8_t> in);
+// Smallest number of bytes that holds every value in [0, q).
+[[nodiscard]] std::size_t bytes_for_modulus(const BigInt& q);
+// Miller-Rabin with 64 rounds on the given Rng (error below 4^-64 for composites).
+[[nodiscard]] bool is_probable_prime(const BigInt& n, Rng& rng);
+
+}  // namespace shufflempc

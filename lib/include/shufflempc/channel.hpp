@@ -1,0 +1,69 @@
+// The anonymous channel: the one primitive of the shuffle model.
+//
+// Per round, every party still in the session submits one batch of equal-width messages (possibly
+// empty: a party may stay silent in a round). The channel outputs one uniformly random permutation
+// of all submitted messages, to every party (MPC mode) or to the analyzer only (ESA mode), and
+// reports who dropped out. Transports (net/) implement AnonymousChannel; protocols never see one.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "shufflempc/messages.hpp"
+#include "shufflempc/random.hpp"
+
+namespace shufflempc {
+
+using PartyId = std::uint32_t;
+
+enum class Delivery : std::uint8_t {
+  all_parties = 0,    // MPC mode: every party (and the analyzer) sees the shuffled output
+  analyzer_only = 1,  // ESA mode: only the analyzer sees it
+};
+[[nodiscard]] const char* to_string(Delivery d);
+
+struct RoundSpec {
+  std::uint32_t round = 0;
+  std::size_t width = 0;                 // declared message width of this round
+  Delivery delivery = Delivery::analyzer_only;
+  std::vector<PartyId> expected;         // parties still in the session, ascending
+  std::size_t min_parties = 1;           // the round fails if fewer submit
+  std::chrono::milliseconds deadline{0};  // 0: no deadline (in-process)
+};
+
+// What the parties hosted at one endpoint submit in one round: their messages back to back in one
+// batch, and each party's slice of it.
+struct Submissions {
+  struct Slice {
+    PartyId party;
+    std::size_t first;
+    std::size_t count;
+  };
+  MessageBatch messages;
+  std::vector<Slice> parties;
+};
+
+struct RoundOutcome {
+  std::optional<MessageBatch> output;  // the shuffled messages, if this endpoint receives them
+  std::vector<PartyId> submitted;      // parties whose batch was accepted, ascending
+  std::vector<PartyId> dropped;        // expected parties that did not submit, ascending
+  std::size_t messages = 0;            // messages in the round's output
+};
+
+class AnonymousChannel {
+ public:
+  virtual ~AnonymousChannel();
+  // Submits this endpoint's parties' batches for `spec.round` and waits for the round to finish.
+  // Throws std::system_error (shufflempc::Errc) on timeouts, too few parties, or transport errors.
+  [[nodiscard]] virtual RoundOutcome exchange(const RoundSpec& spec, Submissions local) = 0;
+};
+
+// The core of every channel implementation: check a complete round's submissions against the
+// spec (width, known parties, no duplicates, enough parties), shuffle everything with `rng`, and
+// report who dropped. Throws std::system_error with Errc::too_few_parties, duplicate_submission,
+// unknown_party or protocol_violation.
+[[nodiscard]] RoundOutcome complete_round(const RoundSpec& spec, Submissions all, Rng& rng);
+
+}  // namespace shufflempc

@@ -1,0 +1,137 @@
+// Randomness for shufflempc.
+//
+// Every randomized function in the library takes an `Rng&`; there is no global generator.
+// Two generators exist, both ChaCha20 (IETF, RFC 8439) keystreams from libsodium:
+//   * SystemRng  - keyed from the operating system (libsodium's randombytes_buf); production use.
+//   * SeededRng  - keyed from a caller-supplied seed; reproducible on every machine. For
+//                  simulations and tests only: nothing secret may ever be drawn from it.
+// Both are buffered, so drawing a 64-bit word costs a few nanoseconds.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <string_view>
+
+namespace shufflempc {
+
+class Rng {
+ public:
+  static constexpr std::size_t key_bytes = 32;
+  using Key = std::array<std::uint8_t, key_bytes>;
+
+  virtual ~Rng();
+  Rng(const Rng&) = delete;
+  Rng& operator=(const Rng&) = delete;
+
+  // Fills `out` with uniform bytes.
+  void fill(std::span<std::uint8_t> out);
+  void fill(void* out, std::size_t n) { fill(std::span<std::uint8_t>(static_cast<std::uint8_t*>(out), n)); }
+
+  [[nodiscard]] std::uint64_t next_u64() {
+    if (pos_ + 8 > avail_) refill_buffer();
+    // Little-endian whatever the host, so a seed gives the same numbers on every machine.
+    std::uint64_t v = 0;
+    for (int i = 7; i >= 0; --i) v = (v << 8) | buf_[pos_ + static_cast<std::size_t>(i)];
+    pos_ += 8;
+    return v;
+  }
+  [[nodiscard]] std::uint32_t next_u32() {
+    if (pos_ + 4 > avail_) refill_buffer();
+    std::uint32_t v = 0;
+    for (int i = 3; i >= 0; --i) v = (v << 8) | buf_[pos_ + static_cast<std::size_t>(i)];
+    pos_ += 4;
+    return v;
+  }
+
+  // Uniform integer in [0, bound), bound >= 1, without bias (Lemire's method with rejection).
+  [[nodiscard]] std::uint64_t uniform(std::uint64_t bound);
+  // Same for bounds below 2^32; uses half the randomness.
+  [[nodiscard]] std::uint32_t uniform32(std::uint32_t bound) {
+    std::uint64_t m = std::uint64_t{next_u32()} * bound;
+    auto low = static_cast<std::uint32_t>(m);
+    if (low < bound) {
+      const std::uint32_t threshold = static_cast<std::uint32_t>(-bound) % bound;
+      while (low < threshold) {
+        m = std::uint64_t{next_u32()} * bound;
+        low = static_cast<std::uint32_t>(m);
+      }
+    }
+    return static_cast<std::uint32_t>(m >> 32);
+  }
+  // Uniform integer in [lo, hi] (inclusive).
+  [[nodiscard]] std::int64_t uniform_between(std::int64_t lo, std::int64_t hi);
+  [[nodiscard]] bool bit() {
+    if (bits_left_ == 0) {
+      bit_pool_ = next_u64();
+      bits_left_ = 64;
+    }
+    const bool b = (bit_pool_ & 1u) != 0;
+    bit_pool_ >>= 1;
+    --bits_left_;
+    return b;
+  }
+  // Uniform double in [0, 1) with 53 random bits. For simulations and statistics only: the
+  // library's DP noise never goes through floating point.
+  [[nodiscard]] double uniform01() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
+
+  // An independent generator for a sub-task (one party, one round, one thread). The child depends
+  // only on the parent's key and `label`, never on how much the parent has drawn, so a seeded run
+  // is reproducible whatever order parties are processed in. Distinct labels give independent
+  // children.
+  [[nodiscard]] virtual std::unique_ptr<Rng> fork(std::uint64_t label) const = 0;
+  [[nodiscard]] virtual bool reproducible() const = 0;
+
+ protected:
+  explicit Rng(const Key& key);
+  [[nodiscard]] Key child_key(std::uint64_t label) const;
+
+ private:
+  void refill_buffer();
+  void keystream(std::uint8_t* out, std::size_t n);
+
+  Key key_{};
+  std::uint64_t block_ = 0;  // 64-byte ChaCha20 blocks consumed so far
+  std::array<std::uint8_t, 1024> buf_{};
+  std::size_t avail_ = 0;  // valid bytes in buf_
+  std::size_t pos_ = 0;
+  std::size_t next_refill_ = 64;  // grows to buf_.size(): forks of many parties stay cheap
+  std::uint64_t bit_pool_ = 0;
+  unsigned bits_left_ = 0;
+};
+
+// Production randomness: ChaCha20 keyed from the operating system's CSPRNG via libsodium.
+class SystemRng final : public Rng {
+ public:
+  SystemRng();
+  [[nodiscard]] std::unique_ptr<Rng> fork(std::uint64_t label) const override;
+  [[nodiscard]] bool reproducible() const override { return false; }
+
+ private:
+  explicit SystemRng(const Key& key);
+};
+
+// Reproducible randomness for simulations and tests. NOT for keys, shuffles of real data or noise
+// that protects real people: its output is a function of the seed.
+class SeededRng final : public Rng {
+ public:
+  // A 64-bit seed is expanded to a ChaCha20 key with BLAKE2b (personalised for shufflempc).
+  explicit SeededRng(std::uint64_t seed);
+  // The raw ChaCha20 key, for known-answer tests against RFC 8439.
+  static SeededRng from_key(const Key& key);
+  ~SeededRng() override;
+  [[nodiscard]] std::unique_ptr<Rng> fork(std::uint64_t label) const override;
+  [[nodiscard]] bool reproducible() const override { return true; }
+
+ private:
+  struct RawKey {};
+  SeededRng(RawKey, const Key& key);
+};
+
+// Makes the generator a command asks for: seeded when a seed was given, the system's otherwise.
+[[nodiscard]] std::unique_ptr<Rng> make_rng(const std::uint64_t* seed);
+
+}  // namespace shufflempc

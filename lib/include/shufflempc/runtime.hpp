@@ -1,0 +1,127 @@
+// Protocols, parties, analyzers and the round driver.
+//
+// A Protocol is configured once (parameters and number of parties) and then makes one Party state
+// machine per party and one Analyzer. The Session drives rounds over any AnonymousChannel: it asks
+// each party it hosts for its round-r messages, submits them, hands the public output back to the
+// parties (MPC mode) and to the analyzer. The same Session code runs every party in one process
+// (net/inproc) or a few parties per process over TCP (net/tcp): protocols do not know which.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "shufflempc/channel.hpp"
+#include "shufflempc/messages.hpp"
+#include "shufflempc/random.hpp"
+
+namespace shufflempc {
+
+// Inputs, outputs and reports travel as JSON values at the generic layer (CLI, launcher, files);
+// each protocol also offers a typed C++ API for library users.
+using Value = nlohmann::json;
+
+struct RoundInfo {
+  std::size_t width = 0;
+  Delivery delivery = Delivery::analyzer_only;
+};
+
+// One party's state machine.
+class Party {
+ public:
+  virtual ~Party();
+  // Appends this party's messages for `round` to `out` (whose width is the round's width). `rng`
+  // is this party's generator for this round. Appending nothing is allowed (a silent party).
+  virtual void send(std::uint32_t round, Rng& rng, MessageBatch& out) = 0;
+  // The shuffled output of `round`, in MPC mode (Delivery::all_parties) only.
+  virtual void receive(std::uint32_t round, const MessageBatch& output);
+  // The party's own final output (null if the protocol gives parties none).
+  [[nodiscard]] virtual Value output() const;
+};
+
+// The analyzer (the "server"): post-processes what the channel delivers.
+class Analyzer {
+ public:
+  virtual ~Analyzer();
+  // `rng` is the analyzer's generator (a central-model analyzer adds its noise from it).
+  virtual void receive(std::uint32_t round, const MessageBatch& output, const RoundOutcome& outcome, Rng& rng) = 0;
+  [[nodiscard]] virtual Value result() = 0;
+};
+
+class Protocol {
+ public:
+  virtual ~Protocol();
+  [[nodiscard]] virtual std::uint32_t rounds() const = 0;
+  [[nodiscard]] virtual RoundInfo round(std::uint32_t r) const = 0;
+  // Validates `input` (std::invalid_argument naming the party and the accepted values).
+  [[nodiscard]] virtual std::unique_ptr<Party> make_party(PartyId id, const Value& input) const = 0;
+  [[nodiscard]] virtual std::unique_ptr<Analyzer> make_analyzer() const = 0;
+  // A random input for party `id` from a textual spec (protocol-specific; "" = the default).
+  [[nodiscard]] virtual Value random_input(PartyId id, std::string_view spec, Rng& rng) const = 0;
+  // The exact answer the protocol estimates, when it has one.
+  [[nodiscard]] virtual std::optional<Value> truth(std::span<const Value> inputs) const;
+  // Derived facts worth reporting with every run (noise rate, success probability, ...).
+  [[nodiscard]] virtual Value describe() const;
+  // Whether the analyzer's result should be compared with truth() ("error" in reports).
+  [[nodiscard]] virtual bool has_error() const { return true; }
+};
+
+// What happened in one round.
+struct RoundStats {
+  std::uint32_t round = 0;
+  std::size_t messages = 0;
+  std::size_t bytes = 0;
+  std::vector<PartyId> dropped;
+};
+
+struct RunOptions {
+  std::size_t min_parties = 0;               // 0: every party must submit
+  std::map<PartyId, std::uint32_t> dropouts;  // party -> first round it misses (simulation)
+  bool record_view = false;                   // keep every round's output in RunResult::view
+  std::chrono::milliseconds deadline{0};
+};
+
+struct RunResult {
+  Value output;                          // the analyzer's result (null if not hosted)
+  std::map<PartyId, Value> party_outputs;  // outputs of the parties hosted here
+  std::vector<RoundStats> rounds;
+  std::vector<PartyId> dropped;          // every party that dropped, ascending
+  std::vector<MessageBatch> view;        // the observer's view: each round's shuffled output
+  std::size_t messages = 0;
+  std::size_t bytes = 0;
+  double seconds = 0;
+};
+
+// Drives the rounds of one protocol run for the parties (and maybe the analyzer) hosted at one
+// endpoint. Party p's generator in round r is rng.fork(r * 2^32 + p) and the analyzer's is
+// rng.fork(analyzer_label): a seeded run gives the same messages whatever process hosts a party.
+class Session {
+ public:
+  static constexpr std::uint64_t analyzer_label = 0xffff'ffff'ffff'fff1ull;
+  Session(const Protocol& protocol, AnonymousChannel& channel, Rng& rng, std::size_t total_parties);
+  void add_party(PartyId id, const Value& input);
+  void host_analyzer();
+  [[nodiscard]] RunResult run(const RunOptions& options);
+
+ private:
+  const Protocol& protocol_;
+  AnonymousChannel& channel_;
+  Rng& rng_;
+  std::size_t total_parties_;
+  std::vector<std::pair<PartyId, std::unique_ptr<Party>>> parties_;
+  std::unique_ptr<Analyzer> analyzer_;
+};
+
+// Generic report fields: "error" is output - truth for numbers, the largest absolute difference
+// for vectors, and absent when either is not numeric.
+[[nodiscard]] std::optional<double> result_error(const Value& output, const Value& truth);
+
+}  // namespace shufflempc

@@ -1,0 +1,144 @@
+#include "shufflempc/params.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+namespace shufflempc {
+namespace {
+
+std::string number_text(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
+bool parse_double(const std::string& s, double& out) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  out = std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size() && std::isfinite(out);
+}
+
+bool parse_int(const std::string& s, std::int64_t& out) {
+  const auto* b = s.data();
+  const auto* e = s.data() + s.size();
+  auto [p, ec] = std::from_chars(b, e, out);
+  if (ec == std::errc() && p == e) return true;
+  // Accept 1e6-style integers.
+  double d = 0;
+  if (parse_double(s, d) && d == std::floor(d) && std::fabs(d) < 9.2e18) {
+    out = static_cast<std::int64_t>(d);
+    return true;
+  }
+  return false;
+}
+
+bool parse_bool(const std::string& s, bool& out) {
+  if (s == "true" || s == "1" || s == "yes" || s == "on") return out = true, true;
+  if (s == "false" || s == "0" || s == "no" || s == "off") return out = false, true;
+  return false;
+}
+
+}  // namespace
+
+std::string ParamSpec::range_text() const {
+  switch (type) {
+    case ParamType::boolean: return "true or false";
+    case ParamType::choice: {
+      std::string s = "one of: ";
+      for (std::size_t i = 0; i < choices.size(); ++i) s += (i ? ", " : "") + choices[i];
+      return s;
+    }
+    case ParamType::integer:
+    case ParamType::real: {
+      std::string s = type == ParamType::integer ? "an integer in " : "a number in ";
+      if (min) s.append(min_exclusive ? "(" : "[").append(number_text(*min));
+      else s.append("(-inf");
+      s.append(", ");
+      if (max) s.append(number_text(*max)).append(max_exclusive ? ")" : "]");
+      else s.append("inf)");
+      return s;
+    }
+  }
+  return {};
+}
+
+Params Params::parse(std::span<const ParamSpec> schema, const std::map<std::string, std::string>& given) {
+  for (const auto& [name, value] : given) {
+    bool known = false;
+    for (const auto& spec : schema) known = known || spec.name == name;
+    if (!known) {
+      std::string names;
+      for (const auto& spec : schema) names += (names.empty() ? "" : ", ") + spec.name;
+      throw std::invalid_argument("unknown parameter '" + name + "'" +
+                                  (names.empty() ? " (this protocol takes none)" : " (accepted: " + names + ")"));
+    }
+  }
+  Params p;
+  for (const auto& spec : schema) {
+    auto it = given.find(spec.name);
+    const std::string value = it != given.end() ? it->second : spec.default_value;
+    if (value.empty()) throw std::invalid_argument("missing parameter '" + spec.name + "': " + spec.range_text());
+    const auto bad = [&](const std::string& why) {
+      return std::invalid_argument("parameter '" + spec.name + "' = " + value + " " + why + ": must be " +
+                                   spec.range_text());
+    };
+    double number = 0;
+    switch (spec.type) {
+      case ParamType::boolean: {
+        bool b = false;
+        if (!parse_bool(value, b)) throw bad("is not a boolean");
+        break;
+      }
+      case ParamType::choice: {
+        bool ok = false;
+        for (const auto& c : spec.choices) ok = ok || c == value;
+        if (!ok) throw bad("is not accepted");
+        break;
+      }
+      case ParamType::integer: {
+        std::int64_t v = 0;
+        if (!parse_int(value, v)) throw bad("is not an integer");
+        number = static_cast<double>(v);
+        break;
+      }
+      case ParamType::real:
+        if (!parse_double(value, number)) throw bad("is not a number");
+        break;
+    }
+    if (spec.type == ParamType::integer || spec.type == ParamType::real) {
+      if (spec.min && (number < *spec.min || (spec.min_exclusive && number == *spec.min))) throw bad("is out of range");
+      if (spec.max && (number > *spec.max || (spec.max_exclusive && number == *spec.max))) throw bad("is out of range");
+    }
+    p.values_[spec.name] = value;
+  }
+  return p;
+}
+
+const std::string& Params::text(const std::string& name) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) throw std::invalid_argument("parameter '" + name + "' was not declared");
+  return it->second;
+}
+
+std::int64_t Params::integer(const std::string& name) const {
+  std::int64_t v = 0;
+  if (!parse_int(text(name), v)) throw std::invalid_argument("parameter '" + name + "' is not an integer");
+  return v;
+}
+
+double Params::real(const std::string& name) const {
+  double v = 0;
+  if (!parse_double(text(name), v)) throw std::invalid_argument("parameter '" + name + "' is not a number");
+  return v;
+}
+
+bool Params::boolean(const std::string& name) const {
+  bool v = false;
+  if (!parse_bool(text(name), v)) throw std::invalid_argument("parameter '" + name + "' is not a boolean");
+  return v;
+}
+
+}  // namespace shufflempc

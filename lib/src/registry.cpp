@@ -1,0 +1,37 @@
+#include "shufflempc/registry.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace shufflempc {
+
+void Registry::add(ProtocolInfo info) {
+  if (find(info.name) != nullptr) throw std::invalid_argument("protocol '" + info.name + "' registered twice");
+  protocols_.push_back(std::move(info));
+  std::sort(protocols_.begin(), protocols_.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+}
+
+const ProtocolInfo* Registry::find(const std::string& name) const {
+  for (const auto& p : protocols_)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+const ProtocolInfo& Registry::get(const std::string& name) const {
+  if (const auto* p = find(name)) return *p;
+  std::string names;
+  for (const auto& p : protocols_) names += (names.empty() ? "" : ", ") + p.name;
+  throw std::invalid_argument("unknown protocol '" + name + "' (known: " + names + ")");
+}
+
+std::unique_ptr<Protocol> Registry::create(const std::string& name, const std::map<std::string, std::string>& params,
+                                           std::size_t parties) const {
+  const ProtocolInfo& info = get(name);
+  if (parties < info.min_parties || parties > info.max_parties)
+    throw std::invalid_argument("parties = " + std::to_string(parties) + " is out of range for " + name +
+                                ": must be in [" + std::to_string(info.min_parties) + ", " +
+                                std::to_string(info.max_parties) + "]");
+  return info.create(Params::parse(info.params, params), parties);
+}
+
+}  // namespace shufflempc

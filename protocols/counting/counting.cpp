@@ -1,0 +1,96 @@
+#include "counting/counting.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "shufflempc/privacy.hpp"
+#include "shufflempc/samplers.hpp"
+
+namespace shufflempc::counting {
+namespace {
+std::string num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+}  // namespace
+
+Config configure(std::uint64_t parties, double epsilon, double delta, NoiseRule rule) {
+  if (!(epsilon > 0 && epsilon <= 1))
+    throw std::invalid_argument("epsilon = " + num(epsilon) + " is out of range: must be in (0, 1] (the lectures' analysis assumes eps <= 1)");
+  if (!(delta > 0 && delta < 1)) throw std::invalid_argument("delta = " + num(delta) + " is out of range: must be in (0, 1)");
+  if (parties < 1) throw std::invalid_argument("parties must be at least 1");
+  Config c;
+  c.parties = parties;
+  c.epsilon = epsilon;
+  c.delta = delta;
+  c.rule = rule;
+  c.p_lecture = lecture_noise_rate(parties, epsilon, delta);
+  if (rule == NoiseRule::lecture) {
+    if (c.p_lecture > 0.5)
+      throw std::invalid_argument(
+          "parties = " + std::to_string(parties) + " is too few for epsilon = " + num(epsilon) + ", delta = " + num(delta) +
+          ": the lectures assume n >> ln(1/delta)/eps^2, and their noise rate p = 48 ln(2/delta)/(eps^2 n) = " +
+          num(c.p_lecture) + " must be at most 1/2, so parties must be at least " +
+          std::to_string(static_cast<std::uint64_t>(std::ceil(96 * std::log(2 / delta) / (epsilon * epsilon)))) +
+          " (or use --noise calibrated)");
+    c.p = c.p_lecture;
+  }
+  c.p_calibrated = calibrate_binomial_p(parties, epsilon, delta);
+  if (rule == NoiseRule::calibrated) c.p = c.p_calibrated;
+  return c;
+}
+
+void encode(bool x, double p, Rng& rng, MessageBatch& out) {
+  out.append()[0] = x ? 1 : 0;
+  out.append()[0] = bernoulli(rng, p) ? 1 : 0;
+}
+
+double analyze(const MessageBatch& shuffled, std::uint64_t submitted, double p) {
+  std::uint64_t sum = 0;
+  const std::uint8_t* d = shuffled.data();
+  for (std::size_t i = 0; i < shuffled.size_bytes(); ++i) sum += d[i] != 0 ? 1 : 0;
+  return static_cast<double>(sum) - static_cast<double>(submitted) * p;
+}
+
+double noise_sd(std::uint64_t parties, double p) { return std::sqrt(static_cast<double>(parties) * p * (1 - p)); }
+
+double balcer_cheu_gamma(std::uint64_t parties, double epsilon, double delta) {
+  if (!(epsilon > 0 && epsilon <= 1)) throw std::invalid_argument("epsilon = " + num(epsilon) + " is out of range: must be in (0, 1]");
+  if (!(delta > 0 && delta < 1)) throw std::invalid_argument("delta = " + num(delta) + " is out of range: must be in (0, 1)");
+  const double need = 100 * std::log(2 / delta) / (epsilon * epsilon);
+  if (static_cast<double>(parties) < need)
+    throw std::invalid_argument("parties = " + std::to_string(parties) + " is too few: Balcer-Cheu needs n >= 100 ln(2/delta)/eps^2 = " +
+                                num(std::ceil(need)));
+  return 50 * std::log(2 / delta) / (epsilon * epsilon * static_cast<double>(parties));
+}
+
+void encode_balcer_cheu(bool x, double gamma, Rng& rng, MessageBatch& out) {
+  const int copies = (x ? 1 : 0) + (bernoulli(rng, 1 - gamma) ? 1 : 0);
+  for (int i = 0; i < copies; ++i) out.append()[0] = 1;
+}
+
+double analyze_balcer_cheu(const MessageBatch& shuffled, std::uint64_t submitted, double gamma) {
+  const auto c = static_cast<double>(shuffled.count());
+  const auto n = static_cast<double>(submitted);
+  return c > n ? c - n * (1 - gamma) : 0.0;
+}
+
+void encode_randomized_response(bool x, double epsilon, Rng& rng, MessageBatch& out) {
+  const bool flip = bernoulli(rng, randomized_response_flip(epsilon));
+  out.append()[0] = (x != flip) ? 1 : 0;
+}
+
+double analyze_randomized_response(const MessageBatch& shuffled, std::uint64_t submitted, double epsilon) {
+  const double q = randomized_response_flip(epsilon);
+  const double s = analyze(shuffled, submitted, 0);
+  return (s - static_cast<double>(submitted) * q) / (1 - 2 * q);
+}
+
+std::int64_t central_count(std::int64_t true_count, double epsilon, Rng& rng) {
+  const Rational e = rational_at_most(epsilon, "epsilon");
+  return true_count + discrete_laplace(rng, e.num, e.den);
+}
+
+}  // namespace shufflempc::counting

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs what is missing (Debian packages, as root or through sudo), then configures and builds
+# shufflempc in build/ (or $SHUFFLEMPC_BUILD_DIR). Safe to run again: it only does what is missing.
+#   bash scripts/setup.sh               # Release build in build/
+#   bash scripts/setup.sh --sanitize    # ASan + UBSan build in build-sanitize/
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+build_dir="${SHUFFLEMPC_BUILD_DIR:-build}"
+cmake_args=(-DCMAKE_BUILD_TYPE=Release)
+if [[ "${1:-}" == "--sanitize" ]]; then
+  build_dir="${SHUFFLEMPC_BUILD_DIR:-build-sanitize}"
+  cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHUFFLEMPC_SANITIZE=ON)
+fi
+
+packages=(build-essential cmake pkg-config libsodium-dev libasio-dev libboost-dev doctest-dev
+          libcli11-dev nlohmann-json3-dev libfmt-dev iproute2 clang libclang-rt-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  sudo=""
+  [[ $(id -u) -ne 0 ]] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+cmake -S . -B "$build_dir" "${cmake_args[@]}" >/dev/null
+cmake --build "$build_dir" -j"$(nproc)"
