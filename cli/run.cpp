@@ -13,14 +13,14 @@ void add_run_command(CLI::App& app, const Registry& registry, Action& action) {
   run->allow_extras();
   // `run NAME` with an unregistered NAME: say which protocols exist.
   run->callback([run, &registry] {
-    if (run->get_subcommands().empty()) {
-      const auto rest = run->remaining();
-      (void)registry.get(rest.empty() ? std::string("(none given)") : rest.front());
-    }
+    const auto rest = run->remaining();
+    if (run->get_subcommands().empty()) (void)registry.get(rest.empty() ? std::string("(none given)") : rest.front());
+    if (!rest.empty()) throw std::invalid_argument("unknown option or argument '" + rest.front() + "'");
   });
   static std::vector<std::unique_ptr<RunArgs>> all_args;
   for (const auto& info : registry.all()) {
     auto* cmd = run->add_subcommand(info.name, info.summary);
+    cmd->allow_extras(false);
     auto& args = *all_args.emplace_back(std::make_unique<RunArgs>());
     add_run_options(*cmd, info, args);
     cmd->callback([cmd, &info, &args, &registry, &action] {
