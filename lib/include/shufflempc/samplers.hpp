@@ -23,6 +23,26 @@ namespace shufflempc {
 // Exact discrete Laplace on Z with P(k) = (1 - a)/(1 + a) a^|k| for a = exp(-num/den), num >= 1.
 [[nodiscard]] std::int64_t discrete_laplace(Rng& rng, std::uint64_t num, std::uint64_t den);
 
+// ---- Gamma, Poisson and Polya (negative binomial with real shape) ----
+// These need floating point: their output is exact in distribution up to the floating-point
+// arithmetic of the Gamma and Poisson steps (IEEE doubles, libm's log/exp/lgamma), which shifts
+// probabilities by relative amounts of order 1e-15. They are used for the noise SHARES of the
+// split-mix DP sum; the total noise there is a difference of two sums of n Polya(1/n, a) shares,
+// i.e. a difference of two Geometric(a), i.e. discrete Laplace (docs/split-mix.md).
+
+// Gamma(shape, scale): density x^(shape-1) e^(-x/scale) / (Gamma(shape) scale^shape), x > 0.
+// Marsaglia and Tsang (ACM TOMS 2000); shape < 1 through Gamma(shape + 1) * U^(1/shape).
+// shape and scale positive and finite.
+[[nodiscard]] double gamma_variate(Rng& rng, double shape, double scale);
+// Poisson(lambda), lambda in [0, 1e15]: multiplication of uniforms below 10, Hoermann's PTRS
+// transformed rejection ("The transformed rejection method for generating Poisson random
+// variables", 1993) above.
+[[nodiscard]] std::uint64_t poisson(Rng& rng, double lambda);
+// Polya(r, a): P(k) = Gamma(k + r) / (k! Gamma(r)) a^k (1 - a)^r, k = 0, 1, ..., the negative
+// binomial with real shape r > 0 and success probability 1 - a, a in [0, 1). Sampled as
+// Poisson(Gamma(r, a / (1 - a))). The sum of n independent Polya(1/n, a) is Geometric(a).
+[[nodiscard]] std::uint64_t polya(Rng& rng, double r, double a);
+
 // A positive double x written as num/den with den = 2^32 and num rounded DOWN, so that a noise
 // scale exp(-x) becomes exp(-num/den) >= exp(-x): the sampled noise is never smaller than asked.
 struct Rational {
