@@ -58,7 +58,10 @@ const Faces& faces() {
 
 KeyShare::~KeyShare() { sodium_memzero(secret.data(), secret.size()); }
 
-bool valid_point(const Point& p) { return crypto_core_ristretto255_is_valid_point(p.data()) == 1; }
+bool valid_point(const Point& p) {
+  // libsodium 1.0.18 accepts the identity (encoded as 32 zero bytes); a card or key never is one.
+  return crypto_core_ristretto255_is_valid_point(p.data()) == 1 && sodium_is_zero(p.data(), p.size()) == 0;
+}
 
 const Point& face_point(Suit face) { return face == Suit::clubs ? faces().clubs : faces().hearts; }
 
