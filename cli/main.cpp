@@ -32,6 +32,18 @@ int main(int argc, char** argv) {
     cli::add_list_command(app, registry, action);
     cli::add_run_command(app, registry, action);
     cli::add_demo_command(app, registry, action);
+    cli::add_wedding_command(app, registry, action);
+    cli::add_net_commands(app, registry, action);
+    if (argc > 1 && argv[1][0] != '-') {
+      std::string names;
+      bool known = false;
+      for (const auto* sub : app.get_subcommands({})) {
+        names += (names.empty() ? "" : ", ") + sub->get_name();
+        known = known || sub->get_name() == argv[1];
+      }
+      if (!known)
+        throw std::invalid_argument("unknown command '" + std::string(argv[1]) + "' (commands: " + names + ")");
+    }
     try {
       app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

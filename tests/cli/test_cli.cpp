@@ -1,0 +1,85 @@
+// The shufflempc command as a user meets it: list, run, demo, and clear errors with exit code 2.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "support/process.hpp"
+
+using shufflempc::test::cli;
+using shufflempc::test::run_command;
+
+TEST_CASE("list shows every registered protocol with parameters, defaults and ranges") {
+  const auto r = run_command(cli() + " list");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("counting\n") != std::string::npos);
+  CHECK(r.out.find("--epsilon") != std::string::npos);
+  CHECK(r.out.find("default 1e-6; a number in (0, 1)") != std::string::npos);
+  const auto j = run_command(cli() + " list --json");
+  REQUIRE(j.exit_code == 0);
+  CHECK(nlohmann::json::parse(j.out).is_array());
+}
+
+TEST_CASE("run --json prints the report fields") {
+  const auto r = run_command(cli() + " run counting --parties 5000 --seed 7 --json --random-inputs bernoulli:0.2");
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  for (const char* key : {"protocol", "parties", "rounds", "output", "truth", "error", "messages", "bytes", "seconds"})
+    CHECK_MESSAGE(j.contains(key), key);
+  CHECK(j["messages"] == 10000);
+  CHECK(j["error"].get<double>() == doctest::Approx(j["output"].get<double>() - j["truth"].get<double>()));
+  // Same seed, same run.
+  const auto again = nlohmann::json::parse(run_command(cli() + " run counting --parties 5000 --seed 7 --json --random-inputs bernoulli:0.2").out);
+  CHECK(again["output"] == j["output"]);
+  const auto h = nlohmann::json::parse(run_command(cli() + " run histogram -n 3000 --domain 6 --seed 1 --json").out);
+  CHECK(h["output"].size() == 6);
+  CHECK(h["error"].get<double>() >= 0);
+}
+
+TEST_CASE("run reads inputs from a file and checks their count") {
+  const std::string path = "/tmp/shufflempc-test-inputs.json";
+  {
+    std::ofstream f(path);
+    f << "[1, 0, 1, 1]";
+  }
+  const auto r = run_command(cli() + " run central-laplace --parties 4 --epsilon 5 --seed 3 --json --inputs " + path);
+  REQUIRE(r.exit_code == 0);
+  CHECK(nlohmann::json::parse(r.out)["truth"] == 3);
+  const auto bad = run_command(cli() + " run central-laplace --parties 5 --inputs " + path);
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("holds 4 inputs for --parties 5") != std::string::npos);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("wrong or missing arguments: one clear line naming the problem, usage, exit code 2") {
+  struct Case {
+    const char* args;
+    const char* says;
+  };
+  for (const Case c : {Case{"run counting --parties 1000", "parties must be at least 1393"},
+                       Case{"run counting --parties 5000 --epsilon 2", "parameter 'epsilon' = 2 is out of range: must be a number in (0, 1]"},
+                       Case{"run counting --parties 5000 --noise loud", "one of: lecture, calibrated"},
+                       Case{"run counting", "--parties is required"},
+                       Case{"run counting --parties 5000 --bogus 1", "--bogus"},
+                       Case{"run nope", "unknown protocol 'nope'"},
+                       Case{"run counting --parties 10 --inputs /nonexistent", "/nonexistent"},
+                       Case{"run counting --parties 5000 --random-inputs weird", "--random-inputs 'weird'"},
+                       Case{"frobnicate", "unknown command 'frobnicate'"}}) {
+    const auto r = run_command(cli() + " " + c.args);
+    CHECK_MESSAGE(r.exit_code == 2, std::string(c.args));
+    CHECK_MESSAGE(r.err.find(c.says) != std::string::npos, std::string(c.args) << " said: " << r.err);
+    CHECK_MESSAGE(r.err.find("usage: ") != std::string::npos, std::string(c.args));
+    CHECK(r.out.empty());
+  }
+}
+
+TEST_CASE("demo compares local, shuffle and central errors on the same data") {
+  const auto r = run_command(cli() + " demo --parties 20000 --trials 2 --seed 5 --json");
+  REQUIRE(r.exit_code == 0);
+  const auto rows = nlohmann::json::parse(r.out);
+  REQUIRE(rows.size() == 5);
+  CHECK(rows[0]["model"] == "local");
+  CHECK(rows[4]["model"] == "central");
+  // Same data for every row.
+  for (const auto& row : rows) CHECK(row["truth"] == rows[0]["truth"]);
+}

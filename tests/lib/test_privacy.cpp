@@ -1,0 +1,60 @@
+#include <doctest/doctest.h>
+
+#include <boost/math/distributions/binomial.hpp>
+#include <cmath>
+
+#include "shufflempc/privacy.hpp"
+
+using namespace shufflempc;
+
+namespace {
+// The oracle evaluated directly in double precision over the whole support (small n only).
+double brute_delta(std::uint64_t n, double p, double eps) {
+  boost::math::binomial d(static_cast<double>(n), p);
+  const auto P = [&](std::int64_t k) {
+    return (k < 0 || k > static_cast<std::int64_t>(n)) ? 0.0 : boost::math::pdf(d, static_cast<double>(k));
+  };
+  double s1 = 0, s2 = 0;
+  for (std::int64_t k = -1; k <= static_cast<std::int64_t>(n) + 1; ++k) {
+    s1 += std::max(0.0, P(k) - std::exp(eps) * P(k - 1));
+    s2 += std::max(0.0, P(k - 1) - std::exp(eps) * P(k));
+  }
+  return std::max(s1, s2);
+}
+}  // namespace
+
+TEST_CASE("the log-space oracle agrees with the direct sum on small cases") {
+  for (auto [n, p, eps] : std::vector<std::tuple<std::uint64_t, double, double>>{
+           {50, 0.2, 0.5}, {50, 0.2, 1.0}, {200, 0.05, 0.3}, {1000, 0.3, 0.1}, {10, 0.5, 2.0}, {1, 0.5, 0.5}}) {
+    const double exact = brute_delta(n, p, eps);
+    const double fast = binomial_noise_delta(n, p, eps).delta();
+    CHECK_MESSAGE(std::fabs(fast - exact) <= 1e-9 * exact + 1e-300, n << " " << p << " " << eps << ": " << fast << " vs " << exact);
+  }
+}
+
+TEST_CASE("the lectures' p meets (eps, delta) by the exact oracle, with a huge margin") {
+  // Spec [C]: with C = 48 the exact delta is <= 1e-84 in every tested setting.
+  for (auto [eps, delta, n] : std::vector<std::tuple<double, double, std::uint64_t>>{
+           {1.0, 1e-6, 100000}, {0.5, 1e-6, 100000}, {1.0, 1e-9, 1000000}}) {
+    const double p = lecture_noise_rate(n, eps, delta);
+    const auto d = binomial_noise_delta(n, p, eps);
+    CHECK(d.delta() <= delta);
+    CHECK_MESSAGE(d.log10_delta() <= -80, "log10 delta = " << d.log10_delta());
+  }
+}
+
+TEST_CASE("calibrated p: meets (eps, delta) exactly, and p * 0.99 does not; constants match the spec") {
+  struct Case {
+    double eps, delta;
+    std::uint64_t n;
+    double spec_c;  // smallest C in p = C ln(2/delta)/(eps^2 n), spec section 6 [C]
+  };
+  for (const Case c : {Case{1.0, 1e-6, 100000, 2.35}, Case{0.5, 1e-6, 100000, 1.55}, Case{1.0, 1e-9, 1000000, 2.66}}) {
+    const double p = calibrate_binomial_p(c.n, c.eps, c.delta);
+    CHECK(binomial_noise_delta(c.n, p, c.eps).delta() <= c.delta);
+    CHECK(binomial_noise_delta(c.n, p * 0.99, c.eps).delta() > c.delta);
+    const double C = p * c.eps * c.eps * static_cast<double>(c.n) / std::log(2 / c.delta);
+    CHECK_MESSAGE(std::fabs(C - c.spec_c) < 0.02, "C = " << C << " spec " << c.spec_c);
+  }
+  CHECK_THROWS_AS((void)calibrate_binomial_p(10, 0.01, 1e-9), std::invalid_argument);
+}
