@@ -15,5 +15,6 @@ using Action = std::function<int()>;
 void add_list_command(CLI::App& app, const Registry& registry, Action& action);
 void add_run_command(CLI::App& app, const Registry& registry, Action& action);
 void add_demo_command(CLI::App& app, const Registry& registry, Action& action);
+void add_wedding_command(CLI::App& app, const Registry& registry, Action& action);  // the six-card AND, drawn
 
 }  // namespace shufflempc::cli

@@ -1,0 +1,45 @@
+// The cards through the shufflempc binary: `run card-and` with --alice/--bob as the inputs, and
+// `wedding` drawing the table.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/process.hpp"
+
+using shufflempc::test::cli;
+using shufflempc::test::run_command;
+
+TEST_CASE("cards cli: run card-and takes --alice and --bob as the parties' inputs") {
+  for (const char* a : {"yes", "no"}) {
+    for (const char* b : {"1", "0"}) {
+      const auto r = run_command(cli() + " run card-and --parties 2 --json --alice " + a + " --bob " + b);
+      REQUIRE(r.exit_code == 0);
+      const auto report = nlohmann::json::parse(r.out);
+      const int want = std::string(a) == "yes" && std::string(b) == "1" ? 1 : 0;
+      CHECK(report["output"] == want);
+      CHECK(report["truth"] == want);
+      CHECK(report["party_outputs"]["0"]["and"] == want);
+      CHECK(report["party_outputs"]["1"]["and"] == want);
+      CHECK(report["messages"] == 28);
+    }
+  }
+  const auto bad = run_command(cli() + " run card-and --parties 2 --alice maybe");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("parameter 'alice' = maybe is not accepted") != std::string::npos);
+  CHECK(run_command(cli() + " run card-and --parties 3").exit_code == 2);
+}
+
+TEST_CASE("cards cli: wedding draws the table and gives the answer, never the coin") {
+  const auto yes = run_command(cli() + " wedding --alice yes --bob yes --seed 1 --ascii");
+  REQUIRE(yes.exit_code == 0);
+  CHECK(yes.out.find("Both said yes.") != std::string::npos);
+  CHECK(yes.out.find("|###|") != std::string::npos);  // face-down cards
+  CHECK(yes.out.find("nobody sees which") != std::string::npos);
+  const auto no = run_command(cli() + " wedding --alice no --bob yes --seed 1");
+  REQUIRE(no.exit_code == 0);
+  CHECK(no.out.find("Not both said yes") != std::string::npos);
+  CHECK(no.out.find("\u2663") != std::string::npos);  // a card turned over, drawn with its suit
+  const auto bad = run_command(cli() + " wedding --alice perhaps --bob yes");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("--alice must answer yes or no") != std::string::npos);
+}
