@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <string>
 
 #include "shufflempc/shuffle.hpp"
 #include "support/stats.hpp"
@@ -19,9 +20,9 @@ MessageBatch numbered(std::size_t count, std::size_t width) {
   }
   return b;
 }
-std::vector<std::vector<std::uint8_t>> sorted_records(const MessageBatch& b) {
-  std::vector<std::vector<std::uint8_t>> r;
-  for (std::size_t i = 0; i < b.count(); ++i) r.emplace_back(b[i].begin(), b[i].end());
+std::vector<std::string> sorted_records(const MessageBatch& b) {
+  std::vector<std::string> r;
+  for (std::size_t i = 0; i < b.count(); ++i) r.emplace_back(reinterpret_cast<const char*>(b[i].data()), b.width());
   std::sort(r.begin(), r.end());
   return r;
 }
@@ -46,7 +47,7 @@ TEST_CASE("shuffle is a permutation: every message survives exactly once (both p
       MessageBatch b = numbered(count, width);
       const auto before = sorted_records(b);
       Shuffler in_place;           // default bucket size: small batches use Fisher-Yates
-      Shuffler buckets(64);        // tiny buckets force the scatter path
+      Shuffler buckets(64);        // tiny leaves force the scatter paths
       MessageBatch c = b;
       in_place.shuffle(b, rng);
       buckets.shuffle(c, rng);
@@ -57,13 +58,14 @@ TEST_CASE("shuffle is a permutation: every message survives exactly once (both p
   }
 }
 
-TEST_CASE("every permutation is equally likely (chi-square over all 5! orders, both paths)") {
-  for (std::size_t cache : {std::size_t{1} << 20, std::size_t{8}, std::size_t{16}}) {
-    SeededRng rng(32 + cache);
-    Shuffler shuffler(cache);  // 8 and 16: 5 eight-byte messages spread over 4 and 2 buckets
+TEST_CASE("every permutation is equally likely (chi-square over all 5! orders, every path)") {
+  // (width, leaf bytes): in place; one scatter level (8 and 4 leaves); two scatter levels (512 leaves).
+  for (auto [width, leaf] : std::vector<std::pair<std::size_t, std::size_t>>{{8, 1 << 20}, {8, 8}, {8, 16}, {64, 1}}) {
+    SeededRng rng(32 + leaf);
+    Shuffler shuffler(leaf);
     const std::size_t k = 5, perms = 120, trials = 120 * 500;
     std::vector<std::uint64_t> counts(perms, 0);
-    MessageBatch b = numbered(k, 8);
+    MessageBatch b = numbered(k, width);
     for (std::size_t t = 0; t < trials; ++t) {
       MessageBatch c = b;
       shuffler.shuffle(c, rng);
@@ -72,12 +74,12 @@ TEST_CASE("every permutation is equally likely (chi-square over all 5! orders, b
       counts[perm_index(order)]++;
     }
     const auto r = test::chi_square(counts, std::vector<double>(perms, 1.0 / perms));
-    CHECK_MESSAGE(r.passes(), "cache " << cache << ": chi2 " << r.statistic << " on " << r.dof << " dof");
+    CHECK_MESSAGE(r.passes(), "width " << width << " leaf " << leaf << ": chi2 " << r.statistic << " on " << r.dof << " dof");
   }
 }
 
 TEST_CASE("large batches: each message lands in each position block equally often") {
-  // 2^16 messages of 8 bytes (512 KiB) take the bucket path with the default bucket size. Track
+  // 2^16 messages of 8 bytes (512 KiB) take the two-level scatter path by default. Track
   // where the first and the last message land, in 16 equal blocks of positions.
   SeededRng rng(33);
   Shuffler shuffler;

@@ -1,8 +1,8 @@
 // A uniform random permutation of a MessageBatch, driven by the caller's Rng.
 //
-// Small batches: Fisher-Yates in place. Large batches (more than `cache_bytes`): every message
-// draws a uniform bucket, messages are scattered into buckets in one sequential pass, and each
-// bucket (sized to stay in cache) gets its own Fisher-Yates. Because bucket choices are
+// Small batches: Fisher-Yates in place. Large batches: every message draws a uniform leaf bucket
+// (one or two sequential scatter passes of at most 256 buckets), and each leaf, sized to stay in
+// the L1 cache, gets its own Fisher-Yates. Because bucket choices are
 // independent and uniform, and each bucket is then uniformly permuted, the result is a uniform
 // permutation (Sanders, "Random permutations on distributed, external and hierarchical memory",
 // IPL 1998). The scatter replaces one cache miss per message with sequential streams.
@@ -19,17 +19,21 @@ namespace shufflempc {
 
 class Shuffler {
  public:
-  // Bucket size the scatter aims for; batches at most this large are shuffled in place.
-  static constexpr std::size_t default_cache_bytes = 256 * 1024;
+  // Size of the leaves that get their own Fisher-Yates (about an L1 cache); batches at most this
+  // large are shuffled in place directly.
+  static constexpr std::size_t default_leaf_bytes = 16 * 1024;
 
-  // `cache_bytes` is exposed so tests can force the bucket path on tiny batches.
-  explicit Shuffler(std::size_t cache_bytes = default_cache_bytes) : cache_bytes_(cache_bytes < 1 ? 1 : cache_bytes) {}
+  // `leaf_bytes` is exposed so tests can force the scatter paths on tiny batches.
+  explicit Shuffler(std::size_t leaf_bytes = default_leaf_bytes) : leaf_bytes_(leaf_bytes < 1 ? 1 : leaf_bytes) {}
   void shuffle(MessageBatch& batch, Rng& rng);
 
  private:
-  std::size_t cache_bytes_;
+  void scatter(const std::uint8_t* in, std::uint8_t* out, std::size_t count, std::size_t width, std::size_t buckets,
+               Rng& rng, std::vector<std::size_t>& offsets);
+
+  std::size_t leaf_bytes_;
   std::vector<std::uint8_t> scratch_;
-  std::vector<std::uint16_t> bucket_;
+  std::vector<std::uint8_t> bucket_;
   std::vector<std::size_t> offset_;
   std::vector<std::size_t> cursor_;
 };
