@@ -200,11 +200,14 @@ class CardAndParty final : public Party {
   void receive(std::uint32_t round, const MessageBatch& output) override { table_.absorb(round, output); }
   Value output() const override {
     if (!table_.result()) return nullptr;
-    return {{"and", *table_.result() ? 1 : 0}, {"opened", *table_.opened() ? 1 : 0}, {"group_ops", ops_of(table_)}};
+    const GroupOps& ops = table_.crypto().ops();
+    return {{"and", *table_.result() ? 1 : 0},
+            {"opened", *table_.opened() ? 1 : 0},
+            {"group_ops", ops.total()},
+            {"scalar_mults", ops.base_mults + ops.mults}};
   }
 
  private:
-  static std::uint64_t ops_of(const PublicCardTable& t) { return const_cast<PublicCardTable&>(t).crypto().ops().total(); }
 
   PartyId id_;
   bool answer_;

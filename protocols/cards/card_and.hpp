@@ -56,6 +56,7 @@ class PublicCardTable {
   // The positions opened in round 5 (valid after round 4).
   [[nodiscard]] std::pair<std::size_t, std::size_t> output_pair() const;
   [[nodiscard]] CardCrypto& crypto() { return crypto_; }
+  [[nodiscard]] const CardCrypto& crypto() const { return crypto_; }
 
  private:
   CardCrypto crypto_;

@@ -135,6 +135,8 @@ TEST_CASE("card-and: every input through the in-process transport; only four car
       // Group operations per party (see docs/cards.md): Alice lays out 4 cards, Bob 2.
       CHECK(r.party_outputs.at(alice)["group_ops"] == 50);
       CHECK(r.party_outputs.at(bob)["group_ops"] == 44);
+      CHECK(r.party_outputs.at(alice)["scalar_mults"] == 25);
+      CHECK(r.party_outputs.at(bob)["scalar_mults"] == 21);
       opened_seen.insert(r.party_outputs.at(alice)["opened"].get<int>());
       REQUIRE(r.view.size() == card_and_rounds);
       CHECK(r.messages == 2 + 6 + 6 + 6 + 4 + 4);
