@@ -148,7 +148,7 @@ TEST_CASE("split-mix: a count below the formula is refused unless the risk is ac
   CHECK_THROWS_WITH_AS((void)sm::configure_sum(2, 40, 32, 0, 0, false), doctest::Contains("parties"), std::invalid_argument);
 }
 
-TEST_CASE("split-mix: the sum is exact for every input vector (exhaustive, q = 4 and q = 5 + 3 shares)") {
+TEST_CASE("split-mix: the sum is exact for every input vector (exhaustive over Z_4^3, BBGN count and 3 shares)") {
   SeededRng rng(201);
   for (const auto& params : {std::map<std::string, std::string>{{"modulus-bits", "2"}},
                              std::map<std::string, std::string>{{"modulus-bits", "2"}, {"messages", "3"}, {"accept-input-leakage", "true"}}}) {
