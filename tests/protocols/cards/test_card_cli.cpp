@@ -2,6 +2,9 @@
 // `wedding` drawing the table.
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "support/process.hpp"
@@ -42,4 +45,22 @@ TEST_CASE("cards cli: wedding draws the table and gives the answer, never the co
   const auto bad = run_command(cli() + " wedding --alice perhaps --bob yes");
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("--alice must answer yes or no") != std::string::npos);
+}
+
+TEST_CASE("cards cli: local card-and runs Alice and Bob in separate processes over loopback") {
+  // The `local` command comes with the TCP transport (cli/local.cpp); card-and needs no code of its own there.
+  if (!std::ifstream(std::string(SHUFFLEMPC_SOURCE_DIR) + "/cli/local.cpp")) {
+    MESSAGE("cli/local.cpp is not in this tree: shufflempc local is not built, nothing to run");
+    return;
+  }
+  for (const char* a : {"yes", "no"}) {
+    const auto r = run_command(cli() + " local card-and --parties 2 --json --alice " + a + " --bob yes");
+    REQUIRE(r.exit_code == 0);
+    const auto report = nlohmann::json::parse(r.out);
+    const int want = std::string(a) == "yes" ? 1 : 0;
+    CHECK(report["output"] == want);
+    CHECK(report["party_outputs"]["0"]["and"] == want);
+    CHECK(report["party_outputs"]["1"]["and"] == want);
+    CHECK(report["messages"] == 28);
+  }
 }
