@@ -1,0 +1,102 @@
+// One authenticated, encrypted TCP link (internal to the TCP transport; tests use it to play
+// misbehaving peers).
+//
+// Handshake (client = party or analyzer, server = shuffler), X25519 and BLAKE2b from libsodium:
+//   client -> server  Hello: session id, claimed id, static key S_c, ephemeral key E_c (clear)
+//   server -> client  reply: session id, ephemeral key E_s (clear)
+//   both: k = BLAKE2b-512("shufflempc-link-v1" | DH(s,S) | DH(e,E) | DH(e_c,S_s) | DH(s_c,E_s) | hello | reply)
+//         client->server key = k[0..32), server->client key = k[32..64)
+//   client -> server  confirm frame (seq 0), server -> client confirm frame (seq 0)
+// Only the holders of both static secret keys can compute k (mutual authentication); the
+// ephemeral keys make every connection's keys fresh (a recorded connection cannot be replayed).
+// Frames are ChaCha20-Poly1305 (IETF) with the sequence number as nonce, one counter per
+// direction: a replayed, reordered or forged frame fails before its payload is read.
+#pragma once
+
+#include <asio.hpp>
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "shufflempc/net/keys.hpp"
+#include "shufflempc/net/wire.hpp"
+#include "shufflempc/random.hpp"
+
+namespace shufflempc::net::detail {
+
+using tcp = asio::ip::tcp;
+
+struct LinkStats {
+  std::uint64_t frames_sent = 0;
+  std::uint64_t bytes_sent = 0;
+  std::uint64_t frames_received = 0;
+  std::uint64_t bytes_received = 0;
+};
+
+struct Frame {
+  FrameHeader header;
+  std::vector<std::uint8_t> payload;
+};
+
+class SecureLink : public std::enable_shared_from_this<SecureLink> {
+ public:
+  SecureLink(tcp::socket socket, const Limits& limits);
+  ~SecureLink();
+  SecureLink(const SecureLink&) = delete;
+  SecureLink& operator=(const SecureLink&) = delete;
+
+  // Client side: the whole handshake as `id` (a party id or analyzer_id). Throws std::system_error
+  // (Errc::unauthenticated when the shuffler is not who the config says, peer_closed when it
+  // refuses us).
+  asio::awaitable<void> connect_as(const SessionId& session, PartyId id, const KeyPair& mine,
+                                   const PublicKey& shuffler, Rng& rng);
+  // Server side, step 1: reads and parses the client's hello (the caller checks session and key).
+  asio::awaitable<Hello> read_hello();
+  // Server side, step 2: replies, derives the keys and exchanges confirm frames.
+  asio::awaitable<void> accept(const Hello& hello, const KeyPair& mine, Rng& rng);
+
+  // Queues one frame (encrypted now, written in order). Never blocks.
+  void send(FrameType type, std::uint32_t round, std::uint32_t width, std::uint32_t count,
+            std::span<const std::uint8_t> payload);
+  void send(FrameType type, std::uint32_t round, std::span<const std::uint8_t> payload) {
+    send(type, round, 0, 0, payload);
+  }
+  // Reads, authenticates and validates the next frame. Throws std::system_error: peer_closed,
+  // replayed_frame, unauthenticated, malformed_frame, oversized_frame, wrong_session.
+  asio::awaitable<Frame> receive();
+
+  // Writes `bytes` as they are, outside the encrypted framing (tests of malformed input only).
+  void send_raw(std::vector<std::uint8_t> bytes);
+  void close();               // now; queued frames are lost
+  void close_after_flush();   // once every queued frame is written
+  [[nodiscard]] bool is_open() const { return socket_.is_open(); }
+  [[nodiscard]] const LinkStats& stats() const { return stats_; }
+  [[nodiscard]] tcp::socket& socket() { return socket_; }
+  [[nodiscard]] const SessionId& session() const { return session_; }
+  void set_limits(const Limits& limits) { limits_ = limits; }
+  [[nodiscard]] std::uint64_t next_send_sequence() const { return send_seq_; }
+  // Tests: rewind the sending counter to replay a sequence number.
+  void set_send_sequence(std::uint64_t seq) { send_seq_ = seq; }
+
+ private:
+  void derive_keys(bool client, std::span<const std::uint8_t> dh, std::span<const std::uint8_t> transcript);
+  void start_write();
+
+  tcp::socket socket_;
+  Limits limits_;
+  SessionId session_{};
+  std::array<std::uint8_t, 32> send_key_{};
+  std::array<std::uint8_t, 32> recv_key_{};
+  std::uint64_t send_seq_ = 0;
+  std::uint64_t recv_seq_ = 0;
+  std::deque<std::vector<std::uint8_t>> queue_;
+  bool writing_ = false;
+  bool close_when_flushed_ = false;
+  LinkStats stats_;
+};
+
+}  // namespace shufflempc::net::detail

@@ -1,0 +1,70 @@
+// Long-term X25519 identities of the TCP transport and the session configuration that names them.
+//
+// Every party, the shuffler and the analyzer have one key pair (`shufflempc keygen`). The session
+// configuration lists the public keys; a connection is accepted only if its peer proves it holds
+// the secret key of the identity it claims (see docs/network.md for the handshake).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "shufflempc/net/wire.hpp"
+#include "shufflempc/random.hpp"
+#include "shufflempc/runtime.hpp"
+
+namespace shufflempc::net {
+
+class KeyPair {
+ public:
+  KeyPair() = default;
+  KeyPair(const KeyPair&) = default;
+  KeyPair& operator=(const KeyPair&) = default;
+  ~KeyPair();
+  // A fresh key pair from `rng` (use SystemRng for real keys).
+  [[nodiscard]] static KeyPair generate(Rng& rng);
+  // From a 32-byte secret key (the public key is recomputed).
+  [[nodiscard]] static KeyPair from_secret(const std::array<std::uint8_t, secret_key_bytes>& secret);
+  [[nodiscard]] const PublicKey& public_key() const { return public_; }
+  [[nodiscard]] const std::array<std::uint8_t, secret_key_bytes>& secret_key() const { return secret_; }
+
+  // Key files are JSON {"public_key": hex, "secret_key": hex}, written with mode 0600.
+  void save(const std::string& path) const;
+  [[nodiscard]] static KeyPair load(const std::string& path);
+
+ private:
+  PublicKey public_{};
+  std::array<std::uint8_t, secret_key_bytes> secret_{};
+};
+
+[[nodiscard]] PublicKey parse_public_key(const std::string& hex, const std::string& what);
+
+// What every process of a session reads: the protocol, its parameters, who takes part, the keys,
+// the round deadline and the minimum number of parties per round.
+struct SessionConfig {
+  SessionId session{};
+  std::string protocol;
+  std::map<std::string, std::string> params;
+  std::size_t parties = 0;
+  std::size_t min_parties = 0;  // 0: every party must submit in every round
+  std::chrono::milliseconds deadline{30'000};
+  std::string shuffler_address = "127.0.0.1:0";  // host:port the parties connect to (port 0: given at run time)
+  PublicKey shuffler_key{};
+  PublicKey analyzer_key{};
+  std::vector<PublicKey> party_keys;  // index = party id
+  std::uint32_t max_frame_bytes = 256u << 20;
+
+  // Throws std::invalid_argument naming the offending field.
+  [[nodiscard]] static SessionConfig from_json(const Value& json);
+  [[nodiscard]] Value to_json() const;
+  [[nodiscard]] static SessionConfig load(const std::string& path);
+  void save(const std::string& path) const;
+  [[nodiscard]] Limits limits() const;
+};
+
+// "host:port" -> (host, port); throws std::invalid_argument naming `what`.
+[[nodiscard]] std::pair<std::string, std::uint16_t> split_address(const std::string& address, const std::string& what);
+
+}  // namespace shufflempc::net

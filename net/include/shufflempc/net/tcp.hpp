@@ -1,0 +1,106 @@
+// The TCP transport: a shuffler server and the channel its clients use.
+//
+// TcpShuffler serves one or more sessions on one listening socket. Per round it collects every
+// party's batch over that party's own authenticated link, validates it, shuffles everything with
+// the CSPRNG (shufflempc::complete_round, SystemRng) and sends the outcome to every endpoint: with
+// the shuffled messages to the parties and the analyzer in MPC mode, to the analyzer only in ESA
+// mode. TcpChannel is the AnonymousChannel of a process hosting one or more parties and/or the
+// analyzer: one link per hosted identity, so the existing Session runs any protocol over TCP.
+// In ESA mode every message is sealed to the analyzer's key (crypto_box_seal) before it leaves the
+// party: the shuffler never reads one and the analyzer cannot tell whose link carried it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "shufflempc/channel.hpp"
+#include "shufflempc/net/keys.hpp"
+#include "shufflempc/net/wire.hpp"
+#include "shufflempc/runtime.hpp"
+
+namespace shufflempc::net {
+
+// One line per notable event (rejections, drops, aborts). Library code never prints; the CLI
+// passes a function that writes to stderr.
+using Logger = std::function<void(const std::string&)>;
+
+// What the shuffler enforces per round: the width parties declare and who receives the output.
+struct RoundPlan {
+  std::size_t width = 0;
+  Delivery delivery = Delivery::analyzer_only;
+};
+[[nodiscard]] std::vector<RoundPlan> round_plan(const Protocol& protocol);
+// Bytes per message on the wire: sealed to the analyzer (48 bytes more) in ESA mode.
+[[nodiscard]] std::size_t wire_width(std::size_t width, Delivery delivery);
+
+struct ShufflerSessionSpec {
+  SessionConfig config;
+  std::vector<RoundPlan> rounds;
+};
+
+struct ShufflerReport {
+  SessionId session{};
+  std::vector<RoundStats> rounds;  // bytes are wire bytes (sealed messages in ESA mode)
+  std::vector<PartyId> dropped;
+  std::string error;  // empty if the session completed
+};
+
+class TcpShuffler {
+ public:
+  // Binds `host:port` (port 0: the OS chooses; see port()). Throws std::system_error if it cannot.
+  TcpShuffler(KeyPair keys, std::vector<ShufflerSessionSpec> sessions, const std::string& host, std::uint16_t port,
+              Logger log = {});
+  ~TcpShuffler();
+  TcpShuffler(const TcpShuffler&) = delete;
+  TcpShuffler& operator=(const TcpShuffler&) = delete;
+
+  [[nodiscard]] std::uint16_t port() const;
+  // Serves until every session has completed or aborted; returns one report per session.
+  [[nodiscard]] std::vector<ShufflerReport> run();
+  // Ends run() early (from any thread): every session aborts.
+  void stop();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// A hosted identity: a party id (or analyzer_id) and its key pair.
+struct Identity {
+  PartyId id = 0;
+  KeyPair keys;
+};
+
+// Traffic of one hosted identity's link (wire bytes include framing, tags and seals).
+struct LinkCounters {
+  std::uint64_t messages_sent = 0;
+  std::uint64_t bytes_sent = 0;
+  std::uint64_t messages_received = 0;
+  std::uint64_t bytes_received = 0;
+  std::uint32_t rounds = 0;
+};
+
+class TcpChannel final : public AnonymousChannel {
+ public:
+  // Connects and authenticates one link per identity to the shuffler at host:port. Throws
+  // std::system_error (unauthenticated, peer_closed, timeout, ...) if any link fails.
+  TcpChannel(const SessionConfig& config, std::vector<Identity> identities, const std::string& host, std::uint16_t port,
+             Logger log = {});
+  ~TcpChannel() override;
+  // Sends each hosted party's slice over its own link, closes the links of hosted parties that do
+  // not submit (they drop out), and waits (deadline: twice the session's, plus 5 s) for the outcome.
+  [[nodiscard]] RoundOutcome exchange(const RoundSpec& spec, Submissions local) override;
+  [[nodiscard]] std::map<PartyId, LinkCounters> counters() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace shufflempc::net

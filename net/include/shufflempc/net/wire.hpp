@@ -1,0 +1,113 @@
+// The wire format of the TCP transport: one fixed, versioned frame header and the handshake hello.
+//
+// Every frame on an established link is  seq (8, clear) | header (40, encrypted) | tag (16) |
+// payload (payload_length, encrypted) | tag (16). The header is decrypted and every field checked
+// (decode_header) before a single payload byte is read, so a peer cannot make the receiver allocate
+// or wait for more than the limits allow. All integers are little-endian.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "shufflempc/channel.hpp"
+
+namespace shufflempc::net {
+
+inline constexpr std::uint32_t frame_magic = 0x434d5053;  // "SPMC" on the wire
+inline constexpr std::uint32_t hello_magic = 0x484d5053;  // "SPMH"
+inline constexpr std::uint16_t wire_version = 1;
+inline constexpr std::size_t session_id_bytes = 16;
+inline constexpr std::size_t public_key_bytes = 32;
+inline constexpr std::size_t secret_key_bytes = 32;
+// The analyzer's identity on the wire (parties are 0 .. n-1).
+inline constexpr PartyId analyzer_id = 0xffff'ffffu;
+
+using SessionId = std::array<std::uint8_t, session_id_bytes>;
+using PublicKey = std::array<std::uint8_t, public_key_bytes>;
+
+enum class FrameType : std::uint16_t {
+  confirm = 1,  // key confirmation, first frame each way (empty payload)
+  submit = 2,   // party -> shuffler: this party's batch for `round`
+  result = 3,   // shuffler -> endpoint: the round's outcome (and output, if delivered here)
+  abort = 4,    // shuffler -> endpoint: the session (or this link) ended; payload = reason (UTF-8)
+};
+
+struct FrameHeader {
+  std::uint32_t magic = frame_magic;
+  std::uint16_t version = wire_version;
+  FrameType type = FrameType::confirm;
+  SessionId session{};
+  std::uint32_t round = 0;
+  std::uint32_t width = 0;           // message width in bytes (0 when no messages)
+  std::uint32_t count = 0;           // messages carried
+  std::uint32_t payload_length = 0;  // bytes after the header
+};
+inline constexpr std::size_t frame_header_bytes = 4 + 2 + 2 + session_id_bytes + 4 + 4 + 4 + 4;
+static_assert(frame_header_bytes == 40, "the frame header is 40 bytes on the wire");
+inline constexpr std::size_t aead_tag_bytes = 16;
+inline constexpr std::size_t sequence_bytes = 8;
+// What is read before the payload: clear sequence number, encrypted header, its tag.
+inline constexpr std::size_t frame_prefix_bytes = sequence_bytes + frame_header_bytes + aead_tag_bytes;
+
+// Size limits every receiver enforces before reading a payload.
+struct Limits {
+  std::uint32_t max_width = (1u << 16) + 48;      // bytes per message (sealed messages included)
+  std::uint32_t max_count = 1u << 24;             // messages per frame
+  std::uint32_t max_payload = 256u << 20;         // bytes per frame payload
+  std::uint32_t max_parties = 100'000'000;        // ids in a result frame
+  std::uint32_t max_abort_reason = 4096;          // bytes of an abort reason
+};
+
+[[nodiscard]] std::array<std::uint8_t, frame_header_bytes> encode_header(const FrameHeader& h);
+// Parses and validates a decrypted header field by field: magic, version, type, session, width,
+// count, payload length against the type and `limits`. Throws std::system_error (Errc) naming the
+// field: malformed_frame, oversized_frame or wrong_session.
+[[nodiscard]] FrameHeader decode_header(std::span<const std::uint8_t> bytes, const SessionId& session,
+                                        const Limits& limits);
+
+// The handshake's first message, client -> shuffler, in the clear (it carries public values only).
+struct Hello {
+  std::uint32_t magic = hello_magic;
+  std::uint16_t version = wire_version;
+  std::uint16_t reserved = 0;
+  SessionId session{};
+  PartyId id = 0;               // the party id claimed, or analyzer_id
+  PublicKey static_key{};       // the claimed long-term key (checked against the session config)
+  PublicKey ephemeral_key{};    // fresh for this connection
+};
+inline constexpr std::size_t hello_bytes = 4 + 2 + 2 + session_id_bytes + 4 + 2 * public_key_bytes;
+static_assert(hello_bytes == 92, "the hello is 92 bytes on the wire");
+// The shuffler's reply: magic, version, reserved, session, its ephemeral key.
+inline constexpr std::size_t hello_reply_bytes = 4 + 2 + 2 + session_id_bytes + public_key_bytes;
+static_assert(hello_reply_bytes == 56, "the hello reply is 56 bytes on the wire");
+
+[[nodiscard]] std::array<std::uint8_t, hello_bytes> encode_hello(const Hello& h);
+// Checks magic and version (malformed_frame); the session and the key are the caller's to check.
+[[nodiscard]] Hello decode_hello(std::span<const std::uint8_t> bytes);
+
+// The payload of a result frame.
+struct ResultPayload {
+  std::uint64_t messages = 0;       // messages in the round's output (delivered here or not)
+  std::vector<PartyId> submitted;   // ascending
+  std::vector<PartyId> dropped;     // ascending
+  std::span<const std::uint8_t> output;  // header.count * header.width bytes, or empty
+};
+[[nodiscard]] std::vector<std::uint8_t> encode_result(std::uint64_t messages, std::span<const PartyId> submitted,
+                                                      std::span<const PartyId> dropped,
+                                                      std::span<const std::uint8_t> output);
+// The result payload's size before the output bytes.
+[[nodiscard]] std::size_t result_prefix_bytes(std::size_t submitted, std::size_t dropped);
+// Validates a result payload against its (already validated) header: id lists ascending, below
+// `parties`, disjoint in count from the output size. Throws std::system_error(malformed_frame).
+[[nodiscard]] ResultPayload decode_result(const FrameHeader& h, std::span<const std::uint8_t> payload,
+                                          std::size_t parties, const Limits& limits);
+
+[[nodiscard]] std::string to_hex(std::span<const std::uint8_t> bytes);
+// Throws std::invalid_argument naming `what` if `hex` is not 2 * out.size() hex digits.
+void from_hex(const std::string& hex, std::span<std::uint8_t> out, const std::string& what);
+
+}  // namespace shufflempc::net

@@ -1,0 +1,161 @@
+#include "shufflempc/net/keys.hpp"
+
+#include <sodium.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace shufflempc::net {
+
+KeyPair::~KeyPair() { sodium_memzero(secret_.data(), secret_.size()); }
+
+KeyPair KeyPair::generate(Rng& rng) {
+  std::array<std::uint8_t, secret_key_bytes> secret{};
+  rng.fill(secret);
+  KeyPair k = from_secret(secret);
+  sodium_memzero(secret.data(), secret.size());
+  return k;
+}
+
+KeyPair KeyPair::from_secret(const std::array<std::uint8_t, secret_key_bytes>& secret) {
+  if (sodium_init() < 0) throw std::runtime_error("libsodium failed to initialise");
+  KeyPair k;
+  k.secret_ = secret;
+  crypto_scalarmult_base(k.public_.data(), k.secret_.data());
+  return k;
+}
+
+void KeyPair::save(const std::string& path) const {
+  {
+    std::ofstream out(path, std::ios::trunc);
+    if (!out) throw std::invalid_argument("cannot write key file " + path);
+  }
+  ::chmod(path.c_str(), 0600);  // before the secret goes in
+  std::ofstream out(path, std::ios::trunc);
+  out << Value{{"public_key", to_hex(public_)}, {"secret_key", to_hex(secret_)}}.dump() << '\n';
+  if (!out) throw std::invalid_argument("cannot write key file " + path);
+}
+
+KeyPair KeyPair::load(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument("cannot read key file " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const Value v = Value::parse(ss.str(), nullptr, false);
+  if (v.is_discarded() || !v.is_object() || !v.contains("secret_key") || !v["secret_key"].is_string())
+    throw std::invalid_argument("key file " + path + " is not a shufflempc key (JSON with secret_key)");
+  std::array<std::uint8_t, secret_key_bytes> secret{};
+  from_hex(v["secret_key"].get<std::string>(), secret, path + ": secret_key");
+  KeyPair k = from_secret(secret);
+  sodium_memzero(secret.data(), secret.size());
+  if (v.contains("public_key") && parse_public_key(v["public_key"].get<std::string>(), path + ": public_key") != k.public_)
+    throw std::invalid_argument("key file " + path + ": public_key does not belong to secret_key");
+  return k;
+}
+
+PublicKey parse_public_key(const std::string& hex, const std::string& what) {
+  PublicKey k{};
+  from_hex(hex, k, what);
+  return k;
+}
+
+SessionConfig SessionConfig::from_json(const Value& j) {
+  const auto field = [&](const char* name) -> const Value& {
+    if (!j.contains(name)) throw std::invalid_argument(std::string("session config: missing field '") + name + "'");
+    return j[name];
+  };
+  const auto text = [&](const char* name) {
+    const Value& v = field(name);
+    if (!v.is_string()) throw std::invalid_argument(std::string("session config: '") + name + "' must be a string");
+    return v.get<std::string>();
+  };
+  const auto count = [&](const char* name, std::uint64_t lo, std::uint64_t hi) {
+    const Value& v = field(name);
+    if (!v.is_number_unsigned() || v.get<std::uint64_t>() < lo || v.get<std::uint64_t>() > hi)
+      throw std::invalid_argument(std::string("session config: '") + name + "' must be an integer in [" +
+                                  std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    return v.get<std::uint64_t>();
+  };
+  if (!j.is_object()) throw std::invalid_argument("session config: not a JSON object");
+  SessionConfig c;
+  from_hex(text("session"), c.session, "session config: 'session'");
+  c.protocol = text("protocol");
+  if (j.contains("params")) {
+    if (!j["params"].is_object()) throw std::invalid_argument("session config: 'params' must be an object");
+    for (const auto& [k, v] : j["params"].items()) c.params[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  }
+  c.parties = count("parties", 1, 100'000'000);
+  if (j.contains("min_parties")) c.min_parties = count("min_parties", 0, c.parties);
+  if (j.contains("deadline_ms")) c.deadline = std::chrono::milliseconds(count("deadline_ms", 1, 86'400'000));
+  if (j.contains("max_frame_bytes")) c.max_frame_bytes = static_cast<std::uint32_t>(count("max_frame_bytes", 1024, 0xffff'ffffu));
+  if (j.contains("shuffler_address")) {
+    c.shuffler_address = text("shuffler_address");
+    (void)split_address(c.shuffler_address, "session config: 'shuffler_address'");
+  }
+  c.shuffler_key = parse_public_key(text("shuffler_key"), "session config: 'shuffler_key'");
+  c.analyzer_key = parse_public_key(text("analyzer_key"), "session config: 'analyzer_key'");
+  const Value& keys = field("party_keys");
+  if (!keys.is_array() || keys.size() != c.parties)
+    throw std::invalid_argument("session config: 'party_keys' must list one key per party (" + std::to_string(c.parties) + ")");
+  c.party_keys.reserve(c.parties);
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (!keys[i].is_string()) throw std::invalid_argument("session config: party_keys[" + std::to_string(i) + "] must be a string");
+    c.party_keys.push_back(parse_public_key(keys[i].get<std::string>(), "session config: party_keys[" + std::to_string(i) + "]"));
+  }
+  return c;
+}
+
+Value SessionConfig::to_json() const {
+  Value keys = Value::array();
+  for (const auto& k : party_keys) keys.push_back(to_hex(k));
+  return {{"session", to_hex(session)},
+          {"protocol", protocol},
+          {"params", params},
+          {"parties", parties},
+          {"min_parties", min_parties},
+          {"deadline_ms", deadline.count()},
+          {"max_frame_bytes", max_frame_bytes},
+          {"shuffler_address", shuffler_address},
+          {"shuffler_key", to_hex(shuffler_key)},
+          {"analyzer_key", to_hex(analyzer_key)},
+          {"party_keys", keys}};
+}
+
+SessionConfig SessionConfig::load(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument("cannot read session config " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const Value v = Value::parse(ss.str(), nullptr, false);
+  if (v.is_discarded()) throw std::invalid_argument("session config " + path + " is not JSON");
+  return from_json(v);
+}
+
+void SessionConfig::save(const std::string& path) const {
+  std::ofstream out(path, std::ios::trunc);
+  out << to_json().dump(1) << '\n';
+  if (!out) throw std::invalid_argument("cannot write session config " + path);
+}
+
+Limits SessionConfig::limits() const {
+  Limits l;
+  l.max_payload = max_frame_bytes;
+  l.max_parties = static_cast<std::uint32_t>(parties);
+  return l;
+}
+
+std::pair<std::string, std::uint16_t> split_address(const std::string& address, const std::string& what) {
+  const auto colon = address.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == address.size())
+    throw std::invalid_argument(what + " must be HOST:PORT, got '" + address + "'");
+  std::string host = address.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  const std::string port = address.substr(colon + 1);
+  if (port.find_first_not_of("0123456789") != std::string::npos || port.size() > 5 || std::stoul(port) > 65535)
+    throw std::invalid_argument(what + ": port must be an integer in [0, 65535], got '" + port + "'");
+  return {host, static_cast<std::uint16_t>(std::stoul(port))};
+}
+
+}  // namespace shufflempc::net

@@ -1,0 +1,270 @@
+#include "shufflempc/net/detail/link.hpp"
+
+#include <sodium.h>
+
+#include <cstring>
+#include <string>
+
+#include "shufflempc/error.hpp"
+#include "shufflempc/messages.hpp"
+
+namespace shufflempc::net::detail {
+
+namespace {
+
+constexpr char kdf_label[] = "shufflempc-link-v1";
+
+using Nonce = std::array<std::uint8_t, crypto_aead_chacha20poly1305_IETF_NPUBBYTES>;
+
+Nonce nonce(std::uint64_t seq, std::uint32_t part) {
+  Nonce n{};
+  store_le<std::uint64_t>(n.data(), seq);
+  store_le<std::uint32_t>(n.data() + 8, part);
+  return n;
+}
+
+// Maps the socket's end-of-stream and resets to peer_closed; other socket errors pass through.
+[[noreturn]] void rethrow_io(const std::system_error& e, const char* when) {
+  if (e.code() == asio::error::eof || e.code() == asio::error::connection_reset ||
+      e.code() == asio::error::operation_aborted || e.code() == asio::error::broken_pipe ||
+      e.code() == asio::error::bad_descriptor)
+    throw_error(Errc::peer_closed, std::string("connection closed ") + when);
+  throw e;
+}
+
+asio::awaitable<void> read_exact(tcp::socket& s, std::uint8_t* out, std::size_t n, const char* when) {
+  try {
+    co_await asio::async_read(s, asio::buffer(out, n), asio::use_awaitable);
+  } catch (const std::system_error& e) {
+    rethrow_io(e, when);
+  }
+}
+
+void dh(std::uint8_t* out, const std::uint8_t* secret, const PublicKey& pub) {
+  if (crypto_scalarmult(out, secret, pub.data()) != 0)
+    throw_error(Errc::unauthenticated, "handshake: degenerate public key");
+}
+
+}  // namespace
+
+SecureLink::SecureLink(tcp::socket socket, const Limits& limits) : socket_(std::move(socket)), limits_(limits) {
+  std::error_code ignored;
+  socket_.set_option(tcp::no_delay(true), ignored);
+}
+
+SecureLink::~SecureLink() {
+  sodium_memzero(send_key_.data(), send_key_.size());
+  sodium_memzero(recv_key_.data(), recv_key_.size());
+}
+
+void SecureLink::derive_keys(bool client, std::span<const std::uint8_t> shared, std::span<const std::uint8_t> transcript) {
+  std::array<std::uint8_t, 64> okm{};
+  crypto_generichash_state st;
+  crypto_generichash_init(&st, nullptr, 0, okm.size());
+  crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(kdf_label), sizeof kdf_label - 1);
+  crypto_generichash_update(&st, shared.data(), shared.size());
+  crypto_generichash_update(&st, transcript.data(), transcript.size());
+  crypto_generichash_final(&st, okm.data(), okm.size());
+  auto& c2s = client ? send_key_ : recv_key_;
+  auto& s2c = client ? recv_key_ : send_key_;
+  std::memcpy(c2s.data(), okm.data(), 32);
+  std::memcpy(s2c.data(), okm.data() + 32, 32);
+  sodium_memzero(okm.data(), okm.size());
+  sodium_memzero(&st, sizeof st);
+}
+
+asio::awaitable<void> SecureLink::connect_as(const SessionId& session, PartyId id, const KeyPair& mine,
+                                             const PublicKey& shuffler, Rng& rng) {
+  session_ = session;
+  const KeyPair eph = KeyPair::generate(rng);
+  Hello hello;
+  hello.session = session;
+  hello.id = id;
+  hello.static_key = mine.public_key();
+  hello.ephemeral_key = eph.public_key();
+  std::array<std::uint8_t, hello_bytes + hello_reply_bytes> transcript{};
+  const auto hb = encode_hello(hello);
+  std::copy(hb.begin(), hb.end(), transcript.begin());
+  send_raw(std::vector<std::uint8_t>(hb.begin(), hb.end()));
+
+  std::uint8_t* reply = transcript.data() + hello_bytes;
+  co_await read_exact(socket_, reply, hello_reply_bytes, "by the shuffler during the handshake (is this identity in its session config?)");
+  stats_.bytes_received += hello_reply_bytes;
+  if (load_le<std::uint32_t>(reply) != hello_magic || load_le<std::uint16_t>(reply + 4) != wire_version)
+    throw_error(Errc::malformed_frame, "handshake: the peer is not a shufflempc shuffler of this version");
+  if (!std::equal(session.begin(), session.end(), reply + 8))
+    throw_error(Errc::wrong_session, "handshake: the shuffler answered for another session");
+  PublicKey server_eph{};
+  std::copy(reply + 8 + session_id_bytes, reply + hello_reply_bytes, server_eph.begin());
+
+  std::array<std::uint8_t, 4 * 32> shared{};
+  dh(shared.data(), mine.secret_key().data(), shuffler);
+  dh(shared.data() + 32, eph.secret_key().data(), server_eph);
+  dh(shared.data() + 64, eph.secret_key().data(), shuffler);
+  dh(shared.data() + 96, mine.secret_key().data(), server_eph);
+  derive_keys(true, shared, transcript);
+  sodium_memzero(shared.data(), shared.size());
+
+  send(FrameType::confirm, 0, {});
+  Frame f;
+  try {
+    f = co_await receive();
+  } catch (const std::system_error& e) {
+    if (e.code() == Errc::peer_closed)
+      throw_error(Errc::unauthenticated, "the shuffler refused our key (is this key the one in the session config?)");
+    if (e.code() == Errc::unauthenticated)
+      throw_error(Errc::unauthenticated, "the shuffler failed key confirmation: it does not hold the session's shuffler key");
+    throw;
+  }
+  if (f.header.type == FrameType::abort)
+    throw_error(Errc::session_aborted, "the shuffler refused this connection: " +
+                                           std::string(f.payload.begin(), f.payload.end()));
+  if (f.header.type != FrameType::confirm) throw_error(Errc::protocol_violation, "handshake: expected a confirm frame");
+}
+
+asio::awaitable<Hello> SecureLink::read_hello() {
+  std::array<std::uint8_t, hello_bytes> buf{};
+  co_await read_exact(socket_, buf.data(), buf.size(), "before the hello");
+  stats_.bytes_received += buf.size();
+  Hello h = decode_hello(buf);
+  session_ = h.session;
+  co_return h;
+}
+
+asio::awaitable<void> SecureLink::accept(const Hello& hello, const KeyPair& mine, Rng& rng) {
+  const KeyPair eph = KeyPair::generate(rng);
+  std::array<std::uint8_t, hello_bytes + hello_reply_bytes> transcript{};
+  const auto hb = encode_hello(hello);
+  std::copy(hb.begin(), hb.end(), transcript.begin());
+  std::uint8_t* reply = transcript.data() + hello_bytes;
+  store_le<std::uint32_t>(reply, hello_magic);
+  store_le<std::uint16_t>(reply + 4, wire_version);
+  store_le<std::uint16_t>(reply + 6, 0);
+  std::copy(session_.begin(), session_.end(), reply + 8);
+  std::copy(eph.public_key().begin(), eph.public_key().end(), reply + 8 + session_id_bytes);
+  send_raw(std::vector<std::uint8_t>(reply, reply + hello_reply_bytes));
+
+  std::array<std::uint8_t, 4 * 32> shared{};
+  dh(shared.data(), mine.secret_key().data(), hello.static_key);
+  dh(shared.data() + 32, eph.secret_key().data(), hello.ephemeral_key);
+  dh(shared.data() + 64, mine.secret_key().data(), hello.ephemeral_key);
+  dh(shared.data() + 96, eph.secret_key().data(), hello.static_key);
+  derive_keys(false, shared, transcript);
+  sodium_memzero(shared.data(), shared.size());
+
+  Frame f;
+  try {
+    f = co_await receive();
+  } catch (const std::system_error& e) {
+    if (e.code() == Errc::unauthenticated)
+      throw_error(Errc::unauthenticated, "key confirmation failed: the peer does not hold the secret key of the identity it claims");
+    throw;
+  }
+  if (f.header.type != FrameType::confirm) throw_error(Errc::protocol_violation, "handshake: expected a confirm frame");
+  send(FrameType::confirm, 0, {});
+}
+
+void SecureLink::send(FrameType type, std::uint32_t round, std::uint32_t width, std::uint32_t count,
+                      std::span<const std::uint8_t> payload) {
+  FrameHeader h;
+  h.type = type;
+  h.session = session_;
+  h.round = round;
+  h.width = width;
+  h.count = count;
+  h.payload_length = static_cast<std::uint32_t>(payload.size());
+  const std::uint64_t seq = send_seq_++;
+  std::vector<std::uint8_t> buf(frame_prefix_bytes + payload.size() + aead_tag_bytes);
+  std::uint8_t* p = buf.data();
+  store_le<std::uint64_t>(p, seq);
+  const auto hb = encode_header(h);
+  std::copy(hb.begin(), hb.end(), p + sequence_bytes);
+  auto n = nonce(seq, 0);
+  crypto_aead_chacha20poly1305_ietf_encrypt_detached(p + sequence_bytes, p + sequence_bytes + frame_header_bytes, nullptr,
+                                                     p + sequence_bytes, frame_header_bytes, nullptr, 0, nullptr,
+                                                     n.data(), send_key_.data());
+  std::uint8_t* body = p + frame_prefix_bytes;
+  if (!payload.empty()) std::memcpy(body, payload.data(), payload.size());
+  n = nonce(seq, 1);
+  crypto_aead_chacha20poly1305_ietf_encrypt_detached(body, body + payload.size(), nullptr, body, payload.size(), nullptr,
+                                                     0, nullptr, n.data(), send_key_.data());
+  ++stats_.frames_sent;
+  send_raw(std::move(buf));
+}
+
+void SecureLink::send_raw(std::vector<std::uint8_t> bytes) {
+  if (!socket_.is_open()) return;
+  stats_.bytes_sent += bytes.size();
+  queue_.push_back(std::move(bytes));
+  if (!writing_) start_write();
+}
+
+void SecureLink::start_write() {
+  writing_ = true;
+  asio::async_write(socket_, asio::buffer(queue_.front()), [self = shared_from_this()](std::error_code ec, std::size_t) {
+    self->queue_.pop_front();
+    if (ec) {
+      self->queue_.clear();
+      self->writing_ = false;
+      std::error_code ignored;
+      self->socket_.close(ignored);
+      return;
+    }
+    if (!self->queue_.empty()) return self->start_write();
+    self->writing_ = false;
+    if (self->close_when_flushed_) {
+      std::error_code ignored;
+      self->socket_.shutdown(tcp::socket::shutdown_send, ignored);
+    }
+  });
+}
+
+asio::awaitable<Frame> SecureLink::receive() {
+  std::array<std::uint8_t, frame_prefix_bytes> prefix{};
+  co_await read_exact(socket_, prefix.data(), prefix.size(), "between frames");
+  stats_.bytes_received += prefix.size();
+  const auto seq = load_le<std::uint64_t>(prefix.data());
+  if (seq < recv_seq_)
+    throw_error(Errc::replayed_frame, "frame sequence number " + std::to_string(seq) + " was already used (replay)");
+  if (seq > recv_seq_)
+    throw_error(Errc::replayed_frame, "frame sequence number " + std::to_string(seq) + " skips ahead of " +
+                                          std::to_string(recv_seq_) + " (reordered or injected)");
+  std::uint8_t* hdr = prefix.data() + sequence_bytes;
+  auto n = nonce(seq, 0);
+  if (crypto_aead_chacha20poly1305_ietf_decrypt_detached(hdr, nullptr, hdr, frame_header_bytes, hdr + frame_header_bytes,
+                                                         nullptr, 0, n.data(), recv_key_.data()) != 0)
+    throw_error(Errc::unauthenticated, "frame header failed authentication (wrong key, corrupted or forged frame)");
+  Frame f;
+  f.header = decode_header(std::span<const std::uint8_t>(hdr, frame_header_bytes), session_, limits_);
+  std::vector<std::uint8_t> body(std::size_t{f.header.payload_length} + aead_tag_bytes);
+  co_await read_exact(socket_, body.data(), body.size(), "in the middle of a frame (truncated)");
+  stats_.bytes_received += body.size();
+  n = nonce(seq, 1);
+  if (crypto_aead_chacha20poly1305_ietf_decrypt_detached(body.data(), nullptr, body.data(), f.header.payload_length,
+                                                         body.data() + f.header.payload_length, nullptr, 0, n.data(),
+                                                         recv_key_.data()) != 0)
+    throw_error(Errc::unauthenticated, "frame payload failed authentication (corrupted or forged frame)");
+  body.resize(f.header.payload_length);
+  f.payload = std::move(body);
+  ++recv_seq_;
+  ++stats_.frames_received;
+  co_return f;
+}
+
+void SecureLink::close() {
+  // A write in flight completes with an error and empties the queue itself.
+  if (!writing_) queue_.clear();
+  std::error_code ignored;
+  socket_.close(ignored);
+}
+
+void SecureLink::close_after_flush() {
+  if (!writing_) {
+    std::error_code ignored;
+    socket_.shutdown(tcp::socket::shutdown_send, ignored);
+    return;
+  }
+  close_when_flushed_ = true;
+}
+
+}  // namespace shufflempc::net::detail

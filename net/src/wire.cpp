@@ -1,0 +1,195 @@
+#include "shufflempc/net/wire.hpp"
+
+#include <stdexcept>
+
+#include "shufflempc/error.hpp"
+#include "shufflempc/messages.hpp"
+
+namespace shufflempc::net {
+
+namespace {
+
+const char* type_name(std::uint16_t t) {
+  switch (static_cast<FrameType>(t)) {
+    case FrameType::confirm: return "confirm";
+    case FrameType::submit: return "submit";
+    case FrameType::result: return "result";
+    case FrameType::abort: return "abort";
+  }
+  return "unknown";
+}
+
+[[noreturn]] void bad(Errc e, const std::string& what) { throw_error(e, "frame header: " + what); }
+
+}  // namespace
+
+std::array<std::uint8_t, frame_header_bytes> encode_header(const FrameHeader& h) {
+  std::array<std::uint8_t, frame_header_bytes> out{};
+  std::uint8_t* p = out.data();
+  store_le<std::uint32_t>(p, h.magic), p += 4;
+  store_le<std::uint16_t>(p, h.version), p += 2;
+  store_le<std::uint16_t>(p, static_cast<std::uint16_t>(h.type)), p += 2;
+  std::copy(h.session.begin(), h.session.end(), p), p += session_id_bytes;
+  store_le<std::uint32_t>(p, h.round), p += 4;
+  store_le<std::uint32_t>(p, h.width), p += 4;
+  store_le<std::uint32_t>(p, h.count), p += 4;
+  store_le<std::uint32_t>(p, h.payload_length);
+  return out;
+}
+
+FrameHeader decode_header(std::span<const std::uint8_t> bytes, const SessionId& session, const Limits& limits) {
+  if (bytes.size() != frame_header_bytes)
+    bad(Errc::malformed_frame, std::to_string(bytes.size()) + " bytes, expected " + std::to_string(frame_header_bytes));
+  FrameHeader h;
+  const std::uint8_t* p = bytes.data();
+  h.magic = load_le<std::uint32_t>(p), p += 4;
+  if (h.magic != frame_magic) bad(Errc::malformed_frame, "bad magic");
+  h.version = load_le<std::uint16_t>(p), p += 2;
+  if (h.version != wire_version)
+    bad(Errc::malformed_frame, "version " + std::to_string(h.version) + ", this build speaks " + std::to_string(wire_version));
+  const auto type = load_le<std::uint16_t>(p);
+  p += 2;
+  if (type < 1 || type > 4) bad(Errc::malformed_frame, "unknown type " + std::to_string(type));
+  h.type = static_cast<FrameType>(type);
+  std::copy(p, p + session_id_bytes, h.session.begin()), p += session_id_bytes;
+  if (h.session != session) bad(Errc::wrong_session, "session id " + to_hex(h.session) + " is not this session's");
+  h.round = load_le<std::uint32_t>(p), p += 4;
+  h.width = load_le<std::uint32_t>(p), p += 4;
+  h.count = load_le<std::uint32_t>(p), p += 4;
+  h.payload_length = load_le<std::uint32_t>(p);
+
+  const std::string t = type_name(type);
+  if (h.width > limits.max_width)
+    bad(Errc::oversized_frame, t + ": width " + std::to_string(h.width) + " above the limit " + std::to_string(limits.max_width));
+  if (h.count > limits.max_count)
+    bad(Errc::oversized_frame, t + ": count " + std::to_string(h.count) + " above the limit " + std::to_string(limits.max_count));
+  if (h.payload_length > limits.max_payload)
+    bad(Errc::oversized_frame, t + ": payload of " + std::to_string(h.payload_length) + " bytes above the limit " +
+                                   std::to_string(limits.max_payload));
+  const std::uint64_t message_bytes = std::uint64_t{h.width} * h.count;
+  switch (h.type) {
+    case FrameType::confirm:
+      if (h.width != 0 || h.count != 0 || h.payload_length != 0) bad(Errc::malformed_frame, "confirm frame with content");
+      break;
+    case FrameType::submit:
+      if (h.width == 0) bad(Errc::malformed_frame, "submit: width 0");
+      if (message_bytes != h.payload_length)
+        bad(Errc::malformed_frame, "submit: payload of " + std::to_string(h.payload_length) + " bytes for " +
+                                       std::to_string(h.count) + " messages of " + std::to_string(h.width) + " bytes");
+      break;
+    case FrameType::result:
+      if (h.count > 0 && h.width == 0) bad(Errc::malformed_frame, "result: messages of width 0");
+      if (std::uint64_t{h.payload_length} < result_prefix_bytes(0, 0) + message_bytes)
+        bad(Errc::malformed_frame, "result: payload too short for its messages");
+      break;
+    case FrameType::abort:
+      if (h.width != 0 || h.count != 0) bad(Errc::malformed_frame, "abort frame with messages");
+      if (h.payload_length > limits.max_abort_reason) bad(Errc::oversized_frame, "abort: reason too long");
+      break;
+  }
+  return h;
+}
+
+std::array<std::uint8_t, hello_bytes> encode_hello(const Hello& h) {
+  std::array<std::uint8_t, hello_bytes> out{};
+  std::uint8_t* p = out.data();
+  store_le<std::uint32_t>(p, h.magic), p += 4;
+  store_le<std::uint16_t>(p, h.version), p += 2;
+  store_le<std::uint16_t>(p, h.reserved), p += 2;
+  std::copy(h.session.begin(), h.session.end(), p), p += session_id_bytes;
+  store_le<std::uint32_t>(p, h.id), p += 4;
+  std::copy(h.static_key.begin(), h.static_key.end(), p), p += public_key_bytes;
+  std::copy(h.ephemeral_key.begin(), h.ephemeral_key.end(), p);
+  return out;
+}
+
+Hello decode_hello(std::span<const std::uint8_t> bytes) {
+  if (bytes.size() != hello_bytes) throw_error(Errc::malformed_frame, "hello: wrong size");
+  Hello h;
+  const std::uint8_t* p = bytes.data();
+  h.magic = load_le<std::uint32_t>(p), p += 4;
+  if (h.magic != hello_magic) throw_error(Errc::malformed_frame, "hello: bad magic (not a shufflempc client)");
+  h.version = load_le<std::uint16_t>(p), p += 2;
+  if (h.version != wire_version)
+    throw_error(Errc::malformed_frame, "hello: version " + std::to_string(h.version) + ", this build speaks " +
+                                           std::to_string(wire_version));
+  h.reserved = load_le<std::uint16_t>(p), p += 2;
+  if (h.reserved != 0) throw_error(Errc::malformed_frame, "hello: reserved field is not zero");
+  std::copy(p, p + session_id_bytes, h.session.begin()), p += session_id_bytes;
+  h.id = load_le<std::uint32_t>(p), p += 4;
+  std::copy(p, p + public_key_bytes, h.static_key.begin()), p += public_key_bytes;
+  std::copy(p, p + public_key_bytes, h.ephemeral_key.begin());
+  return h;
+}
+
+std::size_t result_prefix_bytes(std::size_t submitted, std::size_t dropped) { return 16 + 4 * (submitted + dropped); }
+
+std::vector<std::uint8_t> encode_result(std::uint64_t messages, std::span<const PartyId> submitted,
+                                        std::span<const PartyId> dropped, std::span<const std::uint8_t> output) {
+  std::vector<std::uint8_t> out(result_prefix_bytes(submitted.size(), dropped.size()) + output.size());
+  std::uint8_t* p = out.data();
+  store_le<std::uint64_t>(p, messages), p += 8;
+  store_le<std::uint32_t>(p, static_cast<std::uint32_t>(submitted.size())), p += 4;
+  store_le<std::uint32_t>(p, static_cast<std::uint32_t>(dropped.size())), p += 4;
+  for (PartyId id : submitted) store_le<std::uint32_t>(p, id), p += 4;
+  for (PartyId id : dropped) store_le<std::uint32_t>(p, id), p += 4;
+  if (!output.empty()) std::copy(output.begin(), output.end(), p);
+  return out;
+}
+
+ResultPayload decode_result(const FrameHeader& h, std::span<const std::uint8_t> payload, std::size_t parties,
+                            const Limits& limits) {
+  const auto fail = [](const std::string& what) { throw_error(Errc::malformed_frame, "result: " + what); };
+  if (h.type != FrameType::result) fail("not a result frame");
+  if (payload.size() != h.payload_length || payload.size() < 16) fail("payload shorter than its prefix");
+  ResultPayload r;
+  const std::uint8_t* p = payload.data();
+  r.messages = load_le<std::uint64_t>(p), p += 8;
+  const auto ns = load_le<std::uint32_t>(p);
+  const auto nd = load_le<std::uint32_t>(p + 4);
+  p += 8;
+  if (ns > limits.max_parties || nd > limits.max_parties || std::uint64_t{ns} + nd > parties)
+    fail("more ids than parties in the session");
+  const std::uint64_t message_bytes = std::uint64_t{h.width} * h.count;
+  if (result_prefix_bytes(ns, nd) + message_bytes != payload.size()) fail("payload size does not match its id lists and messages");
+  if (h.count != 0 && h.count != r.messages) fail("carries " + std::to_string(h.count) + " of " + std::to_string(r.messages) + " messages");
+  const auto read_ids = [&](std::uint32_t n, std::vector<PartyId>& ids) {
+    ids.reserve(n);
+    for (std::uint32_t i = 0; i < n; ++i, p += 4) {
+      const auto id = load_le<std::uint32_t>(p);
+      if (id >= parties || (!ids.empty() && id <= ids.back())) fail("id list not ascending or out of range");
+      ids.push_back(id);
+    }
+  };
+  read_ids(ns, r.submitted);
+  read_ids(nd, r.dropped);
+  r.output = std::span<const std::uint8_t>(p, static_cast<std::size_t>(message_bytes));
+  return r;
+}
+
+std::string to_hex(std::span<const std::uint8_t> bytes) {
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string s;
+  s.reserve(bytes.size() * 2);
+  for (std::uint8_t b : bytes) {
+    s.push_back(digits[b >> 4]);
+    s.push_back(digits[b & 15]);
+  }
+  return s;
+}
+
+void from_hex(const std::string& hex, std::span<std::uint8_t> out, const std::string& what) {
+  if (hex.size() != 2 * out.size())
+    throw std::invalid_argument(what + " must be " + std::to_string(2 * out.size()) + " hex digits, got " +
+                                std::to_string(hex.size()) + " characters");
+  const auto nibble = [&](char c) -> std::uint8_t {
+    if (c >= '0' && c <= '9') return static_cast<std::uint8_t>(c - '0');
+    if (c >= 'a' && c <= 'f') return static_cast<std::uint8_t>(c - 'a' + 10);
+    if (c >= 'A' && c <= 'F') return static_cast<std::uint8_t>(c - 'A' + 10);
+    throw std::invalid_argument(what + " must be hex digits, got '" + std::string(1, c) + "'");
+  };
+  for (std::size_t i = 0; i < out.size(); ++i)
+    out[i] = static_cast<std::uint8_t>(nibble(hex[2 * i]) << 4 | nibble(hex[2 * i + 1]));
+}
+
+}  // namespace shufflempc::net
