@@ -1,6 +1,8 @@
 #include "split_mix/split_mix.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cstring>
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
@@ -30,6 +32,91 @@ std::uint64_t load_bytes(const std::uint8_t* in, std::size_t width) {
 
 [[noreturn]] void reject_message(std::size_t index) {
   throw_error(Errc::malformed_frame, "split-mix: message " + std::to_string(index) + " encodes a value outside Z_q");
+}
+
+// Sum mod q (q = 0 meaning 2^64) of `count` little-endian values of W bytes, each checked < q.
+// A 128-bit accumulator cannot overflow: 2^64 values below 2^64.
+// The W-byte little-endian value at p, when at least 8 bytes are readable from p: one 8-byte
+// load and a mask (a W-byte memcpy into a register stalls on store forwarding).
+template <std::size_t W>
+std::uint64_t load_wide(const std::uint8_t* p) {
+  std::uint64_t v = 0;
+  std::memcpy(&v, p, 8);
+  if constexpr (std::endian::native != std::endian::little) v = __builtin_bswap64(v);
+  if constexpr (W < 8) v &= (std::uint64_t{1} << (8 * W)) - 1;
+  return v;
+}
+
+// Sum mod q (q = 0 meaning 2^64) of `count` little-endian values of W bytes, each checked < q.
+// A 128-bit accumulator cannot overflow: 2^64 values below 2^64.
+template <std::size_t W>
+std::uint64_t sum_fixed(const std::uint8_t* data, std::size_t count, std::uint64_t q) {
+  unsigned __int128 total = 0;
+  bool bad = false;
+  // Wide loads while 8 bytes remain, byte loads for the last message or two.
+  const std::size_t wide = count * W >= 8 ? (count * W - 8) / W + 1 : 0;
+  const std::uint8_t* p = data;
+  for (std::size_t i = 0; i < wide; ++i, p += W) {
+    const std::uint64_t v = load_wide<W>(p);
+    bad |= q != 0 && v >= q;
+    total += v;
+  }
+  for (std::size_t i = wide; i < count; ++i, p += W) {
+    const std::uint64_t v = load_bytes(p, W);
+    bad |= q != 0 && v >= q;
+    total += v;
+  }
+  if (bad) {  // find the first offender for the error message
+    for (std::size_t i = 0; i < count; ++i)
+      if (load_bytes(data + i * W, W) >= q) reject_message(i);
+  }
+  return q == 0 ? static_cast<std::uint64_t>(total) : static_cast<std::uint64_t>(total % q);
+}
+
+// Writes m - 1 uniform elements of Z_q (q = 0 meaning 2^64) at p, W bytes each, and returns their
+// sum mod q. They come from bulk draws of 64-bit words, each mapped to [0, q) by Lemire's
+// multiply-and-reject (exactly uniform; a rejection, probability < q / 2^64 per word, draws a
+// fresh word). The running sum stays in 128 bits and is reduced once.
+template <std::size_t W>
+std::uint64_t split_fixed(std::uint8_t* p, std::size_t m, std::uint64_t q, Rng& rng) {
+  constexpr std::size_t chunk = 64;
+  std::uint64_t words[chunk];
+  unsigned __int128 total = 0;
+  for (std::size_t done = 0; done + 1 < m;) {
+    const std::size_t take = std::min(chunk, m - 1 - done);
+    rng.fill(words, take * sizeof(std::uint64_t));
+    for (std::size_t i = 0; i < take; ++i, p += W) {
+      std::uint64_t y = words[i];
+      if (q != 0) {
+        unsigned __int128 product = static_cast<unsigned __int128>(y) * q;
+        if (static_cast<std::uint64_t>(product) < q) {
+          const std::uint64_t threshold = (0 - q) % q;
+          while (static_cast<std::uint64_t>(product) < threshold) product = static_cast<unsigned __int128>(rng.next_u64()) * q;
+        }
+        y = static_cast<std::uint64_t>(product >> 64);
+      }
+      total += y;
+      // For W >= 4 an 8-byte store spills at most W bytes, into the next share's slot, which is
+      // written afterwards (the last share follows these m - 1).
+      if constexpr (std::endian::native == std::endian::little && W >= 4) std::memcpy(p, &y, 8);
+      else store_bytes(p, y, W);
+    }
+    done += take;
+  }
+  return q == 0 ? static_cast<std::uint64_t>(total) : static_cast<std::uint64_t>(total % q);
+}
+
+std::uint64_t sum_small(const std::uint8_t* p, std::size_t count, std::size_t width, std::uint64_t q) {
+  switch (width) {
+    case 1: return sum_fixed<1>(p, count, q);
+    case 2: return sum_fixed<2>(p, count, q);
+    case 3: return sum_fixed<3>(p, count, q);
+    case 4: return sum_fixed<4>(p, count, q);
+    case 5: return sum_fixed<5>(p, count, q);
+    case 6: return sum_fixed<6>(p, count, q);
+    case 7: return sum_fixed<7>(p, count, q);
+    default: return sum_fixed<8>(p, count, q);
+  }
 }
 
 }  // namespace
@@ -72,21 +159,24 @@ Modulus::Modulus(const BigInt& q) : q_(q), zq_(make_zq(q)), width_(bytes_for_mod
 
 void Modulus::split(std::uint64_t x, std::size_t m, Rng& rng, MessageBatch& out) const {
   if (m == 0) throw std::invalid_argument("split: the number of shares must be at least 1");
-  if (const auto* z = std::get_if<ZqSmall>(&zq_)) {
-    if (q_small_ != 0 && x >= q_small_) throw std::invalid_argument("split: the input must be below q");
-    const std::size_t first = out.count();
-    out.resize(first + m);
-    std::uint8_t* p = out.data() + first * width_;
-    std::uint64_t total = 0;
-    for (std::size_t i = 0; i + 1 < m; ++i, p += width_) {
-      const std::uint64_t y = z->uniform(rng);
-      total = z->add(total, y);
-      store_bytes(p, y, width_);
+  if (!std::holds_alternative<ZqSmall>(zq_)) return split(BigInt(x), m, rng, out);
+  if (q_small_ != 0 && x >= q_small_) throw std::invalid_argument("split: the input must be below q");
+  const std::size_t first = out.count();
+  out.resize(first + m);
+  std::uint8_t* p = out.data() + first * width_;
+  const std::uint64_t last = [&] {
+    switch (width_) {
+      case 1: return split_fixed<1>(p, m, q_small_, rng);
+      case 2: return split_fixed<2>(p, m, q_small_, rng);
+      case 3: return split_fixed<3>(p, m, q_small_, rng);
+      case 4: return split_fixed<4>(p, m, q_small_, rng);
+      case 5: return split_fixed<5>(p, m, q_small_, rng);
+      case 6: return split_fixed<6>(p, m, q_small_, rng);
+      case 7: return split_fixed<7>(p, m, q_small_, rng);
+      default: return split_fixed<8>(p, m, q_small_, rng);
     }
-    store_bytes(p, z->sub(x, total), width_);
-    return;
-  }
-  split(BigInt(x), m, rng, out);
+  }();
+  store_bytes(p + (m - 1) * width_, std::get<ZqSmall>(zq_).sub(x, last), width_);
 }
 
 void Modulus::split(const BigInt& x, std::size_t m, Rng& rng, MessageBatch& out) const {
@@ -108,21 +198,9 @@ BigInt Modulus::sum(const MessageBatch& messages) const {
     throw_error(Errc::protocol_violation, "split-mix: messages of width " + std::to_string(messages.width()) +
                                               ", expected " + std::to_string(width_));
   const std::size_t count = messages.count();
-  if (const auto* z = std::get_if<ZqSmall>(&zq_)) {
-    // 128-bit accumulator: 2^64 messages of 64 bits cannot overflow it.
-    unsigned __int128 total = 0;
-    const std::uint8_t* p = messages.data();
-    if (z->is_two_to_64()) {
-      for (std::size_t i = 0; i < count; ++i, p += width_) total += load_bytes(p, width_);
-      return BigInt(static_cast<std::uint64_t>(total));
-    }
-    const std::uint64_t q = q_small_;
-    for (std::size_t i = 0; i < count; ++i, p += width_) {
-      const std::uint64_t v = load_bytes(p, width_);
-      if (v >= q) reject_message(i);
-      total += v;
-    }
-    return BigInt(static_cast<std::uint64_t>(total % q));
+  if (std::holds_alternative<ZqSmall>(zq_)) {
+    const std::uint64_t total = sum_small(messages.data(), count, width_, q_small_);
+    return BigInt(total);
   }
   const auto& z = std::get<ZqBig>(zq_);
   BigInt total = 0;
