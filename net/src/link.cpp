@@ -88,7 +88,12 @@ asio::awaitable<void> SecureLink::connect_as(const SessionId& session, PartyId i
   send_raw(std::vector<std::uint8_t>(hb.begin(), hb.end()));
 
   std::uint8_t* reply = transcript.data() + hello_bytes;
-  co_await read_exact(socket_, reply, hello_reply_bytes, "by the shuffler during the handshake (is this identity in its session config?)");
+  try {
+    co_await read_exact(socket_, reply, hello_reply_bytes, "during the handshake");
+  } catch (const std::system_error& e) {
+    if (e.code() != Errc::peer_closed) throw;
+    throw_error(Errc::unauthenticated, "the shuffler refused this identity (is this session, id and key in its session config?)");
+  }
   stats_.bytes_received += hello_reply_bytes;
   if (load_le<std::uint32_t>(reply) != hello_magic || load_le<std::uint16_t>(reply + 4) != wire_version)
     throw_error(Errc::malformed_frame, "handshake: the peer is not a shufflempc shuffler of this version");

@@ -1,0 +1,73 @@
+// `shufflempc local`: the one-command multi-process run gives the in-process answer.
+#include "net/harness.hpp"
+
+namespace {
+
+using namespace shufflempc;
+using namespace shufflempc::test;
+
+Value run_json(const std::vector<std::string>& args, const std::string& err_path) {
+  Process p(args, err_path);
+  std::string line = p.read_line(std::chrono::seconds(60));
+  const int status = p.wait(std::chrono::seconds(60));
+  INFO("stderr: " << slurp(err_path));
+  REQUIRE(status == 0);
+  const Value v = Value::parse(line, nullptr, false);
+  REQUIRE_FALSE(v.is_discarded());
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("shufflempc local: separate party processes over TCP give the in-process estimate") {
+  char tmpl[] = "/tmp/shufflempc-localtest-XXXXXX";
+  REQUIRE(::mkdtemp(tmpl) != nullptr);
+  const std::string err = std::string(tmpl) + "/err";
+  // Same seed: same inputs, same party messages, same analyzer noise; the estimate does not
+  // depend on the order the shuffler chose, so the runs agree exactly.
+  const std::vector<std::string> common = {"counting", "--parties", "300", "--noise", "calibrated", "--seed", "9", "--json"};
+  std::vector<std::string> local = {SHUFFLEMPC_CLI, "local"}, run = {SHUFFLEMPC_CLI, "run"};
+  local.insert(local.end(), common.begin(), common.end());
+  local.insert(local.end(), {"--parties-per-process", "64", "--dropouts", "3"});
+  run.insert(run.end(), common.begin(), common.end());
+  run.insert(run.end(), {"--dropouts", "3"});
+  const Value tcp = run_json(local, err);
+  const Value mem = run_json(run, err);
+  CHECK(tcp["output"] == mem["output"]);
+  CHECK(tcp["truth"] == mem["truth"]);
+  CHECK(tcp["dropped"] == mem["dropped"]);
+  CHECK(tcp["messages"] == mem["messages"]);
+  CHECK(tcp["transport"] == "tcp");
+  CHECK(tcp["processes"]["party_processes"] == 5);
+  REQUIRE(tcp["per_party"].size() == 300);
+  std::size_t dropped = 0;
+  for (const auto& p : tcp["per_party"]) {
+    if (p["dropped"].get<bool>()) {
+      ++dropped;
+      CHECK(p["messages_sent"] == 0);
+    } else {
+      CHECK(p["rounds"] == 1);
+      CHECK(p["bytes_sent"].get<std::uint64_t>() > 0);
+    }
+  }
+  CHECK(dropped == 3);
+  std::error_code ec;
+  std::filesystem::remove_all(tmpl, ec);
+}
+
+TEST_CASE("shufflempc keygen writes a key file the party command accepts, and bad flags exit 2") {
+  char tmpl[] = "/tmp/shufflempc-keygentest-XXXXXX";
+  REQUIRE(::mkdtemp(tmpl) != nullptr);
+  const std::string dir = tmpl;
+  Process p({SHUFFLEMPC_CLI, "keygen", "--out", dir + "/k.key"}, dir + "/err");
+  const std::string pub = p.read_line();
+  CHECK(p.wait() == 0);
+  CHECK(pub.size() == 64);
+  CHECK(net::to_hex(net::KeyPair::load(dir + "/k.key").public_key()) == pub);
+  CHECK((std::filesystem::status(dir + "/k.key").permissions() & std::filesystem::perms::others_read) == std::filesystem::perms::none);
+  Process bad({SHUFFLEMPC_CLI, "local", "counting", "--parties", "10", "--parties-per-process", "0"}, dir + "/err2");
+  CHECK(bad.wait() == 2);
+  CHECK(slurp(dir + "/err2").find("parties-per-process") != std::string::npos);
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+}

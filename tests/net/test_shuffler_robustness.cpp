@@ -1,0 +1,281 @@
+// The shuffler process against bad peers: strangers, wrong keys, other sessions, malformed,
+// oversized, truncated and random input, replays, duplicate submissions, a party that dies
+// mid-round, an expired deadline, too few parties. Each test checks the shuffler's log line and
+// that every honest party's message reached the analyzer exactly once.
+#include <sodium.h>
+
+#include <set>
+
+#include "net/harness.hpp"
+#include "shufflempc/error.hpp"
+
+namespace {
+
+using namespace shufflempc;
+using namespace shufflempc::test;
+using net::FrameType;
+
+constexpr std::size_t n_parties = 4;  // parties 0..2 are honest, party 3 is the one under test
+const std::vector<PartyId> honest = {0, 1, 2};
+
+// Party i's messages: i + 1 one-byte messages 10 i + 1, 10 i + 2, ...
+std::vector<std::uint8_t> messages_of(PartyId id) {
+  std::vector<std::uint8_t> m;
+  for (PartyId j = 0; j <= id; ++j) m.push_back(static_cast<std::uint8_t>(10 * id + j + 1));
+  return m;
+}
+
+std::multiset<std::uint8_t> expected(const std::vector<PartyId>& ids) {
+  std::multiset<std::uint8_t> all;
+  for (PartyId id : ids)
+    for (auto b : messages_of(id)) all.insert(b);
+  return all;
+}
+
+// Party 3's batch as it goes on the wire in ESA mode: each message sealed to the analyzer.
+std::vector<std::uint8_t> sealed(const NetSession& s, const std::vector<std::uint8_t>& plain) {
+  std::vector<std::uint8_t> out(plain.size() * (1 + crypto_box_SEALBYTES));
+  for (std::size_t i = 0; i < plain.size(); ++i)
+    crypto_box_seal(out.data() + i * (1 + crypto_box_SEALBYTES), &plain[i], 1, s.config.analyzer_key.data());
+  return out;
+}
+
+// Parties 0..2 and the analyzer in one TcpChannel (each on its own link): one round.
+RoundOutcome run_honest(const NetSession& s, std::uint16_t port) {
+  std::vector<net::Identity> ids;
+  for (PartyId id : honest) ids.push_back({id, s.parties[id]});
+  ids.push_back({net::analyzer_id, s.analyzer});
+  net::TcpChannel channel(s.config, std::move(ids), "127.0.0.1", port);
+  RoundSpec spec;
+  spec.width = 1;
+  spec.delivery = Delivery::analyzer_only;
+  for (PartyId i = 0; i < n_parties; ++i) spec.expected.push_back(i);
+  Submissions local;
+  local.messages = MessageBatch(1);
+  for (PartyId id : honest) {
+    const std::size_t first = local.messages.count();
+    for (auto b : messages_of(id)) local.messages.push_back(std::span(&b, 1));
+    local.parties.push_back({id, first, local.messages.count() - first});
+  }
+  return channel.exchange(spec, std::move(local));
+}
+
+std::multiset<std::uint8_t> received(const RoundOutcome& out) {
+  REQUIRE(out.output.has_value());
+  std::multiset<std::uint8_t> all;
+  for (std::size_t i = 0; i < out.output->count(); ++i) all.insert((*out.output)[i][0]);
+  return all;
+}
+
+// Party 3 connects with its real key (a compromised but authenticated party).
+std::shared_ptr<net::detail::SecureLink> connect_party3(asio::io_context& io, const NetSession& s, std::uint16_t port) {
+  auto link = dial(io, port, s.config.limits());
+  SystemRng rng;
+  run_sync(io, link->connect_as(s.config.session, 3, s.parties[3], s.config.shuffler_key, rng));
+  return link;
+}
+
+void check_honest_only(const NetSession& s, const ShufflerProcess& sh, const std::vector<PartyId>& dropped) {
+  const RoundOutcome out = run_honest(s, sh.port);
+  CHECK(received(out) == expected(honest));
+  CHECK(out.dropped == dropped);
+  CHECK(out.submitted == honest);
+}
+
+}  // namespace
+
+TEST_CASE("shuffler process: a stranger's key is refused and cannot inject a message") {
+  NetSession s(n_parties, 1, 3, std::chrono::milliseconds(800));  // party 3 never joins: the deadline closes the round
+  ShufflerProcess sh(s);
+  asio::io_context io;
+  SystemRng rng;
+  const auto stranger = net::KeyPair::generate(rng);
+  auto link = dial(io, sh.port);
+  try {
+    run_sync(io, link->connect_as(s.config.session, 3, stranger, s.config.shuffler_key, rng));
+    FAIL("the stranger was accepted");
+  } catch (const std::system_error& e) {
+    CHECK(e.code() == Errc::unauthenticated);
+  }
+  check_honest_only(s, sh, {3});
+  CHECK(sh.log().find("claims to be party 3 with a key that is not its key in the session config") != std::string::npos);
+}
+
+TEST_CASE("shuffler process: a peer without the secret key fails key confirmation") {
+  NetSession s(n_parties, 2, 3, std::chrono::milliseconds(800));  // party 3 never joins: the deadline closes the round
+  ShufflerProcess sh(s);
+  asio::io_context io;
+  // Party 3's public key in the hello, but no secret key to derive the link keys: the confirm
+  // frame it sends cannot authenticate.
+  net::Hello hello;
+  hello.session = s.config.session;
+  hello.id = 3;
+  hello.static_key = s.parties[3].public_key();
+  SystemRng rng;
+  hello.ephemeral_key = net::KeyPair::generate(rng).public_key();
+  auto link = dial(io, sh.port);
+  const auto hb = net::encode_hello(hello);
+  link->send_raw({hb.begin(), hb.end()});
+  std::vector<std::uint8_t> forged(net::frame_prefix_bytes + net::aead_tag_bytes);
+  rng.fill(forged.data() + 8, forged.size() - 8);  // sequence 0, random ciphertext
+  link->send_raw(forged);
+  (void)wait_closed(io, *link);
+  check_honest_only(s, sh, {3});
+  CHECK(sh.log().find("key confirmation failed") != std::string::npos);
+}
+
+TEST_CASE("shuffler process: a hello for another session is refused") {
+  NetSession s(n_parties, 3, 3, std::chrono::milliseconds(800));  // party 3 never joins: the deadline closes the round
+  ShufflerProcess sh(s);
+  asio::io_context io;
+  net::SessionId other = s.config.session;
+  other[0] ^= 1;
+  SystemRng rng;
+  auto link = dial(io, sh.port);
+  CHECK_THROWS_AS(run_sync(io, link->connect_as(other, 3, s.parties[3], s.config.shuffler_key, rng)), std::system_error);
+  check_honest_only(s, sh, {3});
+  CHECK(sh.log().find("hello for unknown session") != std::string::npos);
+}
+
+TEST_CASE("shuffler process: random bytes instead of a hello are refused") {
+  NetSession s(n_parties, 4, 3, std::chrono::milliseconds(800));  // party 3 never joins: the deadline closes the round
+  ShufflerProcess sh(s);
+  asio::io_context io;
+  SeededRng rng(4);
+  std::vector<std::uint8_t> junk(300);
+  rng.fill(junk);
+  auto link = dial(io, sh.port);
+  link->send_raw(junk);
+  (void)wait_closed(io, *link);
+  check_honest_only(s, sh, {3});
+  CHECK(sh.log().find("hello: bad magic") != std::string::npos);
+}
+
+TEST_CASE("shuffler process: random bytes on an authenticated link close that link only") {
+  NetSession s(n_parties, 5, 3);
+  ShufflerProcess sh(s);
+  asio::io_context io;
+  auto link = connect_party3(io, s, sh.port);
+  SeededRng rng(5);
+  std::vector<std::uint8_t> junk(300);
+  rng.fill(junk);
+  link->send_raw(junk);
+  (void)wait_closed(io, *link);
+  check_honest_only(s, sh, {3});
+  const std::string log = sh.log();
+  CHECK((log.find("sequence number") != std::string::npos || log.find("failed authentication") != std::string::npos));
+}
+
+TEST_CASE("shuffler process: a malformed frame (payload length against count and width) is rejected") {
+  NetSession s(n_parties, 6, 3);
+  ShufflerProcess sh(s);
+  asio::io_context io;
+  auto link = connect_party3(io, s, sh.port);
+  const std::vector<std::uint8_t> three(3, 0);
+  link->send(FrameType::submit, 0, 49, 5, three);  // claims 5 messages of 49 bytes, carries 3 bytes
+  (void)wait_closed(io, *link);
+  check_honest_only(s, sh, {3});
+  CHECK(sh.log().find("submit: payload of 3 bytes for 5 messages of 49 bytes") != std::string::npos);
+}
+
+TEST_CASE("shuffler process: a submission of the wrong width is rejected") {
+  NetSession s(n_parties, 7, 3);
+  ShufflerProcess sh(s);
+  asio::io_context io;
+  auto link = connect_party3(io, s, sh.port);
+  const std::vector<std::uint8_t> two(2, 7);
+  link->send(FrameType::submit, 0, 1, 2, two);  // unsealed one-byte messages: wire width is 49
+  (void)wait_closed(io, *link);
+  check_honest_only(s, sh, {3});
+  CHECK(sh.log().find("submission of width 1 rejected, the round's wire width is 49") != std::string::npos);
+}
+
+TEST_CASE("shuffler process: an oversized frame is rejected from its header, before its payload") {
+  NetSession s(n_parties, 8, 3);
+  ShufflerProcess sh(s);
+  asio::io_context io;
+  auto link = connect_party3(io, s, sh.port);
+  const std::vector<std::uint8_t> big(49 * 100, 0);  // 4900 bytes > max_frame_bytes = 4096
+  link->send(FrameType::submit, 0, 49, 100, big);
+  (void)wait_closed(io, *link);
+  check_honest_only(s, sh, {3});
+  CHECK(sh.log().find("payload of 4900 bytes above the limit 4096") != std::string::npos);
+}
+
+TEST_CASE("shuffler process: a truncated frame from a party that dies mid-round never hangs the others") {
+  NetSession s(n_parties, 9, 3);
+  ShufflerProcess sh(s);
+  asio::io_context io;
+  auto link = connect_party3(io, s, sh.port);
+  const std::vector<std::uint8_t> frame_start(40, 1);
+  link->send_raw(frame_start);  // part of a frame prefix, then the connection dies
+  io.restart();
+  io.run_for(std::chrono::seconds(5));  // flush the write
+  link->socket().close();  // what the kernel does when the process is killed
+  check_honest_only(s, sh, {3});
+  CHECK(sh.log().find("party 3") != std::string::npos);
+}
+
+TEST_CASE("shuffler process: a duplicate submission is rejected and the first batch counts once") {
+  NetSession s(n_parties, 10, 3);
+  ShufflerProcess sh(s);
+  asio::io_context io;
+  auto link = connect_party3(io, s, sh.port);
+  const std::vector<std::uint8_t> batch = {201, 202};
+  link->send(FrameType::submit, 0, 49, 2, sealed(s, batch));
+  link->send(FrameType::submit, 0, 49, 2, sealed(s, {203, 204}));
+  (void)wait_closed(io, *link);
+  const RoundOutcome out = run_honest(s, sh.port);
+  auto want = expected(honest);
+  want.insert({201, 202});
+  CHECK(received(out) == want);
+  CHECK(out.submitted == std::vector<PartyId>{0, 1, 2, 3});
+  CHECK(sh.log().find("duplicate submission rejected (its first batch stands)") != std::string::npos);
+}
+
+TEST_CASE("shuffler process: a replayed frame is rejected and the original counts once") {
+  NetSession s(n_parties, 11, 3);
+  ShufflerProcess sh(s);
+  asio::io_context io;
+  auto link = connect_party3(io, s, sh.port);
+  const std::uint64_t seq = link->next_send_sequence();
+  link->send(FrameType::submit, 0, 49, 1, sealed(s, {211}));
+  link->set_send_sequence(seq);  // the same sequence number again
+  link->send(FrameType::submit, 0, 49, 1, sealed(s, {212}));
+  (void)wait_closed(io, *link);
+  const RoundOutcome out = run_honest(s, sh.port);
+  auto want = expected(honest);
+  want.insert(211);
+  CHECK(received(out) == want);
+  // A replayed sequence number reuses the nonce, so authentication or the counter check fails.
+  const std::string log = sh.log();
+  CHECK((log.find("was already used (replay)") != std::string::npos || log.find("failed authentication") != std::string::npos));
+}
+
+TEST_CASE("shuffler process: a party that misses the deadline is dropped and told so") {
+  NetSession s(n_parties, 12, 3, std::chrono::milliseconds(1500));
+  ShufflerProcess sh(s);
+  asio::io_context io;
+  auto link = connect_party3(io, s, sh.port);  // connects, then stays silent
+  check_honest_only(s, sh, {3});
+  const auto frame = run_sync(io, link->receive());
+  CHECK(frame.header.type == FrameType::abort);
+  CHECK(std::string(frame.payload.begin(), frame.payload.end()).find("missed the deadline") != std::string::npos);
+  CHECK(sh.log().find("deadline of 1500 ms expired") != std::string::npos);
+  link->close();
+  CHECK(sh.process.wait() == 0);
+}
+
+TEST_CASE("shuffler process: too few parties ends the session with one clear error to everyone") {
+  NetSession s(n_parties, 13, 4, std::chrono::milliseconds(1000));
+  ShufflerProcess sh(s);
+  try {
+    (void)run_honest(s, sh.port);
+    FAIL("the round should have failed");
+  } catch (const std::system_error& e) {
+    CHECK(e.code() == Errc::session_aborted);
+    CHECK(std::string(e.what()).find("3 of 4 parties submitted, at least 4 needed") != std::string::npos);
+  }
+  CHECK(sh.process.wait() == 1);
+  CHECK(sh.log().find("session aborted: round 0: 3 of 4 parties submitted, at least 4 needed") != std::string::npos);
+}
