@@ -1,0 +1,39 @@
+// libFuzzer target for the TCP transport's parsers: the hello, the frame header and the result
+// payload (what a peer controls before and after authentication). Build with clang and
+// -DSHUFFLEMPC_FUZZ=ON; run: build-fuzz/bin/fuzz/fuzz_frame -max_total_time=60
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <system_error>
+
+#include "shufflempc/net/wire.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace shufflempc::net;
+  const std::span<const std::uint8_t> in(data, size);
+  if (size >= hello_bytes) {
+    try {
+      (void)decode_hello(in.first(hello_bytes));
+    } catch (const std::system_error&) {
+    }
+  }
+  if (size < frame_header_bytes) return 0;
+  SessionId session{};
+  std::copy(data + 8, data + 8 + session_id_bytes, session.begin());  // let the fuzzer reach the later fields
+  Limits limits;
+  limits.max_payload = 1u << 20;
+  limits.max_parties = 1000;
+  try {
+    const FrameHeader h = decode_header(in.first(frame_header_bytes), session, limits);
+    const auto payload = in.subspan(frame_header_bytes);
+    if (h.type == FrameType::result && payload.size() == h.payload_length) {
+      const ResultPayload r = decode_result(h, payload, 1000, limits);
+      // Everything decode_result accepted must be in range.
+      if (r.output.size() != std::size_t{h.width} * h.count) __builtin_trap();
+      for (auto id : r.submitted)
+        if (id >= 1000) __builtin_trap();
+    }
+  } catch (const std::system_error&) {
+  }
+  return 0;
+}
