@@ -170,16 +170,17 @@ asio::awaitable<void> SecureLink::accept(const Hello& hello, const KeyPair& mine
 }
 
 void SecureLink::send(FrameType type, std::uint32_t round, std::uint32_t width, std::uint32_t count,
-                      std::span<const std::uint8_t> payload) {
+                      std::span<const std::uint8_t> head, std::span<const std::uint8_t> tail) {
+  const std::size_t payload_size = head.size() + tail.size();
   FrameHeader h;
   h.type = type;
   h.session = session_;
   h.round = round;
   h.width = width;
   h.count = count;
-  h.payload_length = static_cast<std::uint32_t>(payload.size());
+  h.payload_length = static_cast<std::uint32_t>(payload_size);
   const std::uint64_t seq = send_seq_++;
-  std::vector<std::uint8_t> buf(frame_prefix_bytes + payload.size() + aead_tag_bytes);
+  std::vector<std::uint8_t> buf(frame_prefix_bytes + payload_size + aead_tag_bytes);
   std::uint8_t* p = buf.data();
   store_le<std::uint64_t>(p, seq);
   const auto hb = encode_header(h);
@@ -189,9 +190,10 @@ void SecureLink::send(FrameType type, std::uint32_t round, std::uint32_t width, 
                                                      p + sequence_bytes, frame_header_bytes, nullptr, 0, nullptr,
                                                      n.data(), send_key_.data());
   std::uint8_t* body = p + frame_prefix_bytes;
-  if (!payload.empty()) std::memcpy(body, payload.data(), payload.size());
+  if (!head.empty()) std::memcpy(body, head.data(), head.size());
+  if (!tail.empty()) std::memcpy(body + head.size(), tail.data(), tail.size());
   n = nonce(seq, 1);
-  crypto_aead_chacha20poly1305_ietf_encrypt_detached(body, body + payload.size(), nullptr, body, payload.size(), nullptr,
+  crypto_aead_chacha20poly1305_ietf_encrypt_detached(body, body + payload_size, nullptr, body, payload_size, nullptr,
                                                      0, nullptr, n.data(), send_key_.data());
   ++stats_.frames_sent;
   send_raw(std::move(buf));

@@ -18,7 +18,7 @@ std::vector<RoundPlan> round_plan(const Protocol& protocol) {
   std::vector<RoundPlan> plan;
   for (std::uint32_t r = 0; r < protocol.rounds(); ++r) {
     const RoundInfo info = protocol.round(r);
-    plan.push_back({info.width, info.delivery});
+    plan.push_back({wire_width(info.width, info.delivery), info.delivery});
   }
   return plan;
 }
@@ -92,7 +92,7 @@ struct TcpShuffler::Impl {
 
   void open_round(Session& s) {
     const RoundPlan& plan = s.spec.rounds[s.round];
-    s.buffer = MessageBatch(wire_width(plan.width, plan.delivery));
+    s.buffer = MessageBatch(plan.width);
     s.slices.clear();
     std::fill(s.submitted.begin(), s.submitted.end(), 0);
     // A party that left during an earlier round is not expected any more; one that never
@@ -152,7 +152,7 @@ struct TcpShuffler::Impl {
     if (!s.analyzer) return abort_session(s, "round " + std::to_string(s.round) + ": the analyzer did not connect before the deadline");
     RoundSpec spec;
     spec.round = s.round;
-    spec.width = wire_width(plan.width, plan.delivery);
+    spec.width = plan.width;
     spec.delivery = plan.delivery;
     for (std::size_t i = 0; i < s.expected.size(); ++i)
       if (s.expected[i]) spec.expected.push_back(static_cast<PartyId>(i));
@@ -179,16 +179,16 @@ struct TcpShuffler::Impl {
           " part" + (out.dropped.size() == 1 ? "y" : "ies") + " dropped (first: party " + std::to_string(out.dropped.front()) + ")");
 
     const std::span<const std::uint8_t> messages = out.output ? out.output->bytes() : std::span<const std::uint8_t>{};
-    const auto with_output = encode_result(out.messages, out.submitted, out.dropped, messages);
-    const auto without_output = encode_result(out.messages, out.submitted, out.dropped, {});
+    // One prefix (counts and id lists); the messages follow it in the frames that carry them.
+    const auto prefix = encode_result(out.messages, out.submitted, out.dropped, {});
     const auto w = static_cast<std::uint32_t>(spec.width);
     const auto n = static_cast<std::uint32_t>(out.messages);
-    s.analyzer->send(FrameType::result, s.round, w, n, with_output);
+    s.analyzer->send(FrameType::result, s.round, w, n, prefix, messages);
     for (PartyId id : out.submitted) {
       auto& l = s.party_links[id];
       if (!l || !l->is_open()) continue;
-      if (plan.delivery == Delivery::all_parties) l->send(FrameType::result, s.round, w, n, with_output);
-      else l->send(FrameType::result, s.round, 0, 0, without_output);
+      if (plan.delivery == Delivery::all_parties) l->send(FrameType::result, s.round, w, n, prefix, messages);
+      else l->send(FrameType::result, s.round, 0, 0, prefix);
     }
     for (PartyId id : out.dropped) {
       auto& l = s.party_links[id];

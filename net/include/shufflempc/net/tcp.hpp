@@ -30,11 +30,13 @@ namespace shufflempc::net {
 // passes a function that writes to stderr.
 using Logger = std::function<void(const std::string&)>;
 
-// What the shuffler enforces per round: the width parties declare and who receives the output.
+// What the shuffler enforces per round: the width of the messages on the wire (opaque to it) and
+// who receives the output.
 struct RoundPlan {
   std::size_t width = 0;
   Delivery delivery = Delivery::analyzer_only;
 };
+// The protocol's rounds with their wire widths (sealed messages in ESA mode).
 [[nodiscard]] std::vector<RoundPlan> round_plan(const Protocol& protocol);
 // Bytes per message on the wire: sealed to the analyzer (48 bytes more) in ESA mode.
 [[nodiscard]] std::size_t wire_width(std::size_t width, Delivery delivery);

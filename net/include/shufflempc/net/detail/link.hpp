@@ -61,7 +61,12 @@ class SecureLink : public std::enable_shared_from_this<SecureLink> {
 
   // Queues one frame (encrypted now, written in order). Never blocks.
   void send(FrameType type, std::uint32_t round, std::uint32_t width, std::uint32_t count,
-            std::span<const std::uint8_t> payload);
+            std::span<const std::uint8_t> payload) {
+    send(type, round, width, count, payload, {});
+  }
+  // The payload in two pieces (a result's prefix and its messages), copied once into the frame.
+  void send(FrameType type, std::uint32_t round, std::uint32_t width, std::uint32_t count,
+            std::span<const std::uint8_t> head, std::span<const std::uint8_t> tail);
   void send(FrameType type, std::uint32_t round, std::span<const std::uint8_t> payload) {
     send(type, round, 0, 0, payload);
   }
