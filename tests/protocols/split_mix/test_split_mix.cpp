@@ -3,7 +3,6 @@
 // enumeration of the analyzer's view on tiny parameters.
 #include <doctest/doctest.h>
 
-#include <boost/math/distributions/chi_squared.hpp>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -15,6 +14,8 @@
 #include "shufflempc/net/inproc.hpp"
 #include "shufflempc/registry.hpp"
 #include "split_mix/split_mix.hpp"
+#include "support/process.hpp"
+#include "support/stats.hpp"
 
 namespace sm = shufflempc::split_mix;
 using shufflempc::BigInt;
@@ -238,7 +239,7 @@ TEST_CASE("split-mix privacy: exact views of inputs with equal sums are within 2
 TEST_CASE("split-mix privacy: the implementation's view has the exact distribution the enumeration assumes") {
   // n = 3, q = 4, m = 3 (below the formula, accepted): 20,000 runs through the in-process
   // channel; the shuffled output's count vector against the exact weights, Pearson chi-square at
-  // tail 1e-11 (cells with expected count >= 20, the rest merged).
+  // tail 1e-10 (tests/support/stats.hpp).
   const std::size_t q = 4, n = 3, m = 3;
   const auto protocol = make(n, {{"modulus-bits", "2"}, {"messages", "3"}, {"accept-input-leakage", "true"}});
   const std::vector<std::size_t> xs{1, 2, 2};
@@ -248,7 +249,7 @@ TEST_CASE("split-mix privacy: the implementation's view has the exact distributi
   const double total = static_cast<double>(exact.total());
   SeededRng rng(203);
   const std::size_t runs = 20'000;
-  std::vector<double> observed(weights.size(), 0);
+  std::vector<std::uint64_t> observed(weights.size(), 0);
   for (std::size_t r = 0; r < runs; ++r) {
     shufflempc::RunOptions options;
     options.record_view = true;
@@ -263,18 +264,25 @@ TEST_CASE("split-mix privacy: the implementation's view has the exact distributi
     }
     observed[index] += 1;
   }
-  double statistic = 0, rest_obs = 0, rest_exp = 0;
-  int cells = 0;
-  for (std::size_t i = 0; i < weights.size(); ++i) {
-    const double expected = static_cast<double>(weights[i]) / total * runs;
-    if (expected < 20) {
-      rest_obs += observed[i], rest_exp += expected;
-      continue;
-    }
-    statistic += (observed[i] - expected) * (observed[i] - expected) / expected;
-    ++cells;
-  }
-  if (rest_exp > 0) statistic += (rest_obs - rest_exp) * (rest_obs - rest_exp) / rest_exp, ++cells;
-  REQUIRE(cells > 10);
-  CHECK(statistic <= boost::math::quantile(boost::math::complement(boost::math::chi_squared(cells - 1), 1e-11)));
+  std::vector<double> probabilities;
+  for (const u128 w : weights) probabilities.push_back(static_cast<double>(w) / total);
+  const auto chi = shufflempc::test::chi_square(observed, probabilities);
+  REQUIRE(chi.dof > 10);
+  CHECK(chi.passes());
+}
+
+TEST_CASE("split-mix: through the shufflempc binary, exact sums and the refusal exits 2 with one line") {
+  using shufflempc::test::run_command;
+  const auto ok = run_command(shufflempc::test::cli() + " run split-mix-sum --parties 50 --seed 7 --json");
+  REQUIRE(ok.exit_code == 0);
+  const Value report = Value::parse(ok.out);
+  CHECK(report["output"] == report["truth"]);
+  CHECK(report["details"]["messages_per_party"] == report["details"]["messages_bbgn"]);
+  const auto refused = run_command(shufflempc::test::cli() + " run split-mix-sum --parties 50 --messages 3");
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.err.find("messages: 3 is below the BBGN count") != std::string::npos);
+  CHECK(refused.err.find("--accept-input-leakage") != std::string::npos);
+  const auto dp = run_command(shufflempc::test::cli() + " run split-mix-dp-sum --parties 100 --seed 7 --json");
+  REQUIRE(dp.exit_code == 0);
+  CHECK(Value::parse(dp.out)["details"]["delta"].get<double>() <= (1 + std::exp(1.0)) * std::exp2(-40));
 }
