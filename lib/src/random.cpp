@@ -138,28 +138,30 @@ SeededRng SeededRng::from_key(const Key& key) { return SeededRng(RawKey{}, key);
 // of the parent's own stream (whose nonces hold the block index divided by 2^32, which would need
 // more than 2^61 blocks to reach the "fork" tag). A SystemRng's root key is secret and uniform, so its children are as
 // good as freshly keyed ones at a fraction of the cost.
-Rng::Key Rng::child_key(std::uint64_t label) const {
+std::unique_ptr<Rng> Rng::fork(std::uint64_t label) const {
   std::array<std::uint8_t, crypto_stream_chacha20_ietf_NONCEBYTES> nonce{};
   static constexpr std::uint8_t tag[4] = {'f', 'o', 'r', 'k'};
   std::memcpy(nonce.data(), tag, 4);
   for (int i = 0; i < 8; ++i) nonce[4 + i] = static_cast<std::uint8_t>(label >> (8 * i));
   Key child{};
   crypto_stream_chacha20_ietf_xor_ic(child.data(), child.data(), child.size(), nonce.data(), 0, key_.data());
-  return child;
-}
-
-std::unique_ptr<Rng> SystemRng::fork(std::uint64_t label) const {
-  Key child = child_key(label);
-  auto rng = std::unique_ptr<SystemRng>(new SystemRng(child));
+  auto rng = with_key(child);
   sodium_memzero(child.data(), child.size());
   return rng;
 }
 
-std::unique_ptr<Rng> SeededRng::fork(std::uint64_t label) const {
-  Key child = child_key(label);
-  auto rng = std::unique_ptr<SeededRng>(new SeededRng(RawKey{}, child));
+std::unique_ptr<Rng> Rng::split() {
+  Key child{};
+  fill(child.data(), child.size());
+  auto rng = with_key(child);
   sodium_memzero(child.data(), child.size());
   return rng;
+}
+
+std::unique_ptr<Rng> SystemRng::with_key(const Key& key) const { return std::unique_ptr<SystemRng>(new SystemRng(key)); }
+
+std::unique_ptr<Rng> SeededRng::with_key(const Key& key) const {
+  return std::unique_ptr<SeededRng>(new SeededRng(RawKey{}, key));
 }
 
 std::unique_ptr<Rng> make_rng(const std::uint64_t* seed) {

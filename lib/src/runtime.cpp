@@ -33,7 +33,9 @@ RunResult Session::run(const RunOptions& options) {
   std::vector<PartyId> expected(total_parties_);
   for (std::size_t i = 0; i < total_parties_; ++i) expected[i] = static_cast<PartyId>(i);
   std::vector<bool> gone(total_parties_, false);
-  auto analyzer_rng = rng_.fork(analyzer_label);
+  // A fresh generator for this run: running twice with the same rng never reuses randomness.
+  const auto run_rng = rng_.split();
+  auto analyzer_rng = run_rng->fork(analyzer_label);
 
   for (std::uint32_t r = 0; r < protocol_.rounds(); ++r) {
     const RoundInfo info = protocol_.round(r);
@@ -50,7 +52,7 @@ RunResult Session::run(const RunOptions& options) {
     for (auto& [id, party] : parties_) {
       if (gone[id]) continue;
       if (auto d = options.dropouts.find(id); d != options.dropouts.end() && d->second <= r) continue;
-      auto party_rng = rng_.fork((std::uint64_t{r} << 32) | id);
+      auto party_rng = run_rng->fork((std::uint64_t{r} << 32) | id);
       const std::size_t first = local.messages.count();
       party->send(r, *party_rng, local.messages);
       if (local.messages.width() != info.width)

@@ -1,6 +1,9 @@
 #include "shufflempc/shuffle.hpp"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
+#include <thread>
 #include <bit>
 #include <cstring>
 #include <limits>
@@ -99,28 +102,47 @@ void fisher_yates(std::uint8_t* data, std::size_t count, std::size_t width, Rng&
   }
 }
 
-// Moves `count` records from `in` to `out` grouped by a uniform random bucket in [0, buckets)
-// (buckets a power of two <= 256, one random byte per record). offsets[b] .. offsets[b+1] is the
-// range of bucket b in `out` afterwards.
-void Shuffler::scatter(const std::uint8_t* in, std::uint8_t* out, std::size_t count, std::size_t width,
-                       std::size_t buckets, Rng& rng, std::vector<std::size_t>& offsets) {
-  const auto mask = static_cast<std::uint8_t>(buckets - 1);
-  bucket_.resize(count);
-  rng.fill(bucket_.data(), count);
-  offsets.assign(buckets + 1, 0);
-  for (std::size_t i = 0; i < count; ++i) {
-    bucket_[i] &= mask;
-    ++offsets[bucket_[i] + 1];
-  }
-  for (std::size_t b = 1; b <= buckets; ++b) offsets[b] += offsets[b - 1];
-  cursor_.assign(offsets.begin(), offsets.end() - 1);
+namespace {
+
+// Moves records [0, count) from `in` to `out` by bucket: record i goes to cursor[bucket[i]]++.
+void scatter_records(const std::uint8_t* in, std::uint8_t* out, const std::uint8_t* bucket, std::size_t* cursor,
+                     std::size_t count, std::size_t width) {
   switch (width) {
-    case 4: return scatter_fixed<4>(in, out, bucket_.data(), cursor_.data(), count);
-    case 8: return scatter_fixed<8>(in, out, bucket_.data(), cursor_.data(), count);
-    case 16: return scatter_fixed<16>(in, out, bucket_.data(), cursor_.data(), count);
-    case 32: return scatter_fixed<32>(in, out, bucket_.data(), cursor_.data(), count);
-    default: return scatter_generic(in, out, bucket_.data(), cursor_.data(), count, width);
+    case 4: return scatter_fixed<4>(in, out, bucket, cursor, count);
+    case 8: return scatter_fixed<8>(in, out, bucket, cursor, count);
+    case 16: return scatter_fixed<16>(in, out, bucket, cursor, count);
+    case 32: return scatter_fixed<32>(in, out, bucket, cursor, count);
+    default: return scatter_generic(in, out, bucket, cursor, count, width);
   }
+}
+
+// Runs body(i) for i in [0, count) on up to `threads` threads (the caller's included).
+template <class F>
+void parallel_for(std::size_t count, unsigned threads, F&& body) {
+  if (threads <= 1 || count <= 1) {
+    for (std::size_t i = 0; i < count; ++i) body(i);
+    return;
+  }
+  std::atomic<std::size_t> next{0};
+  const auto worker = [&] {
+    for (std::size_t i = next++; i < count; i = next++) body(i);
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < std::min<std::size_t>(threads, count); ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+}
+
+// Labels of the generators each independent unit of work draws from. They depend only on the unit,
+// never on the thread that runs it, so a seeded shuffle is the same with any number of threads.
+constexpr std::uint64_t chunk_label = 1ull << 40;
+constexpr std::uint64_t bucket_label = 2ull << 40;
+
+}  // namespace
+
+unsigned Shuffler::default_threads() {
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw == 0 ? 1 : std::min(hw, 8u);
 }
 
 void Shuffler::shuffle(MessageBatch& batch, Rng& rng) {
@@ -131,30 +153,83 @@ void Shuffler::shuffle(MessageBatch& batch, Rng& rng) {
     fisher_yates(batch.data(), n, w, rng);
     return;
   }
-  // Leaves of about leaf_bytes_ (cache-resident), reached by at most two scatter passes of at most
-  // 256 buckets each: every record draws a uniform leaf, independently, then every leaf gets its
-  // own Fisher-Yates.
+  // Every record draws a uniform leaf (first-level bucket, then second-level bucket, one random
+  // byte each), independently; every leaf (about leaf_bytes_, cache-resident) then gets its own
+  // Fisher-Yates. Work is cut into fixed units - input chunks for the first pass, first-level
+  // buckets for the rest - each with its own generator forked from `rng`.
   const std::size_t leaves = std::bit_ceil((batch.size_bytes() + leaf_bytes_ - 1) / leaf_bytes_);
   const std::size_t first = std::min<std::size_t>(leaves, 256);
   const std::size_t second = std::min<std::size_t>(std::max<std::size_t>(leaves / first, 1), 256);
+  const std::size_t chunks = std::clamp<std::size_t>(n / 8192, 1, 16);
+  const auto mask1 = static_cast<std::uint8_t>(first - 1);
+  const auto mask2 = static_cast<std::uint8_t>(second - 1);
+  const unsigned threads = batch.size_bytes() >= (std::size_t{1} << 20) ? threads_ : 1;
+
+  // Units fork from a fresh split, so successive calls with the same rng draw independent permutations.
+  const auto call_rng = rng.split();
   scratch_.resize(batch.size_bytes());
+  bucket_.resize(n);
   std::uint8_t* data = batch.data();
   std::uint8_t* tmp = scratch_.data();
-  scatter(data, tmp, n, w, first, rng, offset_);
+  const auto chunk_begin = [&](std::size_t c) { return n * c / chunks; };
+
+  // Pass 1a: bucket ids and per-chunk counts.
+  counts_.assign(chunks * first, 0);
+  parallel_for(chunks, threads, [&](std::size_t c) {
+    auto crng = call_rng->fork(chunk_label + c);
+    const std::size_t b = chunk_begin(c), e = chunk_begin(c + 1);
+    crng->fill(bucket_.data() + b, e - b);
+    std::size_t* count = counts_.data() + c * first;
+    for (std::size_t i = b; i < e; ++i) {
+      bucket_[i] &= mask1;
+      ++count[bucket_[i]];
+    }
+  });
+  // Bucket k holds, in order, chunk 0's records of bucket k, chunk 1's, ...; offset_[k] is its start.
+  offset_.assign(first + 1, 0);
+  cursor_.assign(chunks * first, 0);
+  std::size_t pos = 0;
+  for (std::size_t k = 0; k < first; ++k) {
+    offset_[k] = pos;
+    for (std::size_t c = 0; c < chunks; ++c) {
+      cursor_[c * first + k] = pos;
+      pos += counts_[c * first + k];
+    }
+  }
+  offset_[first] = pos;
+  // Pass 1b: scatter every chunk into the scratch buffer.
+  parallel_for(chunks, threads, [&](std::size_t c) {
+    const std::size_t b = chunk_begin(c);
+    scatter_records(data + b * w, tmp, bucket_.data() + b, cursor_.data() + c * first, chunk_begin(c + 1) - b, w);
+  });
+
+  // Pass 2, per first-level bucket: either Fisher-Yates it (one level), or scatter it back into its
+  // own range of the batch by second-level bucket and Fisher-Yates every leaf.
+  parallel_for(first, threads, [&](std::size_t k) {
+    auto krng = call_rng->fork(bucket_label + k);
+    const std::size_t base = offset_[k], size = offset_[k + 1] - offset_[k];
+    if (second == 1) {
+      fisher_yates(tmp + base * w, size, w, *krng);
+      return;
+    }
+    std::uint8_t* ids = bucket_.data() + base;  // this bucket's slice: free to reuse
+    krng->fill(ids, size);
+    std::array<std::size_t, 257> off{};
+    for (std::size_t i = 0; i < size; ++i) {
+      ids[i] &= mask2;
+      ++off[ids[i] + 1];
+    }
+    for (std::size_t j = 1; j <= second; ++j) off[j] += off[j - 1];
+    std::array<std::size_t, 256> cur{};
+    for (std::size_t j = 0; j < second; ++j) cur[j] = base + off[j];
+    scatter_records(tmp + base * w, data, ids, cur.data(), size, w);
+    for (std::size_t j = 0; j < second; ++j) fisher_yates(data + (base + off[j]) * w, off[j + 1] - off[j], w, *krng);
+  });
+
   if (second == 1) {
-    for (std::size_t b = 0; b < first; ++b) fisher_yates(tmp + offset_[b] * w, offset_[b + 1] - offset_[b], w, rng);
     MessageBatch shuffled = MessageBatch::from_bytes(w, std::move(scratch_));
     batch.swap(shuffled);
     scratch_ = shuffled.release();  // the old buffer is next call's scratch
-    return;
-  }
-  // Second pass: each first-level bucket, from the scratch buffer back into its own range of the batch.
-  const std::vector<std::size_t> outer = offset_;
-  for (std::size_t b = 0; b < first; ++b) {
-    const std::size_t base = outer[b], size = outer[b + 1] - outer[b];
-    scatter(tmp + base * w, data + base * w, size, w, second, rng, offset_);
-    for (std::size_t c = 0; c < second; ++c)
-      fisher_yates(data + (base + offset_[c]) * w, offset_[c + 1] - offset_[c], w, rng);
   }
 }
 

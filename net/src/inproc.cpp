@@ -3,12 +3,15 @@
 namespace shufflempc::net {
 
 RoundOutcome InProcessChannel::exchange(const RoundSpec& spec, Submissions local) {
-  return complete_round(spec, std::move(local), rng_);
+  auto round_rng = rng_.split();  // a fresh permutation every round
+  return complete_round(spec, std::move(local), *round_rng);
 }
 
 RunResult run_in_process(const Protocol& protocol, std::span<const Value> inputs, Rng& rng, const RunOptions& options) {
-  auto shuffle_rng = rng.fork(shuffle_label);
-  InProcessChannel channel(*shuffle_rng);
+  // Parties draw from the Session's run split, taken before the first round; the channel then splits
+  // a fresh generator from `rng` for every round's permutation. So the parties' messages are the same
+  // as over TCP (run_over_loopback) for the same seed, and no permutation is ever reused.
+  InProcessChannel channel(rng);
   Session session(protocol, channel, rng, inputs.size());
   for (std::size_t i = 0; i < inputs.size(); ++i) session.add_party(static_cast<PartyId>(i), inputs[i]);
   session.host_analyzer();

@@ -110,3 +110,25 @@ TEST_CASE("a seeded shuffle is reproducible; different seeds give different orde
   CHECK(a == b);
   CHECK_FALSE(a == c);
 }
+
+TEST_CASE("successive shuffles with one generator are independent (no permutation is reused)") {
+  for (std::size_t count : {std::size_t{50}, std::size_t{200000}}) {  // in-place and scatter paths
+    SeededRng rng(34);
+    Shuffler shuffler;
+    const MessageBatch original = numbered(count, 8);
+    MessageBatch a = original, b = original;
+    shuffler.shuffle(a, rng);
+    shuffler.shuffle(b, rng);
+    CHECK_FALSE(a == b);  // equal with probability 1/count!
+  }
+}
+
+TEST_CASE("the permutation drawn from a seed does not depend on the number of threads") {
+  const MessageBatch original = numbered(300000, 8);  // 2.4 MB: the multi-threaded path
+  MessageBatch one = original, four = original;
+  SeededRng r1(35), r4(35);
+  Shuffler(Shuffler::default_leaf_bytes, 1).shuffle(one, r1);
+  Shuffler(Shuffler::default_leaf_bytes, 4).shuffle(four, r4);
+  CHECK(one == four);
+  CHECK(sorted_records(one) == sorted_records(original));
+}

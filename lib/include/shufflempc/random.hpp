@@ -79,15 +79,20 @@ class Rng {
   [[nodiscard]] double uniform01() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
 
   // An independent generator for a sub-task (one party, one round, one thread). The child depends
-  // only on the parent's key and `label`, never on how much the parent has drawn, so a seeded run
-  // is reproducible whatever order parties are processed in. Distinct labels give independent
-  // children.
-  [[nodiscard]] virtual std::unique_ptr<Rng> fork(std::uint64_t label) const = 0;
+  // only on the parent's key and `label`, never on how much the parent has drawn: the same label
+  // always gives the same child. Use it for units of one computation that must be reproducible in
+  // any order; use split() for a fresh generator per call.
+  [[nodiscard]] std::unique_ptr<Rng> fork(std::uint64_t label) const;
+  // A fresh generator keyed by 32 bytes drawn from this one (so this one advances): successive
+  // calls give independent children. Every repeated computation (a run, a round's shuffle) starts
+  // from a split, so running twice with the same generator never reuses randomness.
+  [[nodiscard]] std::unique_ptr<Rng> split();
   [[nodiscard]] virtual bool reproducible() const = 0;
 
  protected:
   explicit Rng(const Key& key);
-  [[nodiscard]] Key child_key(std::uint64_t label) const;
+  // A generator of the same kind under `key`.
+  [[nodiscard]] virtual std::unique_ptr<Rng> with_key(const Key& key) const = 0;
 
  private:
   void refill_buffer();
@@ -107,11 +112,11 @@ class Rng {
 class SystemRng final : public Rng {
  public:
   SystemRng();
-  [[nodiscard]] std::unique_ptr<Rng> fork(std::uint64_t label) const override;
   [[nodiscard]] bool reproducible() const override { return false; }
 
  private:
   explicit SystemRng(const Key& key);
+  [[nodiscard]] std::unique_ptr<Rng> with_key(const Key& key) const override;
 };
 
 // Reproducible randomness for simulations and tests. NOT for keys, shuffles of real data or noise
@@ -123,12 +128,12 @@ class SeededRng final : public Rng {
   // The raw ChaCha20 key, for known-answer tests against RFC 8439.
   static SeededRng from_key(const Key& key);
   ~SeededRng() override;
-  [[nodiscard]] std::unique_ptr<Rng> fork(std::uint64_t label) const override;
   [[nodiscard]] bool reproducible() const override { return true; }
 
  private:
   struct RawKey {};
   SeededRng(RawKey, const Key& key);
+  [[nodiscard]] std::unique_ptr<Rng> with_key(const Key& key) const override;
 };
 
 // Makes the generator a command asks for: seeded when a seed was given, the system's otherwise.

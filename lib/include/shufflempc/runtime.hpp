@@ -101,8 +101,9 @@ struct RunResult {
 };
 
 // Drives the rounds of one protocol run for the parties (and maybe the analyzer) hosted at one
-// endpoint. Party p's generator in round r is rng.fork(r * 2^32 + p) and the analyzer's is
-// rng.fork(analyzer_label): a seeded run gives the same messages whatever process hosts a party.
+// endpoint. Each run() starts from run = rng.split() (so two runs never share randomness); party p's
+// generator in round r is run.fork(r * 2^32 + p) and the analyzer's is run.fork(analyzer_label): a
+// seeded run gives the same messages whatever process hosts a party.
 class Session {
  public:
   static constexpr std::uint64_t analyzer_label = 0xffff'ffff'ffff'fff1ull;

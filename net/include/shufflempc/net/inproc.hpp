@@ -11,7 +11,7 @@ namespace shufflempc::net {
 
 class InProcessChannel final : public AnonymousChannel {
  public:
-  // `rng` drives the shuffle; it must outlive the channel.
+  // Every round's permutation comes from a fresh rng.split(); `rng` must outlive the channel.
   explicit InProcessChannel(Rng& rng) : rng_(rng) {}
   [[nodiscard]] RoundOutcome exchange(const RoundSpec& spec, Submissions local) override;
 
@@ -19,11 +19,10 @@ class InProcessChannel final : public AnonymousChannel {
   Rng& rng_;
 };
 
-// Runs `protocol` with one party per input, all in this process. Party i gets inputs[i]. The
-// shuffle draws from rng.fork(shuffle_label), parties from their own forks (see Session).
+// Runs `protocol` with one party per input, all in this process. Party i gets inputs[i]. Parties
+// draw from forks of one split of `rng` (see Session); each round's shuffle from a later split.
+// Calling it twice with the same `rng` gives independent runs.
 [[nodiscard]] RunResult run_in_process(const Protocol& protocol, std::span<const Value> inputs, Rng& rng,
                                        const RunOptions& options = {});
-
-inline constexpr std::uint64_t shuffle_label = 0xffff'ffff'ffff'fff0ull;
 
 }  // namespace shufflempc::net
