@@ -85,7 +85,7 @@ class SumProtocol final : public Protocol {
     // "" or "uniform": uniform over the accepted inputs; "max": the largest; "constant:V".
     const std::string s(spec);
     const BigInt bound = input_bound(c_);
-    if (s.empty() || s == "uniform") return big_value(Modulus(bound).small() ? BigInt(ZqSmall::from_big(bound).uniform(rng)) : ZqBig(bound).uniform(rng));
+    if (s.empty() || s == "uniform") return big_value(ZqBig(bound).uniform(rng));
     if (s == "max") return big_value(bound - 1);
     if (s.rfind("constant:", 0) == 0) return big_value(parse_element(0, Value(s.substr(9)), bound));
     throw std::invalid_argument("--random-inputs '" + s + "' is not understood: use uniform, max or constant:V");
@@ -162,7 +162,9 @@ class DpSumProtocol final : public Protocol {
     d["noise_sd"] = std::sqrt(c_.noise_variance());
     d["rounding_sd_at_most"] = std::sqrt(n) / (2 * p);
     d["rmse_at_most"] = std::sqrt(c_.noise_variance() + n / (4 * p * p));
-    d["wrap_probability_at_most"] = std::exp2(-c_.split.sigma);
+    d["modulus"] = "2^k > 2 (n p + T): the lifted sum is right unless |noise| > T";
+    d["noise_tail_T"] = c_.tail;
+    d["wrap_probability"] = std::exp2(-c_.split.sigma);  // at most: P(|noise| > T)
     return d;
   }
 
