@@ -62,8 +62,8 @@ TEST_CASE("ikos: exhaustive two-party runs - agreement, eavesdropper knowledge, 
     const std::uint32_t outcomes = 1u << (2 * L);
     std::uint64_t successes = 0;
     // view (the output multiset as sorted bytes) -> key value -> number of (a, b) giving both.
-    std::map<std::vector<std::uint8_t>, std::map<std::uint32_t, std::uint64_t>> joint;
-    std::map<std::vector<std::uint8_t>, std::uint64_t> view_total;
+    std::map<std::string, std::map<std::uint32_t, std::uint64_t>> joint;
+    std::map<std::string, std::uint64_t> view_total;
     for (std::uint32_t ab = 0; ab < outcomes; ++ab) {
       std::vector<std::uint8_t> a(L), b(L);
       for (std::uint32_t l = 0; l < L; ++l) {
@@ -75,14 +75,14 @@ TEST_CASE("ikos: exhaustive two-party runs - agreement, eavesdropper knowledge, 
       p0.send_bits(a, out);
       p1.send_bits(b, out);
       // The shuffle's order is uniform and independent of everything: the multiset is the view.
-      std::vector<std::vector<std::uint8_t>> msgs;
+      std::vector<std::string> msgs;
       for (std::size_t i = 0; i < out.count(); ++i) msgs.emplace_back(out[i].begin(), out[i].end());
       std::sort(msgs.begin(), msgs.end());
       MessageBatch view(ikos::message_width);
-      std::vector<std::uint8_t> view_bytes;
+      std::string view_bytes;
       for (const auto& m : msgs) {
-        view.push_back(m);
-        view_bytes.insert(view_bytes.end(), m.begin(), m.end());
+        view.push_back(std::span(reinterpret_cast<const std::uint8_t*>(m.data()), m.size()));
+        view_bytes += m;
       }
       p0.receive(view);
       p1.receive(view);
