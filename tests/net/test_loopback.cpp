@@ -22,16 +22,21 @@ std::string kind(const Value& v) {
   return v.type_name();
 }
 
-// The smallest of a few party counts for which the protocol accepts its default parameters.
+// A small configuration the protocol accepts: its defaults with 8 or 100 parties, else 100
+// parties with one of its declared choices changed (e.g. a calibrated noise rate), else 1500.
 std::unique_ptr<Protocol> create_small(const Registry& registry, const ProtocolInfo& info, std::size_t& n) {
-  for (std::size_t candidate : {8, 100, 1500}) {
+  std::vector<std::pair<std::size_t, std::map<std::string, std::string>>> tries = {{8, {}}, {100, {}}};
+  for (const auto& p : info.params)
+    for (const auto& c : p.choices) tries.push_back({100, {{p.name, c}}});
+  tries.push_back({1500, {}});
+  for (const auto& [candidate, params] : tries) {
     n = std::clamp(candidate, info.min_parties, info.max_parties);
     try {
-      return registry.create(info.name, {}, n);
+      return registry.create(info.name, params, n);
     } catch (const std::invalid_argument&) {
     }
   }
-  FAIL("no small party count accepted by " << info.name);
+  FAIL("no small configuration accepted by " << info.name);
   return nullptr;
 }
 
