@@ -3,8 +3,10 @@
 // runs through the registry (success rate, agreement), an eavesdropper's guessing rate, errors.
 #include <doctest/doctest.h>
 
+#include <sys/wait.h>
+
+#include <algorithm>
 #include <boost/math/distributions/binomial.hpp>
-#include <bit>
 #include <cstdio>
 #include <map>
 #include <string>
