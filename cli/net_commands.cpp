@@ -55,6 +55,20 @@ Value read_json_file(const std::string& path, const std::string& what) {
   return v;
 }
 
+// Options shared by the party and analyzer processes.
+struct ClientArgs {
+  std::string config_path, connect;
+  std::optional<std::uint64_t> seed;
+  bool json = false;
+};
+
+void add_client_options(CLI::App& cmd, ClientArgs& args, const std::string& whose) {
+  cmd.add_option("--config,-c", args.config_path, "session config")->required()->check(CLI::ExistingFile);
+  cmd.add_option("--connect", args.connect, "shuffler HOST:PORT (default: the config's shuffler_address)");
+  cmd.add_option("--seed", args.seed, "seed " + whose + " randomness (reproducible simulation only)");
+  cmd.add_flag("--json", args.json, "print JSON");
+}
+
 }  // namespace
 
 std::string party_key_file(const std::string& dir, PartyId id) { return dir + "/party-" + std::to_string(id) + ".key"; }
@@ -121,22 +135,18 @@ void add_net_process_commands(CLI::App& app, const Registry& registry, Action& a
   // party
   {
     auto* cmd = app.add_subcommand("party", "run one or more parties of a session, each over its own authenticated link");
-    static std::string config_path, ids, key, key_dir, input, inputs_file, connect, dropouts;
-    static std::optional<std::uint64_t> seed;
-    static bool json = false;
-    cmd->add_option("--config,-c", config_path, "session config")->required()->check(CLI::ExistingFile);
+    static std::string ids, key, key_dir, input, inputs_file, dropouts;
+    static ClientArgs client;
+    add_client_options(*cmd, client, "the parties'");
     cmd->add_option("--id", ids, "party id, or a range FIRST-LAST of parties hosted by this process")->required();
     cmd->add_option("--key,-k", key, "the party's key file (one party)")->check(CLI::ExistingFile);
     cmd->add_option("--key-dir", key_dir, "directory of key files party-<id>.key (a range of parties)")->check(CLI::ExistingDirectory);
     cmd->add_option("--input", input, "the party's input as JSON (one party)");
     cmd->add_option("--inputs", inputs_file, "JSON array with every party's input, indexed by id")->check(CLI::ExistingFile);
-    cmd->add_option("--connect", connect, "shuffler HOST:PORT (default: the config's shuffler_address)");
-    cmd->add_option("--seed", seed, "seed the parties' randomness (reproducible simulation only)");
     cmd->add_option("--dropouts", dropouts, "comma-separated ids of hosted parties that drop out before round 0 (simulation)");
-    cmd->add_flag("--json", json, "print JSON");
     cmd->callback([&registry, &action] {
       action = [&registry] {
-        const auto config = net::SessionConfig::load(config_path);
+        const auto config = net::SessionConfig::load(client.config_path);
         auto protocol = registry.create(config.protocol, config.params, config.parties);
         const auto [first, last] = parse_ids(ids, config.parties);
         if (key.empty() == key_dir.empty()) throw std::invalid_argument("give exactly one of --key (one party) and --key-dir");
@@ -160,8 +170,8 @@ void add_net_process_commands(CLI::App& app, const Registry& registry, Action& a
         std::vector<net::Identity> identities;
         for (PartyId id = first; id <= last; ++id)
           identities.push_back({id, net::KeyPair::load(key.empty() ? party_key_file(key_dir, id) : key)});
-        const auto [host, port] = connect_address(config, connect);
-        auto rng = make_rng(seed ? &*seed : nullptr);
+        const auto [host, port] = connect_address(config, client.connect);
+        auto rng = make_rng(client.seed ? &*client.seed : nullptr);
         net::TcpChannel channel(config, std::move(identities), host, port, stderr_logger("party " + ids));
         Session session(*protocol, channel, *rng, config.parties);
         for (PartyId id = first; id <= last; ++id) {
@@ -190,7 +200,7 @@ void add_net_process_commands(CLI::App& app, const Registry& registry, Action& a
                              {"rounds", c.rounds},
                              {"seconds", result.seconds}});
         }
-        if (json) {
+        if (client.json) {
           std::cout << Value{{"parties", parties}}.dump() << std::endl;
         } else {
           for (const auto& p : parties)
@@ -204,20 +214,16 @@ void add_net_process_commands(CLI::App& app, const Registry& registry, Action& a
   // analyzer
   {
     auto* cmd = app.add_subcommand("analyzer", "receive each round's shuffled output and run the protocol's analyzer");
-    static std::string config_path, key, connect;
-    static std::optional<std::uint64_t> seed;
-    static bool json = false;
-    cmd->add_option("--config,-c", config_path, "session config")->required()->check(CLI::ExistingFile);
+    static std::string key;
+    static ClientArgs client;
+    add_client_options(*cmd, client, "the analyzer's");
     cmd->add_option("--key,-k", key, "the analyzer's key file")->required()->check(CLI::ExistingFile);
-    cmd->add_option("--connect", connect, "shuffler HOST:PORT (default: the config's shuffler_address)");
-    cmd->add_option("--seed", seed, "seed the analyzer's randomness (reproducible simulation only)");
-    cmd->add_flag("--json", json, "print JSON");
     cmd->callback([&registry, &action] {
       action = [&registry] {
-        const auto config = net::SessionConfig::load(config_path);
+        const auto config = net::SessionConfig::load(client.config_path);
         auto protocol = registry.create(config.protocol, config.params, config.parties);
-        const auto [host, port] = connect_address(config, connect);
-        auto rng = make_rng(seed ? &*seed : nullptr);
+        const auto [host, port] = connect_address(config, client.connect);
+        auto rng = make_rng(client.seed ? &*client.seed : nullptr);
         std::vector<net::Identity> identities;
         identities.push_back({net::analyzer_id, net::KeyPair::load(key)});
         net::TcpChannel channel(config, std::move(identities), host, port, stderr_logger("analyzer"));
@@ -227,7 +233,7 @@ void add_net_process_commands(CLI::App& app, const Registry& registry, Action& a
         const auto c = channel.counters().at(net::analyzer_id);
         Value report = analyzer_report(result);
         report["bytes_received"] = c.bytes_received;
-        if (json) {
+        if (client.json) {
           std::cout << report.dump() << std::endl;
         } else {
           std::cout << "output    " << result.output.dump() << '\n'

@@ -4,6 +4,8 @@
 // that every honest party's message reached the analyzer exactly once.
 #include <sodium.h>
 
+#include <algorithm>
+#include <functional>
 #include <set>
 
 #include "net/harness.hpp"
@@ -151,55 +153,49 @@ TEST_CASE("shuffler process: random bytes instead of a hello are refused") {
   CHECK(sh.log().find("hello: bad magic") != std::string::npos);
 }
 
-TEST_CASE("shuffler process: random bytes on an authenticated link close that link only") {
-  NetSession s(n_parties, 5, 3);
-  ShufflerProcess sh(s);
-  asio::io_context io;
-  auto link = connect_party3(io, s, sh.port);
-  SeededRng rng(5);
-  std::vector<std::uint8_t> junk(300);
-  rng.fill(junk);
-  link->send_raw(junk);
-  (void)wait_closed(io, *link);
-  check_honest_only(s, sh, {3});
-  const std::string log = sh.log();
-  CHECK((log.find("sequence number") != std::string::npos || log.find("failed authentication") != std::string::npos));
-}
-
-TEST_CASE("shuffler process: a malformed frame (payload length against count and width) is rejected") {
-  NetSession s(n_parties, 6, 3);
-  ShufflerProcess sh(s);
-  asio::io_context io;
-  auto link = connect_party3(io, s, sh.port);
-  const std::vector<std::uint8_t> three(3, 0);
-  link->send(FrameType::submit, 0, 49, 5, three);  // claims 5 messages of 49 bytes, carries 3 bytes
-  (void)wait_closed(io, *link);
-  check_honest_only(s, sh, {3});
-  CHECK(sh.log().find("submit: payload of 3 bytes for 5 messages of 49 bytes") != std::string::npos);
-}
-
-TEST_CASE("shuffler process: a submission of the wrong width is rejected") {
-  NetSession s(n_parties, 7, 3);
-  ShufflerProcess sh(s);
-  asio::io_context io;
-  auto link = connect_party3(io, s, sh.port);
-  const std::vector<std::uint8_t> two(2, 7);
-  link->send(FrameType::submit, 0, 1, 2, two);  // unsealed one-byte messages: wire width is 49
-  (void)wait_closed(io, *link);
-  check_honest_only(s, sh, {3});
-  CHECK(sh.log().find("submission of width 1 rejected, the round's wire width is 49") != std::string::npos);
-}
-
-TEST_CASE("shuffler process: an oversized frame is rejected from its header, before its payload") {
-  NetSession s(n_parties, 8, 3);
-  ShufflerProcess sh(s);
-  asio::io_context io;
-  auto link = connect_party3(io, s, sh.port);
-  const std::vector<std::uint8_t> big(49 * 100, 0);  // 4900 bytes > max_frame_bytes = 4096
-  link->send(FrameType::submit, 0, 49, 100, big);
-  (void)wait_closed(io, *link);
-  check_honest_only(s, sh, {3});
-  CHECK(sh.log().find("payload of 4900 bytes above the limit 4096") != std::string::npos);
+TEST_CASE("shuffler process: bad input on an authenticated link closes that link only") {
+  // Party 3 authenticates with its real key, then misbehaves; the shuffler must log the reason,
+  // close party 3's link, and complete the round with every honest message exactly once.
+  struct Case {
+    const char* what;
+    std::function<void(net::detail::SecureLink&)> misbehave;
+    std::vector<std::string> logs;  // one of these lines must appear
+  };
+  const std::vector<Case> cases = {
+      {"random bytes",
+       [](net::detail::SecureLink& l) {
+         SeededRng rng(5);
+         std::vector<std::uint8_t> junk(300);
+         rng.fill(junk);
+         l.send_raw(junk);
+       },
+       {"sequence number", "failed authentication"}},
+      {"payload length against count and width",  // claims 5 messages of 49 bytes, carries 3 bytes
+       [](net::detail::SecureLink& l) { l.send(FrameType::submit, 0, 49, 5, std::vector<std::uint8_t>(3, 0)); },
+       {"submit: payload of 3 bytes for 5 messages of 49 bytes"}},
+      {"wrong width",  // unsealed one-byte messages: the wire width is 49
+       [](net::detail::SecureLink& l) { l.send(FrameType::submit, 0, 1, 2, std::vector<std::uint8_t>(2, 7)); },
+       {"submission of width 1 rejected, the round's wire width is 49"}},
+      {"oversized frame, rejected from its header",  // 4900 bytes > max_frame_bytes = 4096
+       [](net::detail::SecureLink& l) { l.send(FrameType::submit, 0, 49, 100, std::vector<std::uint8_t>(49 * 100, 0)); },
+       {"payload of 4900 bytes above the limit 4096"}},
+      {"wrong round",
+       [](net::detail::SecureLink& l) { l.send(FrameType::submit, 7, 49, 0, {}); },
+       {"submission for round 7 rejected (wrong round)"}},
+  };
+  std::uint64_t seed = 5;
+  for (const auto& c : cases) {
+    CAPTURE(c.what);
+    NetSession s(n_parties, ++seed, 3);
+    ShufflerProcess sh(s);
+    asio::io_context io;
+    auto link = connect_party3(io, s, sh.port);
+    c.misbehave(*link);
+    (void)wait_closed(io, *link);
+    check_honest_only(s, sh, {3});
+    const std::string log = sh.log();
+    CHECK(std::any_of(c.logs.begin(), c.logs.end(), [&](const std::string& l) { return log.find(l) != std::string::npos; }));
+  }
 }
 
 TEST_CASE("shuffler process: a truncated frame from a party that dies mid-round never hangs the others") {
