@@ -40,22 +40,30 @@ class IkosParty final : public Party {
 // The eavesdropper: reports, from the public output alone, which keys exist and what it knows of them.
 class IkosAnalyzer final : public Analyzer {
  public:
-  IkosAnalyzer(const Config& c, double success_probability) : eve_(c), success_probability_(success_probability) {}
+  IkosAnalyzer(const Config& c, double success_probability, bool show_view)
+      : eve_(c), success_probability_(success_probability), show_view_(show_view) {}
   void receive(std::uint32_t, const MessageBatch& output, const RoundOutcome&, Rng&) override { eve_.observe(output); }
   Value result() override {
     const Config& c = eve_.config();
     std::uint64_t agreed = 0, differing = 0, known = 0, key_bits_known = 0;
     Value failed = Value::array();
+    Value views = Value::array();
     for (PartyId i = 0; i < c.parties; ++i)
       for (PartyId j = i + 1; j < c.parties; ++j) {
         const PairView v = eve_.view(i, j);
+        if (show_view_) {
+          Value known = Value::object();
+          for (auto [l, bit] : v.known) known[std::to_string(l)] = bit ? 1 : 0;
+          views.push_back({{"pair", {i, j}}, {"success", v.success}, {"differing_labels", v.differing},
+                           {"key_labels", v.key_labels}, {"known_bits", known}, {"key_bits_known", v.key_bits_known()}});
+        }
         if (v.success) ++agreed;
         else failed.push_back({i, j});
         differing += v.differing.size();
         known += v.known.size();
         key_bits_known += v.key_bits_known();
       }
-    return {{"success", agreed == c.pairs()},
+    Value result = {{"success", agreed == c.pairs()},
             {"key_bits", c.key_bits},
             {"pairs", c.pairs()},
             {"pairs_agreed", agreed},
@@ -66,16 +74,20 @@ class IkosAnalyzer final : public Analyzer {
               {"labels_with_known_bits", known},
               {"key_bits_known", key_bits_known},
               {"note", "on differing labels the observer sees {0, 1}: every key bit is uniform given its view"}}}};
+    if (show_view_) result["eavesdropper"]["pairs"] = views;
+    return result;
   }
 
  private:
   Eavesdropper eve_;
   double success_probability_;
+  bool show_view_;
 };
 
 class IkosProtocol final : public Protocol {
  public:
-  IkosProtocol(Config c, bool show_keys) : c_(c), show_keys_(show_keys), p_(success_probability(c.key_bits, c.labels)) {}
+  IkosProtocol(Config c, bool show_keys, bool show_view)
+      : c_(c), show_keys_(show_keys), show_view_(show_view), p_(success_probability(c.key_bits, c.labels)) {}
   std::uint32_t rounds() const override { return 1; }
   RoundInfo round(std::uint32_t) const override { return {message_width, Delivery::all_parties}; }
   std::unique_ptr<Party> make_party(PartyId id, const Value& input) const override {
@@ -84,7 +96,7 @@ class IkosProtocol final : public Protocol {
                                   input.dump() + " (use null)");
     return std::make_unique<IkosParty>(c_, id, show_keys_);
   }
-  std::unique_ptr<Analyzer> make_analyzer() const override { return std::make_unique<IkosAnalyzer>(c_, p_.success); }
+  std::unique_ptr<Analyzer> make_analyzer() const override { return std::make_unique<IkosAnalyzer>(c_, p_.success, show_view_); }
   Value random_input(PartyId, std::string_view spec, Rng&) const override {
     if (!spec.empty())
       throw std::invalid_argument("--random-inputs: ikos-key-exchange takes no input (got '" + std::string(spec) + "')");
@@ -108,6 +120,7 @@ class IkosProtocol final : public Protocol {
  private:
   Config c_;
   bool show_keys_;
+  bool show_view_;
   SuccessProbability p_;
 };
 
@@ -125,13 +138,15 @@ void register_ikos_key_exchange(Registry& registry) {
                             .help = "labelled bits per pair, at least k (0: 3k; --k 1 --labels 1 is the one-bit protocol)",
                             .min = 0.0, .max = static_cast<double>(ikos::max_labels)},
                            {.name = "show-keys", .type = ParamType::boolean, .default_value = "false",
-                            .help = "include the agreed keys (hex) in the parties' outputs"}},
+                            .help = "include the agreed keys (hex) in the parties' outputs"},
+                           {.name = "show-view", .type = ParamType::boolean, .default_value = "false",
+                            .help = "list, per pair, what the eavesdropper knows: differing labels, key labels, known bits"}},
                 .min_parties = 2,
                 .max_parties = 4096,
                 .input_help = "none (every party's input is null)",
                 .create = [](const Params& p, std::size_t n) -> std::unique_ptr<Protocol> {
                   return std::make_unique<ikos::IkosProtocol>(ikos::configure(n, p.integer("k"), p.integer("labels")),
-                                                              p.boolean("show-keys"));
+                                                              p.boolean("show-keys"), p.boolean("show-view"));
                 }});
 }
 

@@ -239,6 +239,24 @@ TEST_CASE("ikos: seeded runs repeat, dropouts fail only their pairs, bad input i
   CHECK_FALSE(r.party_outputs.at(0).contains("keys"));
   CHECK(r.party_outputs.at(0)["agreed_with"].size() + r.party_outputs.at(0)["failed_with"].size() == 2);
 
+  // --show-view: the eavesdropper's knowledge of each pair, consistent with the agreed keys.
+  const auto viewing = registry.create("ikos-key-exchange", {{"k", "8"}, {"show-view", "true"}}, 4);
+  SeededRng e(8);
+  const std::vector<Value> four(4, nullptr);
+  const auto seen = shufflempc::net::run_in_process(*viewing, four, e);
+  const Value& pairs = seen.output["eavesdropper"]["pairs"];
+  REQUIRE(pairs.size() == 6);
+  for (const Value& pv : pairs) {
+    const auto differing = pv["differing_labels"].get<std::vector<std::uint32_t>>();
+    CHECK(differing.size() + pv["known_bits"].size() == 24);
+    CHECK(pv["success"] == (differing.size() >= 8));
+    if (pv["success"] == true)
+      CHECK(pv["key_labels"].get<std::vector<std::uint32_t>>() == std::vector<std::uint32_t>(differing.begin(), differing.begin() + 8));
+    const auto i = pv["pair"][0].get<std::uint32_t>(), j = pv["pair"][1].get<std::uint32_t>();
+    const auto agreed = seen.party_outputs.at(i)["agreed_with"].get<std::vector<std::uint32_t>>();
+    CHECK((std::find(agreed.begin(), agreed.end(), j) != agreed.end()) == pv["success"].get<bool>());
+  }
+
   // Parameters.
   CHECK_THROWS_WITH_AS((void)ikos::configure(1, 8), doctest::Contains("parties"), std::invalid_argument);
   CHECK_THROWS_WITH_AS((void)ikos::configure(3, 0), doctest::Contains("k must be"), std::invalid_argument);
