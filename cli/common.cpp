@@ -22,7 +22,9 @@ void add_run_options(CLI::App& cmd, const ProtocolInfo& info, RunArgs& args) {
   cmd.add_option("--dropouts", args.dropouts, "simulate this many randomly chosen parties dropping out before round 0");
   for (const auto& p : info.params) {
     auto* opt = cmd.add_option("--" + p.name)->description(p.help + " (" + p.range_text() + ", default " + p.default_value + ")");
-    opt->type_name(p.type == ParamType::integer ? "INT" : p.type == ParamType::real ? "REAL" : p.type == ParamType::boolean ? "BOOL" : "CHOICE");
+    opt->type_name(p.type == ParamType::integer ? "INT" : p.type == ParamType::real ? "REAL" : p.type == ParamType::boolean ? "[BOOL]" : "CHOICE");
+    // A boolean parameter works as a bare flag (--show-keys) or with a value (--show-keys false).
+    if (p.type == ParamType::boolean) opt->expected(0, 1);
   }
   (void)args;
 }
@@ -30,7 +32,9 @@ void add_run_options(CLI::App& cmd, const ProtocolInfo& info, RunArgs& args) {
 void collect_params(const CLI::App& cmd, const ProtocolInfo& info, RunArgs& args) {
   for (const auto& p : info.params) {
     const auto* opt = cmd.get_option("--" + p.name);
-    if (opt->count() > 0) args.params[p.name] = opt->as<std::string>();
+    if (opt->count() == 0) continue;
+    const auto& given = opt->results();
+    args.params[p.name] = (p.type == ParamType::boolean && (given.empty() || given.back().empty())) ? "true" : given.back();
   }
 }
 

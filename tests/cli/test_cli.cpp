@@ -83,3 +83,15 @@ TEST_CASE("demo compares local, shuffle and central errors on the same data") {
   // Same data for every row.
   for (const auto& row : rows) CHECK(row["truth"] == rows[0]["truth"]);
 }
+
+TEST_CASE("a boolean protocol parameter works as a bare flag or with a value") {
+  const auto bare = run_command(cli() + " run ikos-key-exchange --parties 3 --k 4 --seed 1 --show-keys --json");
+  REQUIRE(bare.exit_code == 0);
+  CHECK(nlohmann::json::parse(bare.out)["details"]["show_keys"] == true);
+  const auto off = run_command(cli() + " run ikos-key-exchange --parties 3 --k 4 --seed 1 --show-keys false --json");
+  REQUIRE(off.exit_code == 0);
+  CHECK(nlohmann::json::parse(off.out)["details"]["show_keys"] == false);
+  const auto bad = run_command(cli() + " run ikos-key-exchange --parties 3 --k 4 --show-keys maybe");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("parameter 'show-keys' = maybe is not a boolean: must be true or false") != std::string::npos);
+}
