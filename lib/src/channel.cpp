@@ -13,6 +13,11 @@ AnonymousChannel::~AnonymousChannel() = default;
 const char* to_string(Delivery d) { return d == Delivery::all_parties ? "all-parties" : "analyzer-only"; }
 
 RoundOutcome complete_round(const RoundSpec& spec, Submissions all, Rng& rng) {
+  Shuffler shuffler;
+  return complete_round(spec, std::move(all), rng, shuffler);
+}
+
+RoundOutcome complete_round(const RoundSpec& spec, Submissions all, Rng& rng, Shuffler& shuffler) {
   const std::string where = "round " + std::to_string(spec.round) + ": ";
   if (all.messages.count() > 0 && all.messages.width() != spec.width)
     throw_error(Errc::protocol_violation, where + "messages of width " + std::to_string(all.messages.width()) +
@@ -40,7 +45,6 @@ RoundOutcome complete_round(const RoundSpec& spec, Submissions all, Rng& rng) {
                                            std::to_string(spec.expected.size()) + " parties submitted, at least " +
                                            std::to_string(spec.min_parties) + " needed");
   if (all.messages.width() == 0) all.messages = MessageBatch(spec.width);
-  Shuffler shuffler;
   shuffler.shuffle(all.messages, rng);
   out.messages = all.messages.count();
   out.output = std::move(all.messages);

@@ -4,7 +4,7 @@ namespace shufflempc::net {
 
 RoundOutcome InProcessChannel::exchange(const RoundSpec& spec, Submissions local) {
   auto round_rng = rng_.split();  // a fresh permutation every round
-  return complete_round(spec, std::move(local), *round_rng);
+  return complete_round(spec, std::move(local), *round_rng, shuffler_);
 }
 
 RunResult run_in_process(const Protocol& protocol, std::span<const Value> inputs, Rng& rng, const RunOptions& options) {

@@ -62,6 +62,7 @@ struct TcpShuffler::Impl {
   KeyPair keys;
   Logger log_fn;
   SystemRng rng;
+  Shuffler shuffler;  // scratch reused across rounds and sessions
   std::vector<Session> sessions;
   std::size_t open_connections = 0;
   std::unique_ptr<asio::steady_timer> linger;
@@ -162,7 +163,7 @@ struct TcpShuffler::Impl {
     all.parties = std::move(s.slices);
     RoundOutcome out;
     try {
-      out = complete_round(spec, std::move(all), rng);
+      out = complete_round(spec, std::move(all), rng, shuffler);
     } catch (const std::system_error& e) {
       return abort_session(s, e.what());
     }

@@ -13,6 +13,7 @@
 
 #include "shufflempc/messages.hpp"
 #include "shufflempc/random.hpp"
+#include "shufflempc/shuffle.hpp"
 
 namespace shufflempc {
 
@@ -65,5 +66,7 @@ class AnonymousChannel {
 // report who dropped. Throws std::system_error with Errc::too_few_parties, duplicate_submission,
 // unknown_party or protocol_violation.
 [[nodiscard]] RoundOutcome complete_round(const RoundSpec& spec, Submissions all, Rng& rng);
+// The same with a caller-owned Shuffler, whose scratch buffers are reused from round to round.
+[[nodiscard]] RoundOutcome complete_round(const RoundSpec& spec, Submissions all, Rng& rng, Shuffler& shuffler);
 
 }  // namespace shufflempc

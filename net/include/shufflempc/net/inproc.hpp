@@ -17,6 +17,7 @@ class InProcessChannel final : public AnonymousChannel {
 
  private:
   Rng& rng_;
+  Shuffler shuffler_;  // scratch reused across rounds
 };
 
 // Runs `protocol` with one party per input, all in this process. Party i gets inputs[i]. Parties
