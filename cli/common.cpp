@@ -9,6 +9,25 @@
 
 namespace shufflempc::cli {
 
+CLI::App* add_protocol_group(CLI::App& app, const std::string& name, const std::string& description,
+                             const Registry& registry) {
+  auto* group = app.add_subcommand(name, description);
+  group->require_subcommand(0, 1);
+  group->allow_extras();  // so that `NAME nope` reaches the callback below instead of a generic error
+  group->callback([group, &registry] {
+    const auto rest = group->remaining();
+    if (group->get_subcommands().empty()) (void)registry.get(rest.empty() ? std::string("(none given)") : rest.front());
+    if (!rest.empty()) throw std::invalid_argument("unknown option or argument '" + rest.front() + "'");
+  });
+  return group;
+}
+
+CLI::App* add_protocol_subcommand(CLI::App& group, const ProtocolInfo& info) {
+  auto* cmd = group.add_subcommand(info.name, info.summary);
+  cmd->allow_extras(false);  // the group allows extras; a protocol's own flags are checked strictly
+  return cmd;
+}
+
 void add_run_options(CLI::App& cmd, const ProtocolInfo& info, RunArgs& args) {
   cmd.add_option("--parties,-n", args.parties, "number of parties")
       ->required()

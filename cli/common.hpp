@@ -25,6 +25,13 @@ struct RunArgs {
   std::map<std::string, std::string> params;  // only the flags the user gave
 };
 
+// Adds a subcommand (run, local) whose own subcommands are the registered protocols, added by the
+// caller with add_protocol_subcommand(). An unknown protocol name or a stray argument ends in one
+// clear error (std::invalid_argument) that lists the known protocols.
+CLI::App* add_protocol_group(CLI::App& app, const std::string& name, const std::string& description,
+                             const Registry& registry);
+CLI::App* add_protocol_subcommand(CLI::App& group, const ProtocolInfo& info);
+
 // Adds --parties, --inputs, --random-inputs, --seed, --json, --min-parties, --dropouts and one flag
 // per declared parameter of `info` to `cmd`. Call collect_params() after parsing.
 void add_run_options(CLI::App& cmd, const ProtocolInfo& info, RunArgs& args);

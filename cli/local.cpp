@@ -304,18 +304,11 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
 }  // namespace
 
 void add_local_command(CLI::App& app, const Registry& registry, Action& action) {
-  auto* local = app.add_subcommand("local", "run a protocol across real processes on 127.0.0.1 (shuffler, analyzer, parties over TCP)");
-  local->require_subcommand(0, 1);
-  local->allow_extras();
-  local->callback([local, &registry] {
-    const auto rest = local->remaining();
-    if (local->get_subcommands().empty()) (void)registry.get(rest.empty() ? std::string("(none given)") : rest.front());
-    if (!rest.empty()) throw std::invalid_argument("unknown option or argument '" + rest.front() + "'");
-  });
+  auto* local = add_protocol_group(
+      app, "local", "run a protocol across real processes on 127.0.0.1 (shuffler, analyzer, parties over TCP)", registry);
   static std::vector<std::unique_ptr<std::pair<RunArgs, LocalArgs>>> all_args;
   for (const auto& info : registry.all()) {
-    auto* cmd = local->add_subcommand(info.name, info.summary);
-    cmd->allow_extras(false);
+    auto* cmd = add_protocol_subcommand(*local, info);
     auto& both = *all_args.emplace_back(std::make_unique<std::pair<RunArgs, LocalArgs>>());
     add_run_options(*cmd, info, both.first);
     cmd->add_option("--parties-per-process,-k", both.second.parties_per_process,

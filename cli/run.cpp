@@ -8,19 +8,10 @@
 namespace shufflempc::cli {
 
 void add_run_command(CLI::App& app, const Registry& registry, Action& action) {
-  auto* run = app.add_subcommand("run", "run a protocol with every party in this process");
-  run->require_subcommand(0, 1);
-  run->allow_extras();
-  // `run NAME` with an unregistered NAME: say which protocols exist.
-  run->callback([run, &registry] {
-    const auto rest = run->remaining();
-    if (run->get_subcommands().empty()) (void)registry.get(rest.empty() ? std::string("(none given)") : rest.front());
-    if (!rest.empty()) throw std::invalid_argument("unknown option or argument '" + rest.front() + "'");
-  });
+  auto* run = add_protocol_group(app, "run", "run a protocol with every party in this process", registry);
   static std::vector<std::unique_ptr<RunArgs>> all_args;
   for (const auto& info : registry.all()) {
-    auto* cmd = run->add_subcommand(info.name, info.summary);
-    cmd->allow_extras(false);
+    auto* cmd = add_protocol_subcommand(*run, info);
     auto& args = *all_args.emplace_back(std::make_unique<RunArgs>());
     add_run_options(*cmd, info, args);
     cmd->callback([cmd, &info, &args, &registry, &action] {
