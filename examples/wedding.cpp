@@ -2,17 +2,18 @@
 //
 // Part 1 plays the six-card AND (Mizuki-Sone) on a simulated table of face-down cards.
 // Part 2 plays the same protocol with cryptographic cards (ElGamal on ristretto255) between two
-// parties talking through the library's channel, with no trusted table.
+// parties talking through a real TCP shuffler on 127.0.0.1, with no trusted table.
 //
 //   wedding --alice yes --bob no
 // The same protocol runs across processes with `shufflempc local card-and --parties 2 --alice yes --bob no`.
 #include <cstring>
 #include <iostream>
 #include <string>
+#include <system_error>
 
 #include "cards/card_and.hpp"
 #include "cards/gates.hpp"
-#include "shufflempc/net/inproc.hpp"
+#include "shufflempc/net/loopback.hpp"
 
 int main(int argc, char** argv) {
   using namespace shufflempc;
@@ -44,10 +45,11 @@ int main(int argc, char** argv) {
               << " operations on " << table.size() << " cards)\n";
 
     // Part 2. The cryptographic version: every party runs its own state machine; the public table
-    // travels through the channel round by round (here all in one process).
+    // travels through the channel round by round: here a TCP shuffler on 127.0.0.1, with Alice and
+    // Bob on their own authenticated connections.
     auto protocol = cards::make_card_and();
     const Value inputs[] = {alice_answer, bob_answer};
-    const RunResult result = net::run_in_process(*protocol, inputs, rng);
+    const RunResult result = net::run_over_loopback(*protocol, inputs, rng);
     std::cout << "cryptographic cards: the answer is " << (result.output == 1 ? "yes" : "no") << " ("
               << result.messages << " messages in " << result.rounds.size() << " rounds, "
               << result.party_outputs.at(0)["group_ops"].get<int>() + result.party_outputs.at(1)["group_ops"].get<int>()
@@ -56,5 +58,8 @@ int main(int argc, char** argv) {
   } catch (const std::invalid_argument& e) {
     std::cerr << "wedding: " << e.what() << "\nusage: wedding --alice yes|no --bob yes|no\n";
     return 2;
+  } catch (const std::system_error& e) {
+    std::cerr << "wedding: " << e.what() << "\n";
+    return 1;
   }
 }
