@@ -1,5 +1,7 @@
 #include "shufflempc/runtime.hpp"
 
+#include "parallel.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -35,6 +37,7 @@ RunResult Session::run(const RunOptions& options) {
   std::vector<bool> gone(total_parties_, false);
   // A fresh generator for this run: running twice with the same rng never reuses randomness.
   const auto run_rng = rng_.split();
+  const unsigned threads = detail::hardware_threads();
   auto analyzer_rng = run_rng->fork(analyzer_label);
 
   for (std::uint32_t r = 0; r < protocol_.rounds(); ++r) {
@@ -47,17 +50,40 @@ RunResult Session::run(const RunOptions& options) {
     spec.min_parties = options.min_parties == 0 ? expected.size() : options.min_parties;
     spec.deadline = options.deadline;
 
-    Submissions local;
-    local.messages = MessageBatch(info.width);
-    for (auto& [id, party] : parties_) {
+    // Every hosted party still in the session sends. Parties are independent (own state, own forked
+    // generator), so blocks of them run on several threads; the blocks are joined in party order, so
+    // the submissions are the same whatever the number of threads.
+    std::vector<std::size_t> active;
+    active.reserve(parties_.size());
+    for (std::size_t i = 0; i < parties_.size(); ++i) {
+      const PartyId id = parties_[i].first;
       if (gone[id]) continue;
       if (auto d = options.dropouts.find(id); d != options.dropouts.end() && d->second <= r) continue;
-      auto party_rng = run_rng->fork((std::uint64_t{r} << 32) | id);
-      const std::size_t first = local.messages.count();
-      party->send(r, *party_rng, local.messages);
-      if (local.messages.width() != info.width)
-        throw std::logic_error("party " + std::to_string(id) + " changed the round's message width");
-      local.parties.push_back({id, first, local.messages.count() - first});
+      active.push_back(i);
+    }
+    const std::size_t blocks = std::max<std::size_t>(1, std::min<std::size_t>(threads, active.size() / parallel_parties));
+    std::vector<Submissions> parts(blocks);
+    detail::parallel_for(blocks, threads, [&](std::size_t b) {
+      Submissions& part = parts[b];
+      part.messages = MessageBatch(info.width);
+      for (std::size_t k = active.size() * b / blocks; k < active.size() * (b + 1) / blocks; ++k) {
+        auto& [id, party] = parties_[active[k]];
+        auto party_rng = run_rng->fork((std::uint64_t{r} << 32) | id);
+        const std::size_t first = part.messages.count();
+        party->send(r, *party_rng, part.messages);
+        if (part.messages.width() != info.width)
+          throw std::logic_error("party " + std::to_string(id) + " changed the round's message width");
+        part.parties.push_back({id, first, part.messages.count() - first});
+      }
+    });
+    Submissions local = std::move(parts[0]);
+    for (std::size_t b = 1; b < blocks; ++b) {
+      const std::size_t offset = local.messages.count();
+      local.messages.append(parts[b].messages);
+      for (auto slice : parts[b].parties) {
+        slice.first += offset;
+        local.parties.push_back(slice);
+      }
     }
     RoundOutcome outcome = channel_.exchange(spec, std::move(local));
 
@@ -78,9 +104,15 @@ RunResult Session::run(const RunOptions& options) {
     result.rounds.push_back(std::move(stats));
 
     if (outcome.output) {
-      if (info.delivery == Delivery::all_parties)
-        for (auto& [id, party] : parties_)
-          if (!gone[id]) party->receive(r, *outcome.output);
+      if (info.delivery == Delivery::all_parties) {
+        // Each party reads the whole output: in parallel when that is a lot of reading.
+        const MessageBatch& output = *outcome.output;
+        const bool wide = parties_.size() > 1 && output.size_bytes() * parties_.size() >= (std::size_t{4} << 20);
+        detail::parallel_for(parties_.size(), wide ? threads : 1, [&](std::size_t i) {
+          auto& [id, party] = parties_[i];
+          if (!gone[id]) party->receive(r, output);
+        });
+      }
       if (analyzer_) analyzer_->receive(r, *outcome.output, outcome, *analyzer_rng);
       if (options.record_view) result.view.push_back(std::move(*outcome.output));
     }

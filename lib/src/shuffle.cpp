@@ -1,9 +1,9 @@
 #include "shufflempc/shuffle.hpp"
 
+#include "parallel.hpp"
+
 #include <algorithm>
 #include <array>
-#include <atomic>
-#include <thread>
 #include <bit>
 #include <cstring>
 #include <limits>
@@ -116,23 +116,6 @@ void scatter_records(const std::uint8_t* in, std::uint8_t* out, const std::uint8
   }
 }
 
-// Runs body(i) for i in [0, count) on up to `threads` threads (the caller's included).
-template <class F>
-void parallel_for(std::size_t count, unsigned threads, F&& body) {
-  if (threads <= 1 || count <= 1) {
-    for (std::size_t i = 0; i < count; ++i) body(i);
-    return;
-  }
-  std::atomic<std::size_t> next{0};
-  const auto worker = [&] {
-    for (std::size_t i = next++; i < count; i = next++) body(i);
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < std::min<std::size_t>(threads, count); ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
-}
-
 // Labels of the generators each independent unit of work draws from. They depend only on the unit,
 // never on the thread that runs it, so a seeded shuffle is the same with any number of threads.
 constexpr std::uint64_t chunk_label = 1ull << 40;
@@ -140,10 +123,7 @@ constexpr std::uint64_t bucket_label = 2ull << 40;
 
 }  // namespace
 
-unsigned Shuffler::default_threads() {
-  const unsigned hw = std::thread::hardware_concurrency();
-  return hw == 0 ? 1 : std::min(hw, 8u);
-}
+unsigned Shuffler::default_threads() { return detail::hardware_threads(); }
 
 void Shuffler::shuffle(MessageBatch& batch, Rng& rng) {
   const std::size_t n = batch.count();
@@ -175,7 +155,7 @@ void Shuffler::shuffle(MessageBatch& batch, Rng& rng) {
 
   // Pass 1a: bucket ids and per-chunk counts.
   counts_.assign(chunks * first, 0);
-  parallel_for(chunks, threads, [&](std::size_t c) {
+  detail::parallel_for(chunks, threads, [&](std::size_t c) {
     auto crng = call_rng->fork(chunk_label + c);
     const std::size_t b = chunk_begin(c), e = chunk_begin(c + 1);
     crng->fill(bucket_.data() + b, e - b);
@@ -198,14 +178,14 @@ void Shuffler::shuffle(MessageBatch& batch, Rng& rng) {
   }
   offset_[first] = pos;
   // Pass 1b: scatter every chunk into the scratch buffer.
-  parallel_for(chunks, threads, [&](std::size_t c) {
+  detail::parallel_for(chunks, threads, [&](std::size_t c) {
     const std::size_t b = chunk_begin(c);
     scatter_records(data + b * w, tmp, bucket_.data() + b, cursor_.data() + c * first, chunk_begin(c + 1) - b, w);
   });
 
   // Pass 2, per first-level bucket: either Fisher-Yates it (one level), or scatter it back into its
   // own range of the batch by second-level bucket and Fisher-Yates every leaf.
-  parallel_for(first, threads, [&](std::size_t k) {
+  detail::parallel_for(first, threads, [&](std::size_t k) {
     auto krng = call_rng->fork(bucket_label + k);
     const std::size_t base = offset_[k], size = offset_[k + 1] - offset_[k];
     if (second == 1) {

@@ -107,6 +107,10 @@ struct RunResult {
 class Session {
  public:
   static constexpr std::uint64_t analyzer_label = 0xffff'ffff'ffff'fff1ull;
+  // Hosted parties per thread before a round's sends are spread over several threads. Party and
+  // Protocol implementations must therefore keep their const methods free of shared mutable state
+  // (each Party object is only ever used by one thread at a time).
+  static constexpr std::size_t parallel_parties = 4096;
   Session(const Protocol& protocol, AnonymousChannel& channel, Rng& rng, std::size_t total_parties);
   void add_party(PartyId id, const Value& input);
   void host_analyzer();
