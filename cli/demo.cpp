@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <iostream>
+#include <memory>
 
 #include "commands.hpp"
 #include "common.hpp"
@@ -12,20 +13,24 @@ namespace shufflempc::cli {
 
 void add_demo_command(CLI::App& app, const Registry& registry, Action& action) {
   auto* cmd = app.add_subcommand("demo", "count bits with local, shuffle and central privacy on the same data and compare errors");
-  static std::size_t parties = 100000;
-  static double epsilon = 1, delta = 1e-6, fraction = 0.3;
-  static std::size_t trials = 5;
-  static std::optional<std::uint64_t> seed;
-  static bool json = false;
-  cmd->add_option("--parties,-n", parties, "number of parties")->check(CLI::Range(1000, 10'000'000));
-  cmd->add_option("--epsilon", epsilon, "privacy parameter epsilon")->check(CLI::Range(1e-3, 1.0));
-  cmd->add_option("--delta", delta, "privacy parameter delta")->check(CLI::Range(1e-30, 0.5));
-  cmd->add_option("--ones", fraction, "fraction of parties holding 1")->check(CLI::Range(0.0, 1.0));
-  cmd->add_option("--trials", trials, "runs per protocol (the table shows the root mean square error)")->check(CLI::Range(1, 1000));
-  cmd->add_option("--seed", seed, "seed a reproducible simulation");
-  cmd->add_flag("--json", json, "print JSON");
-  cmd->callback([&registry, &action] {
-    action = [&registry] {
+  struct Options {
+    std::size_t parties = 100000;
+    double epsilon = 1, delta = 1e-6, fraction = 0.3;
+    std::size_t trials = 5;
+    std::optional<std::uint64_t> seed;
+    bool json = false;
+  };
+  auto o = std::make_shared<Options>();  // owned by the callback, so it lives as long as the App
+  cmd->add_option("--parties,-n", o->parties, "number of parties")->check(CLI::Range(1000, 10'000'000));
+  cmd->add_option("--epsilon", o->epsilon, "privacy parameter epsilon")->check(CLI::Range(1e-3, 1.0));
+  cmd->add_option("--delta", o->delta, "privacy parameter delta")->check(CLI::Range(1e-30, 0.5));
+  cmd->add_option("--ones", o->fraction, "fraction of parties holding 1")->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--trials", o->trials, "runs per protocol (the table shows the root mean square error)")->check(CLI::Range(1, 1000));
+  cmd->add_option("--seed", o->seed, "seed a reproducible simulation");
+  cmd->add_flag("--json", o->json, "print JSON");
+  cmd->callback([o, &registry, &action] {
+    action = [o, &registry] {
+      const auto& [parties, epsilon, delta, fraction, trials, seed, json] = *o;
       auto rng = make_rng(seed ? &*seed : nullptr);
       std::vector<Value> inputs(parties);
       auto input_rng = rng->fork(1);

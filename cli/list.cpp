@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <memory>
 
 #include "commands.hpp"
 
@@ -8,11 +9,11 @@ namespace shufflempc::cli {
 
 void add_list_command(CLI::App& app, const Registry& registry, Action& action) {
   auto* cmd = app.add_subcommand("list", "show every registered protocol with its parameters, defaults and ranges");
-  static bool json = false;
-  cmd->add_flag("--json", json, "print JSON");
-  cmd->callback([&registry, &action] {
-    action = [&registry] {
-      if (json) {
+  auto json = std::make_shared<bool>(false);  // owned by the callback, so it lives as long as the App
+  cmd->add_flag("--json", *json, "print JSON");
+  cmd->callback([json, &registry, &action] {
+    action = [json, &registry] {
+      if (*json) {
         Value all = Value::array();
         for (const auto& p : registry.all()) {
           Value params = Value::array();

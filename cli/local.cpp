@@ -306,10 +306,11 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
 void add_local_command(CLI::App& app, const Registry& registry, Action& action) {
   auto* local = add_protocol_group(
       app, "local", "run a protocol across real processes on 127.0.0.1 (shuffler, analyzer, parties over TCP)", registry);
-  static std::vector<std::unique_ptr<std::pair<RunArgs, LocalArgs>>> all_args;
   for (const auto& info : registry.all()) {
     auto* cmd = add_protocol_subcommand(*local, info);
-    auto& both = *all_args.emplace_back(std::make_unique<std::pair<RunArgs, LocalArgs>>());
+    // Owned by the callback, so it lives exactly as long as the App that fills it.
+    auto owned = std::make_shared<std::pair<RunArgs, LocalArgs>>();
+    auto& both = *owned;
     add_run_options(*cmd, info, both.first);
     cmd->add_option("--parties-per-process,-k", both.second.parties_per_process,
                     "parties hosted by each party process, each with its own connection (default: N/8 rounded up)")
@@ -317,9 +318,9 @@ void add_local_command(CLI::App& app, const Registry& registry, Action& action) 
     cmd->add_option("--deadline-ms", both.second.deadline_ms, "the shuffler's per-round deadline in milliseconds (default 30000)")
         ->check(CLI::Range(std::size_t{1}, std::size_t{86'400'000}));
     cmd->add_option("--keep-dir", both.second.keep_dir, "write keys, config and process outputs here and keep them");
-    cmd->callback([cmd, &info, &both, &registry, &action] {
-      collect_params(*cmd, info, both.first);
-      action = [&info, &both, &registry] { return run_local(info, both.first, both.second, registry); };
+    cmd->callback([cmd, owned, &info, &registry, &action] {
+      collect_params(*cmd, info, owned->first);
+      action = [owned, &info, &registry] { return run_local(info, owned->first, owned->second, registry); };
     });
   }
 }

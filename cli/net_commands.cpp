@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 #include "commands.hpp"
@@ -77,10 +78,12 @@ void add_net_process_commands(CLI::App& app, const Registry& registry, Action& a
   // keygen
   {
     auto* cmd = app.add_subcommand("keygen", "generate an X25519 key pair (party, shuffler or analyzer identity)");
-    static std::string out;
-    cmd->add_option("--out,-o", out, "key file to write (mode 0600); its public key is printed")->required();
-    cmd->callback([&action] {
-      action = [] {
+    struct Options { std::string out; };
+    auto o = std::make_shared<Options>();  // owned by the callback, so it lives as long as the App
+    cmd->add_option("--out,-o", o->out, "key file to write (mode 0600); its public key is printed")->required();
+    cmd->callback([o, &action] {
+      action = [o] {
+        const auto& [out] = *o;
         SystemRng rng;
         const auto keys = net::KeyPair::generate(rng);
         keys.save(out);
@@ -92,15 +95,19 @@ void add_net_process_commands(CLI::App& app, const Registry& registry, Action& a
   // shuffler
   {
     auto* cmd = app.add_subcommand("shuffler", "serve one or more sessions: collect, validate, shuffle and deliver each round");
-    static std::vector<std::string> configs;
-    static std::string key, listen;
-    static bool json = false;
-    cmd->add_option("--config,-c", configs, "session config (repeat to serve several sessions)")->required()->check(CLI::ExistingFile);
-    cmd->add_option("--key,-k", key, "the shuffler's key file")->required()->check(CLI::ExistingFile);
-    cmd->add_option("--listen", listen, "ADDR:PORT to listen on (default: the first config's shuffler_address; port 0 = any)");
-    cmd->add_flag("--json", json, "print the final report as JSON");
-    cmd->callback([&registry, &action] {
-      action = [&registry] {
+    struct Options {
+      std::vector<std::string> configs;
+      std::string key, listen;
+      bool json = false;
+    };
+    auto o = std::make_shared<Options>();
+    cmd->add_option("--config,-c", o->configs, "session config (repeat to serve several sessions)")->required()->check(CLI::ExistingFile);
+    cmd->add_option("--key,-k", o->key, "the shuffler's key file")->required()->check(CLI::ExistingFile);
+    cmd->add_option("--listen", o->listen, "ADDR:PORT to listen on (default: the first config's shuffler_address; port 0 = any)");
+    cmd->add_flag("--json", o->json, "print the final report as JSON");
+    cmd->callback([o, &registry, &action] {
+      action = [o, &registry] {
+        const auto& [configs, key, listen, json] = *o;
         const auto keys = net::KeyPair::load(key);
         std::vector<net::ShufflerSessionSpec> sessions;
         for (const auto& path : configs) {
@@ -135,17 +142,21 @@ void add_net_process_commands(CLI::App& app, const Registry& registry, Action& a
   // party
   {
     auto* cmd = app.add_subcommand("party", "run one or more parties of a session, each over its own authenticated link");
-    static std::string ids, key, key_dir, input, inputs_file, dropouts;
-    static ClientArgs client;
-    add_client_options(*cmd, client, "the parties'");
-    cmd->add_option("--id", ids, "party id, or a range FIRST-LAST of parties hosted by this process")->required();
-    cmd->add_option("--key,-k", key, "the party's key file (one party)")->check(CLI::ExistingFile);
-    cmd->add_option("--key-dir", key_dir, "directory of key files party-<id>.key (a range of parties)")->check(CLI::ExistingDirectory);
-    cmd->add_option("--input", input, "the party's input as JSON (one party)");
-    cmd->add_option("--inputs", inputs_file, "JSON array with every party's input, indexed by id")->check(CLI::ExistingFile);
-    cmd->add_option("--dropouts", dropouts, "comma-separated ids of hosted parties that drop out before round 0 (simulation)");
-    cmd->callback([&registry, &action] {
-      action = [&registry] {
+    struct Options {
+      std::string ids, key, key_dir, input, inputs_file, dropouts;
+      ClientArgs client;
+    };
+    auto o = std::make_shared<Options>();
+    add_client_options(*cmd, o->client, "the parties'");
+    cmd->add_option("--id", o->ids, "party id, or a range FIRST-LAST of parties hosted by this process")->required();
+    cmd->add_option("--key,-k", o->key, "the party's key file (one party)")->check(CLI::ExistingFile);
+    cmd->add_option("--key-dir", o->key_dir, "directory of key files party-<id>.key (a range of parties)")->check(CLI::ExistingDirectory);
+    cmd->add_option("--input", o->input, "the party's input as JSON (one party)");
+    cmd->add_option("--inputs", o->inputs_file, "JSON array with every party's input, indexed by id")->check(CLI::ExistingFile);
+    cmd->add_option("--dropouts", o->dropouts, "comma-separated ids of hosted parties that drop out before round 0 (simulation)");
+    cmd->callback([o, &registry, &action] {
+      action = [o, &registry] {
+        const auto& [ids, key, key_dir, input, inputs_file, dropouts, client] = *o;
         const auto config = net::SessionConfig::load(client.config_path);
         auto protocol = registry.create(config.protocol, config.params, config.parties);
         const auto [first, last] = parse_ids(ids, config.parties);
@@ -214,12 +225,16 @@ void add_net_process_commands(CLI::App& app, const Registry& registry, Action& a
   // analyzer
   {
     auto* cmd = app.add_subcommand("analyzer", "receive each round's shuffled output and run the protocol's analyzer");
-    static std::string key;
-    static ClientArgs client;
-    add_client_options(*cmd, client, "the analyzer's");
-    cmd->add_option("--key,-k", key, "the analyzer's key file")->required()->check(CLI::ExistingFile);
-    cmd->callback([&registry, &action] {
-      action = [&registry] {
+    struct Options {
+      std::string key;
+      ClientArgs client;
+    };
+    auto o = std::make_shared<Options>();
+    add_client_options(*cmd, o->client, "the analyzer's");
+    cmd->add_option("--key,-k", o->key, "the analyzer's key file")->required()->check(CLI::ExistingFile);
+    cmd->callback([o, &registry, &action] {
+      action = [o, &registry] {
+        const auto& [key, client] = *o;
         const auto config = net::SessionConfig::load(client.config_path);
         auto protocol = registry.create(config.protocol, config.params, config.parties);
         const auto [host, port] = connect_address(config, client.connect);

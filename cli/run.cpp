@@ -9,14 +9,16 @@ namespace shufflempc::cli {
 
 void add_run_command(CLI::App& app, const Registry& registry, Action& action) {
   auto* run = add_protocol_group(app, "run", "run a protocol with every party in this process", registry);
-  static std::vector<std::unique_ptr<RunArgs>> all_args;
   for (const auto& info : registry.all()) {
     auto* cmd = add_protocol_subcommand(*run, info);
-    auto& args = *all_args.emplace_back(std::make_unique<RunArgs>());
+    // Owned by the callback, so it lives exactly as long as the App that fills it.
+    auto owned = std::make_shared<RunArgs>();
+    RunArgs& args = *owned;
     add_run_options(*cmd, info, args);
-    cmd->callback([cmd, &info, &args, &registry, &action] {
-      collect_params(*cmd, info, args);
-      action = [&info, &args, &registry] {
+    cmd->callback([cmd, owned, &info, &registry, &action] {
+      collect_params(*cmd, info, *owned);
+      action = [owned, &info, &registry] {
+        const RunArgs& args = *owned;
         auto protocol = registry.create(info.name, args.params, args.parties);
         auto rng = make_rng(args.seed ? &*args.seed : nullptr);
         const std::vector<Value> inputs = load_inputs(*protocol, args, *rng);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <memory>
 #include <string>
 
 #include "cards/card_and.hpp"
@@ -73,22 +74,26 @@ void describe(const cards::Table& t, const cards::Event& e, const Drawing& d, in
 
 void add_wedding_command(CLI::App& app, const Registry&, Action& action) {
   auto* cmd = app.add_subcommand("wedding", "the six-card AND on a simulated table, drawn step by step: do both say yes?");
-  static std::string alice, bob;
-  static std::optional<std::uint64_t> seed;
-  static Drawing drawing;
-  cmd->add_option("--alice", alice, "Alice's answer: yes or no (1 or 0)")->required();
-  cmd->add_option("--bob", bob, "Bob's answer: yes or no (1 or 0)")->required();
-  cmd->add_option("--seed", seed, "seed the coin flips (a reproducible show)");
-  cmd->add_flag("--ascii", drawing.ascii, "draw with ASCII characters only");
-  cmd->callback([&action] {
-    action = [] {
-      const bool a = cards::parse_answer(Value(alice), "--alice");
-      const bool b = cards::parse_answer(Value(bob), "--bob");
-      auto rng = make_rng(seed ? &*seed : nullptr);
+  struct Options {
+    std::string alice, bob;
+    std::optional<std::uint64_t> seed;
+    Drawing drawing;
+  };
+  auto o = std::make_shared<Options>();  // owned by the callback, so it lives as long as the App
+  cmd->add_option("--alice", o->alice, "Alice's answer: yes or no (1 or 0)")->required();
+  cmd->add_option("--bob", o->bob, "Bob's answer: yes or no (1 or 0)")->required();
+  cmd->add_option("--seed", o->seed, "seed the coin flips (a reproducible show)");
+  cmd->add_flag("--ascii", o->drawing.ascii, "draw with ASCII characters only");
+  cmd->callback([o, &action] {
+    action = [o] {
+      const Options& opt = *o;
+      const bool a = cards::parse_answer(Value(opt.alice), "--alice");
+      const bool b = cards::parse_answer(Value(opt.bob), "--bob");
+      auto rng = make_rng(opt.seed ? &*opt.seed : nullptr);
       cards::RngCoins coins(*rng);
       cards::Table table;
       int step = 0;
-      table.on_event([&step](const cards::Table& t, const cards::Event& e) { describe(t, e, drawing, step); });
+      table.on_event([&step, &d = opt.drawing](const cards::Table& t, const cards::Event& e) { describe(t, e, d, step); });
       std::cout << "The wedding problem: Alice and Bob learn whether both said yes, and nothing else.\n\n";
       const cards::Commitment ca = table.commit(a, 0);
       const cards::Commitment cb = table.commit(b, 1);
