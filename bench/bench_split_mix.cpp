@@ -7,7 +7,7 @@
 //
 // Every timing is the best of REPS repetitions. "encode" splits every party's input with one
 // generator (the work a party does for its own messages, all parties back to back); "encode with
-// forks" gives every party its own generator as the Session does; "session" is the whole
+// forks" gives every party its own generator as the RoundDriver does; "session" is the whole
 // run_in_process (parties as objects, JSON inputs, channel checks), for reference.
 #include <fmt/format.h>
 

@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
       config.party_keys.push_back(ids.back().keys.public_key());
     }
     ids.push_back({analyzer_id, analyzer_keys});
-    std::vector<RoundPlan> plan(rounds, RoundPlan{wire_width(1, Delivery::analyzer_only), Delivery::analyzer_only});
+    std::vector<RoundShape> plan(rounds, RoundShape{wire_width(1, Delivery::analyzer_only), Delivery::analyzer_only});
     TcpShuffler shuffler(shuffler_keys, {{config, plan}}, "127.0.0.1", 0);
     std::thread server([&] { (void)shuffler.run(); });
     std::vector<double> tcp, local;
@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
       TcpChannel channel(config, std::move(ids), "127.0.0.1", shuffler.port());
       InProcessChannel inproc(rng);
       for (std::uint32_t r = 0; r < rounds; ++r) {
-        RoundSpec spec;
+        RoundRules spec;
         spec.round = r;
         spec.width = 1;
         spec.delivery = Delivery::analyzer_only;

@@ -86,7 +86,7 @@ std::vector<Value> load_inputs(const Protocol& protocol, const RunArgs& args, Rn
                                   " inputs for --parties " + std::to_string(args.parties));
     return inputs;
   }
-  auto input_rng = rng.fork(0xffff'ffff'ffff'fff2ull);
+  auto input_rng = rng.fork(rng_labels::random_inputs);
   inputs.reserve(args.parties);
   for (std::size_t i = 0; i < args.parties; ++i)
     inputs.push_back(protocol.random_input(static_cast<PartyId>(i), args.random_inputs, *input_rng));

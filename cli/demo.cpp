@@ -31,7 +31,7 @@ void add_demo_command(CLI::App& app, const Registry& registry, Action& action) {
   cmd->callback([o, &registry, &action] {
     action = [o, &registry] {
       const auto& [parties, epsilon, delta, fraction, trials, seed, json] = *o;
-      auto rng = make_rng(seed ? &*seed : nullptr);
+      auto rng = make_rng(seed);
       std::vector<Value> inputs(parties);
       auto input_rng = rng->fork(1);
       for (auto& v : inputs) v = input_rng->uniform01() < fraction ? 1 : 0;

@@ -132,12 +132,12 @@ std::string slurp(const std::string& path) {
 
 int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, const Registry& registry) {
   auto protocol = registry.create(info.name, args.params, args.parties);
-  auto rng = make_rng(args.seed ? &*args.seed : nullptr);
+  auto rng = make_rng(args.seed);
   const std::vector<Value> inputs = load_inputs(*protocol, args, *rng);
   const std::size_t n = args.parties;
   if (args.dropouts >= n) throw std::invalid_argument("--dropouts must be below --parties");
   std::map<PartyId, std::uint32_t> dropouts;
-  auto drop_rng = rng->fork(0xffff'ffff'ffff'fff3ull);
+  auto drop_rng = rng->fork(rng_labels::dropouts);
   while (dropouts.size() < args.dropouts) dropouts[static_cast<PartyId>(drop_rng->uniform(n))] = 0;
   std::size_t min_parties = args.min_parties;
   if (args.dropouts > 0 && min_parties == 0) min_parties = n - args.dropouts;

@@ -87,7 +87,7 @@ void add_net_process_commands(CLI::App& app, const Registry& registry, Action& a
         SystemRng rng;
         const auto keys = net::KeyPair::generate(rng);
         keys.save(out);
-        std::cout << net::to_hex(keys.public_key()) << '\n';
+        std::cout << to_hex(keys.public_key()) << '\n';
         return 0;
       };
     });
@@ -113,7 +113,7 @@ void add_net_process_commands(CLI::App& app, const Registry& registry, Action& a
         for (const auto& path : configs) {
           auto config = net::SessionConfig::load(path);
           auto protocol = registry.create(config.protocol, config.params, config.parties);
-          sessions.push_back({config, net::round_plan(*protocol)});
+          sessions.push_back({config, net::wire_rounds(*protocol)});
         }
         const auto [host, port] = net::split_address(listen.empty() ? sessions.front().config.shuffler_address : listen, "--listen");
         net::TcpShuffler shuffler(keys, sessions, host, port, stderr_logger("shuffler"));
@@ -125,7 +125,7 @@ void add_net_process_commands(CLI::App& app, const Registry& registry, Action& a
         for (const auto& r : reports) {
           std::size_t messages = 0;
           for (const auto& s : r.rounds) messages += s.messages;
-          all.push_back({{"session", net::to_hex(r.session)}, {"rounds", r.rounds.size()}, {"messages", messages},
+          all.push_back({{"session", to_hex(r.session)}, {"rounds", r.rounds.size()}, {"messages", messages},
                          {"dropped", r.dropped}, {"error", r.error}});
           if (!r.error.empty()) status = 1;
         }
@@ -182,9 +182,9 @@ void add_net_process_commands(CLI::App& app, const Registry& registry, Action& a
         for (PartyId id = first; id <= last; ++id)
           identities.push_back({id, net::KeyPair::load(key.empty() ? party_key_file(key_dir, id) : key)});
         const auto [host, port] = connect_address(config, client.connect);
-        auto rng = make_rng(client.seed ? &*client.seed : nullptr);
+        auto rng = make_rng(client.seed);
         net::TcpChannel channel(config, std::move(identities), host, port, stderr_logger("party " + ids));
-        Session session(*protocol, channel, *rng, config.parties);
+        RoundDriver session(*protocol, channel, *rng, config.parties);
         for (PartyId id = first; id <= last; ++id) {
           Value v;
           if (!input.empty()) {
@@ -238,11 +238,11 @@ void add_net_process_commands(CLI::App& app, const Registry& registry, Action& a
         const auto config = net::SessionConfig::load(client.config_path);
         auto protocol = registry.create(config.protocol, config.params, config.parties);
         const auto [host, port] = connect_address(config, client.connect);
-        auto rng = make_rng(client.seed ? &*client.seed : nullptr);
+        auto rng = make_rng(client.seed);
         std::vector<net::Identity> identities;
         identities.push_back({net::analyzer_id, net::KeyPair::load(key)});
         net::TcpChannel channel(config, std::move(identities), host, port, stderr_logger("analyzer"));
-        Session session(*protocol, channel, *rng, config.parties);
+        RoundDriver session(*protocol, channel, *rng, config.parties);
         session.host_analyzer();
         const RunResult result = session.run({});
         const auto c = channel.counters().at(net::analyzer_id);

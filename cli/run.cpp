@@ -20,12 +20,12 @@ void add_run_command(CLI::App& app, const Registry& registry, Action& action) {
       action = [owned, &info, &registry] {
         const RunArgs& args = *owned;
         auto protocol = registry.create(info.name, args.params, args.parties);
-        auto rng = make_rng(args.seed ? &*args.seed : nullptr);
+        auto rng = make_rng(args.seed);
         const std::vector<Value> inputs = load_inputs(*protocol, args, *rng);
         RunOptions options;
         options.min_parties = args.min_parties;
         if (args.dropouts >= args.parties) throw std::invalid_argument("--dropouts must be below --parties");
-        auto drop_rng = rng->fork(0xffff'ffff'ffff'fff3ull);
+        auto drop_rng = rng->fork(rng_labels::dropouts);
         while (options.dropouts.size() < args.dropouts)
           options.dropouts[static_cast<PartyId>(drop_rng->uniform(args.parties))] = 0;
         if (args.dropouts > 0 && options.min_parties == 0) options.min_parties = args.parties - args.dropouts;

@@ -89,7 +89,7 @@ void add_wedding_command(CLI::App& app, const Registry&, Action& action) {
       const Options& opt = *o;
       const bool a = cards::parse_answer(Value(opt.alice), "--alice");
       const bool b = cards::parse_answer(Value(opt.bob), "--bob");
-      auto rng = make_rng(opt.seed ? &*opt.seed : nullptr);
+      auto rng = make_rng(opt.seed);
       cards::RngCoins coins(*rng);
       cards::Table table;
       int step = 0;

@@ -61,7 +61,7 @@ class ParityProtocol final : public Protocol {
  public:
   explicit ParityProtocol(unsigned shares) : shares_(shares) {}
   std::uint32_t rounds() const override { return 1; }
-  RoundInfo round(std::uint32_t) const override { return {1, Delivery::analyzer_only}; }
+  RoundShape round(std::uint32_t) const override { return {1, Delivery::analyzer_only}; }
   std::unique_ptr<Party> make_party(PartyId id, const Value& input) const override {
     if (input != 0 && input != 1)
       throw std::invalid_argument("input of party " + std::to_string(id) + " must be 0 or 1, got " + input.dump());

@@ -37,7 +37,7 @@ class GreetingParty final : public Party {
     else append_cover_message(rng, out);  // the pair's exchange failed: send cover traffic instead
   }
 
-  void receive(std::uint32_t round, const MessageBatch& output) override {
+  void receive(std::uint32_t round, const MessageBatch& output, const RoundOutcome&) override {
     if (round == 0) {
       exchange_.receive(output);
       // Each agreed IKOS key becomes the secret of a private channel with that peer.
@@ -76,7 +76,7 @@ class KeysThenGreetings final : public Protocol {
  public:
   KeysThenGreetings(ikos::Config c, SessionId session) : c_(c), session_(session) {}
   std::uint32_t rounds() const override { return 2; }
-  RoundInfo round(std::uint32_t r) const override {
+  RoundShape round(std::uint32_t r) const override {
     return {r == 0 ? ikos::message_width : private_channel::sealed_width(greeting_bytes), Delivery::all_parties};
   }
   std::unique_ptr<Party> make_party(PartyId id, const Value&) const override {

@@ -12,12 +12,12 @@ AnonymousChannel::~AnonymousChannel() = default;
 
 const char* to_string(Delivery d) { return d == Delivery::all_parties ? "all-parties" : "analyzer-only"; }
 
-RoundOutcome complete_round(const RoundSpec& spec, Submissions all, Rng& rng) {
+RoundOutcome complete_round(const RoundRules& spec, Submissions all, Rng& rng) {
   Shuffler shuffler;
   return complete_round(spec, std::move(all), rng, shuffler);
 }
 
-RoundOutcome complete_round(const RoundSpec& spec, Submissions all, Rng& rng, Shuffler& shuffler) {
+RoundOutcome complete_round(const RoundRules& spec, Submissions all, Rng& rng, Shuffler& shuffler) {
   const std::string where = "round " + std::to_string(spec.round) + ": ";
   if (all.messages.count() > 0 && all.messages.width() != spec.width)
     throw_error(Errc::protocol_violation, where + "messages of width " + std::to_string(all.messages.width()) +

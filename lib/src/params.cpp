@@ -1,5 +1,7 @@
 #include "shufflempc/params.hpp"
 
+#include "shufflempc/inputs.hpp"
+
 #include <charconv>
 #include <cmath>
 #include <sstream>
@@ -36,9 +38,9 @@ bool parse_int(const std::string& s, std::int64_t& out) {
 }
 
 bool parse_bool(const std::string& s, bool& out) {
-  if (s == "true" || s == "1" || s == "yes" || s == "on") return out = true, true;
-  if (s == "false" || s == "0" || s == "no" || s == "off") return out = false, true;
-  return false;
+  const auto b = bool_from_text(s);
+  if (b) out = *b;
+  return b.has_value();
 }
 
 }  // namespace

@@ -164,8 +164,8 @@ std::unique_ptr<Rng> SeededRng::with_key(const Key& key) const {
   return std::unique_ptr<SeededRng>(new SeededRng(RawKey{}, key));
 }
 
-std::unique_ptr<Rng> make_rng(const std::uint64_t* seed) {
-  if (seed != nullptr) return std::make_unique<SeededRng>(*seed);
+std::unique_ptr<Rng> make_rng(std::optional<std::uint64_t> seed) {
+  if (seed) return std::make_unique<SeededRng>(*seed);
   return std::make_unique<SystemRng>();
 }
 

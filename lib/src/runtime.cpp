@@ -10,26 +10,26 @@
 namespace shufflempc {
 
 Party::~Party() = default;
-void Party::receive(std::uint32_t, const MessageBatch&) {}
+void Party::receive(std::uint32_t, const MessageBatch&, const RoundOutcome&) {}
 Value Party::output() const { return nullptr; }
 Analyzer::~Analyzer() = default;
 Protocol::~Protocol() = default;
 std::optional<Value> Protocol::truth(std::span<const Value>) const { return std::nullopt; }
 Value Protocol::describe() const { return Value::object(); }
 
-Session::Session(const Protocol& protocol, AnonymousChannel& channel, Rng& rng, std::size_t total_parties)
+RoundDriver::RoundDriver(const Protocol& protocol, AnonymousChannel& channel, Rng& rng, std::size_t total_parties)
     : protocol_(protocol), channel_(channel), rng_(rng), total_parties_(total_parties) {}
 
-void Session::add_party(PartyId id, const Value& input) {
+void RoundDriver::add_party(PartyId id, const Value& input) {
   if (id >= total_parties_)
     throw std::invalid_argument("party id " + std::to_string(id) + " is outside [0, " +
                                 std::to_string(total_parties_) + ")");
   parties_.emplace_back(id, protocol_.make_party(id, input));
 }
 
-void Session::host_analyzer() { analyzer_ = protocol_.make_analyzer(); }
+void RoundDriver::host_analyzer() { analyzer_ = protocol_.make_analyzer(); }
 
-RunResult Session::run(const RunOptions& options) {
+RunResult RoundDriver::run(const RunOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   RunResult result;
   std::vector<PartyId> expected(total_parties_);
@@ -38,11 +38,11 @@ RunResult Session::run(const RunOptions& options) {
   // A fresh generator for this run: running twice with the same rng never reuses randomness.
   const auto run_rng = rng_.split();
   const unsigned threads = detail::hardware_threads();
-  auto analyzer_rng = run_rng->fork(analyzer_label);
+  auto analyzer_rng = run_rng->fork(rng_labels::analyzer);
 
   for (std::uint32_t r = 0; r < protocol_.rounds(); ++r) {
-    const RoundInfo info = protocol_.round(r);
-    RoundSpec spec;
+    const RoundShape info = protocol_.round(r);
+    RoundRules spec;
     spec.round = r;
     spec.width = info.width;
     spec.delivery = info.delivery;
@@ -68,7 +68,7 @@ RunResult Session::run(const RunOptions& options) {
       part.messages = MessageBatch(info.width);
       for (std::size_t k = active.size() * b / blocks; k < active.size() * (b + 1) / blocks; ++k) {
         auto& [id, party] = parties_[active[k]];
-        auto party_rng = run_rng->fork((std::uint64_t{r} << 32) | id);
+        auto party_rng = run_rng->fork(rng_labels::party(r, id));
         const std::size_t first = part.messages.count();
         party->send(r, *party_rng, part.messages);
         if (part.messages.width() != info.width)
@@ -87,7 +87,7 @@ RunResult Session::run(const RunOptions& options) {
     }
     RoundOutcome outcome = channel_.exchange(spec, std::move(local));
 
-    RoundStats stats;
+    RoundTraffic stats;
     stats.round = r;
     stats.messages = outcome.messages;
     stats.bytes = outcome.messages * info.width;
@@ -110,7 +110,7 @@ RunResult Session::run(const RunOptions& options) {
         const bool wide = parties_.size() > 1 && output.size_bytes() * parties_.size() >= (std::size_t{4} << 20);
         detail::parallel_for(parties_.size(), wide ? threads : 1, [&](std::size_t i) {
           auto& [id, party] = parties_[i];
-          if (!gone[id]) party->receive(r, output);
+          if (!gone[id]) party->receive(r, output, outcome);
         });
       }
       if (analyzer_) analyzer_->receive(r, *outcome.output, outcome, *analyzer_rng);

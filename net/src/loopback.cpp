@@ -28,7 +28,7 @@ RunResult run_over_loopback(const Protocol& protocol, std::span<const Value> inp
   }
   identities.push_back({analyzer_id, analyzer_keys});
 
-  TcpShuffler shuffler(shuffler_keys, {{config, round_plan(protocol)}}, "127.0.0.1", 0);
+  TcpShuffler shuffler(shuffler_keys, {{config, wire_rounds(protocol)}}, "127.0.0.1", 0);
   std::vector<ShufflerReport> reports;
   std::exception_ptr shuffler_error;
   std::thread server([&] {
@@ -42,7 +42,7 @@ RunResult run_over_loopback(const Protocol& protocol, std::span<const Value> inp
     RunResult result;
     {  // the links close with the channel, so the shuffler sees every client leave
       TcpChannel channel(config, std::move(identities), "127.0.0.1", shuffler.port());
-      Session session(protocol, channel, rng, inputs.size());
+      RoundDriver session(protocol, channel, rng, inputs.size());
       for (std::size_t i = 0; i < inputs.size(); ++i) session.add_party(static_cast<PartyId>(i), inputs[i]);
       session.host_analyzer();
       result = session.run(options);

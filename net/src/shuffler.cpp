@@ -14,10 +14,10 @@ namespace shufflempc::net {
 using detail::SecureLink;
 using detail::tcp;
 
-std::vector<RoundPlan> round_plan(const Protocol& protocol) {
-  std::vector<RoundPlan> plan;
+std::vector<RoundShape> wire_rounds(const Protocol& protocol) {
+  std::vector<RoundShape> plan;
   for (std::uint32_t r = 0; r < protocol.rounds(); ++r) {
-    const RoundInfo info = protocol.round(r);
+    const RoundShape info = protocol.round(r);
     plan.push_back({wire_width(info.width, info.delivery), info.delivery});
   }
   return plan;
@@ -39,7 +39,7 @@ std::string who(PartyId id) { return id == analyzer_id ? std::string("the analyz
 }  // namespace
 
 struct TcpShuffler::Impl {
-  struct Session {
+  struct ServedSession {
     ShufflerSessionSpec spec;
     Limits limits;
     std::string tag;  // for log lines
@@ -63,7 +63,7 @@ struct TcpShuffler::Impl {
   Logger log_fn;
   SystemRng rng;
   Shuffler shuffler;  // scratch reused across rounds and sessions
-  std::vector<Session> sessions;
+  std::vector<ServedSession> sessions;
   std::size_t open_connections = 0;
   std::unique_ptr<asio::steady_timer> linger;
 
@@ -71,17 +71,17 @@ struct TcpShuffler::Impl {
     if (log_fn) log_fn(line);
   }
 
-  Session* find(const SessionId& id) {
+  ServedSession* find(const SessionId& id) {
     for (auto& s : sessions)
       if (s.spec.config.session == id) return &s;
     return nullptr;
   }
 
   bool all_finished() const {
-    return std::all_of(sessions.begin(), sessions.end(), [](const Session& s) { return s.finished; });
+    return std::all_of(sessions.begin(), sessions.end(), [](const ServedSession& s) { return s.finished; });
   }
 
-  void start_round_timer(Session& s) {
+  void start_round_timer(ServedSession& s) {
     s.timer->expires_after(s.spec.config.deadline);
     s.timer->async_wait([this, &s, round = s.round](std::error_code ec) {
       if (ec || s.finished || s.round != round) return;
@@ -91,8 +91,8 @@ struct TcpShuffler::Impl {
     });
   }
 
-  void open_round(Session& s) {
-    const RoundPlan& plan = s.spec.rounds[s.round];
+  void open_round(ServedSession& s) {
+    const RoundShape& plan = s.spec.rounds[s.round];
     s.buffer = MessageBatch(plan.width);
     s.slices.clear();
     std::fill(s.submitted.begin(), s.submitted.end(), 0);
@@ -104,14 +104,14 @@ struct TcpShuffler::Impl {
 
   // The round closes early once the analyzer is here and every expected party has either
   // submitted or left.
-  void maybe_close(Session& s) {
+  void maybe_close(ServedSession& s) {
     if (s.finished || !s.started || !s.analyzer) return;
     for (std::size_t i = 0; i < s.expected.size(); ++i)
       if (s.expected[i] && !s.submitted[i] && !s.gone[i]) return;
     close_round(s);
   }
 
-  void abort_session(Session& s, const std::string& reason) {
+  void abort_session(ServedSession& s, const std::string& reason) {
     if (s.finished) return;
     log(s.tag + "session aborted: " + reason);
     s.report.error = reason;
@@ -128,7 +128,7 @@ struct TcpShuffler::Impl {
     finish(s);
   }
 
-  void finish(Session& s) {
+  void finish(ServedSession& s) {
     s.finished = true;
     s.timer->cancel();
     if (all_finished()) {
@@ -147,11 +147,11 @@ struct TcpShuffler::Impl {
     }
   }
 
-  void close_round(Session& s) {
+  void close_round(ServedSession& s) {
     if (s.finished) return;
-    const RoundPlan& plan = s.spec.rounds[s.round];
+    const RoundShape& plan = s.spec.rounds[s.round];
     if (!s.analyzer) return abort_session(s, "round " + std::to_string(s.round) + ": the analyzer did not connect before the deadline");
-    RoundSpec spec;
+    RoundRules spec;
     spec.round = s.round;
     spec.width = plan.width;
     spec.delivery = plan.delivery;
@@ -167,7 +167,7 @@ struct TcpShuffler::Impl {
     } catch (const std::system_error& e) {
       return abort_session(s, e.what());
     }
-    RoundStats stats;
+    RoundTraffic stats;
     stats.round = s.round;
     stats.messages = out.messages;
     stats.bytes = out.messages * spec.width;
@@ -211,7 +211,7 @@ struct TcpShuffler::Impl {
   }
 
   // A submit frame from an authenticated party. Returns false if the link must be closed.
-  bool on_submit(Session& s, PartyId id, detail::Frame& f) {
+  bool on_submit(ServedSession& s, PartyId id, detail::Frame& f) {
     const std::string where = s.tag + "round " + std::to_string(s.round) + ": party " + std::to_string(id) + ": ";
     if (f.header.round != s.round) {
       log(where + "submission for round " + std::to_string(f.header.round) + " rejected (wrong round); connection closed");
@@ -244,7 +244,7 @@ struct TcpShuffler::Impl {
   }
 
   // Called when a party's link ends (error, close, rejection) during the session.
-  void on_leave(Session& s, PartyId id, const std::shared_ptr<SecureLink>& link) {
+  void on_leave(ServedSession& s, PartyId id, const std::shared_ptr<SecureLink>& link) {
     if (id == analyzer_id) {
       if (s.analyzer == link && !s.finished) abort_session(s, "the analyzer disconnected");
       return;
@@ -269,7 +269,7 @@ struct TcpShuffler::Impl {
       log("connection from " + peer + ": no authenticated hello within the handshake timeout; closed");
       link->close();
     });
-    Session* s = nullptr;
+    ServedSession* s = nullptr;
     PartyId id = 0;
     try {
       const Hello hello = co_await link->read_hello();
@@ -365,7 +365,7 @@ TcpShuffler::TcpShuffler(KeyPair keys, std::vector<ShufflerSessionSpec> sessions
       throw std::invalid_argument("TcpShuffler: the shuffler key does not match session " + to_hex(spec.config.session) +
                                   "'s shuffler_key");
     if (impl_->find(spec.config.session)) throw std::invalid_argument("TcpShuffler: session " + to_hex(spec.config.session) + " given twice");
-    Impl::Session s;
+    Impl::ServedSession s;
     s.limits = spec.config.limits();
     s.tag = "session " + to_hex(spec.config.session).substr(0, 8) + ": ";
     const std::size_t n = spec.config.parties;

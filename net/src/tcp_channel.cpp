@@ -31,7 +31,7 @@ struct TcpChannel::Impl {
   std::optional<std::size_t> analyzer;  // index in links
   std::map<PartyId, std::size_t> index;
 
-  std::chrono::milliseconds wait_limit(const RoundSpec* spec) const {
+  std::chrono::milliseconds wait_limit(const RoundRules* spec) const {
     const auto d = spec && spec->deadline.count() > 0 ? spec->deadline : config.deadline;
     return 2 * d + std::chrono::seconds(5);
   }
@@ -107,7 +107,7 @@ TcpChannel::~TcpChannel() {
   for (auto& l : impl_->links) l.link->close();
 }
 
-RoundOutcome TcpChannel::exchange(const RoundSpec& spec, Submissions local) {
+RoundOutcome TcpChannel::exchange(const RoundRules& spec, Submissions local) {
   auto& im = *impl_;
   const std::size_t ww = wire_width(spec.width, spec.delivery);
   const bool sealed = spec.delivery == Delivery::analyzer_only;

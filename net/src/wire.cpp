@@ -167,29 +167,5 @@ ResultPayload decode_result(const FrameHeader& h, std::span<const std::uint8_t> 
   return r;
 }
 
-std::string to_hex(std::span<const std::uint8_t> bytes) {
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string s;
-  s.reserve(bytes.size() * 2);
-  for (std::uint8_t b : bytes) {
-    s.push_back(digits[b >> 4]);
-    s.push_back(digits[b & 15]);
-  }
-  return s;
-}
-
-void from_hex(const std::string& hex, std::span<std::uint8_t> out, const std::string& what) {
-  if (hex.size() != 2 * out.size())
-    throw std::invalid_argument(what + " must be " + std::to_string(2 * out.size()) + " hex digits, got " +
-                                std::to_string(hex.size()) + " characters");
-  const auto nibble = [&](char c) -> std::uint8_t {
-    if (c >= '0' && c <= '9') return static_cast<std::uint8_t>(c - '0');
-    if (c >= 'a' && c <= 'f') return static_cast<std::uint8_t>(c - 'a' + 10);
-    if (c >= 'A' && c <= 'F') return static_cast<std::uint8_t>(c - 'A' + 10);
-    throw std::invalid_argument(what + " must be hex digits, got '" + std::string(1, c) + "'");
-  };
-  for (std::size_t i = 0; i < out.size(); ++i)
-    out[i] = static_cast<std::uint8_t>(nibble(hex[2 * i]) << 4 | nibble(hex[2 * i + 1]));
-}
 
 }  // namespace shufflempc::net

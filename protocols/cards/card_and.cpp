@@ -197,7 +197,7 @@ class CardAndParty final : public Party {
         break;
     }
   }
-  void receive(std::uint32_t round, const MessageBatch& output) override { table_.absorb(round, output); }
+  void receive(std::uint32_t round, const MessageBatch& output, const RoundOutcome&) override { table_.absorb(round, output); }
   Value output() const override {
     if (!table_.result()) return nullptr;
     const GroupOps& ops = table_.crypto().ops();
@@ -228,7 +228,7 @@ class CardAndProtocol final : public Protocol {
  public:
   CardAndProtocol(std::optional<bool> a, std::optional<bool> b) : answers_{a, b} {}
   std::uint32_t rounds() const override { return card_and_rounds; }
-  RoundInfo round(std::uint32_t r) const override { return {width_of(r), Delivery::all_parties}; }
+  RoundShape round(std::uint32_t r) const override { return {width_of(r), Delivery::all_parties}; }
   std::unique_ptr<Party> make_party(PartyId id, const Value& input) const override {
     if (id > bob) throw std::invalid_argument("card-and has two parties (0 = Alice, 1 = Bob), not party " + std::to_string(id));
     return std::make_unique<CardAndParty>(id, parse_answer(input, id == alice ? "Alice (party 0)" : "Bob (party 1)"));

@@ -20,7 +20,7 @@ inline constexpr const char* bit_input_help =
 class BitProtocol : public Protocol {
  public:
   [[nodiscard]] std::uint32_t rounds() const override { return 1; }
-  [[nodiscard]] RoundInfo round(std::uint32_t) const override { return {1, Delivery::analyzer_only}; }
+  [[nodiscard]] RoundShape round(std::uint32_t) const override { return {1, Delivery::analyzer_only}; }
   [[nodiscard]] std::unique_ptr<Party> make_party(PartyId id, const Value& input) const override;
   [[nodiscard]] std::unique_ptr<Analyzer> make_analyzer() const override;
   [[nodiscard]] Value random_input(PartyId, std::string_view spec, Rng& rng) const override { return random_bit(spec, rng); }

@@ -150,7 +150,7 @@ class HistogramProtocol final : public Protocol {
  public:
   HistogramProtocol(Config c, std::uint32_t domain, HistogramVariant v) : c_(c), domain_(domain), variant_(v) {}
   std::uint32_t rounds() const override { return 1; }
-  RoundInfo round(std::uint32_t) const override { return {histogram_width, Delivery::analyzer_only}; }
+  RoundShape round(std::uint32_t) const override { return {histogram_width, Delivery::analyzer_only}; }
   std::unique_ptr<Party> make_party(PartyId id, const Value& input) const override {
     if (!input.is_number_integer() || input.get<std::int64_t>() < 0 || input.get<std::int64_t>() >= domain_)
       throw std::invalid_argument("input of party " + std::to_string(id) + " must be an element in [0, " +

@@ -88,16 +88,6 @@ Message read_message(std::span<const std::uint8_t> in, const Config& c) {
   return m;
 }
 
-std::string to_hex(std::span<const std::uint8_t> bytes) {
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string s;
-  s.reserve(2 * bytes.size());
-  for (std::uint8_t b : bytes) {
-    s.push_back(digits[b >> 4]);
-    s.push_back(digits[b & 15]);
-  }
-  return s;
-}
 
 // ---- KeyExchange ----
 

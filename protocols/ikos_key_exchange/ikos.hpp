@@ -21,6 +21,7 @@
 
 #include "shufflempc/algebra.hpp"
 #include "shufflempc/channel.hpp"
+#include "shufflempc/hex.hpp"
 #include "shufflempc/messages.hpp"
 #include "shufflempc/random.hpp"
 
@@ -68,7 +69,6 @@ void write_message(std::span<std::uint8_t> out, const Message& m);
 
 // A key of k bits, packed: bit t is bit (t mod 8) of byte t / 8; unused high bits are zero.
 using Key = std::vector<std::uint8_t>;
-[[nodiscard]] std::string to_hex(std::span<const std::uint8_t> bytes);
 
 struct PairKey {
   PartyId peer = 0;

@@ -14,7 +14,7 @@ class IkosParty final : public Party {
  public:
   IkosParty(const Config& c, PartyId id, bool show_keys) : exchange_(c, id), show_keys_(show_keys) {}
   void send(std::uint32_t, Rng& rng, MessageBatch& out) override { exchange_.send(rng, out); }
-  void receive(std::uint32_t, const MessageBatch& output) override {
+  void receive(std::uint32_t, const MessageBatch& output, const RoundOutcome&) override {
     exchange_.receive(output);
     received_ = true;
   }
@@ -89,7 +89,7 @@ class IkosProtocol final : public Protocol {
   IkosProtocol(Config c, bool show_keys, bool show_view)
       : c_(c), show_keys_(show_keys), show_view_(show_view), p_(success_probability(c.key_bits, c.labels)) {}
   std::uint32_t rounds() const override { return 1; }
-  RoundInfo round(std::uint32_t) const override { return {message_width, Delivery::all_parties}; }
+  RoundShape round(std::uint32_t) const override { return {message_width, Delivery::all_parties}; }
   std::unique_ptr<Party> make_party(PartyId id, const Value& input) const override {
     if (!input.is_null())
       throw std::invalid_argument("ikos-key-exchange takes no input: party " + std::to_string(id) + " was given " +

@@ -76,7 +76,7 @@ class SumProtocol final : public Protocol {
  public:
   explicit SumProtocol(SumConfig c) : c_(std::move(c)) {}
   std::uint32_t rounds() const override { return 1; }
-  RoundInfo round(std::uint32_t) const override { return {c_.modulus.width(), Delivery::analyzer_only}; }
+  RoundShape round(std::uint32_t) const override { return {c_.modulus.width(), Delivery::analyzer_only}; }
   std::unique_ptr<Party> make_party(PartyId id, const Value& input) const override {
     return std::make_unique<SumParty>(c_, parse_element(id, input, input_bound(c_)));
   }
@@ -133,7 +133,7 @@ class DpSumProtocol final : public Protocol {
  public:
   explicit DpSumProtocol(DpConfig c) : c_(std::move(c)) {}
   std::uint32_t rounds() const override { return 1; }
-  RoundInfo round(std::uint32_t) const override { return {c_.split.modulus.width(), Delivery::analyzer_only}; }
+  RoundShape round(std::uint32_t) const override { return {c_.split.modulus.width(), Delivery::analyzer_only}; }
   std::unique_ptr<Party> make_party(PartyId id, const Value& input) const override {
     return std::make_unique<DpParty>(c_, parse_real(id, input));
   }

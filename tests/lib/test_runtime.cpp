@@ -1,4 +1,4 @@
-// MessageBatch, the channel's round completion, parameters, the registry and the Session driver.
+// MessageBatch, the channel's round completion, parameters, the registry and the RoundDriver driver.
 #include <doctest/doctest.h>
 
 #include "shufflempc/channel.hpp"
@@ -39,8 +39,8 @@ Submissions subs(std::size_t width, std::vector<std::pair<PartyId, std::size_t>>
   }
   return s;
 }
-RoundSpec spec(std::size_t parties, std::size_t min) {
-  RoundSpec r;
+RoundRules spec(std::size_t parties, std::size_t min) {
+  RoundRules r;
   r.width = 1;
   for (PartyId i = 0; i < parties; ++i) r.expected.push_back(i);
   r.min_parties = min;
@@ -115,7 +115,7 @@ namespace {
 class EchoProtocol final : public Protocol {
  public:
   std::uint32_t rounds() const override { return 2; }
-  RoundInfo round(std::uint32_t r) const override { return {4, r == 0 ? Delivery::all_parties : Delivery::analyzer_only}; }
+  RoundShape round(std::uint32_t r) const override { return {4, r == 0 ? Delivery::all_parties : Delivery::analyzer_only}; }
   std::unique_ptr<Party> make_party(PartyId id, const Value&) const override { return std::make_unique<P>(id); }
   std::unique_ptr<Analyzer> make_analyzer() const override { return std::make_unique<A>(); }
   Value random_input(PartyId, std::string_view, Rng&) const override { return nullptr; }
@@ -127,7 +127,7 @@ class EchoProtocol final : public Protocol {
       if (r == 0) store_le<std::uint32_t>(out.append().data(), id);
       else if (id == 0) store_le<std::uint32_t>(out.append().data(), seen);
     }
-    void receive(std::uint32_t, const MessageBatch& output) override { seen = static_cast<std::uint32_t>(output.count()); }
+    void receive(std::uint32_t, const MessageBatch& output, const RoundOutcome&) override { seen = static_cast<std::uint32_t>(output.count()); }
     Value output() const override { return seen; }
     PartyId id;
     std::uint32_t seen = 0;
@@ -142,7 +142,7 @@ class EchoProtocol final : public Protocol {
 };
 }  // namespace
 
-TEST_CASE("Session: MPC delivery, silent parties, dropouts and the recorded view") {
+TEST_CASE("RoundDriver: MPC delivery, silent parties, dropouts and the recorded view") {
   EchoProtocol proto;
   std::vector<Value> inputs(5, nullptr);
   SeededRng rng(52);

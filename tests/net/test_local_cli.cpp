@@ -63,7 +63,7 @@ TEST_CASE("shufflempc keygen writes a key file the party command accepts, and ba
   const std::string pub = p.read_line();
   CHECK(p.wait() == 0);
   CHECK(pub.size() == 64);
-  CHECK(net::to_hex(net::KeyPair::load(dir + "/k.key").public_key()) == pub);
+  CHECK(to_hex(net::KeyPair::load(dir + "/k.key").public_key()) == pub);
   CHECK((std::filesystem::status(dir + "/k.key").permissions() & std::filesystem::perms::others_read) == std::filesystem::perms::none);
   Process bad({SHUFFLEMPC_CLI, "local", "counting", "--parties", "10", "--parties-per-process", "0"}, dir + "/err2");
   CHECK(bad.wait() == 2);

@@ -48,7 +48,7 @@ RoundOutcome run_honest(const NetSession& s, std::uint16_t port) {
   for (PartyId id : honest) ids.push_back({id, s.parties[id]});
   ids.push_back({net::analyzer_id, s.analyzer});
   net::TcpChannel channel(s.config, std::move(ids), "127.0.0.1", port);
-  RoundSpec spec;
+  RoundRules spec;
   spec.width = 1;
   spec.delivery = Delivery::analyzer_only;
   for (PartyId i = 0; i < n_parties; ++i) spec.expected.push_back(i);
@@ -130,7 +130,7 @@ TEST_CASE("shuffler process: a hello for another session is refused") {
   NetSession s(n_parties, 3, 3, std::chrono::milliseconds(800));  // party 3 never joins: the deadline closes the round
   ShufflerProcess sh(s);
   asio::io_context io;
-  net::SessionId other = s.config.session;
+  SessionId other = s.config.session;
   other[0] ^= 1;
   SystemRng rng;
   auto link = dial(io, sh.port);

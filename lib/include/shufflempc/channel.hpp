@@ -6,6 +6,7 @@
 // reports who dropped out. Transports (net/) implement AnonymousChannel; protocols never see one.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -19,13 +20,28 @@ namespace shufflempc {
 
 using PartyId = std::uint32_t;
 
+inline constexpr std::size_t session_id_bytes = 16;
+// Names one run of a protocol: the TCP transport's frames carry it, and keys derived under
+// different session ids are independent (a pair that reuses a secret across sessions still gets
+// fresh channel keys).
+using SessionId = std::array<std::uint8_t, session_id_bytes>;
+
 enum class Delivery : std::uint8_t {
   all_parties = 0,    // MPC mode: every party (and the analyzer) sees the shuffled output
   analyzer_only = 1,  // ESA mode: only the analyzer sees it
 };
 [[nodiscard]] const char* to_string(Delivery d);
 
-struct RoundSpec {
+// What a protocol declares of one of its rounds: the width of every message and who receives the
+// shuffled output. (Over TCP the width is the wire width: sealed messages in ESA mode.)
+struct RoundShape {
+  std::size_t width = 0;
+  Delivery delivery = Delivery::analyzer_only;
+};
+
+// What the channel enforces in one round: the shape, who is expected, how many must submit, and
+// the deadline.
+struct RoundRules {
   std::uint32_t round = 0;
   std::size_t width = 0;                 // declared message width of this round
   Delivery delivery = Delivery::analyzer_only;
@@ -58,15 +74,15 @@ class AnonymousChannel {
   virtual ~AnonymousChannel();
   // Submits this endpoint's parties' batches for `spec.round` and waits for the round to finish.
   // Throws std::system_error (shufflempc::Errc) on timeouts, too few parties, or transport errors.
-  [[nodiscard]] virtual RoundOutcome exchange(const RoundSpec& spec, Submissions local) = 0;
+  [[nodiscard]] virtual RoundOutcome exchange(const RoundRules& spec, Submissions local) = 0;
 };
 
 // The core of every channel implementation: check a complete round's submissions against the
 // spec (width, known parties, no duplicates, enough parties), shuffle everything with `rng`, and
 // report who dropped. Throws std::system_error with Errc::too_few_parties, duplicate_submission,
 // unknown_party or protocol_violation.
-[[nodiscard]] RoundOutcome complete_round(const RoundSpec& spec, Submissions all, Rng& rng);
+[[nodiscard]] RoundOutcome complete_round(const RoundRules& spec, Submissions all, Rng& rng);
 // The same with a caller-owned Shuffler, whose scratch buffers are reused from round to round.
-[[nodiscard]] RoundOutcome complete_round(const RoundSpec& spec, Submissions all, Rng& rng, Shuffler& shuffler);
+[[nodiscard]] RoundOutcome complete_round(const RoundRules& spec, Submissions all, Rng& rng, Shuffler& shuffler);
 
 }  // namespace shufflempc

@@ -39,11 +39,6 @@
 
 namespace shufflempc {
 
-inline constexpr std::size_t session_id_bytes = 16;
-// Names one run of a protocol. Keys derived under different session ids are independent, so a
-// pair that reuses a secret across sessions still gets fresh channel keys.
-using SessionId = std::array<std::uint8_t, session_id_bytes>;
-
 // A fresh session id (draw it from a SystemRng in production).
 [[nodiscard]] SessionId random_session_id(Rng& rng);
 // A session id that every party computes from an agreed name: BLAKE2b-128 of

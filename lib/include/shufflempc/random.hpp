@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -137,6 +138,6 @@ class SeededRng final : public Rng {
 };
 
 // Makes the generator a command asks for: seeded when a seed was given, the system's otherwise.
-[[nodiscard]] std::unique_ptr<Rng> make_rng(const std::uint64_t* seed);
+[[nodiscard]] std::unique_ptr<Rng> make_rng(std::optional<std::uint64_t> seed);
 
 }  // namespace shufflempc

@@ -1,9 +1,9 @@
 // Protocols, parties, analyzers and the round driver.
 //
 // A Protocol is configured once (parameters and number of parties) and then makes one Party state
-// machine per party and one Analyzer. The Session drives rounds over any AnonymousChannel: it asks
+// machine per party and one Analyzer. The RoundDriver drives rounds over any AnonymousChannel: it asks
 // each party it hosts for its round-r messages, submits them, hands the public output back to the
-// parties (MPC mode) and to the analyzer. The same Session code runs every party in one process
+// parties (MPC mode) and to the analyzer. The same RoundDriver code runs every party in one process
 // (net/inproc) or a few parties per process over TCP (net/tcp): protocols do not know which.
 #pragma once
 
@@ -29,10 +29,15 @@ namespace shufflempc {
 // each protocol also offers a typed C++ API for library users.
 using Value = nlohmann::json;
 
-struct RoundInfo {
-  std::size_t width = 0;
-  Delivery delivery = Delivery::analyzer_only;
-};
+// Labels of the generators forked from a run's generator (Rng::fork). Party p's generator in round r
+// is fork(party(r, p)); the others sit at the top of the label space, beyond every party's.
+namespace rng_labels {
+[[nodiscard]] constexpr std::uint64_t party(std::uint32_t round, PartyId id) { return (std::uint64_t{round} << 32) | id; }
+inline constexpr std::uint64_t analyzer = 0xffff'ffff'ffff'fff1ull;       // the analyzer's generator
+inline constexpr std::uint64_t random_inputs = 0xffff'ffff'ffff'fff2ull;  // --random-inputs
+inline constexpr std::uint64_t dropouts = 0xffff'ffff'ffff'fff3ull;       // --dropouts: who drops
+}  // namespace rng_labels
+
 
 // One party's state machine.
 class Party {
@@ -41,8 +46,9 @@ class Party {
   // Appends this party's messages for `round` to `out` (whose width is the round's width). `rng`
   // is this party's generator for this round. Appending nothing is allowed (a silent party).
   virtual void send(std::uint32_t round, Rng& rng, MessageBatch& out) = 0;
-  // The shuffled output of `round`, in MPC mode (Delivery::all_parties) only.
-  virtual void receive(std::uint32_t round, const MessageBatch& output);
+  // The shuffled output of `round`, in MPC mode (Delivery::all_parties) only, with the round's
+  // outcome (who submitted, who dropped: a Shamir-based protocol interpolates at the submitters).
+  virtual void receive(std::uint32_t round, const MessageBatch& output, const RoundOutcome& outcome);
   // The party's own final output (null if the protocol gives parties none).
   [[nodiscard]] virtual Value output() const;
 };
@@ -60,7 +66,7 @@ class Protocol {
  public:
   virtual ~Protocol();
   [[nodiscard]] virtual std::uint32_t rounds() const = 0;
-  [[nodiscard]] virtual RoundInfo round(std::uint32_t r) const = 0;
+  [[nodiscard]] virtual RoundShape round(std::uint32_t r) const = 0;
   // Validates `input` (std::invalid_argument naming the party and the accepted values).
   [[nodiscard]] virtual std::unique_ptr<Party> make_party(PartyId id, const Value& input) const = 0;
   [[nodiscard]] virtual std::unique_ptr<Analyzer> make_analyzer() const = 0;
@@ -75,7 +81,7 @@ class Protocol {
 };
 
 // What happened in one round.
-struct RoundStats {
+struct RoundTraffic {
   std::uint32_t round = 0;
   std::size_t messages = 0;
   std::size_t bytes = 0;
@@ -92,7 +98,7 @@ struct RunOptions {
 struct RunResult {
   Value output;                          // the analyzer's result (null if not hosted)
   std::map<PartyId, Value> party_outputs;  // outputs of the parties hosted here
-  std::vector<RoundStats> rounds;
+  std::vector<RoundTraffic> rounds;
   std::vector<PartyId> dropped;          // every party that dropped, ascending
   std::vector<MessageBatch> view;        // the observer's view: each round's shuffled output
   std::size_t messages = 0;
@@ -102,16 +108,15 @@ struct RunResult {
 
 // Drives the rounds of one protocol run for the parties (and maybe the analyzer) hosted at one
 // endpoint. Each run() starts from run = rng.split() (so two runs never share randomness); party p's
-// generator in round r is run.fork(r * 2^32 + p) and the analyzer's is run.fork(analyzer_label): a
+// generator in round r is run.fork(rng_labels::party(r, p)) and the analyzer's is run.fork(rng_labels::analyzer): a
 // seeded run gives the same messages whatever process hosts a party.
-class Session {
+class RoundDriver {
  public:
-  static constexpr std::uint64_t analyzer_label = 0xffff'ffff'ffff'fff1ull;
   // Hosted parties per thread before a round's sends are spread over several threads. Party and
   // Protocol implementations must therefore keep their const methods free of shared mutable state
   // (each Party object is only ever used by one thread at a time).
   static constexpr std::size_t parallel_parties = 4096;
-  Session(const Protocol& protocol, AnonymousChannel& channel, Rng& rng, std::size_t total_parties);
+  RoundDriver(const Protocol& protocol, AnonymousChannel& channel, Rng& rng, std::size_t total_parties);
   void add_party(PartyId id, const Value& input);
   void host_analyzer();
   [[nodiscard]] RunResult run(const RunOptions& options);

@@ -13,7 +13,7 @@ class InProcessChannel final : public AnonymousChannel {
  public:
   // Every round's permutation comes from a fresh rng.split(); `rng` must outlive the channel.
   explicit InProcessChannel(Rng& rng) : rng_(rng) {}
-  [[nodiscard]] RoundOutcome exchange(const RoundSpec& spec, Submissions local) override;
+  [[nodiscard]] RoundOutcome exchange(const RoundRules& spec, Submissions local) override;
 
  private:
   Rng& rng_;
@@ -21,7 +21,7 @@ class InProcessChannel final : public AnonymousChannel {
 };
 
 // Runs `protocol` with one party per input, all in this process. Party i gets inputs[i]. Parties
-// draw from forks of one split of `rng` (see Session); each round's shuffle from a later split.
+// draw from forks of one split of `rng` (see RoundDriver); each round's shuffle from a later split.
 // Calling it twice with the same `rng` gives independent runs.
 [[nodiscard]] RunResult run_in_process(const Protocol& protocol, std::span<const Value> inputs, Rng& rng,
                                        const RunOptions& options = {});

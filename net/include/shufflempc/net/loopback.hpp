@@ -1,6 +1,6 @@
 // Runs a protocol over real TCP on this machine: a TcpShuffler on 127.0.0.1 (port chosen by the
 // OS) in its own thread, and every party and the analyzer on their own authenticated connections,
-// driven by one Session in the calling thread. The same result as run_in_process, through the
+// driven by one RoundDriver in the calling thread. The same result as run_in_process, through the
 // same code path a multi-host deployment uses (handshakes, encryption, sealing, validation).
 #pragma once
 

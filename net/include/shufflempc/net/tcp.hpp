@@ -5,7 +5,7 @@
 // the CSPRNG (shufflempc::complete_round, SystemRng) and sends the outcome to every endpoint: with
 // the shuffled messages to the parties and the analyzer in MPC mode, to the analyzer only in ESA
 // mode. TcpChannel is the AnonymousChannel of a process hosting one or more parties and/or the
-// analyzer: one link per hosted identity, so the existing Session runs any protocol over TCP.
+// analyzer: one link per hosted identity, so the existing RoundDriver runs any protocol over TCP.
 // In ESA mode every message is sealed to the analyzer's key (crypto_box_seal) before it leaves the
 // party: the shuffler never reads one and the analyzer cannot tell whose link carried it.
 #pragma once
@@ -30,25 +30,20 @@ namespace shufflempc::net {
 // passes a function that writes to stderr.
 using Logger = std::function<void(const std::string&)>;
 
-// What the shuffler enforces per round: the width of the messages on the wire (opaque to it) and
-// who receives the output.
-struct RoundPlan {
-  std::size_t width = 0;
-  Delivery delivery = Delivery::analyzer_only;
-};
-// The protocol's rounds with their wire widths (sealed messages in ESA mode).
-[[nodiscard]] std::vector<RoundPlan> round_plan(const Protocol& protocol);
+// What the shuffler enforces per round: the protocol's round shapes with their wire widths (the
+// messages are opaque to it; sealed to the analyzer in ESA mode).
+[[nodiscard]] std::vector<RoundShape> wire_rounds(const Protocol& protocol);
 // Bytes per message on the wire: sealed to the analyzer (48 bytes more) in ESA mode.
 [[nodiscard]] std::size_t wire_width(std::size_t width, Delivery delivery);
 
 struct ShufflerSessionSpec {
   SessionConfig config;
-  std::vector<RoundPlan> rounds;
+  std::vector<RoundShape> rounds;
 };
 
 struct ShufflerReport {
   SessionId session{};
-  std::vector<RoundStats> rounds;  // bytes are wire bytes (sealed messages in ESA mode)
+  std::vector<RoundTraffic> rounds;  // bytes are wire bytes (sealed messages in ESA mode)
   std::vector<PartyId> dropped;
   std::string error;  // empty if the session completed
 };
@@ -97,7 +92,7 @@ class TcpChannel final : public AnonymousChannel {
   ~TcpChannel() override;
   // Sends each hosted party's slice over its own link, closes the links of hosted parties that do
   // not submit (they drop out), and waits (deadline: twice the session's, plus 5 s) for the outcome.
-  [[nodiscard]] RoundOutcome exchange(const RoundSpec& spec, Submissions local) override;
+  [[nodiscard]] RoundOutcome exchange(const RoundRules& spec, Submissions local) override;
   [[nodiscard]] std::map<PartyId, LinkCounters> counters() const;
 
  private:

@@ -14,19 +14,18 @@
 #include <vector>
 
 #include "shufflempc/channel.hpp"
+#include "shufflempc/hex.hpp"
 
 namespace shufflempc::net {
 
 inline constexpr std::uint32_t frame_magic = 0x434d5053;  // "SPMC" on the wire
 inline constexpr std::uint32_t hello_magic = 0x484d5053;  // "SPMH"
 inline constexpr std::uint16_t wire_version = 1;
-inline constexpr std::size_t session_id_bytes = 16;
 inline constexpr std::size_t public_key_bytes = 32;
 inline constexpr std::size_t secret_key_bytes = 32;
 // The analyzer's identity on the wire (parties are 0 .. n-1).
 inline constexpr PartyId analyzer_id = 0xffff'ffffu;
 
-using SessionId = std::array<std::uint8_t, session_id_bytes>;
 using PublicKey = std::array<std::uint8_t, public_key_bytes>;
 
 enum class FrameType : std::uint16_t {
@@ -106,8 +105,5 @@ struct ResultPayload {
 [[nodiscard]] ResultPayload decode_result(const FrameHeader& h, std::span<const std::uint8_t> payload,
                                           std::size_t parties, const Limits& limits);
 
-[[nodiscard]] std::string to_hex(std::span<const std::uint8_t> bytes);
-// Throws std::invalid_argument naming `what` if `hex` is not 2 * out.size() hex digits.
-void from_hex(const std::string& hex, std::span<std::uint8_t> out, const std::string& what);
 
 }  // namespace shufflempc::net

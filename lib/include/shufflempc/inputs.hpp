@@ -1,0 +1,32 @@
+// Parsers of the inputs protocols share, in one place: bits and yes/no answers as JSON values or
+// text, and the --random-inputs specifications of a bit. Each throws std::invalid_argument naming
+// who gave the bad value and what is accepted.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "shufflempc/random.hpp"
+#include "shufflempc/runtime.hpp"
+
+namespace shufflempc {
+
+// "true", "1", "yes", "on" -> true; "false", "0", "no", "off" -> false; anything else -> nullopt.
+[[nodiscard]] std::optional<bool> bool_from_text(std::string_view text);
+// A JSON boolean, the integers 0 and 1, or one of the texts above.
+[[nodiscard]] std::optional<bool> bool_from_value(const Value& v);
+
+// A party's bit: "<who> must be 0 or 1, got ..." otherwise.
+[[nodiscard]] bool parse_bit(const Value& v, std::string_view who);
+// The same for a yes/no answer: "<who> must answer yes or no (or 1 / 0), got ..." otherwise.
+[[nodiscard]] bool parse_answer(const Value& v, std::string_view who);
+// "input of party <id>", the name parse_bit and the protocols give a party.
+[[nodiscard]] std::string party_name(PartyId id);
+
+// A random bit from a --random-inputs specification: "" or "bernoulli" (P = 1/2), "bernoulli:P",
+// "constant:0", "constant:1".
+[[nodiscard]] bool random_bit(std::string_view spec, Rng& rng);
+inline constexpr const char* bit_input_help =
+    "one bit per party (0 or 1); --random-inputs bernoulli:P (default bernoulli:0.5) or constant:B";
+
+}  // namespace shufflempc

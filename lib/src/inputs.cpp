@@ -1,0 +1,58 @@
+#include "shufflempc/inputs.hpp"
+
+#include <charconv>
+#include <stdexcept>
+#include <string>
+
+namespace shufflempc {
+
+std::optional<bool> bool_from_text(std::string_view s) {
+  if (s == "true" || s == "1" || s == "yes" || s == "on") return true;
+  if (s == "false" || s == "0" || s == "no" || s == "off") return false;
+  return std::nullopt;
+}
+
+std::optional<bool> bool_from_value(const Value& v) {
+  if (v.is_boolean()) return v.get<bool>();
+  if (v.is_number_integer()) {
+    const auto i = v.get<std::int64_t>();
+    if (i == 0 || i == 1) return i == 1;
+    return std::nullopt;
+  }
+  if (v.is_string()) return bool_from_text(v.get_ref<const std::string&>());
+  return std::nullopt;
+}
+
+std::string party_name(PartyId id) { return "input of party " + std::to_string(id); }
+
+bool parse_bit(const Value& v, std::string_view who) {
+  if (auto b = bool_from_value(v)) return *b;
+  throw std::invalid_argument(std::string(who) + " must be 0 or 1, got " + v.dump());
+}
+
+bool parse_answer(const Value& v, std::string_view who) {
+  if (auto b = bool_from_value(v)) return *b;
+  throw std::invalid_argument(std::string(who) + " must answer yes or no (or 1 / 0), got " + v.dump());
+}
+
+bool random_bit(std::string_view spec, Rng& rng) {
+  if (spec.empty() || spec == "bernoulli") return rng.uniform01() < 0.5;
+  if (spec.starts_with("bernoulli:")) {
+    const std::string text(spec.substr(10));
+    std::size_t used = 0;
+    double p = -1;
+    try {
+      p = std::stod(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != text.size() || !(p >= 0 && p <= 1))
+      throw std::invalid_argument("--random-inputs bernoulli:P needs P in [0, 1], got '" + text + "'");
+    return rng.uniform01() < p;
+  }
+  if (spec == "constant:0") return false;
+  if (spec == "constant:1") return true;
+  throw std::invalid_argument("--random-inputs '" + std::string(spec) + "' is not understood: use bernoulli:P or constant:B");
+}
+
+}  // namespace shufflempc
