@@ -4,7 +4,7 @@
 // bit into `shares` random bits whose XOR is the bit and sends them through the shuffle, so the
 // analyzer sees a multiset of random-looking bits whose XOR is the answer.
 //
-// In the library, the classes below would live in protocols/parity/ with a one-line CMakeLists.txt,
+// In the library, the mechanism below would live in protocols/parity/ with a one-line CMakeLists.txt,
 // and the generated registry would call register_parity() for you. Here we add it to a registry by
 // hand and run it twice: all parties in this process, then over real TCP on 127.0.0.1.
 //
@@ -12,6 +12,8 @@
 #include <iostream>
 #include <string>
 
+#include "shufflempc/inputs.hpp"
+#include "shufflempc/mechanism.hpp"
 #include "shufflempc/net/inproc.hpp"
 #include "shufflempc/net/loopback.hpp"
 #include "shufflempc/registry.hpp"
@@ -20,63 +22,45 @@ namespace parity {
 
 using namespace shufflempc;
 
-// The typed API: what a library user calls without any JSON.
-void encode(bool x, unsigned shares, Rng& rng, MessageBatch& out) {
-  bool last = x;
-  for (unsigned i = 1; i < shares; ++i) {
-    const bool share = rng.bit();
-    out.append()[0] = share ? 1 : 0;
-    last = last != share;
+// A one-round protocol is a mechanism: a plain class that says what one party's input is, what its
+// randomizer sends and what the analyzer computes. make_one_round() turns it into a Protocol.
+struct ParityMechanism {
+  using Input = bool;
+  using Output = int;
+  unsigned shares = 3;
+
+  // Every message is 1 byte and only the analyzer sees the shuffled output (ESA mode).
+  RoundShape shape() const { return {1, Delivery::analyzer_only}; }
+  // One party's input from JSON (the CLI, input files): a bit, or a clear error naming the party.
+  bool parse_input(PartyId id, const Value& v) const { return parse_bit(v, party_name(id)); }
+  // --random-inputs: "", "bernoulli:P", "constant:B".
+  bool random_input(std::string_view spec, Rng& rng) const { return random_bit(spec, rng); }
+  Value input_value(bool x) const { return x ? 1 : 0; }
+
+  // The randomizer: `shares` random bits whose XOR is x.
+  void encode(bool x, Rng& rng, MessageBatch& out) const {
+    bool last = x;
+    for (unsigned i = 1; i < shares; ++i) {
+      const bool share = rng.bit();
+      out.append()[0] = share ? 1 : 0;
+      last = last != share;
+    }
+    out.append()[0] = last ? 1 : 0;
   }
-  out.append()[0] = last ? 1 : 0;
-}
-
-bool analyze(const MessageBatch& shuffled) {
-  bool x = false;
-  for (std::size_t i = 0; i < shuffled.count(); ++i) x = x != (shuffled[i][0] != 0);
-  return x;
-}
-
-// The adapters to the runtime.
-class ParityParty final : public Party {
- public:
-  ParityParty(bool x, unsigned shares) : x_(x), shares_(shares) {}
-  void send(std::uint32_t, Rng& rng, MessageBatch& out) override { encode(x_, shares_, rng, out); }
-
- private:
-  bool x_;
-  unsigned shares_;
-};
-
-class ParityAnalyzer final : public Analyzer {
- public:
-  void receive(std::uint32_t, const MessageBatch& out, const RoundOutcome&, Rng&) override { result_ = analyze(out); }
-  Value result() override { return result_ ? 1 : 0; }
-
- private:
-  bool result_ = false;
-};
-
-class ParityProtocol final : public Protocol {
- public:
-  explicit ParityProtocol(unsigned shares) : shares_(shares) {}
-  std::uint32_t rounds() const override { return 1; }
-  RoundShape round(std::uint32_t) const override { return {1, Delivery::analyzer_only}; }
-  std::unique_ptr<Party> make_party(PartyId id, const Value& input) const override {
-    if (input != 0 && input != 1)
-      throw std::invalid_argument("input of party " + std::to_string(id) + " must be 0 or 1, got " + input.dump());
-    return std::make_unique<ParityParty>(input == 1, shares_);
+  // The analyzer: the XOR of every message it receives.
+  int analyze(const MessageBatch& shuffled, const RoundOutcome&, Rng&) const {
+    bool x = false;
+    for (std::size_t i = 0; i < shuffled.count(); ++i) x = x != (shuffled[i][0] != 0);
+    return x ? 1 : 0;
   }
-  std::unique_ptr<Analyzer> make_analyzer() const override { return std::make_unique<ParityAnalyzer>(); }
-  Value random_input(PartyId, std::string_view, Rng& rng) const override { return rng.bit() ? 1 : 0; }
-  std::optional<Value> truth(std::span<const Value> inputs) const override {
+  // What the analyzer estimates (reports show output, truth and error).
+  int truth(std::span<const bool> xs) const {
     int x = 0;
-    for (const auto& v : inputs) x ^= v.get<int>();
-    return Value(x);
+    for (bool b : xs) x ^= b ? 1 : 0;
+    return x;
   }
-
- private:
-  unsigned shares_;
+  // Derived facts shown with every run.
+  Value describe() const { return {{"messages_per_party", shares}}; }
 };
 
 // The registry entry: name, declared parameters (they become CLI flags), factory.
@@ -85,9 +69,9 @@ void register_parity(Registry& registry) {
                 .summary = "XOR of all users' bits, each bit split into random XOR shares",
                 .params = {{.name = "shares", .type = ParamType::integer, .default_value = "3",
                             .help = "messages per user", .min = 1.0, .max = 64.0}},
-                .input_help = "one bit per party",
+                .input_help = bit_input_help,
                 .create = [](const Params& p, std::size_t) -> std::unique_ptr<Protocol> {
-                  return std::make_unique<ParityProtocol>(static_cast<unsigned>(p.integer("shares")));
+                  return make_one_round(ParityMechanism{.shares = static_cast<unsigned>(p.integer("shares"))});
                 }});
 }
 

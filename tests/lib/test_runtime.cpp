@@ -1,4 +1,4 @@
-// MessageBatch, the channel's round completion, parameters, the registry and the RoundDriver driver.
+// MessageBatch, the channel's round completion, parameters, the registry and the RoundDriver.
 #include <doctest/doctest.h>
 
 #include "shufflempc/channel.hpp"

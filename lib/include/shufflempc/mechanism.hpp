@@ -1,0 +1,192 @@
+// One-round mechanisms: the randomizer R and the analyzer A of the shuffle model, and everything
+// else a one-round protocol needs, written once.
+//
+// A mechanism is a plain class (no base class, no JSON in its hot path) that declares:
+//
+//   using Input  = ...;   // one party's input (bool, std::uint32_t, BigInt, ...)
+//   using Output = ...;   // the analyzer's result
+//   RoundShape shape() const;                                           // width, delivery, messages per party
+//   Input  parse_input(PartyId id, const Value& v) const;               // std::invalid_argument naming the party
+//   void   encode(const Input& x, Rng& rng, MessageBatch& out) const;   // R: append this party's messages
+//   Output analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng& rng) const;  // A
+//   Input  random_input(std::string_view spec, Rng& rng) const;         // "" = the default distribution
+//   Value  describe() const;                                            // derived facts for every report
+//
+// and optionally
+//
+//   Value  truth(std::span<const Input> inputs) const;   // the exact answer the mechanism estimates
+//   Value  input_value(const Input& x) const;            // when Value(x) does not do (big integers)
+//   Value  output_value(const Output& y) const;          // likewise for the result
+//   static constexpr bool has_error = false;             // truth exists but "error" means nothing
+//
+// make_one_round(m) turns it into a registered Protocol (parties, analyzer, inputs, truth) for the
+// CLI, the launcher and every transport. Studies and attacks call the mechanism directly instead:
+// OneRoundRun encodes parties one by one (pause after some of them, copy the run, continue) and
+// finishes with a shuffle and the mechanism's own analyzer, without any RoundDriver or channel.
+#pragma once
+
+#include <algorithm>
+#include <concepts>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "shufflempc/runtime.hpp"
+#include "shufflempc/shuffle.hpp"
+
+namespace shufflempc {
+
+template <class M>
+concept Mechanism = requires(const M& m, const typename M::Input& x, PartyId id, const Value& v, Rng& rng,
+                             MessageBatch& out, const MessageBatch& shuffled, const RoundOutcome& outcome,
+                             std::string_view spec) {
+  typename M::Input;
+  typename M::Output;
+  { m.shape() } -> std::convertible_to<RoundShape>;
+  { m.parse_input(id, v) } -> std::convertible_to<typename M::Input>;
+  m.encode(x, rng, out);
+  { m.analyze(shuffled, outcome, rng) } -> std::convertible_to<typename M::Output>;
+  { m.random_input(spec, rng) } -> std::convertible_to<typename M::Input>;
+  { m.describe() } -> std::convertible_to<Value>;
+};
+
+namespace detail {
+
+template <class M>
+Value input_to_value(const M& m, const typename M::Input& x) {
+  if constexpr (requires { { m.input_value(x) } -> std::convertible_to<Value>; }) return m.input_value(x);
+  else return Value(x);
+}
+
+template <class M>
+Value output_to_value(const M& m, const typename M::Output& y) {
+  if constexpr (requires { { m.output_value(y) } -> std::convertible_to<Value>; }) return m.output_value(y);
+  else return Value(y);
+}
+
+}  // namespace detail
+
+// The Protocol of a one-round mechanism. It owns the mechanism; parties and the analyzer refer to it.
+template <Mechanism M>
+class OneRoundProtocol final : public Protocol {
+ public:
+  using Input = typename M::Input;
+  using Output = typename M::Output;
+
+  explicit OneRoundProtocol(M mechanism) : m_(std::move(mechanism)) {}
+
+  [[nodiscard]] const M& mechanism() const { return m_; }
+
+  [[nodiscard]] std::uint32_t rounds() const override { return 1; }
+  [[nodiscard]] RoundShape round(std::uint32_t) const override { return m_.shape(); }
+  [[nodiscard]] std::unique_ptr<Party> make_party(PartyId id, const Value& input) const override {
+    return std::make_unique<MechanismParty>(m_, m_.parse_input(id, input));
+  }
+  [[nodiscard]] std::unique_ptr<Analyzer> make_analyzer() const override { return std::make_unique<MechanismAnalyzer>(m_); }
+  [[nodiscard]] Value random_input(PartyId, std::string_view spec, Rng& rng) const override {
+    return detail::input_to_value(m_, m_.random_input(spec, rng));
+  }
+  [[nodiscard]] std::optional<Value> truth(std::span<const Value> inputs) const override {
+    if constexpr (requires(std::span<const Input> xs) { { m_.truth(xs) } -> std::convertible_to<Value>; }) {
+      // An array, not a std::vector: a span must be able to view it even when Input is bool.
+      const auto xs = std::make_unique<Input[]>(inputs.size());
+      for (std::size_t i = 0; i < inputs.size(); ++i) xs[i] = m_.parse_input(static_cast<PartyId>(i), inputs[i]);
+      return Value(m_.truth(std::span<const Input>(xs.get(), inputs.size())));
+    } else {
+      return std::nullopt;
+    }
+  }
+  [[nodiscard]] Value describe() const override { return m_.describe(); }
+  [[nodiscard]] bool has_error() const override {
+    if constexpr (requires { M::has_error; }) return M::has_error;
+    else return true;
+  }
+
+ private:
+  class MechanismParty final : public Party {
+   public:
+    MechanismParty(const M& m, Input x) : m_(m), x_(std::move(x)) {}
+    void send(std::uint32_t, Rng& rng, MessageBatch& out) override { m_.encode(x_, rng, out); }
+
+   private:
+    const M& m_;
+    Input x_;
+  };
+
+  class MechanismAnalyzer final : public Analyzer {
+   public:
+    explicit MechanismAnalyzer(const M& m) : m_(m) {}
+    void receive(std::uint32_t, const MessageBatch& output, const RoundOutcome& outcome, Rng& rng) override {
+      result_ = m_.analyze(output, outcome, rng);
+    }
+    Value result() override { return result_ ? detail::output_to_value(m_, *result_) : Value(nullptr); }
+
+   private:
+    const M& m_;
+    std::optional<Output> result_;
+  };
+
+  M m_;
+};
+
+// The registry's factories return this.
+template <Mechanism M>
+[[nodiscard]] std::unique_ptr<Protocol> make_one_round(M mechanism) {
+  return std::make_unique<OneRoundProtocol<M>>(std::move(mechanism));
+}
+
+// A one-round execution held in the caller's hands: the messages of the parties encoded so far, in
+// the order they were added. It is a value: copy it to replay the rest of an execution from a
+// paused point (the XOR-sum attack freezes the secret half once and appends each query's parties
+// to a copy). finish() shuffles a copy of the messages and runs the mechanism's analyzer.
+template <Mechanism M>
+class OneRoundRun {
+ public:
+  using Input = typename M::Input;
+  using Output = typename M::Output;
+
+  explicit OneRoundRun(const M& m) : m_(&m), messages_(m.shape().width) {}
+
+  // Runs the randomizer of party `id` on `x` with `rng` (the party's own generator).
+  void add(PartyId id, const Input& x, Rng& rng) {
+    m_->encode(x, rng, messages_);
+    if (messages_.width() != m_->shape().width)
+      throw std::logic_error("party " + std::to_string(id) + "'s randomizer changed the message width");
+    submitted_.push_back(id);
+  }
+  // Parties first, first+1, ... with inputs `xs`; party i draws from rng.fork(i) as in a RoundDriver.
+  void add_all(std::span<const Input> xs, const Rng& rng, PartyId first = 0) {
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      const auto id = static_cast<PartyId>(first + i);
+      auto party_rng = rng.fork(id);
+      add(id, xs[i], *party_rng);
+    }
+  }
+
+  [[nodiscard]] const MessageBatch& messages() const { return messages_; }
+  [[nodiscard]] std::size_t parties() const { return submitted_.size(); }
+
+  // Shuffles a copy of the messages with `shuffle_rng` and analyzes it with `analyzer_rng`.
+  [[nodiscard]] Output finish(Rng& shuffle_rng, Rng& analyzer_rng) const {
+    RoundOutcome outcome;
+    outcome.submitted = submitted_;
+    std::sort(outcome.submitted.begin(), outcome.submitted.end());
+    MessageBatch shuffled = messages_;
+    Shuffler shuffler;
+    shuffler.shuffle(shuffled, shuffle_rng);
+    outcome.messages = shuffled.count();
+    return m_->analyze(shuffled, outcome, analyzer_rng);
+  }
+
+ private:
+  const M* m_;
+  MessageBatch messages_;
+  std::vector<PartyId> submitted_;
+};
+
+}  // namespace shufflempc

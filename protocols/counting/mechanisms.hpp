@@ -1,0 +1,100 @@
+// The counting family as one-round mechanisms (shufflempc/mechanism.hpp): counting (lectures),
+// counting-balcer-cheu (literature), histogram (parallel and inverted), and the baselines
+// randomized-response (local) and central-laplace (central). Studies and attacks use these
+// directly; register.cpp turns each into a registered protocol.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "counting/counting.hpp"
+#include "shufflempc/inputs.hpp"
+#include "shufflempc/mechanism.hpp"
+
+namespace shufflempc::counting {
+
+// What the bit mechanisms share: one bit per party, the count of ones as the truth.
+struct BitInputs {
+  using Input = bool;
+  [[nodiscard]] bool parse_input(PartyId id, const Value& v) const { return parse_bit(v, party_name(id)); }
+  [[nodiscard]] bool random_input(std::string_view spec, Rng& rng) const { return random_bit(spec, rng); }
+  [[nodiscard]] Value input_value(bool x) const { return x ? 1 : 0; }
+  [[nodiscard]] std::int64_t truth(std::span<const bool> xs) const;
+};
+
+// The lectures' protocol: x and a Bernoulli(p) noise bit; the analyzer returns sum - n p.
+struct CountingMechanism : BitInputs {
+  using Output = double;
+  Config config;
+  [[nodiscard]] RoundShape shape() const { return {1, Delivery::analyzer_only}; }
+  void encode(bool x, Rng& rng, MessageBatch& out) const { counting::encode(x, config.p, rng, out); }
+  [[nodiscard]] double analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng&) const {
+    return counting::analyze(shuffled, outcome.submitted.size(), config.p);
+  }
+  [[nodiscard]] Value describe() const;
+};
+
+// Balcer-Cheu (ITC 2020): x + Bernoulli(1 - gamma) unit messages.
+struct BalcerCheuMechanism : BitInputs {
+  using Output = double;
+  std::uint64_t parties = 0;
+  double epsilon = 1;
+  double gamma = 0;
+  BalcerCheuMechanism(std::uint64_t n, double eps, double delta) : parties(n), epsilon(eps), gamma(balcer_cheu_gamma(n, eps, delta)) {}
+  [[nodiscard]] RoundShape shape() const { return {1, Delivery::analyzer_only}; }
+  void encode(bool x, Rng& rng, MessageBatch& out) const { encode_balcer_cheu(x, gamma, rng, out); }
+  [[nodiscard]] double analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng&) const {
+    return analyze_balcer_cheu(shuffled, outcome.submitted.size(), gamma);
+  }
+  [[nodiscard]] Value describe() const;
+};
+
+// Local baseline: the bit flipped with probability 1/(1 + e^eps), debiased sum.
+struct RandomizedResponseMechanism : BitInputs {
+  using Output = double;
+  std::uint64_t parties = 0;
+  double epsilon = 1;
+  [[nodiscard]] RoundShape shape() const { return {1, Delivery::analyzer_only}; }
+  void encode(bool x, Rng& rng, MessageBatch& out) const { encode_randomized_response(x, epsilon, rng, out); }
+  [[nodiscard]] double analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng&) const {
+    return analyze_randomized_response(shuffled, outcome.submitted.size(), epsilon);
+  }
+  [[nodiscard]] Value describe() const;
+};
+
+// Central baseline: the bit in the clear; the trusted analyzer adds exact discrete Laplace noise.
+struct CentralLaplaceMechanism : BitInputs {
+  using Output = double;
+  double epsilon = 1;
+  [[nodiscard]] RoundShape shape() const { return {1, Delivery::analyzer_only}; }
+  void encode(bool x, Rng&, MessageBatch& out) const { out.append()[0] = x ? 1 : 0; }
+  [[nodiscard]] double analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng& rng) const;
+  [[nodiscard]] Value describe() const;
+};
+
+// Histograms over {0, ..., domain - 1}: one counting instance per element, parallel or inverted.
+struct HistogramMechanism {
+  using Input = std::uint32_t;
+  using Output = std::vector<double>;
+  Config config;
+  std::uint32_t domain = 16;
+  HistogramVariant variant = HistogramVariant::inverted;
+  [[nodiscard]] RoundShape shape() const { return {histogram_width, Delivery::analyzer_only}; }
+  [[nodiscard]] std::uint32_t parse_input(PartyId id, const Value& v) const;
+  // "" or "uniform:K": uniform over the first K elements (default: half the domain, so that some
+  // bins are empty); "constant:E".
+  [[nodiscard]] std::uint32_t random_input(std::string_view spec, Rng& rng) const;
+  void encode(std::uint32_t x, Rng& rng, MessageBatch& out) const { encode_histogram(x, domain, variant, config.p, rng, out); }
+  [[nodiscard]] std::vector<double> analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng&) const {
+    return analyze_histogram(shuffled, domain, variant, outcome.submitted.size(), config.p);
+  }
+  [[nodiscard]] std::vector<std::int64_t> truth(std::span<const std::uint32_t> xs) const;
+  [[nodiscard]] Value describe() const;
+};
+
+static_assert(Mechanism<CountingMechanism> && Mechanism<BalcerCheuMechanism> && Mechanism<RandomizedResponseMechanism> &&
+              Mechanism<CentralLaplaceMechanism> && Mechanism<HistogramMechanism>);
+
+}  // namespace shufflempc::counting

@@ -1,0 +1,52 @@
+// The split-mix family as one-round mechanisms (shufflempc/mechanism.hpp): split-mix-sum (secure
+// summation in Z_q) and split-mix-dp-sum (DP summation of reals in [0, 1]). Studies use these
+// directly; register.cpp turns each into a registered protocol.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include "shufflempc/mechanism.hpp"
+#include "split_mix/dp_sum.hpp"
+#include "split_mix/split_mix.hpp"
+
+namespace shufflempc::split_mix {
+
+// A JSON number when it fits 64 bits, a decimal string otherwise.
+[[nodiscard]] Value big_value(const BigInt& x);
+
+struct SumMechanism {
+  using Input = BigInt;
+  using Output = BigInt;
+  SumConfig config;
+  [[nodiscard]] RoundShape shape() const { return {config.modulus.width(), Delivery::analyzer_only}; }
+  // The accepted inputs: [0, 2^input_bits), or all of Z_q when the modulus was given.
+  [[nodiscard]] BigInt input_bound() const;
+  [[nodiscard]] BigInt parse_input(PartyId id, const Value& v) const;
+  // "" or "uniform": uniform over the accepted inputs; "max": the largest; "constant:V".
+  [[nodiscard]] BigInt random_input(std::string_view spec, Rng& rng) const;
+  void encode(const BigInt& x, Rng& rng, MessageBatch& out) const;
+  [[nodiscard]] BigInt analyze(const MessageBatch& shuffled, const RoundOutcome&, Rng&) const { return config.modulus.sum(shuffled); }
+  [[nodiscard]] Value truth(std::span<const BigInt> xs) const;
+  [[nodiscard]] Value input_value(const BigInt& x) const { return big_value(x); }
+  [[nodiscard]] Value output_value(const BigInt& y) const { return big_value(y); }
+  [[nodiscard]] Value describe() const;
+};
+
+struct DpSumMechanism {
+  using Input = double;
+  using Output = double;
+  DpConfig config;
+  [[nodiscard]] RoundShape shape() const { return {config.split.modulus.width(), Delivery::analyzer_only}; }
+  [[nodiscard]] double parse_input(PartyId id, const Value& v) const;
+  // "" or "uniform": uniform in [0, 1); "constant:X".
+  [[nodiscard]] double random_input(std::string_view spec, Rng& rng) const;
+  void encode(double x, Rng& rng, MessageBatch& out) const { encode_dp(x, config, rng, out); }
+  [[nodiscard]] double analyze(const MessageBatch& shuffled, const RoundOutcome&, Rng&) const { return analyze_dp(shuffled, config); }
+  [[nodiscard]] double truth(std::span<const double> xs) const;
+  [[nodiscard]] Value describe() const;
+};
+
+static_assert(Mechanism<SumMechanism> && Mechanism<DpSumMechanism>);
+
+}  // namespace shufflempc::split_mix
