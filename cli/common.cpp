@@ -1,9 +1,6 @@
 #include "common.hpp"
 
-#include <fmt/format.h>
-
 #include <fstream>
-#include <iostream>
 #include <sstream>
 #include <stdexcept>
 
@@ -91,51 +88,6 @@ std::vector<Value> load_inputs(const Protocol& protocol, const RunArgs& args, Rn
   for (std::size_t i = 0; i < args.parties; ++i)
     inputs.push_back(protocol.random_input(static_cast<PartyId>(i), args.random_inputs, *input_rng));
   return inputs;
-}
-
-Value make_report(const std::string& name, const Protocol& protocol, std::size_t parties, const RunResult& result,
-                  const std::vector<Value>& inputs) {
-  Value report = {{"protocol", name},
-                  {"parties", parties},
-                  {"rounds", protocol.rounds()},
-                  {"output", result.output},
-                  {"messages", result.messages},
-                  {"bytes", result.bytes},
-                  {"seconds", result.seconds},
-                  {"dropped", result.dropped}};
-  if (auto truth = protocol.truth(inputs)) {
-    report["truth"] = *truth;
-    if (protocol.has_error())
-      if (auto err = result_error(result.output, *truth)) report["error"] = *err;
-  }
-  if (!result.party_outputs.empty() && !result.party_outputs.begin()->second.is_null()) {
-    Value outs = Value::object();
-    for (const auto& [id, v] : result.party_outputs) outs[std::to_string(id)] = v;
-    report["party_outputs"] = outs;
-  }
-  report["details"] = protocol.describe();
-  return report;
-}
-
-void print_report(const Value& report, bool json) {
-  if (json) {
-    std::cout << report.dump() << '\n';
-    return;
-  }
-  const auto show = [](const Value& v) {
-    std::string s = v.dump();
-    return s.size() > 200 ? s.substr(0, 197) + "..." : s;
-  };
-  std::cout << fmt::format("protocol  {}  ({} parties, {} round{})\n", report["protocol"].get<std::string>(),
-                           report["parties"].get<std::size_t>(), report["rounds"].get<int>(),
-                           report["rounds"].get<int>() == 1 ? "" : "s");
-  std::cout << "output    " << show(report["output"]) << '\n';
-  if (report.contains("truth")) std::cout << "truth     " << show(report["truth"]) << '\n';
-  if (report.contains("error")) std::cout << "error     " << report["error"].get<double>() << '\n';
-  std::cout << fmt::format("traffic   {} messages, {} bytes, {:.3f} s\n", report["messages"].get<std::size_t>(),
-                           report["bytes"].get<std::size_t>(), report["seconds"].get<double>());
-  if (!report["dropped"].empty()) std::cout << "dropped   " << show(report["dropped"]) << '\n';
-  for (const auto& [k, v] : report["details"].items()) std::cout << fmt::format("{:<22}{}\n", k, show(v));
 }
 
 }  // namespace shufflempc::cli

@@ -1,4 +1,4 @@
-// Pieces shared by the CLI's commands: inputs, the JSON/text report, error handling.
+// Pieces shared by the CLI's protocol commands (run, local): options, parameters and inputs.
 #pragma once
 
 #include <cstdint>
@@ -39,11 +39,5 @@ void collect_params(const CLI::App& cmd, const ProtocolInfo& info, RunArgs& args
 
 // The inputs of all parties: from --inputs (a JSON array, or one JSON value per line), else random.
 [[nodiscard]] std::vector<Value> load_inputs(const Protocol& protocol, const RunArgs& args, Rng& rng);
-
-// The report every run prints: protocol, parties, rounds, output, truth, error, messages, bytes,
-// seconds, dropped, and the protocol's own details.
-[[nodiscard]] Value make_report(const std::string& name, const Protocol& protocol, std::size_t parties,
-                                const RunResult& result, const std::vector<Value>& inputs);
-void print_report(const Value& report, bool json);
 
 }  // namespace shufflempc::cli

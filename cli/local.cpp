@@ -3,13 +3,7 @@
 // shuffler (port chosen by the OS, read back from its "listening on" line), the analyzer and
 // ceil(N / K) party processes hosting K parties each, waits for all of them with a deadline, and
 // prints the usual report plus a per-party table.
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include <stdlib.h>
 
 #include <fmt/format.h>
 
@@ -22,11 +16,12 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "report.hpp"
 #include "net_common.hpp"
 #include "shufflempc/error.hpp"
+#include "shufflempc/net/local.hpp"
+#include "shufflempc/net/process.hpp"
 #include "shufflempc/net/tcp.hpp"
-
-extern char** environ;
 
 namespace shufflempc::cli {
 
@@ -37,91 +32,6 @@ struct LocalArgs {
   std::size_t deadline_ms = 30'000;
   std::string keep_dir;
 };
-
-struct Child {
-  std::string name;
-  pid_t pid = -1;
-  int pidfd = -1;
-  int status = -1;
-  std::string out_path;
-};
-
-std::string self_exe() {
-  std::error_code ec;
-  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) throw std::runtime_error("cannot find the shufflempc binary: " + ec.message());
-  return p.string();
-}
-
-// Starts `argv` with stdout to `stdout_fd` (dup'ed) or to the file `out_path`; stderr is inherited.
-Child spawn(const std::string& name, const std::vector<std::string>& args, int stdout_fd, const std::string& out_path) {
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  if (stdout_fd >= 0) posix_spawn_file_actions_adddup2(&fa, stdout_fd, STDOUT_FILENO);
-  else posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  std::vector<char*> argv;
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  Child c;
-  c.name = name;
-  c.out_path = out_path;
-  const int rc = posix_spawn(&c.pid, argv[0], &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) throw std::system_error(rc, std::generic_category(), "cannot start " + name);
-  c.pidfd = static_cast<int>(::syscall(SYS_pidfd_open, c.pid, 0));  // glibc 2.36's wrapper lacks C linkage
-  if (c.pidfd < 0) throw std::system_error(errno, std::generic_category(), "pidfd_open for " + name);
-  return c;
-}
-
-// Waits for every child until `deadline`; kills the ones still running after it. Returns false on timeout.
-bool wait_all(std::vector<Child>& children, std::chrono::steady_clock::time_point deadline) {
-  for (;;) {
-    std::vector<pollfd> fds;
-    std::vector<Child*> running;
-    for (auto& c : children)
-      if (c.status < 0) {
-        fds.push_back({c.pidfd, POLLIN, 0});
-        running.push_back(&c);
-      }
-    if (running.empty()) return true;
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
-    if (left <= 0) {
-      for (Child* c : running) {
-        ::kill(c->pid, SIGKILL);
-        int st = 0;
-        ::waitpid(c->pid, &st, 0);
-        c->status = 128 + SIGKILL;
-        ::close(c->pidfd);
-      }
-      return false;
-    }
-    const int n = ::poll(fds.data(), fds.size(), static_cast<int>(std::min<long long>(left, 60'000)));
-    if (n < 0 && errno != EINTR) throw std::system_error(errno, std::generic_category(), "poll");
-    for (std::size_t i = 0; i < fds.size(); ++i)
-      if (fds[i].revents != 0) {
-        int st = 0;
-        ::waitpid(running[i]->pid, &st, 0);
-        running[i]->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-        ::close(running[i]->pidfd);
-      }
-  }
-}
-
-// Reads one line from `fd` within `limit` (the shuffler's readiness line).
-std::string read_line(int fd, std::chrono::milliseconds limit) {
-  std::string line;
-  const auto end = std::chrono::steady_clock::now() + limit;
-  char ch = 0;
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now()).count();
-    pollfd p{fd, POLLIN, 0};
-    if (left <= 0 || ::poll(&p, 1, static_cast<int>(left)) <= 0) throw std::runtime_error("the shuffler did not report its port in time");
-    const ssize_t n = ::read(fd, &ch, 1);
-    if (n <= 0) throw std::runtime_error("the shuffler exited before reporting its port");
-    if (ch == '\n') return line;
-    line.push_back(ch);
-  }
-}
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path);
@@ -164,58 +74,40 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
   } cleanup{dir, !la.keep_dir.empty()};
 
   SystemRng key_rng;
-  net::SessionConfig config;
-  key_rng.fill(config.session);
-  config.protocol = info.name;
-  config.params = args.params;
-  config.parties = n;
-  config.min_parties = min_parties;
-  config.deadline = std::chrono::milliseconds(la.deadline_ms);
-  config.shuffler_address = "127.0.0.1:0";
-  const auto shuffler_keys = net::KeyPair::generate(key_rng);
-  const auto analyzer_keys = net::KeyPair::generate(key_rng);
-  shuffler_keys.save(dir + "/shuffler.key");
-  analyzer_keys.save(dir + "/analyzer.key");
-  config.shuffler_key = shuffler_keys.public_key();
-  config.analyzer_key = analyzer_keys.public_key();
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto keys = net::KeyPair::generate(key_rng);
-    keys.save(party_key_file(dir, static_cast<PartyId>(i)));
-    config.party_keys.push_back(keys.public_key());
-  }
-  const std::string config_path = dir + "/session.json", inputs_path = dir + "/inputs.json";
-  config.save(config_path);
+  net::SessionConfig base;
+  base.protocol = info.name;
+  base.params = args.params;
+  base.min_parties = min_parties;
+  base.deadline = std::chrono::milliseconds(la.deadline_ms);
+  const net::LocalDeployment local = net::LocalDeployment::create(n, key_rng, std::move(base));
+  local.save(dir);
+  const std::string config_path = dir + "/" + net::session_config_file, inputs_path = dir + "/inputs.json";
   {
     std::ofstream out(inputs_path);
     out << Value(inputs).dump() << '\n';
   }
 
   const auto start = std::chrono::steady_clock::now();
-  const std::string exe = self_exe();
-  int pipe_fds[2];
-  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category(), "pipe");
-  std::vector<Child> children;
-  children.push_back(spawn("shuffler", {exe, "shuffler", "--config", config_path, "--key", dir + "/shuffler.key", "--listen", "127.0.0.1:0", "--json"},
-                           pipe_fds[1], ""));
-  ::close(pipe_fds[1]);
-  std::string line;
-  try {
-    line = read_line(pipe_fds[0], std::chrono::seconds(30));
-  } catch (...) {
-    wait_all(children, std::chrono::steady_clock::now());
-    ::close(pipe_fds[0]);
-    throw;
-  }
+  const std::string exe = net::self_executable();
+  std::vector<net::ChildProcess> children;
+  children.reserve(2 + (n + k - 1) / k);
+  children.emplace_back("shuffler",
+                        std::vector<std::string>{exe, "shuffler", "--config", config_path, "--key", dir + "/" + net::shuffler_key_file,
+                                                 "--listen", "127.0.0.1:0", "--json"});
+  const auto line = children.front().read_line(std::chrono::seconds(30));
+  if (!line) throw std::runtime_error("the shuffler did not report its port in time");
   const std::string prefix = "listening on ";
-  if (line.rfind(prefix, 0) != 0) throw std::runtime_error("unexpected line from the shuffler: " + line);
-  const std::string address = line.substr(prefix.size());
+  if (line->rfind(prefix, 0) != 0) throw std::runtime_error("unexpected line from the shuffler: " + *line);
+  const std::string address = line->substr(prefix.size());
 
   std::vector<std::string> common = {"--config", config_path, "--connect", address, "--json"};
   if (args.seed) common.insert(common.end(), {"--seed", std::to_string(*args.seed)});
+  std::vector<std::string> outputs;  // stdout files of the analyzer and the party processes
   {
-    std::vector<std::string> a = {exe, "analyzer", "--key", dir + "/analyzer.key"};
+    std::vector<std::string> a = {exe, "analyzer", "--key", dir + "/" + net::analyzer_key_file};
     a.insert(a.end(), common.begin(), common.end());
-    children.push_back(spawn("analyzer", a, -1, dir + "/analyzer.out"));
+    outputs.push_back(dir + "/analyzer.out");
+    children.emplace_back("analyzer", a, net::ProcessOptions{.stdout_path = outputs.back()});
   }
   for (std::size_t first = 0; first < n; first += k) {
     const std::size_t last = std::min(n, first + k) - 1;
@@ -226,27 +118,22 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
     for (const auto& [id, r] : dropouts)
       if (id >= first && id <= last) drops += (drops.empty() ? "" : ",") + std::to_string(id);
     if (!drops.empty()) a.insert(a.end(), {"--dropouts", drops});
-    children.push_back(spawn("parties " + range, a, -1, dir + "/party-" + range + ".out"));
+    outputs.push_back(dir + "/party-" + range + ".out");
+    children.emplace_back("parties " + range, a, net::ProcessOptions{.stdout_path = outputs.back()});
   }
   // Every round may take its deadline (twice, counting the clients' grace) plus start-up time.
   const auto limit = std::chrono::milliseconds(la.deadline_ms) * 2 * (protocol->rounds() + 1) + std::chrono::seconds(30);
-  const bool in_time = wait_all(children, start + limit);
-  std::string shuffler_out;
-  {
-    char buf[4096];
-    ssize_t got = 0;
-    while ((got = ::read(pipe_fds[0], buf, sizeof buf)) > 0) shuffler_out.append(buf, static_cast<std::size_t>(got));
-    ::close(pipe_fds[0]);
-  }
+  const bool in_time = net::wait_all(children, start + limit);
+  (void)children.front().read_all(std::chrono::seconds(1));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::string failures;
   for (const auto& c : children)
-    if (c.status != 0) failures += (failures.empty() ? "" : "; ") + c.name + " exited with status " + std::to_string(c.status);
+    if (c.status() != 0) failures += (failures.empty() ? "" : "; ") + c.name() + " exited with status " + std::to_string(c.status().value_or(-1));
   if (!in_time) throw std::system_error(make_error_code(Errc::timeout), "local run exceeded " + std::to_string(limit.count()) + " ms: " + failures);
   if (!failures.empty()) throw std::system_error(make_error_code(Errc::session_aborted), "local run failed: " + failures + " (see the lines above)");
 
   // Assemble the report: the analyzer's result, every party's output and traffic.
-  const Value analyzer = Value::parse(slurp(dir + "/analyzer.out"), nullptr, false);
+  const Value analyzer = Value::parse(slurp(outputs[0]), nullptr, false);
   if (analyzer.is_discarded()) throw std::runtime_error("the analyzer's report is not JSON");
   RunResult result;
   result.output = analyzer["output"];
@@ -256,8 +143,8 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
   result.seconds = seconds;
   Value table = Value::array();
   for (std::size_t i = 2; i < children.size(); ++i) {
-    const Value v = Value::parse(slurp(children[i].out_path), nullptr, false);
-    if (v.is_discarded() || !v.contains("parties")) throw std::runtime_error(children[i].name + " printed no report");
+    const Value v = Value::parse(slurp(outputs[i - 1]), nullptr, false);
+    if (v.is_discarded() || !v.contains("parties")) throw std::runtime_error(children[i].name() + " printed no report");
     for (const auto& p : v["parties"]) {
       if (!p["dropped"].get<bool>()) result.party_outputs[p["party"].get<PartyId>()] = p["output"];
       table.push_back(p);

@@ -10,6 +10,8 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "net_common.hpp"
+#include "report.hpp"
+#include "shufflempc/net/local.hpp"
 #include "shufflempc/net/tcp.hpp"
 
 namespace shufflempc::cli {
@@ -72,7 +74,6 @@ void add_client_options(CLI::App& cmd, ClientArgs& args, const std::string& whos
 
 }  // namespace
 
-std::string party_key_file(const std::string& dir, PartyId id) { return dir + "/party-" + std::to_string(id) + ".key"; }
 
 void add_net_process_commands(CLI::App& app, const Registry& registry, Action& action) {
   // keygen
@@ -180,7 +181,7 @@ void add_net_process_commands(CLI::App& app, const Registry& registry, Action& a
         }
         std::vector<net::Identity> identities;
         for (PartyId id = first; id <= last; ++id)
-          identities.push_back({id, net::KeyPair::load(key.empty() ? party_key_file(key_dir, id) : key)});
+          identities.push_back({id, net::KeyPair::load(key.empty() ? net::party_key_file(key_dir, id) : key)});
         const auto [host, port] = connect_address(config, client.connect);
         auto rng = make_rng(client.seed);
         net::TcpChannel channel(config, std::move(identities), host, port, stderr_logger("party " + ids));
@@ -259,14 +260,6 @@ void add_net_process_commands(CLI::App& app, const Registry& registry, Action& a
       };
     });
   }
-}
-
-Value analyzer_report(const RunResult& result) {
-  Value rounds = Value::array();
-  for (const auto& r : result.rounds)
-    rounds.push_back({{"round", r.round}, {"messages", r.messages}, {"bytes", r.bytes}, {"dropped", r.dropped}});
-  return {{"output", result.output}, {"messages", result.messages}, {"bytes", result.bytes},
-          {"seconds", result.seconds}, {"dropped", result.dropped}, {"round_stats", rounds}};
 }
 
 }  // namespace shufflempc::cli

@@ -3,6 +3,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "report.hpp"
 #include "shufflempc/net/inproc.hpp"
 
 namespace shufflempc::cli {

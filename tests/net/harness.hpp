@@ -3,12 +3,7 @@
 // log checks), and synchronous wrappers around the link coroutines for playing bad peers.
 #pragma once
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include <stdlib.h>
 
 #include <asio.hpp>
 #include <doctest/doctest.h>
@@ -22,17 +17,15 @@
 
 #include "shufflempc/net/detail/link.hpp"
 #include "shufflempc/net/keys.hpp"
+#include "shufflempc/net/local.hpp"
+#include "shufflempc/net/process.hpp"
 #include "shufflempc/net/tcp.hpp"
-
-extern char** environ;
 
 namespace shufflempc::test {
 
-struct NetSession {
+// A session directory with keys and config (net::LocalDeployment, test keys from a seed).
+struct NetSession : net::LocalDeployment {
   std::string dir;
-  net::SessionConfig config;
-  net::KeyPair shuffler, analyzer;
-  std::vector<net::KeyPair> parties;
 
   NetSession(std::size_t n, std::uint64_t seed, std::size_t min_parties = 0, std::chrono::milliseconds deadline = std::chrono::seconds(20),
              std::string protocol = "central-laplace") {
@@ -40,29 +33,20 @@ struct NetSession {
     REQUIRE(::mkdtemp(tmpl) != nullptr);
     dir = tmpl;
     SeededRng rng(seed);  // test keys only
-    rng.fill(config.session);
-    shuffler = net::KeyPair::generate(rng);
-    analyzer = net::KeyPair::generate(rng);
-    config.protocol = std::move(protocol);
-    config.parties = n;
-    config.min_parties = min_parties;
-    config.deadline = deadline;
-    config.max_frame_bytes = 4096;
-    config.shuffler_key = shuffler.public_key();
-    config.analyzer_key = analyzer.public_key();
-    for (std::size_t i = 0; i < n; ++i) {
-      parties.push_back(net::KeyPair::generate(rng));
-      config.party_keys.push_back(parties.back().public_key());
-      parties.back().save(dir + "/party-" + std::to_string(i) + ".key");
-    }
-    shuffler.save(dir + "/shuffler.key");
-    analyzer.save(dir + "/analyzer.key");
-    config.save(dir + "/session.json");
+    net::SessionConfig base;
+    base.protocol = std::move(protocol);
+    base.min_parties = min_parties;
+    base.deadline = deadline;
+    base.max_frame_bytes = 4096;
+    static_cast<net::LocalDeployment&>(*this) = net::LocalDeployment::create(n, rng, std::move(base));
+    save(dir);
   }
   ~NetSession() {
     std::error_code ec;
     std::filesystem::remove_all(dir, ec);
   }
+  NetSession(const NetSession&) = delete;
+  NetSession& operator=(const NetSession&) = delete;
   [[nodiscard]] std::string path(const std::string& name) const { return dir + "/" + name; }
 };
 
@@ -73,66 +57,25 @@ inline std::string slurp(const std::string& path) {
   return ss.str();
 }
 
-// A child process of the test; killed (by its pid) if the test ends first.
+// A child process of the test (net::ChildProcess): stdout to a pipe, stderr to `err_path`; killed
+// if the test ends first. read_line() gives "" and wait() -1 when the time runs out.
 class Process {
  public:
-  // stdout goes to a pipe (read_line), stderr to `err_path`.
-  Process(const std::vector<std::string>& args, const std::string& err_path) {
-    int fds[2];
-    REQUIRE(::pipe2(fds, O_CLOEXEC) == 0);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    std::vector<char*> argv;
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    const int rc = posix_spawn(&pid_, argv[0], &fa, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    ::close(fds[1]);
-    out_ = fds[0];
-    REQUIRE(rc == 0);
-  }
-  ~Process() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      int st = 0;
-      ::waitpid(pid_, &st, 0);
-    }
-    ::close(out_);
-  }
-  // One line of stdout, or "" if none came within `limit`.
-  std::string read_line(std::chrono::milliseconds limit = std::chrono::seconds(20)) {
-    std::string line;
-    const auto end = std::chrono::steady_clock::now() + limit;
-    for (char ch = 0;;) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now()).count();
-      pollfd p{out_, POLLIN, 0};
-      if (left <= 0 || ::poll(&p, 1, static_cast<int>(left)) <= 0 || ::read(out_, &ch, 1) != 1) return "";
-      if (ch == '\n') return line;
-      line.push_back(ch);
-    }
-  }
-  // Exit status, or -1 if the process did not end within `limit` (it is then killed).
+  Process(const std::vector<std::string>& args, const std::string& err_path)
+      : child_(args.front(), args, {.stdout_path = "", .stderr_path = err_path}) {}
+  std::string read_line(std::chrono::milliseconds limit = std::chrono::seconds(20)) { return child_.read_line(limit).value_or(""); }
   int wait(std::chrono::milliseconds limit = std::chrono::seconds(30)) {
     const auto end = std::chrono::steady_clock::now() + limit;
-    for (;;) {  // wait for stdout to close (the process exited), then reap it
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now()).count();
-      pollfd p{out_, POLLIN, 0};
-      if (left <= 0 || ::poll(&p, 1, static_cast<int>(left)) <= 0) return -1;
-      char buf[256];
-      if (::read(out_, buf, sizeof buf) <= 0) break;
-    }
-    int st = 0;
-    ::waitpid(pid_, &st, 0);
-    pid_ = -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    (void)child_.read_all(limit);  // drain stdout so the child never blocks on a full pipe
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now());
+    const auto status = child_.wait_for(std::max(left, std::chrono::milliseconds(0)));
+    if (!status) child_.kill();
+    return status.value_or(-1);
   }
-  [[nodiscard]] pid_t pid() const { return pid_; }
+  [[nodiscard]] pid_t pid() const { return child_.pid(); }
 
  private:
-  pid_t pid_ = -1;
-  int out_ = -1;
+  net::ChildProcess child_;
 };
 
 // `shufflempc shuffler` on 127.0.0.1, port chosen by the OS.

@@ -1,0 +1,62 @@
+#include "report.hpp"
+
+#include <fmt/format.h>
+
+#include <iostream>
+
+namespace shufflempc::cli {
+
+Value make_report(const std::string& name, const Protocol& protocol, std::size_t parties, const RunResult& result,
+                  const std::vector<Value>& inputs) {
+  Value report = {{"protocol", name},
+                  {"parties", parties},
+                  {"rounds", protocol.rounds()},
+                  {"output", result.output},
+                  {"messages", result.messages},
+                  {"bytes", result.bytes},
+                  {"seconds", result.seconds},
+                  {"dropped", result.dropped}};
+  if (auto truth = protocol.truth(inputs)) {
+    report["truth"] = *truth;
+    if (protocol.has_error())
+      if (auto err = result_error(result.output, *truth)) report["error"] = *err;
+  }
+  if (!result.party_outputs.empty() && !result.party_outputs.begin()->second.is_null()) {
+    Value outs = Value::object();
+    for (const auto& [id, v] : result.party_outputs) outs[std::to_string(id)] = v;
+    report["party_outputs"] = outs;
+  }
+  report["details"] = protocol.describe();
+  return report;
+}
+
+void print_report(const Value& report, bool json) {
+  if (json) {
+    std::cout << report.dump() << '\n';
+    return;
+  }
+  const auto show = [](const Value& v) {
+    std::string s = v.dump();
+    return s.size() > 200 ? s.substr(0, 197) + "..." : s;
+  };
+  std::cout << fmt::format("protocol  {}  ({} parties, {} round{})\n", report["protocol"].get<std::string>(),
+                           report["parties"].get<std::size_t>(), report["rounds"].get<int>(),
+                           report["rounds"].get<int>() == 1 ? "" : "s");
+  std::cout << "output    " << show(report["output"]) << '\n';
+  if (report.contains("truth")) std::cout << "truth     " << show(report["truth"]) << '\n';
+  if (report.contains("error")) std::cout << "error     " << report["error"].get<double>() << '\n';
+  std::cout << fmt::format("traffic   {} messages, {} bytes, {:.3f} s\n", report["messages"].get<std::size_t>(),
+                           report["bytes"].get<std::size_t>(), report["seconds"].get<double>());
+  if (!report["dropped"].empty()) std::cout << "dropped   " << show(report["dropped"]) << '\n';
+  for (const auto& [k, v] : report["details"].items()) std::cout << fmt::format("{:<22}{}\n", k, show(v));
+}
+
+Value analyzer_report(const RunResult& result) {
+  Value rounds = Value::array();
+  for (const auto& r : result.rounds)
+    rounds.push_back({{"round", r.round}, {"messages", r.messages}, {"bytes", r.bytes}, {"dropped", r.dropped}});
+  return {{"output", result.output}, {"messages", result.messages}, {"bytes", result.bytes},
+          {"seconds", result.seconds}, {"dropped", result.dropped}, {"round_stats", rounds}};
+}
+
+}  // namespace shufflempc::cli

@@ -1,0 +1,38 @@
+// A session whose every process runs on this machine: the one place that makes its keys and its
+// configuration. run_over_loopback, `shufflempc local` and the transport tests all start here.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "shufflempc/net/keys.hpp"
+#include "shufflempc/net/tcp.hpp"
+
+namespace shufflempc::net {
+
+// File names inside a session directory (`local --keep-dir`, `party --key-dir`).
+[[nodiscard]] std::string party_key_file(const std::string& dir, PartyId id);
+inline constexpr const char* shuffler_key_file = "shuffler.key";
+inline constexpr const char* analyzer_key_file = "analyzer.key";
+inline constexpr const char* session_config_file = "session.json";
+
+struct LocalDeployment {
+  SessionConfig config;
+  KeyPair shuffler;
+  KeyPair analyzer;
+  std::vector<KeyPair> parties;  // index = party id
+
+  // A fresh session id and key pairs for the shuffler, the analyzer and `parties` parties, drawn
+  // from `rng` (a SystemRng for anything real; tests may pass a SeededRng). `base` supplies the
+  // protocol, its parameters, min_parties, the deadline and the frame limit; its keys, session id
+  // and party count are replaced.
+  [[nodiscard]] static LocalDeployment create(std::size_t parties, Rng& rng, SessionConfig base = {});
+
+  // Every party (ids 0..n-1) and the analyzer, ready for a TcpChannel hosting all of them.
+  [[nodiscard]] std::vector<Identity> all_identities() const;
+  // Writes shuffler.key, analyzer.key, party-<id>.key (mode 0600) and session.json into `dir`.
+  void save(const std::string& dir) const;
+};
+
+}  // namespace shufflempc::net

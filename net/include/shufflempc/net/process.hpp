@@ -1,0 +1,73 @@
+// Child processes for the local launcher (`shufflempc local`) and the tests: one helper, so the
+// CLI and the tests start, read and reap processes the same way. A child's stdout goes to a pipe
+// (read_line, read_all) or to a file; its stderr is inherited or goes to a file. Waiting never
+// sleeps: it polls the pipe or a pidfd, with a deadline. A ChildProcess still running when it is
+// destroyed is killed and reaped.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace shufflempc::net {
+
+struct ProcessOptions {
+  std::string stdout_path;  // empty: a pipe, read with read_line() / read_all()
+  std::string stderr_path;  // empty: inherited from this process
+};
+
+class ChildProcess {
+ public:
+  // Starts argv[0] (a path) with arguments argv[1..]. Throws std::system_error if it cannot.
+  ChildProcess(std::string name, const std::vector<std::string>& argv, const ProcessOptions& options = {});
+  ~ChildProcess();
+  ChildProcess(ChildProcess&& other) noexcept;
+  ChildProcess& operator=(ChildProcess&&) = delete;
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  // One line of stdout (without the newline), or nullopt if none came within `limit` or stdout closed.
+  [[nodiscard]] std::optional<std::string> read_line(std::chrono::milliseconds limit);
+  // Everything left on stdout, until the child closes it or `limit` passes.
+  [[nodiscard]] std::string read_all(std::chrono::milliseconds limit);
+  // The exit status (128 + signal if killed by one), or nullopt if the child is still running at `limit`.
+  [[nodiscard]] std::optional<int> wait_for(std::chrono::milliseconds limit);
+  // Kills (SIGKILL) and reaps the child if it is still running; its status becomes 128 + 9.
+  void kill();
+
+  [[nodiscard]] const std::string& name() const { return name_; }
+  [[nodiscard]] pid_t pid() const { return pid_; }
+  [[nodiscard]] std::optional<int> status() const { return status_; }
+
+ private:
+  void reap(bool block);
+
+  std::string name_;
+  pid_t pid_ = -1;
+  int pidfd_ = -1;
+  int out_ = -1;  // read end of the stdout pipe, if any
+  std::string pending_;  // read from stdout but not yet returned as a line
+  std::optional<int> status_;
+};
+
+// Waits for every child until `deadline`, killing the ones still running then. Returns false if
+// any had to be killed.
+[[nodiscard]] bool wait_all(std::span<ChildProcess> children, std::chrono::steady_clock::time_point deadline);
+
+// Runs a command to its end (killed after `limit`), capturing stdout and stderr.
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+[[nodiscard]] CommandResult run_command(const std::vector<std::string>& argv,
+                                        std::chrono::milliseconds limit = std::chrono::minutes(5));
+
+// The path of the running executable (/proc/self/exe).
+[[nodiscard]] std::string self_executable();
+
+}  // namespace shufflempc::net
