@@ -1,113 +1,13 @@
-// MessageBatch, the channel's round completion, parameters, the registry and the RoundDriver.
+// The round driver (lib/include/shufflempc/runtime.hpp): delivery, dropouts, views, randomness, threads,
+// and a channel that fails at each of its exchanges in turn.
 #include <doctest/doctest.h>
 
-#include "shufflempc/channel.hpp"
 #include "shufflempc/error.hpp"
 #include "shufflempc/net/inproc.hpp"
-#include "shufflempc/params.hpp"
 #include "shufflempc/registry.hpp"
+#include "support/failing_channel.hpp"
 
 using namespace shufflempc;
-
-TEST_CASE("MessageBatch: fixed width, contiguous, checked") {
-  MessageBatch b(3);
-  b.push_back(std::vector<std::uint8_t>{1, 2, 3});
-  auto m = b.append();
-  m[0] = 9;
-  CHECK(b.count() == 2);
-  CHECK(b.size_bytes() == 6);
-  CHECK(b[1][0] == 9);
-  CHECK_THROWS_AS(b.push_back(std::vector<std::uint8_t>{1, 2}), std::invalid_argument);
-  CHECK_THROWS_AS(MessageBatch(0), std::invalid_argument);
-  CHECK_THROWS_AS(MessageBatch(MessageBatch::max_width + 1), std::invalid_argument);
-  CHECK_THROWS_AS(MessageBatch::from_bytes(4, std::vector<std::uint8_t>(7)), std::invalid_argument);
-  MessageBatch c(3);
-  c.append(b, 1, 1);
-  CHECK(c.count() == 1);
-  CHECK(c[0][0] == 9);
-  CHECK_THROWS_AS(c.append(MessageBatch(4, 1)), std::invalid_argument);
-}
-
-namespace {
-Submissions subs(std::size_t width, std::vector<std::pair<PartyId, std::size_t>> parties) {
-  Submissions s;
-  s.messages = MessageBatch(width);
-  for (auto [id, n] : parties) {
-    const std::size_t first = s.messages.count();
-    for (std::size_t i = 0; i < n; ++i) s.messages.append()[0] = static_cast<std::uint8_t>(id);
-    s.parties.push_back({id, first, n});
-  }
-  return s;
-}
-RoundRules spec(std::size_t parties, std::size_t min) {
-  RoundRules r;
-  r.width = 1;
-  for (PartyId i = 0; i < parties; ++i) r.expected.push_back(i);
-  r.min_parties = min;
-  return r;
-}
-Errc code_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::system_error& e) {
-    return static_cast<Errc>(e.code().value());
-  }
-  return Errc{};
-}
-}  // namespace
-
-TEST_CASE("complete_round: shuffles everything, reports dropouts, refuses bad rounds with clear codes") {
-  SeededRng rng(51);
-  auto out = complete_round(spec(4, 3), subs(1, {{0, 2}, {1, 1}, {3, 3}}), rng);
-  CHECK(out.messages == 6);
-  CHECK(out.submitted == std::vector<PartyId>{0, 1, 3});
-  CHECK(out.dropped == std::vector<PartyId>{2});
-  std::vector<int> per(4, 0);
-  for (std::size_t i = 0; i < out.output->count(); ++i) per[(*out.output)[i][0]]++;
-  CHECK(per == std::vector<int>{2, 1, 0, 3});
-
-  CHECK(code_of([&] { (void)complete_round(spec(4, 4), subs(1, {{0, 1}, {1, 1}, {3, 1}}), rng); }) == Errc::too_few_parties);
-  CHECK(code_of([&] { (void)complete_round(spec(4, 1), subs(1, {{0, 1}, {0, 1}}), rng); }) == Errc::duplicate_submission);
-  CHECK(code_of([&] { (void)complete_round(spec(4, 1), subs(1, {{9, 1}}), rng); }) == Errc::unknown_party);
-  CHECK(code_of([&] { (void)complete_round(spec(4, 1), subs(2, {{0, 1}}), rng); }) == Errc::protocol_violation);
-  try {
-    (void)complete_round(spec(4, 4), subs(1, {{0, 1}}), rng);
-  } catch (const std::system_error& e) {
-    CHECK(std::string(e.what()).find("1 of 4 parties submitted, at least 4 needed") != std::string::npos);
-  }
-  // Silent parties (empty batches) are not dropouts.
-  auto quiet = complete_round(spec(2, 2), subs(1, {{0, 0}, {1, 2}}), rng);
-  CHECK(quiet.dropped.empty());
-  CHECK(quiet.messages == 2);
-}
-
-TEST_CASE("Params: defaults, types, ranges and choices, with messages naming the parameter and its range") {
-  std::vector<ParamSpec> schema = {
-      {.name = "epsilon", .type = ParamType::real, .default_value = "1", .min = 0.0, .max = 1.0, .min_exclusive = true},
-      {.name = "k", .type = ParamType::integer, .default_value = "8", .min = 1.0, .max = 256.0},
-      {.name = "mode", .type = ParamType::choice, .default_value = "a", .choices = {"a", "b"}},
-      {.name = "flag", .type = ParamType::boolean, .default_value = "false"},
-  };
-  const auto p = Params::parse(schema, {{"k", "16"}, {"flag", "yes"}});
-  CHECK(p.real("epsilon") == 1.0);
-  CHECK(p.integer("k") == 16);
-  CHECK(p.text("mode") == "a");
-  CHECK(p.boolean("flag"));
-  CHECK_THROWS_WITH_AS(Params::parse(schema, {{"epsilon", "0"}}), "parameter 'epsilon' = 0 is out of range: must be a number in (0, 1]", std::invalid_argument);
-  CHECK_THROWS_WITH_AS(Params::parse(schema, {{"k", "1.5"}}), doctest::Contains("an integer in [1, 256]"), std::invalid_argument);
-  CHECK_THROWS_WITH_AS(Params::parse(schema, {{"mode", "c"}}), doctest::Contains("one of: a, b"), std::invalid_argument);
-  CHECK_THROWS_WITH_AS(Params::parse(schema, {{"kk", "1"}}), doctest::Contains("unknown parameter 'kk'"), std::invalid_argument);
-  CHECK_THROWS_WITH_AS(Params::parse(schema, {{"epsilon", "abc"}}), doctest::Contains("is not a number"), std::invalid_argument);
-  CHECK(Params::parse(schema, {{"k", "1e2"}}).integer("k") == 100);
-}
-
-TEST_CASE("the builtin registry knows the counting family and refuses unknown names and party counts") {
-  const Registry r = builtin_registry();
-  for (const char* name : {"counting", "histogram", "counting-balcer-cheu", "randomized-response", "central-laplace"})
-    CHECK_MESSAGE(r.find(name) != nullptr, name);
-  CHECK_THROWS_WITH_AS((void)r.get("nope"), doctest::Contains("unknown protocol 'nope' (known: "), std::invalid_argument);
-  CHECK_THROWS_WITH_AS((void)r.create("counting", {}, 0), doctest::Contains("parties = 0 is out of range"), std::invalid_argument);
-}
 
 namespace {
 // A two-round MPC-mode protocol: in round 0 every party sends its id; in round 1 party 0 alone sends
@@ -218,4 +118,42 @@ TEST_CASE("parties sending on several threads give exactly the messages each par
   REQUIRE(res.view.size() == 1);
   CHECK(res.view[0].count() == expected.count());
   CHECK(count_ones(res.view[0]) == count_ones(expected));
+}
+
+TEST_CASE("RoundDriver: a channel failing at its N-th exchange ends the run with that error, for every N") {
+  // The six rounds of card-and and the two of the echo protocol: every failure point is reached,
+  // the error comes out unchanged, and no later round is attempted.
+  const Registry registry = builtin_registry();
+  auto cards = registry.create("card-and", {}, 2);
+  EchoProtocol echo;
+  struct Case {
+    const Protocol* protocol;
+    std::vector<Value> inputs;
+  };
+  for (const Case& c : {Case{cards.get(), {"yes", "no"}}, Case{&echo, std::vector<Value>(4, nullptr)}}) {
+    for (std::size_t n = 0; n < c.protocol->rounds(); ++n) {
+      SeededRng rng(60 + n);
+      net::InProcessChannel inner(rng);
+      test::FailingChannel channel(inner, n);
+      RoundDriver driver(*c.protocol, channel, rng, c.inputs.size());
+      for (std::size_t i = 0; i < c.inputs.size(); ++i) driver.add_party(static_cast<PartyId>(i), c.inputs[i]);
+      driver.host_analyzer();
+      try {
+        (void)driver.run({});
+        FAIL("the run completed although exchange " << n << " failed");
+      } catch (const std::system_error& e) {
+        CHECK(e.code() == Errc::peer_closed);
+        CHECK(std::string(e.what()).find("failing at exchange " + std::to_string(n)) != std::string::npos);
+      }
+      CHECK(channel.exchanges() == n + 1);
+    }
+    // Past the last round the channel never fails: the run completes.
+    SeededRng rng(70);
+    net::InProcessChannel inner(rng);
+    test::FailingChannel channel(inner, c.protocol->rounds());
+    RoundDriver driver(*c.protocol, channel, rng, c.inputs.size());
+    for (std::size_t i = 0; i < c.inputs.size(); ++i) driver.add_party(static_cast<PartyId>(i), c.inputs[i]);
+    driver.host_analyzer();
+    CHECK_FALSE(driver.run({}).output.is_null());
+  }
 }

@@ -1,0 +1,86 @@
+// The round logic of one session served by the TCP shuffler, without sockets or timers: who is
+// connected and expected, what each party submitted, when a round may close, what closing it
+// gives (shuffled with the shuffler's CSPRNG), and when the session ends. TcpShuffler owns one per
+// session and does the I/O around it; the unit tests drive it directly (tests/net/test_session_rounds.cpp).
+//
+// Every event returns what the I/O layer must do: a refusal or rejection reason (then it closes
+// that one link), or nothing. A bad event never touches another party's submission.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "shufflempc/channel.hpp"
+#include "shufflempc/net/keys.hpp"
+#include "shufflempc/net/tcp.hpp"
+#include "shufflempc/shuffle.hpp"
+
+namespace shufflempc::net::detail {
+
+class SessionRounds {
+ public:
+  // `rounds` are the wire shapes (wire_rounds()); throws std::invalid_argument if there are none.
+  SessionRounds(const SessionConfig& config, std::vector<RoundShape> rounds);
+
+  // An authenticated identity (a party id or analyzer_id) joins. Returns the refusal reason if it
+  // may not (the session has ended, it is already connected, or it was dropped from the session).
+  // The first identity admitted opens round 0.
+  [[nodiscard]] std::optional<std::string> admit(PartyId id);
+  // An admitted identity's link ended. A party that had not submitted in the current round counts
+  // as gone for it (the round need not wait for it). Returns the abort reason if the session must
+  // end (the analyzer left before the end).
+  [[nodiscard]] std::optional<std::string> leave(PartyId id);
+
+  // A submit frame of party `id`: its round number, message width and count, and its payload.
+  // Returns the rejection reason (wrong round, not expected, duplicate, wrong width, over the frame
+  // limit); a rejected batch is discarded and the batches already accepted stand.
+  [[nodiscard]] std::optional<std::string> submit(PartyId id, std::uint32_t round, std::size_t width, std::size_t count,
+                                                  std::vector<std::uint8_t> payload);
+
+  // Whether the current round may close before its deadline: the analyzer is here and every
+  // expected party has submitted or left.
+  [[nodiscard]] bool ready() const;
+
+  struct Closed {
+    std::uint32_t round = 0;
+    RoundShape shape;
+    RoundOutcome outcome;
+    bool last = false;  // the session is complete
+  };
+  // Closes the current round (at its deadline, or once ready()): validates and shuffles what was
+  // submitted and opens the next round. Throws std::system_error (too_few_parties, ...) when the
+  // round fails: the caller then abort()s the session. Needs the analyzer to be connected.
+  [[nodiscard]] Closed close(Rng& rng, Shuffler& shuffler);
+  // Ends the session with `reason` (kept in the report).
+  void abort(const std::string& reason);
+
+  [[nodiscard]] bool started() const { return started_; }
+  [[nodiscard]] bool finished() const { return finished_; }
+  [[nodiscard]] std::uint32_t round() const { return round_; }
+  [[nodiscard]] bool has_analyzer() const { return analyzer_present_; }
+  [[nodiscard]] bool expected(PartyId id) const { return id < expected_.size() && expected_[id] != 0; }
+  [[nodiscard]] const RoundShape& shape() const { return rounds_[round_ < rounds_.size() ? round_ : rounds_.size() - 1]; }
+  [[nodiscard]] const ShufflerReport& report() const { return report_; }
+
+ private:
+  void open_round();
+
+  const SessionConfig& config_;
+  std::vector<RoundShape> rounds_;
+  Limits limits_;
+  std::vector<char> present_;    // connected (admitted and not left)
+  std::vector<char> expected_;   // expected to submit in the current round
+  std::vector<char> submitted_;  // submitted in the current round
+  std::vector<char> gone_;       // left during the current round without submitting
+  bool analyzer_present_ = false;
+  std::uint32_t round_ = 0;
+  bool started_ = false;
+  bool finished_ = false;
+  MessageBatch buffer_;
+  std::vector<Submissions::Slice> slices_;
+  ShufflerReport report_;
+};
+
+}  // namespace shufflempc::net::detail
