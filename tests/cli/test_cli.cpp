@@ -1,6 +1,8 @@
 // The shufflempc command as a user meets it: list, run, demo, and clear errors with exit code 2.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -31,9 +33,28 @@ TEST_CASE("run --json prints the report fields") {
   // Same seed, same run.
   const auto again = nlohmann::json::parse(run_command(cli() + " run counting --parties 5000 --seed 7 --json --random-inputs bernoulli:0.2").out);
   CHECK(again["output"] == j["output"]);
+  // The histogram's default inputs are uniform over the first half of the domain: the inverted
+  // variant reports the other half exactly 0, and every held bin within its noise (Bernstein's
+  // inequality for the binomial noise of the bin at 1e-11, so all six hold but with 1e-10).
   const auto h = nlohmann::json::parse(run_command(cli() + " run histogram -n 3000 --domain 6 --seed 1 --json").out);
-  CHECK(h["output"].size() == 6);
-  CHECK(h["error"].get<double>() >= 0);
+  REQUIRE(h["output"].size() == 6);
+  REQUIRE(h["truth"].size() == 6);
+  const double sd = h["details"]["noise_sd_per_bin"].get<double>();
+  const double tail = std::log(2 / 1e-11);
+  const double bound = sd * std::sqrt(2 * tail) + 2 * tail / 3;
+  double worst = 0;
+  for (int e = 0; e < 6; ++e) {
+    const double diff = std::fabs(h["output"][e].get<double>() - h["truth"][e].get<double>());
+    worst = std::max(worst, diff);
+    if (e >= 3) {
+      CHECK(h["truth"][e] == 0);
+      CHECK(h["output"][e].get<double>() == 0.0);
+    } else {
+      CHECK(h["truth"][e].get<double>() > 0);
+      CHECK_MESSAGE(diff <= bound, "bin " << e << " off by " << diff << ", bound " << bound);
+    }
+  }
+  CHECK(h["error"].get<double>() == doctest::Approx(worst));
 }
 
 TEST_CASE("run reads inputs from a file and checks their count") {
@@ -78,10 +99,27 @@ TEST_CASE("demo compares local, shuffle and central errors on the same data") {
   REQUIRE(r.exit_code == 0);
   const auto rows = nlohmann::json::parse(r.out);
   REQUIRE(rows.size() == 5);
-  CHECK(rows[0]["model"] == "local");
-  CHECK(rows[4]["model"] == "central");
-  // Same data for every row.
-  for (const auto& row : rows) CHECK(row["truth"] == rows[0]["truth"]);
+  const std::vector<std::string> models = {"local", "shuffle", "shuffle", "shuffle", "central"};
+  for (std::size_t i = 0; i < rows.size(); ++i) CHECK(rows[i]["model"] == models[i]);
+  // Same data for every row: 30% (the default --ones) of 20000 parties hold 1 (Hoeffding, 1e-10).
+  const double truth = rows[0]["truth"].get<double>();
+  CHECK(std::fabs(truth - 6000) <= std::sqrt(20000 * std::log(2 / 1e-10) / 2));
+  for (const auto& row : rows) CHECK(row["truth"] == truth);
+  // Every estimate within its model's noise at 1e-11 per trial: Bernstein for the sums of bounded
+  // terms (randomized response debiases by 1/(1 - 2q) < 3/2 terms at epsilon = 1), the exact
+  // discrete Laplace tail P(|X| >= t) <= 2 e^(-epsilon t) for the central model.
+  const double tail = std::log(2 / 1e-11);
+  for (const auto& row : rows) {
+    const double sd = row["predicted_sd"].get<double>();
+    const double bound = row["model"] == "central" ? tail / 1.0 : sd * std::sqrt(2 * tail) + 1.5 * 2 * tail / 3;
+    CHECK_MESSAGE(std::fabs(row["estimate"].get<double>() - truth) <= bound, row["protocol"]);
+    CHECK_MESSAGE(row["rmse"].get<double>() <= bound, row["protocol"]);
+  }
+  // What the table is for: local noise is far above shuffle noise, which is far above central noise.
+  CHECK(rows[0]["predicted_sd"].get<double>() > 4 * rows[1]["predicted_sd"].get<double>());
+  CHECK(rows[1]["predicted_sd"].get<double>() > 4 * rows[4]["predicted_sd"].get<double>());
+  CHECK(rows[0]["messages_per_user"] == 1.0);
+  CHECK(rows[1]["messages_per_user"] == 2.0);
 }
 
 TEST_CASE("a boolean protocol parameter works as a bare flag or with a value") {

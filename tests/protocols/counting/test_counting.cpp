@@ -131,7 +131,7 @@ TEST_CASE("histogram through the registry: 20000 parties on half the domain, emp
   }
 }
 
-TEST_CASE("Balcer-Cheu: all-zero data gives exactly 0; estimates are unbiased") {
+TEST_CASE("Balcer-Cheu: all-zero data gives exactly 0; estimates are unbiased with the predicted spread") {
   SeededRng rng(66);
   const std::uint64_t n = 100000;
   const double gamma = balcer_cheu_gamma(n, 1, 1e-6);
@@ -143,6 +143,22 @@ TEST_CASE("Balcer-Cheu: all-zero data gives exactly 0; estimates are unbiased") 
     CHECK(analyze_balcer_cheu(out, n, gamma) == 0.0);
   }
   CHECK_THROWS_WITH_AS((void)balcer_cheu_gamma(1000, 1, 1e-6), doctest::Contains("n >= 100 ln(2/delta)/eps^2"), std::invalid_argument);
+  // With a third of the parties holding 1 the count is far above n, so the estimate is c - n (1 - gamma):
+  // unbiased with sd sqrt(n gamma (1 - gamma)). The mean of T errors within z sd / sqrt(T), and
+  // their spread between the chi-square quantiles (both at 1e-10).
+  const int T = 60;
+  double sum = 0, sq = 0;
+  for (int t = 0; t < T; ++t) {
+    MessageBatch out(1);
+    for (std::uint64_t i = 0; i < n; ++i) encode_balcer_cheu(i % 3 == 0, gamma, rng, out);
+    const double e = analyze_balcer_cheu(out, n, gamma) - static_cast<double>((n + 2) / 3);
+    sum += e;
+    sq += e * e;
+  }
+  const double sd = noise_sd(n, gamma);
+  CHECK(std::fabs(sum / T) <= test::normal_z() * sd / std::sqrt(T));
+  CHECK(sq / (sd * sd) <= test::chi2_critical(T));
+  CHECK(sq / (sd * sd) >= test::chi2_lower(T));
 }
 
 TEST_CASE("baselines: randomized response is unbiased; central noise has the discrete Laplace variance") {
@@ -161,6 +177,7 @@ TEST_CASE("baselines: randomized response is unbiased; central noise has the dis
   const double sd = std::sqrt(n * q * (1 - q)) / (1 - 2 * q);
   CHECK(std::fabs(sum / T) <= test::normal_z() * sd / std::sqrt(T));
   CHECK((T * (sq / T) / (sd * sd) <= test::chi2_critical(T)));
+  CHECK((T * (sq / T) / (sd * sd) >= test::chi2_lower(T)));  // the spread from below too: not less noise than promised
 
   const double a = std::exp(-1.0);
   const double var = 2 * a / ((1 - a) * (1 - a));

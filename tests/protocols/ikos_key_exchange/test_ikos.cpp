@@ -3,11 +3,9 @@
 // runs through the registry (success rate, agreement), an eavesdropper's guessing rate, errors.
 #include <doctest/doctest.h>
 
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <boost/math/distributions/binomial.hpp>
-#include <cstdio>
 #include <map>
 #include <string>
 #include <system_error>
@@ -284,30 +282,4 @@ TEST_CASE("ikos: seeded runs repeat, dropouts fail only their pairs, bad input i
   MessageBatch bad_label(ikos::message_width);
   ikos::write_message(bad_label.append(), {0, 1, 12, false});
   CHECK_THROWS_AS(eve.observe(bad_label), std::system_error);
-}
-
-TEST_CASE("ikos: the CLI runs the protocol and reports success, its probability and the key length") {
-  const auto run = [](const std::string& args, int& status) {
-    std::string out;
-    FILE* p = popen((std::string(SHUFFLEMPC_CLI) + " run ikos-key-exchange " + args + " 2>&1").c_str(), "r");
-    REQUIRE(p != nullptr);
-    char buf[4096];
-    while (std::fgets(buf, sizeof buf, p) != nullptr) out += buf;
-    status = WEXITSTATUS(pclose(p));
-    return out;
-  };
-  int status = -1;
-  const auto j = Value::parse(run("--parties 4 --k 8 --seed 3 --json", status));
-  REQUIRE(status == 0);
-  CHECK(j["output"]["success"].is_boolean());
-  CHECK(j["output"]["key_bits"] == 8);
-  CHECK(j["details"]["success_probability"].get<double>() == ikos::success_probability(8, 24).success);
-  CHECK(j["messages"] == 4 * 3 * 24);
-  CHECK_FALSE(j["party_outputs"]["0"].contains("keys"));
-  const auto shown = Value::parse(run("--parties 3 --k 8 --seed 3 --json --show-keys true", status));
-  REQUIRE(status == 0);
-  CHECK(shown["party_outputs"]["0"].contains("keys"));
-  const auto err = run("--parties 3 --k 0", status);
-  CHECK(status == 2);
-  CHECK(err.find("k") != std::string::npos);
 }

@@ -14,7 +14,6 @@
 #include "shufflempc/net/inproc.hpp"
 #include "shufflempc/registry.hpp"
 #include "split_mix/split_mix.hpp"
-#include "support/process.hpp"
 #include "support/stats.hpp"
 
 namespace sm = shufflempc::split_mix;
@@ -269,20 +268,4 @@ TEST_CASE("split-mix privacy: the implementation's view has the exact distributi
   const auto chi = shufflempc::test::chi_square(observed, probabilities);
   REQUIRE(chi.dof > 10);
   CHECK(chi.passes());
-}
-
-TEST_CASE("split-mix: through the shufflempc binary, exact sums and the refusal exits 2 with one line") {
-  using shufflempc::test::run_command;
-  const auto ok = run_command(shufflempc::test::cli() + " run split-mix-sum --parties 50 --seed 7 --json");
-  REQUIRE(ok.exit_code == 0);
-  const Value report = Value::parse(ok.out);
-  CHECK(report["output"] == report["truth"]);
-  CHECK(report["details"]["messages_per_party"] == report["details"]["messages_bbgn"]);
-  const auto refused = run_command(shufflempc::test::cli() + " run split-mix-sum --parties 50 --messages 3");
-  CHECK(refused.exit_code == 2);
-  CHECK(refused.err.find("messages: 3 is below the BBGN count") != std::string::npos);
-  CHECK(refused.err.find("--accept-input-leakage") != std::string::npos);
-  const auto dp = run_command(shufflempc::test::cli() + " run split-mix-dp-sum --parties 100 --seed 7 --json");
-  REQUIRE(dp.exit_code == 0);
-  CHECK(Value::parse(dp.out)["details"]["delta"].get<double>() <= (1 + std::exp(1.0)) * std::exp2(-40));
 }

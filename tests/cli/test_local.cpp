@@ -1,4 +1,4 @@
-// `shufflempc local`: the one-command multi-process run gives the in-process answer.
+// `shufflempc local` and `keygen`: the one-command multi-process run gives the in-process answer.
 #include "net/harness.hpp"
 
 namespace {

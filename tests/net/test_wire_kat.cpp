@@ -1,0 +1,131 @@
+// Known answers for the wire format (net/wire.hpp) and the key files (net/keys.hpp): the exact
+// bytes a header, a hello and a result payload encode to, and key files against RFC 7748's X25519
+// vectors. A change to any of these breaks interoperability between builds and must show here.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "shufflempc/error.hpp"
+#include "shufflempc/hex.hpp"
+#include "shufflempc/net/keys.hpp"
+#include "shufflempc/net/wire.hpp"
+
+using namespace shufflempc;
+
+namespace {
+
+SessionId counting_session() {
+  SessionId s{};
+  for (std::size_t i = 0; i < s.size(); ++i) s[i] = static_cast<std::uint8_t>(i);
+  return s;
+}
+
+template <std::size_t N>
+std::array<std::uint8_t, N> bytes_of(const std::string& hex) {
+  std::array<std::uint8_t, N> out{};
+  from_hex(hex, out, "test vector");
+  return out;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// RFC 7748 section 6.1: Alice's X25519 key pair.
+const std::string alice_secret = "77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a";
+const std::string alice_public = "8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a";
+
+}  // namespace
+
+TEST_CASE("wire KAT: a frame header is 40 little-endian bytes in a fixed order") {
+  net::FrameHeader h;
+  h.type = net::FrameType::submit;
+  h.session = counting_session();
+  h.round = 7;
+  h.width = 49;
+  h.count = 3;
+  h.payload_length = 147;
+  const auto bytes = net::encode_header(h);
+  CHECK(to_hex(bytes) ==
+        "53504d43" "0100" "0200" "000102030405060708090a0b0c0d0e0f" "07000000" "31000000" "03000000" "93000000");
+  const auto back = net::decode_header(bytes, h.session, net::Limits{});
+  CHECK(back.type == net::FrameType::submit);
+  CHECK(back.round == 7);
+  CHECK(back.width == 49);
+  CHECK(back.count == 3);
+  CHECK(back.payload_length == 147);
+}
+
+TEST_CASE("wire KAT: the hello and the result payload") {
+  net::Hello hello;
+  hello.session = counting_session();
+  hello.id = 0x01020304;
+  hello.static_key = bytes_of<32>(alice_public);
+  hello.ephemeral_key.fill(0xee);
+  CHECK(to_hex(net::encode_hello(hello)) == "53504d48" "0100" "0000" "000102030405060708090a0b0c0d0e0f" "04030201" +
+                                                alice_public + std::string(64, 'e'));
+  const auto back = net::decode_hello(net::encode_hello(hello));
+  CHECK(back.id == 0x01020304);
+  CHECK(back.static_key == hello.static_key);
+
+  const std::vector<PartyId> submitted = {1, 3}, dropped = {2};
+  const std::vector<std::uint8_t> output = {0xaa, 0xbb};
+  const auto payload = net::encode_result(2, submitted, dropped, output);
+  CHECK(to_hex(payload) == "0200000000000000" "02000000" "01000000" "01000000" "03000000" "02000000" "aabb");
+  net::FrameHeader h;
+  h.type = net::FrameType::result;
+  h.width = 1;
+  h.count = 2;
+  h.payload_length = static_cast<std::uint32_t>(payload.size());
+  const auto r = net::decode_result(h, payload, 4, net::Limits{});
+  CHECK(r.messages == 2);
+  CHECK(r.submitted == submitted);
+  CHECK(r.dropped == dropped);
+  CHECK(to_hex(r.output) == "aabb");
+}
+
+TEST_CASE("key files KAT: RFC 7748's key pair, the exact file written, and what is refused") {
+  char tmpl[] = "/tmp/shufflempc-keykat-XXXXXX";
+  REQUIRE(::mkdtemp(tmpl) != nullptr);
+  const std::string dir = tmpl;
+  const auto key = net::KeyPair::from_secret(bytes_of<32>(alice_secret));
+  CHECK(to_hex(key.public_key()) == alice_public);
+  key.save(dir + "/alice.key");
+  CHECK(read_file(dir + "/alice.key") == "{\"public_key\":\"" + alice_public + "\",\"secret_key\":\"" + alice_secret + "\"}\n");
+  CHECK((std::filesystem::status(dir + "/alice.key").permissions() & std::filesystem::perms::group_all) == std::filesystem::perms::none);
+
+  const auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir + "/" + name) << text;
+    return dir + "/" + name;
+  };
+  // Only the secret key is needed; upper-case hex is hex too.
+  std::string upper = alice_secret;
+  for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  CHECK(to_hex(net::KeyPair::load(write("upper.key", "{\"secret_key\":\"" + upper + "\"}")).public_key()) == alice_public);
+  // A public key that does not belong to the secret key.
+  std::string other = alice_public;
+  other[0] = '9';
+  CHECK_THROWS_WITH_AS((void)net::KeyPair::load(write("mismatch.key", "{\"public_key\":\"" + other + "\",\"secret_key\":\"" + alice_secret + "\"}")),
+                       doctest::Contains("public_key does not belong to secret_key"), std::invalid_argument);
+  // Not hex: the message names the field and never repeats the secret.
+  std::string bad = alice_secret;
+  bad[10] = 'z';
+  try {
+    (void)net::KeyPair::load(write("bad.key", "{\"secret_key\":\"" + bad + "\"}"));
+    FAIL("a secret key with a non-hex digit was accepted");
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    CHECK(what.find("secret_key must be hex digits") != std::string::npos);
+    CHECK(what.find(bad.substr(0, 12)) == std::string::npos);
+  }
+  CHECK_THROWS_WITH_AS((void)net::KeyPair::load(write("short.key", "{\"secret_key\":\"abcd\"}")), doctest::Contains("must be 64 hex digits"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)net::KeyPair::load(write("json.key", "not json")), doctest::Contains("is not a shufflempc key"), std::invalid_argument);
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+}
