@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
       config.party_keys.push_back(ids.back().keys.public_key());
     }
     ids.push_back({analyzer_id, analyzer_keys});
-    std::vector<RoundShape> plan(rounds, RoundShape{wire_width(1, Delivery::analyzer_only), Delivery::analyzer_only});
+    std::vector<RoundShape> plan(rounds, RoundShape::exactly(wire_width(1, Delivery::analyzer_only), Delivery::analyzer_only, 1));
     TcpShuffler shuffler(shuffler_keys, {{config, plan}}, "127.0.0.1", 0);
     std::thread server([&] { (void)shuffler.run(); });
     std::vector<double> tcp, local;
@@ -78,8 +78,7 @@ int main(int argc, char** argv) {
       for (std::uint32_t r = 0; r < rounds; ++r) {
         RoundRules spec;
         spec.round = r;
-        spec.width = 1;
-        spec.delivery = Delivery::analyzer_only;
+        spec.shape = RoundShape::exactly(1, Delivery::analyzer_only, 1);
         for (std::size_t i = 0; i < n; ++i) spec.expected.push_back(static_cast<PartyId>(i));
         spec.min_parties = n;
         auto t = Clock::now();

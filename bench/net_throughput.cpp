@@ -179,7 +179,7 @@ int main(int argc, char** argv) {
     party_keys.push_back(KeyPair::generate(rng));
     config.party_keys.push_back(party_keys.back().public_key());
   }
-  std::vector<RoundShape> plan(rounds, RoundShape{width, Delivery::analyzer_only});
+  std::vector<RoundShape> plan(rounds, RoundShape::exactly(width, Delivery::analyzer_only, per_party));
   TcpShuffler shuffler(shuffler_keys, {{config, plan}}, "127.0.0.1", 0);
   const std::uint16_t port = shuffler.port();
 

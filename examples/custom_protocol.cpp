@@ -29,8 +29,8 @@ struct ParityMechanism {
   using Output = int;
   unsigned shares = 3;
 
-  // Every message is 1 byte and only the analyzer sees the shuffled output (ESA mode).
-  RoundShape shape() const { return {1, Delivery::analyzer_only}; }
+  // Every party sends exactly `shares` messages of 1 byte; only the analyzer sees them (ESA mode).
+  RoundShape shape() const { return RoundShape::exactly(1, Delivery::analyzer_only, shares); }
   // One party's input from JSON (the CLI, input files): a bit, or a clear error naming the party.
   bool parse_input(PartyId id, const Value& v) const { return parse_bit(v, party_name(id)); }
   // --random-inputs: "", "bernoulli:P", "constant:B".

@@ -77,7 +77,8 @@ class KeysThenGreetings final : public Protocol {
   KeysThenGreetings(ikos::Config c, SessionId session) : c_(c), session_(session) {}
   std::uint32_t rounds() const override { return 2; }
   RoundShape round(std::uint32_t r) const override {
-    return {r == 0 ? ikos::message_width : private_channel::sealed_width(greeting_bytes), Delivery::all_parties};
+    if (r == 0) return RoundShape::exactly(ikos::message_width, Delivery::all_parties, c_.messages_per_party());
+    return RoundShape::exactly(private_channel::sealed_width(greeting_bytes), Delivery::all_parties, 1);  // one greeting or cover
   }
   std::unique_ptr<Party> make_party(PartyId id, const Value&) const override {
     return std::make_unique<GreetingParty>(c_, session_, id);

@@ -19,14 +19,19 @@ RoundOutcome complete_round(const RoundRules& spec, Submissions all, Rng& rng) {
 
 RoundOutcome complete_round(const RoundRules& spec, Submissions all, Rng& rng, Shuffler& shuffler) {
   const std::string where = "round " + std::to_string(spec.round) + ": ";
-  if (all.messages.count() > 0 && all.messages.width() != spec.width)
+  const RoundShape& shape = spec.shape;
+  if (all.messages.count() > 0 && all.messages.width() != shape.width)
     throw_error(Errc::protocol_violation, where + "messages of width " + std::to_string(all.messages.width()) +
-                                              ", declared width " + std::to_string(spec.width));
+                                              ", declared width " + std::to_string(shape.width));
   RoundOutcome out;
   out.submitted.reserve(all.parties.size());
   for (const auto& s : all.parties) {
     if (s.first + s.count > all.messages.count())
       throw_error(Errc::protocol_violation, where + "party " + std::to_string(s.party) + "'s slice is out of range");
+    if (!shape.accepts(s.count))
+      throw_error(Errc::protocol_violation, where + "party " + std::to_string(s.party) + " sent " + std::to_string(s.count) +
+                                                " messages, the round allows " + std::to_string(shape.min_messages) + " to " +
+                                                std::to_string(shape.max_messages));
     out.submitted.push_back(s.party);
   }
   std::sort(out.submitted.begin(), out.submitted.end());
@@ -44,7 +49,7 @@ RoundOutcome complete_round(const RoundRules& spec, Submissions all, Rng& rng, S
     throw_error(Errc::too_few_parties, where + std::to_string(out.submitted.size()) + " of " +
                                            std::to_string(spec.expected.size()) + " parties submitted, at least " +
                                            std::to_string(spec.min_parties) + " needed");
-  if (all.messages.width() == 0) all.messages = MessageBatch(spec.width);
+  if (all.messages.width() == 0) all.messages = MessageBatch(shape.width);
   shuffler.shuffle(all.messages, rng);
   out.messages = all.messages.count();
   out.output = std::move(all.messages);

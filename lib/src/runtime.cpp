@@ -1,5 +1,8 @@
 #include "shufflempc/runtime.hpp"
 
+#include "shufflempc/error.hpp"
+#include "shufflempc/mechanism.hpp"
+
 #include "parallel.hpp"
 
 #include <algorithm>
@@ -44,8 +47,7 @@ RunResult RoundDriver::run(const RunOptions& options) {
     const RoundShape info = protocol_.round(r);
     RoundRules spec;
     spec.round = r;
-    spec.width = info.width;
-    spec.delivery = info.delivery;
+    spec.shape = info;
     spec.expected = expected;
     spec.min_parties = options.min_parties == 0 ? expected.size() : options.min_parties;
     spec.deadline = options.deadline;
@@ -123,6 +125,13 @@ RunResult RoundDriver::run(const RunOptions& options) {
     if (!gone[id]) result.party_outputs[id] = party->output();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+
+void check_total(const RoundShape& shape, std::size_t messages, std::size_t submitted) {
+  if (messages < shape.min_messages * submitted || messages > shape.max_messages * submitted)
+    throw_error(Errc::protocol_violation, std::to_string(messages) + " messages from " + std::to_string(submitted) +
+                                              " parties, who may send " + std::to_string(shape.min_messages) + " to " +
+                                              std::to_string(shape.max_messages) + " each");
 }
 
 std::optional<double> result_error(const Value& output, const Value& truth) {

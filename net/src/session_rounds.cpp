@@ -60,6 +60,9 @@ std::optional<std::string> SessionRounds::submit(PartyId id, std::uint32_t round
   const std::size_t w = buffer_.width();
   if (width != w)
     return "submission of width " + std::to_string(width) + " rejected, the round's wire width is " + std::to_string(w);
+  if (!rounds_[round_].accepts(count))
+    return "submission of " + std::to_string(count) + " messages rejected, the round allows " +
+           std::to_string(rounds_[round_].min_messages) + " to " + std::to_string(rounds_[round_].max_messages);
   if (payload.size() != width * count) return std::string("submission rejected: its payload does not hold its count of messages");
   if (buffer_.size_bytes() + payload.size() > std::size_t{limits_.max_payload})
     return std::string("submission rejected: the round's output would exceed max_frame_bytes");
@@ -91,8 +94,7 @@ SessionRounds::Closed SessionRounds::close(Rng& rng, Shuffler& shuffler) {
   const RoundShape& shape = rounds_[round_];
   RoundRules rules;
   rules.round = round_;
-  rules.width = shape.width;
-  rules.delivery = shape.delivery;
+  rules.shape = shape;
   for (std::size_t i = 0; i < expected_.size(); ++i)
     if (expected_[i]) rules.expected.push_back(static_cast<PartyId>(i));
   rules.min_parties = config_.min_parties == 0 ? rules.expected.size() : config_.min_parties;

@@ -19,7 +19,7 @@ std::vector<RoundShape> wire_rounds(const Protocol& protocol) {
   std::vector<RoundShape> plan;
   for (std::uint32_t r = 0; r < protocol.rounds(); ++r) {
     const RoundShape info = protocol.round(r);
-    plan.push_back({wire_width(info.width, info.delivery), info.delivery});
+    plan.push_back({wire_width(info.width, info.delivery), info.delivery, info.min_messages, info.max_messages});
   }
   return plan;
 }

@@ -109,8 +109,8 @@ TcpChannel::~TcpChannel() {
 
 RoundOutcome TcpChannel::exchange(const RoundRules& spec, Submissions local) {
   auto& im = *impl_;
-  const std::size_t ww = wire_width(spec.width, spec.delivery);
-  const bool sealed = spec.delivery == Delivery::analyzer_only;
+  const std::size_t ww = wire_width(spec.shape.width, spec.shape.delivery);
+  const bool sealed = spec.shape.delivery == Delivery::analyzer_only;
   for (auto& l : im.links) l.submitted = false;
   for (const auto& slice : local.parties) {
     auto it = im.index.find(slice.party);
@@ -119,10 +119,10 @@ RoundOutcome TcpChannel::exchange(const RoundRules& spec, Submissions local) {
     auto& l = im.links[it->second];
     if (!l.link->is_open()) continue;
     std::vector<std::uint8_t> payload(slice.count * ww);
-    const std::uint8_t* src = local.messages.data() + slice.first * spec.width;
+    const std::uint8_t* src = local.messages.data() + slice.first * spec.shape.width;
     if (sealed) {
       for (std::size_t i = 0; i < slice.count; ++i)
-        crypto_box_seal(payload.data() + i * ww, src + i * spec.width, spec.width, im.config.analyzer_key.data());
+        crypto_box_seal(payload.data() + i * ww, src + i * spec.shape.width, spec.shape.width, im.config.analyzer_key.data());
     } else if (!payload.empty()) {
       std::copy(src, src + payload.size(), payload.begin());
     }
@@ -180,12 +180,12 @@ RoundOutcome TcpChannel::exchange(const RoundRules& spec, Submissions local) {
     ++c.rounds;
     c.messages_received += answers[i].frame->header.count;
   }
-  const bool delivered = spec.delivery == Delivery::all_parties || im.analyzer.has_value();
+  const bool delivered = spec.shape.delivery == Delivery::all_parties || im.analyzer.has_value();
   if (delivered && with_output) {
     const ResultPayload o = decode_result(with_output->header, with_output->payload, im.config.parties, im.limits);
     if (with_output->header.width != ww || o.messages != r.messages || with_output->header.count != r.messages)
       throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": the output does not match the round's shape");
-    MessageBatch batch(spec.width);
+    MessageBatch batch(spec.shape.width);
     if (sealed) {
       batch.reserve(r.messages);
       std::size_t bad = 0;
@@ -201,11 +201,11 @@ RoundOutcome TcpChannel::exchange(const RoundRules& spec, Submissions local) {
         im.log_fn("round " + std::to_string(spec.round) + ": " + std::to_string(bad) +
                   " message(s) were not sealed to this analyzer and were discarded");
     } else {
-      batch = MessageBatch::from_bytes(spec.width, std::vector<std::uint8_t>(o.output.begin(), o.output.end()));
+      batch = MessageBatch::from_bytes(spec.shape.width, std::vector<std::uint8_t>(o.output.begin(), o.output.end()));
     }
     out.output = std::move(batch);
   } else if (delivered && r.messages == 0) {
-    out.output = MessageBatch(spec.width);
+    out.output = MessageBatch(spec.shape.width);
   }
   // Parties hosted here that were dropped leave for good.
   for (PartyId d : out.dropped)

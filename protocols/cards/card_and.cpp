@@ -228,7 +228,13 @@ class CardAndProtocol final : public Protocol {
  public:
   CardAndProtocol(std::optional<bool> a, std::optional<bool> b) : answers_{a, b} {}
   std::uint32_t rounds() const override { return card_and_rounds; }
-  RoundShape round(std::uint32_t r) const override { return {width_of(r), Delivery::all_parties}; }
+  RoundShape round(std::uint32_t r) const override {
+    // Messages per party: one key share; Alice's four cards and Bob's two; one cut of six cards
+    // (the other party silent); two decryption shares, twice. They depend on the role, never the answer.
+    static constexpr std::array<std::pair<std::size_t, std::size_t>, card_and_rounds> counts = {
+        {{1, 1}, {2, 4}, {0, 6}, {0, 6}, {2, 2}, {2, 2}}};
+    return {width_of(r), Delivery::all_parties, counts.at(r).first, counts.at(r).second};
+  }
   std::unique_ptr<Party> make_party(PartyId id, const Value& input) const override {
     if (id > bob) throw std::invalid_argument("card-and has two parties (0 = Alice, 1 = Bob), not party " + std::to_string(id));
     return std::make_unique<CardAndParty>(id, parse_answer(input, id == alice ? "Alice (party 0)" : "Bob (party 1)"));

@@ -1,5 +1,7 @@
 #include "counting/counting.hpp"
 
+#include "shufflempc/error.hpp"
+
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -49,8 +51,13 @@ void encode(bool x, double p, Rng& rng, MessageBatch& out) {
 
 double analyze(const MessageBatch& shuffled, std::uint64_t submitted, double p) {
   std::uint64_t sum = 0;
+  std::uint8_t seen = 0;  // every bit ever set: a message other than 0 or 1 sets a bit above the first
   const std::uint8_t* d = shuffled.data();
-  for (std::size_t i = 0; i < shuffled.size_bytes(); ++i) sum += d[i] != 0 ? 1 : 0;
+  for (std::size_t i = 0; i < shuffled.size_bytes(); ++i) {
+    sum += d[i];
+    seen |= d[i];
+  }
+  if ((seen & 0xfe) != 0) throw_error(Errc::protocol_violation, "counting: a message other than 0 or 1");
   return static_cast<double>(sum) - static_cast<double>(submitted) * p;
 }
 
@@ -67,12 +74,14 @@ double balcer_cheu_gamma(std::uint64_t parties, double epsilon, double delta) {
 }
 
 void encode_balcer_cheu(bool x, double gamma, Rng& rng, MessageBatch& out) {
-  const int copies = (x ? 1 : 0) + (bernoulli(rng, 1 - gamma) ? 1 : 0);
-  for (int i = 0; i < copies; ++i) out.append()[0] = 1;
+  // Always two messages, so that neither their number nor the frame's size tells x: the unit
+  // messages are 1, the dummies 0.
+  out.append()[0] = x ? 1 : 0;
+  out.append()[0] = bernoulli(rng, 1 - gamma) ? 1 : 0;
 }
 
 double analyze_balcer_cheu(const MessageBatch& shuffled, std::uint64_t submitted, double gamma) {
-  const auto c = static_cast<double>(shuffled.count());
+  const auto c = analyze(shuffled, submitted, 0);  // the unit messages (each checked 0 or 1)
   const auto n = static_cast<double>(submitted);
   return c > n ? c - n * (1 - gamma) : 0.0;
 }

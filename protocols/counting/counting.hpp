@@ -55,7 +55,8 @@ void encode_histogram(std::uint32_t x, std::uint32_t domain, HistogramVariant va
                                                     HistogramVariant variant, std::uint64_t submitted, double p);
 
 // ---- Literature version: Balcer & Cheu (ITC 2020) ----
-// gamma = 50 ln(2/delta) / (eps^2 n); each user sends (x + z) unit messages, z ~ Bernoulli(1 - gamma);
+// gamma = 50 ln(2/delta) / (eps^2 n); each user sends (x + z) unit messages, z ~ Bernoulli(1 - gamma),
+// as two 1-byte messages x and z (a 0 is a dummy the analyzer ignores: the count never depends on x);
 // the analyzer returns c - n (1 - gamma) if c > n, else exactly 0.
 [[nodiscard]] double balcer_cheu_gamma(std::uint64_t parties, double epsilon, double delta);
 void encode_balcer_cheu(bool x, double gamma, Rng& rng, MessageBatch& out);

@@ -2,6 +2,8 @@
 #include <string>
 
 #include "counting/counting.hpp"
+
+#include "shufflempc/error.hpp"
 #include "shufflempc/samplers.hpp"
 
 namespace shufflempc::counting {
@@ -23,13 +25,23 @@ void encode_histogram(std::uint32_t x, std::uint32_t domain, HistogramVariant va
 
 std::vector<double> analyze_histogram(const MessageBatch& shuffled, std::uint32_t domain, HistogramVariant variant,
                                       std::uint64_t submitted, double p) {
-  std::vector<std::uint64_t> sums(domain, 0);
+  // Every party sends exactly two messages per element (its bit and a noise bit): a message for an
+  // element outside the domain, a bit other than 0 or 1, or an element with any other number of
+  // messages is a protocol violation. A corrupt party can so move each bin by at most 2.
+  std::vector<std::uint64_t> sums(domain, 0), messages(domain, 0);
   for (std::size_t i = 0; i < shuffled.count(); ++i) {
     const auto m = shuffled[i];
     const auto e = load_le<std::uint16_t>(m.data());
-    if (e >= domain) continue;  // not a message of this protocol; it cannot be attributed anyway
-    sums[e] += m[2] != 0 ? 1 : 0;
+    if (e >= domain || m[2] > 1)
+      throw_error(Errc::protocol_violation, "histogram: a message for element " + std::to_string(e) + " with bit " +
+                                                std::to_string(m[2]) + " (domain " + std::to_string(domain) + ")");
+    sums[e] += m[2];
+    messages[e] += 1;
   }
+  for (std::uint32_t e = 0; e < domain; ++e)
+    if (messages[e] != 2 * submitted)
+      throw_error(Errc::protocol_violation, "histogram: " + std::to_string(messages[e]) + " messages for element " +
+                                                std::to_string(e) + " from " + std::to_string(submitted) + " parties (2 each)");
   const auto n = static_cast<double>(submitted);
   std::vector<double> counts(domain);
   for (std::uint32_t e = 0; e < domain; ++e) {

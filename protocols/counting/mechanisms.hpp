@@ -28,7 +28,7 @@ struct BitInputs {
 struct CountingMechanism : BitInputs {
   using Output = double;
   Config config;
-  [[nodiscard]] RoundShape shape() const { return {1, Delivery::analyzer_only}; }
+  [[nodiscard]] RoundShape shape() const { return RoundShape::exactly(1, Delivery::analyzer_only, 2); }
   void encode(bool x, Rng& rng, MessageBatch& out) const { counting::encode(x, config.p, rng, out); }
   [[nodiscard]] double analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng&) const {
     return counting::analyze(shuffled, outcome.submitted.size(), config.p);
@@ -36,14 +36,14 @@ struct CountingMechanism : BitInputs {
   [[nodiscard]] Value describe() const;
 };
 
-// Balcer-Cheu (ITC 2020): x + Bernoulli(1 - gamma) unit messages.
+// Balcer-Cheu (ITC 2020): x + Bernoulli(1 - gamma) unit messages, padded with dummies to exactly two.
 struct BalcerCheuMechanism : BitInputs {
   using Output = double;
   std::uint64_t parties = 0;
   double epsilon = 1;
   double gamma = 0;
   BalcerCheuMechanism(std::uint64_t n, double eps, double delta) : parties(n), epsilon(eps), gamma(balcer_cheu_gamma(n, eps, delta)) {}
-  [[nodiscard]] RoundShape shape() const { return {1, Delivery::analyzer_only}; }
+  [[nodiscard]] RoundShape shape() const { return RoundShape::exactly(1, Delivery::analyzer_only, 2); }
   void encode(bool x, Rng& rng, MessageBatch& out) const { encode_balcer_cheu(x, gamma, rng, out); }
   [[nodiscard]] double analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng&) const {
     return analyze_balcer_cheu(shuffled, outcome.submitted.size(), gamma);
@@ -56,7 +56,7 @@ struct RandomizedResponseMechanism : BitInputs {
   using Output = double;
   std::uint64_t parties = 0;
   double epsilon = 1;
-  [[nodiscard]] RoundShape shape() const { return {1, Delivery::analyzer_only}; }
+  [[nodiscard]] RoundShape shape() const { return RoundShape::exactly(1, Delivery::analyzer_only, 1); }
   void encode(bool x, Rng& rng, MessageBatch& out) const { encode_randomized_response(x, epsilon, rng, out); }
   [[nodiscard]] double analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng&) const {
     return analyze_randomized_response(shuffled, outcome.submitted.size(), epsilon);
@@ -68,7 +68,7 @@ struct RandomizedResponseMechanism : BitInputs {
 struct CentralLaplaceMechanism : BitInputs {
   using Output = double;
   double epsilon = 1;
-  [[nodiscard]] RoundShape shape() const { return {1, Delivery::analyzer_only}; }
+  [[nodiscard]] RoundShape shape() const { return RoundShape::exactly(1, Delivery::analyzer_only, 1); }
   void encode(bool x, Rng&, MessageBatch& out) const { out.append()[0] = x ? 1 : 0; }
   [[nodiscard]] double analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng& rng) const;
   [[nodiscard]] Value describe() const;
@@ -81,7 +81,7 @@ struct HistogramMechanism {
   Config config;
   std::uint32_t domain = 16;
   HistogramVariant variant = HistogramVariant::inverted;
-  [[nodiscard]] RoundShape shape() const { return {histogram_width, Delivery::analyzer_only}; }
+  [[nodiscard]] RoundShape shape() const { return RoundShape::exactly(histogram_width, Delivery::analyzer_only, 2 * std::size_t{domain}); }
   [[nodiscard]] std::uint32_t parse_input(PartyId id, const Value& v) const;
   // "" or "uniform:K": uniform over the first K elements (default: half the domain, so that some
   // bins are empty); "constant:E".

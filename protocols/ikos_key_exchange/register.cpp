@@ -89,7 +89,9 @@ class IkosProtocol final : public Protocol {
   IkosProtocol(Config c, bool show_keys, bool show_view)
       : c_(c), show_keys_(show_keys), show_view_(show_view), p_(success_probability(c.key_bits, c.labels)) {}
   std::uint32_t rounds() const override { return 1; }
-  RoundShape round(std::uint32_t) const override { return {message_width, Delivery::all_parties}; }
+  RoundShape round(std::uint32_t) const override {
+    return RoundShape::exactly(message_width, Delivery::all_parties, c_.messages_per_party());
+  }
   std::unique_ptr<Party> make_party(PartyId id, const Value& input) const override {
     if (!input.is_null())
       throw std::invalid_argument("ikos-key-exchange takes no input: party " + std::to_string(id) + " was given " +

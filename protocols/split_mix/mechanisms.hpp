@@ -19,7 +19,7 @@ struct SumMechanism {
   using Input = BigInt;
   using Output = BigInt;
   SumConfig config;
-  [[nodiscard]] RoundShape shape() const { return {config.modulus.width(), Delivery::analyzer_only}; }
+  [[nodiscard]] RoundShape shape() const { return RoundShape::exactly(config.modulus.width(), Delivery::analyzer_only, config.messages); }
   // The accepted inputs: [0, 2^input_bits), or all of Z_q when the modulus was given.
   [[nodiscard]] BigInt input_bound() const;
   [[nodiscard]] BigInt parse_input(PartyId id, const Value& v) const;
@@ -37,7 +37,9 @@ struct DpSumMechanism {
   using Input = double;
   using Output = double;
   DpConfig config;
-  [[nodiscard]] RoundShape shape() const { return {config.split.modulus.width(), Delivery::analyzer_only}; }
+  [[nodiscard]] RoundShape shape() const {
+    return RoundShape::exactly(config.split.modulus.width(), Delivery::analyzer_only, config.split.messages);
+  }
   [[nodiscard]] double parse_input(PartyId id, const Value& v) const;
   // "" or "uniform": uniform in [0, 1); "constant:X".
   [[nodiscard]] double random_input(std::string_view spec, Rng& rng) const;

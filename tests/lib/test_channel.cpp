@@ -22,7 +22,7 @@ Submissions subs(std::size_t width, std::vector<std::pair<PartyId, std::size_t>>
 }
 RoundRules spec(std::size_t parties, std::size_t min) {
   RoundRules r;
-  r.width = 1;
+  r.shape = {1, Delivery::analyzer_only, 0, 4};
   for (PartyId i = 0; i < parties; ++i) r.expected.push_back(i);
   r.min_parties = min;
   return r;

@@ -16,7 +16,7 @@ namespace {
 struct ByteSum {
   using Input = std::uint8_t;
   using Output = int;
-  RoundShape shape() const { return {1, Delivery::analyzer_only}; }
+  RoundShape shape() const { return RoundShape::exactly(1, Delivery::analyzer_only, 2); }
   std::uint8_t parse_input(PartyId id, const Value& v) const {
     if (!v.is_number_unsigned() || v.get<unsigned>() > 255) throw std::invalid_argument(party_name(id) + " must be a byte");
     return static_cast<std::uint8_t>(v.get<unsigned>());
@@ -142,4 +142,37 @@ TEST_CASE("mechanism: bit inputs are counted by truth, printed as 0/1 and checke
   const Value x = protocol->random_input(0, "constant:1", rng);
   CHECK(x == 1);
   CHECK_THROWS_WITH_AS((void)protocol->make_party(4, 2), doctest::Contains("input of party 4 must be 0 or 1"), std::invalid_argument);
+}
+
+TEST_CASE("mechanism: every analyzer refuses a total its submitters could not have sent") {
+  auto protocol = make_one_round(ByteSum{});  // exactly two messages per party
+  auto analyzer = protocol->make_analyzer();
+  SeededRng rng(12);
+  RoundOutcome outcome;
+  outcome.submitted = {0, 1, 2};
+  MessageBatch five(1, 5), six(1, 6), seven(1, 7);
+  CHECK_THROWS_WITH_AS(analyzer->receive(0, five, outcome, rng), doctest::Contains("5 messages from 3 parties, who may send 2 to 2 each"),
+                       std::system_error);
+  CHECK_THROWS_AS(analyzer->receive(0, seven, outcome, rng), std::system_error);
+  analyzer->receive(0, six, outcome, rng);
+  CHECK(analyzer->result() == 0);
+}
+
+TEST_CASE("counting analyzers check every message: a bit other than 0 or 1, a bin over- or under-filled") {
+  MessageBatch bits(1);
+  for (int i = 0; i < 4; ++i) bits.append()[0] = 1;
+  CHECK(counting::analyze(bits, 2, 0) == 4);
+  bits[2][0] = 2;
+  CHECK_THROWS_WITH_AS((void)counting::analyze(bits, 2, 0), doctest::Contains("a message other than 0 or 1"), std::system_error);
+  SeededRng rng(13);
+  MessageBatch hist(counting::histogram_width);
+  for (std::uint32_t x : {0u, 2u}) counting::encode_histogram(x, 3, counting::HistogramVariant::inverted, 0.1, rng, hist);
+  (void)counting::analyze_histogram(hist, 3, counting::HistogramVariant::inverted, 2, 0.1);
+  MessageBatch skewed = hist;  // a corrupt party's messages all for element 0: bins 1 and 2 short
+  for (std::size_t i = 6; i < 12; ++i) store_le<std::uint16_t>(skewed[i].data(), 0);
+  CHECK_THROWS_WITH_AS((void)counting::analyze_histogram(skewed, 3, counting::HistogramVariant::inverted, 2, 0.1),
+                       doctest::Contains("messages for element 0 from 2 parties"), std::system_error);
+  MessageBatch outside = hist;
+  store_le<std::uint16_t>(outside[0].data(), 7);
+  CHECK_THROWS_AS((void)counting::analyze_histogram(outside, 3, counting::HistogramVariant::inverted, 2, 0.1), std::system_error);
 }

@@ -15,7 +15,9 @@ namespace {
 class EchoProtocol final : public Protocol {
  public:
   std::uint32_t rounds() const override { return 2; }
-  RoundShape round(std::uint32_t r) const override { return {4, r == 0 ? Delivery::all_parties : Delivery::analyzer_only}; }
+  RoundShape round(std::uint32_t r) const override {
+    return r == 0 ? RoundShape::exactly(4, Delivery::all_parties, 1) : RoundShape{4, Delivery::analyzer_only, 0, 1};
+  }
   std::unique_ptr<Party> make_party(PartyId id, const Value&) const override { return std::make_unique<P>(id); }
   std::unique_ptr<Analyzer> make_analyzer() const override { return std::make_unique<A>(); }
   Value random_input(PartyId, std::string_view, Rng&) const override { return nullptr; }

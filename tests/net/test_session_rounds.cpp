@@ -32,7 +32,7 @@ void admit_all(SessionRounds& s, std::size_t n) {
 
 TEST_CASE("SessionRounds: two rounds, every party submits, the outputs hold every message") {
   const auto cfg = config_of(3);
-  SessionRounds s(cfg, {{2, Delivery::all_parties}, {1, Delivery::analyzer_only}});
+  SessionRounds s(cfg, {{2, Delivery::all_parties, 1, 3}, RoundShape::exactly(1, Delivery::analyzer_only, 1)});
   CHECK_FALSE(s.started());
   admit_all(s, 3);
   CHECK(s.started());
@@ -64,7 +64,7 @@ TEST_CASE("SessionRounds: two rounds, every party submits, the outputs hold ever
 
 TEST_CASE("SessionRounds: bad submissions are refused one by one and the accepted batches stand") {
   const auto cfg = config_of(3, 0, 64);
-  SessionRounds s(cfg, {{4, Delivery::analyzer_only}});
+  SessionRounds s(cfg, {{4, Delivery::analyzer_only, 1, 16}});
   admit_all(s, 3);
   CHECK(s.submit(0, 0, 4, 1, batch(4, 1, 1)) == std::nullopt);
   CHECK(s.submit(0, 0, 4, 1, batch(4, 1, 9)).value().find("duplicate submission") != std::string::npos);
@@ -73,6 +73,8 @@ TEST_CASE("SessionRounds: bad submissions are refused one by one and the accepte
   CHECK(s.submit(1, 0, 4, 2, batch(4, 1, 9)).value().find("does not hold its count") != std::string::npos);
   CHECK(s.submit(1, 0, 4, 16, batch(4, 16, 9)).value().find("max_frame_bytes") != std::string::npos);
   CHECK(s.submit(7, 0, 4, 1, batch(4, 1, 9)).value().find("no longer in the session") != std::string::npos);
+  CHECK(s.submit(1, 0, 4, 17, batch(4, 17, 9)).value().find("submission of 17 messages rejected, the round allows 1 to 16") != std::string::npos);
+  CHECK(s.submit(1, 0, 4, 0, {}).value().find("submission of 0 messages rejected") != std::string::npos);
   CHECK(s.admit(1).value().find("already connected") != std::string::npos);
   CHECK(s.admit(net::analyzer_id).value().find("already connected") != std::string::npos);
   CHECK_FALSE(s.submit(1, 0, 4, 1, batch(4, 1, 2)));
@@ -89,7 +91,7 @@ TEST_CASE("SessionRounds: bad submissions are refused one by one and the accepte
 
 TEST_CASE("SessionRounds: a party that leaves is dropped at the close and refused afterwards; one that comes back is waited for") {
   const auto cfg = config_of(3, 2);
-  SessionRounds s(cfg, {{1, Delivery::analyzer_only}, {1, Delivery::analyzer_only}});
+  SessionRounds s(cfg, {RoundShape::exactly(1, Delivery::analyzer_only, 1), RoundShape::exactly(1, Delivery::analyzer_only, 1)});
   admit_all(s, 3);
   CHECK_FALSE(s.submit(0, 0, 1, 1, batch(1, 1, 0)));
   CHECK_FALSE(s.submit(1, 0, 1, 1, batch(1, 1, 0)));
@@ -112,7 +114,7 @@ TEST_CASE("SessionRounds: a party that leaves is dropped at the close and refuse
 TEST_CASE("SessionRounds: too few parties fail the round; the analyzer leaving aborts the session") {
   {
     const auto cfg = config_of(4, 3);
-    SessionRounds s(cfg, {{1, Delivery::analyzer_only}});
+    SessionRounds s(cfg, {RoundShape::exactly(1, Delivery::analyzer_only, 1)});
     admit_all(s, 4);
     CHECK_FALSE(s.submit(0, 0, 1, 1, batch(1, 1, 0)));
     CHECK_FALSE(s.submit(1, 0, 1, 1, batch(1, 1, 0)));
@@ -130,7 +132,7 @@ TEST_CASE("SessionRounds: too few parties fail the round; the analyzer leaving a
   }
   {
     const auto cfg = config_of(2);
-    SessionRounds s(cfg, {{1, Delivery::analyzer_only}});
+    SessionRounds s(cfg, {RoundShape::exactly(1, Delivery::analyzer_only, 1)});
     admit_all(s, 2);
     CHECK(s.leave(net::analyzer_id).value() == "the analyzer disconnected");
     CHECK_FALSE(s.has_analyzer());

@@ -10,6 +10,7 @@
 
 #include "net/harness.hpp"
 #include "shufflempc/error.hpp"
+#include "shufflempc/registry.hpp"
 
 namespace {
 
@@ -20,12 +21,8 @@ using net::FrameType;
 constexpr std::size_t n_parties = 4;  // parties 0..2 are honest, party 3 is the one under test
 const std::vector<PartyId> honest = {0, 1, 2};
 
-// Party i's messages: i + 1 one-byte messages 10 i + 1, 10 i + 2, ...
-std::vector<std::uint8_t> messages_of(PartyId id) {
-  std::vector<std::uint8_t> m;
-  for (PartyId j = 0; j <= id; ++j) m.push_back(static_cast<std::uint8_t>(10 * id + j + 1));
-  return m;
-}
+// The session's protocol (central-laplace) declares exactly one message per party per round.
+std::vector<std::uint8_t> messages_of(PartyId id) { return {static_cast<std::uint8_t>(10 * id + 1)}; }
 
 std::multiset<std::uint8_t> expected(const std::vector<PartyId>& ids) {
   std::multiset<std::uint8_t> all;
@@ -49,8 +46,7 @@ RoundOutcome run_honest(const NetSession& s, std::uint16_t port) {
   ids.push_back({net::analyzer_id, s.analyzer});
   net::TcpChannel channel(s.config, std::move(ids), "127.0.0.1", port);
   RoundRules spec;
-  spec.width = 1;
-  spec.delivery = Delivery::analyzer_only;
+  spec.shape = RoundShape::exactly(1, Delivery::analyzer_only, 1);
   for (PartyId i = 0; i < n_parties; ++i) spec.expected.push_back(i);
   Submissions local;
   local.messages = MessageBatch(1);
@@ -217,13 +213,12 @@ TEST_CASE("shuffler process: a duplicate submission is rejected and the first ba
   ShufflerProcess sh(s);
   asio::io_context io;
   auto link = connect_party3(io, s, sh.port);
-  const std::vector<std::uint8_t> batch = {201, 202};
-  link->send(FrameType::submit, 0, 49, 2, sealed(s, batch));
-  link->send(FrameType::submit, 0, 49, 2, sealed(s, {203, 204}));
+  link->send(FrameType::submit, 0, 49, 1, sealed(s, {201}));
+  link->send(FrameType::submit, 0, 49, 1, sealed(s, {203}));
   (void)wait_closed(io, *link);
   const RoundOutcome out = run_honest(s, sh.port);
   auto want = expected(honest);
-  want.insert({201, 202});
+  want.insert(201);
   CHECK(received(out) == want);
   CHECK(out.submitted == std::vector<PartyId>{0, 1, 2, 3});
   CHECK(sh.log().find("duplicate submission rejected (its first batch stands)") != std::string::npos);
@@ -275,3 +270,59 @@ TEST_CASE("shuffler process: too few parties ends the session with one clear err
   CHECK(sh.process.wait() == 1);
   CHECK(sh.log().find("session aborted: round 0: 3 of 4 parties submitted, at least 4 needed") != std::string::npos);
 }
+
+TEST_CASE("shuffler process: a corrupt party with a valid key cannot send more messages than the round declares") {
+  // central-laplace declares one message per party: 50,000 (and 0) are refused at the shuffler,
+  // that link alone is closed, and the honest parties' round completes without party 3.
+  for (const std::uint32_t count : {50'000u, 0u}) {
+    NetSession s(n_parties, 40 + count % 7, 3);
+    s.config.max_frame_bytes = 8u << 20;
+    s.config.save(s.path("session.json"));
+    ShufflerProcess sh(s);
+    asio::io_context io;
+    auto link = connect_party3(io, s, sh.port);
+    link->send(FrameType::submit, 0, 49, count, std::vector<std::uint8_t>(std::size_t{count} * 49, 1));  // opaque to the shuffler
+    (void)wait_closed(io, *link);
+    check_honest_only(s, sh, {3});
+    CHECK(sh.log().find("party 3: submission of " + std::to_string(count) + " messages rejected, the round allows 1 to 1") !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("shuffler process: counting over TCP, each party counts at most twice and a third message is refused") {
+  // counting with delta = 0.5 accepts 140 parties. Party 3 holds a valid key and submits three
+  // messages; the shuffler refuses its batch (the round declares exactly two per party), and the
+  // analyzer's estimate comes from the 139 honest parties, checked against the two-per-party total.
+  const std::size_t n = 140;
+  NetSession s(n, 50, n - 1, std::chrono::seconds(30), "counting");
+  s.config.params = {{"delta", "0.5"}};
+  s.config.max_frame_bytes = 1u << 20;
+  s.config.save(s.path("session.json"));
+  ShufflerProcess sh(s);
+  asio::io_context io;
+  auto link = connect_party3(io, s, sh.port);
+  link->send(FrameType::submit, 0, 49, 3, sealed(s, {1, 1, 1}));
+  (void)wait_closed(io, *link);
+  std::vector<net::Identity> ids;
+  for (PartyId id = 0; id < n; ++id)
+    if (id != 3) ids.push_back({id, s.parties[id]});
+  ids.push_back({net::analyzer_id, s.analyzer});
+  net::TcpChannel channel(s.config, std::move(ids), "127.0.0.1", sh.port);
+  const auto protocol = builtin_registry().create("counting", s.config.params, n);
+  SeededRng rng(51);
+  RoundDriver driver(*protocol, channel, rng, n);
+  for (PartyId id = 0; id < n; ++id)
+    if (id != 3) driver.add_party(id, 1);
+  driver.host_analyzer();
+  RunOptions options;
+  options.min_parties = n - 1;
+  const RunResult r = driver.run(options);
+  CHECK(r.messages == 2 * (n - 1));
+  CHECK(r.dropped == std::vector<PartyId>{3});
+  // The estimate: 139 ones plus Binomial(139, p) noise minus 139 p, within two of any extreme.
+  const double p = protocol->describe()["p"].get<double>();
+  CHECK(r.output.get<double>() >= 139 - 139 * p - 1e-9);
+  CHECK(r.output.get<double>() <= 2 * 139.0);
+  CHECK(sh.log().find("party 3: submission of 3 messages rejected, the round allows 2 to 2") != std::string::npos);
+}
+

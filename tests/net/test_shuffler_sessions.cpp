@@ -38,8 +38,7 @@ std::multiset<std::uint8_t> one_round(Keys k, std::uint16_t port, std::uint8_t t
   const std::size_t n = k.config.parties;
   TcpChannel channel(k.config, std::move(k.ids), "127.0.0.1", port);
   RoundRules spec;
-  spec.width = 1;
-  spec.delivery = Delivery::all_parties;
+  spec.shape = RoundShape::exactly(1, Delivery::all_parties, 1);
   Submissions local;
   local.messages = MessageBatch(1);
   for (std::size_t i = 0; i < n; ++i) {
@@ -61,7 +60,7 @@ TEST_CASE("one shuffler serves two sessions without mixing their messages") {
   SeededRng rng(31);  // test keys only
   const KeyPair shuffler_keys = KeyPair::generate(rng);
   Keys a = make_session(rng, shuffler_keys, 3), b = make_session(rng, shuffler_keys, 5);
-  const std::vector<RoundShape> plan = {{1, Delivery::all_parties}};
+  const std::vector<RoundShape> plan = {RoundShape::exactly(1, Delivery::all_parties, 1)};
   TcpShuffler shuffler(shuffler_keys, {{a.config, plan}, {b.config, plan}}, "127.0.0.1", 0);
   std::vector<ShufflerReport> reports;
   std::thread server([&] { reports = shuffler.run(); });

@@ -32,19 +32,29 @@ enum class Delivery : std::uint8_t {
 };
 [[nodiscard]] const char* to_string(Delivery d);
 
-// What a protocol declares of one of its rounds: the width of every message and who receives the
-// shuffled output. (Over TCP the width is the wire width: sealed messages in ESA mode.)
+// What a protocol declares of one of its rounds: the width of every message, who receives the
+// shuffled output, and how many messages each party sends. (Over TCP the width is the wire width:
+// sealed messages in ESA mode.) Every channel refuses a party's batch whose count is outside
+// [min_messages, max_messages], and every analyzer can check the total against the submitters: a
+// corrupt party cannot add weight beyond its declared share. A protocol whose count does not
+// depend on the input declares min_messages == max_messages (nothing observable reveals it).
 struct RoundShape {
   std::size_t width = 0;
   Delivery delivery = Delivery::analyzer_only;
+  std::size_t min_messages = 0;  // per party, in this round
+  std::size_t max_messages = 0;  // per party; 0 with min 0: every party is silent
+
+  // `n` messages from every party that submits.
+  [[nodiscard]] static RoundShape exactly(std::size_t width, Delivery delivery, std::size_t n) { return {width, delivery, n, n}; }
+  [[nodiscard]] bool fixed_count() const { return min_messages == max_messages; }
+  [[nodiscard]] bool accepts(std::size_t count) const { return count >= min_messages && count <= max_messages; }
 };
 
 // What the channel enforces in one round: the shape, who is expected, how many must submit, and
 // the deadline.
 struct RoundRules {
   std::uint32_t round = 0;
-  std::size_t width = 0;                 // declared message width of this round
-  Delivery delivery = Delivery::analyzer_only;
+  RoundShape shape;                      // declared width, delivery and messages per party
   std::vector<PartyId> expected;         // parties still in the session, ascending
   std::size_t min_parties = 1;           // the round fails if fewer submit
   std::chrono::milliseconds deadline{0};  // 0: no deadline (in-process)

@@ -55,6 +55,11 @@ concept Mechanism = requires(const M& m, const typename M::Input& x, PartyId id,
   { m.describe() } -> std::convertible_to<Value>;
 };
 
+// What every analyzer checks first: the round's total is what `submitted` parties may send under
+// the declared shape. Throws std::system_error(Errc::protocol_violation) otherwise, so that no
+// party, corrupt or not, adds weight beyond its declared share unnoticed.
+void check_total(const RoundShape& shape, std::size_t messages, std::size_t submitted);
+
 namespace detail {
 
 template <class M>
@@ -122,6 +127,7 @@ class OneRoundProtocol final : public Protocol {
    public:
     explicit MechanismAnalyzer(const M& m) : m_(m) {}
     void receive(std::uint32_t, const MessageBatch& output, const RoundOutcome& outcome, Rng& rng) override {
+      check_total(m_.shape(), output.count(), outcome.submitted.size());
       result_ = m_.analyze(output, outcome, rng);
     }
     Value result() override { return result_ ? detail::output_to_value(m_, *result_) : Value(nullptr); }
@@ -180,6 +186,7 @@ class OneRoundRun {
     Shuffler shuffler;
     shuffler.shuffle(shuffled, shuffle_rng);
     outcome.messages = shuffled.count();
+    check_total(m_->shape(), shuffled.count(), outcome.submitted.size());
     return m_->analyze(shuffled, outcome, analyzer_rng);
   }
 
