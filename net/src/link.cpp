@@ -226,6 +226,28 @@ void SecureLink::start_write() {
   });
 }
 
+void SecureLink::send_prefix_only(FrameType type, std::uint32_t round, std::uint32_t width, std::uint32_t count,
+                                  std::uint32_t payload_length) {
+  FrameHeader h;
+  h.type = type;
+  h.session = session_;
+  h.round = round;
+  h.width = width;
+  h.count = count;
+  h.payload_length = payload_length;
+  const std::uint64_t seq = send_seq_++;
+  std::vector<std::uint8_t> buf(frame_prefix_bytes);
+  store_le<std::uint64_t>(buf.data(), seq);
+  const auto hb = encode_header(h);
+  std::copy(hb.begin(), hb.end(), buf.data() + sequence_bytes);
+  const auto n = nonce(seq, 0);
+  std::uint8_t* p = buf.data();
+  crypto_aead_chacha20poly1305_ietf_encrypt_detached(p + sequence_bytes, p + sequence_bytes + frame_header_bytes, nullptr,
+                                                     p + sequence_bytes, frame_header_bytes, nullptr, 0, nullptr,
+                                                     n.data(), send_key_.data());
+  send_raw(std::move(buf));
+}
+
 asio::awaitable<Frame> SecureLink::receive() {
   std::array<std::uint8_t, frame_prefix_bytes> prefix{};
   co_await read_exact(socket_, prefix.data(), prefix.size(), "between frames");

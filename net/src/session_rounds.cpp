@@ -20,6 +20,25 @@ SessionRounds::SessionRounds(const SessionConfig& config, std::vector<RoundShape
   report_.session = config.session;
 }
 
+Limits SessionRounds::limits_for(PartyId id) const {
+  Limits l = limits_;
+  if (id == analyzer_id) {
+    l.max_payload = 0;
+    l.max_count = 0;
+    return l;
+  }
+  std::uint64_t payload = 0, width = 0, count = 0;
+  for (const auto& r : rounds_) {
+    payload = std::max<std::uint64_t>(payload, std::uint64_t{r.width} * r.max_messages);
+    width = std::max<std::uint64_t>(width, r.width);
+    count = std::max<std::uint64_t>(count, r.max_messages);
+  }
+  l.max_payload = static_cast<std::uint32_t>(std::min<std::uint64_t>(l.max_payload, payload));
+  l.max_width = static_cast<std::uint32_t>(std::min<std::uint64_t>(l.max_width, width));
+  l.max_count = static_cast<std::uint32_t>(std::min<std::uint64_t>(l.max_count, count));
+  return l;
+}
+
 std::optional<std::string> SessionRounds::admit(PartyId id) {
   if (finished_) return std::string("the session has already ended");
   if (id == analyzer_id) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <stdexcept>
 
 #include "shufflempc/error.hpp"
@@ -32,7 +33,6 @@ namespace {
 
 // How long a connection may take to authenticate, and how long the shuffler lingers for clients
 // to read their last frame once every session has ended.
-constexpr auto handshake_timeout = std::chrono::seconds(10);
 constexpr auto linger_timeout = std::chrono::seconds(5);
 
 std::string who(PartyId id) { return id == analyzer_id ? std::string("the analyzer") : "party " + std::to_string(id); }
@@ -59,9 +59,32 @@ struct TcpShuffler::Impl {
   std::vector<std::unique_ptr<ServedSession>> sessions;
   std::size_t open_connections = 0;
   std::unique_ptr<asio::steady_timer> linger;
+  ShufflerOptions options;
+  // Connections that have not authenticated yet, oldest first (the key orders them).
+  std::map<std::uint64_t, std::shared_ptr<SecureLink>> unauthenticated;
+  std::uint64_t next_connection = 0;
+  // Rate limit of the log: lines of one kind in the current second, and those suppressed.
+  struct LogWindow {
+    std::chrono::steady_clock::time_point start{};
+    std::size_t lines = 0;
+    std::size_t suppressed = 0;
+  };
+  std::map<std::string, LogWindow> log_windows;
 
   void log(const std::string& line) const {
     if (log_fn) log_fn(line);
+  }
+  // At most options.log_lines_per_second lines of kind `kind` per second; the others are counted
+  // and announced once the next second begins.
+  void log_limited(const std::string& kind, const std::string& line) {
+    LogWindow& w = log_windows[kind];
+    const auto now = std::chrono::steady_clock::now();
+    if (now - w.start >= std::chrono::seconds(1)) {
+      if (w.suppressed > 0) log(std::to_string(w.suppressed) + " more lines like '" + kind + "' suppressed in the last second");
+      w = {now, 0, 0};
+    }
+    if (w.lines++ < options.log_lines_per_second) log(line);
+    else ++w.suppressed;
   }
 
   ServedSession* find(const SessionId& id) {
@@ -185,11 +208,21 @@ struct TcpShuffler::Impl {
       const auto ep = link->socket().remote_endpoint(ec);
       if (!ec) peer = ep.address().to_string() + ":" + std::to_string(ep.port());
     }
+    // Room for this connection among the unauthenticated ones: the oldest gives way.
+    const std::uint64_t key = next_connection++;
+    if (unauthenticated.size() >= options.max_unauthenticated && !unauthenticated.empty()) {
+      auto oldest = unauthenticated.begin();
+      log_limited("evicted", "too many unauthenticated connections (" + std::to_string(unauthenticated.size()) +
+                                 "): the oldest is closed");
+      oldest->second->close();
+      unauthenticated.erase(oldest);
+    }
+    unauthenticated.emplace(key, link);
     bool authenticated = false;
-    asio::steady_timer guard(io, handshake_timeout);
+    asio::steady_timer guard(io, options.handshake_timeout);
     guard.async_wait([&authenticated, link, this, peer](std::error_code ec) {
       if (ec || authenticated) return;
-      log("connection from " + peer + ": no authenticated hello within the handshake timeout; closed");
+      log_limited("handshake timeout", "connection from " + peer + ": no authenticated hello within the handshake timeout; closed");
       link->close();
     });
     ServedSession* s = nullptr;
@@ -200,7 +233,7 @@ struct TcpShuffler::Impl {
       s = find(hello.session);
       if (!s) throw_error(Errc::wrong_session, "hello for unknown session " + to_hex(hello.session));
       id = hello.id;
-      link->set_limits(s->spec.config.limits());
+      link->set_limits(s->rounds->limits_for(hello.id));
       const auto& cfg = s->spec.config;
       if (id != analyzer_id && id >= cfg.parties)
         throw_error(Errc::unknown_party, "claims party id " + std::to_string(id) + ", the session has " +
@@ -211,6 +244,7 @@ struct TcpShuffler::Impl {
       if (s->rounds->finished()) throw_error(Errc::session_aborted, "session " + to_hex(hello.session) + " has already ended");
       co_await link->accept(hello, keys, rng);
       authenticated = true;
+      unauthenticated.erase(key);
       guard.cancel();
       // Authenticated: from here a refusal is told to the peer in an abort frame.
       auto refuse = [&](const std::string& reason) {
@@ -246,27 +280,37 @@ struct TcpShuffler::Impl {
       const bool quiet = e.code() == Errc::peer_closed && (s == nullptr || s->rounds->finished());
       if (!quiet) {
         const std::string tag = s ? s->tag : std::string();
-        log(tag + "connection from " + peer + (authenticated || s ? " (" + who(id) + ")" : std::string()) +
+        log_limited(authenticated ? "rejected" : "rejected before authentication", tag + "connection from " + peer + (authenticated || s ? " (" + who(id) + ")" : std::string()) +
             ": rejected: " + e.what());
       }
     } catch (const std::exception& e) {
       log("connection from " + peer + ": internal error: " + e.what());
     }
     link->close();
+    unauthenticated.erase(key);
     if (s && admitted) on_leave(*s, id, link);
     if (--open_connections == 0 && linger) linger->cancel();
   }
 
   asio::awaitable<void> accept_loop() {
+    // After a failed accept (out of descriptors, say) wait before the next one, longer each time
+    // up to a second, instead of spinning; one success resets the wait.
+    auto backoff = std::chrono::milliseconds(0);
+    asio::steady_timer pause(io);
     for (;;) {
       tcp::socket socket(io);
       std::error_code ec;
       co_await acceptor.async_accept(socket, asio::redirect_error(asio::use_awaitable, ec));
       if (ec) {
         if (!acceptor.is_open()) co_return;
-        log(std::string("accept failed: ") + ec.message());
+        backoff = std::min<std::chrono::milliseconds>(std::chrono::milliseconds(1000),
+                                                      std::max<std::chrono::milliseconds>(std::chrono::milliseconds(10), backoff * 2));
+        log_limited("accept failed", "accept failed: " + ec.message() + "; next attempt in " + std::to_string(backoff.count()) + " ms");
+        pause.expires_after(backoff);
+        co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, ec));
         continue;
       }
+      backoff = std::chrono::milliseconds(0);
       auto link = std::make_shared<SecureLink>(std::move(socket), Limits{});
       // Each connection gets the limits of the session it names; until then the defaults apply
       // only to the fixed-size hello.
@@ -276,8 +320,10 @@ struct TcpShuffler::Impl {
 };
 
 TcpShuffler::TcpShuffler(KeyPair keys, std::vector<ShufflerSessionSpec> sessions, const std::string& host,
-                         std::uint16_t port, Logger log)
+                         std::uint16_t port, Logger log, ShufflerOptions options)
     : impl_(std::make_unique<Impl>()) {
+  if (options.max_unauthenticated < 1) throw std::invalid_argument("max_unauthenticated must be at least 1");
+  impl_->options = options;
   if (sessions.empty()) throw std::invalid_argument("TcpShuffler: at least one session is needed");
   impl_->keys = std::move(keys);
   impl_->log_fn = std::move(log);

@@ -12,6 +12,11 @@
 
 namespace shufflempc::net {
 
+namespace {
+// Links of one TcpChannel that handshake concurrently.
+constexpr std::size_t handshakes_at_once = 64;
+}  // namespace
+
 using detail::SecureLink;
 using detail::tcp;
 
@@ -82,15 +87,22 @@ TcpChannel::TcpChannel(const SessionConfig& config, std::vector<Identity> identi
     l.link = std::make_shared<SecureLink>(tcp::socket(im.io), im.limits);
     im.links.push_back(std::move(l));
   }
+  // At most `handshakes_at_once` links handshake at a time: the shuffler holds only so many
+  // unauthenticated connections (ShufflerOptions::max_unauthenticated) before it closes the oldest.
   std::exception_ptr first_error;
-  for (auto& l : im.links) {
+  std::size_t next = 0;
+  const std::size_t workers = std::min(handshakes_at_once, im.links.size());
+  for (std::size_t w = 0; w < workers; ++w) {
     asio::co_spawn(
         im.io,
-        [&im, &l, &endpoints, &rng]() -> asio::awaitable<void> {
-          co_await asio::async_connect(l.link->socket(), endpoints, asio::use_awaitable);
-          std::error_code ignored;
-          l.link->socket().set_option(tcp::no_delay(true), ignored);
-          co_await l.link->connect_as(im.config.session, l.identity.id, l.identity.keys, im.config.shuffler_key, rng);
+        [&im, &next, &first_error, &endpoints, &rng]() -> asio::awaitable<void> {
+          while (next < im.links.size() && !first_error) {
+            auto& l = im.links[next++];
+            co_await asio::async_connect(l.link->socket(), endpoints, asio::use_awaitable);
+            std::error_code ignored;
+            l.link->socket().set_option(tcp::no_delay(true), ignored);
+            co_await l.link->connect_as(im.config.session, l.identity.id, l.identity.keys, im.config.shuffler_key, rng);
+          }
         },
         [&first_error](std::exception_ptr e) {
           if (e && !first_error) first_error = e;

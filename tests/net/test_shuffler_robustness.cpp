@@ -168,20 +168,20 @@ TEST_CASE("shuffler process: bad input on an authenticated link closes that link
        {"sequence number", "failed authentication"}},
       {"payload length against count and width",  // claims 5 messages of 49 bytes, carries 3 bytes
        [](net::detail::SecureLink& l) { l.send(FrameType::submit, 0, 49, 5, std::vector<std::uint8_t>(3, 0)); },
-       {"submit: payload of 3 bytes for 5 messages of 49 bytes"}},
+       {"submit: payload of 3 bytes for 5 messages of 49 bytes", "count 5 above the limit 1"}},
       {"wrong width",  // unsealed one-byte messages: the wire width is 49
-       [](net::detail::SecureLink& l) { l.send(FrameType::submit, 0, 1, 2, std::vector<std::uint8_t>(2, 7)); },
+       [](net::detail::SecureLink& l) { l.send(FrameType::submit, 0, 1, 1, std::vector<std::uint8_t>(1, 7)); },
        {"submission of width 1 rejected, the round's wire width is 49"}},
-      {"oversized frame, rejected from its header",  // 4900 bytes > max_frame_bytes = 4096
+      {"oversized frame, rejected from its header",  // 100 messages where the plan allows 1
        [](net::detail::SecureLink& l) { l.send(FrameType::submit, 0, 49, 100, std::vector<std::uint8_t>(49 * 100, 0)); },
-       {"payload of 4900 bytes above the limit 4096"}},
+       {"count 100 above the limit 1"}},
       {"wrong round",
        [](net::detail::SecureLink& l) { l.send(FrameType::submit, 7, 49, 0, {}); },
        {"submission for round 7 rejected (wrong round)"}},
   };
   std::uint64_t seed = 5;
   for (const auto& c : cases) {
-    CAPTURE(c.what);
+    CAPTURE(std::string(c.what));
     NetSession s(n_parties, ++seed, 3);
     ShufflerProcess sh(s);
     asio::io_context io;
@@ -284,8 +284,9 @@ TEST_CASE("shuffler process: a corrupt party with a valid key cannot send more m
     link->send(FrameType::submit, 0, 49, count, std::vector<std::uint8_t>(std::size_t{count} * 49, 1));  // opaque to the shuffler
     (void)wait_closed(io, *link);
     check_honest_only(s, sh, {3});
-    CHECK(sh.log().find("party 3: submission of " + std::to_string(count) + " messages rejected, the round allows 1 to 1") !=
-          std::string::npos);
+    // 50,000 is refused from the frame header (the plan's bound on a party's frame), 0 by the round.
+    CHECK((sh.log().find("count 50000 above the limit 1") != std::string::npos ||
+           sh.log().find("party 3: submission of 0 messages rejected, the round allows 1 to 1") != std::string::npos));
   }
 }
 
@@ -323,6 +324,38 @@ TEST_CASE("shuffler process: counting over TCP, each party counts at most twice 
   const double p = protocol->describe()["p"].get<double>();
   CHECK(r.output.get<double>() >= 139 - 139 * p - 1e-9);
   CHECK(r.output.get<double>() <= 2 * 139.0);
-  CHECK(sh.log().find("party 3: submission of 3 messages rejected, the round allows 2 to 2") != std::string::npos);
+  CHECK(sh.log().find("count 3 above the limit 2") != std::string::npos);
 }
 
+
+namespace {
+// The peak resident memory of a process, in bytes (VmHWM in /proc/PID/status).
+std::size_t peak_memory(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoul(line.substr(6)) * 1024;
+  return 0;
+}
+}  // namespace
+
+TEST_CASE("shuffler process: frame headers claiming huge payloads are refused before anything is allocated") {
+  // Eight authenticated parties each send only a frame prefix whose header claims 196 MB. The round
+  // plan allows one 49-byte message per party, so each header is refused at once and the
+  // shuffler's memory stays small (it once allocated every claimed payload: 1.6 GB here).
+  constexpr std::size_t n = 8;
+  NetSession s(n, 60);
+  s.config.max_frame_bytes = 256u << 20;  // the session's frame limit is not what protects it
+  s.config.save(s.path("session.json"));
+  ShufflerProcess sh(s);
+  asio::io_context io;
+  std::vector<std::shared_ptr<net::detail::SecureLink>> links;
+  SystemRng rng;
+  for (PartyId id = 0; id < n; ++id) {
+    links.push_back(dial(io, sh.port, s.config.limits()));
+    run_sync(io, links.back()->connect_as(s.config.session, id, s.parties[id], s.config.shuffler_key, rng));
+    links.back()->send_prefix_only(FrameType::submit, 0, 49, 4'000'000, 196'000'000);  // a consistent header
+  }
+  for (auto& link : links) CHECK(wait_closed(io, *link) == Errc::peer_closed);
+  CHECK(peak_memory(sh.process.pid()) < (64u << 20));
+  CHECK(sh.log().find("count 4000000 above the limit 1") != std::string::npos);
+}

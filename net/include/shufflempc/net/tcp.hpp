@@ -48,11 +48,24 @@ struct ShufflerReport {
   std::string error;  // empty if the session completed
 };
 
+// How the shuffler defends itself against connections that never authenticate (a flood of idle
+// sockets must not exhaust its descriptors or lock the honest parties out).
+struct ShufflerOptions {
+  // Connections not yet authenticated held at once; past this the oldest is closed to make room,
+  // so a flood churns through its own connections while an honest handshake (milliseconds) completes.
+  std::size_t max_unauthenticated = 1024;
+  // An unauthenticated connection is closed after this long.
+  std::chrono::milliseconds handshake_timeout{5'000};
+  // Log lines of one kind (rejections, evictions, accept errors) per second; the rest are counted
+  // and reported in one line.
+  std::size_t log_lines_per_second = 20;
+};
+
 class TcpShuffler {
  public:
   // Binds `host:port` (port 0: the OS chooses; see port()). Throws std::system_error if it cannot.
   TcpShuffler(KeyPair keys, std::vector<ShufflerSessionSpec> sessions, const std::string& host, std::uint16_t port,
-              Logger log = {});
+              Logger log = {}, ShufflerOptions options = {});
   ~TcpShuffler();
   TcpShuffler(const TcpShuffler&) = delete;
   TcpShuffler& operator=(const TcpShuffler&) = delete;

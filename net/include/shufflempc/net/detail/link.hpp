@@ -74,6 +74,10 @@ class SecureLink : public std::enable_shared_from_this<SecureLink> {
   // replayed_frame, unauthenticated, malformed_frame, oversized_frame, wrong_session.
   asio::awaitable<Frame> receive();
 
+  // Queues only the prefix of a frame (sequence number, encrypted header and its tag) whose header
+  // claims `payload_length` bytes that never follow (tests of memory bounds only).
+  void send_prefix_only(FrameType type, std::uint32_t round, std::uint32_t width, std::uint32_t count,
+                        std::uint32_t payload_length);
   // Writes `bytes` as they are, outside the encrypted framing (tests of malformed input only).
   void send_raw(std::vector<std::uint8_t> bytes);
   void close();               // now; queued frames are lost

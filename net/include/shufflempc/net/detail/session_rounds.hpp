@@ -56,6 +56,12 @@ class SessionRounds {
   // Ends the session with `reason` (kept in the report).
   void abort(const std::string& reason);
 
+  // What a connection of `id` may send, from the round plan: a party's frame never holds more than
+  // the widest round's largest batch, the analyzer sends none. The shuffler sets these limits on a
+  // link as soon as its hello names the session, so a frame header claiming more is refused before
+  // any payload is allocated: memory per connection is bounded by the plan, not by max_frame_bytes.
+  [[nodiscard]] Limits limits_for(PartyId id) const;
+
   [[nodiscard]] bool started() const { return started_; }
   [[nodiscard]] bool finished() const { return finished_; }
   [[nodiscard]] std::uint32_t round() const { return round_; }

@@ -1,0 +1,75 @@
+// A flood of idle connections against the shuffler: its descriptors stay bounded, its log stays
+// short, and the honest parties still complete their round.
+#include <doctest/doctest.h>
+
+#include <asio.hpp>
+
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+#include "shufflempc/net/local.hpp"
+#include "shufflempc/net/tcp.hpp"
+#include "shufflempc/registry.hpp"
+
+using namespace shufflempc;
+
+TEST_CASE("shuffler: 400 idle connections neither exhaust it nor lock the honest parties out; the log stays short") {
+  const std::size_t n = 4;
+  auto protocol = builtin_registry().create("central-laplace", {}, n);
+  SeededRng key_rng(90);  // test keys only
+  net::SessionConfig base;
+  base.protocol = "central-laplace";
+  base.deadline = std::chrono::seconds(20);
+  const auto local = net::LocalDeployment::create(n, key_rng, base);
+  std::mutex log_mutex;
+  std::vector<std::string> log;
+  net::ShufflerOptions options;
+  options.max_unauthenticated = 16;
+  options.handshake_timeout = std::chrono::seconds(3);
+  options.log_lines_per_second = 5;
+  net::TcpShuffler shuffler(local.shuffler, {{local.config, net::wire_rounds(*protocol)}}, "127.0.0.1", 0,
+                            [&](const std::string& line) {
+                              std::lock_guard lock(log_mutex);
+                              log.push_back(line);
+                            },
+                            options);
+  std::thread server([&] { (void)shuffler.run(); });
+
+  // The flood: 400 connections that never say a word.
+  asio::io_context io;
+  std::vector<asio::ip::tcp::socket> idle;
+  for (int i = 0; i < 400; ++i) {
+    idle.emplace_back(io);
+    idle.back().connect({asio::ip::make_address("127.0.0.1"), shuffler.port()});
+  }
+  // Then the honest parties and the analyzer, each on its own authenticated link.
+  RunResult result;
+  {
+    net::TcpChannel channel(local.config, local.all_identities(), "127.0.0.1", shuffler.port());
+    SeededRng rng(91);
+    RoundDriver driver(*protocol, channel, rng, n);
+    for (PartyId i = 0; i < n; ++i) driver.add_party(i, 1);
+    driver.host_analyzer();
+    result = driver.run({});
+  }
+  server.join();
+  CHECK(result.messages == n);
+  CHECK(result.dropped.empty());
+  // The shuffler closed all but the newest few idle connections (a read sees the end of the stream).
+  std::size_t closed = 0;
+  for (auto& s : idle) {
+    s.non_blocking(true);
+    std::array<char, 1> b{};
+    std::error_code ec;
+    (void)s.read_some(asio::buffer(b), ec);
+    if (ec && ec != asio::error::would_block) ++closed;
+  }
+  CHECK(closed >= 400 - options.max_unauthenticated);
+  std::lock_guard lock(log_mutex);
+  std::size_t evictions = 0;
+  for (const auto& line : log) evictions += line.find("the oldest is closed") != std::string::npos ? 1 : 0;
+  CHECK(evictions >= 1);
+  CHECK(evictions <= 2 * options.log_lines_per_second);  // at most two one-second windows of them
+  CHECK(log.size() < 60);
+}
