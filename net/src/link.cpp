@@ -169,33 +169,45 @@ asio::awaitable<void> SecureLink::accept(const Hello& hello, const KeyPair& mine
   send(FrameType::confirm, 0, {});
 }
 
-void SecureLink::send(FrameType type, std::uint32_t round, std::uint32_t width, std::uint32_t count,
-                      std::span<const std::uint8_t> head, std::span<const std::uint8_t> tail) {
-  const std::size_t payload_size = head.size() + tail.size();
+std::uint64_t SecureLink::write_prefix(FrameType type, std::uint32_t round, std::uint32_t width, std::uint32_t count,
+                                       std::uint32_t payload_length, std::uint8_t* out) {
   FrameHeader h;
   h.type = type;
   h.session = session_;
   h.round = round;
   h.width = width;
   h.count = count;
-  h.payload_length = static_cast<std::uint32_t>(payload_size);
+  h.payload_length = payload_length;
   const std::uint64_t seq = send_seq_++;
-  std::vector<std::uint8_t> buf(frame_prefix_bytes + payload_size + aead_tag_bytes);
-  std::uint8_t* p = buf.data();
-  store_le<std::uint64_t>(p, seq);
+  store_le<std::uint64_t>(out, seq);
   const auto hb = encode_header(h);
-  std::copy(hb.begin(), hb.end(), p + sequence_bytes);
-  auto n = nonce(seq, 0);
-  crypto_aead_chacha20poly1305_ietf_encrypt_detached(p + sequence_bytes, p + sequence_bytes + frame_header_bytes, nullptr,
-                                                     p + sequence_bytes, frame_header_bytes, nullptr, 0, nullptr,
-                                                     n.data(), send_key_.data());
-  std::uint8_t* body = p + frame_prefix_bytes;
+  std::copy(hb.begin(), hb.end(), out + sequence_bytes);
+  const auto n = nonce(seq, 0);
+  crypto_aead_chacha20poly1305_ietf_encrypt_detached(out + sequence_bytes, out + sequence_bytes + frame_header_bytes, nullptr,
+                                                     out + sequence_bytes, frame_header_bytes, nullptr, 0, nullptr, n.data(),
+                                                     send_key_.data());
+  return seq;
+}
+
+void SecureLink::send(FrameType type, std::uint32_t round, std::uint32_t width, std::uint32_t count,
+                      std::span<const std::uint8_t> head, std::span<const std::uint8_t> tail) {
+  const std::size_t payload_size = head.size() + tail.size();
+  std::vector<std::uint8_t> buf(frame_prefix_bytes + payload_size + aead_tag_bytes);
+  const std::uint64_t seq = write_prefix(type, round, width, count, static_cast<std::uint32_t>(payload_size), buf.data());
+  std::uint8_t* body = buf.data() + frame_prefix_bytes;
   if (!head.empty()) std::memcpy(body, head.data(), head.size());
   if (!tail.empty()) std::memcpy(body + head.size(), tail.data(), tail.size());
-  n = nonce(seq, 1);
+  const auto n = nonce(seq, 1);
   crypto_aead_chacha20poly1305_ietf_encrypt_detached(body, body + payload_size, nullptr, body, payload_size, nullptr,
                                                      0, nullptr, n.data(), send_key_.data());
   ++stats_.frames_sent;
+  send_raw(std::move(buf));
+}
+
+void SecureLink::send_prefix_only(FrameType type, std::uint32_t round, std::uint32_t width, std::uint32_t count,
+                                  std::uint32_t payload_length) {
+  std::vector<std::uint8_t> buf(frame_prefix_bytes);
+  (void)write_prefix(type, round, width, count, payload_length, buf.data());
   send_raw(std::move(buf));
 }
 
@@ -224,28 +236,6 @@ void SecureLink::start_write() {
       self->socket_.shutdown(tcp::socket::shutdown_send, ignored);
     }
   });
-}
-
-void SecureLink::send_prefix_only(FrameType type, std::uint32_t round, std::uint32_t width, std::uint32_t count,
-                                  std::uint32_t payload_length) {
-  FrameHeader h;
-  h.type = type;
-  h.session = session_;
-  h.round = round;
-  h.width = width;
-  h.count = count;
-  h.payload_length = payload_length;
-  const std::uint64_t seq = send_seq_++;
-  std::vector<std::uint8_t> buf(frame_prefix_bytes);
-  store_le<std::uint64_t>(buf.data(), seq);
-  const auto hb = encode_header(h);
-  std::copy(hb.begin(), hb.end(), buf.data() + sequence_bytes);
-  const auto n = nonce(seq, 0);
-  std::uint8_t* p = buf.data();
-  crypto_aead_chacha20poly1305_ietf_encrypt_detached(p + sequence_bytes, p + sequence_bytes + frame_header_bytes, nullptr,
-                                                     p + sequence_bytes, frame_header_bytes, nullptr, 0, nullptr,
-                                                     n.data(), send_key_.data());
-  send_raw(std::move(buf));
 }
 
 asio::awaitable<Frame> SecureLink::receive() {

@@ -92,6 +92,9 @@ class SecureLink : public std::enable_shared_from_this<SecureLink> {
   void set_send_sequence(std::uint64_t seq) { send_seq_ = seq; }
 
  private:
+  // Writes the frame prefix (sequence number, encrypted header, tag) at `out`; returns the sequence number.
+  std::uint64_t write_prefix(FrameType type, std::uint32_t round, std::uint32_t width, std::uint32_t count,
+                             std::uint32_t payload_length, std::uint8_t* out);
   void derive_keys(bool client, std::span<const std::uint8_t> dh, std::span<const std::uint8_t> transcript);
   void start_write();
 
