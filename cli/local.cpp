@@ -41,16 +41,17 @@ std::string slurp(const std::string& path) {
 }
 
 int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, const Registry& registry) {
-  auto protocol = registry.create(info.name, args.params, args.parties);
-  auto rng = make_rng(args.seed);
-  const std::vector<Value> inputs = load_inputs(*protocol, args, *rng);
   const std::size_t n = args.parties;
   if (args.dropouts >= n) throw std::invalid_argument("--dropouts must be below --parties");
+  std::size_t min_parties = args.min_parties;
+  if (args.dropouts > 0 && min_parties == 0) min_parties = n - args.dropouts;
+  // The protocol calibrates for the parties guaranteed to submit.
+  auto protocol = registry.create(info.name, args.params, args.parties, min_parties);
+  auto rng = make_rng(args.seed);
+  const std::vector<Value> inputs = load_inputs(*protocol, args, *rng);
   std::map<PartyId, std::uint32_t> dropouts;
   auto drop_rng = rng->fork(rng_labels::dropouts);
   while (dropouts.size() < args.dropouts) dropouts[static_cast<PartyId>(drop_rng->uniform(n))] = 0;
-  std::size_t min_parties = args.min_parties;
-  if (args.dropouts > 0 && min_parties == 0) min_parties = n - args.dropouts;
   std::size_t k = la.parties_per_process;
   if (k == 0) k = std::max<std::size_t>(1, (n + 7) / 8);  // at most 8 party processes by default
   k = std::min(k, n);
@@ -140,6 +141,7 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
   result.messages = analyzer["messages"].get<std::size_t>();
   result.bytes = analyzer["bytes"].get<std::size_t>();
   result.dropped = analyzer["dropped"].get<std::vector<PartyId>>();
+  result.details = analyzer.value("details", Value());
   result.seconds = seconds;
   Value table = Value::array();
   for (std::size_t i = 2; i < children.size(); ++i) {

@@ -113,7 +113,7 @@ void add_net_process_commands(CLI::App& app, const Registry& registry, Action& a
         std::vector<net::ShufflerSessionSpec> sessions;
         for (const auto& path : configs) {
           auto config = net::SessionConfig::load(path);
-          auto protocol = registry.create(config.protocol, config.params, config.parties);
+          auto protocol = registry.create(config.protocol, config.params, config.parties, config.min_parties);
           sessions.push_back({config, net::wire_rounds(*protocol)});
         }
         const auto [host, port] = net::split_address(listen.empty() ? sessions.front().config.shuffler_address : listen, "--listen");
@@ -159,7 +159,7 @@ void add_net_process_commands(CLI::App& app, const Registry& registry, Action& a
       action = [o, &registry] {
         const auto& [ids, key, key_dir, input, inputs_file, dropouts, client] = *o;
         const auto config = net::SessionConfig::load(client.config_path);
-        auto protocol = registry.create(config.protocol, config.params, config.parties);
+        auto protocol = registry.create(config.protocol, config.params, config.parties, config.min_parties);
         const auto [first, last] = parse_ids(ids, config.parties);
         if (key.empty() == key_dir.empty()) throw std::invalid_argument("give exactly one of --key (one party) and --key-dir");
         if (!key.empty() && first != last) throw std::invalid_argument("--key is for one party; use --key-dir for a range");
@@ -237,7 +237,7 @@ void add_net_process_commands(CLI::App& app, const Registry& registry, Action& a
       action = [o, &registry] {
         const auto& [key, client] = *o;
         const auto config = net::SessionConfig::load(client.config_path);
-        auto protocol = registry.create(config.protocol, config.params, config.parties);
+        auto protocol = registry.create(config.protocol, config.params, config.parties, config.min_parties);
         const auto [host, port] = connect_address(config, client.connect);
         auto rng = make_rng(client.seed);
         std::vector<net::Identity> identities;

@@ -16,7 +16,15 @@ Value make_report(const std::string& name, const Protocol& protocol, std::size_t
                   {"bytes", result.bytes},
                   {"seconds", result.seconds},
                   {"dropped", result.dropped}};
-  if (auto truth = protocol.truth(inputs)) {
+  // The truth is over the parties who submitted: a dropped party's input is in no estimate.
+  std::vector<Value> submitted_inputs;
+  submitted_inputs.reserve(inputs.size());
+  for (std::size_t i = 0, d = 0; i < inputs.size(); ++i) {
+    while (d < result.dropped.size() && result.dropped[d] < i) ++d;
+    if (d < result.dropped.size() && result.dropped[d] == i) continue;
+    submitted_inputs.push_back(inputs[i]);
+  }
+  if (auto truth = protocol.truth(submitted_inputs)) {
     report["truth"] = *truth;
     if (protocol.has_error())
       if (auto err = result_error(result.output, *truth)) report["error"] = *err;
@@ -27,6 +35,7 @@ Value make_report(const std::string& name, const Protocol& protocol, std::size_t
     report["party_outputs"] = outs;
   }
   report["details"] = protocol.describe();
+  if (!result.details.is_null()) report["run"] = result.details;
   return report;
 }
 
@@ -48,15 +57,17 @@ void print_report(const Value& report, bool json) {
   std::cout << fmt::format("traffic   {} messages, {} bytes, {:.3f} s\n", report["messages"].get<std::size_t>(),
                            report["bytes"].get<std::size_t>(), report["seconds"].get<double>());
   if (!report["dropped"].empty()) std::cout << "dropped   " << show(report["dropped"]) << '\n';
-  for (const auto& [k, v] : report["details"].items()) std::cout << fmt::format("{:<22}{}\n", k, show(v));
+  for (const auto& [k, v] : report["details"].items()) std::cout << fmt::format("{:<32}{}\n", k, show(v));
+  if (report.contains("run"))
+    for (const auto& [k, v] : report["run"].items()) std::cout << fmt::format("{:<32}{}\n", "run: " + k, show(v));
 }
 
 Value analyzer_report(const RunResult& result) {
   Value rounds = Value::array();
   for (const auto& r : result.rounds)
     rounds.push_back({{"round", r.round}, {"messages", r.messages}, {"bytes", r.bytes}, {"dropped", r.dropped}});
-  return {{"output", result.output}, {"messages", result.messages}, {"bytes", result.bytes},
-          {"seconds", result.seconds}, {"dropped", result.dropped}, {"round_stats", rounds}};
+  return {{"output", result.output}, {"messages", result.messages}, {"bytes", result.bytes}, {"seconds", result.seconds},
+          {"dropped", result.dropped},  {"round_stats", rounds},         {"details", result.details}};
 }
 
 }  // namespace shufflempc::cli

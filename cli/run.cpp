@@ -20,16 +20,17 @@ void add_run_command(CLI::App& app, const Registry& registry, Action& action) {
       collect_params(*cmd, info, *owned);
       action = [owned, &info, &registry] {
         const RunArgs& args = *owned;
-        auto protocol = registry.create(info.name, args.params, args.parties);
-        auto rng = make_rng(args.seed);
-        const std::vector<Value> inputs = load_inputs(*protocol, args, *rng);
+        if (args.dropouts >= args.parties) throw std::invalid_argument("--dropouts must be below --parties");
         RunOptions options;
         options.min_parties = args.min_parties;
-        if (args.dropouts >= args.parties) throw std::invalid_argument("--dropouts must be below --parties");
+        if (args.dropouts > 0 && options.min_parties == 0) options.min_parties = args.parties - args.dropouts;
+        // The protocol calibrates for the parties guaranteed to submit.
+        auto protocol = registry.create(info.name, args.params, args.parties, options.min_parties);
+        auto rng = make_rng(args.seed);
+        const std::vector<Value> inputs = load_inputs(*protocol, args, *rng);
         auto drop_rng = rng->fork(rng_labels::dropouts);
         while (options.dropouts.size() < args.dropouts)
           options.dropouts[static_cast<PartyId>(drop_rng->uniform(args.parties))] = 0;
-        if (args.dropouts > 0 && options.min_parties == 0) options.min_parties = args.parties - args.dropouts;
         const RunResult result = net::run_in_process(*protocol, inputs, *rng, options);
         print_report(make_report(info.name, *protocol, args.parties, result, inputs), args.json);
         return 0;

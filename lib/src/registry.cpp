@@ -25,13 +25,16 @@ const ProtocolInfo& Registry::get(const std::string& name) const {
 }
 
 std::unique_ptr<Protocol> Registry::create(const std::string& name, const std::map<std::string, std::string>& params,
-                                           std::size_t parties) const {
+                                           std::size_t parties, std::size_t min_parties) const {
   const ProtocolInfo& info = get(name);
   if (parties < info.min_parties || parties > info.max_parties)
     throw std::invalid_argument("parties = " + std::to_string(parties) + " is out of range for " + name +
                                 ": must be in [" + std::to_string(info.min_parties) + ", " +
                                 std::to_string(info.max_parties) + "]");
-  return info.create(Params::parse(info.params, params), parties);
+  if (min_parties > parties)
+    throw std::invalid_argument("min-parties = " + std::to_string(min_parties) + " is out of range: must be in [0, parties = " +
+                                std::to_string(parties) + "]");
+  return info.create(Params::parse(info.params, params), Population{parties, min_parties});
 }
 
 }  // namespace shufflempc

@@ -16,6 +16,7 @@ Party::~Party() = default;
 void Party::receive(std::uint32_t, const MessageBatch&, const RoundOutcome&) {}
 Value Party::output() const { return nullptr; }
 Analyzer::~Analyzer() = default;
+Value Analyzer::details() const { return nullptr; }
 Protocol::~Protocol() = default;
 std::optional<Value> Protocol::truth(std::span<const Value>) const { return std::nullopt; }
 Value Protocol::describe() const { return Value::object(); }
@@ -120,7 +121,10 @@ RunResult RoundDriver::run(const RunOptions& options) {
     }
   }
   std::sort(result.dropped.begin(), result.dropped.end());
-  if (analyzer_) result.output = analyzer_->result();
+  if (analyzer_) {
+    result.output = analyzer_->result();
+    result.details = analyzer_->details();
+  }
   for (auto& [id, party] : parties_)
     if (!gone[id]) result.party_outputs[id] = party->output();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -292,7 +292,7 @@ void register_cards(Registry& registry) {
                 .min_parties = 2,
                 .max_parties = 2,
                 .input_help = "yes or no (1 or 0) per party, or --alice/--bob; --random-inputs uniform, constant:yes or constant:no",
-                .create = [](const Params& p, std::size_t) -> std::unique_ptr<Protocol> {
+                .create = [](const Params& p, const Population&) -> std::unique_ptr<Protocol> {
                   return make_card_and(answer_param(p, "alice"), answer_param(p, "bob"));
                 }});
 }

@@ -18,13 +18,20 @@ std::string num(double v) {
 }
 }  // namespace
 
-Config configure(std::uint64_t parties, double epsilon, double delta, NoiseRule rule) {
+Config configure(std::uint64_t all_parties, double epsilon, double delta, NoiseRule rule, std::uint64_t min_parties) {
+  if (min_parties > all_parties)
+    throw std::invalid_argument("min-parties = " + std::to_string(min_parties) + " is out of range: must be at most parties = " +
+                                std::to_string(all_parties));
+  // Every formula below is for the parties guaranteed to submit.
+  const std::uint64_t parties = min_parties == 0 ? all_parties : min_parties;
+  const std::string who = min_parties == 0 || min_parties == all_parties ? "parties" : "min-parties";
   if (!(epsilon > 0 && epsilon <= 1))
     throw std::invalid_argument("epsilon = " + num(epsilon) + " is out of range: must be in (0, 1] (the lectures' analysis assumes eps <= 1)");
   if (!(delta > 0 && delta < 1)) throw std::invalid_argument("delta = " + num(delta) + " is out of range: must be in (0, 1)");
   if (parties < 1) throw std::invalid_argument("parties must be at least 1");
   Config c;
-  c.parties = parties;
+  c.parties = all_parties;
+  c.min_parties = parties;
   c.epsilon = epsilon;
   c.delta = delta;
   c.rule = rule;
@@ -32,9 +39,9 @@ Config configure(std::uint64_t parties, double epsilon, double delta, NoiseRule 
   if (rule == NoiseRule::lecture) {
     if (c.p_lecture > 0.5)
       throw std::invalid_argument(
-          "parties = " + std::to_string(parties) + " is too few for epsilon = " + num(epsilon) + ", delta = " + num(delta) +
+          who + " = " + std::to_string(parties) + " is too few for epsilon = " + num(epsilon) + ", delta = " + num(delta) +
           ": the lectures assume n >> ln(1/delta)/eps^2, and their noise rate p = 48 ln(2/delta)/(eps^2 n) = " +
-          num(c.p_lecture) + " must be at most 1/2, so parties must be at least " +
+          num(c.p_lecture) + " must be at most 1/2, so " + who + " must be at least " +
           std::to_string(static_cast<std::uint64_t>(std::ceil(96 * std::log(2 / delta) / (epsilon * epsilon)))) +
           " (or use --noise calibrated)");
     c.p = c.p_lecture;

@@ -22,6 +22,7 @@ enum class NoiseRule { lecture, calibrated };
 
 struct Config {
   std::uint64_t parties = 0;
+  std::uint64_t min_parties = 0;  // the noise is calibrated for this many submitters (<= parties)
   double epsilon = 1;
   double delta = 1e-6;
   NoiseRule rule = NoiseRule::lecture;
@@ -32,7 +33,9 @@ struct Config {
 
 // Validates eps in (0, 1], delta in (0, 1) and the lectures' assumption on n (the noise rate must
 // be at most 1/2), then picks p. Throws std::invalid_argument naming the violated condition.
-[[nodiscard]] Config configure(std::uint64_t parties, double epsilon, double delta, NoiseRule rule);
+// The noise is calibrated for `min_parties` submitters (0: all `parties`): with more submitters
+// there is more noise, so the guarantee holds for whoever is left after dropouts.
+[[nodiscard]] Config configure(std::uint64_t parties, double epsilon, double delta, NoiseRule rule, std::uint64_t min_parties = 0);
 
 // The party's randomizer: appends its two messages (x, then a Bernoulli(p) bit) to `out`.
 void encode(bool x, double p, Rng& rng, MessageBatch& out);

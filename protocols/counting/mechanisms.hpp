@@ -33,13 +33,15 @@ struct CountingMechanism : BitInputs {
   [[nodiscard]] double analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng&) const {
     return counting::analyze(shuffled, outcome.submitted.size(), config.p);
   }
+  // The exact delta of the parties who submitted (their Binomial(submitted, p) noise).
+  [[nodiscard]] Value run_details(const RoundOutcome& outcome) const;
   [[nodiscard]] Value describe() const;
 };
 
 // Balcer-Cheu (ITC 2020): x + Bernoulli(1 - gamma) unit messages, padded with dummies to exactly two.
 struct BalcerCheuMechanism : BitInputs {
   using Output = double;
-  std::uint64_t parties = 0;
+  std::uint64_t parties = 0;  // the submitters gamma is calibrated for
   double epsilon = 1;
   double gamma = 0;
   BalcerCheuMechanism(std::uint64_t n, double eps, double delta) : parties(n), epsilon(eps), gamma(balcer_cheu_gamma(n, eps, delta)) {}
@@ -48,6 +50,7 @@ struct BalcerCheuMechanism : BitInputs {
   [[nodiscard]] double analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng&) const {
     return analyze_balcer_cheu(shuffled, outcome.submitted.size(), gamma);
   }
+  [[nodiscard]] Value run_details(const RoundOutcome& outcome) const;
   [[nodiscard]] Value describe() const;
 };
 
@@ -90,6 +93,7 @@ struct HistogramMechanism {
   [[nodiscard]] std::vector<double> analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng&) const {
     return analyze_histogram(shuffled, domain, variant, outcome.submitted.size(), config.p);
   }
+  [[nodiscard]] Value run_details(const RoundOutcome& outcome) const;
   [[nodiscard]] std::vector<std::int64_t> truth(std::span<const std::uint32_t> xs) const;
   [[nodiscard]] Value describe() const;
 };

@@ -15,10 +15,36 @@ namespace counting {
 
 std::int64_t BitInputs::truth(std::span<const bool> xs) const { return std::count(xs.begin(), xs.end(), true); }
 
+// What the parties who submitted achieved: Binomial(submitted, p) noise at epsilon.
+Value achieved(std::size_t submitted, double p, double epsilon, std::uint64_t calibrated_for) {
+  const auto d = binomial_noise_delta(submitted, p, epsilon);
+  return {{"submitted", submitted},
+          {"calibrated_for", calibrated_for},
+          {"epsilon", epsilon},
+          {"delta", d.delta()},
+          {"log10_delta", d.log10_delta()}};
+}
+
+Value CountingMechanism::run_details(const RoundOutcome& outcome) const {
+  return {{"achieved", achieved(outcome.submitted.size(), config.p, config.epsilon, config.min_parties)}};
+}
+
+Value BalcerCheuMechanism::run_details(const RoundOutcome& outcome) const {
+  return {{"achieved", achieved(outcome.submitted.size(), gamma, epsilon, parties)}};
+}
+
+Value HistogramMechanism::run_details(const RoundOutcome& outcome) const {
+  Value a = achieved(outcome.submitted.size(), config.p, config.epsilon, config.min_parties);
+  a["note"] = "per bin; one user changes two bins, so the histogram is (2 epsilon, 2 delta)-DP";
+  return {{"achieved", a}};
+}
+
 Value CountingMechanism::describe() const {
   const Config& c = config;
-  const auto d = binomial_noise_delta(c.parties, c.p, c.epsilon);
+  const auto d = binomial_noise_delta(c.min_parties, c.p, c.epsilon);
   return {{"noise", c.rule == NoiseRule::lecture ? "lecture" : "calibrated"},
+          {"min_parties", c.min_parties},
+          {"calibration", "p is set for min_parties submitters (default: all parties); more submitters only add noise"},
           {"p", c.p},
           {"p_lecture", c.p_lecture},
           {"p_calibrated", c.p_calibrated},
@@ -26,6 +52,7 @@ Value CountingMechanism::describe() const {
           {"noise_sd_lecture", noise_sd(c.parties, c.p_lecture)},
           {"noise_sd_calibrated", noise_sd(c.parties, c.p_calibrated)},
           {"exact_log10_delta", d.log10_delta()},
+          {"exact_log10_delta_if_all_submit", binomial_noise_delta(c.parties, c.p, c.epsilon).log10_delta()},
           {"epsilon", c.epsilon},
           {"delta", c.delta}};
 }
@@ -74,6 +101,7 @@ std::vector<std::int64_t> HistogramMechanism::truth(std::span<const std::uint32_
 Value HistogramMechanism::describe() const {
   return {{"variant", variant == HistogramVariant::parallel ? "parallel" : "inverted"},
           {"p", config.p},
+          {"min_parties", config.min_parties},
           {"p_lecture", config.p_lecture},
           {"p_calibrated", config.p_calibrated},
           {"noise_sd_per_bin", noise_sd(config.parties, config.p)},
@@ -110,8 +138,8 @@ void register_counting(Registry& registry) {
                 .params = {epsilon_param(1), delta_param(), noise_param()},
                 .min_parties = 1,
                 .input_help = bit_input_help,
-                .create = [](const Params& p, std::size_t n) -> std::unique_ptr<Protocol> {
-                  return make_one_round(CountingMechanism{.config = configure(n, p.real("epsilon"), p.real("delta"), rule_of(p))});
+                .create = [](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {
+                  return make_one_round(CountingMechanism{.config = configure(pop.parties, p.real("epsilon"), p.real("delta"), rule_of(p), pop.guaranteed())});
                 }});
   registry.add({.name = "histogram",
                 .summary = "histogram over {0..domain-1}: one counting instance per element (parallel) or the inverted encoding with exact empty bins",
@@ -121,9 +149,9 @@ void register_counting(Registry& registry) {
                             .help = "parallel: bit [x == e] per element; inverted: bit [x != e], empty bins exactly 0",
                             .choices = {"parallel", "inverted"}}},
                 .input_help = "one element in [0, domain) per party; --random-inputs uniform:K (default K = domain/2) or constant:E",
-                .create = [](const Params& p, std::size_t n) -> std::unique_ptr<Protocol> {
+                .create = [](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {
                   const auto variant = p.text("variant") == "parallel" ? HistogramVariant::parallel : HistogramVariant::inverted;
-                  return make_one_round(HistogramMechanism{.config = configure(n, p.real("epsilon"), p.real("delta"), rule_of(p)),
+                  return make_one_round(HistogramMechanism{.config = configure(pop.parties, p.real("epsilon"), p.real("delta"), rule_of(p), pop.guaranteed()),
                                                            .domain = static_cast<std::uint32_t>(p.integer("domain")),
                                                            .variant = variant});
                 }});
@@ -131,21 +159,21 @@ void register_counting(Registry& registry) {
                 .summary = "literature version (Balcer-Cheu, ITC 2020): x + Bernoulli(1-gamma) unit messages, all-zero data gives exactly 0",
                 .params = {epsilon_param(1), delta_param()},
                 .input_help = bit_input_help,
-                .create = [](const Params& p, std::size_t n) -> std::unique_ptr<Protocol> {
-                  return make_one_round(BalcerCheuMechanism(n, p.real("epsilon"), p.real("delta")));
+                .create = [](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {
+                  return make_one_round(BalcerCheuMechanism(pop.guaranteed(), p.real("epsilon"), p.real("delta")));
                 }});
   registry.add({.name = "randomized-response",
                 .summary = "local-model baseline: each user sends its bit flipped with probability 1/(1+e^eps)",
                 .params = {epsilon_param(20)},
                 .input_help = bit_input_help,
-                .create = [](const Params& p, std::size_t n) -> std::unique_ptr<Protocol> {
-                  return make_one_round(RandomizedResponseMechanism{.parties = n, .epsilon = p.real("epsilon")});
+                .create = [](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {
+                  return make_one_round(RandomizedResponseMechanism{.parties = pop.parties, .epsilon = p.real("epsilon")});
                 }});
   registry.add({.name = "central-laplace",
                 .summary = "central-model baseline: a trusted analyzer adds exact discrete Laplace noise to the true count",
                 .params = {epsilon_param(20)},
                 .input_help = bit_input_help,
-                .create = [](const Params& p, std::size_t) -> std::unique_ptr<Protocol> {
+                .create = [](const Params& p, const Population&) -> std::unique_ptr<Protocol> {
                   return make_one_round(CentralLaplaceMechanism{.epsilon = p.real("epsilon")});
                 }});
 }

@@ -146,8 +146,8 @@ void register_ikos_key_exchange(Registry& registry) {
                 .min_parties = 2,
                 .max_parties = 4096,
                 .input_help = "none (every party's input is null)",
-                .create = [](const Params& p, std::size_t n) -> std::unique_ptr<Protocol> {
-                  return std::make_unique<ikos::IkosProtocol>(ikos::configure(n, p.integer("k"), p.integer("labels")),
+                .create = [](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {
+                  return std::make_unique<ikos::IkosProtocol>(ikos::configure(pop.parties, p.integer("k"), p.integer("labels")),
                                                               p.boolean("show-keys"), p.boolean("show-view"));
                 }});
 }

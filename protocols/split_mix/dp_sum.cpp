@@ -9,18 +9,23 @@
 
 namespace shufflempc::split_mix {
 
-double DpConfig::noise_variance() const {
+double DpConfig::noise_variance(std::uint64_t submitted) const {
   const double p = static_cast<double>(precision);
-  return 2 * alpha / ((1 - alpha) * (1 - alpha) * p * p);
+  const double share = static_cast<double>(submitted == 0 ? parties : submitted) / static_cast<double>(noise_parties);
+  return share * 2 * alpha / ((1 - alpha) * (1 - alpha) * p * p);
 }
 
 DpConfig configure_dp_sum(std::uint64_t parties, double epsilon, double sigma, std::uint64_t precision,
-                          std::size_t messages, bool accept_input_leakage) {
+                          std::size_t messages, bool accept_input_leakage, std::uint64_t min_parties) {
+  if (min_parties > parties)
+    throw std::invalid_argument("min-parties = " + std::to_string(min_parties) + " is out of range: must be at most parties = " +
+                                std::to_string(parties));
   if (!(epsilon >= 0.01 && epsilon <= 10)) throw std::invalid_argument("epsilon must be in [0.01, 10], got " + std::to_string(epsilon));
   if (precision > 1'000'000) throw std::invalid_argument("precision must be in [0, 1000000] (0: ceil(sqrt(n))), got " + std::to_string(precision));
   if (!(sigma > 0 && sigma <= 1024)) throw std::invalid_argument("sigma must be in (0, 1024], got " + std::to_string(sigma));
   DpConfig c;
   c.parties = parties;
+  c.noise_parties = min_parties == 0 ? parties : min_parties;
   c.epsilon = epsilon;
   c.precision = precision != 0 ? precision : static_cast<std::uint64_t>(std::ceil(std::sqrt(static_cast<double>(parties))));
   const double p = static_cast<double>(c.precision);
@@ -28,6 +33,13 @@ DpConfig configure_dp_sum(std::uint64_t parties, double epsilon, double sigma, s
   c.alpha = std::nextafter(std::exp(-epsilon / p), 1.0);
   // T + 1 >= (sigma ln 2 + ln(2 / (1 + a))) / (eps / p) makes 2 a^(T+1) / (1 + a) <= 2^-sigma.
   c.tail = static_cast<std::uint64_t>(std::ceil((sigma * std::numbers::ln2 + std::log(2 / (1 + c.alpha))) / (-std::log(c.alpha))));
+  if (c.noise_parties < parties) {
+    // All n submit: the noise is X - Y with X, Y ~ Polya(r, a), r = n / m. Chernoff at e^lambda = a^-1/2:
+    // P(X > t) <= (1 + sqrt a)^r a^(t/2), so P(|X - Y| > T) <= 2 (1 + sqrt a)^r a^(T/2) <= 2^-sigma.
+    const double r = static_cast<double>(parties) / static_cast<double>(c.noise_parties);
+    const double t = 2 * (sigma * std::numbers::ln2 + std::numbers::ln2 + r * std::log1p(std::sqrt(c.alpha))) / (-std::log(c.alpha));
+    c.tail = std::max(c.tail, static_cast<std::uint64_t>(std::ceil(t)));
+  }
   // q = 2^k > 2 (n p + T): every sum of rounded inputs plus noise within the tail lifts correctly.
   const double span = 2 * (static_cast<double>(parties) * p + static_cast<double>(c.tail)) + 2;
   const auto bits = static_cast<std::size_t>(std::ceil(std::log2(span)));
@@ -44,7 +56,7 @@ std::int64_t randomized_round(double x, std::uint64_t precision, Rng& rng) {
 }
 
 std::int64_t noise_share(const DpConfig& c, Rng& rng) {
-  const double r = 1.0 / static_cast<double>(c.parties);
+  const double r = 1.0 / static_cast<double>(c.noise_parties);
   return static_cast<std::int64_t>(polya(rng, r, c.alpha)) - static_cast<std::int64_t>(polya(rng, r, c.alpha));
 }
 

@@ -20,6 +20,8 @@ namespace shufflempc::split_mix {
 
 struct DpConfig {
   std::uint64_t parties = 0;
+  std::uint64_t noise_parties = 0;  // each party adds 1/noise_parties of a discrete Laplace: any
+                                    // noise_parties submitters already give the full noise
   double epsilon = 1;
   std::uint64_t precision = 0;  // p
   double alpha = 0;             // exp(-eps/p), rounded up: the noise is never smaller than asked
@@ -27,17 +29,20 @@ struct DpConfig {
   SumConfig split;              // q = 2^k > 2 (n p + T), m shares
   double delta = 0;             // (1 + e^eps) 2^-sigma_guaranteed
 
-  [[nodiscard]] double noise_variance() const;  // of the output: 2a / ((1 - a)^2 p^2)
+  // Of the output when `submitted` parties submit (0: all): (submitted / noise_parties) 2a / ((1 - a)^2 p^2).
+  [[nodiscard]] double noise_variance(std::uint64_t submitted = 0) const;
 };
 
 // precision = 0 picks ceil(sqrt(n)); messages = 0 the BBGN count (below it only with
 // accept_input_leakage). Throws std::invalid_argument naming the parameter.
+// min_parties (0: all) is how many submitters the noise is calibrated for: the guarantee holds
+// for any min_parties of them, and more submitters only add noise (and widen the tail T).
 [[nodiscard]] DpConfig configure_dp_sum(std::uint64_t parties, double epsilon, double sigma, std::uint64_t precision,
-                                        std::size_t messages, bool accept_input_leakage);
+                                        std::size_t messages, bool accept_input_leakage, std::uint64_t min_parties = 0);
 
 // floor(x p) + Bernoulli(frac(x p)): unbiased for x p, variance frac (1 - frac) <= 1/4.
 [[nodiscard]] std::int64_t randomized_round(double x, std::uint64_t precision, Rng& rng);
-// Polya(1/n, a) - Polya(1/n, a): one party's share of the discrete Laplace noise.
+// Polya(1/m, a) - Polya(1/m, a), m = noise_parties: one party's share of the discrete Laplace noise.
 [[nodiscard]] std::int64_t noise_share(const DpConfig& c, Rng& rng);
 // The party's randomizer: appends its m messages for x in [0, 1].
 void encode_dp(double x, const DpConfig& c, Rng& rng, MessageBatch& out);

@@ -45,6 +45,8 @@ struct DpSumMechanism {
   [[nodiscard]] double random_input(std::string_view spec, Rng& rng) const;
   void encode(double x, Rng& rng, MessageBatch& out) const { encode_dp(x, config, rng, out); }
   [[nodiscard]] double analyze(const MessageBatch& shuffled, const RoundOutcome&, Rng&) const { return analyze_dp(shuffled, config); }
+  // The guarantee and the noise of the parties who submitted.
+  [[nodiscard]] Value run_details(const RoundOutcome& outcome) const;
   [[nodiscard]] double truth(std::span<const double> xs) const;
   [[nodiscard]] Value describe() const;
 };

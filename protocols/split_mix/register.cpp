@@ -92,6 +92,19 @@ double DpSumMechanism::truth(std::span<const double> xs) const {
   return total;
 }
 
+Value DpSumMechanism::run_details(const RoundOutcome& outcome) const {
+  const std::size_t s = outcome.submitted.size();
+  Value a = {{"submitted", s}, {"calibrated_for", config.noise_parties}, {"noise_sd", std::sqrt(config.noise_variance(s))}};
+  if (s >= config.noise_parties) {
+    a["epsilon"] = config.epsilon;
+    a["delta"] = config.delta;
+  } else {
+    a["epsilon"] = nullptr;  // fewer submitters than the noise was calibrated for: no guarantee
+    a["warning"] = "fewer parties submitted than the noise is calibrated for (min-parties)";
+  }
+  return {{"achieved", a}};
+}
+
 Value DpSumMechanism::describe() const {
   const DpConfig& c = config;
   const double n = static_cast<double>(c.parties);
@@ -99,7 +112,8 @@ Value DpSumMechanism::describe() const {
   Value d = split_description(c.split);
   d["epsilon"] = c.epsilon;
   d["delta"] = c.delta;
-  d["guarantee"] = "(epsilon, delta)-DP with delta = (1 + e^epsilon) 2^-sigma_guaranteed, when every party submits";
+  d["guarantee"] = "(epsilon, delta)-DP with delta = (1 + e^epsilon) 2^-sigma_guaranteed, whenever at least min_parties submit";
+  d["min_parties"] = c.noise_parties;
   d["precision"] = c.precision;
   d["alpha"] = c.alpha;
   d["noise_sd"] = std::sqrt(c.noise_variance());
@@ -145,9 +159,9 @@ void register_split_mix(Registry& registry) {
                            messages_param(), leakage_param()},
                 .min_parties = 3,
                 .input_help = "an integer in [0, 2^input-bits) per party (JSON number or decimal string); --random-inputs uniform, max or constant:V",
-                .create = [](const Params& p, std::size_t n) -> std::unique_ptr<Protocol> {
+                .create = [](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {
                   return make_one_round(SumMechanism{configure_sum(
-                      n, static_cast<double>(p.integer("sigma")), static_cast<std::size_t>(p.integer("input-bits")),
+                      pop.parties, static_cast<double>(p.integer("sigma")), static_cast<std::size_t>(p.integer("input-bits")),
                       static_cast<std::size_t>(p.integer("modulus-bits")), static_cast<std::size_t>(p.integer("messages")),
                       p.boolean("accept-input-leakage"))});
                 }});
@@ -161,10 +175,10 @@ void register_split_mix(Registry& registry) {
                            messages_param(), leakage_param()},
                 .min_parties = 3,
                 .input_help = "a real number in [0, 1] per party; --random-inputs uniform or constant:X",
-                .create = [](const Params& p, std::size_t n) -> std::unique_ptr<Protocol> {
+                .create = [](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {
                   return make_one_round(DpSumMechanism{configure_dp_sum(
-                      n, p.real("epsilon"), static_cast<double>(p.integer("sigma")), static_cast<std::uint64_t>(p.integer("precision")),
-                      static_cast<std::size_t>(p.integer("messages")), p.boolean("accept-input-leakage"))});
+                      pop.parties, p.real("epsilon"), static_cast<double>(p.integer("sigma")), static_cast<std::uint64_t>(p.integer("precision")),
+                      static_cast<std::size_t>(p.integer("messages")), p.boolean("accept-input-leakage"), pop.guaranteed())});
                 }});
 }
 

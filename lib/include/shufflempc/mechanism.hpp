@@ -18,6 +18,8 @@
 //   Value  input_value(const Input& x) const;            // when Value(x) does not do (big integers)
 //   Value  output_value(const Output& y) const;          // likewise for the result
 //   static constexpr bool has_error = false;             // truth exists but "error" means nothing
+//   Value run_details(const RoundOutcome& outcome) const; // facts of one run (the privacy the
+//                                                         // actual submitters achieved, say)
 //
 // make_one_round(m) turns it into a registered Protocol (parties, analyzer, inputs, truth) for the
 // CLI, the launcher and every transport. Studies and attacks call the mechanism directly instead:
@@ -129,12 +131,15 @@ class OneRoundProtocol final : public Protocol {
     void receive(std::uint32_t, const MessageBatch& output, const RoundOutcome& outcome, Rng& rng) override {
       check_total(m_.shape(), output.count(), outcome.submitted.size());
       result_ = m_.analyze(output, outcome, rng);
+      if constexpr (requires { { m_.run_details(outcome) } -> std::convertible_to<Value>; }) details_ = m_.run_details(outcome);
     }
     Value result() override { return result_ ? detail::output_to_value(m_, *result_) : Value(nullptr); }
+    Value details() const override { return details_; }
 
    private:
     const M& m_;
     std::optional<Output> result_;
+    Value details_;
   };
 
   M m_;

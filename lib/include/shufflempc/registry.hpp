@@ -13,6 +13,15 @@
 
 namespace shufflempc {
 
+// How many parties a protocol is configured for, and how many of them are guaranteed to submit.
+// A DP protocol calibrates its noise for min_parties: its guarantee must hold for whoever is left
+// after dropouts (the lectures' robustness), not only when everyone submits.
+struct Population {
+  std::size_t parties = 0;
+  std::size_t min_parties = 0;  // 0: every party must submit (the default: the round fails otherwise)
+  [[nodiscard]] std::size_t guaranteed() const { return min_parties == 0 ? parties : min_parties; }
+};
+
 struct ProtocolInfo {
   std::string name;
   std::string summary;
@@ -21,7 +30,7 @@ struct ProtocolInfo {
   std::size_t max_parties = 100'000'000;
   std::string input_help;  // what one party's input looks like, and the --random-inputs specs
   // Builds a configured protocol; throws std::invalid_argument on a bad combination.
-  std::function<std::unique_ptr<Protocol>(const Params&, std::size_t parties)> create;
+  std::function<std::unique_ptr<Protocol>(const Params&, const Population&)> create;
 };
 
 class Registry {
@@ -32,8 +41,9 @@ class Registry {
   [[nodiscard]] const std::vector<ProtocolInfo>& all() const { return protocols_; }
 
   // Validates the parameters and party count, then creates the protocol.
+  // `min_parties` (0: all) is what the protocol may calibrate for; it must not exceed `parties`.
   [[nodiscard]] std::unique_ptr<Protocol> create(const std::string& name, const std::map<std::string, std::string>& params,
-                                                 std::size_t parties) const;
+                                                 std::size_t parties, std::size_t min_parties = 0) const;
 
  private:
   std::vector<ProtocolInfo> protocols_;

@@ -60,6 +60,8 @@ class Analyzer {
   // `rng` is the analyzer's generator (a central-model analyzer adds its noise from it).
   virtual void receive(std::uint32_t round, const MessageBatch& output, const RoundOutcome& outcome, Rng& rng) = 0;
   [[nodiscard]] virtual Value result() = 0;
+  // Facts of this run beyond the result (the privacy the actual submitters achieved, say), or null.
+  [[nodiscard]] virtual Value details() const;
 };
 
 class Protocol {
@@ -101,6 +103,7 @@ struct RunResult {
   std::vector<RoundTraffic> rounds;
   std::vector<PartyId> dropped;          // every party that dropped, ascending
   std::vector<MessageBatch> view;        // the observer's view: each round's shuffled output
+  Value details;                         // the analyzer's facts of this run (null if none or not hosted)
   std::size_t messages = 0;
   std::size_t bytes = 0;
   double seconds = 0;

@@ -209,3 +209,55 @@ TEST_CASE("counting through the runtime: dropouts are reported and the estimate 
   CHECK_THROWS_WITH_AS((void)net::run_in_process(*proto, inputs, rng, opts), doctest::Contains("4997 of 5000 parties submitted, at least 4999 needed"), std::system_error);
   CHECK_THROWS_WITH_AS((void)proto->make_party(3, 2), doctest::Contains("input of party 3 must be 0 or 1"), std::invalid_argument);
 }
+
+namespace {
+// The exact delta of a count with Binomial(m, p) noise, summed directly from the pmf in long double
+// (not the library's log-space oracle): max over the two directions of sum_k [P(k) - e^eps P(k-1)]_+.
+long double direct_delta(std::uint64_t m, long double p, long double eps) {
+  std::vector<long double> pmf(m + 2, 0.0L);
+  for (std::uint64_t k = 0; k <= m; ++k)
+    pmf[k] = std::exp(std::lgamma(static_cast<long double>(m) + 1) - std::lgamma(static_cast<long double>(k) + 1) -
+                      std::lgamma(static_cast<long double>(m - k) + 1) + k * std::log(p) + (m - k) * std::log1p(-p));
+  long double up = 0, down = 0;
+  const long double e = std::exp(eps);
+  for (std::uint64_t k = 0; k <= m + 1; ++k) {
+    const long double cur = pmf[k], prev = k == 0 ? 0.0L : pmf[k - 1];
+    up += std::max(0.0L, cur - e * prev);
+    down += std::max(0.0L, prev - e * cur);
+  }
+  return std::max(up, down);
+}
+}  // namespace
+
+TEST_CASE("counting with half the parties gone: noise calibrated for --min-parties, the achieved delta reported exactly") {
+  // 4000 parties, 2000 of them drop out. Calibrated for all 4000, the 2000 left would have delta
+  // 2.3e-4; calibrated for min_parties = 2000 they keep delta <= 1e-6, and the report says so.
+  const Registry registry = builtin_registry();
+  const std::size_t n = 4000, m = 2000;
+  auto naive = registry.create("counting", {{"noise", "calibrated"}}, n);
+  const double p_naive = naive->describe()["p"].get<double>();
+  CHECK(direct_delta(m, p_naive, 1.0L) > 1e-4L);  // what the lectures' robustness is about
+  auto robust = registry.create("counting", {{"noise", "calibrated"}}, n, m);
+  CHECK(robust->describe()["min_parties"] == m);
+  std::vector<Value> inputs(n, 1);
+  RunOptions opts;
+  opts.min_parties = m;
+  for (PartyId i = 0; i < m; ++i) opts.dropouts[2 * i + 1] = 0;
+  SeededRng rng(69);
+  const RunResult r = net::run_in_process(*robust, inputs, rng, opts);
+  REQUIRE(r.details.contains("achieved"));
+  const Value& a = r.details["achieved"];
+  CHECK(a["submitted"] == m);
+  CHECK(a["calibrated_for"] == m);
+  const double p = robust->describe()["p"].get<double>();
+  const long double exact = direct_delta(m, p, 1.0L);
+  CHECK(exact <= 1e-6L);
+  CHECK(a["delta"].get<double>() == doctest::Approx(static_cast<double>(exact)).epsilon(1e-6));
+  // The estimate is of the 2000 submitters' count, within the noise of 2000 parties.
+  CHECK(std::fabs(r.output.get<double>() - static_cast<double>(m)) <= test::normal_z() * noise_sd(m, p) + 1);
+  // The lecture rule names min-parties when it is the one that is too small.
+  CHECK_THROWS_WITH_AS((void)registry.create("counting", {}, 4000, 1000), doctest::Contains("min-parties = 1000 is too few"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)registry.create("counting", {}, 4000, 5000), doctest::Contains("min-parties = 5000 is out of range"),
+                       std::invalid_argument);
+}

@@ -135,3 +135,50 @@ TEST_CASE("dp-sum: local / shuffle / central side by side on the same inputs") {
   CHECK(e.local > 0.2 * e.predicted_local);
   CHECK(e.local > 5 * e.predicted_shuffle);
 }
+
+TEST_CASE("dp-sum with dropouts: the noise of any min-parties submitters is exactly discrete Laplace") {
+  // n = 20, min-parties = 10, and 10 parties drop out: the 10 left add Polya(1/10) shares, so the
+  // total noise is exactly discrete Laplace(a), as without dropouts. Pearson chi-square over
+  // 20,000 runs at tail 1e-10; the report names 10 submitters and the guarantee they achieve.
+  const std::size_t n = 20, m = 10;
+  const auto protocol = shufflempc::builtin_registry().create("split-mix-dp-sum", {{"epsilon", "1"}, {"precision", "2"}}, n, m);
+  const double a = protocol->describe()["alpha"].get<double>();
+  CHECK(protocol->describe()["min_parties"] == m);
+  std::vector<Value> inputs;
+  for (std::size_t i = 0; i < n; ++i) inputs.push_back(i % 3 == 0 ? 1 : 0);
+  double ones = 0;
+  shufflempc::RunOptions opts;
+  opts.min_parties = m;
+  for (shufflempc::PartyId i = 0; i < n; i += 2) opts.dropouts[i] = 0;  // the even parties leave
+  for (std::size_t i = 1; i < n; i += 2) ones += inputs[i].get<double>();
+  SeededRng rng(303);
+  std::map<long, std::uint64_t> counts;
+  const std::size_t runs = 20'000;
+  Value last;
+  for (std::size_t r = 0; r < runs; ++r) {
+    const auto run_rng = rng.fork(r);
+    const auto res = shufflempc::net::run_in_process(*protocol, inputs, *run_rng, opts);
+    counts[std::lround(res.output.get<double>() * 2 - ones * 2)] += 1;
+    if (r == 0) last = res.details;
+  }
+  std::vector<std::uint64_t> observed;
+  std::vector<double> probabilities;
+  std::uint64_t inside = 0;
+  double mass = 0;
+  for (long k = -200; k <= 200; ++k) {
+    observed.push_back(counts.count(k) ? counts[k] : 0);
+    probabilities.push_back((1 - a) / (1 + a) * std::pow(a, std::abs(k)));
+    inside += observed.back();
+    mass += probabilities.back();
+  }
+  observed.push_back(runs - inside);
+  probabilities.push_back(std::max(0.0, 1 - mass));
+  CHECK(shufflempc::test::chi_square(observed, probabilities).passes());
+  REQUIRE(last.contains("achieved"));
+  CHECK(last["achieved"]["submitted"] == m);
+  CHECK(last["achieved"]["epsilon"] == 1.0);
+  // More submitters than the calibration only add noise: the tail T covers all n submitting.
+  const auto c = sm::configure_dp_sum(n, 1.0, 40, 2, 0, false, m);
+  CHECK(c.noise_variance(n) == doctest::Approx(2 * c.noise_variance(m)));
+  CHECK(c.tail > sm::configure_dp_sum(n, 1.0, 40, 2, 0, false).tail);
+}
