@@ -16,6 +16,26 @@ namespace sm = shufflempc::split_mix;
 using shufflempc::SeededRng;
 using shufflempc::Value;
 
+namespace {
+// Pearson's chi-square of observed noise values against discrete Laplace(a), cells -200..200 and
+// the rest, at tail 1e-10 (support/stats.hpp).
+bool fits_discrete_laplace(std::map<long, std::uint64_t>& counts, std::uint64_t runs, double a) {
+  std::vector<std::uint64_t> observed;
+  std::vector<double> probabilities;
+  std::uint64_t inside = 0;
+  double mass = 0;
+  for (long k = -200; k <= 200; ++k) {
+    observed.push_back(counts.count(k) ? counts[k] : 0);
+    probabilities.push_back((1 - a) / (1 + a) * std::pow(a, std::abs(k)));
+    inside += observed.back();
+    mass += probabilities.back();
+  }
+  observed.push_back(runs - inside);
+  probabilities.push_back(std::max(0.0, 1 - mass));
+  return shufflempc::test::chi_square(observed, probabilities).passes();
+}
+}  // namespace
+
 TEST_CASE("dp-sum: configuration and the spec's figures (n = 10^4, eps = 1, p = 100)") {
   const auto c = sm::configure_dp_sum(10'000, 1.0, 40, 0, 0, false);
   CHECK(c.precision == 100);  // ceil(sqrt(n))
@@ -54,19 +74,7 @@ TEST_CASE("dp-sum: end to end, the total noise is exactly discrete Laplace") {
     const double out = shufflempc::net::run_in_process(*protocol, inputs, *run_rng).output.get<double>();
     counts[std::lround(out * 2 - ones * 2)] += 1;
   }
-  std::vector<std::uint64_t> observed;
-  std::vector<double> probabilities;
-  std::uint64_t inside = 0;
-  double mass = 0;
-  for (long k = -200; k <= 200; ++k) {
-    observed.push_back(counts.count(k) ? counts[k] : 0);
-    probabilities.push_back((1 - a) / (1 + a) * std::pow(a, std::abs(k)));
-    inside += observed.back();
-    mass += probabilities.back();
-  }
-  observed.push_back(runs - inside);
-  probabilities.push_back(std::max(0.0, 1 - mass));
-  CHECK(shufflempc::test::chi_square(observed, probabilities).passes());
+  CHECK(fits_discrete_laplace(counts, runs, a));
 }
 
 TEST_CASE("dp-sum: the mean squared error matches 2a/((1-a)^2 p^2) + sum f(1-f)/p^2") {
@@ -161,19 +169,7 @@ TEST_CASE("dp-sum with dropouts: the noise of any min-parties submitters is exac
     counts[std::lround(res.output.get<double>() * 2 - ones * 2)] += 1;
     if (r == 0) last = res.details;
   }
-  std::vector<std::uint64_t> observed;
-  std::vector<double> probabilities;
-  std::uint64_t inside = 0;
-  double mass = 0;
-  for (long k = -200; k <= 200; ++k) {
-    observed.push_back(counts.count(k) ? counts[k] : 0);
-    probabilities.push_back((1 - a) / (1 + a) * std::pow(a, std::abs(k)));
-    inside += observed.back();
-    mass += probabilities.back();
-  }
-  observed.push_back(runs - inside);
-  probabilities.push_back(std::max(0.0, 1 - mass));
-  CHECK(shufflempc::test::chi_square(observed, probabilities).passes());
+  CHECK(fits_discrete_laplace(counts, runs, a));
   REQUIRE(last.contains("achieved"));
   CHECK(last["achieved"]["submitted"] == m);
   CHECK(last["achieved"]["epsilon"] == 1.0);
