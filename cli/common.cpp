@@ -1,10 +1,36 @@
 #include "common.hpp"
 
+#include "shufflempc/files.hpp"
+
+#include <charconv>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 
 namespace shufflempc::cli {
+
+namespace {
+// An unsigned whole number written in digits only, at most `max` ("" if it is one, else the problem).
+std::string check_unsigned(const std::string& text, unsigned long long max, const std::string& range) {
+  unsigned long long v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v > max)
+    return "must be a whole number in " + range + ", got '" + text + "'";
+  return "";
+}
+}  // namespace
+
+const CLI::Validator& seed_check() {
+  static const CLI::Validator v(
+      [](std::string& s) { return check_unsigned(s, ~0ull, "[0, 2^64 - 1]"); }, "UINT64");
+  return v;
+}
+
+const CLI::Validator& count_check() {
+  static const CLI::Validator v(
+      [](std::string& s) { return check_unsigned(s, 100'000'000ull, "[0, 100000000]"); }, "COUNT");
+  return v;
+}
 
 CLI::App* add_protocol_group(CLI::App& app, const std::string& name, const std::string& description,
                              const Registry& registry) {
@@ -32,10 +58,13 @@ void add_run_options(CLI::App& cmd, const ProtocolInfo& info, RunArgs& args) {
   cmd.add_option("--inputs", args.inputs_file, "file with one input per party (JSON array, or one JSON value per line)")
       ->check(CLI::ExistingFile);
   cmd.add_option("--random-inputs", args.random_inputs, "random inputs: " + info.input_help);
-  cmd.add_option("--seed", args.seed, "seed a reproducible simulation (never use a seed for real data)");
+  cmd.add_option("--seed", args.seed, "seed a reproducible simulation (never use a seed for real data)")->check(seed_check());
   cmd.add_flag("--json", args.json, "print one JSON object");
-  cmd.add_option("--min-parties", args.min_parties, "the run completes if at least this many parties submit (default: all)");
-  cmd.add_option("--dropouts", args.dropouts, "simulate this many randomly chosen parties dropping out before round 0");
+  cmd.add_option("--min-parties", args.min_parties,
+                 "the run completes if at least this many parties submit, and DP noise is calibrated for them (default: all)")
+      ->check(count_check());
+  cmd.add_option("--dropouts", args.dropouts, "simulate this many randomly chosen parties dropping out before round 0")
+      ->check(count_check());
   for (const auto& p : info.params) {
     auto* opt = cmd.add_option("--" + p.name)->description(p.help + " (" + p.range_text() + ", default " + p.default_value + ")");
     opt->type_name(p.type == ParamType::integer ? "INT" : p.type == ParamType::real ? "REAL" : p.type == ParamType::boolean ? "[BOOL]" : "CHOICE");
@@ -58,10 +87,7 @@ std::vector<Value> load_inputs(const Protocol& protocol, const RunArgs& args, Rn
   std::vector<Value> inputs;
   if (!args.inputs_file.empty()) {
     if (!args.random_inputs.empty()) throw std::invalid_argument("--inputs and --random-inputs exclude each other");
-    std::ifstream in(args.inputs_file);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const std::string text = ss.str();
+    const std::string text = read_text_file(args.inputs_file, "--inputs");
     Value all = Value::parse(text, nullptr, false);
     if (!all.is_discarded() && all.is_array()) {
       inputs.assign(all.begin(), all.end());

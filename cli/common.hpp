@@ -25,6 +25,11 @@ struct RunArgs {
   std::map<std::string, std::string> params;  // only the flags the user gave
 };
 
+// Checks of numbers given on the command line, with a message naming the accepted range:
+// a seed is a whole number in [0, 2^64 - 1]; a count is a whole number in [0, 100000000].
+[[nodiscard]] const CLI::Validator& seed_check();
+[[nodiscard]] const CLI::Validator& count_check();
+
 // Adds a subcommand (run, local) whose own subcommands are the registered protocols, added by the
 // caller with add_protocol_subcommand(). An unknown protocol name or a stray argument ends in one
 // clear error (std::invalid_argument) that lists the known protocols.

@@ -26,7 +26,7 @@ void add_demo_command(CLI::App& app, const Registry& registry, Action& action) {
   cmd->add_option("--delta", o->delta, "privacy parameter delta")->check(CLI::Range(1e-30, 0.5));
   cmd->add_option("--ones", o->fraction, "fraction of parties holding 1")->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--trials", o->trials, "runs per protocol (the table shows the root mean square error)")->check(CLI::Range(1, 1000));
-  cmd->add_option("--seed", o->seed, "seed a reproducible simulation");
+  cmd->add_option("--seed", o->seed, "seed a reproducible simulation")->check(seed_check());
   cmd->add_flag("--json", o->json, "print JSON");
   cmd->callback([o, &registry, &action] {
     action = [o, &registry] {

@@ -19,6 +19,7 @@
 #include "report.hpp"
 #include "net_common.hpp"
 #include "shufflempc/error.hpp"
+#include "shufflempc/files.hpp"
 #include "shufflempc/net/local.hpp"
 #include "shufflempc/net/process.hpp"
 #include "shufflempc/net/tcp.hpp"
@@ -64,6 +65,7 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
     dir = tmpl;
   } else {
     std::filesystem::create_directories(dir);
+    std::filesystem::permissions(dir, std::filesystem::perms::owner_all, std::filesystem::perm_options::replace);
   }
   struct Cleanup {
     std::string dir;
@@ -83,10 +85,7 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
   const net::LocalDeployment local = net::LocalDeployment::create(n, key_rng, std::move(base));
   local.save(dir);
   const std::string config_path = dir + "/" + net::session_config_file, inputs_path = dir + "/inputs.json";
-  {
-    std::ofstream out(inputs_path);
-    out << Value(inputs).dump() << '\n';
-  }
+  write_private_file(inputs_path, Value(inputs).dump() + "\n", "inputs file");  // private inputs: mode 0600
 
   const auto start = std::chrono::steady_clock::now();
   const std::string exe = net::self_executable();

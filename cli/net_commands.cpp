@@ -11,6 +11,7 @@
 #include "common.hpp"
 #include "net_common.hpp"
 #include "report.hpp"
+#include "shufflempc/files.hpp"
 #include "shufflempc/net/local.hpp"
 #include "shufflempc/net/tcp.hpp"
 
@@ -49,11 +50,7 @@ std::pair<PartyId, PartyId> parse_ids(const std::string& text, std::size_t parti
 }
 
 Value read_json_file(const std::string& path, const std::string& what) {
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument("cannot read " + what + " " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  Value v = Value::parse(ss.str(), nullptr, false);
+  Value v = Value::parse(read_text_file(path, what), nullptr, false);
   if (v.is_discarded()) throw std::invalid_argument(what + " " + path + " is not JSON");
   return v;
 }
@@ -68,7 +65,7 @@ struct ClientArgs {
 void add_client_options(CLI::App& cmd, ClientArgs& args, const std::string& whose) {
   cmd.add_option("--config,-c", args.config_path, "session config")->required()->check(CLI::ExistingFile);
   cmd.add_option("--connect", args.connect, "shuffler HOST:PORT (default: the config's shuffler_address)");
-  cmd.add_option("--seed", args.seed, "seed " + whose + " randomness (reproducible simulation only)");
+  cmd.add_option("--seed", args.seed, "seed " + whose + " randomness (reproducible simulation only)")->check(seed_check());
   cmd.add_flag("--json", args.json, "print JSON");
 }
 

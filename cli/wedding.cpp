@@ -10,6 +10,7 @@
 #include "cards/gates.hpp"
 #include "cards/table.hpp"
 #include "commands.hpp"
+#include "common.hpp"
 
 namespace shufflempc::cli {
 namespace {
@@ -82,7 +83,7 @@ void add_wedding_command(CLI::App& app, const Registry&, Action& action) {
   auto o = std::make_shared<Options>();  // owned by the callback, so it lives as long as the App
   cmd->add_option("--alice", o->alice, "Alice's answer: yes or no (1 or 0)")->required();
   cmd->add_option("--bob", o->bob, "Bob's answer: yes or no (1 or 0)")->required();
-  cmd->add_option("--seed", o->seed, "seed the coin flips (a reproducible show)");
+  cmd->add_option("--seed", o->seed, "seed the coin flips (a reproducible show)")->check(seed_check());
   cmd->add_flag("--ascii", o->drawing.ascii, "draw with ASCII characters only");
   cmd->callback([o, &action] {
     action = [o] {

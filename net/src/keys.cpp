@@ -1,5 +1,7 @@
 #include "shufflempc/net/keys.hpp"
 
+#include "shufflempc/files.hpp"
+
 #include <sodium.h>
 #include <sys/stat.h>
 
@@ -28,22 +30,12 @@ KeyPair KeyPair::from_secret(const std::array<std::uint8_t, secret_key_bytes>& s
 }
 
 void KeyPair::save(const std::string& path) const {
-  {
-    std::ofstream out(path, std::ios::trunc);
-    if (!out) throw std::invalid_argument("cannot write key file " + path);
-  }
-  ::chmod(path.c_str(), 0600);  // before the secret goes in
-  std::ofstream out(path, std::ios::trunc);
-  out << Value{{"public_key", to_hex(public_)}, {"secret_key", to_hex(secret_)}}.dump() << '\n';
-  if (!out) throw std::invalid_argument("cannot write key file " + path);
+  write_private_file(path, Value{{"public_key", to_hex(public_)}, {"secret_key", to_hex(secret_)}}.dump() + "\n", "key file");
 }
 
 KeyPair KeyPair::load(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument("cannot read key file " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const Value v = Value::parse(ss.str(), nullptr, false);
+  check_private_file(path, "key file");
+  const Value v = Value::parse(read_text_file(path, "key file", 1 << 16), nullptr, false);
   if (v.is_discarded() || !v.is_object() || !v.contains("secret_key") || !v["secret_key"].is_string())
     throw std::invalid_argument("key file " + path + " is not a shufflempc key (JSON with secret_key)");
   std::array<std::uint8_t, secret_key_bytes> secret{};
@@ -124,11 +116,7 @@ Value SessionConfig::to_json() const {
 }
 
 SessionConfig SessionConfig::load(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument("cannot read session config " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const Value v = Value::parse(ss.str(), nullptr, false);
+  const Value v = Value::parse(read_text_file(path, "session config"), nullptr, false);
   if (v.is_discarded()) throw std::invalid_argument("session config " + path + " is not JSON");
   return from_json(v);
 }

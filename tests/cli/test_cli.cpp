@@ -85,7 +85,11 @@ TEST_CASE("wrong or missing arguments: one clear line naming the problem, usage,
                        Case{"run nope", "unknown protocol 'nope'"},
                        Case{"run counting --parties 10 --inputs /nonexistent", "/nonexistent"},
                        Case{"run counting --parties 5000 --random-inputs weird", "--random-inputs 'weird'"},
-                       Case{"frobnicate", "unknown command 'frobnicate'"}}) {
+                       Case{"frobnicate", "unknown command 'frobnicate'"},
+                       Case{"run counting --parties 5000 --min-parties -1", "--min-parties: must be a whole number in [0, 100000000], got '-1'"},
+                       Case{"run counting --parties 5000 --min-parties 6000", "min-parties = 6000 is out of range: must be in [0, parties = 5000]"},
+                       Case{"run counting --parties 5000 --seed 1e23", "--seed: must be a whole number in [0, 2^64 - 1], got '1e23'"},
+                       Case{"run counting --parties 5000 --inputs /dev/zero", "--inputs /dev/zero is not a regular file"}}) {
     const auto r = run_command(cli() + " " + c.args);
     CHECK_MESSAGE(r.exit_code == 2, std::string(c.args));
     CHECK_MESSAGE(r.err.find(c.says) != std::string::npos, std::string(c.args) << " said: " << r.err);

@@ -101,6 +101,8 @@ TEST_CASE("key files KAT: RFC 7748's key pair, the exact file written, and what 
 
   const auto write = [&](const std::string& name, const std::string& text) {
     std::ofstream(dir + "/" + name) << text;
+    std::filesystem::permissions(dir + "/" + name, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write,
+                                 std::filesystem::perm_options::replace);
     return dir + "/" + name;
   };
   // Only the secret key is needed; upper-case hex is hex too.
@@ -126,6 +128,15 @@ TEST_CASE("key files KAT: RFC 7748's key pair, the exact file written, and what 
   CHECK_THROWS_WITH_AS((void)net::KeyPair::load(write("short.key", "{\"secret_key\":\"abcd\"}")), doctest::Contains("must be 64 hex digits"),
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS((void)net::KeyPair::load(write("json.key", "not json")), doctest::Contains("is not a shufflempc key"), std::invalid_argument);
+  // A key others can read is refused; a key is never written over a file or through a link.
+  std::filesystem::permissions(dir + "/upper.key", std::filesystem::perms::group_read, std::filesystem::perm_options::add);
+  CHECK_THROWS_WITH_AS((void)net::KeyPair::load(dir + "/upper.key"), doctest::Contains("is accessible to others (mode 640): chmod 600 it"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(key.save(dir + "/alice.key"), doctest::Contains("it exists already"), std::invalid_argument);
+  std::filesystem::create_symlink(dir + "/elsewhere.key", dir + "/link.key");
+  CHECK_THROWS_WITH_AS(key.save(dir + "/link.key"), doctest::Contains("it exists already (or is a symbolic link)"), std::invalid_argument);
+  CHECK_FALSE(std::filesystem::exists(dir + "/elsewhere.key"));
+  CHECK_THROWS_WITH_AS((void)net::KeyPair::load("/dev/zero"), doctest::Contains("is accessible to others"), std::invalid_argument);
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
 }

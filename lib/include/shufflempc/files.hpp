@@ -1,0 +1,23 @@
+// Reading and writing the small files a run uses (inputs, keys, session configs) with the checks
+// every caller needs: a regular file (never /dev/zero or a FIFO that would hang the reader), a
+// size limit, and, for secrets, a file only its owner can read or write.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace shufflempc {
+
+// The whole file. Throws std::invalid_argument naming `what` and the path if it cannot be opened,
+// is not a regular file, or holds more than `max_bytes`.
+[[nodiscard]] std::string read_text_file(const std::string& path, std::string_view what, std::size_t max_bytes = std::size_t{1} << 30);
+
+// Writes `text` to a new file with mode 0600: refuses (std::invalid_argument naming `what`) if
+// `path` exists already or is a symbolic link, so a secret is never written over another file.
+void write_private_file(const std::string& path, std::string_view text, std::string_view what);
+
+// Throws std::invalid_argument if `path` is readable or writable by anyone but its owner.
+void check_private_file(const std::string& path, std::string_view what);
+
+}  // namespace shufflempc

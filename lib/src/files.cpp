@@ -1,0 +1,72 @@
+#include "shufflempc/files.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace shufflempc {
+
+namespace {
+std::string describe(std::string_view what, const std::string& path) { return std::string(what) + " " + path; }
+
+// Closes the descriptor on every path out.
+struct Fd {
+  int fd;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+}  // namespace
+
+std::string read_text_file(const std::string& path, std::string_view what, std::size_t max_bytes) {
+  Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
+  if (f.fd < 0) throw std::invalid_argument("cannot read " + describe(what, path) + ": " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode))
+    throw std::invalid_argument(describe(what, path) + " is not a regular file");
+  if (static_cast<std::size_t>(st.st_size) > max_bytes)
+    throw std::invalid_argument(describe(what, path) + " holds " + std::to_string(st.st_size) + " bytes, more than the " +
+                                std::to_string(max_bytes) + " accepted");
+  std::string text(static_cast<std::size_t>(st.st_size), '\0');
+  std::size_t got = 0;
+  while (got < text.size()) {
+    const ssize_t n = ::read(f.fd, text.data() + got, text.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  text.resize(got);
+  return text;
+}
+
+void write_private_file(const std::string& path, std::string_view text, std::string_view what) {
+  Fd f{::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)};
+  if (f.fd < 0) {
+    if (errno == EEXIST || errno == ELOOP)
+      throw std::invalid_argument("refusing to write " + describe(what, path) + ": it exists already (or is a symbolic link)");
+    throw std::invalid_argument("cannot write " + describe(what, path) + ": " + std::strerror(errno));
+  }
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(f.fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw std::invalid_argument("cannot write " + describe(what, path) + ": " + std::strerror(errno));
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+void check_private_file(const std::string& path, std::string_view what) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw std::invalid_argument("cannot read " + describe(what, path) + ": " + std::strerror(errno));
+  if ((st.st_mode & 077) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%03o", static_cast<unsigned>(st.st_mode & 0777));
+    throw std::invalid_argument(describe(what, path) + " is accessible to others (mode " + mode + "): chmod 600 it");
+  }
+}
+
+}  // namespace shufflempc
