@@ -71,3 +71,21 @@ TEST_CASE("shufflempc keygen writes a key file the party command accepts, and ba
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
 }
+
+TEST_CASE("shufflempc local: a party process that dies is a dropout; the run stands when enough parties submitted") {
+  char tmpl[] = "/tmp/shufflempc-localtest-XXXXXX";
+  REQUIRE(::mkdtemp(tmpl) != nullptr);
+  const std::string err = std::string(tmpl) + "/err";
+  const Value v = run_json({SHUFFLEMPC_CLI, "local", "counting", "--parties", "200", "--noise", "calibrated", "-k", "50", "--min-parties",
+                            "150", "--deadline-ms", "1500", "--kill-party-process", "1", "--seed", "3", "--json"},
+                           err);
+  CHECK(v["dropped"].size() == 50);
+  CHECK(v["dropped"][0] == 50);
+  CHECK(v["lost_processes"].size() == 1);
+  CHECK(v["run"]["achieved"]["submitted"] == 150);
+  CHECK(v["run"]["achieved"]["delta"].get<double>() <= 1e-6);
+  CHECK(v["truth"].get<double>() <= 150);  // over the 150 submitters
+  CHECK(slurp(err).find("warning: parties 50-99 exited with status 137; its parties count as dropped") != std::string::npos);
+  std::error_code ec;
+  std::filesystem::remove_all(tmpl, ec);
+}
