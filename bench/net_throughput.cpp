@@ -78,7 +78,7 @@ void run_sync(asio::io_context& io, asio::awaitable<void> op) {
     socket.connect({asio::ip::make_address("127.0.0.1"), port});
     auto link = std::make_shared<detail::SecureLink>(std::move(socket), config.limits());
     SystemRng rng;
-    run_sync(io, link->connect_as(config.session, id, keys, config.shuffler_key, rng));
+    run_sync(io, link->connect_as(config.session, config.digest(), id, keys, config.shuffler_key, rng));
     std::vector<std::uint8_t> batch(count * width);
     rng.fill(batch);
     for (std::uint32_t r = 0; r < rounds; ++r) {
@@ -198,7 +198,7 @@ int main(int argc, char** argv) {
   detail::tcp::socket socket(io);
   socket.connect({asio::ip::make_address("127.0.0.1"), port});
   auto analyzer = std::make_shared<detail::SecureLink>(std::move(socket), config.limits());
-  run_sync(io, analyzer->connect_as(config.session, analyzer_id, analyzer_keys, config.shuffler_key, rng));
+  run_sync(io, analyzer->connect_as(config.session, config.digest(), analyzer_id, analyzer_keys, config.shuffler_key, rng));
 
   std::vector<double> times;
   for (std::uint32_t r = 0; r < rounds; ++r) {

@@ -127,6 +127,15 @@ void SessionConfig::save(const std::string& path) const {
   if (!out) throw std::invalid_argument("cannot write session config " + path);
 }
 
+ConfigDigest SessionConfig::digest() const {
+  Value j = to_json();
+  j.erase("shuffler_address");
+  const std::string text = "shufflempc/session-config/v1\n" + j.dump();
+  ConfigDigest d{};
+  crypto_generichash(d.data(), d.size(), reinterpret_cast<const unsigned char*>(text.data()), text.size(), nullptr, 0);
+  return d;
+}
+
 Limits SessionConfig::limits() const {
   Limits l;
   l.max_payload = max_frame_bytes;

@@ -73,7 +73,7 @@ void SecureLink::derive_keys(bool client, std::span<const std::uint8_t> shared, 
   sodium_memzero(&st, sizeof st);
 }
 
-asio::awaitable<void> SecureLink::connect_as(const SessionId& session, PartyId id, const KeyPair& mine,
+asio::awaitable<void> SecureLink::connect_as(const SessionId& session, const ConfigDigest& config, PartyId id, const KeyPair& mine,
                                              const PublicKey& shuffler, Rng& rng) {
   session_ = session;
   const KeyPair eph = KeyPair::generate(rng);
@@ -82,6 +82,7 @@ asio::awaitable<void> SecureLink::connect_as(const SessionId& session, PartyId i
   hello.id = id;
   hello.static_key = mine.public_key();
   hello.ephemeral_key = eph.public_key();
+  hello.config = config;
   std::array<std::uint8_t, hello_bytes + hello_reply_bytes> transcript{};
   const auto hb = encode_hello(hello);
   std::copy(hb.begin(), hb.end(), transcript.begin());
@@ -92,7 +93,8 @@ asio::awaitable<void> SecureLink::connect_as(const SessionId& session, PartyId i
     co_await read_exact(socket_, reply, hello_reply_bytes, "during the handshake");
   } catch (const std::system_error& e) {
     if (e.code() != Errc::peer_closed) throw;
-    throw_error(Errc::unauthenticated, "the shuffler refused this identity (is this session, id and key in its session config?)");
+    throw_error(Errc::unauthenticated,
+                "the shuffler refused this identity (is this session, id and key in its session config, and is the config the same?)");
   }
   stats_.bytes_received += hello_reply_bytes;
   if (load_le<std::uint32_t>(reply) != hello_magic || load_le<std::uint16_t>(reply + 4) != wire_version)

@@ -44,6 +44,7 @@ struct TcpShuffler::Impl {
   struct ServedSession {
     ShufflerSessionSpec spec;
     std::unique_ptr<detail::SessionRounds> rounds;
+    ConfigDigest digest{};
     std::string tag;  // for log lines
     std::vector<std::shared_ptr<SecureLink>> party_links;
     std::shared_ptr<SecureLink> analyzer;
@@ -238,6 +239,9 @@ struct TcpShuffler::Impl {
       if (id != analyzer_id && id >= cfg.parties)
         throw_error(Errc::unknown_party, "claims party id " + std::to_string(id) + ", the session has " +
                                              std::to_string(cfg.parties) + " parties");
+      if (hello.config != s->digest)
+        throw_error(Errc::wrong_session, "holds a session config that differs from the shuffler's (protocol, parameters, parties, "
+                                         "keys or limits): every process of a session must read the same config");
       const PublicKey& expected_key = id == analyzer_id ? cfg.analyzer_key : cfg.party_keys[id];
       if (hello.static_key != expected_key)
         throw_error(Errc::unauthenticated, "claims to be " + who(id) + " with a key that is not its key in the session config");
@@ -338,6 +342,7 @@ TcpShuffler::TcpShuffler(KeyPair keys, std::vector<ShufflerSessionSpec> sessions
     s->party_links.resize(spec.config.parties);
     s->spec = std::move(spec);
     s->rounds = std::make_unique<detail::SessionRounds>(s->spec.config, s->spec.rounds);
+    s->digest = s->spec.config.digest();
     s->timer = std::make_unique<asio::steady_timer>(impl_->io);
     impl_->sessions.push_back(std::move(s));
   }

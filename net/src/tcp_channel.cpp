@@ -91,17 +91,18 @@ TcpChannel::TcpChannel(const SessionConfig& config, std::vector<Identity> identi
   // unauthenticated connections (ShufflerOptions::max_unauthenticated) before it closes the oldest.
   std::exception_ptr first_error;
   std::size_t next = 0;
+  const ConfigDigest digest = im.config.digest();
   const std::size_t workers = std::min(handshakes_at_once, im.links.size());
   for (std::size_t w = 0; w < workers; ++w) {
     asio::co_spawn(
         im.io,
-        [&im, &next, &first_error, &endpoints, &rng]() -> asio::awaitable<void> {
+        [&im, &next, &first_error, &endpoints, &rng, &digest]() -> asio::awaitable<void> {
           while (next < im.links.size() && !first_error) {
             auto& l = im.links[next++];
             co_await asio::async_connect(l.link->socket(), endpoints, asio::use_awaitable);
             std::error_code ignored;
             l.link->socket().set_option(tcp::no_delay(true), ignored);
-            co_await l.link->connect_as(im.config.session, l.identity.id, l.identity.keys, im.config.shuffler_key, rng);
+            co_await l.link->connect_as(im.config.session, digest, l.identity.id, l.identity.keys, im.config.shuffler_key, rng);
           }
         },
         [&first_error](std::exception_ptr e) {

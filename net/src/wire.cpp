@@ -99,7 +99,8 @@ std::array<std::uint8_t, hello_bytes> encode_hello(const Hello& h) {
   std::copy(h.session.begin(), h.session.end(), p), p += session_id_bytes;
   store_le<std::uint32_t>(p, h.id), p += 4;
   std::copy(h.static_key.begin(), h.static_key.end(), p), p += public_key_bytes;
-  std::copy(h.ephemeral_key.begin(), h.ephemeral_key.end(), p);
+  std::copy(h.ephemeral_key.begin(), h.ephemeral_key.end(), p), p += public_key_bytes;
+  std::copy(h.config.begin(), h.config.end(), p);
   return out;
 }
 
@@ -118,7 +119,8 @@ Hello decode_hello(std::span<const std::uint8_t> bytes) {
   std::copy(p, p + session_id_bytes, h.session.begin()), p += session_id_bytes;
   h.id = load_le<std::uint32_t>(p), p += 4;
   std::copy(p, p + public_key_bytes, h.static_key.begin()), p += public_key_bytes;
-  std::copy(p, p + public_key_bytes, h.ephemeral_key.begin());
+  std::copy(p, p + public_key_bytes, h.ephemeral_key.begin()), p += public_key_bytes;
+  std::copy(p, p + config_digest_bytes, h.config.begin());
   return h;
 }
 

@@ -69,7 +69,7 @@ std::multiset<std::uint8_t> received(const RoundOutcome& out) {
 std::shared_ptr<net::detail::SecureLink> connect_party3(asio::io_context& io, const NetSession& s, std::uint16_t port) {
   auto link = dial(io, port, s.config.limits());
   SystemRng rng;
-  run_sync(io, link->connect_as(s.config.session, 3, s.parties[3], s.config.shuffler_key, rng));
+  run_sync(io, link->connect_as(s.config.session, s.config.digest(), 3, s.parties[3], s.config.shuffler_key, rng));
   return link;
 }
 
@@ -90,7 +90,7 @@ TEST_CASE("shuffler process: a stranger's key is refused and cannot inject a mes
   const auto stranger = net::KeyPair::generate(rng);
   auto link = dial(io, sh.port);
   try {
-    run_sync(io, link->connect_as(s.config.session, 3, stranger, s.config.shuffler_key, rng));
+    run_sync(io, link->connect_as(s.config.session, s.config.digest(), 3, stranger, s.config.shuffler_key, rng));
     FAIL("the stranger was accepted");
   } catch (const std::system_error& e) {
     CHECK(e.code() == Errc::unauthenticated);
@@ -109,6 +109,7 @@ TEST_CASE("shuffler process: a peer without the secret key fails key confirmatio
   hello.session = s.config.session;
   hello.id = 3;
   hello.static_key = s.parties[3].public_key();
+  hello.config = s.config.digest();
   SystemRng rng;
   hello.ephemeral_key = net::KeyPair::generate(rng).public_key();
   auto link = dial(io, sh.port);
@@ -130,7 +131,7 @@ TEST_CASE("shuffler process: a hello for another session is refused") {
   other[0] ^= 1;
   SystemRng rng;
   auto link = dial(io, sh.port);
-  CHECK_THROWS_AS(run_sync(io, link->connect_as(other, 3, s.parties[3], s.config.shuffler_key, rng)), std::system_error);
+  CHECK_THROWS_AS(run_sync(io, link->connect_as(other, s.config.digest(), 3, s.parties[3], s.config.shuffler_key, rng)), std::system_error);
   check_honest_only(s, sh, {3});
   CHECK(sh.log().find("hello for unknown session") != std::string::npos);
 }
@@ -352,10 +353,35 @@ TEST_CASE("shuffler process: frame headers claiming huge payloads are refused be
   SystemRng rng;
   for (PartyId id = 0; id < n; ++id) {
     links.push_back(dial(io, sh.port, s.config.limits()));
-    run_sync(io, links.back()->connect_as(s.config.session, id, s.parties[id], s.config.shuffler_key, rng));
+    run_sync(io, links.back()->connect_as(s.config.session, s.config.digest(), id, s.parties[id], s.config.shuffler_key, rng));
     links.back()->send_prefix_only(FrameType::submit, 0, 49, 4'000'000, 196'000'000);  // a consistent header
   }
   for (auto& link : links) CHECK(wait_closed(io, *link) == Errc::peer_closed);
   CHECK(peak_memory(sh.process.pid()) < (64u << 20));
   CHECK(sh.log().find("count 4000000 above the limit 1") != std::string::npos);
 }
+
+TEST_CASE("shuffler process: a party whose session config differs (one protocol parameter) is refused") {
+  NetSession s(n_parties, 70, 3, std::chrono::milliseconds(1500));
+  ShufflerProcess sh(s);
+  asio::io_context io;
+  net::SessionConfig other = s.config;
+  other.params["epsilon"] = "0.5";  // same session id, keys and parties: only a parameter differs
+  CHECK(other.digest() != s.config.digest());
+  auto link = dial(io, sh.port, s.config.limits());
+  SystemRng rng;
+  try {
+    run_sync(io, link->connect_as(other.session, other.digest(), 3, s.parties[3], other.shuffler_key, rng));
+    FAIL("a party with another config was accepted");
+  } catch (const std::system_error& e) {
+    CHECK(e.code() == Errc::unauthenticated);
+    CHECK(std::string(e.what()).find("is the config the same?") != std::string::npos);
+  }
+  check_honest_only(s, sh, {3});
+  CHECK(sh.log().find("holds a session config that differs from the shuffler's") != std::string::npos);
+  // The address is not part of the digest: each host may spell it its own way.
+  other = s.config;
+  other.shuffler_address = "shuffler.example:4000";
+  CHECK(other.digest() == s.config.digest());
+}
+

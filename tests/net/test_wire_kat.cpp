@@ -52,7 +52,7 @@ TEST_CASE("wire KAT: a frame header is 40 little-endian bytes in a fixed order")
   h.payload_length = 147;
   const auto bytes = net::encode_header(h);
   CHECK(to_hex(bytes) ==
-        "53504d43" "0100" "0200" "000102030405060708090a0b0c0d0e0f" "07000000" "31000000" "03000000" "93000000");
+        "53504d43" "0200" "0200" "000102030405060708090a0b0c0d0e0f" "07000000" "31000000" "03000000" "93000000");
   const auto back = net::decode_header(bytes, h.session, net::Limits{});
   CHECK(back.type == net::FrameType::submit);
   CHECK(back.round == 7);
@@ -67,11 +67,13 @@ TEST_CASE("wire KAT: the hello and the result payload") {
   hello.id = 0x01020304;
   hello.static_key = bytes_of<32>(alice_public);
   hello.ephemeral_key.fill(0xee);
-  CHECK(to_hex(net::encode_hello(hello)) == "53504d48" "0100" "0000" "000102030405060708090a0b0c0d0e0f" "04030201" +
-                                                alice_public + std::string(64, 'e'));
+  hello.config.fill(0xcc);
+  CHECK(to_hex(net::encode_hello(hello)) == "53504d48" "0200" "0000" "000102030405060708090a0b0c0d0e0f" "04030201" +
+                                                alice_public + std::string(64, 'e') + std::string(64, 'c'));
   const auto back = net::decode_hello(net::encode_hello(hello));
   CHECK(back.id == 0x01020304);
   CHECK(back.static_key == hello.static_key);
+  CHECK(back.config == hello.config);
 
   const std::vector<PartyId> submitted = {1, 3}, dropped = {2};
   const std::vector<std::uint8_t> output = {0xaa, 0xbb};

@@ -62,6 +62,9 @@ struct SessionConfig {
   [[nodiscard]] static SessionConfig load(const std::string& path);
   void save(const std::string& path) const;
   [[nodiscard]] Limits limits() const;
+  // BLAKE2b-256 of every field but shuffler_address (which each host may spell its own way), sent
+  // in the hello: a process holding a different protocol, parameter, party list or key is refused.
+  [[nodiscard]] ConfigDigest digest() const;
 };
 
 // "host:port" -> (host, port); throws std::invalid_argument naming `what`.

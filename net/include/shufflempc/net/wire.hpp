@@ -20,13 +20,17 @@ namespace shufflempc::net {
 
 inline constexpr std::uint32_t frame_magic = 0x434d5053;  // "SPMC" on the wire
 inline constexpr std::uint32_t hello_magic = 0x484d5053;  // "SPMH"
-inline constexpr std::uint16_t wire_version = 1;
+inline constexpr std::uint16_t wire_version = 2;  // 2: the hello carries the session config digest
 inline constexpr std::size_t public_key_bytes = 32;
 inline constexpr std::size_t secret_key_bytes = 32;
 // The analyzer's identity on the wire (parties are 0 .. n-1).
 inline constexpr PartyId analyzer_id = 0xffff'ffffu;
 
 using PublicKey = std::array<std::uint8_t, public_key_bytes>;
+inline constexpr std::size_t config_digest_bytes = 32;
+// BLAKE2b-256 of the session config (SessionConfig::digest): every process of a session must hold
+// the same protocol, parameters, parties, keys and limits, or the shuffler refuses it.
+using ConfigDigest = std::array<std::uint8_t, config_digest_bytes>;
 
 enum class FrameType : std::uint16_t {
   confirm = 1,  // key confirmation, first frame each way (empty payload)
@@ -77,9 +81,10 @@ struct Hello {
   PartyId id = 0;               // the party id claimed, or analyzer_id
   PublicKey static_key{};       // the claimed long-term key (checked against the session config)
   PublicKey ephemeral_key{};    // fresh for this connection
+  ConfigDigest config{};        // the digest of the session config this client holds
 };
-inline constexpr std::size_t hello_bytes = 4 + 2 + 2 + session_id_bytes + 4 + 2 * public_key_bytes;
-static_assert(hello_bytes == 92, "the hello is 92 bytes on the wire");
+inline constexpr std::size_t hello_bytes = 4 + 2 + 2 + session_id_bytes + 4 + 2 * public_key_bytes + config_digest_bytes;
+static_assert(hello_bytes == 124, "the hello is 124 bytes on the wire");
 // The shuffler's reply: magic, version, reserved, session, its ephemeral key.
 inline constexpr std::size_t hello_reply_bytes = 4 + 2 + 2 + session_id_bytes + public_key_bytes;
 static_assert(hello_reply_bytes == 56, "the hello reply is 56 bytes on the wire");

@@ -52,7 +52,7 @@ class SecureLink : public std::enable_shared_from_this<SecureLink> {
   // Client side: the whole handshake as `id` (a party id or analyzer_id). Throws std::system_error
   // (Errc::unauthenticated when the shuffler is not who the config says, peer_closed when it
   // refuses us).
-  asio::awaitable<void> connect_as(const SessionId& session, PartyId id, const KeyPair& mine,
+  asio::awaitable<void> connect_as(const SessionId& session, const ConfigDigest& config, PartyId id, const KeyPair& mine,
                                    const PublicKey& shuffler, Rng& rng);
   // Server side, step 1: reads and parses the client's hello (the caller checks session and key).
   asio::awaitable<Hello> read_hello();
