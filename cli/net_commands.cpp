@@ -13,6 +13,7 @@
 #include "report.hpp"
 #include "shufflempc/files.hpp"
 #include "shufflempc/net/local.hpp"
+#include "shufflempc/net/process.hpp"
 #include "shufflempc/net/tcp.hpp"
 
 namespace shufflempc::cli {
@@ -113,6 +114,9 @@ void add_net_process_commands(CLI::App& app, const Registry& registry, Action& a
           auto protocol = registry.create(config.protocol, config.params, config.parties, config.min_parties);
           sessions.push_back({config, net::wire_rounds(*protocol)});
         }
+        std::size_t links = 64;  // the listening socket, the log, slack
+        for (const auto& spec : sessions) links += spec.config.parties + 1;
+        net::ensure_descriptors(links + net::ShufflerOptions{}.max_unauthenticated, "the shuffler (one link per party and analyzer)");
         const auto [host, port] = net::split_address(listen.empty() ? sessions.front().config.shuffler_address : listen, "--listen");
         net::TcpShuffler shuffler(keys, sessions, host, port, stderr_logger("shuffler"));
         // Readiness: the launcher (or the user) reads this line, then starts the clients.
@@ -180,6 +184,7 @@ void add_net_process_commands(CLI::App& app, const Registry& registry, Action& a
         for (PartyId id = first; id <= last; ++id)
           identities.push_back({id, net::KeyPair::load(key.empty() ? net::party_key_file(key_dir, id) : key)});
         const auto [host, port] = connect_address(config, client.connect);
+        net::ensure_descriptors(identities.size() + 64, "party process " + ids + " (one link per hosted party)");
         auto rng = make_rng(client.seed);
         net::TcpChannel channel(config, std::move(identities), host, port, stderr_logger("party " + ids));
         RoundDriver session(*protocol, channel, *rng, config.parties);

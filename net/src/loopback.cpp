@@ -5,11 +5,14 @@
 
 #include "shufflempc/error.hpp"
 #include "shufflempc/net/local.hpp"
+#include "shufflempc/net/process.hpp"
 #include "shufflempc/net/tcp.hpp"
 
 namespace shufflempc::net {
 
 RunResult run_over_loopback(const Protocol& protocol, std::span<const Value> inputs, Rng& rng, const RunOptions& options) {
+  // Both ends of every link live in this process: two sockets per party and the analyzer.
+  ensure_descriptors(2 * (inputs.size() + 1) + 64, "run_over_loopback with " + std::to_string(inputs.size()) + " parties");
   SystemRng keys_rng;
   SessionConfig base;
   base.protocol = "(in-process)";

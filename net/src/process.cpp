@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -187,6 +188,22 @@ CommandResult run_command(const std::vector<std::string>& argv, std::chrono::mil
   r.err = ss.str();
   std::remove(err_path);
   return r;
+}
+
+void ensure_descriptors(std::size_t needed, const std::string& who) {
+  rlimit lim{};
+  if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) return;
+  if (lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur >= needed) return;
+  if (lim.rlim_cur == RLIM_INFINITY) return;
+  if (lim.rlim_max == RLIM_INFINITY || lim.rlim_max >= needed) {
+    rlimit raised = lim;
+    raised.rlim_cur = needed;
+    if (::setrlimit(RLIMIT_NOFILE, &raised) == 0) return;
+  }
+  throw std::invalid_argument(who + " needs " + std::to_string(needed) + " file descriptors, but this process may open only " +
+                              std::to_string(lim.rlim_cur) + " (hard limit " +
+                              (lim.rlim_max == RLIM_INFINITY ? std::string("unlimited") : std::to_string(lim.rlim_max)) +
+                              "): raise it with ulimit -n, or host fewer parties per process");
 }
 
 std::string self_executable() {

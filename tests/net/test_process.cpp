@@ -2,6 +2,8 @@
 // and config (net/local.hpp).
 #include <doctest/doctest.h>
 
+#include <sys/resource.h>
+
 #include <filesystem>
 
 #include "shufflempc/net/local.hpp"
@@ -72,4 +74,15 @@ TEST_CASE("LocalDeployment: one key pair per identity, a config naming them, fil
   CHECK(net::KeyPair::load(dir + "/" + net::shuffler_key_file).public_key() == d.shuffler.public_key());
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
+}
+
+TEST_CASE("ensure_descriptors: raised within the hard limit, one clear line beyond it") {
+  rlimit lim{};
+  REQUIRE(::getrlimit(RLIMIT_NOFILE, &lim) == 0);
+  CHECK_NOTHROW(net::ensure_descriptors(16, "a test"));
+  if (lim.rlim_max == RLIM_INFINITY) return;  // nothing is beyond the limit here
+  const auto beyond = static_cast<std::size_t>(lim.rlim_max) + 1;
+  const std::string expected = "the test's shuffler needs " + std::to_string(beyond) + " file descriptors";
+  CHECK_THROWS_WITH_AS(net::ensure_descriptors(beyond, "the test's shuffler"), doctest::Contains(expected.c_str()), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(net::ensure_descriptors(beyond, "x"), doctest::Contains("raise it with ulimit -n"), std::invalid_argument);
 }

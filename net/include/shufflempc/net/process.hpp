@@ -67,6 +67,11 @@ struct CommandResult {
 [[nodiscard]] CommandResult run_command(const std::vector<std::string>& argv,
                                         std::chrono::milliseconds limit = std::chrono::minutes(5));
 
+// Makes sure this process may open `needed` file descriptors: raises the soft limit towards the
+// hard one if it must, and otherwise throws std::invalid_argument with one line that names `who`,
+// what is needed and the limit ("raise it with ulimit -n, or host fewer parties per process").
+void ensure_descriptors(std::size_t needed, const std::string& who);
+
 // The path of the running executable (/proc/self/exe).
 [[nodiscard]] std::string self_executable();
 
