@@ -93,13 +93,34 @@ TcpChannel::TcpChannel(const SessionConfig& config, std::vector<Identity> identi
   std::size_t next = 0;
   const ConfigDigest digest = im.config.digest();
   const std::size_t workers = std::min(handshakes_at_once, im.links.size());
+  // A party started before the shuffler listens retries, with a doubling pause (50 ms up to 1 s),
+  // until the session's deadline; one log line says so the first time.
+  const auto give_up = std::chrono::steady_clock::now() + im.config.deadline;
+  bool told = false;
+  const std::string where = host + ":" + std::to_string(port);
+  const auto connect = [&im, &endpoints, &told, give_up, where](SecureLink& link) -> asio::awaitable<void> {
+    auto pause = std::chrono::milliseconds(50);
+    asio::steady_timer timer(im.io);
+    for (;;) {
+      std::error_code ec;
+      co_await asio::async_connect(link.socket(), endpoints, asio::redirect_error(asio::use_awaitable, ec));
+      if (!ec) co_return;
+      if (ec != asio::error::connection_refused || std::chrono::steady_clock::now() + pause > give_up)
+        throw std::system_error(ec, "cannot connect to the shuffler at " + where);
+      if (!told && im.log_fn) im.log_fn("the shuffler at " + where + " is not listening yet; retrying until the session's deadline");
+      told = true;
+      timer.expires_after(pause);
+      co_await timer.async_wait(asio::use_awaitable);
+      pause = std::min<std::chrono::milliseconds>(2 * pause, std::chrono::seconds(1));
+    }
+  };
   for (std::size_t w = 0; w < workers; ++w) {
     asio::co_spawn(
         im.io,
-        [&im, &next, &first_error, &endpoints, &rng, &digest]() -> asio::awaitable<void> {
+        [&im, &next, &first_error, &rng, &digest, &connect]() -> asio::awaitable<void> {
           while (next < im.links.size() && !first_error) {
             auto& l = im.links[next++];
-            co_await asio::async_connect(l.link->socket(), endpoints, asio::use_awaitable);
+            co_await connect(*l.link);
             std::error_code ignored;
             l.link->socket().set_option(tcp::no_delay(true), ignored);
             co_await l.link->connect_as(im.config.session, digest, l.identity.id, l.identity.keys, im.config.shuffler_key, rng);

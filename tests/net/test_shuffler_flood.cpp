@@ -1,10 +1,11 @@
-// A flood of idle connections against the shuffler: its descriptors stay bounded, its log stays
-// short, and the honest parties still complete their round.
+// The shuffler against idle-connection floods, and parties that start before it: its descriptors
+// stay bounded, its log stays short, and the honest parties still complete their round.
 #include <doctest/doctest.h>
 
 #include <asio.hpp>
 
 #include <atomic>
+#include <condition_variable>
 #include <mutex>
 #include <thread>
 
@@ -72,4 +73,55 @@ TEST_CASE("shuffler: 400 idle connections neither exhaust it nor lock the honest
   CHECK(evictions >= 1);
   CHECK(evictions <= 2 * options.log_lines_per_second);  // at most two one-second windows of them
   CHECK(log.size() < 60);
+}
+
+TEST_CASE("a party started before the shuffler retries until it listens, then completes its round") {
+  const std::size_t n = 3;
+  auto protocol = builtin_registry().create("central-laplace", {}, n);
+  SeededRng key_rng(92);  // test keys only
+  net::SessionConfig base;
+  base.protocol = "central-laplace";
+  base.deadline = std::chrono::seconds(20);
+  const auto local = net::LocalDeployment::create(n, key_rng, base);
+  // A port nobody listens on yet (the OS's choice, released at once).
+  std::uint16_t port = 0;
+  {
+    asio::io_context io;
+    asio::ip::tcp::acceptor probe(io, {asio::ip::make_address("127.0.0.1"), 0});
+    port = probe.local_endpoint().port();
+  }
+  std::mutex m;
+  std::condition_variable retrying;
+  bool said = false;
+  RunResult result;
+  std::exception_ptr error;
+  std::thread parties([&] {
+    try {
+      net::TcpChannel channel(local.config, local.all_identities(), "127.0.0.1", port, [&](const std::string& line) {
+        if (line.find("is not listening yet") == std::string::npos) return;
+        std::lock_guard lock(m);
+        said = true;
+        retrying.notify_all();
+      });
+      SeededRng rng(93);
+      RoundDriver driver(*protocol, channel, rng, n);
+      for (PartyId i = 0; i < n; ++i) driver.add_party(i, 1);
+      driver.host_analyzer();
+      result = driver.run({});
+    } catch (...) {
+      error = std::current_exception();
+    }
+  });
+  {
+    std::unique_lock lock(m);
+    REQUIRE(retrying.wait_for(lock, std::chrono::seconds(20), [&] { return said; }));
+  }
+  // Only now does the shuffler start, on the port the parties keep trying.
+  net::TcpShuffler shuffler(local.shuffler, {{local.config, net::wire_rounds(*protocol)}}, "127.0.0.1", port);
+  std::thread server([&] { (void)shuffler.run(); });
+  parties.join();
+  server.join();
+  if (error) std::rethrow_exception(error);
+  CHECK(result.messages == n);
+  CHECK(result.output.is_number());
 }
