@@ -107,7 +107,7 @@ Value SessionConfig::to_json() const {
           {"params", params},
           {"parties", parties},
           {"min_parties", min_parties},
-          {"deadline_ms", deadline.count()},
+          {"deadline_ms", static_cast<std::uint64_t>(deadline.count())},
           {"max_frame_bytes", max_frame_bytes},
           {"shuffler_address", shuffler_address},
           {"shuffler_key", to_hex(shuffler_key)},

@@ -1,0 +1,90 @@
+// `shufflempc session`: writes a session config from the public keys and the shuffler's address, so
+// that a run across hosts needs no hand-written JSON. Every process of the session then reads the
+// same file (the shuffler refuses a process whose config differs).
+#include <fmt/format.h>
+
+#include <iostream>
+#include <sstream>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "shufflempc/files.hpp"
+#include "shufflempc/net/keys.hpp"
+
+namespace shufflempc::cli {
+
+namespace {
+
+// A public key given as 64 hex digits, or as the path of a key file or of a file holding the hex.
+net::PublicKey public_key_of(const std::string& given, const std::string& what) {
+  if (given.size() == 64 && given.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos)
+    return net::parse_public_key(given, what);
+  const std::string text = read_text_file(given, what, 1 << 16);
+  const Value v = Value::parse(text, nullptr, false);
+  if (!v.is_discarded() && v.is_object() && v.contains("public_key") && v["public_key"].is_string())
+    return net::parse_public_key(v["public_key"].get<std::string>(), what + " (" + given + ")");
+  std::string hex;
+  std::istringstream(text) >> hex;
+  return net::parse_public_key(hex, what + " (" + given + ")");
+}
+
+}  // namespace
+
+void add_session_command(CLI::App& app, const Registry& registry, Action& action) {
+  auto* cmd = app.add_subcommand("session", "write a session config from the parties' public keys and the shuffler's address");
+  struct Options {
+    std::string protocol, shuffler_key, analyzer_key, party_keys, address = "127.0.0.1:0", out;
+    std::vector<std::string> params;
+    std::size_t min_parties = 0, deadline_ms = 30'000;
+  };
+  auto o = std::make_shared<Options>();  // owned by the callback, so it lives as long as the App
+  cmd->add_option("--protocol,-p", o->protocol, "the registered protocol (shufflempc list)")->required();
+  cmd->add_option("--param", o->params, "a protocol parameter NAME=VALUE (repeat), checked against the protocol's declaration");
+  cmd->add_option("--shuffler-key", o->shuffler_key, "the shuffler's public key: 64 hex digits, or its key file")->required();
+  cmd->add_option("--analyzer-key", o->analyzer_key, "the analyzer's public key: 64 hex digits, or its key file")->required();
+  cmd->add_option("--party-keys", o->party_keys, "file with one public key (hex, as keygen prints it) per line; line i is party i")
+      ->required();
+  cmd->add_option("--shuffler-address", o->address, "HOST:PORT the parties connect to (default 127.0.0.1:0: given at run time)");
+  cmd->add_option("--min-parties", o->min_parties, "rounds complete with at least this many parties; DP noise is calibrated for them (default: all)")
+      ->check(count_check());
+  cmd->add_option("--deadline-ms", o->deadline_ms, "the shuffler's per-round deadline in milliseconds (default 30000)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{86'400'000}));
+  cmd->add_option("--out,-o", o->out, "the session config to write")->required();
+  cmd->callback([o, &registry, &action] {
+    action = [o, &registry] {
+      net::SessionConfig c;
+      SystemRng rng;
+      rng.fill(c.session);
+      c.protocol = o->protocol;
+      for (const auto& p : o->params) {
+        const auto eq = p.find('=');
+        if (eq == std::string::npos || eq == 0) throw std::invalid_argument("--param must be NAME=VALUE, got '" + p + "'");
+        c.params[p.substr(0, eq)] = p.substr(eq + 1);
+      }
+      c.shuffler_key = public_key_of(o->shuffler_key, "--shuffler-key");
+      c.analyzer_key = public_key_of(o->analyzer_key, "--analyzer-key");
+      std::istringstream lines(read_text_file(o->party_keys, "--party-keys"));
+      std::size_t number = 0;
+      for (std::string line; std::getline(lines, line);) {
+        ++number;
+        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+        std::string hex;
+        std::istringstream(line) >> hex;
+        c.party_keys.push_back(net::parse_public_key(hex, "--party-keys line " + std::to_string(number)));
+      }
+      c.parties = c.party_keys.size();
+      c.min_parties = o->min_parties;
+      c.deadline = std::chrono::milliseconds(o->deadline_ms);
+      (void)net::split_address(o->address, "--shuffler-address");
+      c.shuffler_address = o->address;
+      // The protocol, its parameters and the party counts must make a valid protocol.
+      (void)registry.create(c.protocol, c.params, c.parties, c.min_parties);
+      c = net::SessionConfig::from_json(c.to_json());  // the same checks every process will make
+      c.save(o->out);
+      std::cout << fmt::format("session {} of {} with {} parties written to {}\n", to_hex(c.session), c.protocol, c.parties, o->out);
+      return 0;
+    };
+  });
+}
+
+}  // namespace shufflempc::cli
