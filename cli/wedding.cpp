@@ -88,8 +88,8 @@ void add_wedding_command(CLI::App& app, const Registry&, Action& action) {
   cmd->callback([o, &action] {
     action = [o] {
       const Options& opt = *o;
-      const bool a = cards::parse_answer(Value(opt.alice), "--alice");
-      const bool b = cards::parse_answer(Value(opt.bob), "--bob");
+      const bool a = parse_answer(Value(opt.alice), "--alice");
+      const bool b = parse_answer(Value(opt.bob), "--bob");
       auto rng = make_rng(opt.seed);
       cards::RngCoins coins(*rng);
       cards::Table table;

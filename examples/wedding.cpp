@@ -27,8 +27,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    const bool a = cards::parse_answer(Value(alice_answer), "--alice");
-    const bool b = cards::parse_answer(Value(bob_answer), "--bob");
+    const bool a = parse_answer(Value(alice_answer), "--alice");
+    const bool b = parse_answer(Value(bob_answer), "--bob");
     SystemRng rng;  // real randomness: the cut must be unpredictable
 
     // Part 1. Each party commits with two cards (clubs-hearts = no, hearts-clubs = yes); the table

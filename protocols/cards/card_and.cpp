@@ -93,17 +93,6 @@ bool open_pair(std::uint32_t round, CardCrypto& crypto, const std::vector<Cipher
 
 }  // namespace
 
-bool parse_answer(const Value& v, const std::string& who) {
-  if (v.is_boolean()) return v.get<bool>();
-  if (v.is_number_integer() && (v.get<std::int64_t>() == 0 || v.get<std::int64_t>() == 1)) return v.get<std::int64_t>() == 1;
-  if (v.is_string()) {
-    const auto s = v.get<std::string>();
-    if (s == "yes" || s == "1" || s == "true") return true;
-    if (s == "no" || s == "0" || s == "false") return false;
-  }
-  throw std::invalid_argument(who + " must answer yes or no (or 1 / 0), got " + v.dump());
-}
-
 std::vector<Ciphertext> cut_and_rerandomize(CardCrypto& crypto, std::span<const Ciphertext> row, bool cut, const Point& key,
                                             Rng& rng) {
   if (row.empty() || row.size() % 2 != 0) throw std::invalid_argument("cut_and_rerandomize: the row needs a positive even number of cards");

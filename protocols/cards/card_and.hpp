@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "cards/elgamal.hpp"
+#include "shufflempc/inputs.hpp"
 #include "shufflempc/registry.hpp"
 
 namespace shufflempc::cards {
@@ -33,8 +34,8 @@ inline constexpr std::uint32_t card_and_rounds = 6;
 inline constexpr std::size_t header_bytes = 4;
 enum class Kind : std::uint8_t { key_share = 1, card = 2, decryption_share = 3 };
 
-// "yes"/"no", "1"/"0", true/false, 1/0. Throws std::invalid_argument naming `who`.
-[[nodiscard]] bool parse_answer(const Value& v, const std::string& who);
+// Answers are read by shufflempc::parse_answer (shufflempc/inputs.hpp): "yes"/"no", "1"/"0",
+// true/false, 1/0.
 
 // One party's turn at the table: its secret bisection cut of the whole row (the halves change
 // places when `cut`), then every card re-randomized.
