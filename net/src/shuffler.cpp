@@ -174,8 +174,14 @@ struct TcpShuffler::Impl {
     for (PartyId id : out.submitted) {
       auto& l = s.party_links[id];
       if (!l || !l->is_open()) continue;
-      if (closed.shape.delivery == Delivery::all_parties) l->send(FrameType::result, closed.round, w, n, prefix, messages);
-      else l->send(FrameType::result, closed.round, 0, 0, prefix);
+      if (closed.shape.delivery == Delivery::all_parties) {
+        l->send(FrameType::result, closed.round, w, n, prefix, messages);
+      } else {
+        // ESA mode: the party learns that its batch was accepted, not who else took part, so its
+        // traffic does not grow with the number of parties.
+        const PartyId self[] = {id};
+        l->send(FrameType::result, closed.round, 0, 0, encode_result(out.messages, self, {}, {}));
+      }
     }
     for (PartyId id : out.dropped) {
       auto& l = s.party_links[id];

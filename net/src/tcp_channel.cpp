@@ -204,10 +204,27 @@ RoundOutcome TcpChannel::exchange(const RoundRules& spec, Submissions local) {
     if (f.header.count > 0 && !with_output) with_output = &f;
     if (i == im.analyzer) with_output = &f;
   }
-  const ResultPayload r = decode_result(result->header, result->payload, im.config.parties, im.limits);
+  // The analyzer's result (and every party's in MPC mode) lists every submitter and dropout. In ESA
+  // mode a party's result names only that party (its traffic does not grow with n): a process
+  // hosting only parties learns its own parties' fate, which is all its round driver needs.
+  const detail::Frame* primary = im.analyzer && answers[*im.analyzer].frame ? &*answers[*im.analyzer].frame : result;
+  const ResultPayload r = decode_result(primary->header, primary->payload, im.config.parties, im.limits);
   out.submitted = r.submitted;
   out.dropped = r.dropped;
   out.messages = static_cast<std::size_t>(r.messages);
+  if (!im.analyzer && spec.shape.delivery == Delivery::analyzer_only) {
+    out.submitted.clear();
+    for (const auto& a : answers)
+      if (a.frame) {
+        const ResultPayload own = decode_result(a.frame->header, a.frame->payload, im.config.parties, im.limits);
+        out.submitted.insert(out.submitted.end(), own.submitted.begin(), own.submitted.end());
+      }
+    std::sort(out.submitted.begin(), out.submitted.end());
+    out.dropped.clear();
+    for (const auto& l : im.links)
+      if (!std::binary_search(out.submitted.begin(), out.submitted.end(), l.identity.id)) out.dropped.push_back(l.identity.id);
+    std::sort(out.dropped.begin(), out.dropped.end());
+  }
   for (std::size_t i = 0; i < answers.size(); ++i) {
     if (!answers[i].frame) continue;
     auto& c = im.links[i].counters;
