@@ -3,7 +3,11 @@
 // shuffler (port chosen by the OS, read back from its "listening on" line), the analyzer and
 // ceil(N / K) party processes hosting K parties each, waits for all of them with a deadline, and
 // prints the usual report plus a per-party table.
+#include <signal.h>
 #include <stdlib.h>
+
+#include <array>
+#include <csignal>
 
 #include <fmt/format.h>
 
@@ -28,6 +32,33 @@
 namespace shufflempc::cli {
 
 namespace {
+
+// The signal that interrupted a local run (0: none). Signal handling is process-wide by nature; this
+// is the command's, never the library's.
+volatile std::sig_atomic_t interrupted = 0;
+extern "C" void on_interrupt(int sig) { interrupted = sig; }
+
+// Catches SIGINT, SIGTERM and SIGHUP while a local run is under way (without SA_RESTART, so a wait
+// returns at once), and restores the previous handlers afterwards.
+class InterruptGuard {
+ public:
+  InterruptGuard() {
+    interrupted = 0;
+    struct sigaction sa {};
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    for (std::size_t i = 0; i < signals_.size(); ++i) ::sigaction(signals_[i], &sa, &old_[i]);
+  }
+  ~InterruptGuard() {
+    for (std::size_t i = 0; i < signals_.size(); ++i) ::sigaction(signals_[i], &old_[i], nullptr);
+  }
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+ private:
+  std::array<int, 3> signals_ = {SIGINT, SIGTERM, SIGHUP};
+  std::array<struct sigaction, 3> old_{};
+};
 
 struct LocalArgs {
   std::size_t parties_per_process = 0;  // 0: automatic
@@ -89,6 +120,7 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
   const std::string config_path = dir + "/" + net::session_config_file, inputs_path = dir + "/inputs.json";
   write_private_file(inputs_path, Value(inputs).dump() + "\n", "inputs file");  // private inputs: mode 0600
 
+  const InterruptGuard guard;  // an interrupted run stops every process; Cleanup removes the keys
   const auto start = std::chrono::steady_clock::now();
   const std::string exe = net::self_executable();
   std::vector<net::ChildProcess> children;
@@ -131,7 +163,15 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
   }
   // Every round may take its deadline (twice, counting the clients' grace) plus start-up time.
   const auto limit = std::chrono::milliseconds(la.deadline_ms) * 2 * (protocol->rounds() + 1) + std::chrono::seconds(30);
-  const bool in_time = net::wait_all(children, start + limit);
+  if (!args.json)
+    std::cout << "shufflempc local: shuffler, analyzer and " << children.size() - 2 << " party processes started; session files in "
+              << dir << (la.keep_dir.empty() ? " (removed at the end)" : "") << std::endl;
+  const bool in_time = net::wait_all(children, start + limit, [] { return interrupted != 0; });
+  if (interrupted != 0) {
+    for (auto& c : children) c.kill();
+    throw std::runtime_error("interrupted by signal " + std::to_string(interrupted) + ": every process of the run was stopped" +
+                             (la.keep_dir.empty() ? " and its temporary keys removed" : ""));
+  }
   (void)children.front().read_all(std::chrono::seconds(1));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // The run stands if the shuffler and the analyzer completed: a party process that died is a

@@ -142,9 +142,10 @@ std::string ChildProcess::read_all(std::chrono::milliseconds limit) {
   return all;
 }
 
-std::optional<int> ChildProcess::wait_for(std::chrono::milliseconds limit) {
+std::optional<int> ChildProcess::wait_for(std::chrono::milliseconds limit, const std::function<bool()>& stop) {
   const auto end = std::chrono::steady_clock::now() + limit;
   while (!status_ && pidfd_ >= 0) {
+    if (stop && stop()) break;
     pollfd p{pidfd_, POLLIN, 0};
     const int left = millis_left(end);
     const int n = ::poll(&p, 1, left);
@@ -155,11 +156,11 @@ std::optional<int> ChildProcess::wait_for(std::chrono::milliseconds limit) {
   return status_;
 }
 
-bool wait_all(std::span<ChildProcess> children, std::chrono::steady_clock::time_point deadline) {
+bool wait_all(std::span<ChildProcess> children, std::chrono::steady_clock::time_point deadline, const std::function<bool()>& stop) {
   bool in_time = true;
   for (auto& c : children) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (!c.wait_for(std::max(left, std::chrono::milliseconds(0)))) {
+    if (!c.wait_for(std::max(left, std::chrono::milliseconds(0)), stop)) {
       c.kill();
       in_time = false;
     }

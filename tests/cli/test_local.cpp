@@ -92,3 +92,26 @@ TEST_CASE("shufflempc local: a party process that dies is a dropout; the run sta
   std::error_code ec;
   std::filesystem::remove_all(tmpl, ec);
 }
+
+TEST_CASE("shufflempc local: interrupted, it stops every process and removes its temporary keys") {
+  char tmpl[] = "/tmp/shufflempc-localtest-XXXXXX";
+  REQUIRE(::mkdtemp(tmpl) != nullptr);
+  const std::string err = std::string(tmpl) + "/err";
+  // Party process 0 never runs, so the round waits for its 60 s deadline: time to interrupt.
+  Process p({SHUFFLEMPC_CLI, "local", "counting", "--parties", "200", "--noise", "calibrated", "-k", "100", "--kill-party-process", "0",
+             "--deadline-ms", "60000"},
+            err);
+  const std::string line = p.read_line(std::chrono::seconds(30));
+  const std::string marker = "session files in ";
+  const auto at = line.find(marker);
+  REQUIRE_MESSAGE(at != std::string::npos, line << slurp(err));
+  const std::string dir = line.substr(at + marker.size(), line.find(" (removed") - at - marker.size());
+  CHECK(std::filesystem::exists(dir + "/session.json"));
+  CHECK(std::filesystem::exists(dir + "/party-0.key"));
+  REQUIRE(::kill(p.pid(), SIGINT) == 0);
+  CHECK(p.wait(std::chrono::seconds(30)) == 1);
+  CHECK_FALSE(std::filesystem::exists(dir));
+  CHECK(slurp(err).find("interrupted by signal 2: every process of the run was stopped and its temporary keys removed") != std::string::npos);
+  std::error_code ec;
+  std::filesystem::remove_all(tmpl, ec);
+}

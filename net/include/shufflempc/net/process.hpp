@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -34,8 +35,9 @@ class ChildProcess {
   [[nodiscard]] std::optional<std::string> read_line(std::chrono::milliseconds limit);
   // Everything left on stdout, until the child closes it or `limit` passes.
   [[nodiscard]] std::string read_all(std::chrono::milliseconds limit);
-  // The exit status (128 + signal if killed by one), or nullopt if the child is still running at `limit`.
-  [[nodiscard]] std::optional<int> wait_for(std::chrono::milliseconds limit);
+  // The exit status (128 + signal if killed by one), or nullopt if the child is still running at
+  // `limit` or `stop()` turned true (checked whenever a signal interrupts the wait).
+  [[nodiscard]] std::optional<int> wait_for(std::chrono::milliseconds limit, const std::function<bool()>& stop = {});
   // Kills (SIGKILL) and reaps the child if it is still running; its status becomes 128 + 9.
   void kill();
 
@@ -54,9 +56,10 @@ class ChildProcess {
   std::optional<int> status_;
 };
 
-// Waits for every child until `deadline`, killing the ones still running then. Returns false if
-// any had to be killed.
-[[nodiscard]] bool wait_all(std::span<ChildProcess> children, std::chrono::steady_clock::time_point deadline);
+// Waits for every child until `deadline` (or until `stop()` turns true after a signal), killing the
+// ones still running then. Returns false if any had to be killed.
+[[nodiscard]] bool wait_all(std::span<ChildProcess> children, std::chrono::steady_clock::time_point deadline,
+                            const std::function<bool()>& stop = {});
 
 // Runs a command to its end (killed after `limit`), capturing stdout and stderr.
 struct CommandResult {
