@@ -287,7 +287,8 @@ struct TcpShuffler::Impl {
         maybe_close(*s);
       }
     } catch (const std::system_error& e) {
-      const bool quiet = e.code() == Errc::peer_closed && (s == nullptr || s->rounds->finished());
+      // A party that hangs up is a dropout: the round's one summary line reports it ("N parties dropped").
+      const bool quiet = e.code() == Errc::peer_closed && (s == nullptr || s->rounds->finished() || admitted);
       if (!quiet) {
         const std::string tag = s ? s->tag : std::string();
         log_limited(authenticated ? "rejected" : "rejected before authentication", tag + "connection from " + peer + (authenticated || s ? " (" + who(id) + ")" : std::string()) +
