@@ -357,7 +357,9 @@ TEST_CASE("shuffler process: frame headers claiming huge payloads are refused be
     links.back()->send_prefix_only(FrameType::submit, 0, 49, 4'000'000, 196'000'000);  // a consistent header
   }
   for (auto& link : links) CHECK(wait_closed(io, *link) == Errc::peer_closed);
-  CHECK(peak_memory(sh.process.pid()) < (64u << 20));
+  // Under 256 MiB even with AddressSanitizer's shadow memory (about 6 MB in a Release build, 68 MB
+  // under ASan); honouring the claims would take 1.57 GB.
+  CHECK(peak_memory(sh.process.pid()) < (256u << 20));
   CHECK(sh.log().find("count 4000000 above the limit 1") != std::string::npos);
 }
 
