@@ -90,6 +90,11 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
   if (k == 0) k = std::max<std::size_t>(1, (n + 7) / 8);  // at most 8 party processes by default
   k = std::min(k, n);
 
+  // The shuffler holds a link per party: check (and raise, for the children too) the descriptor
+  // limit before any key is made.
+  net::ensure_descriptors(n + 1 + 64 + net::ShufflerOptions{}.max_unauthenticated,
+                          "the shuffler of this local run (one link per party and the analyzer)");
+
   // Keys, config and inputs in a private directory.
   std::string dir = la.keep_dir;
   if (dir.empty()) {
@@ -214,6 +219,11 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
   report["processes"] = {{"shuffler", 1}, {"analyzer", 1}, {"party_processes", children.size() - 2}, {"parties_per_process", k}};
   report["analyzer_bytes_received"] = analyzer["bytes_received"];
   report["lost_processes"] = lost;
+  // Every process's peak memory and CPU time (from wait4), for the scale benchmarks.
+  Value resources = Value::array();
+  for (const auto& c : children)
+    resources.push_back({{"process", c.name()}, {"peak_memory_bytes", c.peak_memory()}, {"cpu_seconds", c.cpu_seconds()}});
+  report["process_resources"] = resources;
   report["per_party"] = table;
   if (args.json) {
     print_report(report, true);

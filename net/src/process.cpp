@@ -66,7 +66,14 @@ ChildProcess::ChildProcess(std::string name, const std::vector<std::string>& arg
 }
 
 ChildProcess::ChildProcess(ChildProcess&& o) noexcept
-    : name_(std::move(o.name_)), pid_(o.pid_), pidfd_(o.pidfd_), out_(o.out_), pending_(std::move(o.pending_)), status_(o.status_) {
+    : name_(std::move(o.name_)),
+      pid_(o.pid_),
+      pidfd_(o.pidfd_),
+      out_(o.out_),
+      pending_(std::move(o.pending_)),
+      status_(o.status_),
+      peak_memory_(o.peak_memory_),
+      cpu_seconds_(o.cpu_seconds_) {
   o.pid_ = -1;
   o.pidfd_ = -1;
   o.out_ = -1;
@@ -81,9 +88,13 @@ ChildProcess::~ChildProcess() {
 void ChildProcess::reap(bool block) {
   if (status_ || pid_ <= 0) return;
   int st = 0;
-  const pid_t r = ::waitpid(pid_, &st, block ? 0 : WNOHANG);
+  rusage usage{};
+  const pid_t r = ::wait4(pid_, &st, block ? 0 : WNOHANG, &usage);
   if (r == pid_) {
     status_ = decode_status(st);
+    peak_memory_ = static_cast<std::size_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
+    cpu_seconds_ = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                   static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
     if (pidfd_ >= 0) ::close(pidfd_);
     pidfd_ = -1;
   }

@@ -1,4 +1,6 @@
 // `shufflempc local` and `keygen`: the one-command multi-process run gives the in-process answer.
+#include <sys/resource.h>
+
 #include "net/harness.hpp"
 
 namespace {
@@ -115,6 +117,22 @@ TEST_CASE("shufflempc local: interrupted, it stops every process and removes its
   CHECK(p.wait(std::chrono::seconds(30)) == 1);
   CHECK_FALSE(std::filesystem::exists(dir));
   CHECK(slurp(err).find("interrupted by signal 2: every process of the run was stopped and its temporary keys removed") != std::string::npos);
+  std::error_code ec;
+  std::filesystem::remove_all(tmpl, ec);
+}
+
+TEST_CASE("shufflempc local: more parties than descriptors is one clear line before any key is made") {
+  rlimit lim{};
+  REQUIRE(::getrlimit(RLIMIT_NOFILE, &lim) == 0);
+  if (lim.rlim_max == RLIM_INFINITY || lim.rlim_max >= 100'000'000) return;  // no count is beyond this machine's limit
+  char tmpl[] = "/tmp/shufflempc-localtest-XXXXXX";
+  REQUIRE(::mkdtemp(tmpl) != nullptr);
+  const std::string err = std::string(tmpl) + "/err";
+  const std::string n = std::to_string(lim.rlim_max + 1);
+  Process p({SHUFFLEMPC_CLI, "local", "central-laplace", "--parties", n}, err);
+  CHECK(p.wait(std::chrono::seconds(30)) == 2);
+  CHECK(slurp(err).find("the shuffler of this local run (one link per party and the analyzer) needs") != std::string::npos);
+  CHECK(slurp(err).find("raise it with ulimit -n") != std::string::npos);
   std::error_code ec;
   std::filesystem::remove_all(tmpl, ec);
 }

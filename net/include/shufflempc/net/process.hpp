@@ -44,6 +44,9 @@ class ChildProcess {
   [[nodiscard]] const std::string& name() const { return name_; }
   [[nodiscard]] pid_t pid() const { return pid_; }
   [[nodiscard]] std::optional<int> status() const { return status_; }
+  // After the child ended: its peak resident memory in bytes and its CPU time (user + system).
+  [[nodiscard]] std::size_t peak_memory() const { return peak_memory_; }
+  [[nodiscard]] double cpu_seconds() const { return cpu_seconds_; }
 
  private:
   void reap(bool block);
@@ -54,6 +57,8 @@ class ChildProcess {
   int out_ = -1;  // read end of the stdout pipe, if any
   std::string pending_;  // read from stdout but not yet returned as a line
   std::optional<int> status_;
+  std::size_t peak_memory_ = 0;
+  double cpu_seconds_ = 0;
 };
 
 // Waits for every child until `deadline` (or until `stop()` turns true after a signal), killing the
