@@ -1,6 +1,7 @@
 // libFuzzer target for the TCP transport's parsers: the hello, the frame header and the result
 // payload (what a peer controls before and after authentication). Build with clang and
 // -DSHUFFLEMPC_FUZZ=ON; run: build-fuzz/bin/fuzz/fuzz_frame -max_total_time=60
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -9,11 +10,15 @@
 #include "shufflempc/net/wire.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace shufflempc;
   using namespace shufflempc::net;
   const std::span<const std::uint8_t> in(data, size);
   if (size >= hello_bytes) {
     try {
-      (void)decode_hello(in.first(hello_bytes));
+      const Hello h = decode_hello(in.first(hello_bytes));
+      // Decoding then encoding gives back the same bytes (the config digest included).
+      const auto again = encode_hello(h);
+      if (!std::equal(again.begin(), again.end(), data)) __builtin_trap();
     } catch (const std::system_error&) {
     }
   }
