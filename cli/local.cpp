@@ -14,10 +14,8 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <optional>
-#include <sstream>
 
 #include "commands.hpp"
 #include "common.hpp"
@@ -66,13 +64,6 @@ struct LocalArgs {
   std::string keep_dir;
   std::optional<std::size_t> kill_party_process;  // fault injection: kill this party process at once
 };
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, const Registry& registry) {
   const std::size_t n = args.parties;
@@ -195,7 +186,7 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
   for (const auto& what : lost) std::cerr << "shufflempc local: warning: " << what << "; its parties count as dropped\n";
 
   // Assemble the report: the analyzer's result, every party's output and traffic.
-  const Value analyzer = Value::parse(slurp(outputs[0]), nullptr, false);
+  const Value analyzer = Value::parse(read_text_file(outputs[0], "the analyzer's report"), nullptr, false);
   if (analyzer.is_discarded()) throw std::runtime_error("the analyzer's report is not JSON");
   RunResult result;
   result.output = analyzer["output"];
@@ -207,7 +198,7 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
   Value table = Value::array();
   for (std::size_t i = 2; i < children.size(); ++i) {
     if (children[i].status() != 0) continue;  // a lost process: its parties are in the analyzer's dropped list
-    const Value v = Value::parse(slurp(outputs[i - 1]), nullptr, false);
+    const Value v = Value::parse(read_text_file(outputs[i - 1], children[i].name() + "'s report"), nullptr, false);
     if (v.is_discarded() || !v.contains("parties")) throw std::runtime_error(children[i].name() + " printed no report");
     for (const auto& p : v["parties"]) {
       if (!p["dropped"].get<bool>()) result.party_outputs[p["party"].get<PartyId>()] = p["output"];

@@ -1,7 +1,5 @@
 #include "shufflempc/runtime.hpp"
 
-#include "shufflempc/error.hpp"
-#include "shufflempc/mechanism.hpp"
 
 #include "parallel.hpp"
 
@@ -129,13 +127,6 @@ RunResult RoundDriver::run(const RunOptions& options) {
     if (!gone[id]) result.party_outputs[id] = party->output();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
-}
-
-void check_total(const RoundShape& shape, std::size_t messages, std::size_t submitted) {
-  if (messages < shape.min_messages * submitted || messages > shape.max_messages * submitted)
-    throw_error(Errc::protocol_violation, std::to_string(messages) + " messages from " + std::to_string(submitted) +
-                                              " parties, who may send " + std::to_string(shape.min_messages) + " to " +
-                                              std::to_string(shape.max_messages) + " each");
 }
 
 std::optional<double> result_error(const Value& output, const Value& truth) {

@@ -204,9 +204,7 @@ CommandResult run_command(const std::vector<std::string>& argv, std::chrono::mil
 
 void ensure_descriptors(std::size_t needed, const std::string& who) {
   rlimit lim{};
-  if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) return;
-  if (lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur >= needed) return;
-  if (lim.rlim_cur == RLIM_INFINITY) return;
+  if (::getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY || lim.rlim_cur >= needed) return;
   if (lim.rlim_max == RLIM_INFINITY || lim.rlim_max >= needed) {
     rlimit raised = lim;
     raised.rlim_cur = needed;

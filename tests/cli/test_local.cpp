@@ -2,6 +2,7 @@
 #include <sys/resource.h>
 
 #include "net/harness.hpp"
+#include "support/temp_dir.hpp"
 
 namespace {
 
@@ -22,9 +23,8 @@ Value run_json(const std::vector<std::string>& args, const std::string& err_path
 }  // namespace
 
 TEST_CASE("shufflempc local: separate party processes over TCP give the in-process estimate") {
-  char tmpl[] = "/tmp/shufflempc-localtest-XXXXXX";
-  REQUIRE(::mkdtemp(tmpl) != nullptr);
-  const std::string err = std::string(tmpl) + "/err";
+  const test::TempDir tmp("shufflempc-localtest");
+  const std::string err = tmp / "err";
   // Same seed: same inputs, same party messages, same analyzer noise; the estimate does not
   // depend on the order the shuffler chose, so the runs agree exactly.
   const std::vector<std::string> common = {"counting", "--parties", "300", "--noise", "calibrated", "--seed", "9", "--json"};
@@ -59,14 +59,11 @@ TEST_CASE("shufflempc local: separate party processes over TCP give the in-proce
     }
   }
   CHECK(dropped == 3);
-  std::error_code ec;
-  std::filesystem::remove_all(tmpl, ec);
 }
 
 TEST_CASE("shufflempc keygen writes a key file the party command accepts, and bad flags exit 2") {
-  char tmpl[] = "/tmp/shufflempc-keygentest-XXXXXX";
-  REQUIRE(::mkdtemp(tmpl) != nullptr);
-  const std::string dir = tmpl;
+  const test::TempDir tmp("shufflempc-keygentest");
+  const std::string& dir = tmp.path();
   Process p({SHUFFLEMPC_CLI, "keygen", "--out", dir + "/k.key"}, dir + "/err");
   const std::string pub = p.read_line();
   CHECK(p.wait() == 0);
@@ -76,14 +73,11 @@ TEST_CASE("shufflempc keygen writes a key file the party command accepts, and ba
   Process bad({SHUFFLEMPC_CLI, "local", "counting", "--parties", "10", "--parties-per-process", "0"}, dir + "/err2");
   CHECK(bad.wait() == 2);
   CHECK(slurp(dir + "/err2").find("parties-per-process") != std::string::npos);
-  std::error_code ec;
-  std::filesystem::remove_all(dir, ec);
 }
 
 TEST_CASE("shufflempc local: a party process that dies is a dropout; the run stands when enough parties submitted") {
-  char tmpl[] = "/tmp/shufflempc-localtest-XXXXXX";
-  REQUIRE(::mkdtemp(tmpl) != nullptr);
-  const std::string err = std::string(tmpl) + "/err";
+  const test::TempDir tmp("shufflempc-localtest");
+  const std::string err = tmp / "err";
   const Value v = run_json({SHUFFLEMPC_CLI, "local", "counting", "--parties", "200", "--noise", "calibrated", "-k", "50", "--min-parties",
                             "150", "--deadline-ms", "1500", "--kill-party-process", "1", "--seed", "3", "--json"},
                            err);
@@ -94,14 +88,11 @@ TEST_CASE("shufflempc local: a party process that dies is a dropout; the run sta
   CHECK(v["run"]["achieved"]["delta"].get<double>() <= 1e-6);
   CHECK(v["truth"].get<double>() <= 150);  // over the 150 submitters
   CHECK(slurp(err).find("warning: parties 50-99 exited with status 137; its parties count as dropped") != std::string::npos);
-  std::error_code ec;
-  std::filesystem::remove_all(tmpl, ec);
 }
 
 TEST_CASE("shufflempc local: interrupted, it stops every process and removes its temporary keys") {
-  char tmpl[] = "/tmp/shufflempc-localtest-XXXXXX";
-  REQUIRE(::mkdtemp(tmpl) != nullptr);
-  const std::string err = std::string(tmpl) + "/err";
+  const test::TempDir tmp("shufflempc-localtest");
+  const std::string err = tmp / "err";
   // Party process 0 never runs, so the round waits for its 60 s deadline: time to interrupt.
   Process p({SHUFFLEMPC_CLI, "local", "counting", "--parties", "200", "--noise", "calibrated", "-k", "100", "--kill-party-process", "0",
              "--deadline-ms", "60000"},
@@ -117,22 +108,17 @@ TEST_CASE("shufflempc local: interrupted, it stops every process and removes its
   CHECK(p.wait(std::chrono::seconds(30)) == 1);
   CHECK_FALSE(std::filesystem::exists(dir));
   CHECK(slurp(err).find("interrupted by signal 2: every process of the run was stopped and its temporary keys removed") != std::string::npos);
-  std::error_code ec;
-  std::filesystem::remove_all(tmpl, ec);
 }
 
 TEST_CASE("shufflempc local: more parties than descriptors is one clear line before any key is made") {
   rlimit lim{};
   REQUIRE(::getrlimit(RLIMIT_NOFILE, &lim) == 0);
   if (lim.rlim_max == RLIM_INFINITY || lim.rlim_max >= 100'000'000) return;  // no count is beyond this machine's limit
-  char tmpl[] = "/tmp/shufflempc-localtest-XXXXXX";
-  REQUIRE(::mkdtemp(tmpl) != nullptr);
-  const std::string err = std::string(tmpl) + "/err";
+  const test::TempDir tmp("shufflempc-localtest");
+  const std::string err = tmp / "err";
   const std::string n = std::to_string(lim.rlim_max + 1);
   Process p({SHUFFLEMPC_CLI, "local", "central-laplace", "--parties", n}, err);
   CHECK(p.wait(std::chrono::seconds(30)) == 2);
   CHECK(slurp(err).find("the shuffler of this local run (one link per party and the analyzer) needs") != std::string::npos);
   CHECK(slurp(err).find("raise it with ulimit -n") != std::string::npos);
-  std::error_code ec;
-  std::filesystem::remove_all(tmpl, ec);
 }

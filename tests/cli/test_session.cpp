@@ -4,14 +4,14 @@
 
 #include "net/harness.hpp"
 #include "shufflempc/registry.hpp"
+#include "support/temp_dir.hpp"
 
 using namespace shufflempc;
 using namespace shufflempc::test;
 
 TEST_CASE("shufflempc session writes the config every process of a multi-host run reads") {
-  char tmpl[] = "/tmp/shufflempc-sessiontest-XXXXXX";
-  REQUIRE(::mkdtemp(tmpl) != nullptr);
-  const std::string dir = tmpl;
+  const test::TempDir tmp("shufflempc-sessiontest");
+  const std::string& dir = tmp.path();
   const auto keygen = [&](const std::string& name) {
     Process p({SHUFFLEMPC_CLI, "keygen", "--out", dir + "/" + name}, dir + "/keygen.err");
     const std::string pub = p.read_line();
@@ -66,6 +66,4 @@ TEST_CASE("shufflempc session writes the config every process of a multi-host ru
               dir + "/bad.err");
   CHECK(bad.wait() == 2);
   CHECK(slurp(dir + "/bad.err").find("parameter 'epsilon' = 0 is out of range") != std::string::npos);
-  std::error_code ec;
-  std::filesystem::remove_all(dir, ec);
 }

@@ -20,18 +20,17 @@
 #include "shufflempc/net/local.hpp"
 #include "shufflempc/net/process.hpp"
 #include "shufflempc/net/tcp.hpp"
+#include "support/temp_dir.hpp"
 
 namespace shufflempc::test {
 
 // A session directory with keys and config (net::LocalDeployment, test keys from a seed).
 struct NetSession : net::LocalDeployment {
-  std::string dir;
+  TempDir tmp{"shufflempc-nettest"};
+  std::string dir = tmp.path();
 
   NetSession(std::size_t n, std::uint64_t seed, std::size_t min_parties = 0, std::chrono::milliseconds deadline = std::chrono::seconds(20),
              std::string protocol = "central-laplace") {
-    char tmpl[] = "/tmp/shufflempc-nettest-XXXXXX";
-    REQUIRE(::mkdtemp(tmpl) != nullptr);
-    dir = tmpl;
     SeededRng rng(seed);  // test keys only
     net::SessionConfig base;
     base.protocol = std::move(protocol);
@@ -41,12 +40,6 @@ struct NetSession : net::LocalDeployment {
     static_cast<net::LocalDeployment&>(*this) = net::LocalDeployment::create(n, rng, std::move(base));
     save(dir);
   }
-  ~NetSession() {
-    std::error_code ec;
-    std::filesystem::remove_all(dir, ec);
-  }
-  NetSession(const NetSession&) = delete;
-  NetSession& operator=(const NetSession&) = delete;
   [[nodiscard]] std::string path(const std::string& name) const { return dir + "/" + name; }
 };
 

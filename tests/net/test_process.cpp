@@ -8,6 +8,7 @@
 
 #include "shufflempc/net/local.hpp"
 #include "shufflempc/net/process.hpp"
+#include "support/temp_dir.hpp"
 
 using namespace shufflempc;
 
@@ -63,17 +64,14 @@ TEST_CASE("LocalDeployment: one key pair per identity, a config naming them, fil
   REQUIRE(ids.size() == 5);
   CHECK(ids.back().id == net::analyzer_id);
 
-  char tmpl[] = "/tmp/shufflempc-deploytest-XXXXXX";
-  REQUIRE(::mkdtemp(tmpl) != nullptr);
-  const std::string dir = tmpl;
+  const test::TempDir tmp("shufflempc-deploytest");
+  const std::string& dir = tmp.path();
   d.save(dir);
   const auto config = net::SessionConfig::load(dir + "/" + net::session_config_file);
   CHECK(config.session == d.config.session);
   CHECK(config.party_keys == d.config.party_keys);
   CHECK(net::KeyPair::load(net::party_key_file(dir, 2)).public_key() == d.parties[2].public_key());
   CHECK(net::KeyPair::load(dir + "/" + net::shuffler_key_file).public_key() == d.shuffler.public_key());
-  std::error_code ec;
-  std::filesystem::remove_all(dir, ec);
 }
 
 TEST_CASE("ensure_descriptors: raised within the hard limit, one clear line beyond it") {

@@ -2,27 +2,20 @@
 // stay bounded, its log stays short, and the honest parties still complete their round.
 #include <doctest/doctest.h>
 
-#include <asio.hpp>
-
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
 
-#include "shufflempc/net/local.hpp"
-#include "shufflempc/net/tcp.hpp"
+#include "net/harness.hpp"
 #include "shufflempc/registry.hpp"
 
 using namespace shufflempc;
 
 TEST_CASE("shuffler: 400 idle connections neither exhaust it nor lock the honest parties out; the log stays short") {
   const std::size_t n = 4;
-  auto protocol = builtin_registry().create("central-laplace", {}, n);
-  SeededRng key_rng(90);  // test keys only
-  net::SessionConfig base;
-  base.protocol = "central-laplace";
-  base.deadline = std::chrono::seconds(20);
-  const auto local = net::LocalDeployment::create(n, key_rng, base);
+  const test::NetSession local(n, 90);  // central-laplace, test keys
+  auto protocol = builtin_registry().create(local.config.protocol, {}, n);
   std::mutex log_mutex;
   std::vector<std::string> log;
   net::ShufflerOptions options;
@@ -77,12 +70,8 @@ TEST_CASE("shuffler: 400 idle connections neither exhaust it nor lock the honest
 
 TEST_CASE("a party started before the shuffler retries until it listens, then completes its round") {
   const std::size_t n = 3;
-  auto protocol = builtin_registry().create("central-laplace", {}, n);
-  SeededRng key_rng(92);  // test keys only
-  net::SessionConfig base;
-  base.protocol = "central-laplace";
-  base.deadline = std::chrono::seconds(20);
-  const auto local = net::LocalDeployment::create(n, key_rng, base);
+  const test::NetSession local(n, 92);  // central-laplace, test keys
+  auto protocol = builtin_registry().create(local.config.protocol, {}, n);
   // A port nobody listens on yet (the OS's choice, released at once).
   std::uint16_t port = 0;
   {

@@ -11,6 +11,7 @@
 #include "shufflempc/hex.hpp"
 #include "shufflempc/net/keys.hpp"
 #include "shufflempc/net/wire.hpp"
+#include "support/temp_dir.hpp"
 
 using namespace shufflempc;
 
@@ -92,9 +93,8 @@ TEST_CASE("wire KAT: the hello and the result payload") {
 }
 
 TEST_CASE("key files KAT: RFC 7748's key pair, the exact file written, and what is refused") {
-  char tmpl[] = "/tmp/shufflempc-keykat-XXXXXX";
-  REQUIRE(::mkdtemp(tmpl) != nullptr);
-  const std::string dir = tmpl;
+  const test::TempDir tmp("shufflempc-keykat");
+  const std::string& dir = tmp.path();
   const auto key = net::KeyPair::from_secret(bytes_of<32>(alice_secret));
   CHECK(to_hex(key.public_key()) == alice_public);
   key.save(dir + "/alice.key");
@@ -139,6 +139,4 @@ TEST_CASE("key files KAT: RFC 7748's key pair, the exact file written, and what 
   CHECK_THROWS_WITH_AS(key.save(dir + "/link.key"), doctest::Contains("it exists already (or is a symbolic link)"), std::invalid_argument);
   CHECK_FALSE(std::filesystem::exists(dir + "/elsewhere.key"));
   CHECK_THROWS_WITH_AS((void)net::KeyPair::load("/dev/zero"), doctest::Contains("is accessible to others"), std::invalid_argument);
-  std::error_code ec;
-  std::filesystem::remove_all(dir, ec);
 }

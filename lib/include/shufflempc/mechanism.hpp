@@ -170,11 +170,12 @@ class OneRoundRun {
       throw std::logic_error("party " + std::to_string(id) + "'s randomizer changed the message width");
     submitted_.push_back(id);
   }
-  // Parties first, first+1, ... with inputs `xs`; party i draws from rng.fork(i) as in a RoundDriver.
+  // Parties first, first+1, ... with inputs `xs`; party i draws from rng.fork(rng_labels::party(0, i)),
+  // as in a RoundDriver's only round.
   void add_all(std::span<const Input> xs, const Rng& rng, PartyId first = 0) {
     for (std::size_t i = 0; i < xs.size(); ++i) {
       const auto id = static_cast<PartyId>(first + i);
-      auto party_rng = rng.fork(id);
+      auto party_rng = rng.fork(rng_labels::party(0, id));
       add(id, xs[i], *party_rng);
     }
   }
