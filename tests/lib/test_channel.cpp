@@ -6,6 +6,7 @@
 
 #include "shufflempc/channel.hpp"
 #include "shufflempc/error.hpp"
+#include "support/errors.hpp"
 
 using namespace shufflempc;
 
@@ -27,14 +28,7 @@ RoundRules spec(std::size_t parties, std::size_t min) {
   r.min_parties = min;
   return r;
 }
-Errc code_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::system_error& e) {
-    return static_cast<Errc>(e.code().value());
-  }
-  return Errc{};
-}
+using test::code_of;
 }  // namespace
 
 TEST_CASE("complete_round: shuffles everything, reports dropouts, refuses bad rounds with clear codes") {
