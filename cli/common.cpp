@@ -67,7 +67,7 @@ void add_run_options(CLI::App& cmd, const ProtocolInfo& info, RunArgs& args) {
       ->check(count_check());
   for (const auto& p : info.params) {
     auto* opt = cmd.add_option("--" + p.name)->description(p.help + " (" + p.range_text() + ", default " + p.default_value + ")");
-    opt->type_name(p.type == ParamType::integer ? "INT" : p.type == ParamType::real ? "REAL" : p.type == ParamType::boolean ? "[BOOL]" : "CHOICE");
+    opt->type_name(p.type == ParamType::integer ? "INT" : p.type == ParamType::real ? "REAL" : p.type == ParamType::boolean ? "[BOOL]" : p.type == ParamType::text ? "TEXT" : "CHOICE");
     // A boolean parameter works as a bare flag (--show-keys) or with a value (--show-keys false).
     if (p.type == ParamType::boolean) opt->expected(0, 1);
   }

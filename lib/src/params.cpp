@@ -48,6 +48,7 @@ bool parse_bool(const std::string& s, bool& out) {
 std::string ParamSpec::range_text() const {
   switch (type) {
     case ParamType::boolean: return "true or false";
+    case ParamType::text: return "text";
     case ParamType::choice: {
       std::string s = "one of: ";
       for (std::size_t i = 0; i < choices.size(); ++i) s += (i ? ", " : "") + choices[i];
@@ -109,6 +110,7 @@ Params Params::parse(std::span<const ParamSpec> schema, const std::map<std::stri
       case ParamType::real:
         if (!parse_double(value, number)) throw bad("is not a number");
         break;
+      case ParamType::text: break;
     }
     if (spec.type == ParamType::integer || spec.type == ParamType::real) {
       if (spec.min && (number < *spec.min || (spec.min_exclusive && number == *spec.min))) throw bad("is out of range");

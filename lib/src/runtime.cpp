@@ -139,6 +139,15 @@ std::optional<double> result_error(const Value& output, const Value& truth) {
     }
     return worst;
   }
+  // Named outputs (an object of numbers): the largest absolute difference over the names.
+  if (output.is_object() && truth.is_object() && output.size() == truth.size() && !output.empty()) {
+    double worst = 0;
+    for (const auto& [name, value] : output.items()) {
+      if (!value.is_number() || !truth.contains(name) || !truth[name].is_number()) return std::nullopt;
+      worst = std::max(worst, std::fabs(value.get<double>() - truth[name].get<double>()));
+    }
+    return worst;
+  }
   return std::nullopt;
 }
 

@@ -11,7 +11,8 @@
 
 namespace shufflempc {
 
-enum class ParamType { integer, real, boolean, choice };
+// text: any non-empty string (a functionality program, a prime); the protocol validates it.
+enum class ParamType { integer, real, boolean, choice, text };
 
 struct ParamSpec {
   std::string name;           // the flag is --name
@@ -24,7 +25,7 @@ struct ParamSpec {
   bool max_exclusive = false;
   std::vector<std::string> choices;  // for ParamType::choice
 
-  // "(0, 1]", "[1, 4096]", "one of: a, b", "true or false"
+  // "(0, 1]", "[1, 4096]", "one of: a, b", "true or false", "text"
   [[nodiscard]] std::string range_text() const;
 };
 

@@ -134,7 +134,7 @@ class RoundDriver {
 };
 
 // Generic report fields: "error" is output - truth for numbers, the largest absolute difference
-// for vectors, and absent when either is not numeric.
+// for vectors and for objects of named numbers, and absent when either is not numeric.
 [[nodiscard]] std::optional<double> result_error(const Value& output, const Value& truth);
 
 }  // namespace shufflempc

@@ -1,0 +1,99 @@
+// Degree-2 functionalities: what the two-round engine computes, and the small language users write
+// them in.
+//
+// A program declares each party's inputs and the outputs, one statement per line (or separated by
+// ';'; '#' starts a comment):
+//
+//   input x@*                 one integer per party: x[0] owned by party 0, x[1] by party 1, ...
+//   input a[100]@0, b[100]@1  vectors owned by one party
+//   input bit y@*             inputs that must be 0 or 1
+//   noise e@* = dlap(0.5)     each party draws its share of a discrete Laplace noise of scale 1/0.5
+//                             (the shares add up to exactly the central noise: Polya differences)
+//   output s = sum(x) + sum(e)
+//   output ip = dot(a, b)
+//   output v = (3*sumsq(x) - sum(x)*sum(x)) / 6     a trailing "/ number" divides the decoded integer
+//
+// Expressions are sums of products of integers, inputs (x for a scalar, x[i] for an element) and
+// the vector forms sum(v), dot(v, w) and sumsq(v), with parentheses. Every output must have degree
+// at most 2 in the inputs: the engine evaluates products of two shared values and nothing more.
+// The arithmetic is over F_p; outputs are decoded as integers in (-p/2, p/2].
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "shufflempc/algebra.hpp"
+#include "shufflempc/channel.hpp"
+
+namespace shufflempc::mpc2 {
+
+// One shared value: an element of a declared input or a party's noise share.
+struct Variable {
+  std::string name;  // "x[3]", "a[0]", "e[2]"
+  PartyId owner = 0;
+  bool bit = false;
+  bool noise = false;
+};
+
+struct InputDecl {
+  std::string name;
+  std::size_t length = 1;
+  bool per_party = false;  // x@*: element i belongs to party i
+  bool scalar = true;      // declared without [len] and not per party
+  PartyId owner = 0;       // when not per_party
+  bool bit = false;
+  bool noise = false;
+  double epsilon = 0;      // noise: dlap(epsilon)
+  std::uint32_t first = 0;  // index of element 0 among the variables
+};
+
+// sum of coef * variable, plus a constant
+struct LinearForm {
+  std::vector<std::pair<std::uint32_t, BigInt>> terms;
+  BigInt constant = 0;
+};
+struct Product {
+  BigInt coef = 1;
+  LinearForm a, b;
+};
+struct Output {
+  std::string name;
+  std::vector<Product> products;
+  LinearForm linear;
+  std::optional<double> divisor;  // the decoded integer is divided by this (a real output)
+};
+
+struct Functionality {
+  std::size_t parties = 0;
+  std::string source;  // the program
+  std::vector<InputDecl> inputs;
+  std::vector<Variable> variables;
+  std::vector<Output> outputs;
+  std::vector<std::vector<std::uint32_t>> owned;  // per party: its variables, ascending
+
+  // Whether some party draws a noise share (the output is then randomized).
+  [[nodiscard]] bool has_noise() const;
+  // Direct evaluation over the integers with every noise share 0: values per variable.
+  [[nodiscard]] std::vector<BigInt> evaluate(const std::vector<BigInt>& values) const;
+};
+
+// Parses a program for `parties` parties. Throws std::invalid_argument naming the line and what is
+// wrong ("line 2: output 'v' has degree 3: the engine computes degree <= 2").
+[[nodiscard]] Functionality parse(std::string_view program, std::size_t parties);
+
+// The functionalities that ship with shufflempc: name, one-line description.
+struct Builtin {
+  std::string name;
+  std::string summary;
+};
+[[nodiscard]] const std::vector<Builtin>& builtins();
+// The program of a built-in for `parties` parties (length: vector length of inner-product; epsilon:
+// dp-sum's). Throws std::invalid_argument listing the built-ins for an unknown name.
+[[nodiscard]] std::string builtin_program(const std::string& name, std::size_t parties, std::size_t length, double epsilon);
+
+}  // namespace shufflempc::mpc2

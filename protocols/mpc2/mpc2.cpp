@@ -1,0 +1,561 @@
+#include "mpc2/mpc2.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <sodium.h>
+
+#include "mpc2/engine.hpp"
+#include "shufflempc/error.hpp"
+#include "shufflempc/inputs.hpp"
+#include "shufflempc/samplers.hpp"
+
+namespace shufflempc::mpc2 {
+namespace {
+
+constexpr std::uint8_t output_kind = osm::first_protocol_kind;  // round 2: (o, party)
+constexpr std::size_t max_elements_per_message = 64;
+
+// Everything the parties and the analyzer share.
+template <class F>
+struct Setup {
+  using E = Elem<F>;
+  F field;
+  Functionality fn;
+  Compiled<F> compiled;
+  std::size_t n = 0;
+  std::size_t t = 0;
+  ZeroSharing zero_sharing = ZeroSharing::prf;
+  Delivery delivery = Delivery::all_parties;
+  std::size_t noise_parties = 0;
+  osm::Config osm;
+  std::size_t round1_min = 0, round1_max = 0;  // messages per party
+
+  explicit Setup(F f) : field(std::move(f)) {}
+  [[nodiscard]] std::size_t outputs() const { return fn.outputs.size(); }
+  [[nodiscard]] std::size_t elem_bytes() const { return field.bytes(); }
+  // Field elements party p sends each peer in round 1.
+  [[nodiscard]] std::size_t elements_to_peer(PartyId p) const {
+    return fn.owned[p].size() + (zero_sharing == ZeroSharing::dealt ? outputs() : 0);
+  }
+  [[nodiscard]] std::size_t round1_messages(PartyId p) const {
+    return (n - 1) * (osm.chaff + osm.chunks(elements_to_peer(p) * elem_bytes()));
+  }
+  [[nodiscard]] std::size_t round2_width() const { return osm::header_bytes + elem_bytes(); }
+};
+
+std::string big_text(const BigInt& v) { return v.str(); }
+
+Value integer_value(const BigInt& v) {
+  if (v >= std::numeric_limits<std::int64_t>::min() && v <= std::numeric_limits<std::int64_t>::max())
+    return static_cast<std::int64_t>(v);
+  return big_text(v);
+}
+
+// The lift of an element into (-p/2, p/2], then the output's divisor.
+Value decode_output(const BigInt& p, const BigInt& e, const Output& o) {
+  BigInt v = e;
+  if (v > p / 2) v -= p;
+  if (o.divisor) return v.convert_to<double>() / *o.divisor;
+  return integer_value(v);
+}
+
+BigInt parse_integer(const Value& v, const Variable& var, PartyId id) {
+  const auto bad = [&]() {
+    return std::invalid_argument(fmt::format("{}: input {} must be {}, got {}", party_name(id), var.name,
+                                             var.bit ? "0 or 1" : "an integer (a JSON number or a decimal string)", v.dump()));
+  };
+  BigInt x;
+  if (v.is_boolean() && var.bit) x = v.get<bool>() ? 1 : 0;
+  else if (v.is_number_unsigned()) x = v.get<std::uint64_t>();
+  else if (v.is_number_integer()) x = v.get<std::int64_t>();
+  else if (v.is_string()) {
+    const std::string& s = v.get_ref<const std::string&>();
+    const std::size_t digits = s.size() - (s.starts_with('-') ? 1 : 0);
+    if (digits == 0 || digits > 2000 || s.find_first_not_of("0123456789", s.starts_with('-') ? 1 : 0) != std::string::npos) throw bad();
+    x = BigInt(s);
+  } else {
+    throw bad();
+  }
+  if (var.bit && x != 0 && x != 1) throw bad();
+  return x;
+}
+
+// The declarations party `id` supplies inputs for, in order.
+std::vector<const InputDecl*> own_declarations(const Functionality& fn, PartyId id) {
+  std::vector<const InputDecl*> own;
+  for (const auto& d : fn.inputs)
+    if (!d.noise && (d.per_party || d.owner == id)) own.push_back(&d);
+  return own;
+}
+
+// Party `id`'s input as integers, one per owned non-noise variable, in variable order.
+std::map<std::uint32_t, BigInt> parse_party_input(const Functionality& fn, PartyId id, const Value& input, const BigInt& p) {
+  const auto own = own_declarations(fn, id);
+  std::map<std::uint32_t, BigInt> values;
+  if (own.empty()) {
+    if (!input.is_null())
+      throw std::invalid_argument(fmt::format("{} owns no input in this functionality: give null, got {}", party_name(id), input.dump()));
+    return values;
+  }
+  const auto take = [&](const InputDecl& d, const Value& v) {
+    if (d.per_party || d.scalar) {
+      const std::uint32_t var = d.first + (d.per_party ? id : 0);
+      values[var] = parse_integer(v, fn.variables[var], id);
+      return;
+    }
+    if (!v.is_array() || v.size() != d.length)
+      throw std::invalid_argument(fmt::format("{}: input {} must be an array of {} integers, got {}", party_name(id), d.name,
+                                              d.length, v.is_array() ? fmt::format("an array of {}", v.size()) : v.dump()));
+    for (std::size_t i = 0; i < d.length; ++i) values[d.first + static_cast<std::uint32_t>(i)] = parse_integer(v[i], fn.variables[d.first + i], id);
+  };
+  if (own.size() == 1 && !input.is_object()) {
+    take(*own[0], input);
+  } else {
+    if (!input.is_object())
+      throw std::invalid_argument(fmt::format("{} owns several inputs: give an object {{\"name\": value, ...}}, got {}", party_name(id), input.dump()));
+    for (const auto* d : own) {
+      if (!input.contains(d->name)) throw std::invalid_argument(fmt::format("{}: input '{}' is missing", party_name(id), d->name));
+      take(*d, input.at(d->name));
+    }
+    for (const auto& [k, v] : input.items()) {
+      bool known = false;
+      for (const auto* d : own) known = known || d->name == k;
+      if (!known) throw std::invalid_argument(fmt::format("{}: '{}' is not one of its inputs", party_name(id), k));
+    }
+  }
+  const BigInt half = (p - 1) / 2;
+  for (const auto& [var, x] : values)
+    if (x > half || x < -half)
+      throw std::invalid_argument(fmt::format("{}: input {} = {} is outside [-(p-1)/2, (p-1)/2] for prime {}", party_name(id),
+                                              fn.variables[var].name, x.str(), p.str()));
+  return values;
+}
+
+template <class F>
+std::vector<std::uint8_t> encode_elements(const F& f, std::span<const Elem<F>> elems) {
+  std::vector<std::uint8_t> out(elems.size() * f.bytes());
+  for (std::size_t i = 0; i < elems.size(); ++i) f.encode(elems[i], std::span(out).subspan(i * f.bytes(), f.bytes()));
+  return out;
+}
+
+template <class F>
+Elem<F> decode_element(const F& f, std::span<const std::uint8_t> in, const std::string& what) {
+  try {
+    return f.decode(in);
+  } catch (const std::invalid_argument&) {
+    throw_error(Errc::protocol_violation, "mpc2: " + what + " is not an element of the field");
+  }
+}
+
+// Round 2: checks what arrived and interpolates every output.
+template <class F>
+Value reconstruct(const Setup<F>& s, const MessageBatch& output, const RoundOutcome& outcome, const std::vector<PartyId>& round1) {
+  using E = Elem<F>;
+  const F& f = s.field;
+  if (output.width() != s.round2_width())
+    throw_error(Errc::protocol_violation, fmt::format("mpc2: round 2's messages are {} bytes wide, expected {}", output.width(), s.round2_width()));
+  const auto& round2 = outcome.submitted;
+  std::vector<int> position(s.n, -1);
+  for (std::size_t i = 0; i < round2.size(); ++i) {
+    if (round2[i] >= s.n || !std::binary_search(round1.begin(), round1.end(), round2[i]))
+      throw_error(Errc::protocol_violation, fmt::format("mpc2: party {} sent round 2 without round 1", round2[i]));
+    position[round2[i]] = static_cast<int>(i);
+  }
+  if (s.zero_sharing == ZeroSharing::prf && round2.size() != round1.size()) {
+    std::string missing;
+    for (PartyId p : round1)
+      if (position[p] < 0) missing += (missing.empty() ? "" : ", ") + std::to_string(p);
+    throw_error(Errc::too_few_parties, "mpc2: party " + missing +
+                                           " dropped before round 2: the prf zero-sharing needs every round-1 party "
+                                           "(--zero-sharing dealt tolerates n - 2t - 1 dropouts)");
+  }
+  if (round2.size() < 2 * s.t + 1)
+    throw_error(Errc::too_few_parties, fmt::format("mpc2: {} parties sent round 2; interpolating degree 2t = {} needs {}",
+                                                   round2.size(), 2 * s.t, 2 * s.t + 1));
+  if (output.count() != round2.size() * s.outputs())
+    throw_error(Errc::protocol_violation, fmt::format("mpc2: round 2 holds {} messages for {} parties and {} outputs",
+                                                      output.count(), round2.size(), s.outputs()));
+  std::vector<E> y(round2.size() * s.outputs());
+  std::vector<bool> seen(y.size(), false);
+  for (std::size_t i = 0; i < output.count(); ++i) {
+    const auto m = output[i];
+    const osm::Header h = osm::read_header(m);
+    if (h.kind != output_kind || h.a >= s.outputs() || h.b >= s.n || position[h.b] < 0 || h.index != 0)
+      throw_error(Errc::protocol_violation, fmt::format("mpc2: a round-2 message names output {} of party {}, not a round-2 sender's", h.a, h.b));
+    const std::size_t at = static_cast<std::size_t>(position[h.b]) * s.outputs() + h.a;
+    if (seen[at]) throw_error(Errc::protocol_violation, fmt::format("mpc2: two round-2 messages name output {} of party {}", h.a, h.b));
+    seen[at] = true;
+    y[at] = decode_element(f, m.subspan(osm::header_bytes), fmt::format("party {}'s output {}", h.b, h.a));
+  }
+  const BigInt p(f.modulus());
+  Value result = Value::object();
+  if (s.zero_sharing == ZeroSharing::prf) {
+    const auto l = lagrange_at_zero(f, std::span<const PartyId>(round2));
+    for (std::size_t o = 0; o < s.outputs(); ++o) {
+      E sum{};
+      for (std::size_t j = 0; j < round2.size(); ++j) sum = f.add(sum, f.mul(l[j], y[j * s.outputs() + o]));
+      result[s.fn.outputs[o].name] = decode_output(p, to_big(f, sum), s.fn.outputs[o]);
+    }
+    return result;
+  }
+  // Dealt zero-sharing: the values lie on one polynomial of degree 2t. Interpolate at 0 from the
+  // first 2t + 1 and check that every further value lies on it (a party that lied is caught when
+  // more than 2t + 1 parties remain).
+  const std::size_t k = 2 * s.t + 1;
+  const std::span<const PartyId> base(round2.data(), k);
+  std::vector<E> column(round2.size());
+  for (std::size_t o = 0; o < s.outputs(); ++o) {
+    for (std::size_t j = 0; j < round2.size(); ++j) column[j] = y[j * s.outputs() + o];
+    const std::span<const E> base_values(column.data(), k);
+    for (std::size_t j = k; j < round2.size(); ++j)
+      if (interpolate_at(f, base, base_values, f.reduce(std::uint64_t{round2[j]} + 1)) != column[j])
+        throw_error(Errc::protocol_violation,
+                    fmt::format("mpc2: output '{}': the round-2 values do not lie on one polynomial of degree {} (a party sent a wrong value)",
+                                s.fn.outputs[o].name, 2 * s.t));
+    result[s.fn.outputs[o].name] = decode_output(p, to_big(f, interpolate_at(f, base, base_values, E{})), s.fn.outputs[o]);
+  }
+  return result;
+}
+
+template <class F>
+class Mpc2Party final : public Party {
+ public:
+  using E = Elem<F>;
+  Mpc2Party(std::shared_ptr<const Setup<F>> s, PartyId id, std::map<std::uint32_t, BigInt> inputs)
+      : s_(std::move(s)), id_(id), inputs_(std::move(inputs)) {}
+
+  void send(std::uint32_t round, Rng& rng, MessageBatch& out) override {
+    if (round == 0) send_shares(rng, out);
+    else send_outputs(out);
+  }
+
+  void receive(std::uint32_t round, const MessageBatch& output, const RoundOutcome& outcome) override {
+    if (round == 0) receive_shares(output, outcome);
+    else result_ = reconstruct(*s_, output, outcome, round1_);
+  }
+
+  Value output() const override { return result_; }
+
+ private:
+  void send_shares(Rng& rng, MessageBatch& out) {
+    const Setup<F>& s = *s_;
+    const F& f = s.field;
+    osm_.emplace(s.osm, id_, rng);
+    osm_->append_chaff(out);
+    shares_.assign(s.fn.variables.size(), E{});
+    const auto& owned = s.fn.owned[id_];
+    // plaintext[k]: this party's shares at k's point, then its zero shares for k (dealt).
+    std::vector<std::vector<E>> plaintext(s.n);
+    for (auto& p : plaintext) p.reserve(s.elements_to_peer(id_));
+    std::vector<E> points(s.n);
+    for (std::uint32_t v : owned) {
+      const Variable& var = s.fn.variables[v];
+      E secret{};
+      if (var.noise) {
+        // This party's share of the discrete Laplace noise: Polya(1/m, a) - Polya(1/m, a) over the
+        // m = noise_parties parties that are sure to submit, a = exp(-epsilon).
+        const double eps = noise_epsilon(v);
+        const double a = std::exp(-eps);
+        const double r = 1.0 / static_cast<double>(s.noise_parties);
+        const auto plus = static_cast<std::int64_t>(polya(rng, r, a));
+        const auto minus = static_cast<std::int64_t>(polya(rng, r, a));
+        secret = to_elem(f, BigInt(plus - minus));
+      } else {
+        secret = to_elem(f, inputs_.at(v));
+      }
+      share(f, secret, s.t, rng, std::span<E>(points));
+      for (PartyId k = 0; k < s.n; ++k) {
+        if (k == id_) shares_[v] = points[k];
+        else plaintext[k].push_back(points[k]);
+      }
+    }
+    zero_.assign(s.outputs(), E{});
+    if (s.zero_sharing == ZeroSharing::dealt) {
+      for (std::size_t o = 0; o < s.outputs(); ++o) {
+        share(f, E{}, 2 * s.t, rng, std::span<E>(points));
+        for (PartyId k = 0; k < s.n; ++k) {
+          if (k == id_) zero_[o] = points[k];
+          else plaintext[k].push_back(points[k]);
+        }
+      }
+    }
+    for (PartyId k = 0; k < s.n; ++k) {
+      if (k == id_) continue;
+      auto bytes = encode_elements(f, std::span<const E>(plaintext[k]));
+      osm_->append_ciphertext(k, bytes, out);
+    }
+  }
+
+  double noise_epsilon(std::uint32_t v) const {
+    for (const auto& d : s_->fn.inputs)
+      if (d.noise && v >= d.first && v < d.first + d.length) return d.epsilon;
+    return 1;
+  }
+
+  void receive_shares(const MessageBatch& output, const RoundOutcome& outcome) {
+    const Setup<F>& s = *s_;
+    const F& f = s.field;
+    round1_ = outcome.submitted;
+    osm_->receive(output, round1_);
+    for (PartyId k : round1_) {
+      if (k == id_) continue;
+      const std::size_t count = s.elements_to_peer(k);
+      const auto bytes = osm_->open(k, count * s.elem_bytes());
+      const auto& owned = s.fn.owned[k];
+      for (std::size_t i = 0; i < count; ++i) {
+        const E e = decode_element(f, std::span(bytes).subspan(i * s.elem_bytes(), s.elem_bytes()),
+                                   fmt::format("a share from party {}", k));
+        if (i < owned.size()) shares_[owned[i]] = e;
+        else zero_[i - owned.size()] = f.add(zero_[i - owned.size()], e);
+      }
+    }
+    if (s.zero_sharing == ZeroSharing::prf) {
+      // alpha_o = sum_{k > self} F(K, o) - sum_{k < self} F(K, o); divided by L_self.
+      const auto l = lagrange_at_zero(f, std::span<const PartyId>(round1_));
+      const auto self_at = static_cast<std::size_t>(std::lower_bound(round1_.begin(), round1_.end(), id_) - round1_.begin());
+      const E inv_l = f.inverse(l[self_at]);
+      for (PartyId k : round1_) {
+        if (k == id_) continue;
+        auto key = osm_->pair_key(k);
+        auto prf = SeededRng::from_key(key);
+        sodium_memzero(key.data(), key.size());
+        for (std::size_t o = 0; o < s.outputs(); ++o) {
+          const E r = f.mul(f.uniform(prf), inv_l);
+          zero_[o] = k > id_ ? f.add(zero_[o], r) : f.sub(zero_[o], r);
+        }
+      }
+    }
+    osm_.reset();
+  }
+
+  void send_outputs(MessageBatch& out) {
+    const Setup<F>& s = *s_;
+    const F& f = s.field;
+    const auto local = evaluate_local(f, s.compiled, std::span<const E>(shares_));
+    for (std::size_t o = 0; o < s.outputs(); ++o) {
+      auto m = out.append();
+      osm::write_header(m, {output_kind, static_cast<std::uint32_t>(o), id_, 0});
+      f.encode(f.add(local[o], zero_[o]), m.subspan(osm::header_bytes));
+    }
+    shares_.clear();
+  }
+
+  std::shared_ptr<const Setup<F>> s_;
+  PartyId id_;
+  std::map<std::uint32_t, BigInt> inputs_;
+  std::optional<osm::SecretMessages> osm_;
+  std::vector<E> shares_;  // this party's share of every variable
+  std::vector<E> zero_;    // this party's zero share of every output
+  std::vector<PartyId> round1_;
+  Value result_;
+};
+
+template <class F>
+class Mpc2Analyzer final : public Analyzer {
+ public:
+  explicit Mpc2Analyzer(std::shared_ptr<const Setup<F>> s) : s_(std::move(s)) {}
+  void receive(std::uint32_t round, const MessageBatch& output, const RoundOutcome& outcome, Rng&) override {
+    const std::size_t senders = std::max<std::size_t>(1, outcome.submitted.size());
+    traffic_.push_back({{"round", round + 1},
+                        {"messages_per_party", static_cast<double>(outcome.messages) / static_cast<double>(senders)},
+                        {"bytes_per_party", static_cast<double>(output.size_bytes()) / static_cast<double>(senders)}});
+    if (round == 0) {
+      round1_ = outcome.submitted;
+      observer_ = osm::observe(s_->osm, output, round1_);
+      return;
+    }
+    result_ = reconstruct(*s_, output, outcome, round1_);
+    round2_ = outcome.submitted;
+  }
+  Value result() override { return result_; }
+  Value details() const override {
+    return {{"inputs_from", round1_},
+            {"round_2_from", round2_},
+            {"rounds", traffic_},
+            {"observer",
+             {{"pairs", observer_.pairs},
+              {"chaff_labels", s_->osm.chaff},
+              {"min_uncertain_labels", observer_.min_uncertain_labels},
+              {"collided_labels", observer_.collided_labels},
+              {"note", "per pair, the observer of round 1 is uncertain of one bit per label whose two chaff payloads differ"}}}};
+  }
+
+ private:
+  std::shared_ptr<const Setup<F>> s_;
+  std::vector<PartyId> round1_, round2_;
+  osm::ObserverView observer_;
+  Value traffic_ = Value::array();
+  Value result_;
+};
+
+template <class F>
+class Mpc2Protocol final : public Protocol {
+ public:
+  explicit Mpc2Protocol(std::shared_ptr<const Setup<F>> s) : s_(std::move(s)) {}
+  std::uint32_t rounds() const override { return 2; }
+  RoundShape round(std::uint32_t r) const override {
+    if (r == 0) return {s_->osm.width, Delivery::all_parties, s_->round1_min, s_->round1_max};
+    return RoundShape::exactly(s_->round2_width(), s_->delivery, s_->outputs());
+  }
+  std::unique_ptr<Party> make_party(PartyId id, const Value& input) const override {
+    return std::make_unique<Mpc2Party<F>>(s_, id, parse_party_input(s_->fn, id, input, modulus()));
+  }
+  std::unique_ptr<Analyzer> make_analyzer() const override { return std::make_unique<Mpc2Analyzer<F>>(s_); }
+  Value random_input(PartyId id, std::string_view spec, Rng& rng) const override {
+    std::int64_t lo = 0, hi = 100;
+    if (!spec.empty()) {
+      const auto dots = spec.find("..");
+      try {
+        if (dots == std::string_view::npos) throw std::invalid_argument("");
+        std::size_t used = 0;
+        lo = std::stoll(std::string(spec.substr(0, dots)), &used);
+        if (used != dots) throw std::invalid_argument("");
+        hi = std::stoll(std::string(spec.substr(dots + 2)), &used);
+        if (used != spec.size() - dots - 2 || lo > hi) throw std::invalid_argument("");
+      } catch (const std::exception&) {
+        throw std::invalid_argument("--random-inputs: mpc2 takes LO..HI (integers, LO <= HI), got '" + std::string(spec) + "'");
+      }
+    }
+    const auto own = own_declarations(s_->fn, id);
+    const auto draw = [&](const InputDecl& d) -> Value {
+      const auto one = [&]() -> Value { return d.bit ? Value(rng.bit() ? 1 : 0) : Value(rng.uniform_between(lo, hi)); };
+      if (d.per_party || d.scalar) return one();
+      Value a = Value::array();
+      for (std::size_t i = 0; i < d.length; ++i) a.push_back(one());
+      return a;
+    };
+    if (own.empty()) return nullptr;
+    if (own.size() == 1) return draw(*own[0]);
+    Value o = Value::object();
+    for (const auto* d : own) o[d->name] = draw(*d);
+    return o;
+  }
+  std::optional<Value> truth(std::span<const Value> inputs) const override {
+    std::vector<BigInt> values(s_->fn.variables.size(), 0);
+    for (std::size_t p = 0; p < inputs.size() && p < s_->n; ++p)
+      for (auto& [v, x] : parse_party_input(s_->fn, static_cast<PartyId>(p), inputs[p], modulus())) values[v] = x;
+    const auto out = s_->fn.evaluate(values);
+    Value t = Value::object();
+    for (std::size_t o = 0; o < out.size(); ++o) {
+      const Output& spec = s_->fn.outputs[o];
+      t[spec.name] = spec.divisor ? Value(out[o].template convert_to<double>() / *spec.divisor) : integer_value(out[o]);
+    }
+    return t;
+  }
+  Value describe() const override {
+    const Setup<F>& s = *s_;
+    std::size_t ct_min = SIZE_MAX, ct_max = 0;
+    for (PartyId p = 0; p < s.n; ++p) {
+      ct_min = std::min(ct_min, s.osm.chunks(s.elements_to_peer(p) * s.elem_bytes()));
+      ct_max = std::max(ct_max, s.osm.chunks(s.elements_to_peer(p) * s.elem_bytes()));
+    }
+    Value outputs = Value::array();
+    for (const auto& o : s.fn.outputs) outputs.push_back(o.name);
+    Value d = {{"prime", modulus().str()},
+               {"threshold", s.t},
+               {"tolerated_round_2_dropouts", s.zero_sharing == ZeroSharing::dealt ? s.n - 2 * s.t - 1 : 0},
+               {"zero_sharing", s.zero_sharing == ZeroSharing::prf ? "prf (computational)" : "dealt (perfect)"},
+               {"osm", {{"mode", osm::to_string(s.osm.mode)}, {"chaff_per_pair", s.osm.chaff}, {"message_bytes", s.osm.width}}},
+               {"round_2", to_string(s.delivery)},
+               {"variables", s.fn.variables.size()},
+               {"outputs", outputs},
+               {"per_party",
+                {{{"round", 1},
+                  {"chaff_messages", (s.n - 1) * s.osm.chaff},
+                  {"ciphertext_messages", {(s.n - 1) * ct_min, (s.n - 1) * ct_max}},
+                  {"messages", {s.round1_min, s.round1_max}},
+                  {"bytes", {s.round1_min * s.osm.width, s.round1_max * s.osm.width}}},
+                 {{"round", 2}, {"messages", s.outputs()}, {"bytes", s.outputs() * s.round2_width()}}}}};
+    if (s.fn.source.size() <= 2000) d["program"] = s.fn.source;
+    if (s.fn.has_noise()) d["noise_parties"] = s.noise_parties;
+    return d;
+  }
+  bool has_error() const override { return s_->fn.has_noise(); }
+
+ private:
+  [[nodiscard]] BigInt modulus() const { return BigInt(s_->field.modulus()); }
+  std::shared_ptr<const Setup<F>> s_;
+};
+
+template <class F>
+std::unique_ptr<Protocol> build(F field, Functionality fn, const Options& o, std::size_t min_parties) {
+  auto s = std::make_shared<Setup<F>>(std::move(field));
+  s->n = fn.parties;
+  s->t = o.threshold;
+  s->zero_sharing = o.zero_sharing;
+  s->delivery = o.delivery;
+  s->compiled = compile(s->field, fn);
+  s->fn = std::move(fn);
+  const std::size_t guaranteed = min_parties == 0 ? s->n : min_parties;
+  s->noise_parties = o.noise_parties != 0 ? o.noise_parties : guaranteed;
+  // Round 1's width: as many elements per message as the largest plaintext needs, up to 64.
+  std::size_t most = 1;
+  for (PartyId p = 0; p < s->n; ++p) most = std::max(most, s->elements_to_peer(p));
+  const std::size_t per_message = std::min(most, max_elements_per_message);
+  s->osm.parties = s->n;
+  s->osm.mode = o.osm;
+  s->osm.width = osm::header_bytes + per_message * s->elem_bytes() + (o.osm == osm::KeyMode::kdf ? osm::mac_bytes : 0);
+  if (o.osm == osm::KeyMode::kdf) {
+    s->osm.chaff = o.chaff == 0 ? osm::default_chaff : o.chaff;
+    if (s->osm.chaff < 128)
+      throw std::invalid_argument(fmt::format("parameter 'chaff' = {}: kdf keys need at least 128 labels per pair", s->osm.chaff));
+  } else {
+    // Both directions of a pair share the chaff's unknown bits: l_ij + l_ji + 40 <= chaff.
+    std::size_t need = 0;
+    for (PartyId a = 0; a < s->n; ++a)
+      for (PartyId b = a + 1; b < s->n; ++b)
+        need = std::max(need, 8 * s->elem_bytes() * (s->elements_to_peer(a) + s->elements_to_peer(b)) + osm::coset_margin_bits);
+    if (need > osm::max_chaff)
+      throw std::invalid_argument(fmt::format("--osm coset pads every share information-theoretically and needs {} chaff labels per "
+                                              "pair here, above the limit {}: use --osm kdf for this many inputs",
+                                              need, osm::max_chaff));
+    s->osm.chaff = o.chaff == 0 ? need : o.chaff;
+    if (s->osm.chaff < need)
+      throw std::invalid_argument(fmt::format("parameter 'chaff' = {}: --osm coset needs at least {} labels per pair here", s->osm.chaff, need));
+  }
+  s->osm.validate();
+  s->round1_min = SIZE_MAX;
+  for (PartyId p = 0; p < s->n; ++p) {
+    s->round1_min = std::min(s->round1_min, s->round1_messages(p));
+    s->round1_max = std::max(s->round1_max, s->round1_messages(p));
+  }
+  return std::make_unique<Mpc2Protocol<F>>(std::move(s));
+}
+
+}  // namespace
+
+std::unique_ptr<Protocol> make_protocol(Functionality fn, const Options& o, std::size_t min_parties) {
+  const std::size_t n = fn.parties;
+  if (n < 3) throw std::invalid_argument(fmt::format("mpc2 needs at least 3 parties (t >= 1 and n >= 2t + 1), got {}", n));
+  Options opt = o;
+  const std::size_t max_t = (n - 1) / 2;
+  if (opt.threshold == 0) opt.threshold = max_t;
+  if (opt.threshold > max_t)
+    throw std::invalid_argument(fmt::format("parameter 'threshold' = {}: must be in [1, {}] for {} parties (t < n/2)", opt.threshold, max_t, n));
+  const std::size_t need = 2 * opt.threshold + 1;
+  if (min_parties != 0 && min_parties < need)
+    throw std::invalid_argument(fmt::format("--min-parties {}: interpolating degree 2t = {} needs at least {} parties", min_parties,
+                                            2 * opt.threshold, need));
+  BigInt p;
+  try {
+    if (opt.prime.empty() || opt.prime.size() > 2000 || opt.prime.find_first_not_of("0123456789") != std::string::npos)
+      throw std::invalid_argument("");
+    p = BigInt(opt.prime);
+  } catch (const std::exception&) {
+    throw std::invalid_argument("parameter 'prime' = " + opt.prime + ": must be a decimal prime above the number of parties");
+  }
+  SeededRng mr(0x6d70'6332);  // Miller-Rabin's bases need no secrecy
+  if (p <= BigInt(n) || !is_probable_prime(p, mr))
+    throw std::invalid_argument("parameter 'prime' = " + opt.prime + ": must be a prime above the number of parties (" +
+                                std::to_string(n) + ")");
+  if (p < (BigInt(1) << 64)) return build(ZqSmall::from_big(p), std::move(fn), opt, min_parties);
+  return build(ZqBig(p), std::move(fn), opt, min_parties);
+}
+
+}  // namespace shufflempc::mpc2

@@ -1,0 +1,71 @@
+// Registry entry of mpc2: any degree-2 functionality (a built-in or the user's program) in two
+// shuffle rounds.
+#include <memory>
+
+#include "mpc2/mpc2.hpp"
+#include "shufflempc/files.hpp"
+
+namespace shufflempc::protocols {
+namespace {
+
+std::string builtin_list() {
+  std::string s;
+  for (const auto& b : mpc2::builtins()) s += (s.empty() ? "" : ", ") + b.name;
+  return s;
+}
+
+// --function: a built-in's name, a program (text with an 'output' statement), or @FILE.
+std::string program_text(const std::string& function, std::size_t parties, std::size_t length, double epsilon) {
+  if (function.starts_with("@")) return read_text_file(function.substr(1), "--function", std::size_t{64} << 20);
+  if (function.find("output") != std::string::npos) return function;
+  return mpc2::builtin_program(function, parties, length, epsilon);
+}
+
+}  // namespace
+
+void register_mpc2(Registry& registry) {
+  registry.add(
+      {.name = "mpc2",
+       .summary = "any degree-2 functionality (sums, inner products, variance, ANDs, DP sums) in two shuffle rounds: "
+                  "BGW with t < n/2 over one-round secret messages",
+       .params = {{.name = "function", .type = ParamType::text, .default_value = "sum",
+                   .help = "a built-in (" + builtin_list() + "), a program such as 'input x@*; output s = sum(x)', or @FILE"},
+                  {.name = "length", .type = ParamType::integer, .default_value = "8", .help = "vector length of inner-product",
+                   .min = 1.0, .max = 10'000'000.0},
+                  {.name = "epsilon", .type = ParamType::real, .default_value = "1", .help = "dp-sum's privacy parameter",
+                   .min = 0.0, .max = 50.0, .min_exclusive = true},
+                  {.name = "prime", .type = ParamType::text, .default_value = "2305843009213693951",
+                   .help = "the field F_p (default 2^61 - 1; larger primes use Boost.Multiprecision)"},
+                  {.name = "threshold", .type = ParamType::integer, .default_value = "0",
+                   .help = "t, the corrupted parties tolerated (0: floor((n - 1) / 2))", .min = 0.0, .max = 1e6},
+                  {.name = "zero-sharing", .type = ParamType::choice, .default_value = "prf",
+                   .help = "prf: pairwise PRF keys from round 1 (computational); dealt: degree-2t sharings of 0 in round 1 "
+                           "(perfect, tolerates n - 2t - 1 round-2 dropouts)",
+                   .choices = {"prf", "dealt"}},
+                  {.name = "osm", .type = ParamType::choice, .default_value = "kdf",
+                   .help = "one-round secret messages: kdf (BLAKE2b key from 160 chaff labels, XChaCha20-Poly1305) or coset "
+                           "(information-theoretic pad, chaff grows with the shares)",
+                   .choices = {"kdf", "coset"}},
+                  {.name = "chaff", .type = ParamType::integer, .default_value = "0",
+                   .help = "chaff labels per pair (0: 160 for kdf, what the pads need for coset)", .min = 0.0, .max = 65536.0},
+                  {.name = "delivery", .type = ParamType::choice, .default_value = "mpc",
+                   .help = "who receives round 2: mpc (every party) or esa (the analyzer only)", .choices = {"mpc", "esa"}}},
+       .min_parties = 3,
+       .max_parties = 256,
+       .input_help = "the party's own inputs: a number for one scalar (x@*), an array for one vector, an object "
+                     "{\"name\": value} for several, null for none; --random-inputs LO..HI (default 0..100)",
+       .create = [](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {
+         const auto length = static_cast<std::size_t>(p.integer("length"));
+         auto fn = mpc2::parse(program_text(p.text("function"), pop.parties, length, p.real("epsilon")), pop.parties);
+         mpc2::Options o;
+         o.prime = p.text("prime");
+         o.threshold = static_cast<std::size_t>(p.integer("threshold"));
+         o.zero_sharing = p.text("zero-sharing") == "dealt" ? mpc2::ZeroSharing::dealt : mpc2::ZeroSharing::prf;
+         o.osm = p.text("osm") == "coset" ? osm::KeyMode::coset : osm::KeyMode::kdf;
+         o.chaff = static_cast<std::size_t>(p.integer("chaff"));
+         o.delivery = p.text("delivery") == "esa" ? Delivery::analyzer_only : Delivery::all_parties;
+         return mpc2::make_protocol(std::move(fn), o, pop.min_parties);
+       }});
+}
+
+}  // namespace shufflempc::protocols

@@ -1,0 +1,282 @@
+// mpc2: degree-2 functionalities in two shuffle rounds. Correctness against direct evaluation,
+// exact privacy by enumeration over F_7 (with a negative control), and bad input.
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <map>
+#include <sstream>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "mpc2/engine.hpp"
+#include "mpc2/mpc2.hpp"
+#include "shufflempc/error.hpp"
+#include "shufflempc/net/inproc.hpp"
+#include "shufflempc/registry.hpp"
+#include "support/errors.hpp"
+
+namespace {
+
+using namespace shufflempc;
+using test::error_text;
+
+std::unique_ptr<Protocol> make(const std::string& program, std::size_t n, mpc2::Options o = {}, std::size_t min_parties = 0) {
+  return mpc2::make_protocol(mpc2::parse(program, n), o, min_parties);
+}
+
+// A channel that lets a test rewrite one party's batch before the shuffle.
+class TamperingChannel final : public AnonymousChannel {
+ public:
+  using Tamper = std::function<void(std::uint32_t round, PartyId party, MessageBatch& all, std::size_t first, std::size_t count)>;
+  TamperingChannel(Rng& rng, Tamper t) : inner_(rng), tamper_(std::move(t)) {}
+  RoundOutcome exchange(const RoundRules& rules, Submissions local) override {
+    for (const auto& s : local.parties) tamper_(rules.round, s.party, local.messages, s.first, s.count);
+    return inner_.exchange(rules, std::move(local));
+  }
+
+ private:
+  net::InProcessChannel inner_;
+  Tamper tamper_;
+};
+
+RunResult run_with(const Protocol& p, const std::vector<Value>& inputs, TamperingChannel::Tamper tamper, std::uint64_t seed) {
+  SeededRng rng(seed);
+  TamperingChannel channel(rng, std::move(tamper));
+  RoundDriver driver(p, channel, rng, inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) driver.add_party(static_cast<PartyId>(i), inputs[i]);
+  driver.host_analyzer();
+  return driver.run({});
+}
+
+}  // namespace
+
+TEST_CASE("mpc2 functionality language: built-ins parse, and bad programs name the line and the problem") {
+  for (const auto& b : mpc2::builtins()) {
+    CAPTURE(b.name);
+    const auto fn = mpc2::parse(mpc2::builtin_program(b.name, 5, 3, 1.0), 5);
+    CHECK_FALSE(fn.outputs.empty());
+  }
+  const auto fn = mpc2::parse("input a[3]@0, b[3]@1  # vectors\ninput x@*; output s = dot(a, b) - 2*x[2] + 7; output v = (x[0] + 1)*(x[1] - 1)", 3);
+  std::vector<BigInt> values = {1, 2, 3, 4, 5, 6, 10, 20, 30};  // a, b, x
+  const auto out = fn.evaluate(values);
+  CHECK(out[0] == BigInt(4 + 10 + 18 - 60 + 7));
+  CHECK(out[1] == BigInt(11 * 19));
+  CHECK(error_text([] { (void)mpc2::parse("input x@*\noutput y = x[0]*x[1]*x[2]", 3); }).find("line 2") != std::string::npos);
+  CHECK(error_text([] { (void)mpc2::parse("input x@*\noutput y = x[0]*x[1]*x[2]", 3); }).find("degree 3") != std::string::npos);
+  CHECK(error_text([] { (void)mpc2::parse("input x@5\noutput y = x", 3); }).find("outside [0, 3)") != std::string::npos);
+  CHECK(error_text([] { (void)mpc2::parse("input x@*\noutput y = x", 3); }).find("use x[i], sum(x)") != std::string::npos);
+  CHECK(error_text([] { (void)mpc2::parse("input x@0\noutput y = z", 3); }).find("unknown input 'z'") != std::string::npos);
+  CHECK(error_text([] { (void)mpc2::parse("input x@0", 3); }).find("no output") != std::string::npos);
+  CHECK(error_text([] { (void)mpc2::parse("input a[2]@0, b[3]@1\noutput y = dot(a, b)", 3); }).find("lengths 2 and 3") != std::string::npos);
+  CHECK(error_text([] { (void)mpc2::builtin_program("median", 3, 1, 1); }).find("neither a built-in") != std::string::npos);
+}
+
+TEST_CASE("mpc2: random degree-2 polynomials give their direct evaluation for n in {3, 4, 5, 7, 11}, both zero-sharings") {
+  SeededRng rng(21);
+  for (std::size_t n : {3u, 4u, 5u, 7u, 11u})
+    for (const auto zs : {mpc2::ZeroSharing::prf, mpc2::ZeroSharing::dealt}) {
+      CAPTURE(n);
+      // Three outputs, each a random sum of c x_i x_j, d x_i and a constant.
+      std::ostringstream program;
+      program << "input x@*\n";
+      for (int o = 0; o < 3; ++o) {
+        program << "output y" << o << " = " << rng.uniform_between(-50, 50);
+        for (int k = 0; k < 6; ++k)
+          program << " + " << rng.uniform_between(-9, 9) << "*x[" << rng.uniform(n) << "]*x[" << rng.uniform(n) << "]";
+        for (int k = 0; k < 3; ++k) program << " - " << rng.uniform_between(0, 9) << "*x[" << rng.uniform(n) << "]";
+        program << "\n";
+      }
+      mpc2::Options opt;
+      opt.zero_sharing = zs;
+      const auto protocol = make(program.str(), n, opt);
+      std::vector<Value> inputs;
+      for (std::size_t i = 0; i < n; ++i) inputs.push_back(rng.uniform_between(-1000, 1000));
+      const RunResult r = net::run_in_process(*protocol, inputs, rng);
+      CHECK(r.output == *protocol->truth(inputs));
+      for (const auto& [id, out] : r.party_outputs) CHECK(out == r.output);  // MPC mode: every party gets it
+    }
+}
+
+TEST_CASE("mpc2: vectors, a 127-bit prime, ESA delivery, the coset OSM and the threshold below n/2") {
+  SeededRng rng(22);
+  std::vector<Value> inputs = {Value::array(), Value::array(), nullptr, nullptr};
+  for (int i = 0; i < 50; ++i) {
+    inputs[0].push_back(rng.uniform_between(-(1 << 20), 1 << 20));
+    inputs[1].push_back(rng.uniform_between(-(1 << 20), 1 << 20));
+  }
+  mpc2::Options big;
+  big.prime = "170141183460469231731687303715884105727";  // 2^127 - 1
+  big.delivery = Delivery::analyzer_only;
+  const auto ip = make(mpc2::builtin_program("inner-product", 4, 50, 1), 4, big);
+  const RunResult r = net::run_in_process(*ip, inputs, rng);
+  CHECK(r.output == *ip->truth(inputs));
+  CHECK(r.party_outputs.at(0).is_null());  // ESA: only the analyzer learns the output
+  mpc2::Options coset;
+  coset.osm = osm::KeyMode::coset;
+  coset.zero_sharing = mpc2::ZeroSharing::dealt;
+  coset.threshold = 1;
+  const auto var = make(mpc2::builtin_program("variance", 5, 1, 1), 5, coset);
+  std::vector<Value> xs = {3, 5, 7, 9, 11};
+  const RunResult v = net::run_in_process(*var, xs, rng);
+  CHECK(v.output["variance"].get<double>() == doctest::Approx(10.0));
+  CHECK(v.details["observer"]["min_uncertain_labels"] == v.details["observer"]["chaff_labels"]);
+}
+
+TEST_CASE("mpc2: the dp-sum adds exactly the central discrete Laplace noise (mean 0, variance 2a/(1-a)^2)") {
+  const std::size_t n = 5;
+  const double eps = 1.0;
+  const auto protocol = make(mpc2::builtin_program("dp-sum", n, 1, eps), n);
+  SeededRng rng(23);
+  const std::vector<Value> inputs = {1, 2, 3, 4, 5};
+  const int runs = 1500;
+  double sum = 0, sq = 0;
+  for (int i = 0; i < runs; ++i) {
+    const double e = net::run_in_process(*protocol, inputs, rng).output["dp_sum"].get<double>() - 15;
+    sum += e;
+    sq += e * e;
+  }
+  const double a = std::exp(-eps);
+  const double var = 2 * a / ((1 - a) * (1 - a));  // 1.84
+  const double mean = sum / runs;
+  const double sample_var = sq / runs - mean * mean;
+  // |mean| within 6.3 standard errors (1e-9 two-sided normal bound on 1500 samples), variance
+  // within 35%: the fourth moment of DLap(e^-1) keeps the sample variance's sd below 6% here.
+  CHECK(std::fabs(mean) < 6.3 * std::sqrt(var / runs));
+  CHECK(sample_var == doctest::Approx(var).epsilon(0.35));
+}
+
+TEST_CASE("mpc2 privacy, exact over F_7, n = 3, t = 1: the corrupted party's view does not depend on inputs with the same output") {
+  // f = x0 x1 + x2. For each corrupted party c and fixed randomness of c, enumerate every honest
+  // party's randomness (its share coefficient and the two coefficients of its degree-2 zero
+  // polynomial: 7^6 outcomes) and collect c's view: the shares it receives, the zero shares it
+  // receives, and every round-2 value. Two inputs with equal outputs (and equal x_c) must give the
+  // same distribution; with the zero-sharing removed they must not.
+  const ZqSmall f(7);
+  const auto fn = mpc2::parse("input x@*\noutput y = x[0]*x[1] + x[2]", 3);
+  const auto compiled = mpc2::compile(f, fn);
+  using View = std::array<std::uint64_t, 7>;
+  const auto distribution = [&](std::array<std::uint64_t, 3> x, PartyId c, bool zero_sharing) {
+    std::map<View, std::uint64_t> counts;
+    const std::array<std::uint64_t, 3> c_rand = {2, 5, 1};  // c's share coefficient and zero polynomial
+    std::array<PartyId, 2> honest{};
+    for (PartyId p = 0, k = 0; p < 3; ++p)
+      if (p != c) honest[k++] = p;
+    for (std::uint64_t r = 0; r < 117'649; ++r) {
+      std::array<std::array<std::uint64_t, 3>, 3> rand{};  // [party][share coeff, z1, z2]
+      rand[c] = c_rand;
+      std::uint64_t rest = r;
+      for (PartyId h : honest)
+        for (auto& v : rand[h]) {
+          v = rest % 7;
+          rest /= 7;
+        }
+      std::array<std::array<std::uint64_t, 3>, 3> shares{};  // [variable][point]
+      std::array<std::array<std::uint64_t, 3>, 3> zeros{};   // [dealer][point]
+      for (PartyId p = 0; p < 3; ++p) {
+        const std::array<std::uint64_t, 1> coeff = {rand[p][0]};
+        mpc2::share_with(f, x[p], std::span<const std::uint64_t>(coeff), std::span<std::uint64_t>(shares[p]));
+        const std::array<std::uint64_t, 2> z = {rand[p][1], rand[p][2]};
+        if (zero_sharing) mpc2::share_with(f, std::uint64_t{0}, std::span<const std::uint64_t>(z), std::span<std::uint64_t>(zeros[p]));
+      }
+      View view{};
+      std::size_t k = 0;
+      for (PartyId h : honest) {
+        view[k++] = shares[h][c];
+        view[k++] = zeros[h][c];
+      }
+      for (PartyId j = 0; j < 3; ++j) {
+        const std::array<std::uint64_t, 3> at_j = {shares[0][j], shares[1][j], shares[2][j]};
+        std::uint64_t y = mpc2::evaluate_local(f, compiled, std::span<const std::uint64_t>(at_j))[0];
+        for (PartyId d = 0; d < 3; ++d) y = f.add(y, zeros[d][j]);
+        view[k++] = y;
+      }
+      ++counts[view];
+    }
+    return counts;
+  };
+  // Pairs of inputs with the same output and the same corrupted input.
+  struct Case {
+    PartyId c;
+    std::array<std::uint64_t, 3> x, x2;
+  };
+  const std::vector<Case> cases = {{0, {1, 2, 3}, {1, 4, 1}},   // 1*2 + 3 = 1*4 + 1 = 5
+                                   {1, {3, 2, 0}, {4, 2, 5}},   // 3*2 + 0 = 4*2 + 5 = 6 (mod 7)
+                                   {2, {1, 2, 3}, {3, 3, 3}}};  // 1*2 + 3 = 3*3 + 3 = 5 (mod 7)
+  for (const auto& tc : cases) {
+    CAPTURE(tc.c);
+    REQUIRE((tc.x[0] * tc.x[1] + tc.x[2]) % 7 == (tc.x2[0] * tc.x2[1] + tc.x2[2]) % 7);
+    REQUIRE(tc.x[tc.c] == tc.x2[tc.c]);
+    CHECK(distribution(tc.x, tc.c, true) == distribution(tc.x2, tc.c, true));
+    CHECK(distribution(tc.x, tc.c, false) != distribution(tc.x2, tc.c, false));  // the negative control
+  }
+}
+
+TEST_CASE("mpc2 bad input: misaddressed shares, a value outside the field, a lying party and dropouts get one clear line") {
+  const std::vector<Value> inputs = {1, 2, 3, 4};
+  mpc2::Options dealt;
+  dealt.zero_sharing = mpc2::ZeroSharing::dealt;
+  const auto p = make("input x@*\noutput s = sum(x)", 4, dealt);
+  // Party 0 readdresses its ciphertext for party 2 to party 1: the count per peer stays the same,
+  // so the channel passes it, and the receivers refuse.
+  const std::string misaddressed = error_text([&] {
+    (void)run_with(*p, inputs, [](std::uint32_t round, PartyId party, MessageBatch& all, std::size_t first, std::size_t count) {
+      if (round != 0 || party != 0) return;
+      for (std::size_t i = first; i < first + count; ++i) {
+        auto h = osm::read_header(all[i]);
+        if (h.kind == static_cast<std::uint8_t>(osm::Kind::ciphertext) && h.b == 2) {
+          h.b = 1;
+          h.index = 1;
+          osm::write_header(all[i], h);
+        }
+      }
+    }, 31);
+  });
+  CHECK(misaddressed.find("party 0 sent 2 ciphertext messages to party 1, expected 1") != std::string::npos);
+  // A round-2 value that is not a field element.
+  const std::string outside = error_text([&] {
+    (void)run_with(*p, inputs, [](std::uint32_t round, PartyId party, MessageBatch& all, std::size_t first, std::size_t) {
+      if (round == 1 && party == 3) std::fill_n(all[first].begin() + osm::header_bytes, 8, std::uint8_t{0xff});
+    }, 32);
+  });
+  CHECK(outside.find("party 3's output 0 is not an element of the field") != std::string::npos);
+  // A round-2 value off the polynomial: n = 4 > 2t + 1 = 3 points, so the lie shows.
+  const std::string lie = error_text([&] {
+    (void)run_with(*p, inputs, [](std::uint32_t round, PartyId party, MessageBatch& all, std::size_t first, std::size_t) {
+      if (round == 1 && party == 3) all[first][osm::header_bytes] ^= 1;
+    }, 33);
+  });
+  CHECK(lie.find("do not lie on one polynomial of degree 2") != std::string::npos);
+  // Dropouts: dealt zero-sharing interpolates from 2t + 1 = 3 of 4 round-2 values...
+  SeededRng rng(34);
+  RunOptions one_drop;
+  one_drop.min_parties = 3;
+  one_drop.dropouts = {{2, 1}};  // party 2 misses round 2
+  const auto dealt_run = net::run_in_process(*p, inputs, rng, one_drop);
+  CHECK(dealt_run.output["s"] == 10);
+  // ... prf zero-sharing needs them all, and says so.
+  const auto prf = make("input x@*\noutput s = sum(x)", 4);
+  const std::string prf_drop = error_text([&] { (void)net::run_in_process(*prf, inputs, rng, one_drop); });
+  CHECK(prf_drop.find("party 2 dropped before round 2: the prf zero-sharing needs every round-1 party") != std::string::npos);
+  // A party that misses round 1 is out of the computation: the result covers the others' inputs.
+  RunOptions first_drop;
+  first_drop.min_parties = 3;
+  first_drop.dropouts = {{1, 0}};
+  const auto r = net::run_in_process(*prf, inputs, rng, first_drop);
+  CHECK(r.output["s"] == 8);
+  CHECK(r.details["inputs_from"] == Value({0, 2, 3}));
+  // Configuration errors name the parameter and its range.
+  CHECK(error_text([] { (void)make("input x@*\noutput s = sum(x)", 2); }).find("at least 3 parties") != std::string::npos);
+  mpc2::Options t3;
+  t3.threshold = 3;
+  CHECK(error_text([&] { (void)make("input x@*\noutput s = sum(x)", 5, t3); }).find("'threshold' = 3: must be in [1, 2]") != std::string::npos);
+  CHECK(error_text([] { (void)make("input x@*\noutput s = sum(x)", 5, {}, 4); }).find("--min-parties 4") != std::string::npos);
+  mpc2::Options composite;
+  composite.prime = "91";
+  CHECK(error_text([&] { (void)make("input x@*\noutput s = sum(x)", 5, composite); }).find("'prime' = 91") != std::string::npos);
+  CHECK(error_text([&] { (void)p->make_party(0, Value("x")); }).find("party 0: input x[0] must be an integer") != std::string::npos);
+  CHECK(error_text([&] { (void)p->make_party(1, Value::array({1, 2})); }).find("party 1: input x[1] must be an integer") != std::string::npos);
+  // Through the registry, a bad --function names the built-ins.
+  const Registry reg = builtin_registry();
+  CHECK(error_text([&] { (void)reg.create("mpc2", {{"function", "median"}}, 3); }).find("neither a built-in (sum, weighted-sum") != std::string::npos);
+}
