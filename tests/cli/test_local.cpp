@@ -61,6 +61,32 @@ TEST_CASE("shufflempc local: separate party processes over TCP give the in-proce
   CHECK(dropped == 3);
 }
 
+TEST_CASE("shufflempc local mpc2: two rounds over TCP give the in-process result, to every party (MPC) or the analyzer (ESA)") {
+  const test::TempDir tmp("shufflempc-localtest");
+  const std::string err = tmp / "err";
+  for (const std::string delivery : {"mpc", "esa"}) {
+    CAPTURE(delivery);
+    const std::vector<std::string> common = {"mpc2", "--parties", "5", "--function", "inner-product", "--length", "200",
+                                             "--delivery", delivery, "--seed", "9", "--json"};
+    std::vector<std::string> local = {SHUFFLEMPC_CLI, "local"}, run = {SHUFFLEMPC_CLI, "run"};
+    local.insert(local.end(), common.begin(), common.end());
+    local.insert(local.end(), {"--parties-per-process", "2"});
+    run.insert(run.end(), common.begin(), common.end());
+    const Value tcp = run_json(local, err);
+    const Value mem = run_json(run, err);
+    CHECK(tcp["output"] == mem["output"]);
+    CHECK(tcp["output"] == tcp["truth"]);
+    CHECK(tcp["messages"] == mem["messages"]);
+    CHECK(tcp["transport"] == "tcp");
+    REQUIRE(tcp["per_party"].size() == 5);
+    for (const auto& p : tcp["per_party"]) CHECK(p["rounds"] == 2);
+    // Round 1 is OSM chaff and shares (kdf: 160 chaff labels per pair); round 2 one value per output.
+    REQUIRE(tcp["run"]["rounds"].size() == 2);
+    CHECK(tcp["run"]["rounds"][1]["messages_per_party"] == 1.0);
+    CHECK(tcp["run"]["observer"]["min_uncertain_labels"] == 160);
+  }
+}
+
 TEST_CASE("shufflempc keygen writes a key file the party command accepts, and bad flags exit 2") {
   const test::TempDir tmp("shufflempc-keygentest");
   const std::string& dir = tmp.path();

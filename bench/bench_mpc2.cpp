@@ -1,0 +1,166 @@
+// mpc2 (degree-2 functionalities in two shuffle rounds): the inner product of two vectors and the
+// sum of many inputs spread over the parties, for n = 3, 5, 7, in-process and over TCP loopback
+// (`shufflempc local`: shuffler, analyzer and party processes), against, in the same run, the
+// cleartext computation and the bare shuffle of the same messages (both rounds' batches).
+//
+//   build/bin/bench/bench_mpc2 [LENGTH=100000] [SUM_INPUTS=10000] [REPS=3]
+//
+// Every figure is the median of REPS runs. Progress goes to stderr, the table to stdout.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "shufflempc/net/inproc.hpp"
+#include "shufflempc/net/process.hpp"
+#include "shufflempc/registry.hpp"
+#include "shufflempc/shuffle.hpp"
+
+using namespace shufflempc;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+struct Workload {
+  std::string name;
+  std::string program;
+  std::vector<Value> inputs;
+  std::int64_t truth = 0;
+  double cleartext = 0;  // seconds to compute it in the clear
+};
+
+Workload inner_product(std::size_t n, std::size_t length, Rng& rng) {
+  Workload w{"inner product", fmt::format("input a[{0}]@0, b[{0}]@1\noutput ip = dot(a, b)", length), {}, 0, 0};
+  std::vector<std::int64_t> a(length), b(length);
+  for (auto& x : a) x = rng.uniform_between(-1000, 1000);
+  for (auto& x : b) x = rng.uniform_between(-1000, 1000);
+  std::vector<double> clear;
+  for (int r = 0; r < 5; ++r) {
+    const auto t0 = Clock::now();
+    std::int64_t s = 0;
+    for (std::size_t i = 0; i < length; ++i) s += a[i] * b[i];
+    clear.push_back(seconds_since(t0));
+    w.truth = s;
+  }
+  w.cleartext = median(clear);
+  w.inputs.assign(n, nullptr);
+  w.inputs[0] = a;
+  w.inputs[1] = b;
+  return w;
+}
+
+Workload spread_sum(std::size_t n, std::size_t count, Rng& rng) {
+  Workload w{"sum", "", {}, 0, 0};
+  std::string decl = "input ", out = "output s = ";
+  std::vector<std::vector<std::int64_t>> parts(n);
+  for (std::size_t p = 0; p < n; ++p) {
+    const std::size_t k = count * (p + 1) / n - count * p / n;
+    decl += fmt::format("{}v{}[{}]@{}", p ? ", " : "", p, k, p);
+    out += fmt::format("{}sum(v{})", p ? " + " : "", p);
+    for (std::size_t i = 0; i < k; ++i) parts[p].push_back(rng.uniform_between(0, 1'000'000));
+  }
+  w.program = decl + "\n" + out;
+  std::vector<double> clear;
+  for (int r = 0; r < 5; ++r) {
+    const auto t0 = Clock::now();
+    std::int64_t s = 0;
+    for (const auto& part : parts)
+      for (auto x : part) s += x;
+    clear.push_back(seconds_since(t0));
+    w.truth = s;
+  }
+  w.cleartext = median(clear);
+  for (auto& part : parts) w.inputs.emplace_back(part);
+  return w;
+}
+
+int run(std::size_t length, std::size_t sum_inputs, int reps) {
+  const Registry registry = builtin_registry();
+  SystemRng rng;
+  Shuffler shuffler;
+  fmt::print("{:<14} {:>2} {:>12} {:>12} {:>12} {:>12} {:>14} {:>14} {:>11}\n", "workload", "n", "in-process", "tcp (local)",
+             "cleartext", "bare shuffle", "round-1 B/pty", "round-2 B/pty", "messages");
+  for (std::size_t n : {3u, 5u, 7u}) {
+    for (int which = 0; which < 2; ++which) {
+      Workload w = which == 0 ? inner_product(n, length, rng) : spread_sum(n, sum_inputs, rng);
+      std::cerr << fmt::format("mpc2 {} at n = {}: {} in-process runs, {} over TCP\n", w.name, n, reps, reps);
+      const auto protocol = registry.create("mpc2", {{"function", w.program}}, n);
+      std::vector<double> inproc, bare, tcp;
+      RunResult last;
+      for (int r = 0; r < reps; ++r) {
+        RunOptions opts;
+        opts.record_view = true;
+        auto t0 = Clock::now();
+        last = net::run_in_process(*protocol, w.inputs, rng, opts);
+        inproc.push_back(seconds_since(t0));
+        if (last.output.begin()->get<std::int64_t>() != w.truth) {
+          std::cerr << "bench_mpc2: WRONG RESULT " << last.output.dump() << " != " << w.truth << "\n";
+          return 1;
+        }
+        // The bare shuffle of the same two batches (fresh bytes of the same count and width).
+        double b = 0;
+        for (const auto& round : last.view) {
+          MessageBatch copy(round.width(), round.count());
+          rng.fill(copy.data(), copy.size_bytes());
+          t0 = Clock::now();
+          shuffler.shuffle(copy, rng);
+          b += seconds_since(t0);
+        }
+        bare.push_back(b);
+      }
+      // Over TCP: the same functionality, inputs from a file, one process per party.
+      const std::string dir = "/tmp/bench_mpc2_" + std::to_string(::getpid());
+      std::filesystem::create_directories(dir);
+      const std::string inputs_file = dir + "/inputs.json", program_file = dir + "/program.txt";
+      {
+        std::ofstream(inputs_file) << Value(w.inputs).dump();
+        std::ofstream(program_file) << w.program;
+      }
+      for (int r = 0; r < reps; ++r) {
+        std::cerr << fmt::format("  tcp run {}/{}\n", r + 1, reps);
+        const auto t0 = Clock::now();
+        const auto res = net::run_command({SHUFFLEMPC_CLI, "local", "mpc2", "--parties", std::to_string(n), "--function",
+                                           "@" + program_file, "--inputs", inputs_file, "--json"});
+        tcp.push_back(seconds_since(t0));
+        const Value v = Value::parse(res.out, nullptr, false);
+        if (res.exit_code != 0 || v.is_discarded() || v["output"].begin()->get<std::int64_t>() != w.truth) {
+          std::cerr << "bench_mpc2: the TCP run failed: " << res.err << "\n";
+          return 1;
+        }
+      }
+      std::filesystem::remove_all(dir);
+      const auto& rounds = last.details["rounds"];
+      fmt::print("{:<14} {:>2} {:>10.1f}ms {:>10.1f}ms {:>10.3f}ms {:>10.2f}ms {:>14.0f} {:>14.0f} {:>11}\n", w.name, n,
+                 1e3 * median(inproc), 1e3 * median(tcp), 1e3 * w.cleartext, 1e3 * median(bare),
+                 rounds[0]["bytes_per_party"].get<double>(), rounds[1]["bytes_per_party"].get<double>(), last.messages);
+      std::cout.flush();
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    return run(args.size() > 0 ? std::stoull(args[0]) : 100'000, args.size() > 1 ? std::stoull(args[1]) : 10'000,
+               args.size() > 2 ? std::stoi(args[2]) : 3);
+  } catch (const std::exception& e) {
+    std::cerr << "bench_mpc2: " << e.what() << "\nusage: bench_mpc2 [LENGTH] [SUM_INPUTS] [REPS]\n";
+    return 2;
+  }
+}
