@@ -8,9 +8,10 @@
 namespace shufflempc::protocols {
 namespace {
 
+// "sum (the sum of every party's integer); weighted-sum (...); ..." for `list` and --help.
 std::string builtin_list() {
   std::string s;
-  for (const auto& b : mpc2::builtins()) s += (s.empty() ? "" : ", ") + b.name;
+  for (const auto& b : mpc2::builtins()) s += (s.empty() ? "" : "; ") + b.name + " (" + b.summary + ")";
   return s;
 }
 
@@ -29,7 +30,7 @@ void register_mpc2(Registry& registry) {
        .summary = "any degree-2 functionality (sums, inner products, variance, ANDs, DP sums) in two shuffle rounds: "
                   "BGW with t < n/2 over one-round secret messages",
        .params = {{.name = "function", .type = ParamType::text, .default_value = "sum",
-                   .help = "a built-in (" + builtin_list() + "), a program such as 'input x@*; output s = sum(x)', or @FILE"},
+                   .help = "a built-in: " + builtin_list() + "; or a program such as 'input x@*; output s = sum(x)', or @FILE"},
                   {.name = "length", .type = ParamType::integer, .default_value = "8", .help = "vector length of inner-product",
                    .min = 1.0, .max = 10'000'000.0},
                   {.name = "epsilon", .type = ParamType::real, .default_value = "1", .help = "dp-sum's privacy parameter",
