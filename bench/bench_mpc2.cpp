@@ -15,6 +15,8 @@
 #include <unistd.h>
 #include <iostream>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "shufflempc/net/inproc.hpp"
@@ -34,6 +36,19 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// The median of 5 timings of `compute` (which returns the answer), and the answer.
+template <class Compute>
+std::pair<double, std::int64_t> time_cleartext(Compute compute) {
+  std::vector<double> times;
+  std::int64_t answer = 0;
+  for (int r = 0; r < 5; ++r) {
+    const auto t0 = Clock::now();
+    answer = compute();
+    times.push_back(seconds_since(t0));
+  }
+  return {median(times), answer};
+}
+
 struct Workload {
   std::string name;
   std::string program;
@@ -47,15 +62,11 @@ Workload inner_product(std::size_t n, std::size_t length, Rng& rng) {
   std::vector<std::int64_t> a(length), b(length);
   for (auto& x : a) x = rng.uniform_between(-1000, 1000);
   for (auto& x : b) x = rng.uniform_between(-1000, 1000);
-  std::vector<double> clear;
-  for (int r = 0; r < 5; ++r) {
-    const auto t0 = Clock::now();
+  std::tie(w.cleartext, w.truth) = time_cleartext([&] {
     std::int64_t s = 0;
     for (std::size_t i = 0; i < length; ++i) s += a[i] * b[i];
-    clear.push_back(seconds_since(t0));
-    w.truth = s;
-  }
-  w.cleartext = median(clear);
+    return s;
+  });
   w.inputs.assign(n, nullptr);
   w.inputs[0] = a;
   w.inputs[1] = b;
@@ -73,16 +84,12 @@ Workload spread_sum(std::size_t n, std::size_t count, Rng& rng) {
     for (std::size_t i = 0; i < k; ++i) parts[p].push_back(rng.uniform_between(0, 1'000'000));
   }
   w.program = decl + "\n" + out;
-  std::vector<double> clear;
-  for (int r = 0; r < 5; ++r) {
-    const auto t0 = Clock::now();
+  std::tie(w.cleartext, w.truth) = time_cleartext([&] {
     std::int64_t s = 0;
     for (const auto& part : parts)
       for (auto x : part) s += x;
-    clear.push_back(seconds_since(t0));
-    w.truth = s;
-  }
-  w.cleartext = median(clear);
+    return s;
+  });
   for (auto& part : parts) w.inputs.emplace_back(part);
   return w;
 }

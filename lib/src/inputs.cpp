@@ -1,6 +1,7 @@
 #include "shufflempc/inputs.hpp"
 
 #include <charconv>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -10,6 +11,22 @@ std::optional<bool> bool_from_text(std::string_view s) {
   if (s == "true" || s == "1" || s == "yes" || s == "on") return true;
   if (s == "false" || s == "0" || s == "no" || s == "off") return false;
   return std::nullopt;
+}
+
+std::optional<BigInt> integer_from_value(const Value& v) {
+  if (v.is_number_unsigned()) return BigInt(v.get<std::uint64_t>());
+  if (v.is_number_integer()) return BigInt(v.get<std::int64_t>());
+  if (!v.is_string()) return std::nullopt;
+  const std::string& s = v.get_ref<const std::string&>();
+  const std::size_t sign = s.starts_with('-') ? 1 : 0;
+  if (s.size() == sign || s.size() - sign > 2500 || s.find_first_not_of("0123456789", sign) != std::string::npos) return std::nullopt;
+  return BigInt(s);
+}
+
+Value integer_to_value(const BigInt& x) {
+  if (x >= 0 && x <= std::numeric_limits<std::uint64_t>::max()) return static_cast<std::uint64_t>(x);
+  if (x < 0 && x >= std::numeric_limits<std::int64_t>::min()) return static_cast<std::int64_t>(x);
+  return x.str();
 }
 
 std::optional<bool> bool_from_value(const Value& v) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <initializer_list>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -15,14 +16,19 @@
 namespace shufflempc::osm {
 namespace {
 
-void update(crypto_generichash_state& st, std::string_view s) {
-  crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(s.data()), s.size());
-}
-void update(crypto_generichash_state& st, std::span<const std::uint8_t> s) { crypto_generichash_update(&st, s.data(), s.size()); }
-void update_u32(crypto_generichash_state& st, std::uint32_t v) {
-  std::array<std::uint8_t, 4> b{};
-  store_le<std::uint32_t>(b.data(), v);
-  crypto_generichash_update(&st, b.data(), b.size());
+// BLAKE2b-256(domain | u32le(a) | u32le(b) | parts...): every key of this file.
+Key derive(std::string_view domain, PartyId a, PartyId b, std::initializer_list<std::span<const std::uint8_t>> parts) {
+  crypto_generichash_state st;
+  crypto_generichash_init(&st, nullptr, 0, key_bytes);
+  crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(domain.data()), domain.size());
+  std::array<std::uint8_t, 8> ids{};
+  store_le<std::uint32_t>(ids.data(), a);
+  store_le<std::uint32_t>(ids.data() + 4, b);
+  crypto_generichash_update(&st, ids.data(), ids.size());
+  for (const auto part : parts) crypto_generichash_update(&st, part.data(), part.size());
+  Key k{};
+  crypto_generichash_final(&st, k.data(), k.size());
+  return k;
 }
 
 std::string party_text(PartyId p) { return "party " + std::to_string(p); }
@@ -59,15 +65,7 @@ void Config::validate() const {
 }
 
 Key direction_key(PartyId sender, PartyId recipient, std::span<const std::uint8_t> sender_chaff) {
-  crypto_generichash_state st;
-  crypto_generichash_init(&st, nullptr, 0, key_bytes);
-  update(st, "shufflempc/osm/v1");
-  update_u32(st, sender);
-  update_u32(st, recipient);
-  update(st, sender_chaff);
-  Key k{};
-  crypto_generichash_final(&st, k.data(), k.size());
-  return k;
+  return derive("shufflempc/osm/v1", sender, recipient, {sender_chaff});
 }
 
 Key pair_key(PartyId a, PartyId b, std::span<const std::uint8_t> chaff_a, std::span<const std::uint8_t> chaff_b) {
@@ -75,16 +73,7 @@ Key pair_key(PartyId a, PartyId b, std::span<const std::uint8_t> chaff_a, std::s
     std::swap(a, b);
     std::swap(chaff_a, chaff_b);
   }
-  crypto_generichash_state st;
-  crypto_generichash_init(&st, nullptr, 0, key_bytes);
-  update(st, "shufflempc/osm-pair/v1");
-  update_u32(st, a);
-  update_u32(st, b);
-  update(st, chaff_a);
-  update(st, chaff_b);
-  Key k{};
-  crypto_generichash_final(&st, k.data(), k.size());
-  return k;
+  return derive("shufflempc/osm-pair/v1", a, b, {chaff_a, chaff_b});
 }
 
 std::vector<std::uint8_t> coset_pad(PartyId sender, PartyId recipient, std::span<const std::uint8_t> sender_chaff,
@@ -92,13 +81,8 @@ std::vector<std::uint8_t> coset_pad(PartyId sender, PartyId recipient, std::span
   // H's rows come from an XChaCha20 keystream under a public key: anyone can rebuild H, and H is
   // fixed before anyone draws chaff. Each row has as many bits as the chaff; pad bit k is the
   // parity of row k AND vec(chaff).
-  crypto_generichash_state st;
-  crypto_generichash_init(&st, nullptr, 0, crypto_stream_xchacha20_KEYBYTES);
-  update(st, "shufflempc/osm-coset/v1");
-  update_u32(st, sender);
-  update_u32(st, recipient);
-  std::array<std::uint8_t, crypto_stream_xchacha20_KEYBYTES> key{};
-  crypto_generichash_final(&st, key.data(), key.size());
+  static_assert(key_bytes == crypto_stream_xchacha20_KEYBYTES);
+  Key key = derive("shufflempc/osm-coset/v1", sender, recipient, {});
 
   const std::size_t words = (sender_chaff.size() + 7) / 8;
   std::vector<std::uint64_t> s(words, 0);

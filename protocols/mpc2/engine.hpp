@@ -151,12 +151,4 @@ std::vector<Elem<F>> lagrange_at_zero(const F& f, std::span<const PartyId> parti
   return lagrange_at(f, parties, Elem<F>{});
 }
 
-template <class F>
-Elem<F> interpolate_at(const F& f, std::span<const PartyId> parties, std::span<const Elem<F>> values, const Elem<F>& x) {
-  const auto l = lagrange_at(f, parties, x);
-  Elem<F> s{};
-  for (std::size_t j = 0; j < parties.size(); ++j) s = f.add(s, f.mul(l[j], values[j]));
-  return s;
-}
-
 }  // namespace shufflempc::mpc2

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <optional>
 #include <stdexcept>
 
@@ -49,20 +48,12 @@ struct Setup {
   [[nodiscard]] std::size_t round2_width() const { return osm::header_bytes + elem_bytes(); }
 };
 
-std::string big_text(const BigInt& v) { return v.str(); }
-
-Value integer_value(const BigInt& v) {
-  if (v >= std::numeric_limits<std::int64_t>::min() && v <= std::numeric_limits<std::int64_t>::max())
-    return static_cast<std::int64_t>(v);
-  return big_text(v);
-}
-
 // The lift of an element into (-p/2, p/2], then the output's divisor.
 Value decode_output(const BigInt& p, const BigInt& e, const Output& o) {
   BigInt v = e;
   if (v > p / 2) v -= p;
   if (o.divisor) return v.convert_to<double>() / *o.divisor;
-  return integer_value(v);
+  return integer_to_value(v);
 }
 
 BigInt parse_integer(const Value& v, const Variable& var, PartyId id) {
@@ -70,20 +61,10 @@ BigInt parse_integer(const Value& v, const Variable& var, PartyId id) {
     return std::invalid_argument(fmt::format("{}: input {} must be {}, got {}", party_name(id), var.name,
                                              var.bit ? "0 or 1" : "an integer (a JSON number or a decimal string)", v.dump()));
   };
-  BigInt x;
-  if (v.is_boolean() && var.bit) x = v.get<bool>() ? 1 : 0;
-  else if (v.is_number_unsigned()) x = v.get<std::uint64_t>();
-  else if (v.is_number_integer()) x = v.get<std::int64_t>();
-  else if (v.is_string()) {
-    const std::string& s = v.get_ref<const std::string&>();
-    const std::size_t digits = s.size() - (s.starts_with('-') ? 1 : 0);
-    if (digits == 0 || digits > 2000 || s.find_first_not_of("0123456789", s.starts_with('-') ? 1 : 0) != std::string::npos) throw bad();
-    x = BigInt(s);
-  } else {
-    throw bad();
-  }
-  if (var.bit && x != 0 && x != 1) throw bad();
-  return x;
+  if (v.is_boolean() && var.bit) return v.get<bool>() ? 1 : 0;
+  const auto x = integer_from_value(v);
+  if (!x || (var.bit && *x != 0 && *x != 1)) throw bad();
+  return *x;
 }
 
 // The declarations party `id` supplies inputs for, in order.
@@ -94,10 +75,12 @@ std::vector<const InputDecl*> own_declarations(const Functionality& fn, PartyId 
   return own;
 }
 
-// Party `id`'s input as integers, one per owned non-noise variable, in variable order.
-std::map<std::uint32_t, BigInt> parse_party_input(const Functionality& fn, PartyId id, const Value& input, const BigInt& p) {
+// Party `id`'s input: (variable, integer) for each owned non-noise variable, in variable order
+// (declarations are taken in order, and each one's variables are consecutive).
+using PartyInput = std::vector<std::pair<std::uint32_t, BigInt>>;
+PartyInput parse_party_input(const Functionality& fn, PartyId id, const Value& input, const BigInt& p) {
   const auto own = own_declarations(fn, id);
-  std::map<std::uint32_t, BigInt> values;
+  PartyInput values;
   if (own.empty()) {
     if (!input.is_null())
       throw std::invalid_argument(fmt::format("{} owns no input in this functionality: give null, got {}", party_name(id), input.dump()));
@@ -106,13 +89,14 @@ std::map<std::uint32_t, BigInt> parse_party_input(const Functionality& fn, Party
   const auto take = [&](const InputDecl& d, const Value& v) {
     if (d.per_party || d.scalar) {
       const std::uint32_t var = d.first + (d.per_party ? id : 0);
-      values[var] = parse_integer(v, fn.variables[var], id);
+      values.emplace_back(var, parse_integer(v, fn.variables[var], id));
       return;
     }
     if (!v.is_array() || v.size() != d.length)
       throw std::invalid_argument(fmt::format("{}: input {} must be an array of {} integers, got {}", party_name(id), d.name,
                                               d.length, v.is_array() ? fmt::format("an array of {}", v.size()) : v.dump()));
-    for (std::size_t i = 0; i < d.length; ++i) values[d.first + static_cast<std::uint32_t>(i)] = parse_integer(v[i], fn.variables[d.first + i], id);
+    values.reserve(values.size() + d.length);
+    for (std::uint32_t i = 0; i < d.length; ++i) values.emplace_back(d.first + i, parse_integer(v[i], fn.variables[d.first + i], id));
   };
   if (own.size() == 1 && !input.is_object()) {
     take(*own[0], input);
@@ -195,30 +179,35 @@ Value reconstruct(const Setup<F>& s, const MessageBatch& output, const RoundOutc
   }
   const BigInt p(f.modulus());
   Value result = Value::object();
+  // sum_i l_i y_{o,i} over the first l.size() round-2 senders.
+  const auto interpolate = [&](const std::vector<E>& l, std::size_t o) {
+    E v{};
+    for (std::size_t i = 0; i < l.size(); ++i) v = f.add(v, f.mul(l[i], y[i * s.outputs() + o]));
+    return v;
+  };
   if (s.zero_sharing == ZeroSharing::prf) {
+    // Over every round-1 party: the alphas cancel.
     const auto l = lagrange_at_zero(f, std::span<const PartyId>(round2));
-    for (std::size_t o = 0; o < s.outputs(); ++o) {
-      E sum{};
-      for (std::size_t j = 0; j < round2.size(); ++j) sum = f.add(sum, f.mul(l[j], y[j * s.outputs() + o]));
-      result[s.fn.outputs[o].name] = decode_output(p, to_big(f, sum), s.fn.outputs[o]);
-    }
+    for (std::size_t o = 0; o < s.outputs(); ++o)
+      result[s.fn.outputs[o].name] = decode_output(p, to_big(f, interpolate(l, o)), s.fn.outputs[o]);
     return result;
   }
   // Dealt zero-sharing: the values lie on one polynomial of degree 2t. Interpolate at 0 from the
   // first 2t + 1 and check that every further value lies on it (a party that lied is caught when
   // more than 2t + 1 parties remain).
+  // The Lagrange coefficients depend on the points only: computed once, used for every output.
   const std::size_t k = 2 * s.t + 1;
   const std::span<const PartyId> base(round2.data(), k);
-  std::vector<E> column(round2.size());
+  std::vector<std::vector<E>> at(round2.size() - k + 1);  // [0]: at 0; [i]: at round2[k + i - 1]'s point
+  at[0] = lagrange_at_zero(f, base);
+  for (std::size_t j = k; j < round2.size(); ++j) at[j - k + 1] = lagrange_at(f, base, f.reduce(std::uint64_t{round2[j]} + 1));
   for (std::size_t o = 0; o < s.outputs(); ++o) {
-    for (std::size_t j = 0; j < round2.size(); ++j) column[j] = y[j * s.outputs() + o];
-    const std::span<const E> base_values(column.data(), k);
     for (std::size_t j = k; j < round2.size(); ++j)
-      if (interpolate_at(f, base, base_values, f.reduce(std::uint64_t{round2[j]} + 1)) != column[j])
+      if (interpolate(at[j - k + 1], o) != y[j * s.outputs() + o])
         throw_error(Errc::protocol_violation,
                     fmt::format("mpc2: output '{}': the round-2 values do not lie on one polynomial of degree {} (a party sent a wrong value)",
                                 s.fn.outputs[o].name, 2 * s.t));
-    result[s.fn.outputs[o].name] = decode_output(p, to_big(f, interpolate_at(f, base, base_values, E{})), s.fn.outputs[o]);
+    result[s.fn.outputs[o].name] = decode_output(p, to_big(f, interpolate(at[0], o)), s.fn.outputs[o]);
   }
   return result;
 }
@@ -227,7 +216,7 @@ template <class F>
 class Mpc2Party final : public Party {
  public:
   using E = Elem<F>;
-  Mpc2Party(std::shared_ptr<const Setup<F>> s, PartyId id, std::map<std::uint32_t, BigInt> inputs)
+  Mpc2Party(std::shared_ptr<const Setup<F>> s, PartyId id, PartyInput inputs)
       : s_(std::move(s)), id_(id), inputs_(std::move(inputs)) {}
 
   void send(std::uint32_t round, Rng& rng, MessageBatch& out) override {
@@ -254,6 +243,7 @@ class Mpc2Party final : public Party {
     std::vector<std::vector<E>> plaintext(s.n);
     for (auto& p : plaintext) p.reserve(s.elements_to_peer(id_));
     std::vector<E> points(s.n);
+    auto input = inputs_.begin();  // the owned non-noise variables, in the same order as `owned`
     for (std::uint32_t v : owned) {
       const Variable& var = s.fn.variables[v];
       E secret{};
@@ -267,7 +257,7 @@ class Mpc2Party final : public Party {
         const auto minus = static_cast<std::int64_t>(polya(rng, r, a));
         secret = to_elem(f, BigInt(plus - minus));
       } else {
-        secret = to_elem(f, inputs_.at(v));
+        secret = to_elem(f, (input++)->second);
       }
       share(f, secret, s.t, rng, std::span<E>(points));
       for (PartyId k = 0; k < s.n; ++k) {
@@ -348,7 +338,7 @@ class Mpc2Party final : public Party {
 
   std::shared_ptr<const Setup<F>> s_;
   PartyId id_;
-  std::map<std::uint32_t, BigInt> inputs_;
+  PartyInput inputs_;
   std::optional<osm::SecretMessages> osm_;
   std::vector<E> shares_;  // this party's share of every variable
   std::vector<E> zero_;    // this party's zero share of every output
@@ -439,12 +429,12 @@ class Mpc2Protocol final : public Protocol {
   std::optional<Value> truth(std::span<const Value> inputs) const override {
     std::vector<BigInt> values(s_->fn.variables.size(), 0);
     for (std::size_t p = 0; p < inputs.size() && p < s_->n; ++p)
-      for (auto& [v, x] : parse_party_input(s_->fn, static_cast<PartyId>(p), inputs[p], modulus())) values[v] = x;
+      for (auto& [v, x] : parse_party_input(s_->fn, static_cast<PartyId>(p), inputs[p], modulus())) values[v] = std::move(x);
     const auto out = s_->fn.evaluate(values);
     Value t = Value::object();
     for (std::size_t o = 0; o < out.size(); ++o) {
       const Output& spec = s_->fn.outputs[o];
-      t[spec.name] = spec.divisor ? Value(out[o].template convert_to<double>() / *spec.divisor) : integer_value(out[o]);
+      t[spec.name] = spec.divisor ? Value(out[o].template convert_to<double>() / *spec.divisor) : integer_to_value(out[o]);
     }
     return t;
   }

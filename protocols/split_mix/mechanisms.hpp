@@ -6,14 +6,12 @@
 #include <span>
 #include <string_view>
 
+#include "shufflempc/inputs.hpp"
 #include "shufflempc/mechanism.hpp"
 #include "split_mix/dp_sum.hpp"
 #include "split_mix/split_mix.hpp"
 
 namespace shufflempc::split_mix {
-
-// A JSON number when it fits 64 bits, a decimal string otherwise.
-[[nodiscard]] Value big_value(const BigInt& x);
 
 struct SumMechanism {
   using Input = BigInt;
@@ -28,8 +26,8 @@ struct SumMechanism {
   void encode(const BigInt& x, Rng& rng, MessageBatch& out) const;
   [[nodiscard]] BigInt analyze(const MessageBatch& shuffled, const RoundOutcome&, Rng&) const { return config.modulus.sum(shuffled); }
   [[nodiscard]] Value truth(std::span<const BigInt> xs) const;
-  [[nodiscard]] Value input_value(const BigInt& x) const { return big_value(x); }
-  [[nodiscard]] Value output_value(const BigInt& y) const { return big_value(y); }
+  [[nodiscard]] Value input_value(const BigInt& x) const { return integer_to_value(x); }
+  [[nodiscard]] Value output_value(const BigInt& y) const { return integer_to_value(y); }
   [[nodiscard]] Value describe() const;
 };
 

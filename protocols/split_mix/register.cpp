@@ -13,20 +13,10 @@
 namespace shufflempc {
 namespace split_mix {
 
-Value big_value(const BigInt& x) {
-  if (x >= 0 && x <= std::numeric_limits<std::uint64_t>::max()) return static_cast<std::uint64_t>(x);
-  return x.str();
-}
-
 namespace {
 
 BigInt parse_element(PartyId id, const Value& v, const BigInt& bound) {
-  BigInt x = -1;
-  if (v.is_number_unsigned()) x = v.get<std::uint64_t>();
-  else if (v.is_number_integer()) x = v.get<std::int64_t>();
-  else if (v.is_string() && !v.get<std::string>().empty() && v.get<std::string>().size() <= 2500 &&
-           v.get<std::string>().find_first_not_of("0123456789") == std::string::npos)
-    x = BigInt(v.get<std::string>());
+  const BigInt x = integer_from_value(v).value_or(-1);
   if (x < 0 || x >= bound)
     throw std::invalid_argument(party_name(id) + " must be an integer in [0, " + bound.str() +
                                 ") (a JSON number or a decimal string), got " + v.dump());
@@ -34,7 +24,7 @@ BigInt parse_element(PartyId id, const Value& v, const BigInt& bound) {
 }
 
 Value split_description(const SumConfig& c) {
-  return {{"q", big_value(c.modulus.value())},
+  return {{"q", integer_to_value(c.modulus.value())},
           {"modulus", c.modulus_given ? "2^modulus-bits (the output is the sum mod q)" : "n 2^input-bits (holds every sum)"},
           {"log2_q", c.modulus.log2()},
           {"message_bytes", c.modulus.width()},
@@ -69,7 +59,7 @@ void SumMechanism::encode(const BigInt& x, Rng& rng, MessageBatch& out) const {
 Value SumMechanism::truth(std::span<const BigInt> xs) const {
   BigInt total = 0;
   for (const auto& x : xs) total += x;
-  return big_value(total % config.modulus.value());
+  return integer_to_value(total % config.modulus.value());
 }
 
 Value SumMechanism::describe() const { return split_description(config); }

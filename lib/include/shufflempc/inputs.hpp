@@ -6,6 +6,7 @@
 #include <optional>
 #include <string_view>
 
+#include "shufflempc/algebra.hpp"
 #include "shufflempc/random.hpp"
 #include "shufflempc/runtime.hpp"
 
@@ -20,6 +21,11 @@ namespace shufflempc {
 [[nodiscard]] bool parse_bit(const Value& v, std::string_view who);
 // The same for a yes/no answer: "<who> must answer yes or no (or 1 / 0), got ..." otherwise.
 [[nodiscard]] bool parse_answer(const Value& v, std::string_view who);
+// An integer given as a JSON integer or as a decimal string ("-12", "340282366920938463463374607431768211507";
+// at most 2500 digits), for values beyond 64 bits; nullopt for anything else.
+[[nodiscard]] std::optional<BigInt> integer_from_value(const Value& v);
+// The other way: a JSON number when it fits 64 bits (signed or unsigned), a decimal string otherwise.
+[[nodiscard]] Value integer_to_value(const BigInt& x);
 // "input of party <id>", the name parse_bit and the protocols give a party.
 [[nodiscard]] std::string party_name(PartyId id);
 
