@@ -137,6 +137,22 @@ Elem<F> decode_element(const F& f, std::span<const std::uint8_t> in, const std::
   }
 }
 
+// Round 1: the output holds exactly the submitters' declared messages, each chaff or ciphertext. (A
+// party's count may lie anywhere in the round's [min, max]; junk within it would otherwise pass.)
+template <class F>
+void check_round1(const Setup<F>& s, const MessageBatch& output, const std::vector<PartyId>& submitted) {
+  std::size_t expected = 0;
+  for (PartyId p : submitted) expected += p < s.n ? s.round1_messages(p) : 0;
+  if (output.count() != expected)
+    throw_error(Errc::protocol_violation, fmt::format("mpc2: round 1 holds {} messages; the {} submitters' declared counts add up to {}",
+                                                      output.count(), submitted.size(), expected));
+  for (std::size_t i = 0; i < output.count(); ++i) {
+    const std::uint8_t kind = output[i][0];
+    if (kind != static_cast<std::uint8_t>(osm::Kind::chaff) && kind != static_cast<std::uint8_t>(osm::Kind::ciphertext))
+      throw_error(Errc::protocol_violation, fmt::format("mpc2: a round-1 message has kind {}, neither chaff nor ciphertext", kind));
+  }
+}
+
 // Round 2: checks what arrived and interpolates every output.
 template <class F>
 Value reconstruct(const Setup<F>& s, const MessageBatch& output, const RoundOutcome& outcome, const std::vector<PartyId>& round1) {
@@ -292,6 +308,7 @@ class Mpc2Party final : public Party {
     const Setup<F>& s = *s_;
     const F& f = s.field;
     round1_ = outcome.submitted;
+    check_round1(s, output, round1_);
     osm_->receive(output, round1_);
     for (PartyId k : round1_) {
       if (k == id_) continue;
@@ -357,6 +374,7 @@ class Mpc2Analyzer final : public Analyzer {
                         {"bytes_per_party", static_cast<double>(output.size_bytes()) / static_cast<double>(senders)}});
     if (round == 0) {
       round1_ = outcome.submitted;
+      check_round1(*s_, output, round1_);
       observer_ = osm::observe(s_->osm, output, round1_);
       return;
     }

@@ -25,24 +25,32 @@ std::unique_ptr<Protocol> make(const std::string& program, std::size_t n, mpc2::
   return mpc2::make_protocol(mpc2::parse(program, n), o, min_parties);
 }
 
-// A channel that lets a test rewrite one party's batch before the shuffle.
+// A channel that lets a test rewrite one party's batch before the shuffle, and append `junk`
+// messages of an unknown kind to the last party's round-1 batch.
 class TamperingChannel final : public AnonymousChannel {
  public:
   using Tamper = std::function<void(std::uint32_t round, PartyId party, MessageBatch& all, std::size_t first, std::size_t count)>;
-  TamperingChannel(Rng& rng, Tamper t) : inner_(rng), tamper_(std::move(t)) {}
+  TamperingChannel(Rng& rng, Tamper t, std::size_t junk) : inner_(rng), tamper_(std::move(t)), junk_(junk) {}
   RoundOutcome exchange(const RoundRules& rules, Submissions local) override {
     for (const auto& s : local.parties) tamper_(rules.round, s.party, local.messages, s.first, s.count);
+    if (rules.round == 0)
+      for (std::size_t i = 0; i < junk_; ++i) {
+        local.messages.append()[0] = 99;
+        ++local.parties.back().count;
+      }
     return inner_.exchange(rules, std::move(local));
   }
 
  private:
   net::InProcessChannel inner_;
   Tamper tamper_;
+  std::size_t junk_;
 };
 
-RunResult run_with(const Protocol& p, const std::vector<Value>& inputs, TamperingChannel::Tamper tamper, std::uint64_t seed) {
+RunResult run_with(const Protocol& p, const std::vector<Value>& inputs, TamperingChannel::Tamper tamper, std::uint64_t seed,
+                   std::size_t junk = 0) {
   SeededRng rng(seed);
-  TamperingChannel channel(rng, std::move(tamper));
+  TamperingChannel channel(rng, std::move(tamper), junk);
   RoundDriver driver(p, channel, rng, inputs.size());
   for (std::size_t i = 0; i < inputs.size(); ++i) driver.add_party(static_cast<PartyId>(i), inputs[i]);
   driver.host_analyzer();
@@ -233,6 +241,15 @@ TEST_CASE("mpc2 bad input: misaddressed shares, a value outside the field, a lyi
     }, 31);
   });
   CHECK(misaddressed.find("party 0 sent 2 ciphertext messages to party 1, expected 1") != std::string::npos);
+  // A party that owns no input sends fewer round-1 messages than an owner, so the round's declared
+  // range lets it pad; the padding is counted against the declared totals and refused.
+  const auto ip = make(mpc2::builtin_program("inner-product", 4, 100, 1), 4);
+  const std::vector<Value> vectors = {Value(std::vector<int>(100, 1)), Value(std::vector<int>(100, 2)), nullptr, nullptr};
+  const RoundShape r1 = ip->round(0);
+  REQUIRE(r1.max_messages > r1.min_messages);
+  const std::string padded = error_text([&] { (void)run_with(*ip, vectors, [](auto...) {}, 35, 1); });
+  CHECK(padded.find("mpc2: round 1 holds") != std::string::npos);
+  CHECK(padded.find("declared counts add up to") != std::string::npos);
   // A round-2 value that is not a field element.
   const std::string outside = error_text([&] {
     (void)run_with(*p, inputs, [](std::uint32_t round, PartyId party, MessageBatch& all, std::size_t first, std::size_t) {
