@@ -59,6 +59,9 @@ void Config::validate() const {
   if (width < min_width || width > MessageBatch::max_width)
     throw std::invalid_argument("secret messages: width = " + std::to_string(width) + ": must be in [" +
                                 std::to_string(min_width) + ", " + std::to_string(MessageBatch::max_width) + "]");
+  if (hubs > parties)
+    throw std::invalid_argument("secret messages: hubs = " + std::to_string(hubs) + ": must be in [0, parties = " +
+                                std::to_string(parties) + "]");
   if (chaff < 1 || chaff > max_chaff)
     throw std::invalid_argument("secret messages: chaff = " + std::to_string(chaff) + ": must be in [1, " +
                                 std::to_string(max_chaff) + "]");
@@ -109,7 +112,7 @@ SecretMessages::SecretMessages(const Config& config, PartyId self, Rng& rng) : c
   const std::size_t per_peer = c_.chaff * c_.payload_bytes();
   own_.resize(per_peer * c_.parties);
   for (PartyId p = 0; p < c_.parties; ++p)
-    if (p != self_) rng.fill(std::span(own_).subspan(p * per_peer, per_peer));
+    if (c_.linked(self_, p)) rng.fill(std::span(own_).subspan(p * per_peer, per_peer));
   peers_.assign(per_peer * c_.parties, 0);
   have_peer_.assign(c_.parties, false);
   ciphertexts_.resize(c_.parties);
@@ -123,7 +126,7 @@ std::span<const std::uint8_t> SecretMessages::own_chaff(PartyId peer) const {
 void SecretMessages::append_chaff(MessageBatch& out) const {
   const std::size_t pb = c_.payload_bytes();
   for (PartyId p = 0; p < c_.parties; ++p) {
-    if (p == self_) continue;
+    if (!c_.linked(self_, p)) continue;
     const auto chaff = own_chaff(p);
     for (std::size_t t = 0; t < c_.chaff; ++t) {
       auto m = out.append();
@@ -136,7 +139,7 @@ void SecretMessages::append_chaff(MessageBatch& out) const {
 Key SecretMessages::sending_key(PartyId peer) const { return direction_key(self_, peer, own_chaff(peer)); }
 
 void SecretMessages::append_ciphertext(PartyId peer, std::span<const std::uint8_t> plaintext, MessageBatch& out) const {
-  if (peer == self_ || peer >= c_.parties) throw std::invalid_argument("secret messages: no link to " + party_text(peer));
+  if (!c_.linked(self_, peer)) throw std::invalid_argument("secret messages: no link to " + party_text(peer));
   const std::size_t cb = c_.chunk_bytes();
   const std::size_t n = c_.chunks(plaintext.size());
   std::vector<std::uint8_t> chunk(cb);
@@ -190,7 +193,7 @@ void SecretMessages::receive(const MessageBatch& output, std::span<const PartyId
     const auto m = output[i];
     const Header h = read_header(m);
     if (h.kind == static_cast<std::uint8_t>(Kind::chaff)) {
-      if (h.a >= h.b || h.b >= c_.parties || h.index >= c_.chaff)
+      if (h.a >= h.b || !c_.linked(h.a, h.b) || h.index >= c_.chaff)
         throw_error(Errc::protocol_violation, "secret messages: a chaff message names pair (" + std::to_string(h.a) + ", " +
                                                   std::to_string(h.b) + ") label " + std::to_string(h.index) +
                                                   ", outside the round's schedule");
@@ -202,15 +205,16 @@ void SecretMessages::receive(const MessageBatch& output, std::span<const PartyId
                                                   party_text(peer) + " holds more than two messages");
       slot[2 * at + seen[at]++] = i;
     } else if (h.kind == static_cast<std::uint8_t>(Kind::ciphertext) && h.b == self_) {
-      if (h.a >= c_.parties || h.a == self_)
-        throw_error(Errc::protocol_violation, "secret messages: a ciphertext names sender " + std::to_string(h.a));
+      if (!c_.linked(h.a, self_))
+        throw_error(Errc::protocol_violation, "secret messages: a ciphertext names sender " + std::to_string(h.a) +
+                                                  ", not linked with " + party_text(self_));
       auto& ct = ciphertexts_[h.a];
       ct.insert(ct.end(), m.begin(), m.end());
     }
   }
   for (PartyId p = 0; p < c_.parties; ++p) {
     have_peer_[p] = false;
-    if (p == self_ || !present[p]) continue;
+    if (!c_.linked(self_, p) || !present[p]) continue;
     const auto own = own_chaff(p);
     auto* dst = peers_.data() + p * c_.chaff * pb;
     for (std::size_t t = 0; t < c_.chaff; ++t) {
@@ -295,7 +299,7 @@ ObserverView observe(const Config& config, const MessageBatch& output, std::span
   std::map<std::uint64_t, std::pair<std::size_t, int>> labels;
   for (std::size_t i = 0; i < output.count(); ++i) {
     const Header h = read_header(output[i]);
-    if (h.kind != static_cast<std::uint8_t>(Kind::chaff) || h.a >= h.b || h.b >= config.parties || h.index >= config.chaff) continue;
+    if (h.kind != static_cast<std::uint8_t>(Kind::chaff) || h.a >= h.b || !config.linked(h.a, h.b) || h.index >= config.chaff) continue;
     const std::uint64_t key = (std::uint64_t{h.a} * config.parties + h.b) * config.chaff + h.index;
     auto [it, fresh] = labels.try_emplace(key, i, 0);
     if (!fresh) {
@@ -308,7 +312,7 @@ ObserverView observe(const Config& config, const MessageBatch& output, std::span
   v.min_uncertain_labels = config.chaff;
   for (PartyId a = 0; a < config.parties; ++a)
     for (PartyId b = a + 1; b < config.parties; ++b) {
-      if (!present[a] || !present[b]) continue;
+      if (!present[a] || !present[b] || !config.linked(a, b)) continue;
       ++v.pairs;
       std::size_t d = 0;
       for (std::size_t t = 0; t < config.chaff; ++t) {

@@ -40,7 +40,7 @@ Round run_round(const osm::Config& c, Rng& rng, const std::function<std::vector<
     const std::size_t first = all.messages.count();
     r.parties.back().append_chaff(all.messages);
     for (PartyId q = 0; q < c.parties; ++q)
-      if (q != p) r.parties.back().append_ciphertext(q, message(p, q), all.messages);
+      if (c.linked(p, q)) r.parties.back().append_ciphertext(q, message(p, q), all.messages);
     if (tamper) tamper(p, all.messages);
     all.parties.push_back({p, first, all.messages.count() - first});
   }
@@ -79,6 +79,44 @@ TEST_CASE("osm: every ordered pair reads what its peer sent in the same round, i
       }
     CHECK(r.parties[0].pair_key(1) != r.parties[0].pair_key(2));
   }
+}
+
+TEST_CASE("osm: with hubs, clients talk to the hubs only, and a chaff label between two clients is refused") {
+  osm::Config c{.parties = 5, .width = osm::header_bytes + osm::mac_bytes + 16, .chaff = osm::default_chaff, .hubs = 2};
+  CHECK(c.linked(0, 1));
+  CHECK(c.linked(4, 0));
+  CHECK_FALSE(c.linked(3, 4));
+  CHECK(c.peers(0) == 4);
+  CHECK(c.peers(3) == 2);
+  SeededRng rng(21);
+  Round r = run_round(c, rng, [&](PartyId a, PartyId b) { return text_message(a, b, 40); });
+  // 7 linked pairs (0-1, and 0 and 1 with each of 2, 3, 4): chaff from both ends and a ciphertext each way.
+  CHECK(r.output.count() == 7 * 2 * (c.chaff + c.chunks(40)));
+  for (PartyId p = 0; p < c.parties; ++p) {
+    CHECK(r.parties[p].chaff_messages() == c.chaff * c.peers(p));
+    r.parties[p].receive(r.output, r.submitted);
+  }
+  for (PartyId p = 0; p < c.parties; ++p) {
+    for (PartyId q = 0; q < c.parties; ++q) {
+      if (!c.linked(p, q)) continue;
+      CHECK(r.parties[p].open(q, 40) == text_message(q, p, 40));
+      CHECK(r.parties[p].pair_key(q) == r.parties[q].pair_key(p));
+    }
+  }
+  CHECK_THROWS_WITH_AS((void)r.parties[3].open(4, 40), doctest::Contains("no chaff from party 4"), std::system_error);
+  const auto view = osm::observe(c, r.output, r.submitted);
+  CHECK(view.pairs == 7);
+  CHECK(view.min_uncertain_labels == c.chaff);
+  // A client that sends chaff to another client: every receiver refuses the round.
+  Round bad = run_round(c, rng, [&](PartyId a, PartyId b) { return text_message(a, b, 40); }, [&](PartyId p, MessageBatch& out) {
+    if (p != 3) return;
+    auto m = out.append();
+    osm::write_header(m, {static_cast<std::uint8_t>(osm::Kind::chaff), 3, 4, 0});
+  });
+  CHECK(test::code_of([&] { bad.parties[0].receive(bad.output, bad.submitted); }) == Errc::protocol_violation);
+  SeededRng r2(1);
+  CHECK_THROWS_WITH_AS((void)SecretMessages(osm::Config{.parties = 3, .width = 40, .hubs = 4}, 0, r2), doctest::Contains("hubs = 4"),
+                       std::invalid_argument);
 }
 
 TEST_CASE("osm: the observer's uncertainty equals the number of chaff labels (no collisions in 20,000 rounds)") {

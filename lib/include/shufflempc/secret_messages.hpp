@@ -70,7 +70,19 @@ struct Config {
   std::size_t width = 0;  // of every message of the round: header_bytes + payload
   std::size_t chaff = default_chaff;
   KeyMode mode = KeyMode::kdf;
+  // The pair schedule: 0 links every pair; h > 0 links a pair only when one of its members is
+  // among parties 0..h-1 (a star of hubs: input-only clients talk to the computing parties and
+  // never to each other). The schedule is public, like the chaff labels.
+  std::size_t hubs = 0;
 
+  [[nodiscard]] bool linked(PartyId a, PartyId b) const {
+    return a != b && a < parties && b < parties && (hubs == 0 || a < hubs || b < hubs);
+  }
+  // Peers `p` is linked with.
+  [[nodiscard]] std::size_t peers(PartyId p) const {
+    if (hubs == 0 || hubs >= parties || p < hubs) return parties - 1;
+    return hubs;
+  }
   [[nodiscard]] std::size_t payload_bytes() const { return width - header_bytes; }
   // Plaintext bytes one ciphertext message carries (the payload minus the MAC in kdf mode).
   [[nodiscard]] std::size_t chunk_bytes() const;
@@ -96,12 +108,12 @@ class SecretMessages {
 
   [[nodiscard]] const Config& config() const { return c_; }
   [[nodiscard]] PartyId self() const { return self_; }
-  // Chaff messages this party sends: chaff for each of its parties - 1 peers.
-  [[nodiscard]] std::size_t chaff_messages() const { return c_.chaff * (c_.parties - 1); }
+  // Chaff messages this party sends: chaff for each of its linked peers.
+  [[nodiscard]] std::size_t chaff_messages() const { return c_.chaff * c_.peers(self_); }
 
-  // Appends the chaff for every peer.
+  // Appends the chaff for every linked peer.
   void append_chaff(MessageBatch& out) const;
-  // Appends the encryption of `plaintext` to `peer` as chunks(plaintext.size()) messages, usable in
+  // Appends the encryption of `plaintext` to linked `peer` as chunks(plaintext.size()) messages, usable in
   // the same round. In coset mode throws std::invalid_argument when the pad would exceed what the
   // chaff hides (8 |plaintext| + coset_margin_bits > chaff).
   void append_ciphertext(PartyId peer, std::span<const std::uint8_t> plaintext, MessageBatch& out) const;
