@@ -1,0 +1,256 @@
+#include "circuit/bristol.hpp"
+
+#include <charconv>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "shufflempc/files.hpp"
+
+namespace shufflempc::circuit {
+namespace {
+
+constexpr std::uint32_t max_wires = 1u << 28;
+constexpr std::uint64_t max_gates = 1u << 28;
+
+// Lines of the text, with their 1-based numbers; blank lines are skipped.
+class Lines {
+ public:
+  Lines(std::string_view text, std::string_view name) : text_(text), name_(name) {}
+
+  // The next non-blank line's tokens; false at the end.
+  bool next(std::vector<std::string_view>& tokens) {
+    while (pos_ < text_.size()) {
+      std::size_t end = text_.find('\n', pos_);
+      if (end == std::string_view::npos) end = text_.size();
+      std::string_view line = text_.substr(pos_, end - pos_);
+      pos_ = end + 1;
+      ++line_;
+      tokens.clear();
+      std::size_t i = 0;
+      while (i < line.size()) {
+        while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+        std::size_t j = i;
+        while (j < line.size() && line[j] != ' ' && line[j] != '\t' && line[j] != '\r') ++j;
+        if (j > i) tokens.push_back(line.substr(i, j - i));
+        i = j;
+      }
+      if (!tokens.empty()) return true;
+    }
+    return false;
+  }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw std::invalid_argument(fmt::format("circuit {}, line {}: {}", name_, line_, what));
+  }
+
+  std::uint64_t number(std::string_view token, std::string_view what, std::uint64_t max) const {
+    std::uint64_t v = 0;
+    const auto [p, ec] = std::from_chars(token.data(), token.data() + token.size(), v);
+    if (ec != std::errc{} || p != token.data() + token.size())
+      fail(fmt::format("{} must be a non-negative integer, got '{}'", what, token));
+    if (v > max) fail(fmt::format("{} = {} is above the limit {}", what, v, max));
+    return v;
+  }
+
+  [[nodiscard]] std::size_t line() const { return line_; }
+
+ private:
+  std::string_view text_;
+  std::string_view name_;
+  std::size_t pos_ = 0;
+  std::size_t line_ = 0;
+};
+
+std::vector<std::uint32_t> group_line(Lines& lines, std::vector<std::string_view>& tok, std::string_view what,
+                                      std::uint32_t wires) {
+  if (!lines.next(tok)) lines.fail(fmt::format("the file ends before the {} line", what));
+  const auto count = lines.number(tok[0], fmt::format("the number of {} groups", what), 1u << 16);
+  if (count == 0 || tok.size() != count + 1)
+    lines.fail(fmt::format("the {} line must give a positive group count and then one width per group ({} numbers), got {} numbers",
+                           what, count + 1, tok.size()));
+  std::vector<std::uint32_t> widths;
+  std::uint64_t total = 0;
+  for (std::size_t i = 1; i < tok.size(); ++i) {
+    const auto w = lines.number(tok[i], fmt::format("{} group {}'s width", what, i - 1), wires);
+    if (w == 0) lines.fail(fmt::format("{} group {} has width 0", what, i - 1));
+    widths.push_back(static_cast<std::uint32_t>(w));
+    total += w;
+  }
+  if (total > wires) lines.fail(fmt::format("the {} groups add up to {} bits, more than the {} wires", what, total, wires));
+  return widths;
+}
+
+}  // namespace
+
+const char* to_string(GateType t) {
+  switch (t) {
+    case GateType::xor_gate: return "XOR";
+    case GateType::and_gate: return "AND";
+    case GateType::inv: return "INV";
+    case GateType::eq: return "EQ";
+    case GateType::eqw: return "EQW";
+  }
+  return "?";
+}
+
+std::uint32_t Circuit::input_bits() const {
+  std::uint32_t s = 0;
+  for (auto w : inputs) s += w;
+  return s;
+}
+
+std::uint32_t Circuit::output_bits() const {
+  std::uint32_t s = 0;
+  for (auto w : outputs) s += w;
+  return s;
+}
+
+std::uint32_t Circuit::input_wire(std::size_t group) const {
+  std::uint32_t s = 0;
+  for (std::size_t g = 0; g < group; ++g) s += inputs[g];
+  return s;
+}
+
+std::uint32_t Circuit::output_wire(std::size_t group) const {
+  std::uint32_t s = wires - output_bits();
+  for (std::size_t g = 0; g < group; ++g) s += outputs[g];
+  return s;
+}
+
+Circuit parse(std::string_view text, std::string_view name) {
+  Circuit c;
+  c.name = std::string(name);
+  Lines lines(text, name);
+  std::vector<std::string_view> tok;
+  if (!lines.next(tok)) lines.fail("the file is empty (expected 'gates wires')");
+  if (tok.size() != 2) lines.fail(fmt::format("the first line must be 'gates wires', got {} numbers", tok.size()));
+  const auto gates = lines.number(tok[0], "the gate count", max_gates);
+  c.wires = static_cast<std::uint32_t>(lines.number(tok[1], "the wire count", max_wires));
+  if (c.wires == 0) lines.fail("the wire count is 0");
+  c.inputs = group_line(lines, tok, "input", c.wires);
+  c.outputs = group_line(lines, tok, "output", c.wires);
+  c.gates.reserve(gates);
+
+  std::vector<std::uint8_t> set(c.wires, 0);
+  for (std::uint32_t w = 0; w < c.input_bits(); ++w) set[w] = 1;
+  const auto read_wire = [&](std::string_view token, std::size_t gate) {
+    const auto w = lines.number(token, fmt::format("gate {}'s input wire", gate), ~std::uint32_t{0});
+    if (w >= c.wires) lines.fail(fmt::format("gate {} reads wire {}, outside [0, {})", gate, w, c.wires));
+    if (!set[w]) lines.fail(fmt::format("gate {} reads wire {} before any gate sets it", gate, w));
+    return static_cast<std::uint32_t>(w);
+  };
+  const auto write_wire = [&](std::string_view token, std::size_t gate) {
+    const auto w = lines.number(token, fmt::format("gate {}'s output wire", gate), ~std::uint32_t{0});
+    if (w >= c.wires) lines.fail(fmt::format("gate {} writes wire {}, outside [0, {})", gate, w, c.wires));
+    if (set[w]) lines.fail(fmt::format("gate {} writes wire {}, which is already set", gate, w));
+    set[w] = 1;
+    return static_cast<std::uint32_t>(w);
+  };
+  for (std::uint64_t g = 0; g < gates; ++g) {
+    if (!lines.next(tok)) lines.fail(fmt::format("the file ends after {} of its {} gates", g, gates));
+    if (tok.size() < 4) lines.fail(fmt::format("gate {} must read 'in out wires... TYPE', got {} tokens", g, tok.size()));
+    const auto in = lines.number(tok[0], fmt::format("gate {}'s input count", g), 1u << 20);
+    const auto out = lines.number(tok[1], fmt::format("gate {}'s output count", g), 1u << 20);
+    const std::string_view type = tok.back();
+    if (tok.size() != in + out + 3)
+      lines.fail(fmt::format("gate {} declares {} inputs and {} outputs but lists {} wires", g, in, out, tok.size() - 3));
+    const auto arity = [&](std::uint64_t want_in, std::uint64_t want_out) {
+      if (in != want_in || out != want_out)
+        lines.fail(fmt::format("gate {} ({}) must have {} inputs and {} output, got {} and {}", g, type, want_in, want_out, in, out));
+    };
+    if (type == "XOR" || type == "AND") {
+      arity(2, 1);
+      Gate gate{type == "XOR" ? GateType::xor_gate : GateType::and_gate, read_wire(tok[2], g), read_wire(tok[3], g), 0};
+      gate.out = write_wire(tok[4], g);
+      ++(type == "XOR" ? c.xor_gates : c.and_gates);
+      c.gates.push_back(gate);
+    } else if (type == "INV" || type == "EQW") {
+      arity(1, 1);
+      Gate gate{type == "INV" ? GateType::inv : GateType::eqw, read_wire(tok[2], g), 0, 0};
+      gate.out = write_wire(tok[3], g);
+      if (type == "INV") ++c.inv_gates;
+      c.gates.push_back(gate);
+    } else if (type == "EQ") {
+      arity(1, 1);
+      const auto v = lines.number(tok[2], fmt::format("gate {}'s constant", g), 1);
+      Gate gate{GateType::eq, static_cast<std::uint32_t>(v), 0, 0};
+      gate.out = write_wire(tok[3], g);
+      c.gates.push_back(gate);
+    } else if (type == "MAND") {
+      if (in == 0 || in != 2 * out) lines.fail(fmt::format("gate {} (MAND) must have 2k inputs and k outputs, got {} and {}", g, in, out));
+      std::vector<std::uint32_t> ins;
+      for (std::size_t i = 0; i < in; ++i) ins.push_back(read_wire(tok[2 + i], g));
+      for (std::size_t i = 0; i < out; ++i) {
+        Gate gate{GateType::and_gate, ins[i], ins[out + i], 0};
+        gate.out = write_wire(tok[2 + in + i], g);
+        ++c.and_gates;
+        c.gates.push_back(gate);
+      }
+    } else {
+      lines.fail(fmt::format("gate {} has type '{}', not one of XOR AND INV EQ EQW MAND", g, type));
+    }
+  }
+  if (lines.next(tok)) lines.fail(fmt::format("text after the {} gates the first line declares", gates));
+  for (std::uint32_t w = c.wires - c.output_bits(); w < c.wires; ++w)
+    if (!set[w]) throw std::invalid_argument(fmt::format("circuit {}: output wire {} is never set", name, w));
+  return c;
+}
+
+Circuit load(const std::string& path) {
+  const std::string text = read_text_file(path, "--circuit", std::size_t{256} << 20);
+  return parse(text, path);
+}
+
+std::vector<std::uint8_t> evaluate(const Circuit& c, std::span<const std::uint8_t> input_bits) {
+  if (input_bits.size() != c.input_bits())
+    throw std::invalid_argument(fmt::format("circuit {}: {} input bits given, the circuit takes {}", c.name, input_bits.size(), c.input_bits()));
+  std::vector<std::uint8_t> v(c.wires, 0);
+  for (std::size_t i = 0; i < input_bits.size(); ++i) v[i] = input_bits[i] & 1;
+  for (const Gate& g : c.gates) {
+    switch (g.type) {
+      case GateType::xor_gate: v[g.out] = v[g.a] ^ v[g.b]; break;
+      case GateType::and_gate: v[g.out] = v[g.a] & v[g.b]; break;
+      case GateType::inv: v[g.out] = v[g.a] ^ 1; break;
+      case GateType::eq: v[g.out] = static_cast<std::uint8_t>(g.a); break;
+      case GateType::eqw: v[g.out] = v[g.a]; break;
+    }
+  }
+  return {v.end() - c.output_bits(), v.end()};
+}
+
+std::vector<std::uint8_t> bits_from_hex(std::string_view hex, std::uint32_t width, std::string_view what) {
+  const std::size_t digits = (width + 3) / 4;
+  if (hex.size() != digits)
+    throw std::invalid_argument(fmt::format("{} must be {} hex digits ({} bits, the big-endian integer), got {} characters", what, digits,
+                                            width, hex.size()));
+  std::vector<std::uint8_t> bits(width, 0);
+  for (std::size_t i = 0; i < digits; ++i) {
+    const char ch = hex[digits - 1 - i];  // i-th least significant digit
+    int d = -1;
+    if (ch >= '0' && ch <= '9') d = ch - '0';
+    else if (ch >= 'a' && ch <= 'f') d = ch - 'a' + 10;
+    else if (ch >= 'A' && ch <= 'F') d = ch - 'A' + 10;
+    if (d < 0) throw std::invalid_argument(fmt::format("{} must be hex digits, got '{}' at position {}", what, ch, digits - 1 - i));
+    for (std::size_t b = 0; b < 4; ++b) {
+      const std::size_t bit = 4 * i + b;
+      if (((d >> b) & 1) == 0) continue;
+      if (bit >= width) throw std::invalid_argument(fmt::format("{} has bits set above its width of {} bits", what, width));
+      bits[bit] = 1;
+    }
+  }
+  return bits;
+}
+
+std::string hex_from_bits(std::span<const std::uint8_t> bits) {
+  const std::size_t digits = (bits.size() + 3) / 4;
+  std::string s(digits, '0');
+  for (std::size_t i = 0; i < digits; ++i) {
+    int d = 0;
+    for (std::size_t b = 0; b < 4 && 4 * i + b < bits.size(); ++b) d |= (bits[4 * i + b] & 1) << b;
+    s[digits - 1 - i] = "0123456789abcdef"[d];
+  }
+  return s;
+}
+
+}  // namespace shufflempc::circuit

@@ -1,0 +1,69 @@
+// Boolean circuits in the Bristol Fashion format (https://nigelsmart.github.io/MPC-Circuits/):
+//
+//   gates wires
+//   niv  w_0 ... w_{niv-1}        input groups and their bit widths
+//   nov  v_0 ... v_{nov-1}        output groups and their bit widths
+//   in out  a [b]  c  TYPE        one gate per line, TYPE in XOR AND INV EQ EQW MAND
+//
+// Input wires come first (group 0's bits, then group 1's, ...); the outputs are the LAST wires.
+// Bit order ("the circuit's own byte order"): wire j of a group is bit j, least significant first,
+// of the group's value read as ONE big-endian integer. So the hex text of a 128-bit group is the
+// integer's 32 hex digits, and its last byte holds wires 0..7. With this convention aes_128.txt
+// (group 0 the key, group 1 the plaintext) maps the FIPS-197 C.1 vector onto itself, and
+// sha256.txt (group 0 the padded 512-bit block, group 1 the chaining value) gives the digest as
+// the usual hex text; the tests check both.
+//
+// parse() validates everything a garbler relies on: counts, arities, wire ranges, that every gate
+// reads wires already set and writes a wire no other gate writes, and that every output is set.
+// Errors name the circuit, the line and the gate or wire.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shufflempc::circuit {
+
+enum class GateType : std::uint8_t { xor_gate, and_gate, inv, eq, eqw };
+[[nodiscard]] const char* to_string(GateType t);
+
+struct Gate {
+  GateType type = GateType::xor_gate;
+  std::uint32_t a = 0;  // first input wire (EQ: the constant, 0 or 1)
+  std::uint32_t b = 0;  // second input wire (XOR, AND)
+  std::uint32_t out = 0;
+};
+
+struct Circuit {
+  std::string name;
+  std::uint32_t wires = 0;
+  std::vector<std::uint32_t> inputs;   // bit width of each input group
+  std::vector<std::uint32_t> outputs;  // bit width of each output group
+  std::vector<Gate> gates;             // MAND gates are expanded into their AND gates
+  std::size_t and_gates = 0, xor_gates = 0, inv_gates = 0;
+
+  [[nodiscard]] std::uint32_t input_bits() const;
+  [[nodiscard]] std::uint32_t output_bits() const;
+  // Wire of bit 0 of input group g, and of output group g.
+  [[nodiscard]] std::uint32_t input_wire(std::size_t group) const;
+  [[nodiscard]] std::uint32_t output_wire(std::size_t group) const;
+};
+
+// Throws std::invalid_argument "circuit NAME, line L: ..." on anything malformed.
+[[nodiscard]] Circuit parse(std::string_view text, std::string_view name);
+// Reads and parses a file (std::invalid_argument naming the path when it cannot be read).
+[[nodiscard]] Circuit load(const std::string& path);
+
+// Plain evaluation: one byte (0 or 1) per input bit, all groups concatenated; returns one byte per
+// output bit.
+[[nodiscard]] std::vector<std::uint8_t> evaluate(const Circuit& c, std::span<const std::uint8_t> input_bits);
+
+// The bits of a `width`-bit group from its hex text (exactly ceil(width / 4) digits, the big-endian
+// integer; bits above `width` must be 0). Throws std::invalid_argument naming `what`.
+[[nodiscard]] std::vector<std::uint8_t> bits_from_hex(std::string_view hex, std::uint32_t width, std::string_view what);
+// The hex text of a group's bits (ceil(width / 4) digits).
+[[nodiscard]] std::string hex_from_bits(std::span<const std::uint8_t> bits);
+
+}  // namespace shufflempc::circuit
