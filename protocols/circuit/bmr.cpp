@@ -1,0 +1,348 @@
+#include "circuit/bmr.hpp"
+
+#include <stdexcept>
+
+namespace shufflempc::circuit::bmr {
+namespace {
+
+// RSS product of a shared bit and a shared block, party k's additive share:
+// x_k y_k ^ x_k y_{k+1} ^ x_{k+1} y_k.
+Block mul(std::uint8_t x0, std::uint8_t x1, const Block& y0, const Block& y1) { return (y0 ^ y1).times(x0) ^ y0.times(x1); }
+
+void fill_bits(Rng& rng, std::vector<std::uint8_t>& bits) {
+  rng.fill(bits);
+  for (auto& b : bits) b &= 1;
+}
+
+}  // namespace
+
+Layout::Layout(const Circuit& c) : circuit(&c), fresh(c.wires, no_fresh) {
+  inputs = c.input_bits();
+  outputs = c.output_bits();
+  for (std::uint32_t w = 0; w < inputs; ++w) fresh[w] = static_cast<std::uint32_t>(fresh_wires++);
+  for (const Gate& g : c.gates)
+    if (g.type == GateType::and_gate) {
+      fresh[g.out] = static_cast<std::uint32_t>(fresh_wires++);
+      ++ands;
+    }
+}
+
+Garbler make_garbler(const Layout& l, int j, const Seed& seed) {
+  auto rng = SeededRng::from_key(derive_seed(seed, "bmr/garbler"));
+  Garbler g;
+  g.j = j;
+  g.delta = Block::random(rng);
+  if (j == 0) g.delta.lo |= 1;
+  g.lambda.resize(l.fresh_wires);
+  fill_bits(rng, g.lambda);
+  g.key.resize(l.fresh_wires);
+  for (auto& k : g.key) {
+    k = Block::random(rng);
+    if (j == 0) k.lo &= ~std::uint64_t{1};
+  }
+  return g;
+}
+
+Dealt& Dealt::operator^=(const Dealt& o) {
+  for (std::size_t i = 0; i < vec.size(); ++i) vec[i] ^= o.vec[i];
+  for (std::size_t i = 0; i < bit.size(); ++i) bit[i] ^= o.bit[i];
+  return *this;
+}
+
+Dealt dealt_values(const Layout& l, const Garbler& g) {
+  Dealt d;
+  d.vec.resize(l.vectors());
+  d.bit.resize(l.bits());
+  d.vec[0] = g.delta;
+  for (std::size_t f = 0; f < l.fresh_wires; ++f) {
+    d.vec[1 + f] = g.delta.times(g.lambda[f]);
+    d.bit[f] = g.lambda[f];
+  }
+  // lambda_a lambda_b per AND gate, the masks of derived wires by linearity.
+  const Circuit& c = *l.circuit;
+  std::vector<std::uint8_t> lam(c.wires, 0);
+  for (std::uint32_t w = 0; w < l.inputs; ++w) lam[w] = g.lambda[l.fresh[w]];
+  std::size_t ai = 0;
+  for (const Gate& gate : c.gates) {
+    switch (gate.type) {
+      case GateType::xor_gate: lam[gate.out] = lam[gate.a] ^ lam[gate.b]; break;
+      case GateType::inv: lam[gate.out] = lam[gate.a] ^ (g.j == 0 ? 1 : 0); break;
+      case GateType::eqw: lam[gate.out] = lam[gate.a]; break;
+      case GateType::eq: lam[gate.out] = g.j == 0 ? static_cast<std::uint8_t>(gate.a) : 0; break;
+      case GateType::and_gate:
+        d.bit[l.fresh_wires + ai++] = lam[gate.a] & lam[gate.b];
+        lam[gate.out] = g.lambda[l.fresh[gate.out]];
+        break;
+    }
+  }
+  return d;
+}
+
+Dealt stream_dealt(const Layout& l, const Seed& seed) {
+  auto rng = SeededRng::from_key(seed);
+  Dealt d;
+  d.vec.resize(l.vectors());
+  rng.fill(d.vec.data(), d.vec.size() * sizeof(Block));
+  d.bit.resize(l.bits());
+  fill_bits(rng, d.bit);
+  return d;
+}
+
+std::vector<std::uint8_t> encode(const Layout& l, const Dealt& d) {
+  std::vector<std::uint8_t> out(l.dealt_bytes());
+  for (std::size_t i = 0; i < d.vec.size(); ++i) d.vec[i].store(out.data() + i * block_bytes);
+  const auto packed = pack_bits(d.bit);
+  std::copy(packed.begin(), packed.end(), out.begin() + static_cast<std::ptrdiff_t>(l.vectors() * block_bytes));
+  return out;
+}
+
+Dealt decode(const Layout& l, std::span<const std::uint8_t> bytes) {
+  if (bytes.size() != l.dealt_bytes()) throw std::invalid_argument("bmr: a dealt share has the wrong size");
+  Dealt d;
+  d.vec.resize(l.vectors());
+  for (std::size_t i = 0; i < d.vec.size(); ++i) d.vec[i] = Block::load(bytes.data() + i * block_bytes);
+  d.bit.resize(l.bits());
+  unpack_bits(bytes.subspan(l.vectors() * block_bytes), d.bit);
+  return d;
+}
+
+Pair<Dealt> g1_shares_from_master(const Layout& l, PartyId k, const Seed& master) {
+  const auto seeds = G1Seeds::of(master);
+  Dealt s1 = stream_dealt(l, seeds.s1);
+  Dealt s2 = stream_dealt(l, seeds.s2);
+  Dealt s0 = dealt_values(l, make_garbler(l, 0, master));
+  s0 ^= s1;
+  s0 ^= s2;
+  if (k == 0) return {std::move(s0), std::move(s1)};
+  if (k == 2) return {std::move(s2), std::move(s0)};
+  throw std::invalid_argument("bmr: only G1 and the helper hold G1's master seed");
+}
+
+Pair<Dealt> g1_shares_of_g2(const Layout& l, const G1Seeds& seeds) { return {stream_dealt(l, seeds.s1), stream_dealt(l, seeds.s2)}; }
+
+Pair<Dealt> g2_own_shares(const Layout& l, const Seed& master) {
+  const auto seeds = G2Seeds::of(master);
+  Dealt s1 = stream_dealt(l, seeds.s1);
+  Dealt s2 = dealt_values(l, make_garbler(l, 1, master));
+  s2 ^= stream_dealt(l, seeds.s0);
+  s2 ^= s1;
+  return {std::move(s1), std::move(s2)};
+}
+
+Pair<Dealt> g2_shares_of_g1(const Layout& l, const G2Seeds& seeds) { return {stream_dealt(l, seeds.s0), stream_dealt(l, seeds.s1)}; }
+
+Pair<Dealt> g2_shares_of_helper(const Layout& l, Dealt explicit_s2, const G2Seeds& seeds) {
+  return {std::move(explicit_s2), stream_dealt(l, seeds.s0)};
+}
+
+std::vector<std::uint8_t> round2_share(const Layout& l, const Holdings& h) {
+  const Circuit& c = *l.circuit;
+  const std::size_t W = c.wires;
+  const PartyId k = h.k;
+  // The RSS constant 1 is share 0 = 1: party 0 holds it first, party 2 second.
+  const std::uint8_t one[2] = {static_cast<std::uint8_t>(k == 0), static_cast<std::uint8_t>(k == 2)};
+  // Per wire, per garbler j, per held share s: lambda^j_w (bit) and lambda^j_w Delta^j (block).
+  std::vector<std::uint8_t> lam[2][2];
+  std::vector<Block> lamd[2][2];
+  Block delta[2][2];
+  for (int j = 0; j < 2; ++j) {
+    delta[j][0] = h.dealt[j].first.vec[0];
+    delta[j][1] = h.dealt[j].second.vec[0];
+    for (int s = 0; s < 2; ++s) {
+      lam[j][s].assign(W, 0);
+      lamd[j][s].assign(W, Block{});
+    }
+  }
+  const auto set_fresh = [&](std::uint32_t w) {
+    const std::uint32_t f = l.fresh[w];
+    for (int j = 0; j < 2; ++j) {
+      lam[j][0][w] = h.dealt[j].first.bit[f];
+      lam[j][1][w] = h.dealt[j].second.bit[f];
+      lamd[j][0][w] = h.dealt[j].first.vec[1 + f];
+      lamd[j][1][w] = h.dealt[j].second.vec[1 + f];
+    }
+  };
+  // The garbler's own masks and 0-keys of every wire.
+  const Garbler* own = h.own ? &*h.own : nullptr;
+  const int i = own ? own->j : -1;
+  std::vector<std::uint8_t> olam(own ? W : 0, 0);
+  std::vector<Block> okey(own ? W : 0);
+  const auto set_own_fresh = [&](std::uint32_t w) {
+    if (!own) return;
+    olam[w] = own->lambda[l.fresh[w]];
+    okey[w] = own->key[l.fresh[w]];
+  };
+  for (std::uint32_t w = 0; w < l.inputs; ++w) {
+    set_fresh(w);
+    set_own_fresh(w);
+  }
+
+  std::vector<std::uint8_t> out(l.payload_bytes(), 0);
+  std::size_t ai = 0;
+  for (const Gate& g : c.gates) {
+    const std::uint32_t a = g.a, b = g.b, o = g.out;
+    switch (g.type) {
+      case GateType::xor_gate:
+        for (int j = 0; j < 2; ++j)
+          for (int s = 0; s < 2; ++s) {
+            lam[j][s][o] = lam[j][s][a] ^ lam[j][s][b];
+            lamd[j][s][o] = lamd[j][s][a] ^ lamd[j][s][b];
+          }
+        if (own) {
+          olam[o] = olam[a] ^ olam[b];
+          okey[o] = okey[a] ^ okey[b];
+        }
+        break;
+      case GateType::inv:
+      case GateType::eqw: {
+        const std::uint8_t flip = g.type == GateType::inv ? 1 : 0;
+        for (int j = 0; j < 2; ++j)
+          for (int s = 0; s < 2; ++s) {
+            lam[j][s][o] = lam[j][s][a];
+            lamd[j][s][o] = lamd[j][s][a];
+          }
+        // INV: G1 flips its mask (lambda^1 ^= 1, lambda^1 Delta^1 ^= Delta^1); keys are unchanged.
+        for (int s = 0; s < 2; ++s) {
+          lam[0][s][o] ^= static_cast<std::uint8_t>(one[s] & flip);
+          lamd[0][s][o] ^= delta[0][s].times(flip);
+        }
+        if (own) {
+          olam[o] = olam[a] ^ static_cast<std::uint8_t>(i == 0 ? flip : 0);
+          okey[o] = okey[a];
+        }
+        break;
+      }
+      case GateType::eq: {
+        // A constant v: lambda^1 = v, lambda^2 = 0, keys 0 (XOR(w, w), then INV if v = 1).
+        const auto v = static_cast<std::uint8_t>(g.a);
+        for (int s = 0; s < 2; ++s) {
+          lam[0][s][o] = static_cast<std::uint8_t>(one[s] & v);
+          lamd[0][s][o] = delta[0][s].times(v);
+          lam[1][s][o] = 0;
+          lamd[1][s][o] = Block{};
+        }
+        if (own) {
+          olam[o] = i == 0 ? v : 0;
+          okey[o] = Block{};
+        }
+        break;
+      }
+      case GateType::and_gate: {
+        set_fresh(o);
+        set_own_fresh(o);
+        Block rows[2][4];
+        for (int j = 0; j < 2; ++j) {
+          const int p = 1 - j;  // the other garbler
+          const Block base = mul(lam[p][0][b], lam[p][1][b], lamd[j][0][a], lamd[j][1][a]) ^
+                             mul(lam[p][0][a], lam[p][1][a], lamd[j][0][b], lamd[j][1][b]);
+          const std::uint8_t prod[2] = {h.dealt[p].first.bit[l.fresh_wires + ai], h.dealt[p].second.bit[l.fresh_wires + ai]};
+          for (std::uint8_t alpha = 0; alpha < 2; ++alpha)
+            for (std::uint8_t beta = 0; beta < 2; ++beta) {
+              std::uint8_t bs[2];
+              for (int s = 0; s < 2; ++s)
+                bs[s] = prod[s] ^ static_cast<std::uint8_t>(beta & lam[p][s][a]) ^ static_cast<std::uint8_t>(alpha & lam[p][s][b]) ^
+                        lam[p][s][o];
+              rows[j][2 * alpha + beta] = base ^ mul(bs[0], bs[1], delta[j][0], delta[j][1]);
+            }
+        }
+        if (own) {
+          Block ha[2][4], hb[2][4];
+          hash4(okey[a], ai, 0, ha[0]);
+          hash4(okey[a] ^ own->delta, ai, 0, ha[1]);
+          hash4(okey[b], ai, 1, hb[0]);
+          hash4(okey[b] ^ own->delta, ai, 1, hb[1]);
+          const std::uint8_t la = olam[a], lb = olam[b], lc = olam[o];
+          for (int j = 0; j < 2; ++j)
+            for (std::uint8_t alpha = 0; alpha < 2; ++alpha)
+              for (std::uint8_t beta = 0; beta < 2; ++beta) {
+                Block& r = rows[j][2 * alpha + beta];
+                r ^= ha[alpha][2 * j + beta] ^ hb[beta][2 * j + alpha];
+                if (j == i) {
+                  const auto chi = static_cast<std::uint8_t>((la & lb) ^ (beta & la) ^ (alpha & lb) ^ lc ^ (alpha & beta));
+                  r ^= okey[o] ^ own->delta.times(chi);
+                }
+              }
+        }
+        std::uint8_t* dst = out.data() + l.rows_offset() + ai * 8 * block_bytes;
+        for (int j = 0; j < 2; ++j)
+          for (int r = 0; r < 4; ++r) rows[j][r].store(dst + (4 * j + r) * block_bytes);
+        ++ai;
+        break;
+      }
+    }
+  }
+  // Input labels K^j_w = k^j_w ^ lambda^j_w Delta^j ^ (x_w ^ lambda^o_w) Delta^j, and Lambda_w.
+  std::vector<std::uint8_t> bits(l.inputs + l.outputs, 0);
+  for (std::uint32_t w = 0; w < l.inputs; ++w) {
+    for (int j = 0; j < 2; ++j) {
+      const int p = 1 - j;
+      const std::uint8_t x0 = h.x.first[w] ^ lam[p][0][w], x1 = h.x.second[w] ^ lam[p][1][w];
+      Block kw = mul(x0, x1, delta[j][0], delta[j][1]);
+      if (own && i == j) kw ^= okey[w] ^ own->delta.times(olam[w]);
+      kw.store(out.data() + l.labels_offset() + (2 * w + static_cast<std::size_t>(j)) * block_bytes);
+    }
+    bits[w] = h.x.first[w] ^ lam[0][0][w] ^ lam[1][0][w];
+  }
+  for (std::size_t q = 0; q < l.outputs; ++q) {
+    const std::size_t w = W - l.outputs + q;
+    bits[l.inputs + q] = lam[0][0][w] ^ lam[1][0][w];
+  }
+  const auto packed = pack_bits(bits);
+  std::copy(packed.begin(), packed.end(), out.begin() + static_cast<std::ptrdiff_t>(l.bits_offset()));
+  return out;
+}
+
+std::vector<std::uint8_t> evaluate(const Layout& l, std::span<const std::uint8_t> payload, std::vector<std::uint8_t>* masked) {
+  if (payload.size() != l.payload_bytes()) throw std::invalid_argument("bmr: the round-2 payload has the wrong size");
+  const Circuit& c = *l.circuit;
+  const std::size_t W = c.wires;
+  std::vector<Block> key[2] = {std::vector<Block>(W), std::vector<Block>(W)};
+  std::vector<std::uint8_t> lam(W, 0);
+  std::vector<std::uint8_t> bits(l.inputs + l.outputs);
+  unpack_bits(payload.subspan(l.bits_offset()), bits);
+  for (std::uint32_t w = 0; w < l.inputs; ++w) {
+    for (int j = 0; j < 2; ++j) key[j][w] = Block::load(payload.data() + l.labels_offset() + (2 * w + static_cast<std::size_t>(j)) * block_bytes);
+    lam[w] = bits[w];
+  }
+  std::size_t ai = 0;
+  for (const Gate& g : c.gates) {
+    const std::uint32_t a = g.a, b = g.b, o = g.out;
+    switch (g.type) {
+      case GateType::xor_gate:
+        for (int j = 0; j < 2; ++j) key[j][o] = key[j][a] ^ key[j][b];
+        lam[o] = lam[a] ^ lam[b];
+        break;
+      case GateType::inv:
+      case GateType::eqw:
+        for (int j = 0; j < 2; ++j) key[j][o] = key[j][a];
+        lam[o] = lam[a];
+        break;
+      case GateType::eq:
+        for (int j = 0; j < 2; ++j) key[j][o] = Block{};
+        lam[o] = 0;
+        break;
+      case GateType::and_gate: {
+        const std::uint8_t la = lam[a], lb = lam[b];
+        const std::uint8_t* rows = payload.data() + l.rows_offset() + ai * 8 * block_bytes;
+        Block out[2] = {Block::load(rows + (2 * la + lb) * block_bytes), Block::load(rows + (4 + 2 * la + lb) * block_bytes)};
+        for (int i = 0; i < 2; ++i) {
+          Block ha[4], hb[4];
+          hash4(key[i][a], ai, 0, ha);
+          hash4(key[i][b], ai, 1, hb);
+          for (int j = 0; j < 2; ++j) out[j] ^= ha[2 * j + lb] ^ hb[2 * j + la];
+        }
+        key[0][o] = out[0];
+        key[1][o] = out[1];
+        lam[o] = out[0].lsb();
+        ++ai;
+        break;
+      }
+    }
+  }
+  std::vector<std::uint8_t> result(l.outputs);
+  for (std::size_t q = 0; q < l.outputs; ++q) result[q] = lam[W - l.outputs + q] ^ bits[l.inputs + q];
+  if (masked) *masked = std::move(lam);
+  return result;
+}
+
+}  // namespace shufflempc::circuit::bmr
