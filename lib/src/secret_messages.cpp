@@ -289,6 +289,22 @@ Key SecretMessages::pair_key(PartyId peer) const {
   return osm::pair_key(self_, peer, own_chaff(peer), std::span(peers_).subspan(peer * per_peer, per_peer));
 }
 
+void check_declared(const MessageBatch& output, std::size_t declared, std::size_t submitters, std::string_view protocol,
+                    std::span<const std::uint8_t> other_kinds) {
+  if (output.count() != declared)
+    throw_error(Errc::protocol_violation, std::string(protocol) + ": round 1 holds " + std::to_string(output.count()) + " messages; the " +
+                                              std::to_string(submitters) + " submitters' declared counts add up to " +
+                                              std::to_string(declared));
+  for (std::size_t i = 0; i < output.count(); ++i) {
+    const std::uint8_t kind = output[i][0];
+    if (kind == static_cast<std::uint8_t>(Kind::chaff) || kind == static_cast<std::uint8_t>(Kind::ciphertext) ||
+        std::find(other_kinds.begin(), other_kinds.end(), kind) != other_kinds.end())
+      continue;
+    throw_error(Errc::protocol_violation, std::string(protocol) + ": a round-1 message has kind " + std::to_string(kind) +
+                                              ", which the round does not carry");
+  }
+}
+
 ObserverView observe(const Config& config, const MessageBatch& output, std::span<const PartyId> submitted) {
   config.validate();
   const std::size_t pb = config.payload_bytes();

@@ -135,6 +135,17 @@ Pair<Dealt> g2_shares_of_helper(const Layout& l, Dealt explicit_s2, const G2Seed
   return {std::move(explicit_s2), stream_dealt(l, seeds.s0)};
 }
 
+std::array<std::vector<std::uint8_t>, 3> rss_split(std::span<const std::uint8_t> bits, Rng& rng) {
+  std::array<std::vector<std::uint8_t>, 3> sh;
+  sh[0].resize(bits.size());
+  sh[1].resize(bits.size());
+  fill_bits(rng, sh[0]);
+  fill_bits(rng, sh[1]);
+  sh[2].resize(bits.size());
+  for (std::size_t i = 0; i < bits.size(); ++i) sh[2][i] = bits[i] ^ sh[0][i] ^ sh[1][i];
+  return sh;
+}
+
 std::vector<std::uint8_t> round2_share(const Layout& l, const Holdings& h) {
   const Circuit& c = *l.circuit;
   const std::size_t W = c.wires;

@@ -102,6 +102,9 @@ struct G2Seeds {
 // The helper's shares (s_2, s_0) of G2's values.
 [[nodiscard]] Pair<Dealt> g2_shares_of_helper(const Layout& l, Dealt explicit_s2, const G2Seeds& seeds);
 
+// Replicated shares s_0 ^ s_1 ^ s_2 = bits of an input owner's bits, s_0 and s_1 fresh from `rng`.
+[[nodiscard]] std::array<std::vector<std::uint8_t>, 3> rss_split(std::span<const std::uint8_t> bits, Rng& rng);
+
 // What a computing party holds after round 1.
 struct Holdings {
   PartyId k = 0;

@@ -1,4 +1,83 @@
-#include "shufflempc/registry.hpp"
+// Registry entry of circuit: any Bristol Fashion circuit in two shuffle rounds (v1: BMR with two
+// garblers and a helper; v3: a designated garbler, ESA mode).
+#include <cstdlib>
+#include <memory>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "circuit/circuit.hpp"
+
 namespace shufflempc::protocols {
-void register_circuit(Registry&) {}
+namespace {
+
+// --owners "0,1": the party owning each input group.
+std::vector<PartyId> parse_owners(const std::string& text) {
+  std::vector<PartyId> owners;
+  if (text == "auto") return owners;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, comma - at);
+    if (item.empty() || item.size() > 9 || item.find_first_not_of("0123456789") != std::string::npos)
+      throw std::invalid_argument(fmt::format("parameter 'owners' = '{}': must be party numbers separated by commas, one per input group", text));
+    owners.push_back(static_cast<PartyId>(std::stoul(item)));
+    at = comma + 1;
+  }
+  return owners;
 }
+
+// --circuit: a file path, or the name of a bundled circuit (aes_128, sha256, adder64, ...), found in
+// $SHUFFLEMPC_CIRCUITS or else in the source tree's circuits/ folder this build was made from.
+std::string circuit_path(const std::string& name) {
+  if (name.find('/') != std::string::npos || name.ends_with(".txt")) return name;
+  const char* env = std::getenv("SHUFFLEMPC_CIRCUITS");
+  const std::string dir = env != nullptr && *env != '\0' ? env : SHUFFLEMPC_CIRCUITS_DIR;
+  return dir + "/" + name + ".txt";
+}
+
+}  // namespace
+
+void register_circuit(Registry& registry) {
+  registry.add(
+      {.name = "circuit",
+       .summary = "any Bristol Fashion circuit (AES-128, SHA-256, 64-bit arithmetic, ...) in two shuffle rounds: "
+                  "v1 BMR with two garblers and a helper, v3 a designated garbler in ESA mode",
+       .params = {{.name = "circuit", .type = ParamType::text, .default_value = "adder64",
+                   .help = "a Bristol Fashion file, or a bundled circuit's name: aes_128, sha256, adder64, sub64, neg64, mult64, "
+                           "divide64, udivide64, zero_equal (looked up in $SHUFFLEMPC_CIRCUITS, else the source tree's circuits/)"},
+                  {.name = "variant", .type = ParamType::choice, .default_value = "v1",
+                   .help = "v1: BMR, garblers 0 and 1, helper 2, parties 3.. input-only clients; private against one corrupted "
+                           "computing party plus any clients, everyone may see both rounds. v3: party 0 garbles alone, round 2 to the "
+                           "analyzer only; private against the analyzer plus t parties other than the garbler, but the garbler and the "
+                           "analyzer together learn every input",
+                   .choices = {"v1", "v3"}},
+                  {.name = "owners", .type = ParamType::text, .default_value = "auto",
+                   .help = "the party owning each input group, comma-separated, e.g. 0,1 (auto: group g -> party g mod n)"},
+                  {.name = "threshold", .type = ParamType::integer, .default_value = "0",
+                   .help = "corruptions tolerated (0: the variant's largest; v1: 1, v3: floor((n - 1) / 2))", .min = 0.0, .max = 1e6},
+                  {.name = "delivery", .type = ParamType::choice, .default_value = "auto",
+                   .help = "who receives round 2: auto (v1: mpc, v3: esa), mpc (every party) or esa (the analyzer only; v3 needs it)",
+                   .choices = {"auto", "mpc", "esa"}},
+                  {.name = "chaff", .type = ParamType::integer, .default_value = "0",
+                   .help = "OSM chaff labels per pair (0: 160)", .min = 0.0, .max = 65536.0}},
+       .min_parties = 3,
+       .max_parties = 256,
+       .input_help = "the hex text of each input group the party owns (the group's big-endian integer, e.g. an AES key "
+                     "\"000102030405060708090a0b0c0d0e0f\"), an array of them for several groups, null for none",
+       .create = [](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {
+         const std::string path = circuit_path(p.text("circuit"));
+         auto c = std::make_shared<const circuit::Circuit>(circuit::load(path));
+         circuit::Options o;
+         o.variant = p.text("variant") == "v3" ? circuit::Variant::v3 : circuit::Variant::v1;
+         o.owners = parse_owners(p.text("owners"));
+         o.threshold = static_cast<std::size_t>(p.integer("threshold"));
+         const std::string delivery = p.text("delivery");
+         o.delivery = delivery == "esa" || (delivery == "auto" && o.variant == circuit::Variant::v3) ? Delivery::analyzer_only
+                                                                                                    : Delivery::all_parties;
+         o.chaff = static_cast<std::size_t>(p.integer("chaff"));
+         return circuit::make_protocol(std::move(c), pop.parties, o, pop.min_parties);
+       }});
+}
+
+}  // namespace shufflempc::protocols

@@ -137,20 +137,12 @@ Elem<F> decode_element(const F& f, std::span<const std::uint8_t> in, const std::
   }
 }
 
-// Round 1: the output holds exactly the submitters' declared messages, each chaff or ciphertext. (A
-// party's count may lie anywhere in the round's [min, max]; junk within it would otherwise pass.)
+// Round 1: the output holds exactly the submitters' declared messages, each chaff or ciphertext.
 template <class F>
 void check_round1(const Setup<F>& s, const MessageBatch& output, const std::vector<PartyId>& submitted) {
   std::size_t expected = 0;
   for (PartyId p : submitted) expected += p < s.n ? s.round1_messages(p) : 0;
-  if (output.count() != expected)
-    throw_error(Errc::protocol_violation, fmt::format("mpc2: round 1 holds {} messages; the {} submitters' declared counts add up to {}",
-                                                      output.count(), submitted.size(), expected));
-  for (std::size_t i = 0; i < output.count(); ++i) {
-    const std::uint8_t kind = output[i][0];
-    if (kind != static_cast<std::uint8_t>(osm::Kind::chaff) && kind != static_cast<std::uint8_t>(osm::Kind::ciphertext))
-      throw_error(Errc::protocol_violation, fmt::format("mpc2: a round-1 message has kind {}, neither chaff nor ciphertext", kind));
-  }
+  osm::check_declared(output, expected, submitted.size(), "mpc2");
 }
 
 // Round 2: checks what arrived and interpolates every output.

@@ -33,6 +33,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "shufflempc/channel.hpp"
@@ -142,6 +143,13 @@ class SecretMessages {
   std::vector<bool> have_peer_;
   std::vector<std::vector<std::uint8_t>> ciphertexts_;  // per sender: its messages to this party, back to back
 };
+
+// Checks an OSM round's output before anything is read from it: it holds exactly `declared`
+// messages (the sum of the submitters' declared counts: a party's count may lie anywhere in the
+// round's [min, max], so junk within it would otherwise pass), each of kind chaff, ciphertext or one
+// of `other_kinds`. Throws std::system_error (Errc::protocol_violation) naming `protocol`.
+void check_declared(const MessageBatch& output, std::size_t declared, std::size_t submitters, std::string_view protocol,
+                    std::span<const std::uint8_t> other_kinds = {});
 
 // What an observer of the shuffled output (anyone but the pair) learns of each pair's chaff.
 [[nodiscard]] ObserverView observe(const Config& config, const MessageBatch& output, std::span<const PartyId> submitted);

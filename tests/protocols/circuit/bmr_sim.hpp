@@ -42,17 +42,7 @@ inline BmrRun simulate_bmr(const circuit::bmr::Layout& l, std::span<const std::u
   }
   h[0].own = g[0];
   h[1].own = g[1];
-  std::array<std::vector<std::uint8_t>, 3> x;
-  x[0].resize(input_bits.size());
-  x[1].resize(input_bits.size());
-  rng.fill(x[0]);
-  rng.fill(x[1]);
-  x[2].resize(input_bits.size());
-  for (std::size_t i = 0; i < input_bits.size(); ++i) {
-    x[0][i] &= 1;
-    x[1][i] &= 1;
-    x[2][i] = input_bits[i] ^ x[0][i] ^ x[1][i];
-  }
+  const auto x = circuit::bmr::rss_split(input_bits, rng);
   BmrRun r;
   r.payload.assign(l.payload_bytes(), 0);
   for (PartyId k = 0; k < 3; ++k) {

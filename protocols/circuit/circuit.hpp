@@ -1,0 +1,45 @@
+// circuit: any Boolean circuit in Bristol Fashion in exactly two shuffle rounds, with round 1's
+// private messages carried by one-round secret messages (OSM) through the shuffle itself.
+//
+//   v1  BMR with two garblers (parties 0 and 1) and a helper (party 2); parties 3.. are input-only
+//       clients. Round 1 (MPC mode): OSM chaff, replicated shares of the garblers' values and of
+//       every input bit. Round 2 (MPC mode by default): each computing party's additive share of
+//       the garbled circuit, its active input labels and its output masks, under a zero-sum pad.
+//       Semi-honest; private against ONE corrupted computing party plus any number of clients even
+//       when everyone sees everything (threshold 1: faithful at n = 3, below t < n/2 beyond).
+//   v3  a designated garbler (party 0) garbles alone with half-gates and publishes the garbled
+//       circuit in round 1; every party Shamir-shares its input bits and the garbler Delta over
+//       GF(2^128), t < n/2. Round 2 (ESA mode only: the analyzer alone sees it) selects each input
+//       wire's label k_0 + x Delta by a degree-2t sharing. Private against the analyzer plus t
+//       parties other than the garbler; THE GARBLER AND THE ANALYZER TOGETHER LEARN EVERY INPUT.
+//
+// docs/two-round-mpc.md gives both variants side by side: threat models, rounds, bytes, figures.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "circuit/bristol.hpp"
+#include "shufflempc/registry.hpp"
+#include "shufflempc/secret_messages.hpp"
+
+namespace shufflempc::circuit {
+
+enum class Variant { v1, v3 };
+[[nodiscard]] const char* to_string(Variant v);
+
+struct Options {
+  Variant variant = Variant::v1;
+  std::vector<PartyId> owners;  // party owning each input group; empty: group g -> party g mod n
+  std::size_t threshold = 0;    // corruptions asked for; 0: the variant's largest
+  Delivery delivery = Delivery::all_parties;  // round 2 (v1); v3 runs in ESA mode only
+  std::size_t chaff = 0;        // OSM chaff labels per pair (0: 160)
+};
+
+// Throws std::invalid_argument naming the parameter (variant, threshold, owners, delivery, chaff,
+// min-parties) on a bad combination.
+[[nodiscard]] std::unique_ptr<Protocol> make_protocol(std::shared_ptr<const Circuit> circuit, std::size_t parties, const Options& options,
+                                                      std::size_t min_parties = 0);
+
+}  // namespace shufflempc::circuit
