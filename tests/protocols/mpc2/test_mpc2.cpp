@@ -15,6 +15,7 @@
 #include "shufflempc/net/inproc.hpp"
 #include "shufflempc/registry.hpp"
 #include "support/errors.hpp"
+#include "support/tampering_channel.hpp"
 
 namespace {
 
@@ -25,36 +26,9 @@ std::unique_ptr<Protocol> make(const std::string& program, std::size_t n, mpc2::
   return mpc2::make_protocol(mpc2::parse(program, n), o, min_parties);
 }
 
-// A channel that lets a test rewrite one party's batch before the shuffle, and append `junk`
-// messages of an unknown kind to the last party's round-1 batch.
-class TamperingChannel final : public AnonymousChannel {
- public:
-  using Tamper = std::function<void(std::uint32_t round, PartyId party, MessageBatch& all, std::size_t first, std::size_t count)>;
-  TamperingChannel(Rng& rng, Tamper t, std::size_t junk) : inner_(rng), tamper_(std::move(t)), junk_(junk) {}
-  RoundOutcome exchange(const RoundRules& rules, Submissions local) override {
-    for (const auto& s : local.parties) tamper_(rules.round, s.party, local.messages, s.first, s.count);
-    if (rules.round == 0)
-      for (std::size_t i = 0; i < junk_; ++i) {
-        local.messages.append()[0] = 99;
-        ++local.parties.back().count;
-      }
-    return inner_.exchange(rules, std::move(local));
-  }
-
- private:
-  net::InProcessChannel inner_;
-  Tamper tamper_;
-  std::size_t junk_;
-};
-
-RunResult run_with(const Protocol& p, const std::vector<Value>& inputs, TamperingChannel::Tamper tamper, std::uint64_t seed,
+RunResult run_with(const Protocol& p, const std::vector<Value>& inputs, test::TamperingChannel::Tamper tamper, std::uint64_t seed,
                    std::size_t junk = 0) {
-  SeededRng rng(seed);
-  TamperingChannel channel(rng, std::move(tamper), junk);
-  RoundDriver driver(p, channel, rng, inputs.size());
-  for (std::size_t i = 0; i < inputs.size(); ++i) driver.add_party(static_cast<PartyId>(i), inputs[i]);
-  driver.host_analyzer();
-  return driver.run({});
+  return test::run_tampered(p, inputs, std::move(tamper), seed, junk);
 }
 
 }  // namespace
