@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <stdexcept>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -14,6 +15,12 @@ constexpr std::uint32_t max_wires = 1u << 28;
 constexpr std::uint64_t max_gates = 1u << 28;
 
 // Lines of the text, with their 1-based numbers; blank lines are skipped.
+template <class What>
+std::string name_of(const What& what) {
+  if constexpr (std::is_invocable_v<What>) return what();
+  else return std::string(what);
+}
+
 class Lines {
  public:
   Lines(std::string_view text, std::string_view name) : text_(text), name_(name) {}
@@ -44,12 +51,14 @@ class Lines {
     throw std::invalid_argument(fmt::format("circuit {}, line {}: {}", name_, line_, what));
   }
 
-  std::uint64_t number(std::string_view token, std::string_view what, std::uint64_t max) const {
+  // `what` names the number in an error: text, or a callable that makes it (formatted only on error).
+  template <class What>
+  std::uint64_t number(std::string_view token, const What& what, std::uint64_t max) const {
     std::uint64_t v = 0;
     const auto [p, ec] = std::from_chars(token.data(), token.data() + token.size(), v);
     if (ec != std::errc{} || p != token.data() + token.size())
-      fail(fmt::format("{} must be a non-negative integer, got '{}'", what, token));
-    if (v > max) fail(fmt::format("{} = {} is above the limit {}", what, v, max));
+      fail(fmt::format("{} must be a non-negative integer, got '{}'", name_of(what), token));
+    if (v > max) fail(fmt::format("{} = {} is above the limit {}", name_of(what), v, max));
     return v;
   }
 
@@ -135,13 +144,13 @@ Circuit parse(std::string_view text, std::string_view name) {
   std::vector<std::uint8_t> set(c.wires, 0);
   for (std::uint32_t w = 0; w < c.input_bits(); ++w) set[w] = 1;
   const auto read_wire = [&](std::string_view token, std::size_t gate) {
-    const auto w = lines.number(token, fmt::format("gate {}'s input wire", gate), ~std::uint32_t{0});
+    const auto w = lines.number(token, [&] { return fmt::format("gate {}'s input wire", gate); }, ~std::uint32_t{0});
     if (w >= c.wires) lines.fail(fmt::format("gate {} reads wire {}, outside [0, {})", gate, w, c.wires));
     if (!set[w]) lines.fail(fmt::format("gate {} reads wire {} before any gate sets it", gate, w));
     return static_cast<std::uint32_t>(w);
   };
   const auto write_wire = [&](std::string_view token, std::size_t gate) {
-    const auto w = lines.number(token, fmt::format("gate {}'s output wire", gate), ~std::uint32_t{0});
+    const auto w = lines.number(token, [&] { return fmt::format("gate {}'s output wire", gate); }, ~std::uint32_t{0});
     if (w >= c.wires) lines.fail(fmt::format("gate {} writes wire {}, outside [0, {})", gate, w, c.wires));
     if (set[w]) lines.fail(fmt::format("gate {} writes wire {}, which is already set", gate, w));
     set[w] = 1;
@@ -150,8 +159,8 @@ Circuit parse(std::string_view text, std::string_view name) {
   for (std::uint64_t g = 0; g < gates; ++g) {
     if (!lines.next(tok)) lines.fail(fmt::format("the file ends after {} of its {} gates", g, gates));
     if (tok.size() < 4) lines.fail(fmt::format("gate {} must read 'in out wires... TYPE', got {} tokens", g, tok.size()));
-    const auto in = lines.number(tok[0], fmt::format("gate {}'s input count", g), 1u << 20);
-    const auto out = lines.number(tok[1], fmt::format("gate {}'s output count", g), 1u << 20);
+    const auto in = lines.number(tok[0], [&] { return fmt::format("gate {}'s input count", g); }, 1u << 20);
+    const auto out = lines.number(tok[1], [&] { return fmt::format("gate {}'s output count", g); }, 1u << 20);
     const std::string_view type = tok.back();
     if (tok.size() != in + out + 3)
       lines.fail(fmt::format("gate {} declares {} inputs and {} outputs but lists {} wires", g, in, out, tok.size() - 3));
@@ -173,7 +182,7 @@ Circuit parse(std::string_view text, std::string_view name) {
       c.gates.push_back(gate);
     } else if (type == "EQ") {
       arity(1, 1);
-      const auto v = lines.number(tok[2], fmt::format("gate {}'s constant", g), 1);
+      const auto v = lines.number(tok[2], [&] { return fmt::format("gate {}'s constant", g); }, 1);
       Gate gate{GateType::eq, static_cast<std::uint32_t>(v), 0, 0};
       gate.out = write_wire(tok[3], g);
       c.gates.push_back(gate);

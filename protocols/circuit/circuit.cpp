@@ -137,8 +137,10 @@ std::vector<std::uint8_t> public_circuit(const Setup& s, const MessageBatch& out
   return gc;
 }
 
-// Round 2: every expected sender's payload, checked (count, kinds, senders, chunk indices).
-std::vector<std::vector<std::uint8_t>> round2_payloads(const Setup& s, const MessageBatch& output, const RoundOutcome& outcome) {
+// Round 2, checked (count, kinds, senders, chunk indices): each chunk's payload goes to `take`
+// with its sender and its offset in the sender's payload.
+template <class Take>
+void read_round2(const Setup& s, const MessageBatch& output, const RoundOutcome& outcome, Take take) {
   if (output.width() != s.round2_width)
     throw_error(Errc::protocol_violation, fmt::format("circuit: round 2's messages are {} bytes wide, expected {}", output.width(), s.round2_width));
   for (PartyId p = 0; p < s.round2_senders(); ++p)
@@ -150,7 +152,6 @@ std::vector<std::vector<std::uint8_t>> round2_payloads(const Setup& s, const Mes
     throw_error(Errc::protocol_violation,
                 fmt::format("circuit: round 2 holds {} messages, expected {} ({} senders x {} chunks)", output.count(), expected, s.round2_senders(), s.round2_chunks));
   const std::size_t pb = s.round2_width - osm::header_bytes;
-  std::vector<std::vector<std::uint8_t>> payload(s.round2_senders(), std::vector<std::uint8_t>(s.round2_chunks * pb));
   std::vector<bool> seen(expected, false);
   for (std::size_t i = 0; i < output.count(); ++i) {
     const auto m = output[i];
@@ -158,10 +159,9 @@ std::vector<std::vector<std::uint8_t>> round2_payloads(const Setup& s, const Mes
     if (h.kind != share_kind || h.a != 0 || h.b >= s.round2_senders() || h.index >= s.round2_chunks || seen[h.b * s.round2_chunks + h.index])
       throw_error(Errc::protocol_violation, fmt::format("circuit: a round-2 message names sender {} chunk {}: unknown, out of range or duplicated", h.b, h.index));
     seen[h.b * s.round2_chunks + h.index] = true;
-    std::copy(m.begin() + osm::header_bytes, m.end(), payload[h.b].begin() + static_cast<std::ptrdiff_t>(h.index * pb));
+    const std::size_t at = h.index * pb;
+    take(h.b, at, m.subspan(osm::header_bytes, std::min(pb, s.round2_bytes - at)));
   }
-  for (auto& p : payload) p.resize(s.round2_bytes);
-  return payload;
 }
 
 void append_round2(const Setup& s, PartyId id, std::span<const std::uint8_t> payload, MessageBatch& out) {
@@ -175,34 +175,39 @@ void append_round2(const Setup& s, PartyId id, std::span<const std::uint8_t> pay
   }
 }
 
-// The PRF pad of `bytes` bytes under a pairwise OSM key.
-std::vector<std::uint8_t> pad(const osm::Key& pair_key, std::size_t bytes) {
+// XORs into `out` the PRF pad under a pairwise OSM key.
+void xor_pad(const osm::Key& pair_key, std::span<std::uint8_t> out) {
   Seed k;
   std::copy(pair_key.begin(), pair_key.end(), k.begin());
   auto rng = SeededRng::from_key(derive_seed(k, "circuit/zero-sum-pad"));
   sodium_memzero(k.data(), k.size());
-  std::vector<std::uint8_t> out(bytes);
-  rng.fill(out);
-  return out;
+  std::array<std::uint8_t, 4096> buf;
+  for (std::size_t at = 0; at < out.size(); at += buf.size()) {
+    const std::size_t len = std::min(buf.size(), out.size() - at);
+    rng.fill(std::span(buf).first(len));
+    for (std::size_t i = 0; i < len; ++i) out[at + i] ^= buf[i];
+  }
 }
 
 // v1: XOR of the three computing parties' payloads, evaluated.
 std::vector<std::uint8_t> evaluate_v1(const Setup& s, const MessageBatch& output, const RoundOutcome& outcome) {
-  auto payloads = round2_payloads(s, output, outcome);
-  for (std::size_t p = 1; p < payloads.size(); ++p)
-    for (std::size_t i = 0; i < payloads[0].size(); ++i) payloads[0][i] ^= payloads[p][i];
-  return bmr::evaluate(*s.layout, payloads[0]);
+  std::vector<std::uint8_t> payload(s.round2_bytes, 0);
+  read_round2(s, output, outcome, [&](PartyId, std::size_t at, std::span<const std::uint8_t> bytes) {
+    for (std::size_t i = 0; i < bytes.size(); ++i) payload[at + i] ^= bytes[i];
+  });
+  return bmr::evaluate(*s.layout, payload);
 }
 
 // v3: the active labels by interpolation at 0 over every party, then the garbled circuit.
 std::vector<std::uint8_t> evaluate_v3(const Setup& s, std::span<const std::uint8_t> gc, const MessageBatch& output, const RoundOutcome& outcome) {
-  const auto payloads = round2_payloads(s, output, outcome);
   std::vector<std::uint32_t> all(s.n);
   for (PartyId j = 0; j < s.n; ++j) all[j] = j;
   const auto l = gf128::lagrange_at_zero(all);
   std::vector<Block> labels(s.c().input_bits());
-  for (std::size_t w = 0; w < labels.size(); ++w)
-    for (PartyId j = 0; j < s.n; ++j) labels[w] ^= gf128::mul(l[j], Block::load(payloads[j].data() + w * block_bytes));
+  read_round2(s, output, outcome, [&](PartyId j, std::size_t at, std::span<const std::uint8_t> bytes) {
+    for (std::size_t off = 0; off < bytes.size(); off += block_bytes)
+      labels[(at + off) / block_bytes] ^= gf128::mul(l[j], Block::load(bytes.data() + off));
+  });
   return half_gates::evaluate(s.c(), gc, labels);
 }
 
@@ -346,24 +351,25 @@ class V1Party final : public CircuitParty {
     }
     sodium_memzero(master_.data(), master_.size());
     // The zero-sum pad: F(K_{k,k+1}) ^ F(K_{k-1,k}); each pair's pad appears twice over the three.
-    alpha_ = pad(osm_->pair_key((id_ + 1) % 3), s.round2_bytes);
-    const auto other = pad(osm_->pair_key((id_ + 2) % 3), s.round2_bytes);
-    for (std::size_t i = 0; i < alpha_.size(); ++i) alpha_[i] ^= other[i];
+    next_key_ = osm_->pair_key((id_ + 1) % 3);
+    previous_key_ = osm_->pair_key((id_ + 2) % 3);
   }
 
   void send_round2(MessageBatch& out) {
     auto share = bmr::round2_share(*s_->layout, h_);
-    for (std::size_t i = 0; i < share.size(); ++i) share[i] ^= alpha_[i];
+    xor_pad(next_key_, share);
+    xor_pad(previous_key_, share);
+    sodium_memzero(next_key_.data(), next_key_.size());
+    sodium_memzero(previous_key_.data(), previous_key_.size());
     append_round2(*s_, id_, share, out);
     h_ = {};
-    alpha_.clear();
   }
 
   Seed master_{};
   std::optional<bmr::Pair<bmr::Dealt>> own_g2_;
   bmr::Pair<std::vector<std::uint8_t>> own_x_;
   bmr::Holdings h_;
-  std::vector<std::uint8_t> alpha_;
+  osm::Key next_key_{}, previous_key_{};  // with parties k + 1 and k - 1: the zero-sum pad
 };
 
 class V3Party final : public CircuitParty {
@@ -439,11 +445,8 @@ class V3Party final : public CircuitParty {
     }
     // alpha_w = sum over peers of F(K_{self,peer})_w: every pad appears twice, so sum_j alpha_j = 0.
     alpha_.assign(s.round2_bytes, 0);
-    for (PartyId q = 0; q < s.n; ++q) {
-      if (q == id_) continue;
-      const auto p = pad(osm_->pair_key(q), s.round2_bytes);
-      for (std::size_t i = 0; i < p.size(); ++i) alpha_[i] ^= p[i];
-    }
+    for (PartyId q = 0; q < s.n; ++q)
+      if (q != id_) xor_pad(osm_->pair_key(q), alpha_);
   }
 
   void send_round2(MessageBatch& out) {
