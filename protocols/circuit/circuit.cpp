@@ -38,6 +38,7 @@ struct Setup {
   std::vector<std::vector<std::uint32_t>> wires;   // per party: its input wires, ascending
   osm::Config osm;
   std::size_t gc_bytes = 0, gc_chunks = 0;         // v3
+  std::vector<Block> lagrange;                     // v3: at 0 over every party's point
   std::size_t round2_bytes = 0, round2_chunks = 0, round2_width = 0;
   std::vector<std::size_t> round1_messages;        // per party
   std::size_t round1_min = 0, round1_max = 0;
@@ -200,9 +201,7 @@ std::vector<std::uint8_t> evaluate_v1(const Setup& s, const MessageBatch& output
 
 // v3: the active labels by interpolation at 0 over every party, then the garbled circuit.
 std::vector<std::uint8_t> evaluate_v3(const Setup& s, std::span<const std::uint8_t> gc, const MessageBatch& output, const RoundOutcome& outcome) {
-  std::vector<std::uint32_t> all(s.n);
-  for (PartyId j = 0; j < s.n; ++j) all[j] = j;
-  const auto l = gf128::lagrange_at_zero(all);
+  const auto& l = s.lagrange;
   std::vector<Block> labels(s.c().input_bits());
   read_round2(s, output, outcome, [&](PartyId j, std::size_t at, std::span<const std::uint8_t> bytes) {
     for (std::size_t off = 0; off < bytes.size(); off += block_bytes)
@@ -308,7 +307,11 @@ class V1Party final : public CircuitParty {
       }
     };
     if (!bits_.empty()) place_x(id_, own_x_.first, own_x_.second);
-    Seed from0{}, from1a{}, from1b{};
+    // What the garblers deal (bmr.hpp): G2 gets G1's two sub-seeds, the helper G1's master seed;
+    // G1 gets G2's two seeds, the helper G2's s_0 seed and its explicit share.
+    bmr::G1Seeds g1_seeds{};
+    Seed g1_master{};
+    bmr::G2Seeds g2_seeds{};
     std::optional<bmr::Dealt> explicit_s2;
     for (PartyId q = 0; q < s.n; ++q) {
       const std::size_t bytes = s.plaintext(q, id_);
@@ -320,15 +323,15 @@ class V1Party final : public CircuitParty {
         at += dst.size();
       };
       if (q == 0 && id_ == 1) {
-        take(from0);
-        take(from1a);  // s2 of G1's values (reusing the buffer)
+        take(g1_seeds.s1);
+        take(g1_seeds.s2);
       } else if (q == 0 && id_ == 2) {
-        take(from0);
+        take(g1_master);
       } else if (q == 1 && id_ == 0) {
-        take(from1a);
-        take(from1b);
+        take(g2_seeds.s0);
+        take(g2_seeds.s1);
       } else if (q == 1 && id_ == 2) {
-        take(from1a);
+        take(g2_seeds.s0);
         explicit_s2 = bmr::decode(l, std::span(msg).subspan(at, l.dealt_bytes()));
         at += l.dealt_bytes();
       }
@@ -341,13 +344,14 @@ class V1Party final : public CircuitParty {
       place_x(q, first, second);
     }
     if (id_ == 0) {
-      h_.dealt = {bmr::g1_shares_from_master(l, 0, master_), bmr::g2_shares_of_g1(l, {from1a, from1b})};
+      h_.dealt = {bmr::g1_shares_from_master(l, 0, master_), bmr::g2_shares_of_g1(l, g2_seeds)};
       h_.own = bmr::make_garbler(l, 0, master_);
     } else if (id_ == 1) {
-      h_.dealt = {bmr::g1_shares_of_g2(l, {from0, from1a}), std::move(*own_g2_)};
+      h_.dealt = {bmr::g1_shares_of_g2(l, g1_seeds), std::move(*own_g2_)};
       h_.own = bmr::make_garbler(l, 1, master_);
     } else {
-      h_.dealt = {bmr::g1_shares_from_master(l, 2, from0), bmr::g2_shares_of_helper(l, std::move(*explicit_s2), {from1a, {}})};
+      h_.dealt = {bmr::g1_shares_from_master(l, 2, g1_master), bmr::g2_shares_of_helper(l, std::move(*explicit_s2), g2_seeds)};
+      sodium_memzero(g1_master.data(), g1_master.size());
     }
     sodium_memzero(master_.data(), master_.size());
     // The zero-sum pad: F(K_{k,k+1}) ^ F(K_{k-1,k}); each pair's pad appears twice over the three.
@@ -451,10 +455,7 @@ class V3Party final : public CircuitParty {
 
   void send_round2(MessageBatch& out) {
     const Setup& s = *s_;
-    std::vector<std::uint32_t> all(s.n);
-    for (PartyId j = 0; j < s.n; ++j) all[j] = j;
-    const auto l = gf128::lagrange_at_zero(all);
-    const Block inv_self = gf128::inverse(l[id_]);
+    const Block inv_self = gf128::inverse(s.lagrange[id_]);
     std::vector<std::uint8_t> payload(s.round2_bytes);
     for (std::size_t w = 0; w < x_.size(); ++w) {
       // y = [x]_j [Delta]_j + ([j = G] k_{w,0} + alpha_w) / L_j
@@ -647,7 +648,12 @@ std::unique_ptr<Protocol> make_protocol(std::shared_ptr<const Circuit> circuit, 
   s->round2_chunks = std::max<std::size_t>(1, (s->round2_bytes + round2_max_payload - 1) / round2_max_payload);
   s->round2_width = osm::header_bytes + (s->round2_bytes + s->round2_chunks - 1) / s->round2_chunks;
   if (s->round2_width < osm::header_bytes + 1) s->round2_width = osm::header_bytes + 1;
-  if (o.variant == Variant::v3) s->gc_bytes = half_gates::public_bytes(c);
+  if (o.variant == Variant::v3) {
+    s->gc_bytes = half_gates::public_bytes(c);
+    std::vector<std::uint32_t> all(n);
+    for (PartyId j = 0; j < n; ++j) all[j] = j;
+    s->lagrange = gf128::lagrange_at_zero(all);
+  }
   // Round 1's width: the one that moves the fewest bytes in all (chaff is as wide as a chunk).
   osm::Config base{.parties = n, .width = 0, .chaff = o.chaff == 0 ? osm::default_chaff : o.chaff, .mode = osm::KeyMode::kdf,
                    .hubs = o.variant == Variant::v1 && n > bmr::computing_parties ? bmr::computing_parties : 0};

@@ -7,43 +7,17 @@
 #include <map>
 #include <string>
 
-#include <fmt/format.h>
 
 #include "circuit/bmr.hpp"
 #include "circuit/bristol.hpp"
 #include "protocols/circuit/bmr_sim.hpp"
+#include "protocols/circuit/random_circuit.hpp"
 #include "shufflempc/random.hpp"
 
 namespace {
 
 using namespace shufflempc;
 using namespace shufflempc::circuit;
-
-// A random circuit over `in` input bits in two groups: XOR, AND (including AND(a, a)), INV chains,
-// EQ constants and EQW copies; `outs` outputs, the last wires (EQW copies of random wires, so an
-// output may be an input).
-Circuit random_circuit(Rng& rng, std::uint32_t in, std::uint32_t gates, std::uint32_t outs) {
-  std::vector<std::string> lines;
-  std::uint32_t wires = in;
-  const auto pick = [&]() { return static_cast<std::uint32_t>(rng.uniform(wires)); };
-  for (std::uint32_t g = 0; g < gates; ++g) {
-    const auto kind = rng.uniform(10);
-    const std::uint32_t a = pick();
-    if (kind < 3) lines.push_back(fmt::format("2 1 {} {} {} AND", a, kind == 0 ? a : pick(), wires));
-    else if (kind < 6) lines.push_back(fmt::format("2 1 {} {} {} XOR", a, pick(), wires));
-    else if (kind < 8) lines.push_back(fmt::format("1 1 {} {} INV", wires - 1, wires));  // chains
-    else if (kind < 9) lines.push_back(fmt::format("1 1 {} {} EQ", rng.uniform(2), wires));
-    else lines.push_back(fmt::format("1 1 {} {} EQW", a, wires));
-    ++wires;
-  }
-  for (std::uint32_t o = 0; o < outs; ++o) {
-    lines.push_back(fmt::format("1 1 {} {} EQW", pick(), wires));
-    ++wires;
-  }
-  std::string text = fmt::format("{} {}\n2 {} {}\n1 {}\n\n", lines.size(), wires, in / 2, in - in / 2, outs);
-  for (const auto& l : lines) text += l + "\n";
-  return parse(text, "random");
-}
 
 std::vector<std::uint8_t> bits_of(std::uint64_t v, std::size_t n) {
   std::vector<std::uint8_t> b(n);
@@ -57,8 +31,8 @@ TEST_CASE("bmr: 300 random circuits (AND(a,a), INV chains, constants, outputs th
   SeededRng rng(301);
   for (int t = 0; t < 300; ++t) {
     const auto in = static_cast<std::uint32_t>(2 + rng.uniform(6));
-    const Circuit c = random_circuit(rng, in, static_cast<std::uint32_t>(1 + rng.uniform(40)),
-                                     static_cast<std::uint32_t>(1 + rng.uniform(6)));
+    const Circuit c = test::random_circuit(rng, in / 2, in - in / 2, static_cast<std::uint32_t>(1 + rng.uniform(40)),
+                                           static_cast<std::uint32_t>(1 + rng.uniform(6)));
     const bmr::Layout l(c);
     const auto x = bits_of(rng.next_u64(), in);
     const auto r = test::simulate_bmr(l, x, random_seed(rng), random_seed(rng), rng);

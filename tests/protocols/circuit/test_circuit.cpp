@@ -5,12 +5,12 @@
 
 #include <fstream>
 
-#include <fmt/format.h>
 
 #include "circuit/circuit.hpp"
 #include "shufflempc/error.hpp"
 #include "shufflempc/net/inproc.hpp"
 #include "shufflempc/registry.hpp"
+#include "protocols/circuit/random_circuit.hpp"
 #include "support/errors.hpp"
 #include "support/stats.hpp"
 #include "support/tampering_channel.hpp"
@@ -82,29 +82,10 @@ TEST_CASE("circuit: SHA-256(\"abc\") through v1 and v3, the block and the chaini
 TEST_CASE("circuit: 40 random circuits (AND(a,a), INV chains, constants, outputs that are inputs) in both variants agree with plain evaluation") {
   SeededRng rng(503);
   for (int t = 0; t < 40; ++t) {
-    const std::uint32_t g0 = 1 + static_cast<std::uint32_t>(rng.uniform(5)), g1 = 1 + static_cast<std::uint32_t>(rng.uniform(5));
-    std::uint32_t wires = g0 + g1;
-    std::string gates;
-    std::size_t count = 0;
-    const auto gate = [&](const std::string& text) {
-      gates += text + "\n";
-      ++count;
-      ++wires;
-    };
-    for (std::uint32_t i = 0, m = 1 + static_cast<std::uint32_t>(rng.uniform(30)); i < m; ++i) {
-      const auto a = static_cast<std::uint32_t>(rng.uniform(wires)), b = static_cast<std::uint32_t>(rng.uniform(wires));
-      switch (rng.uniform(6)) {
-        case 0: gate(fmt::format("2 1 {} {} {} AND", a, a, wires)); break;
-        case 1: gate(fmt::format("2 1 {} {} {} AND", a, b, wires)); break;
-        case 2: gate(fmt::format("2 1 {} {} {} XOR", a, b, wires)); break;
-        case 3: gate(fmt::format("1 1 {} {} INV", wires - 1, wires)); break;
-        case 4: gate(fmt::format("1 1 {} {} EQ", rng.uniform(2), wires)); break;
-        default: gate(fmt::format("1 1 {} {} EQW", a, wires)); break;
-      }
-    }
-    const std::uint32_t outs = 1 + static_cast<std::uint32_t>(rng.uniform(4));
-    for (std::uint32_t o = 0; o < outs; ++o) gate(fmt::format("1 1 {} {} EQW", rng.uniform(o == 0 ? g0 + g1 : wires), wires));
-    auto c = std::make_shared<const Circuit>(parse(fmt::format("{} {}\n2 {} {}\n1 {}\n\n{}", count, wires, g0, g1, outs, gates), "random"));
+    const auto c = std::make_shared<const Circuit>(test::random_circuit(rng, 1 + static_cast<std::uint32_t>(rng.uniform(5)),
+                                                                       1 + static_cast<std::uint32_t>(rng.uniform(5)),
+                                                                       1 + static_cast<std::uint32_t>(rng.uniform(30)),
+                                                                       1 + static_cast<std::uint32_t>(rng.uniform(4))));
     const std::size_t n = 3 + rng.uniform(3);
     for (const Variant v : {Variant::v1, Variant::v3}) {
       const auto p = make(c, n, v, {static_cast<PartyId>(rng.uniform(n)), static_cast<PartyId>(rng.uniform(n))});
