@@ -4,6 +4,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace shufflempc {
 namespace {
@@ -108,6 +109,101 @@ double calibrate_binomial_p(std::uint64_t n, double eps, double delta) {
     (ok(mid) ? hi : lo) = mid;
   }
   return hi;
+}
+
+DeltaReport symmetric_noise_delta(std::span<const long double> log_pmf, std::uint64_t sensitivity, double eps, long double log_tail) {
+  check(eps, "symmetric_noise_delta");
+  if (log_pmf.size() % 2 == 0) throw std::invalid_argument("symmetric_noise_delta: the window must have an odd size");
+  if (sensitivity < 1) throw std::invalid_argument("symmetric_noise_delta: sensitivity must be at least 1");
+  const auto size = static_cast<std::int64_t>(log_pmf.size());
+  const auto lp = [&](std::int64_t i) { return i < 0 || i >= size ? neg_inf : log_pmf[static_cast<std::size_t>(i)]; };
+  const ld e = eps;
+  ld worst = 0;
+  for (std::uint64_t s = 1; s <= sensitivity; ++s) {
+    const auto shift = static_cast<std::int64_t>(s);
+    ld sum = 0;
+    for (std::int64_t i = 0; i < size + shift; ++i) {
+      const ld t = log_positive_part(lp(i), lp(i - shift), e);
+      if (t != neg_inf) sum += std::exp(t);
+    }
+    worst = std::max(worst, sum);
+  }
+  if (log_tail != neg_inf) worst += std::exp(log_tail);
+  return {worst > 0 ? std::log(worst) : neg_inf};
+}
+
+DeltaReport discrete_laplace_delta(double scale_epsilon, double eps, std::uint64_t sensitivity) {
+  check(eps, "discrete_laplace_delta");
+  check(scale_epsilon, "discrete_laplace_delta (scale)");
+  if (sensitivity < 1) throw std::invalid_argument("discrete_laplace_delta: sensitivity must be at least 1");
+  // P(k) = c a^|k|. The privacy loss log P(k)/P(k - s) is s lambda for k <= 0, falls by 2 lambda a
+  // step for 0 < k < s and is -s lambda from k = s on, so the positive terms are k <= 0 (when
+  // s lambda > eps) and 0 < k < (s - eps/lambda)/2; the largest shift s = sensitivity is the worst.
+  const ld lambda = scale_epsilon, a = std::exp(-lambda), c = (1 - a) / (1 + a), e = eps;
+  const ld s = static_cast<ld>(sensitivity);
+  ld sum = 0;
+  if (s * lambda > e) sum += -std::expm1(e - s * lambda) * c / (1 - a);
+  for (std::uint64_t k = 1; k < sensitivity; ++k) {
+    const ld kk = static_cast<ld>(k);
+    if (s - 2 * kk <= e / lambda) break;
+    sum += c * (std::pow(a, kk) - std::exp(e) * std::pow(a, s - kk));
+  }
+  return {sum > 0 ? std::log(sum) : neg_inf};
+}
+
+double calibrate_discrete_laplace(double eps, double delta, std::uint64_t sensitivity) {
+  check(eps, "calibrate_discrete_laplace");
+  if (!(delta >= 0 && delta < 1)) throw std::invalid_argument("calibrate_discrete_laplace: delta must be in [0, 1)");
+  if (sensitivity < 1) throw std::invalid_argument("calibrate_discrete_laplace: sensitivity must be at least 1");
+  const double pure = eps / static_cast<double>(sensitivity);
+  if (delta == 0) return pure;
+  const ld target = std::log(static_cast<ld>(delta));
+  const auto ok = [&](double lambda) { return discrete_laplace_delta(lambda, eps, sensitivity).log_delta <= target; };
+  double lo = pure, hi = 2 * pure;
+  while (ok(hi)) {
+    lo = hi;
+    hi *= 2;
+  }
+  while (hi / lo > 1 + 1e-9) {
+    const double mid = (lo + hi) / 2;
+    (ok(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+DeltaReport polya_difference_delta(double shape, double scale_epsilon, double eps, std::uint64_t sensitivity) {
+  check(eps, "polya_difference_delta");
+  check(scale_epsilon, "polya_difference_delta (scale)");
+  if (!(shape > 0 && shape <= 1)) throw std::invalid_argument("polya_difference_delta: shape must be in (0, 1]");
+  // X, Y ~ Polya(r, a) independent, P(k) = Gamma(k + r)/(k! Gamma(r)) a^k (1 - a)^r. For r <= 1,
+  // P(k + 1)/P(k) = a (k + r)/(k + 1) <= a, so P(X > K) <= P(K) a/(1 - a). Truncate X and Y at
+  // K; the pairs left out carry at most twice that, added to delta whole.
+  const ld r = shape;
+  const ld log_a = -static_cast<ld>(scale_epsilon), log_1ma = std::log(-std::expm1(log_a)), lg_r = std::lgamma(r);
+  const auto log_nb = [&](std::int64_t k) {
+    const ld kk = static_cast<ld>(k);
+    return std::lgamma(kk + r) - std::lgamma(kk + 1) - lg_r + kk * log_a + r * log_1ma;
+  };
+  constexpr std::int64_t max_k = 30000;
+  const ld log_ratio_tail = log_a - log_1ma + std::log(2.0L);
+  std::int64_t k_max = 1;
+  while (log_nb(k_max) + log_ratio_tail > -92) {  // e^-92 < 1e-40
+    if (++k_max > max_k)
+      throw std::invalid_argument("polya_difference_delta: the noise is too wide to sum exactly (scale epsilon " +
+                                  std::to_string(scale_epsilon) + "; at least about 3e-3 is supported)");
+  }
+  std::vector<double> nb(static_cast<std::size_t>(k_max) + 1);
+  for (std::int64_t k = 0; k <= k_max; ++k) nb[static_cast<std::size_t>(k)] = static_cast<double>(std::exp(log_nb(k)));
+  // P(D = d) = sum_j P(X = j + d) P(Y = j) for d >= 0; symmetric.
+  std::vector<long double> log_pmf(2 * static_cast<std::size_t>(k_max) + 1);
+  for (std::int64_t d = 0; d <= k_max; ++d) {
+    long double sum = 0;
+    for (std::int64_t j = 0; j + d <= k_max; ++j) sum += static_cast<long double>(nb[static_cast<std::size_t>(j + d)]) * nb[static_cast<std::size_t>(j)];
+    const ld l = sum > 0 ? std::log(sum) : neg_inf;
+    log_pmf[static_cast<std::size_t>(k_max + d)] = l;
+    log_pmf[static_cast<std::size_t>(k_max - d)] = l;
+  }
+  return symmetric_noise_delta(log_pmf, sensitivity, eps, log_nb(k_max) + log_ratio_tail);
 }
 
 double randomized_response_flip(double eps) {

@@ -58,3 +58,39 @@ TEST_CASE("calibrated p: meets (eps, delta) exactly, and p * 0.99 does not; cons
   }
   CHECK_THROWS_AS((void)calibrate_binomial_p(10, 0.01, 1e-9), std::invalid_argument);
 }
+
+TEST_CASE("discrete Laplace: exact delta against the direct sum, 0 at the pure-DP scale, and the calibration") {
+  // Direct: sum_k [P(k) - e^eps P(k - s)]_+ over a wide window, s = sensitivity.
+  const auto direct = [](double lambda, double eps, int s) {
+    const double a = std::exp(-lambda), c = (1 - a) / (1 + a);
+    double sum = 0;
+    for (int k = -4000; k <= 4000; ++k)
+      sum += std::max(0.0, c * std::pow(a, std::abs(k)) - std::exp(eps) * c * std::pow(a, std::abs(k - s)));
+    return sum;
+  };
+  for (auto [lambda, eps, s] : std::vector<std::tuple<double, double, int>>{{1.0, 0.5, 1}, {0.3, 0.5, 3}, {0.1, 1.0, 20}, {2.0, 0.1, 1}}) {
+    const double exact = direct(lambda, eps, s);
+    CHECK_MESSAGE(discrete_laplace_delta(lambda, eps, s).delta() == doctest::Approx(exact).epsilon(1e-9), lambda << " " << eps << " " << s);
+  }
+  CHECK(discrete_laplace_delta(0.5, 1.0, 2).delta() == 0);  // s lambda = eps: pure DP
+  const double lambda = calibrate_discrete_laplace(1.0, 1e-6, 4);
+  CHECK(lambda > 0.25);
+  CHECK(discrete_laplace_delta(lambda, 1.0, 4).delta() <= 1e-6);
+  CHECK(discrete_laplace_delta(lambda * (1 + 1e-6), 1.0, 4).delta() > 1e-6);
+  CHECK(calibrate_discrete_laplace(1.0, 0, 4) == 0.25);
+}
+
+TEST_CASE("Polya differences: shape 1 is the discrete Laplace; fewer shares (dropouts) give a larger delta") {
+  for (auto [lambda, eps, s] : std::vector<std::tuple<double, double, std::uint64_t>>{{1.0, 0.5, 1}, {0.2, 0.5, 3}, {0.05, 0.5, 10}}) {
+    const double dlap = discrete_laplace_delta(lambda, eps, s).delta();
+    CHECK_MESSAGE(polya_difference_delta(1.0, lambda, eps, s).delta() == doctest::Approx(dlap).epsilon(1e-9), lambda);
+  }
+  double last = 0;
+  for (double shape : {1.0, 0.9, 0.7, 0.5}) {
+    const double d = polya_difference_delta(shape, 0.05, 0.5, 10).delta();
+    CHECK(d > last);
+    last = d;
+  }
+  CHECK_THROWS_AS((void)polya_difference_delta(0.5, 1e-4, 1.0), std::invalid_argument);
+  CHECK_THROWS_AS((void)polya_difference_delta(1.5, 0.1, 1.0), std::invalid_argument);
+}

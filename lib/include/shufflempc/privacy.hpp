@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 namespace shufflempc {
 
@@ -26,6 +27,27 @@ struct DeltaReport {
 
 // The lectures' noise rate p = 48 ln(2/delta) / (eps^2 n).
 [[nodiscard]] double lecture_noise_rate(std::uint64_t n, double eps, double delta);
+
+// ---- Any integer noise ----
+// Exact delta at `eps` of a sum with sensitivity `sensitivity` (neighbours move it by at most that
+// many units) released with SYMMETRIC integer noise Z, P(Z = k) = exp(log_pmf[k + (size - 1) / 2])
+// on an odd-sized window centred at 0: the largest over shifts s = 1..sensitivity of
+// sum_k [P(k) - e^eps P(k - s)]_+. `log_tail` is the log of the mass outside the window, added
+// whole (every term is at most its P(k)).
+[[nodiscard]] DeltaReport symmetric_noise_delta(std::span<const long double> log_pmf, std::uint64_t sensitivity, double eps,
+                                                long double log_tail);
+
+// Discrete Laplace P(k) = (1 - a)/(1 + a) a^|k|, a = exp(-scale_epsilon): exact delta at eps for a
+// sum of the given sensitivity. 0 when eps >= sensitivity * scale_epsilon.
+[[nodiscard]] DeltaReport discrete_laplace_delta(double scale_epsilon, double eps, std::uint64_t sensitivity = 1);
+// The largest scale_epsilon (the least noise, to relative 1e-9) whose discrete Laplace makes a
+// sum of this sensitivity (eps, delta)-DP. At least eps / sensitivity (pure DP).
+[[nodiscard]] double calibrate_discrete_laplace(double eps, double delta, std::uint64_t sensitivity = 1);
+// Polya(r, a) - Polya(r, a), a = exp(-scale_epsilon): the noise of the split-mix DP sum when the
+// shares of a fraction r of the noise parties arrive (r = 1: discrete Laplace). Exact delta at eps;
+// throws std::invalid_argument when the noise's support is too wide to sum (a window of more than
+// 60001 values: scale_epsilon below about 3e-3).
+[[nodiscard]] DeltaReport polya_difference_delta(double shape, double scale_epsilon, double eps, std::uint64_t sensitivity = 1);
 
 // Randomized response with flip probability 1/(1+e^eps) is eps-DP (local model).
 [[nodiscard]] double randomized_response_flip(double eps);

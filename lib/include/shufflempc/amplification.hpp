@@ -1,0 +1,51 @@
+// Amplification by shuffling: the central (eps, delta) of n shuffled reports of an eps0-LDP
+// randomizer, by the bounds of the literature (docs/accounting.md; spec protocols.md section 6).
+//
+//   erlingsson_epsilon     Erlingsson, Feldman, Mironov, Raghunathan, Talwar, Thakurta (SODA'19):
+//                          eps = 12 eps0 sqrt(ln(1/delta) / n), for eps0 <= 1/2, n >= 1000, delta <= 0.01
+//   blanket_epsilon        Balle, Bell, Gascon, Nissim (CRYPTO'19), the privacy blanket, for k-ary
+//                          randomized response: eps = max{ sqrt(14 ln(2/delta)(e^eps0 + k - 1)/(n - 1)),
+//                          27 (e^eps0 + k - 1)/(n - 1) }, valid when it is at most 1
+//   fmt_closed_form        Feldman, McMillan, Talwar (FOCS'21), "Hiding among the clones", Theorem 3.1
+//   fmt_numeric_epsilon    the same paper's reduction evaluated numerically: the smallest eps whose
+//                          hockey-stick divergence fmt_delta is at most delta
+//
+// Each returns std::nullopt outside the range where its theorem holds (the reason is in
+// amplification_validity). The numeric bound is an upper bound: the binomial tails it leaves out
+// are added to delta whole.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shufflempc {
+
+[[nodiscard]] std::optional<double> erlingsson_epsilon(std::uint64_t n, double eps0, double delta);
+[[nodiscard]] std::optional<double> blanket_epsilon(std::uint64_t n, double eps0, double delta, std::uint64_t k = 2);
+[[nodiscard]] std::optional<double> fmt_closed_form(std::uint64_t n, double eps0, double delta);
+
+// FMT21's bound on delta at `eps` for n users of an eps0-LDP randomizer: the e^eps-hockey-stick
+// divergence between (A + D, C - A + 1 - D) and (A + 1 - D, C - A + D), C ~ Bin(n - 1, e^-eps0),
+// A ~ Bin(C, 1/2), D ~ Bern(e^eps0 / (e^eps0 + 1)). Both directions are equal (the pair is a
+// reflection), so one number. Exact up to the binomial tails beyond 16 standard deviations, whose
+// mass is added in full.
+[[nodiscard]] double fmt_delta(std::uint64_t n, double eps0, double eps);
+// The smallest eps (to 1e-9 absolute, rounded up) with fmt_delta(n, eps0, eps) <= delta; eps0
+// itself when shuffling does not help.
+[[nodiscard]] double fmt_numeric_epsilon(std::uint64_t n, double eps0, double delta);
+// The largest eps0 (to 1e-9, rounded down) with fmt_delta(n, eps0, eps) <= delta: the local
+// randomizer a protocol may use to be (eps, delta)-DP after shuffling. At least eps.
+[[nodiscard]] double fmt_local_epsilon(std::uint64_t n, double eps, double delta);
+
+// Every bound above for one setting, with the reason a bound does not apply.
+struct AmplificationBound {
+  std::string name;      // "erlingsson", "blanket", "fmt-closed", "fmt-numeric"
+  std::string source;    // the paper
+  std::optional<double> epsilon;
+  std::string validity;  // when it holds; why not, if epsilon is empty
+};
+[[nodiscard]] std::vector<AmplificationBound> amplification_bounds(std::uint64_t n, double eps0, double delta, std::uint64_t k = 2);
+
+}  // namespace shufflempc

@@ -1,0 +1,130 @@
+#include "shufflempc/amplification.hpp"
+
+#include <boost/math/distributions/binomial.hpp>
+#include <cmath>
+#include <stdexcept>
+
+namespace shufflempc {
+namespace {
+
+void check(std::uint64_t n, double eps0, double delta, const char* where) {
+  if (n < 2) throw std::invalid_argument(std::string(where) + ": parties must be at least 2");
+  if (!(eps0 > 0) || !std::isfinite(eps0)) throw std::invalid_argument(std::string(where) + ": epsilon0 must be a positive number");
+  if (!(delta > 0 && delta < 1)) throw std::invalid_argument(std::string(where) + ": delta must be in (0, 1)");
+}
+
+// P(Bin(c, 1/2) <= j), 0 below the support and 1 above it.
+double half_cdf(std::uint64_t c, std::int64_t j) {
+  if (j < 0) return 0;
+  if (static_cast<std::uint64_t>(j) >= c) return 1;
+  return boost::math::cdf(boost::math::binomial(static_cast<double>(c), 0.5), static_cast<double>(j));
+}
+
+// D_{e^eps}(P || Q) given C = c: P(k) = a b(k) + (1-a) b(k-1), Q(k) = a b(k-1) + (1-a) b(k) with
+// b the pmf of Bin(c, 1/2) and a = e^eps0/(1+e^eps0). P(k)/Q(k) falls as r = k/(c+1-k) rises, and
+// P(k) > e^eps Q(k) exactly when r < R = (a - e^eps (1-a)) / (e^eps a - (1-a)), that is when
+// k < R (c+1)/(1+R): the divergence is the difference of two CDFs at the last such k.
+double divergence_given(std::uint64_t c, double a, double e_eps, double ratio) {
+  const double kappa = ratio * static_cast<double>(c + 1) / (1 + ratio);
+  const auto m = static_cast<std::int64_t>(std::ceil(kappa)) - 1;  // largest k strictly below kappa
+  if (m < 0) return 0;
+  const double b_m = half_cdf(c, m), b_m1 = half_cdf(c, m - 1);
+  const double p = a * b_m + (1 - a) * b_m1;
+  const double q = a * b_m1 + (1 - a) * b_m;
+  return std::max(0.0, p - e_eps * q);
+}
+
+}  // namespace
+
+std::optional<double> erlingsson_epsilon(std::uint64_t n, double eps0, double delta) {
+  check(n, eps0, delta, "erlingsson_epsilon");
+  if (eps0 > 0.5 || n < 1000 || delta > 0.01) return std::nullopt;
+  return 12 * eps0 * std::sqrt(std::log(1 / delta) / static_cast<double>(n));
+}
+
+std::optional<double> blanket_epsilon(std::uint64_t n, double eps0, double delta, std::uint64_t k) {
+  check(n, eps0, delta, "blanket_epsilon");
+  if (k < 2) throw std::invalid_argument("blanket_epsilon: k must be at least 2");
+  const double spread = std::exp(eps0) + static_cast<double>(k) - 1;
+  const double m = static_cast<double>(n - 1);
+  const double eps = std::max(std::sqrt(14 * std::log(2 / delta) * spread / m), 27 * spread / m);
+  if (eps > 1) return std::nullopt;
+  return eps;
+}
+
+std::optional<double> fmt_closed_form(std::uint64_t n, double eps0, double delta) {
+  check(n, eps0, delta, "fmt_closed_form");
+  const double nn = static_cast<double>(n);
+  if (eps0 > std::log(nn / (16 * std::log(4 / delta)))) return std::nullopt;
+  const double a = 8 * std::sqrt(std::exp(eps0) * std::log(4 / delta) / nn);
+  const double c = 8 * std::exp(eps0) / nn;
+  const double e = std::log1p(a + c);
+  return std::log1p((1 - std::exp(-eps0)) / (1 + std::exp(-eps0 - e)) * (a + c));
+}
+
+double fmt_delta(std::uint64_t n, double eps0, double eps) {
+  check(n, eps0, 0.5, "fmt_delta");
+  if (!(eps >= 0)) throw std::invalid_argument("fmt_delta: epsilon must be at least 0");
+  if (eps >= eps0) return 0;  // the divergence vanishes once e^eps >= a / (1 - a) = e^eps0
+  const double a = std::exp(eps0) / (1 + std::exp(eps0));
+  const double e_eps = std::exp(eps);
+  const double ratio = (a - e_eps * (1 - a)) / (e_eps * a - (1 - a));
+  const double q = std::exp(-eps0);
+  const boost::math::binomial clones(static_cast<double>(n - 1), q);
+  const double mean = static_cast<double>(n - 1) * q;
+  const double sd = std::sqrt(static_cast<double>(n - 1) * q * (1 - q));
+  const double lo_real = std::floor(mean - 16 * sd - 1), hi_real = std::ceil(mean + 16 * sd + 1);
+  const std::uint64_t lo = lo_real <= 0 ? 0 : static_cast<std::uint64_t>(lo_real);
+  const std::uint64_t hi = hi_real >= static_cast<double>(n - 1) ? n - 1 : static_cast<std::uint64_t>(hi_real);
+  // The C outside [lo, hi] contribute at most their probability (a divergence is at most 1).
+  double delta = 0;
+  if (lo > 0) delta += boost::math::cdf(clones, static_cast<double>(lo - 1));
+  if (hi < n - 1) delta += boost::math::cdf(boost::math::complement(clones, static_cast<double>(hi)));
+  for (std::uint64_t c = lo; c <= hi; ++c) {
+    const double pc = boost::math::pdf(clones, static_cast<double>(c));
+    if (pc == 0) continue;
+    delta += pc * divergence_given(c, a, e_eps, ratio);
+  }
+  return std::min(1.0, delta);
+}
+
+double fmt_numeric_epsilon(std::uint64_t n, double eps0, double delta) {
+  check(n, eps0, delta, "fmt_numeric_epsilon");
+  double lo = 0, hi = eps0;  // fmt_delta(hi) = 0 <= delta
+  if (fmt_delta(n, eps0, lo) <= delta) return 0;
+  while (hi - lo > 1e-9) {
+    const double mid = (lo + hi) / 2;
+    (fmt_delta(n, eps0, mid) <= delta ? hi : lo) = mid;
+  }
+  return hi;
+}
+
+double fmt_local_epsilon(std::uint64_t n, double eps, double delta) {
+  check(n, eps, delta, "fmt_local_epsilon");
+  double lo = eps, hi = 2 * eps + 1;  // fmt_delta(n, lo, eps) = 0
+  while (fmt_delta(n, hi, eps) <= delta) {
+    lo = hi;
+    hi *= 2;
+    if (hi > 1000) return lo;
+  }
+  while (hi - lo > 1e-9) {
+    const double mid = (lo + hi) / 2;
+    (fmt_delta(n, mid, eps) <= delta ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+std::vector<AmplificationBound> amplification_bounds(std::uint64_t n, double eps0, double delta, std::uint64_t k) {
+  std::vector<AmplificationBound> out;
+  out.push_back({"erlingsson", "Erlingsson, Feldman, Mironov, Raghunathan, Talwar, Thakurta, SODA 2019", erlingsson_epsilon(n, eps0, delta),
+                 "eps0 <= 1/2, n >= 1000, delta <= 0.01"});
+  out.push_back({"blanket", "Balle, Bell, Gascon, Nissim, CRYPTO 2019 (k-ary randomized response, k = " + std::to_string(k) + ")",
+                 blanket_epsilon(n, eps0, delta, k), "the bound is at most 1"});
+  out.push_back({"fmt-closed", "Feldman, McMillan, Talwar, FOCS 2021, closed form", fmt_closed_form(n, eps0, delta),
+                 "eps0 <= ln(n / (16 ln(4/delta)))"});
+  out.push_back({"fmt-numeric", "Feldman, McMillan, Talwar, FOCS 2021, numeric", fmt_numeric_epsilon(n, eps0, delta),
+                 "always (eps0 itself when shuffling does not help)"});
+  return out;
+}
+
+}  // namespace shufflempc
