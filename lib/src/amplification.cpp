@@ -52,6 +52,18 @@ std::optional<double> blanket_epsilon(std::uint64_t n, double eps0, double delta
   return eps;
 }
 
+std::optional<double> blanket_local_epsilon(std::uint64_t n, double eps, double delta, std::uint64_t k) {
+  check(n, eps, delta, "blanket_local_epsilon");
+  if (k < 2) throw std::invalid_argument("blanket_local_epsilon: k must be at least 2");
+  if (eps > 1) return std::nullopt;
+  const double m = static_cast<double>(n - 1);
+  // Both terms of the max grow with e^eps0 + k - 1: the largest spread either allows.
+  const double spread = std::min(m * eps * eps / (14 * std::log(2 / delta)), m * eps / 27);
+  const double e_eps0 = spread - static_cast<double>(k) + 1;
+  if (!(e_eps0 > 1)) return std::nullopt;
+  return std::log(e_eps0);
+}
+
 std::optional<double> fmt_closed_form(std::uint64_t n, double eps0, double delta) {
   check(n, eps0, delta, "fmt_closed_form");
   const double nn = static_cast<double>(n);
@@ -123,7 +135,7 @@ std::vector<AmplificationBound> amplification_bounds(std::uint64_t n, double eps
   out.push_back({"fmt-closed", "Feldman, McMillan, Talwar, FOCS 2021, closed form", fmt_closed_form(n, eps0, delta),
                  "eps0 <= ln(n / (16 ln(4/delta)))"});
   out.push_back({"fmt-numeric", "Feldman, McMillan, Talwar, FOCS 2021, numeric", fmt_numeric_epsilon(n, eps0, delta),
-                 "always (eps0 itself when shuffling does not help)"});
+                 "every n and eps0 (the result is eps0 itself when shuffling does not help)"});
   return out;
 }
 

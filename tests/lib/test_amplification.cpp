@@ -78,3 +78,12 @@ TEST_CASE("amplification_bounds lists every bound, with the reason when one does
   CHECK_THROWS_AS((void)fmt_numeric_epsilon(1, 1, 1e-6), std::invalid_argument);
   CHECK_THROWS_AS((void)fmt_numeric_epsilon(100, 1, 0), std::invalid_argument);
 }
+
+TEST_CASE("privacy blanket inverse: the largest eps0 whose bound meets eps") {
+  const double eps0 = blanket_local_epsilon(100000, 0.336, 1e-6).value();
+  CHECK(eps0 == doctest::Approx(4).epsilon(0.01));
+  CHECK(blanket_epsilon(100000, eps0, 1e-6).value() <= 0.336 + 1e-12);
+  CHECK(blanket_epsilon(100000, eps0 + 1e-3, 1e-6).value() > 0.336);
+  CHECK_FALSE(blanket_local_epsilon(100, 0.5, 1e-6).has_value());  // too few parties for any eps0
+  CHECK_FALSE(blanket_local_epsilon(100000, 1.5, 1e-6).has_value());
+}

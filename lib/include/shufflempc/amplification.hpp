@@ -24,6 +24,9 @@ namespace shufflempc {
 
 [[nodiscard]] std::optional<double> erlingsson_epsilon(std::uint64_t n, double eps0, double delta);
 [[nodiscard]] std::optional<double> blanket_epsilon(std::uint64_t n, double eps0, double delta, std::uint64_t k = 2);
+// The inverse: the largest eps0 whose k-ary randomized response the blanket bound certifies at
+// (eps, delta); nullopt when eps > 1 or no eps0 > 0 qualifies (too few parties).
+[[nodiscard]] std::optional<double> blanket_local_epsilon(std::uint64_t n, double eps, double delta, std::uint64_t k = 2);
 [[nodiscard]] std::optional<double> fmt_closed_form(std::uint64_t n, double eps0, double delta);
 
 // FMT21's bound on delta at `eps` for n users of an eps0-LDP randomizer: the e^eps-hockey-stick

@@ -1,0 +1,63 @@
+// `shufflempc account`: the library's accountant as a command (JSON checked against the golden
+// values of the spec, and against the library functions themselves).
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "shufflempc/amplification.hpp"
+#include "shufflempc/privacy.hpp"
+#include "support/process.hpp"
+
+using shufflempc::test::cli;
+using shufflempc::test::run_command;
+
+TEST_CASE("account amplify: every bound, the golden FMT21 values, null where a bound does not apply") {
+  const auto r = run_command(cli() + " account amplify --parties 100000 --epsilon0 4 --delta 1e-6 --json");
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["bounds"].size() == 4);
+  std::map<std::string, nlohmann::json> by_name;
+  for (const auto& b : j["bounds"]) by_name[b["name"].get<std::string>()] = b;
+  CHECK(by_name.at("fmt-closed")["epsilon"].get<double>() == doctest::Approx(0.5378040242374512).epsilon(1e-14));
+  const double numeric = by_name.at("fmt-numeric")["epsilon"].get<double>();
+  CHECK(numeric >= 0.16754);
+  CHECK(numeric <= 0.17279);
+  CHECK(by_name.at("blanket")["epsilon"].get<double>() == doctest::Approx(0.336).epsilon(2e-3));
+  CHECK(by_name.at("erlingsson")["epsilon"].is_null());
+  const auto text = run_command(cli() + " account amplify --epsilon0 4");
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("0.537804") != std::string::npos);
+  CHECK(text.out.find("n/a") != std::string::npos);
+}
+
+TEST_CASE("account local and noise: the inverse bounds and the calibrated noises") {
+  const auto l = run_command(cli() + " account local --parties 100000 --epsilon 0.5 --json");
+  REQUIRE(l.exit_code == 0);
+  const auto lj = nlohmann::json::parse(l.out);
+  CHECK(lj["fmt_numeric_epsilon0"].get<double>() == doctest::Approx(shufflempc::fmt_local_epsilon(100000, 0.5, 1e-6)).epsilon(1e-12));
+  CHECK(lj["blanket_epsilon0"].get<double>() == doctest::Approx(shufflempc::blanket_local_epsilon(100000, 0.5, 1e-6).value()));
+
+  const auto b = nlohmann::json::parse(run_command(cli() + " account noise --parties 100000 --epsilon 1 --delta 1e-6 --json").out);
+  CHECK(b["p"].get<double>() == doctest::Approx(shufflempc::calibrate_binomial_p(100000, 1, 1e-6)));
+  CHECK(b["delta"].get<double>() <= 1e-6);
+  const auto d = nlohmann::json::parse(run_command(cli() + " account noise --noise discrete-laplace --epsilon 1 --delta 1e-6 --sensitivity 10 --json").out);
+  CHECK(d["scale"].get<double>() > 0.1);
+  CHECK(d["delta"].get<double>() <= 1e-6);
+  const auto p = nlohmann::json::parse(run_command(cli() + " account noise --noise polya --shape 0.5 --scale 0.05 --epsilon 0.5 --sensitivity 10 --json").out);
+  CHECK(p["delta"].get<double>() == doctest::Approx(shufflempc::polya_difference_delta(0.5, 0.05, 0.5, 10).delta()));
+}
+
+TEST_CASE("account: a missing or wrong argument gets one line naming it, exit code 2") {
+  for (const auto& [args, expect] : std::vector<std::pair<std::string, std::string>>{
+           {"account amplify", "--epsilon0 is required"},
+           {"account amplify --epsilon0 4 --parties 1", "--parties"},
+           {"account noise", "needs --p"},
+           {"account noise --noise binomial --scale 1 --p 0.1", "--scale"},
+           {"account noise --noise gaussian", "--noise"},
+           {"account noise --noise polya --scale 0.0001", "too wide"},
+           {"account", "subcommand"}}) {
+    const auto r = run_command(cli() + " " + args);
+    CHECK_MESSAGE(r.exit_code == 2, args);
+    CHECK_MESSAGE(r.err.find(expect) != std::string::npos, args << ": " << r.err);
+  }
+}
