@@ -8,7 +8,6 @@
 //
 // Every figure is the median of REPS runs. Progress goes to stderr, the table to stdout.
 #include <fmt/format.h>
-#include <malloc.h>
 #include <sodium.h>
 #include <unistd.h>
 
@@ -180,8 +179,7 @@ int run(int reps) {
 
 int main(int argc, char** argv) {
   // As the CLI does: keep freed megabyte buffers rather than fault them in afresh every run.
-  mallopt(M_MMAP_THRESHOLD, 256 << 20);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  keep_freed_buffers();
   try {
     std::vector<std::string> args(argv + 1, argv + argc);
     return run(args.size() > 0 ? std::stoi(args[0]) : 5);

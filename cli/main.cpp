@@ -1,6 +1,4 @@
 // shufflempc: secure multiparty computation in the shuffle model.
-#include <malloc.h>
-
 #include <iostream>
 #include <stdexcept>
 #include <system_error>
@@ -26,11 +24,8 @@ std::string usage_of(const CLI::App* app) {
 
 int main(int argc, char** argv) {
   using namespace shufflempc;
-  // Rounds allocate and free buffers of megabytes (a garbled circuit's shares, a round's batch).
-  // glibc would hand each back to the kernel and fault it in afresh next time, which on a virtual
-  // machine costs more than the work done in them (docs/PERFORMANCE.md, circuit): keep them.
-  mallopt(M_MMAP_THRESHOLD, 256 << 20);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  // Keep freed megabyte buffers rather than fault them in afresh every round (docs/PERFORMANCE.md).
+  shufflempc::keep_freed_buffers();
   CLI::App app{"shufflempc: secure multiparty computation in the shuffle model", "shufflempc"};
   app.require_subcommand(1);
   cli::Action action;

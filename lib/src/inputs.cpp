@@ -1,5 +1,7 @@
 #include "shufflempc/inputs.hpp"
 
+#include "shufflempc/samplers.hpp"
+
 #include <charconv>
 #include <limits>
 #include <stdexcept>
@@ -52,8 +54,8 @@ bool parse_answer(const Value& v, std::string_view who) {
   throw std::invalid_argument(std::string(who) + " must answer yes or no (or 1 / 0), got " + v.dump());
 }
 
-bool random_bit(std::string_view spec, Rng& rng) {
-  if (spec.empty() || spec == "bernoulli") return rng.uniform01() < 0.5;
+BitSampler bit_sampler(std::string_view spec) {
+  if (spec.empty() || spec == "bernoulli") return {0.5};
   if (spec.starts_with("bernoulli:")) {
     const std::string text(spec.substr(10));
     std::size_t used = 0;
@@ -65,11 +67,15 @@ bool random_bit(std::string_view spec, Rng& rng) {
     }
     if (used != text.size() || !(p >= 0 && p <= 1))
       throw std::invalid_argument("--random-inputs bernoulli:P needs P in [0, 1], got '" + text + "'");
-    return rng.uniform01() < p;
+    return {p};
   }
-  if (spec == "constant:0") return false;
-  if (spec == "constant:1") return true;
+  if (spec == "constant:0") return {0.0};
+  if (spec == "constant:1") return {1.0};
   throw std::invalid_argument("--random-inputs '" + std::string(spec) + "' is not understood: use bernoulli:P or constant:B");
 }
+
+bool BitSampler::operator()(Rng& rng) const { return bernoulli(rng, p); }
+
+bool random_bit(std::string_view spec, Rng& rng) { return bit_sampler(spec)(rng); }
 
 }  // namespace shufflempc

@@ -14,11 +14,6 @@ void check_width(std::size_t width) {
 
 MessageBatch::MessageBatch(std::size_t width, std::size_t count) : width_(width), bytes_(count * width) { check_width(width); }
 
-std::span<std::uint8_t> MessageBatch::append() {
-  bytes_.resize(bytes_.size() + width_);
-  return {bytes_.data() + bytes_.size() - width_, width_};
-}
-
 void MessageBatch::push_back(std::span<const std::uint8_t> message) {
   if (message.size() != width_)
     throw std::invalid_argument("message of " + std::to_string(message.size()) + " bytes in a batch of width " +

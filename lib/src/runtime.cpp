@@ -4,6 +4,9 @@
 #include "parallel.hpp"
 
 #include <algorithm>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
@@ -127,6 +130,42 @@ RunResult RoundDriver::run(const RunOptions& options) {
     if (!gone[id]) result.party_outputs[id] = party->output();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+
+void keep_freed_buffers() {
+#if defined(__GLIBC__)
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
+}
+
+std::optional<TrialResult> Protocol::trial(std::size_t, std::string_view, Rng&) const { return std::nullopt; }
+
+std::optional<std::pair<double, double>> trial_errors(const Value& output, const Value& truth) {
+  if (output.is_number() && truth.is_number()) {
+    const double e = output.get<double>() - truth.get<double>();
+    return std::pair{e, std::fabs(e)};
+  }
+  std::vector<double> diffs;
+  if (output.is_array() && truth.is_array() && output.size() == truth.size() && !output.empty()) {
+    for (std::size_t i = 0; i < output.size(); ++i) {
+      if (!output[i].is_number() || !truth[i].is_number()) return std::nullopt;
+      diffs.push_back(output[i].get<double>() - truth[i].get<double>());
+    }
+  } else if (output.is_object() && truth.is_object() && output.size() == truth.size() && !output.empty()) {
+    for (const auto& [name, value] : output.items()) {
+      if (!value.is_number() || !truth.contains(name) || !truth[name].is_number()) return std::nullopt;
+      diffs.push_back(value.get<double>() - truth[name].get<double>());
+    }
+  } else {
+    return std::nullopt;
+  }
+  double sq = 0, worst = 0;
+  for (double d : diffs) {
+    sq += d * d;
+    worst = std::max(worst, std::fabs(d));
+  }
+  return std::pair{std::sqrt(sq / static_cast<double>(diffs.size())), worst};
 }
 
 std::optional<double> result_error(const Value& output, const Value& truth) {

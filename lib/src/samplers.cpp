@@ -8,23 +8,22 @@
 
 namespace shufflempc {
 
-bool bernoulli(Rng& rng, double p) {
-  if (!(p >= 0.0 && p <= 1.0)) throw std::invalid_argument("bernoulli: p must be in [0, 1], got " + std::to_string(p));
-  if (p == 0.0) return false;
-  if (p == 1.0) return true;
-  // p = M * 2^(e - 53) with M a 53-bit integer. U < p iff the first -e bits of U are zero and the
-  // next 53 bits, read as an integer, are below M. Exact for every double, subnormals included.
-  int e = 0;
-  const double f = std::frexp(p, &e);  // p = f * 2^e, f in [0.5, 1), e <= 0
-  const auto m = static_cast<std::uint64_t>(std::ldexp(f, 53));
-  int zeros = -e;
-  while (zeros >= 64) {
-    if (rng.next_u64() != 0) return false;
-    zeros -= 64;
+namespace detail {
+
+bool bernoulli_rest(Rng& rng, double rest) {
+  while (rest != 0) {
+    rest *= 256;
+    const auto digit = static_cast<unsigned>(rest);  // floor: rest is in [0, 256)
+    const unsigned u = rng.next_u8();
+    if (u != digit) return u < digit;
+    rest -= digit;
   }
-  if (zeros > 0 && (rng.next_u64() >> (64 - zeros)) != 0) return false;
-  return (rng.next_u64() >> 11) < m;
+  return false;  // U agrees with p on every digit p has: U >= p
 }
+
+[[noreturn]] void bad_bernoulli(double p) { throw std::invalid_argument("bernoulli: p must be in [0, 1], got " + std::to_string(p)); }
+
+}  // namespace detail
 
 bool bernoulli_rational(Rng& rng, std::uint64_t num, std::uint64_t den) {
   if (den == 0 || num > den) throw std::invalid_argument("bernoulli_rational: need 0 <= num <= den and den >= 1");

@@ -12,6 +12,8 @@
 #include "counting/counting.hpp"
 #include "shufflempc/inputs.hpp"
 #include "shufflempc/mechanism.hpp"
+#include "shufflempc/privacy.hpp"
+#include "shufflempc/samplers.hpp"
 
 namespace shufflempc::counting {
 
@@ -20,6 +22,7 @@ struct BitInputs {
   using Input = bool;
   [[nodiscard]] bool parse_input(PartyId id, const Value& v) const { return parse_bit(v, party_name(id)); }
   [[nodiscard]] bool random_input(std::string_view spec, Rng& rng) const { return random_bit(spec, rng); }
+  [[nodiscard]] BitSampler input_sampler(std::string_view spec) const { return bit_sampler(spec); }
   [[nodiscard]] Value input_value(bool x) const { return x ? 1 : 0; }
   [[nodiscard]] std::int64_t truth(std::span<const bool> xs) const;
 };
@@ -59,8 +62,10 @@ struct RandomizedResponseMechanism : BitInputs {
   using Output = double;
   std::uint64_t parties = 0;
   double epsilon = 1;
+  double flip = 0;  // 1/(1 + e^eps)
+  RandomizedResponseMechanism(std::uint64_t n, double eps) : parties(n), epsilon(eps), flip(randomized_response_flip(eps)) {}
   [[nodiscard]] RoundShape shape() const { return RoundShape::exactly(1, Delivery::analyzer_only, 1); }
-  void encode(bool x, Rng& rng, MessageBatch& out) const { encode_randomized_response(x, epsilon, rng, out); }
+  void encode(bool x, Rng& rng, MessageBatch& out) const { out.append()[0] = x != bernoulli(rng, flip) ? 1 : 0; }
   [[nodiscard]] double analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng&) const {
     return analyze_randomized_response(shuffled, outcome.submitted.size(), epsilon);
   }

@@ -167,7 +167,7 @@ void register_counting(Registry& registry) {
                 .params = {epsilon_param(20)},
                 .input_help = bit_input_help,
                 .create = [](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {
-                  return make_one_round(RandomizedResponseMechanism{.parties = pop.parties, .epsilon = p.real("epsilon")});
+                  return make_one_round(RandomizedResponseMechanism(pop.parties, p.real("epsilon")));
                 }});
   registry.add({.name = "central-laplace",
                 .summary = "central-model baseline: a trusted analyzer adds exact discrete Laplace noise to the true count",

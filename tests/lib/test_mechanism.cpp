@@ -3,10 +3,12 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "counting/mechanisms.hpp"
 #include "shufflempc/mechanism.hpp"
 #include "shufflempc/net/inproc.hpp"
+#include "shufflempc/registry.hpp"
 
 using namespace shufflempc;
 
@@ -175,4 +177,35 @@ TEST_CASE("counting analyzers check every message: a bit other than 0 or 1, a bi
   MessageBatch outside = hist;
   store_le<std::uint16_t>(outside[0].data(), 7);
   CHECK_THROWS_AS((void)counting::analyze_histogram(outside, 3, counting::HistogramVariant::inverted, 2, 0.1), std::system_error);
+}
+
+TEST_CASE("Protocol::trial: one execution without a driver, reproducible, its error is output - truth") {
+  const Registry registry = builtin_registry();
+  auto counting = registry.create("counting", {{"noise", "calibrated"}}, 5000);
+  SeededRng a(3), b(3);
+  const auto t = counting->trial(5000, "bernoulli:0.2", a);
+  REQUIRE(t.has_value());
+  CHECK(t->messages == 10000);
+  CHECK(t->bytes == 10000);
+  REQUIRE(t->error.has_value());
+  CHECK(*t->max_error == doctest::Approx(std::fabs(*t->error)));
+  const auto again = counting->trial(5000, "bernoulli:0.2", b);
+  CHECK(again->output == t->output);
+  // Constant inputs: the truth is known, so the error is the output minus it.
+  const auto ones = counting->trial(5000, "constant:1", a);
+  CHECK(*ones->error == doctest::Approx(ones->output.get<double>() - 5000));
+  // Histograms: the error is the root mean square over the bins, the largest bin error beside it.
+  auto histogram = registry.create("histogram", {{"domain", "4"}}, 5000);
+  const auto h = histogram->trial(5000, "constant:2", a);
+  double sq = 0, worst = 0;
+  for (int e = 0; e < 4; ++e) {
+    const double d = h->output[e].get<double>() - (e == 2 ? 5000 : 0);
+    sq += d * d;
+    worst = std::max(worst, std::fabs(d));
+  }
+  CHECK(*h->error == doctest::Approx(std::sqrt(sq / 4)));
+  CHECK(*h->max_error == doctest::Approx(worst));
+  // A bad input spec is refused with the accepted forms named; multi-round protocols have no trial.
+  CHECK_THROWS_WITH_AS((void)counting->trial(10, "gaussian", a), doctest::Contains("bernoulli:P"), std::invalid_argument);
+  CHECK_FALSE(registry.create("mpc2", {}, 3)->trial(3, "", a).has_value());
 }

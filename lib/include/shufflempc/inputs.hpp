@@ -32,6 +32,12 @@ namespace shufflempc {
 // A random bit from a --random-inputs specification: "" or "bernoulli" (P = 1/2), "bernoulli:P",
 // "constant:0", "constant:1".
 [[nodiscard]] bool random_bit(std::string_view spec, Rng& rng);
+// The same distribution with the spec parsed once: a study draws millions of inputs.
+struct BitSampler {
+  double p = 0.5;  // P(1)
+  [[nodiscard]] bool operator()(Rng& rng) const;
+};
+[[nodiscard]] BitSampler bit_sampler(std::string_view spec);
 inline constexpr const char* bit_input_help =
     "one bit per party (0 or 1); --random-inputs bernoulli:P (default bernoulli:0.5) or constant:B";
 

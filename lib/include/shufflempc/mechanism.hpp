@@ -20,6 +20,9 @@
 //   static constexpr bool has_error = false;             // truth exists but "error" means nothing
 //   Value run_details(const RoundOutcome& outcome) const; // facts of one run (the privacy the
 //                                                         // actual submitters achieved, say)
+//   auto input_sampler(std::string_view spec) const;      // spec parsed once: a callable
+//                                                         // Input(Rng&) for the study's millions
+//                                                         // of draws (else random_input per draw)
 //
 // make_one_round(m) turns it into a registered Protocol (parties, analyzer, inputs, truth) for the
 // CLI, the launcher and every transport. Studies and attacks call the mechanism directly instead:
@@ -76,6 +79,15 @@ Value output_to_value(const M& m, const typename M::Output& y) {
   else return Value(y);
 }
 
+template <class M>
+auto input_sampler(const M& m, std::string_view spec) {
+  if constexpr (requires { m.input_sampler(spec); }) {
+    return m.input_sampler(spec);
+  } else {
+    return [&m, s = std::string(spec)](Rng& rng) { return m.random_input(s, rng); };
+  }
+}
+
 }  // namespace detail
 
 // The Protocol of a one-round mechanism. It owns the mechanism; parties and the analyzer refer to it.
@@ -112,6 +124,46 @@ class OneRoundProtocol final : public Protocol {
   [[nodiscard]] bool has_error() const override {
     if constexpr (requires { M::has_error; }) return M::has_error;
     else return true;
+  }
+  [[nodiscard]] std::optional<TrialResult> trial(std::size_t parties, std::string_view input_spec, Rng& rng) const override {
+    const auto xs = std::make_unique<Input[]>(parties);
+    {
+      auto input_rng = rng.fork(rng_labels::random_inputs);
+      auto draw = detail::input_sampler(m_, input_spec);
+      for (std::size_t i = 0; i < parties; ++i) xs[i] = draw(*input_rng);
+    }
+    const RoundShape shape = m_.shape();
+    MessageBatch batch(shape.width);
+    if (shape.max_messages <= 4096) batch.reserve(parties * shape.max_messages);
+    {
+      // One generator for every party: a simulation, so the parties need not have their own.
+      auto party_rng = rng.fork(rng_labels::party(0, 0));
+      for (std::size_t i = 0; i < parties; ++i) m_.encode(xs[i], *party_rng, batch);
+    }
+    if (batch.width() != shape.width) throw std::logic_error("a randomizer changed the message width");
+    RoundOutcome outcome;
+    outcome.submitted.resize(parties);
+    for (std::size_t i = 0; i < parties; ++i) outcome.submitted[i] = static_cast<PartyId>(i);
+    outcome.messages = batch.count();
+    check_total(shape, batch.count(), parties);
+    {
+      auto shuffle_rng = rng.fork(rng_labels::shuffle);
+      Shuffler(Shuffler::default_leaf_bytes, 1).shuffle(batch, *shuffle_rng);
+    }
+    auto analyzer_rng = rng.fork(rng_labels::analyzer);
+    TrialResult result;
+    result.output = detail::output_to_value(m_, m_.analyze(batch, outcome, *analyzer_rng));
+    result.messages = batch.count();
+    result.bytes = batch.size_bytes();
+    if constexpr (requires(std::span<const Input> s) { { m_.truth(s) } -> std::convertible_to<Value>; }) {
+      if (has_error()) {
+        if (const auto e = trial_errors(result.output, Value(m_.truth(std::span<const Input>(xs.get(), parties))))) {
+          result.error = e->first;
+          result.max_error = e->second;
+        }
+      }
+    }
+    return result;
   }
 
  private:

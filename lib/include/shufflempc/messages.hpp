@@ -43,7 +43,11 @@ class MessageBatch {
   [[nodiscard]] std::span<const std::uint8_t> operator[](std::size_t i) const { return {bytes_.data() + i * width_, width_}; }
 
   // Appends one zeroed message and returns it for writing.
-  std::span<std::uint8_t> append();
+  std::span<std::uint8_t> append() {
+    const std::size_t at = bytes_.size();
+    bytes_.resize(at + width_);
+    return {bytes_.data() + at, width_};
+  }
   // Appends a copy of `message` (its size must equal width()).
   void push_back(std::span<const std::uint8_t> message);
   // Appends all messages of `other` (same width).

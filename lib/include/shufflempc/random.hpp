@@ -40,6 +40,10 @@ class Rng {
     pos_ += 8;
     return v;
   }
+  [[nodiscard]] std::uint8_t next_u8() {
+    if (pos_ + 1 > avail_) refill_buffer();
+    return buf_[pos_++];
+  }
   [[nodiscard]] std::uint32_t next_u32() {
     if (pos_ + 4 > avail_) refill_buffer();
     std::uint32_t v = 0;

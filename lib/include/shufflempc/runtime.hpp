@@ -36,6 +36,7 @@ namespace rng_labels {
 inline constexpr std::uint64_t analyzer = 0xffff'ffff'ffff'fff1ull;       // the analyzer's generator
 inline constexpr std::uint64_t random_inputs = 0xffff'ffff'ffff'fff2ull;  // --random-inputs
 inline constexpr std::uint64_t dropouts = 0xffff'ffff'ffff'fff3ull;       // --dropouts: who drops
+inline constexpr std::uint64_t shuffle = 0xffff'ffff'ffff'fff4ull;        // a simulated shuffle (Protocol::trial)
 }  // namespace rng_labels
 
 
@@ -64,6 +65,17 @@ class Analyzer {
   [[nodiscard]] virtual Value details() const;
 };
 
+// One simulated execution for a study (Protocol::trial): the analyzer's output against the truth.
+struct TrialResult {
+  Value output;                 // the analyzer's result
+  std::optional<double> error;  // output - truth for a number; for a vector, the root mean square
+                                // over its coordinates; absent without a numeric truth
+  std::optional<double> max_error;  // the largest absolute coordinate error (vectors), |error| (numbers)
+  std::size_t messages = 0;
+  std::size_t bytes = 0;
+  Value details;                // the analyzer's facts of this run, or null
+};
+
 class Protocol {
  public:
   virtual ~Protocol();
@@ -80,6 +92,11 @@ class Protocol {
   [[nodiscard]] virtual Value describe() const;
   // Whether the analyzer's result should be compared with truth() ("error" in reports).
   [[nodiscard]] virtual bool has_error() const { return true; }
+  // A fast execution for studies: `parties` inputs drawn as `input_spec` says (random_input's
+  // specs) from fork(rng_labels::random_inputs), every party encoded, one shuffle, the analyzer,
+  // on this thread, with no Value per party, RoundDriver or channel. nullopt when the protocol
+  // has no such path (multi-round protocols); a study then runs the RoundDriver in process.
+  [[nodiscard]] virtual std::optional<TrialResult> trial(std::size_t parties, std::string_view input_spec, Rng& rng) const;
 };
 
 // What happened in one round.
@@ -133,8 +150,17 @@ class RoundDriver {
   std::unique_ptr<Analyzer> analyzer_;
 };
 
+// For programs that run many large rounds or trials (the CLI, the benchmarks): rounds allocate and
+// free buffers of megabytes, and glibc would hand each back to the kernel and fault it in afresh
+// next time, which on a virtual machine costs more than the work done in them. Asks glibc to keep
+// them (mallopt); a no-op elsewhere. Call once, early in main().
+void keep_freed_buffers();
+
 // Generic report fields: "error" is output - truth for numbers, the largest absolute difference
 // for vectors and for objects of named numbers, and absent when either is not numeric.
 [[nodiscard]] std::optional<double> result_error(const Value& output, const Value& truth);
+// A study's errors: (signed error, largest absolute error) for numbers; (root mean square,
+// largest absolute) over the coordinates of arrays and of objects of named numbers.
+[[nodiscard]] std::optional<std::pair<double, double>> trial_errors(const Value& output, const Value& truth);
 
 }  // namespace shufflempc

@@ -10,8 +10,25 @@
 
 namespace shufflempc {
 
-// Exact Bernoulli(p) for p in [0, 1] (the exact dyadic value of the double).
-[[nodiscard]] bool bernoulli(Rng& rng, double p);
+namespace detail {
+bool bernoulli_rest(Rng& rng, double rest);
+[[noreturn]] void bad_bernoulli(double p);
+}  // namespace detail
+
+// Exact Bernoulli(p) for p in [0, 1] (the exact dyadic value of the double), one random byte on
+// average. U < p is decided by comparing the base-256 expansions of a uniform U and of p from the
+// first digit on: the first digit where they differ decides, and U's digits are drawn a byte at a
+// time (1 + 1/255 bytes on average, whatever p is). Scaling a double by 256 and taking off its
+// integer part are exact, so p's digits are exact too, subnormals included. Inline: studies draw
+// it for every party.
+[[nodiscard]] inline bool bernoulli(Rng& rng, double p) {
+  if (!(p >= 0.0 && p <= 1.0)) [[unlikely]] detail::bad_bernoulli(p);
+  const double scaled = p * 256;
+  const auto digit = static_cast<unsigned>(scaled);  // floor: scaled is in [0, 256]
+  const unsigned u = rng.next_u8();
+  if (u != digit) [[likely]] return u < digit;  // one predictable branch, whatever the outcome
+  return detail::bernoulli_rest(rng, scaled - digit);
+}
 // Exact Bernoulli(num / den), 0 <= num <= den, den >= 1.
 [[nodiscard]] bool bernoulli_rational(Rng& rng, std::uint64_t num, std::uint64_t den);
 // Exact Bernoulli(exp(-num/den)), num >= 0, den >= 1.
