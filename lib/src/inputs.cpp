@@ -2,7 +2,9 @@
 
 #include "shufflempc/samplers.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -77,5 +79,84 @@ BitSampler bit_sampler(std::string_view spec) {
 bool BitSampler::operator()(Rng& rng) const { return bernoulli(rng, p); }
 
 bool random_bit(std::string_view spec, Rng& rng) { return bit_sampler(spec)(rng); }
+
+namespace {
+
+// "normal:MEAN:SD" -> (mean, sd); nullopt for another form.
+std::optional<std::pair<double, double>> normal_spec(std::string_view spec, const char* accepted) {
+  if (!spec.starts_with("normal:")) return std::nullopt;
+  const std::string rest(spec.substr(7));
+  const std::size_t colon = rest.find(':');
+  try {
+    std::size_t a = 0, b = 0;
+    const double mean = std::stod(rest.substr(0, colon), &a);
+    const double sd = colon == std::string::npos ? -1 : std::stod(rest.substr(colon + 1), &b);
+    if (colon != std::string::npos && a == colon && b == rest.size() - colon - 1 && sd > 0) return std::pair{mean, sd};
+  } catch (const std::exception&) {
+  }
+  throw std::invalid_argument("--random-inputs '" + std::string(spec) + "': normal:MEAN:SD needs two numbers, SD > 0 (" + accepted + ")");
+}
+
+// A standard normal by Box-Muller (simulated inputs only).
+double standard_normal(Rng& rng) {
+  const double u = 1.0 - rng.uniform01();  // (0, 1]
+  return std::sqrt(-2 * std::log(u)) * std::cos(2 * 3.14159265358979323846 * rng.uniform01());
+}
+
+double number_after(std::string_view spec, std::size_t at, const char* accepted) {
+  const std::string text(spec.substr(at));
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(text, &used);
+    if (used == text.size()) return v;
+  } catch (const std::exception&) {
+  }
+  throw std::invalid_argument("--random-inputs '" + std::string(spec) + "' is not understood: use " + accepted);
+}
+
+}  // namespace
+
+double random_unit_real(std::string_view spec, Rng& rng) {
+  static constexpr const char* accepted = "uniform, constant:X or normal:MEAN:SD";
+  if (spec.empty() || spec == "uniform") return rng.uniform01();
+  if (const auto n = normal_spec(spec, accepted)) return std::clamp(n->first + n->second * standard_normal(rng), 0.0, 1.0);
+  if (spec.starts_with("constant:")) {
+    const double x = number_after(spec, 9, accepted);
+    if (!(x >= 0 && x <= 1)) throw std::invalid_argument("--random-inputs constant:X needs X in [0, 1]");
+    return x;
+  }
+  throw std::invalid_argument("--random-inputs '" + std::string(spec) + "' is not understood: use " + accepted);
+}
+
+std::uint32_t parse_element(PartyId id, const Value& v, std::uint32_t domain) {
+  if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() >= domain)
+    throw std::invalid_argument(party_name(id) + " must be an element in [0, " + std::to_string(domain) + "), got " + v.dump());
+  return static_cast<std::uint32_t>(v.get<std::int64_t>());
+}
+
+std::vector<std::int64_t> element_counts(std::span<const std::uint32_t> xs, std::uint32_t domain) {
+  std::vector<std::int64_t> counts(domain, 0);
+  for (std::uint32_t x : xs) counts.at(x) += 1;
+  return counts;
+}
+
+std::uint32_t random_element(std::string_view spec, std::uint32_t domain, Rng& rng) {
+  static constexpr const char* accepted = "uniform:K, constant:E or normal:MEAN:SD";
+  if (const auto n = normal_spec(spec, accepted)) {
+    const double x = std::round(n->first + n->second * standard_normal(rng));
+    return static_cast<std::uint32_t>(std::clamp(x, 0.0, static_cast<double>(domain - 1)));
+  }
+  if (spec.starts_with("constant:")) {
+    const double e = number_after(spec, 9, accepted);
+    if (!(e >= 0 && e < domain && e == std::floor(e)))
+      throw std::invalid_argument("--random-inputs constant:E needs an element in [0, " + std::to_string(domain) + ")");
+    return static_cast<std::uint32_t>(e);
+  }
+  double k = std::max<std::uint32_t>(1, domain / 2);
+  if (spec.starts_with("uniform:")) k = number_after(spec, 8, accepted);
+  else if (!spec.empty() && spec != "uniform") throw std::invalid_argument("--random-inputs '" + std::string(spec) + "' is not understood: use " + accepted);
+  if (!(k >= 1 && k <= domain && k == std::floor(k))) throw std::invalid_argument("--random-inputs uniform:K needs K in [1, domain]");
+  return static_cast<std::uint32_t>(rng.uniform(static_cast<std::uint64_t>(k)));
+}
 
 }  // namespace shufflempc

@@ -82,6 +82,9 @@ struct CentralLaplaceMechanism : BitInputs {
   [[nodiscard]] Value describe() const;
 };
 
+inline constexpr const char* histogram_input_help =
+    "one element in [0, domain) per party; --random-inputs uniform:K (default K = domain/2), constant:E or normal:MEAN:SD";
+
 // Histograms over {0, ..., domain - 1}: one counting instance per element, parallel or inverted.
 struct HistogramMechanism {
   using Input = std::uint32_t;
@@ -91,8 +94,7 @@ struct HistogramMechanism {
   HistogramVariant variant = HistogramVariant::inverted;
   [[nodiscard]] RoundShape shape() const { return RoundShape::exactly(histogram_width, Delivery::analyzer_only, 2 * std::size_t{domain}); }
   [[nodiscard]] std::uint32_t parse_input(PartyId id, const Value& v) const;
-  // "" or "uniform:K": uniform over the first K elements (default: half the domain, so that some
-  // bins are empty); "constant:E".
+  // random_element's specs (shufflempc/inputs.hpp): uniform:K, constant:E, normal:MEAN:SD.
   [[nodiscard]] std::uint32_t random_input(std::string_view spec, Rng& rng) const;
   void encode(std::uint32_t x, Rng& rng, MessageBatch& out) const { encode_histogram(x, domain, variant, config.p, rng, out); }
   [[nodiscard]] std::vector<double> analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng&) const {
@@ -103,6 +105,23 @@ struct HistogramMechanism {
   [[nodiscard]] Value describe() const;
 };
 
+// Central baseline for histograms: each element in the clear (2 bytes); the trusted analyzer adds
+// exact discrete Laplace noise of scale epsilon/2 to every bin (one user moves two bins by one).
+struct HistogramCentralMechanism {
+  using Input = std::uint32_t;
+  using Output = std::vector<double>;
+  std::uint32_t domain = 16;
+  double epsilon = 1;
+  [[nodiscard]] RoundShape shape() const { return RoundShape::exactly(2, Delivery::analyzer_only, 1); }
+  [[nodiscard]] std::uint32_t parse_input(PartyId id, const Value& v) const;
+  [[nodiscard]] std::uint32_t random_input(std::string_view spec, Rng& rng) const { return random_element(spec, domain, rng); }
+  void encode(std::uint32_t x, Rng&, MessageBatch& out) const { store_le<std::uint16_t>(out.append().data(), static_cast<std::uint16_t>(x)); }
+  [[nodiscard]] std::vector<double> analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng& rng) const;
+  [[nodiscard]] std::vector<std::int64_t> truth(std::span<const std::uint32_t> xs) const;
+  [[nodiscard]] Value describe() const;
+};
+
+static_assert(Mechanism<HistogramCentralMechanism>);
 static_assert(Mechanism<CountingMechanism> && Mechanism<BalcerCheuMechanism> && Mechanism<RandomizedResponseMechanism> &&
               Mechanism<CentralLaplaceMechanism> && Mechanism<HistogramMechanism>);
 

@@ -8,7 +8,9 @@
 
 #include "counting/mechanisms.hpp"
 #include "shufflempc/privacy.hpp"
+#include "shufflempc/error.hpp"
 #include "shufflempc/registry.hpp"
+#include "shufflempc/samplers.hpp"
 
 namespace shufflempc {
 namespace counting {
@@ -76,27 +78,11 @@ Value CentralLaplaceMechanism::describe() const {
   return {{"noise", "discrete Laplace"}, {"noise_sd", std::sqrt(2 * a) / (1 - a)}};
 }
 
-std::uint32_t HistogramMechanism::parse_input(PartyId id, const Value& v) const {
-  if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() >= domain)
-    throw std::invalid_argument(party_name(id) + " must be an element in [0, " + std::to_string(domain) + "), got " + v.dump());
-  return static_cast<std::uint32_t>(v.get<std::int64_t>());
-}
+std::uint32_t HistogramMechanism::parse_input(PartyId id, const Value& v) const { return parse_element(id, v, domain); }
 
-std::uint32_t HistogramMechanism::random_input(std::string_view spec, Rng& rng) const {
-  const std::string s(spec);
-  std::uint32_t k = std::max<std::uint32_t>(1, domain / 2);
-  if (s.rfind("uniform:", 0) == 0) k = static_cast<std::uint32_t>(std::stoul(s.substr(8)));
-  else if (s.rfind("constant:", 0) == 0) return parse_input(0, Value(std::stoll(s.substr(9))));
-  else if (!s.empty() && s != "uniform") throw std::invalid_argument("--random-inputs '" + s + "' is not understood: use uniform:K or constant:E");
-  if (k < 1 || k > domain) throw std::invalid_argument("--random-inputs uniform:K needs K in [1, domain]");
-  return static_cast<std::uint32_t>(rng.uniform(k));
-}
+std::uint32_t HistogramMechanism::random_input(std::string_view spec, Rng& rng) const { return random_element(spec, domain, rng); }
 
-std::vector<std::int64_t> HistogramMechanism::truth(std::span<const std::uint32_t> xs) const {
-  std::vector<std::int64_t> counts(domain, 0);
-  for (std::uint32_t x : xs) counts.at(x) += 1;
-  return counts;
-}
+std::vector<std::int64_t> HistogramMechanism::truth(std::span<const std::uint32_t> xs) const { return element_counts(xs, domain); }
 
 Value HistogramMechanism::describe() const {
   return {{"variant", variant == HistogramVariant::parallel ? "parallel" : "inverted"},
@@ -107,6 +93,28 @@ Value HistogramMechanism::describe() const {
           {"noise_sd_per_bin", noise_sd(config.parties, config.p)},
           {"privacy", "each bin is a counting instance at (epsilon, delta); one user changes two bins, so the "
                       "histogram is (2 epsilon, 2 delta)-DP"}};
+}
+
+std::uint32_t HistogramCentralMechanism::parse_input(PartyId id, const Value& v) const { return parse_element(id, v, domain); }
+
+std::vector<double> HistogramCentralMechanism::analyze(const MessageBatch& shuffled, const RoundOutcome&, Rng& rng) const {
+  std::vector<std::int64_t> counts(domain, 0);
+  for (std::size_t i = 0; i < shuffled.count(); ++i) {
+    const auto e = load_le<std::uint16_t>(shuffled[i].data());
+    if (e >= domain) throw_error(Errc::protocol_violation, "histogram-central-laplace: an element " + std::to_string(e) + " outside the domain");
+    counts[e] += 1;
+  }
+  const Rational scale = rational_at_most(epsilon / 2, "epsilon / 2");
+  std::vector<double> out(domain);
+  for (std::uint32_t e = 0; e < domain; ++e) out[e] = static_cast<double>(counts[e] + discrete_laplace(rng, scale.num, scale.den));
+  return out;
+}
+
+std::vector<std::int64_t> HistogramCentralMechanism::truth(std::span<const std::uint32_t> xs) const { return element_counts(xs, domain); }
+
+Value HistogramCentralMechanism::describe() const {
+  const double a = std::exp(-epsilon / 2);
+  return {{"noise", "discrete Laplace of scale epsilon/2 per bin"}, {"noise_sd_per_bin", std::sqrt(2 * a) / (1 - a)}};
 }
 
 namespace {
@@ -148,12 +156,20 @@ void register_counting(Registry& registry) {
                            {.name = "variant", .type = ParamType::choice, .default_value = "inverted",
                             .help = "parallel: bit [x == e] per element; inverted: bit [x != e], empty bins exactly 0",
                             .choices = {"parallel", "inverted"}}},
-                .input_help = "one element in [0, domain) per party; --random-inputs uniform:K (default K = domain/2) or constant:E",
+                .input_help = histogram_input_help,
                 .create = [](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {
                   const auto variant = p.text("variant") == "parallel" ? HistogramVariant::parallel : HistogramVariant::inverted;
                   return make_one_round(HistogramMechanism{.config = configure(pop.parties, p.real("epsilon"), p.real("delta"), rule_of(p), pop.guaranteed()),
                                                            .domain = static_cast<std::uint32_t>(p.integer("domain")),
                                                            .variant = variant});
+                }});
+  registry.add({.name = "histogram-central-laplace",
+                .summary = "central-model baseline for histograms: elements in the clear, discrete Laplace noise of scale epsilon/2 on every bin",
+                .params = {epsilon_param(20),
+                           {.name = "domain", .type = ParamType::integer, .default_value = "16", .help = "domain size d", .min = 2.0, .max = 65536.0}},
+                .input_help = histogram_input_help,
+                .create = [](const Params& p, const Population&) -> std::unique_ptr<Protocol> {
+                  return make_one_round(HistogramCentralMechanism{.domain = static_cast<std::uint32_t>(p.integer("domain")), .epsilon = p.real("epsilon")});
                 }});
   registry.add({.name = "counting-balcer-cheu",
                 .summary = "literature version (Balcer-Cheu, ITC 2020): x + Bernoulli(1-gamma) unit messages, all-zero data gives exactly 0",

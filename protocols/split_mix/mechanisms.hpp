@@ -49,6 +49,26 @@ struct DpSumMechanism {
   [[nodiscard]] Value describe() const;
 };
 
-static_assert(Mechanism<SumMechanism> && Mechanism<DpSumMechanism>);
+// The DP sum's baselines as protocols, at the same precision p and noise scale a = exp(-eps/p):
+// local, every user releases randomized_round(x) + DLap(a) (8 bytes) and the analyzer adds them
+// up (each release eps-DP); central, every user sends x in the clear and the trusted analyzer
+// releases (round(p sum x) + DLap(a)) / p (eps-DP: the rounded sum moves by at most p).
+struct SumBaselineMechanism {
+  using Input = double;
+  using Output = double;
+  bool local = true;
+  std::uint64_t parties = 0;
+  double epsilon = 1;
+  std::uint64_t precision = 0;  // p
+  [[nodiscard]] RoundShape shape() const { return RoundShape::exactly(8, Delivery::analyzer_only, 1); }
+  [[nodiscard]] double parse_input(PartyId id, const Value& v) const;
+  [[nodiscard]] double random_input(std::string_view spec, Rng& rng) const { return random_unit_real(spec, rng); }
+  void encode(double x, Rng& rng, MessageBatch& out) const;
+  [[nodiscard]] double analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng& rng) const;
+  [[nodiscard]] double truth(std::span<const double> xs) const;
+  [[nodiscard]] Value describe() const;
+};
+
+static_assert(Mechanism<SumMechanism> && Mechanism<DpSumMechanism> && Mechanism<SumBaselineMechanism>);
 
 }  // namespace shufflempc::split_mix

@@ -2,11 +2,14 @@
 // split-mix-dp-sum (differentially private summation of reals in [0, 1]). The mechanisms are in
 // mechanisms.hpp; what is here are their inputs, reports and registry entries.
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
 
+#include "shufflempc/error.hpp"
 #include "shufflempc/inputs.hpp"
+#include "shufflempc/samplers.hpp"
 #include "shufflempc/registry.hpp"
 #include "split_mix/mechanisms.hpp"
 
@@ -69,11 +72,67 @@ double DpSumMechanism::parse_input(PartyId id, const Value& v) const {
   throw std::invalid_argument(party_name(id) + " must be a real number in [0, 1], got " + v.dump());
 }
 
-double DpSumMechanism::random_input(std::string_view spec, Rng& rng) const {
-  const std::string s(spec);
-  if (s.empty() || s == "uniform") return rng.uniform01();
-  if (s.rfind("constant:", 0) == 0) return parse_input(0, Value(std::stod(s.substr(9))));
-  throw std::invalid_argument("--random-inputs '" + s + "' is not understood: use uniform or constant:X");
+double DpSumMechanism::random_input(std::string_view spec, Rng& rng) const { return random_unit_real(spec, rng); }
+
+double SumBaselineMechanism::parse_input(PartyId id, const Value& v) const {
+  if (v.is_number() && v.get<double>() >= 0 && v.get<double>() <= 1) return v.get<double>();
+  throw std::invalid_argument(party_name(id) + " must be a real number in [0, 1], got " + v.dump());
+}
+
+namespace {
+std::int64_t baseline_noise(double epsilon, std::uint64_t precision, Rng& rng) {
+  const Rational scale = rational_at_most(epsilon / static_cast<double>(precision), "epsilon / precision");
+  return discrete_laplace(rng, scale.num, scale.den);
+}
+}  // namespace
+
+void SumBaselineMechanism::encode(double x, Rng& rng, MessageBatch& out) const {
+  const auto m = out.append();
+  if (local) {
+    const std::int64_t v = randomized_round(x, precision, rng) + baseline_noise(epsilon, precision, rng);
+    store_le<std::uint64_t>(m.data(), static_cast<std::uint64_t>(v));
+  } else {
+    std::memcpy(m.data(), &x, 8);
+  }
+}
+
+double SumBaselineMechanism::analyze(const MessageBatch& shuffled, const RoundOutcome&, Rng& rng) const {
+  const auto p = static_cast<double>(precision);
+  if (local) {
+    std::int64_t total = 0;
+    for (std::size_t i = 0; i < shuffled.count(); ++i) {
+      const auto v = static_cast<std::int64_t>(load_le<std::uint64_t>(shuffled[i].data()));
+      // One release is randomized_round(x) in [0, p] plus noise; a value beyond 2^40 is no release.
+      if (v > (std::int64_t{1} << 40) || v < -(std::int64_t{1} << 40))
+        throw_error(Errc::protocol_violation, "sum-local-laplace: a release of " + std::to_string(v) + " is out of range");
+      total += v;
+    }
+    return static_cast<double>(total) / p;
+  }
+  double sum = 0;
+  for (std::size_t i = 0; i < shuffled.count(); ++i) {
+    double x = 0;
+    std::memcpy(&x, shuffled[i].data(), 8);
+    if (!(x >= 0 && x <= 1)) throw_error(Errc::protocol_violation, "sum-central-laplace: an input outside [0, 1]");
+    sum += x;
+  }
+  return (std::round(sum * p) + static_cast<double>(baseline_noise(epsilon, precision, rng))) / p;
+}
+
+double SumBaselineMechanism::truth(std::span<const double> xs) const {
+  double total = 0;
+  for (double x : xs) total += x;
+  return total;
+}
+
+Value SumBaselineMechanism::describe() const {
+  const double a = std::exp(-epsilon / static_cast<double>(precision)), p = static_cast<double>(precision);
+  const double noise = 2 * a / ((1 - a) * (1 - a));
+  // Local: n noises and n roundings (each of variance at most 1/4); central: one noise.
+  return {{"precision", precision},
+          {"alpha", a},
+          {"noise_sd", local ? std::sqrt(static_cast<double>(parties) * noise) / p : std::sqrt(noise) / p},
+          {"privacy", local ? "every release is epsilon-DP (local model)" : "epsilon-DP against the analyzer's output (central model)"}};
 }
 
 double DpSumMechanism::truth(std::span<const double> xs) const {
@@ -155,6 +214,20 @@ void register_split_mix(Registry& registry) {
                       static_cast<std::size_t>(p.integer("modulus-bits")), static_cast<std::size_t>(p.integer("messages")),
                       p.boolean("accept-input-leakage"))});
                 }});
+  for (const bool local : {true, false})
+    registry.add({.name = local ? "sum-local-laplace" : "sum-central-laplace",
+                  .summary = local ? "local-model baseline of the DP sum: each user releases its randomized rounding plus discrete Laplace noise"
+                                   : "central-model baseline of the DP sum: a trusted analyzer adds discrete Laplace noise to the rounded sum",
+                  .params = {{.name = "epsilon", .type = ParamType::real, .default_value = "1", .help = "privacy parameter epsilon",
+                              .min = 0.01, .max = 10.0},
+                             {.name = "precision", .type = ParamType::integer, .default_value = "0",
+                              .help = "fixed-point precision p; 0: ceil(sqrt(n)), as split-mix-dp-sum", .min = 0.0, .max = 1e6}},
+                  .input_help = "a real number in [0, 1] per party; --random-inputs uniform, constant:X or normal:MEAN:SD",
+                  .create = [local](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {
+                    auto precision = static_cast<std::uint64_t>(p.integer("precision"));
+                    if (precision == 0) precision = static_cast<std::uint64_t>(std::ceil(std::sqrt(static_cast<double>(pop.parties))));
+                    return make_one_round(SumBaselineMechanism{.local = local, .parties = pop.parties, .epsilon = p.real("epsilon"), .precision = precision});
+                  }});
   registry.add({.name = "split-mix-dp-sum",
                 .summary = "DP sum of reals in [0, 1]: randomized rounding, Polya noise shares (discrete Laplace in total), then split-mix",
                 .params = {{.name = "epsilon", .type = ParamType::real, .default_value = "1", .help = "privacy parameter epsilon",
@@ -164,7 +237,7 @@ void register_split_mix(Registry& registry) {
                             .help = "fixed-point precision p; 0: ceil(sqrt(n))", .min = 0.0, .max = 1e6},
                            messages_param(), leakage_param()},
                 .min_parties = 3,
-                .input_help = "a real number in [0, 1] per party; --random-inputs uniform or constant:X",
+                .input_help = "a real number in [0, 1] per party; --random-inputs uniform, constant:X or normal:MEAN:SD",
                 .create = [](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {
                   return make_one_round(DpSumMechanism{configure_dp_sum(
                       pop.parties, p.real("epsilon"), static_cast<double>(p.integer("sigma")), static_cast<std::uint64_t>(p.integer("precision")),

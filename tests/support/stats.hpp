@@ -77,4 +77,12 @@ inline double normal_z(double a = alpha) {
   return boost::math::quantile(boost::math::complement(d, a / 2));
 }
 
+// T trials of N(0, sigma^2) errors: T mse / sigma^2 is chi-square with T degrees of freedom, so
+// rmse / sigma lies within these bounds except with probability 1e-9 (5e-10 a side).
+inline std::pair<double, double> rmse_ratio_bounds(std::size_t trials) {
+  const boost::math::chi_squared chi(static_cast<double>(trials));
+  const auto t = static_cast<double>(trials);
+  return {std::sqrt(boost::math::quantile(chi, 5e-10) / t), std::sqrt(boost::math::quantile(boost::math::complement(chi, 5e-10)) / t)};
+}
+
 }  // namespace shufflempc::test

@@ -38,6 +38,18 @@ struct BitSampler {
   [[nodiscard]] bool operator()(Rng& rng) const;
 };
 [[nodiscard]] BitSampler bit_sampler(std::string_view spec);
+
+// Simulated inputs (studies, --random-inputs; never secrets). Reals in [0, 1]: "" or "uniform",
+// "constant:X", "normal:MEAN:SD" (clipped to [0, 1]). Elements of {0, ..., domain - 1}: ""
+// (uniform over the first half of the domain, so that some bins are empty), "uniform:K" (the
+// first K), "constant:E", "normal:MEAN:SD" (rounded and clipped). std::invalid_argument names the
+// accepted forms.
+[[nodiscard]] double random_unit_real(std::string_view spec, Rng& rng);
+// An element of {0, ..., domain - 1} (std::invalid_argument naming the party), and the histogram
+// of a list of them.
+[[nodiscard]] std::uint32_t parse_element(PartyId id, const Value& v, std::uint32_t domain);
+[[nodiscard]] std::vector<std::int64_t> element_counts(std::span<const std::uint32_t> xs, std::uint32_t domain);
+[[nodiscard]] std::uint32_t random_element(std::string_view spec, std::uint32_t domain, Rng& rng);
 inline constexpr const char* bit_input_help =
     "one bit per party (0 or 1); --random-inputs bernoulli:P (default bernoulli:0.5) or constant:B";
 

@@ -125,10 +125,11 @@ class OneRoundProtocol final : public Protocol {
     if constexpr (requires { M::has_error; }) return M::has_error;
     else return true;
   }
-  [[nodiscard]] std::optional<TrialResult> trial(std::size_t parties, std::string_view input_spec, Rng& rng) const override {
+  [[nodiscard]] std::optional<TrialResult> trial(std::size_t parties, std::string_view input_spec, Rng& caller_rng) const override {
+    const auto rng = caller_rng.split();  // as RoundDriver::run: every call a fresh execution
     const auto xs = std::make_unique<Input[]>(parties);
     {
-      auto input_rng = rng.fork(rng_labels::random_inputs);
+      auto input_rng = rng->fork(rng_labels::random_inputs);
       auto draw = detail::input_sampler(m_, input_spec);
       for (std::size_t i = 0; i < parties; ++i) xs[i] = draw(*input_rng);
     }
@@ -137,7 +138,7 @@ class OneRoundProtocol final : public Protocol {
     if (shape.max_messages <= 4096) batch.reserve(parties * shape.max_messages);
     {
       // One generator for every party: a simulation, so the parties need not have their own.
-      auto party_rng = rng.fork(rng_labels::party(0, 0));
+      auto party_rng = rng->fork(rng_labels::party(0, 0));
       for (std::size_t i = 0; i < parties; ++i) m_.encode(xs[i], *party_rng, batch);
     }
     if (batch.width() != shape.width) throw std::logic_error("a randomizer changed the message width");
@@ -147,10 +148,10 @@ class OneRoundProtocol final : public Protocol {
     outcome.messages = batch.count();
     check_total(shape, batch.count(), parties);
     {
-      auto shuffle_rng = rng.fork(rng_labels::shuffle);
+      auto shuffle_rng = rng->fork(rng_labels::shuffle);
       Shuffler(Shuffler::default_leaf_bytes, 1).shuffle(batch, *shuffle_rng);
     }
-    auto analyzer_rng = rng.fork(rng_labels::analyzer);
+    auto analyzer_rng = rng->fork(rng_labels::analyzer);
     TrialResult result;
     result.output = detail::output_to_value(m_, m_.analyze(batch, outcome, *analyzer_rng));
     result.messages = batch.count();

@@ -92,8 +92,9 @@ class Protocol {
   [[nodiscard]] virtual Value describe() const;
   // Whether the analyzer's result should be compared with truth() ("error" in reports).
   [[nodiscard]] virtual bool has_error() const { return true; }
-  // A fast execution for studies: `parties` inputs drawn as `input_spec` says (random_input's
-  // specs) from fork(rng_labels::random_inputs), every party encoded, one shuffle, the analyzer,
+  // A fast execution for studies: from run = rng.split() (so every call is a fresh execution, as
+  // RoundDriver::run), `parties` inputs drawn as `input_spec` says (random_input's specs) from
+  // run.fork(rng_labels::random_inputs), every party encoded, one shuffle, the analyzer,
   // on this thread, with no Value per party, RoundDriver or channel. nullopt when the protocol
   // has no such path (multi-round protocols); a study then runs the RoundDriver in process.
   [[nodiscard]] virtual std::optional<TrialResult> trial(std::size_t parties, std::string_view input_spec, Rng& rng) const;

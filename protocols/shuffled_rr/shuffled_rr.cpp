@@ -1,0 +1,110 @@
+#include "shuffled_rr/shuffled_rr.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "shufflempc/amplification.hpp"
+#include "shufflempc/error.hpp"
+#include "shufflempc/samplers.hpp"
+
+namespace shufflempc::shuffled_rr {
+
+Config configure(std::uint64_t parties, std::uint32_t domain, double epsilon, double delta, Model model, Bound bound) {
+  if (domain < 2 || domain > 65536) throw std::invalid_argument("domain = " + std::to_string(domain) + " is out of range: must be in [2, 65536]");
+  if (!(epsilon > 0)) throw std::invalid_argument("epsilon must be positive");
+  if (!(delta > 0 && delta < 1)) throw std::invalid_argument("delta must be in (0, 1)");
+  if (parties < 2) throw std::invalid_argument("parties must be at least 2");
+  Config c;
+  c.parties = parties;
+  c.domain = domain;
+  c.epsilon = epsilon;
+  c.delta = delta;
+  c.model = model;
+  c.bound = bound;
+  if (model == Model::local) {
+    c.epsilon0 = epsilon;
+  } else if (bound == Bound::fmt) {
+    c.epsilon0 = fmt_local_epsilon(parties, epsilon, delta);
+    c.achieved_delta = fmt_delta(parties, c.epsilon0, epsilon);
+  } else {
+    const auto e0 = blanket_local_epsilon(parties, epsilon, delta, domain);
+    if (!e0)
+      throw std::invalid_argument(fmt::format(
+          "parties = {} is too few for the privacy blanket at epsilon = {}, delta = {}, k = {}: its bound needs epsilon <= 1 and "
+          "(n - 1) min(eps^2 / (14 ln(2/delta)), eps / 27) > k (use --bound fmt)",
+          parties, epsilon, delta, domain));
+    c.epsilon0 = *e0;
+  }
+  const double k = domain;
+  c.gamma = k / (std::exp(c.epsilon0) + k - 1);
+  return c;
+}
+
+void encode(std::uint32_t x, const Config& c, Rng& rng, MessageBatch& out) {
+  const std::uint32_t report = bernoulli(rng, c.gamma) ? rng.uniform32(c.domain) : x;
+  const auto m = out.append();
+  if (m.size() == 1) m[0] = static_cast<std::uint8_t>(report);
+  else store_le<std::uint16_t>(m.data(), static_cast<std::uint16_t>(report));
+}
+
+std::vector<double> analyze(const MessageBatch& shuffled, const Config& c, std::uint64_t submitted) {
+  std::vector<std::uint64_t> counts(c.domain, 0);
+  const bool narrow = shuffled.width() == 1;
+  for (std::size_t i = 0; i < shuffled.count(); ++i) {
+    const auto m = shuffled[i];
+    const std::uint32_t e = narrow ? m[0] : load_le<std::uint16_t>(m.data());
+    if (e >= c.domain)
+      throw_error(Errc::protocol_violation, fmt::format("randomized response: a report {} outside the domain [0, {})", e, c.domain));
+    counts[e] += 1;
+  }
+  const double base = static_cast<double>(submitted) * c.gamma / c.domain;
+  std::vector<double> out(c.domain);
+  for (std::uint32_t e = 0; e < c.domain; ++e) out[e] = (static_cast<double>(counts[e]) - base) / (1 - c.gamma);
+  return out;
+}
+
+double count_sd(const Config& c, std::uint64_t submitted, double f) {
+  const double b = c.gamma / c.domain, a = 1 - c.gamma + b;
+  return std::sqrt(f * a * (1 - a) + (static_cast<double>(submitted) - f) * b * (1 - b)) / (1 - c.gamma);
+}
+
+Value describe(const Config& c) {
+  Value v = {{"model", c.model == Model::local ? "local" : "shuffle"},
+             {"epsilon0", c.epsilon0},
+             {"uniform_probability", c.gamma},
+             {"domain", c.domain}};
+  if (c.model == Model::shuffle) {
+    v["bound"] = c.bound == Bound::fmt ? "Feldman-McMillan-Talwar 2021, numeric" : "Balle-Bell-Gascon-Nissim 2019, privacy blanket";
+    v["central"] = {{"epsilon", c.epsilon}, {"delta", c.delta}, {"parties", c.parties}};
+    if (c.bound == Bound::fmt) v["central"]["delta_at_epsilon0"] = c.achieved_delta;
+  } else {
+    v["local"] = {{"epsilon", c.epsilon}};
+  }
+  return v;
+}
+
+std::int64_t CountingMechanism::truth(std::span<const bool> xs) const { return std::count(xs.begin(), xs.end(), true); }
+
+Value CountingMechanism::describe() const {
+  Value v = shuffled_rr::describe(config);
+  // For bits the spread is the same for a 0 and a 1: the sd does not depend on the data.
+  v["noise_sd"] = count_sd(config, config.parties, 0);
+  return v;
+}
+
+std::uint32_t HistogramMechanism::parse_input(PartyId id, const Value& v) const { return parse_element(id, v, config.domain); }
+
+std::vector<std::int64_t> HistogramMechanism::truth(std::span<const std::uint32_t> xs) const {
+  return element_counts(xs, config.domain);
+}
+
+Value HistogramMechanism::describe() const {
+  Value v = shuffled_rr::describe(config);
+  v["noise_sd_per_bin"] = count_sd(config, config.parties, 0);  // an empty bin; a bin held by f users adds f (a(1-a) - b(1-b))
+  return v;
+}
+
+}  // namespace shufflempc::shuffled_rr

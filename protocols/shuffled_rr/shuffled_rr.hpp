@@ -1,0 +1,87 @@
+// Single-message randomized response amplified by shuffling (docs/shuffled-rr.md).
+//
+//   R(x):  with probability gamma send a uniform element of {0..k-1}, else send x   (one message)
+//   A(c):  n_j = (c_j - n gamma / k) / (1 - gamma)                                   (unbiased)
+//
+// The local randomizer is eps0-LDP with e^eps0 = 1 + k (1 - gamma) / gamma. The central
+// (eps, delta) is not a hand formula: the accountant (shufflempc/amplification.hpp) picks the
+// largest eps0 that its bound certifies for n shuffled reports, by
+//   fmt      Feldman, McMillan, Talwar, "Hiding among the clones" (FOCS 2021), numeric (default)
+//   blanket  Balle, Bell, Gascon, Nissim, "The privacy blanket of the shuffle model" (CRYPTO 2019)
+// or, as the local baseline, eps0 = eps (model local, no shuffle needed).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "shufflempc/inputs.hpp"
+#include "shufflempc/mechanism.hpp"
+
+namespace shufflempc::shuffled_rr {
+
+enum class Model { shuffle, local };
+enum class Bound { fmt, blanket };
+
+struct Config {
+  std::uint64_t parties = 0;  // the submitters the amplification is computed for
+  std::uint32_t domain = 2;   // k
+  double epsilon = 1, delta = 1e-6;
+  Model model = Model::shuffle;
+  Bound bound = Bound::fmt;
+  double epsilon0 = 0;        // the local randomizer's epsilon
+  double gamma = 0;           // probability of a uniform report: k / (e^eps0 + k - 1)
+  double achieved_delta = 0;  // the bound's delta at (epsilon0, epsilon); 0 in the local model
+};
+
+// Throws std::invalid_argument naming the parameter (too few parties for the bound, say).
+[[nodiscard]] Config configure(std::uint64_t parties, std::uint32_t domain, double epsilon, double delta, Model model, Bound bound);
+
+// Width of one report: 1 byte up to 256 elements, else 2.
+[[nodiscard]] inline std::size_t width(std::uint32_t domain) { return domain <= 256 ? 1 : 2; }
+void encode(std::uint32_t x, const Config& c, Rng& rng, MessageBatch& out);
+// The debiased counts; a report outside the domain is a protocol violation.
+[[nodiscard]] std::vector<double> analyze(const MessageBatch& shuffled, const Config& c, std::uint64_t submitted);
+// Standard deviation of an estimated count whose true value is f: the reports of the f holders
+// are Bernoulli(1 - gamma + gamma/k), the others' Bernoulli(gamma/k), divided by 1 - gamma.
+[[nodiscard]] double count_sd(const Config& c, std::uint64_t submitted, double f);
+[[nodiscard]] Value describe(const Config& c);
+
+// Counting bits: k = 2, the estimate of the number of ones.
+struct CountingMechanism {
+  using Input = bool;
+  using Output = double;
+  Config config;
+  [[nodiscard]] RoundShape shape() const { return RoundShape::exactly(1, Delivery::analyzer_only, 1); }
+  [[nodiscard]] bool parse_input(PartyId id, const Value& v) const { return parse_bit(v, party_name(id)); }
+  [[nodiscard]] bool random_input(std::string_view spec, Rng& rng) const { return random_bit(spec, rng); }
+  [[nodiscard]] BitSampler input_sampler(std::string_view spec) const { return bit_sampler(spec); }
+  [[nodiscard]] Value input_value(bool x) const { return x ? 1 : 0; }
+  void encode(bool x, Rng& rng, MessageBatch& out) const { shuffled_rr::encode(x ? 1 : 0, config, rng, out); }
+  [[nodiscard]] double analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng&) const {
+    return shuffled_rr::analyze(shuffled, config, outcome.submitted.size())[1];
+  }
+  [[nodiscard]] std::int64_t truth(std::span<const bool> xs) const;
+  [[nodiscard]] Value describe() const;
+};
+
+// Histograms over {0..k-1}.
+struct HistogramMechanism {
+  using Input = std::uint32_t;
+  using Output = std::vector<double>;
+  Config config;
+  [[nodiscard]] RoundShape shape() const { return RoundShape::exactly(width(config.domain), Delivery::analyzer_only, 1); }
+  [[nodiscard]] std::uint32_t parse_input(PartyId id, const Value& v) const;
+  [[nodiscard]] std::uint32_t random_input(std::string_view spec, Rng& rng) const { return random_element(spec, config.domain, rng); }
+  void encode(std::uint32_t x, Rng& rng, MessageBatch& out) const { shuffled_rr::encode(x, config, rng, out); }
+  [[nodiscard]] std::vector<double> analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng&) const {
+    return shuffled_rr::analyze(shuffled, config, outcome.submitted.size());
+  }
+  [[nodiscard]] std::vector<std::int64_t> truth(std::span<const std::uint32_t> xs) const;
+  [[nodiscard]] Value describe() const;
+};
+
+static_assert(Mechanism<CountingMechanism> && Mechanism<HistogramMechanism>);
+
+}  // namespace shufflempc::shuffled_rr

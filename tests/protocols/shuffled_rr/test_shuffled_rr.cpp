@@ -1,0 +1,93 @@
+// Randomized response amplified by shuffling, and the new baselines (histogram-central-laplace,
+// sum-local-laplace, sum-central-laplace): privacy from the accountant, errors against formulas.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "shuffled_rr/shuffled_rr.hpp"
+#include "shufflempc/amplification.hpp"
+#include "shufflempc/error.hpp"
+#include "shufflempc/registry.hpp"
+#include "support/stats.hpp"
+
+using namespace shufflempc;
+
+TEST_CASE("shuffled randomized response: eps0 is what the chosen bound certifies, and the local model is plain RR") {
+  using namespace shuffled_rr;
+  const auto fmt = configure(100000, 2, 0.5, 1e-6, Model::shuffle, Bound::fmt);
+  CHECK(fmt.epsilon0 > 5);  // spec: about 5.92 at this setting
+  CHECK(fmt_delta(100000, fmt.epsilon0, 0.5) <= 1e-6);
+  CHECK(fmt.gamma == doctest::Approx(2 / (std::exp(fmt.epsilon0) + 1)));
+  const auto blanket = configure(100000, 2, 0.5, 1e-6, Model::shuffle, Bound::blanket);
+  CHECK(blanket.epsilon0 < fmt.epsilon0);
+  CHECK(blanket_epsilon(100000, blanket.epsilon0, 1e-6, 2).value() <= 0.5 + 1e-12);
+  const auto local = configure(100000, 16, 1.0, 1e-6, Model::local, Bound::fmt);
+  CHECK(local.epsilon0 == 1.0);
+  // One report's likelihood ratio is exactly e^eps0: P(x | x) / P(x | x') = (1 - g + g/k) / (g/k).
+  for (const auto& c : {fmt, blanket, local}) {
+    const double k = c.domain, same = 1 - c.gamma + c.gamma / k, other = c.gamma / k;
+    CHECK(std::log(same / other) == doctest::Approx(c.epsilon0).epsilon(1e-9));
+  }
+  CHECK_THROWS_WITH_AS((void)configure(1000, 2, 0.5, 1e-6, Model::shuffle, Bound::blanket), doctest::Contains("too few for the privacy blanket"),
+                       std::invalid_argument);
+}
+
+TEST_CASE("shuffled randomized response: unbiased counts with the predicted spread, per bin") {
+  const Registry registry = builtin_registry();
+  const std::size_t n = 20000, trials = 400;
+  auto histogram = registry.create("histogram-rr-amplified", {{"domain", "4"}, {"epsilon", "0.5"}}, n);
+  const auto& m = dynamic_cast<const OneRoundProtocol<shuffled_rr::HistogramMechanism>&>(*histogram).mechanism();
+  // All inputs 2: bin 2 holds n, the others 0; each bin has its own sd.
+  std::vector<double> sq(4, 0), sum(4, 0);
+  SeededRng rng(5);
+  for (std::size_t t = 0; t < trials; ++t) {
+    const auto r = histogram->trial(n, "constant:2", rng);
+    for (int e = 0; e < 4; ++e) {
+      const double d = r->output[e].get<double>() - (e == 2 ? static_cast<double>(n) : 0.0);
+      sq[e] += d * d;
+      sum[e] += d;
+    }
+  }
+  const auto [lo, hi] = test::rmse_ratio_bounds(trials);
+  for (int e = 0; e < 4; ++e) {
+    const double sd = shuffled_rr::count_sd(m.config, n, e == 2 ? static_cast<double>(n) : 0.0);
+    const double rmse = std::sqrt(sq[e] / trials);
+    CHECK_MESSAGE(rmse >= lo * sd, e);
+    CHECK_MESSAGE(rmse <= hi * sd, e);
+    CHECK(std::fabs(sum[e] / trials) <= 6.1 * sd / std::sqrt(static_cast<double>(trials)));
+  }
+}
+
+TEST_CASE("histogram-central-laplace and the sum baselines: the predicted spread, and bad messages refused") {
+  const Registry registry = builtin_registry();
+  SeededRng rng(8);
+  // Sums: the local error is a sum of 5000 discrete Laplace variables, nearly normal, so the
+  // chi-square bounds apply; the central error is one discrete Laplace variable (not normal), so
+  // only its order is checked.
+  const std::size_t n = 5000, trials = 400;
+  auto local = registry.create("sum-local-laplace", {{"epsilon", "1"}}, n);
+  double sq = 0;
+  for (std::size_t t = 0; t < trials; ++t) sq += std::pow(*local->trial(n, "uniform", rng)->error, 2);
+  const double sd = local->describe()["noise_sd"].get<double>();
+  const auto [lo, hi] = test::rmse_ratio_bounds(trials);
+  CHECK(std::sqrt(sq / trials) >= lo * sd);
+  CHECK(std::sqrt(sq / trials) <= hi * sd * 1.01);  // plus the roundings: variance at most n/4 / p^2
+  auto central = registry.create("sum-central-laplace", {{"epsilon", "1"}}, n);
+  double csq = 0;
+  for (std::size_t t = 0; t < trials; ++t) csq += std::pow(*central->trial(n, "uniform", rng)->error, 2);
+  CHECK(std::sqrt(csq / trials) < sd / 10);  // central noise is sqrt(n) times smaller
+
+  auto hist = registry.create("histogram-central-laplace", {{"domain", "8"}}, 1000);
+  const double bin_sd = hist->describe()["noise_sd_per_bin"].get<double>();
+  CHECK(bin_sd == doctest::Approx(std::sqrt(2 * std::exp(-0.5)) / (1 - std::exp(-0.5))));
+  double hsq = 0;
+  for (int t = 0; t < 200; ++t) hsq += std::pow(*hist->trial(1000, "uniform:8", rng)->error, 2);
+  CHECK(std::sqrt(hsq / 200) > bin_sd / 2);
+  CHECK(std::sqrt(hsq / 200) < bin_sd * 2);
+
+  // A report outside the domain is a protocol violation, never a count.
+  const auto c = shuffled_rr::configure(100, 4, 1, 1e-6, shuffled_rr::Model::local, shuffled_rr::Bound::fmt);
+  MessageBatch bad(1);
+  bad.append()[0] = 4;
+  CHECK_THROWS_AS((void)shuffled_rr::analyze(bad, c, 1), std::system_error);
+}
