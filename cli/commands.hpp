@@ -17,6 +17,7 @@ void add_run_command(CLI::App& app, const Registry& registry, Action& action);
 void add_demo_command(CLI::App& app, const Registry& registry, Action& action);
 void add_wedding_command(CLI::App& app, const Registry& registry, Action& action);  // the six-card AND, drawn
 void add_session_command(CLI::App& app, const Registry& registry, Action& action);  // a session config from public keys
+void add_study_command(CLI::App& app, const Registry& registry, Action& action);    // grids of trials, CSV, JSON, figures
 void add_account_command(CLI::App& app, const Registry& registry, Action& action);  // amplification bounds, exact delta of noise
 void add_net_commands(CLI::App& app, const Registry& registry, Action& action);  // keygen, shuffler, party, analyzer, local
 

@@ -1,13 +1,16 @@
-// `shufflempc demo`: local vs shuffle vs central error on the same data.
+// `shufflempc demo`: local vs shuffle vs central error on the same data. It is the study preset
+// "demo" (shufflempc study --preset demo) printed as one table.
 #include <fmt/format.h>
 
 #include <cmath>
 #include <iostream>
 #include <memory>
 
+#include <sodium.h>
+
 #include "commands.hpp"
 #include "common.hpp"
-#include "shufflempc/net/inproc.hpp"
+#include "shufflempc/study/study.hpp"
 
 namespace shufflempc::cli {
 
@@ -30,57 +33,45 @@ void add_demo_command(CLI::App& app, const Registry& registry, Action& action) {
   cmd->add_flag("--json", o->json, "print JSON");
   cmd->callback([o, &registry, &action] {
     action = [o, &registry] {
-      const auto& [parties, epsilon, delta, fraction, trials, seed, json] = *o;
-      auto rng = make_rng(seed);
-      std::vector<Value> inputs(parties);
-      auto input_rng = rng->fork(1);
-      for (auto& v : inputs) v = input_rng->uniform01() < fraction ? 1 : 0;
-      struct Row {
-        const char* model;
-        const char* protocol;
-        std::map<std::string, std::string> params;
-      };
-      const std::string e = fmt::format("{}", epsilon), d = fmt::format("{}", delta);
-      const std::vector<Row> rows = {
-          {"local", "randomized-response", {{"epsilon", e}}},
-          {"shuffle", "counting", {{"epsilon", e}, {"delta", d}, {"noise", "lecture"}}},
-          {"shuffle", "counting", {{"epsilon", e}, {"delta", d}, {"noise", "calibrated"}}},
-          {"shuffle", "counting-balcer-cheu", {{"epsilon", e}, {"delta", d}}},
-          {"central", "central-laplace", {{"epsilon", e}}},
+      study::Spec spec = study::preset("demo");
+      spec.parties = o->parties;
+      spec.trials = o->trials;
+      spec.inputs = fmt::format("bernoulli:{}", o->fraction);
+      spec.fixed = {{"epsilon", fmt::format("{}", o->epsilon)}, {"delta", fmt::format("{}", o->delta)}};
+      if (o->seed) spec.seed = *o->seed;
+      else randombytes_buf(&spec.seed, sizeof spec.seed);  // a fresh simulation each time, as before
+      study::validate(registry, spec);
+      const auto cells = study::run(registry, spec);
+      const auto model = [](const std::string& protocol) {
+        return protocol == "randomized-response" ? "local" : protocol == "central-laplace" ? "central" : "shuffle";
       };
       Value out = Value::array();
-      if (!json)
-        std::cout << fmt::format("{} parties, {:.0f}% hold 1, epsilon = {}, delta = {}, {} trial(s) each\n\n", parties,
-                                 fraction * 100, epsilon, delta, trials)
-                  << fmt::format("{:<8} {:<32} {:>12} {:>12} {:>12} {:>10} {:>9}\n", "model", "protocol", "last est.",
-                                 "rmse", "predicted sd", "msgs/user", "seconds");
-      for (std::size_t r = 0; r < rows.size(); ++r) {
-        const Row& row = rows[r];
-        auto protocol = registry.create(row.protocol, row.params, parties);
-        const double truth = protocol->truth(inputs)->get<double>();
-        double sq = 0, seconds = 0, last = 0;
-        std::size_t messages = 0;
-        for (std::size_t t = 0; t < trials; ++t) {
-          auto run_rng = rng->fork(1000 + r * 1000 + t);
-          const RunResult res = net::run_in_process(*protocol, inputs, *run_rng);
-          last = res.output.get<double>();
-          sq += (last - truth) * (last - truth);
-          seconds += res.seconds;
-          messages = res.messages;
+      double truth = 0;
+      if (!o->json)
+        std::cout << fmt::format("{} parties, {:.0f}% hold 1, epsilon = {}, delta = {}, {} trial(s) each\n\n", o->parties,
+                                 o->fraction * 100, o->epsilon, o->delta, o->trials)
+                  << fmt::format("{:<8} {:<40} {:>12} {:>12} {:>12} {:>10} {:>9}\n", "model", "protocol", "last est.", "rmse",
+                                 "predicted sd", "msgs/user", "seconds");
+      for (const auto& c : cells) {
+        const auto& series = spec.series[c.series];
+        if (!c.feasible) {
+          out.push_back({{"model", model(series.protocol)}, {"protocol", series.label}, {"feasible", false}, {"reason", c.reason}});
+          if (!o->json) std::cout << fmt::format("{:<8} {:<40} infeasible: {}\n", model(series.protocol), series.label, c.reason);
+          continue;
         }
-        const Value details = protocol->describe();
-        const std::string label = row.protocol + (row.params.count("noise") ? " (" + row.params.at("noise") + " p)" : std::string());
-        const double rmse = std::sqrt(sq / static_cast<double>(trials));
-        const double msgs = static_cast<double>(messages) / static_cast<double>(parties);
-        out.push_back({{"model", row.model}, {"protocol", label}, {"truth", truth}, {"estimate", last}, {"rmse", rmse},
-                       {"predicted_sd", details.value("noise_sd", 0.0)}, {"messages_per_user", msgs},
-                       {"seconds_per_run", seconds / static_cast<double>(trials)}, {"details", details}});
-        if (!json)
-          std::cout << fmt::format("{:<8} {:<32} {:>12.1f} {:>12.1f} {:>12.1f} {:>10.2f} {:>9.3f}\n", row.model, label,
-                                   last, rmse, details.value("noise_sd", 0.0), msgs, seconds / static_cast<double>(trials));
+        const auto& last = c.trials.back();
+        const double estimate = last.output.get<double>();
+        truth = estimate - last.error.value_or(0);  // every series sees the same data (common random numbers)
+        const auto& m = c.summary;
+        out.push_back({{"model", model(series.protocol)}, {"protocol", series.label}, {"truth", truth}, {"estimate", estimate},
+                       {"rmse", m.rmse.value_or(0)}, {"predicted_sd", m.predicted_sd.value_or(0)},
+                       {"messages_per_user", m.messages_per_user}, {"seconds_per_run", m.seconds}, {"details", c.describe}});
+        if (!o->json)
+          std::cout << fmt::format("{:<8} {:<40} {:>12.1f} {:>12.1f} {:>12.1f} {:>10.2f} {:>9.3f}\n", model(series.protocol), series.label,
+                                   estimate, m.rmse.value_or(0), m.predicted_sd.value_or(0), m.messages_per_user, m.seconds);
       }
-      if (json) std::cout << out.dump(2) << '\n';
-      else std::cout << fmt::format("\ntrue count: {}\n", out[0]["truth"].get<double>());
+      if (o->json) std::cout << out.dump(2) << '\n';
+      else std::cout << fmt::format("\ntrue count (last trial): {}\nthe same study with a figure: shufflempc study --preset demo --vary epsilon=0.2,0.5,1 --plot demo.png\n", truth);
       return 0;
     };
   });

@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
     cli::add_list_command(app, registry, action);
     cli::add_run_command(app, registry, action);
     cli::add_demo_command(app, registry, action);
+    cli::add_study_command(app, registry, action);
     cli::add_account_command(app, registry, action);
     cli::add_wedding_command(app, registry, action);
     cli::add_net_commands(app, registry, action);

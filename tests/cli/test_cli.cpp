@@ -102,8 +102,8 @@ TEST_CASE("demo compares local, shuffle and central errors on the same data") {
   const auto r = run_command(cli() + " demo --parties 20000 --trials 2 --seed 5 --json");
   REQUIRE(r.exit_code == 0);
   const auto rows = nlohmann::json::parse(r.out);
-  REQUIRE(rows.size() == 5);
-  const std::vector<std::string> models = {"local", "shuffle", "shuffle", "shuffle", "central"};
+  REQUIRE(rows.size() == 6);
+  const std::vector<std::string> models = {"local", "shuffle", "shuffle", "shuffle", "shuffle", "central"};
   for (std::size_t i = 0; i < rows.size(); ++i) CHECK(rows[i]["model"] == models[i]);
   // Same data for every row: 30% (the default --ones) of 20000 parties hold 1 (Hoeffding, 1e-10).
   const double truth = rows[0]["truth"].get<double>();
@@ -121,7 +121,7 @@ TEST_CASE("demo compares local, shuffle and central errors on the same data") {
   }
   // What the table is for: local noise is far above shuffle noise, which is far above central noise.
   CHECK(rows[0]["predicted_sd"].get<double>() > 4 * rows[1]["predicted_sd"].get<double>());
-  CHECK(rows[1]["predicted_sd"].get<double>() > 4 * rows[4]["predicted_sd"].get<double>());
+  CHECK(rows[1]["predicted_sd"].get<double>() > 4 * rows[5]["predicted_sd"].get<double>());
   CHECK(rows[0]["messages_per_user"] == 1.0);
   CHECK(rows[1]["messages_per_user"] == 2.0);
 }

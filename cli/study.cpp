@@ -1,0 +1,173 @@
+// `shufflempc study`: a grid of protocols and parameters, seeded trials on every core, a progress
+// bar on stderr, and CSV, JSON and gnuplot figures (shufflempc/study/study.hpp, docs/study.md).
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "shufflempc/study/study.hpp"
+
+namespace shufflempc::cli {
+namespace {
+
+// A progress bar with the time left, redrawn at most five times a second on a terminal, and a line
+// every tenth of the work otherwise (logs, CI).
+class ProgressBar {
+ public:
+  ProgressBar() : tty_(::isatty(STDERR_FILENO) != 0), start_(std::chrono::steady_clock::now()) {}
+  void operator()(double done, double total, std::size_t trials, std::size_t all) {
+    const auto now = std::chrono::steady_clock::now();
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    const double fraction = total > 0 ? done / total : 1;
+    const bool last = trials == all;
+    if (tty_) {
+      if (!last && now - drawn_ < std::chrono::milliseconds(200)) return;
+    } else {
+      const int tenth = static_cast<int>(fraction * 10);
+      if (!last && tenth <= tenth_) return;
+      tenth_ = tenth;
+    }
+    drawn_ = now;
+    const int width = 30, filled = static_cast<int>(fraction * width);
+    const double left = fraction > 0 ? elapsed * (1 - fraction) / fraction : 0;
+    std::cerr << (tty_ ? "\r" : "") << "study [" << std::string(static_cast<std::size_t>(filled), '#')
+              << std::string(static_cast<std::size_t>(width - filled), '.')
+              << fmt::format("] {:3.0f}%  {}/{} trials  {:.1f} s, about {:.0f} s left ", fraction * 100, trials, all, elapsed, left)
+              << (tty_ && !last ? "" : "\n") << std::flush;
+  }
+
+ private:
+  bool tty_;
+  std::chrono::steady_clock::time_point start_, drawn_{};
+  int tenth_ = -1;
+};
+
+void print_table(const study::Spec& spec, const std::vector<study::Cell>& cells) {
+  std::cout << fmt::format("{:<40} {:<22} {:>9} {:>12} {:>25} {:>12} {:>10} {:>10}\n", "series", "point", "parties", "rmse",
+                           "95% interval", "predicted", "s/trial", "msgs/user");
+  for (const auto& c : cells) {
+    std::string point;
+    for (const auto& [k, v] : c.point) point += (point.empty() ? "" : " ") + k + "=" + v;
+    const std::string label = spec.series[c.series].label;
+    if (!c.feasible) {
+      std::cout << fmt::format("{:<40} {:<22} {:>9} infeasible: {}\n", label, point, c.parties, c.reason);
+      continue;
+    }
+    const auto& m = c.summary;
+    const auto num = [](const std::optional<double>& v) { return v ? fmt::format("{:.4g}", *v) : std::string("-"); };
+    std::cout << fmt::format("{:<40} {:<22} {:>9} {:>12} {:>25} {:>12} {:>10.4f} {:>10.3g}\n", label, point, c.parties, num(m.rmse),
+                             m.rmse ? fmt::format("[{:.4g}, {:.4g}]", *m.rmse_low, *m.rmse_high) : std::string("-"), num(m.predicted_sd),
+                             m.seconds, m.messages_per_user);
+  }
+}
+
+void write_to(const std::string& path, const std::function<void(std::ostream&)>& write) {
+  if (path == "-") {
+    write(std::cout);
+    return;
+  }
+  std::ofstream f(path);
+  if (!f) throw std::invalid_argument("cannot write " + path);
+  write(f);
+  if (!f) throw std::runtime_error("writing " + path + " failed");
+}
+
+}  // namespace
+
+void add_study_command(CLI::App& app, const Registry& registry, Action& action) {
+  auto* cmd = app.add_subcommand("study",
+                                 "run a grid of protocols and parameters, repeated seeded trials on every core; CSV, JSON and "
+                                 "gnuplot figures (docs/study.md)");
+  struct Options {
+    std::string preset;
+    bool list = false;
+    std::vector<std::string> protocols, vary, set, plots;
+    std::optional<std::size_t> parties, trials;
+    std::optional<std::string> inputs, title, x, y;
+    std::optional<std::uint64_t> seed;
+    unsigned jobs = 0;
+    std::string csv, json;
+    bool per_trial = false, quiet = false;
+    std::optional<bool> log_x, log_y;
+  };
+  auto o = std::make_shared<Options>();
+  cmd->add_option("--preset", o->preset, "start from a preset (the survey's experiments, the demo): --list-presets names them");
+  cmd->add_flag("--list-presets", o->list, "print the presets and what each shows");
+  cmd->add_option("--protocol,-p", o->protocols, "a series: NAME or NAME:KEY=V:KEY=V (repeat; replaces the preset's)");
+  cmd->add_option("--vary", o->vary, "an axis: KEY=V1,V2,... or KEY=lin:A:B:K or KEY=geom:A:B:K; KEY is a parameter, parties or inputs (repeat; replaces the preset's)");
+  cmd->add_option("--set", o->set, "KEY=VALUE for every protocol that has the parameter (repeat)");
+  cmd->add_option("--parties,-n", o->parties, "parties when parties is not varied")->check(CLI::Range(1, 1'000'000'000));
+  cmd->add_option("--inputs", o->inputs, "the protocols' --random-inputs spec when inputs is not varied (bernoulli:Q, normal:MEAN:SD, ...)");
+  cmd->add_option("--trials", o->trials, "trials per cell")->check(CLI::Range(1, 1'000'000));
+  cmd->add_option("--seed", o->seed, "seed of the whole study (default 1)")->check(seed_check());
+  cmd->add_option("--jobs,-j", o->jobs, "trials run at once (default: every core)")->check(CLI::Range(0, 256));
+  cmd->add_option("--csv", o->csv, "write the CSV here (- for standard output)");
+  cmd->add_flag("--per-trial", o->per_trial, "one CSV row per trial instead of per cell");
+  cmd->add_option("--json", o->json, "write the JSON here, with every trial (- for standard output)");
+  cmd->add_option("--plot", o->plots, "draw the figure to FILE.png or FILE.svg through gnuplot (repeat for both)");
+  cmd->add_option("--title", o->title, "the figure's title");
+  cmd->add_option("--x", o->x, "the varied key on the x axis (default: the first)");
+  cmd->add_option("--y", o->y, "rmse (default), bias, max_error, seconds, messages_per_user or bytes_per_user");
+  cmd->add_option("--log-x", o->log_x, "log scale on x (default: for geometric axes and parties)");
+  cmd->add_option("--log-y", o->log_y, "log scale on y (default: except for bias)");
+  cmd->add_flag("--quiet,-q", o->quiet, "no progress bar");
+  cmd->callback([o, &registry, &action] {
+    action = [o, &registry] {
+      if (o->list) {
+        for (const auto& name : study::preset_names()) {
+          const auto s = study::preset(name);
+          std::cout << fmt::format("{:<20} {}\n{:<20} {}\n", name, s.title, "", s.note);
+        }
+        return 0;
+      }
+      study::Spec spec;
+      if (!o->preset.empty()) spec = study::preset(o->preset);
+      else spec.name = "study";
+      if (!o->protocols.empty()) {
+        spec.series.clear();
+        for (const auto& p : o->protocols) spec.series.push_back(study::parse_series(p));
+      }
+      if (!o->vary.empty()) {
+        spec.axes.clear();
+        spec.x.clear();
+        for (const auto& v : o->vary) spec.axes.push_back(study::parse_axis(v));
+      }
+      for (const auto& kv : o->set) {
+        const auto eq = kv.find('=');
+        if (eq == std::string::npos || eq == 0) throw std::invalid_argument("--set " + kv + ": expected KEY=VALUE");
+        spec.fixed[kv.substr(0, eq)] = kv.substr(eq + 1);
+      }
+      if (o->parties) spec.parties = *o->parties;
+      if (o->inputs) spec.inputs = *o->inputs;
+      if (o->trials) spec.trials = *o->trials;
+      if (o->seed) spec.seed = *o->seed;
+      if (o->title) spec.title = *o->title;
+      if (o->x) spec.x = *o->x;
+      if (o->y) spec.y = *o->y;
+      if (o->log_x) spec.log_x = o->log_x;
+      if (o->log_y) spec.log_y = o->log_y;
+      spec.jobs = o->jobs;
+      study::validate(registry, spec);
+      for (const auto& path : o->plots)
+        if (!path.ends_with(".png") && !path.ends_with(".svg"))
+          throw std::invalid_argument("--plot " + path + ": the file must end in .png or .svg");
+      ProgressBar bar;
+      const auto cells = study::run(registry, spec, o->quiet ? study::Progress{} : study::Progress(std::ref(bar)));
+      if (!o->csv.empty()) write_to(o->csv, [&](std::ostream& out) { study::write_csv(out, spec, cells, o->per_trial); });
+      if (!o->json.empty()) write_to(o->json, [&](std::ostream& out) { out << study::to_json(spec, cells, true).dump(2) << '\n'; });
+      for (const auto& path : o->plots) {
+        study::plot(spec, cells, path);
+        std::cerr << "study: wrote " << path << '\n';
+      }
+      if (o->csv != "-" && o->json != "-") print_table(spec, cells);
+      return 0;
+    };
+  });
+}
+
+}  // namespace shufflempc::cli

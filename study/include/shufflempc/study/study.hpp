@@ -1,0 +1,124 @@
+// Studies: a grid of protocols and parameters, repeated seeded trials on every core, and the
+// figures a paper reports (mean error, RMSE with its confidence interval, time, messages and bytes
+// per user) as CSV, JSON and gnuplot figures. `shufflempc study` is the command; docs/study.md the
+// guide.
+//
+// A study has series (a registered protocol, possibly with some parameters fixed: one line of a
+// figure) and axes (a parameter, `parties` or `inputs`, with a list of values). Every series is run
+// at every point of the grid (the cartesian product of the axes); an axis or fixed parameter
+// applies to the series whose protocol declares it. A cell the protocol refuses (too few parties
+// for its noise rule, a value out of its range) is reported infeasible with the protocol's reason.
+//
+// One-round protocols run through Protocol::trial (typed inputs, one shuffle, no driver); the
+// others through the in-process RoundDriver. Trial t at grid point g draws from
+// SeededRng(seed).fork(g << 24 | t) for every series (common random numbers: protocols that read
+// their inputs alike see the same data), so a study gives the same numbers whatever --jobs is.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "shufflempc/registry.hpp"
+
+namespace shufflempc::study {
+
+struct Series {
+  std::string label;     // the legend: the protocol's name, plus any parameters fixed for it
+  std::string protocol;
+  std::map<std::string, std::string> params;
+};
+
+struct Axis {
+  std::string key;  // a protocol parameter, "parties" or "inputs"
+  std::vector<std::string> values;
+  bool geometric = false;  // given as geom:A:B:K (a log axis on the plot)
+};
+
+struct Spec {
+  std::string name;   // the preset's name, or "study"
+  std::string title;  // of the figure
+  std::vector<Series> series;
+  std::vector<Axis> axes;
+  std::map<std::string, std::string> fixed;  // parameters for every series that declares them
+  std::size_t parties = 10000;
+  std::string inputs;  // the protocols' --random-inputs spec ("" = each protocol's default)
+  std::size_t trials = 20;
+  std::uint64_t seed = 1;
+  unsigned jobs = 0;  // 0: every core
+  // The figure: x is an axis key (default: the first axis); y one of rmse, bias, max_error,
+  // seconds, messages_per_user, bytes_per_user.
+  std::string x;
+  std::string y = "rmse";
+  std::optional<bool> log_x, log_y;  // default: log x on geometric axes, log y for errors and costs
+  std::string note;  // what the preset shows (docs, --list-presets)
+};
+
+// Parsers for the command line. Each throws std::invalid_argument naming the option and what it
+// accepts. An axis is KEY=V1,V2,... or KEY=lin:A:B:K or KEY=geom:A:B:K (K points from A to B); a
+// series is NAME or NAME:KEY=V:KEY=V.
+[[nodiscard]] Axis parse_axis(const std::string& text);
+[[nodiscard]] Series parse_series(const std::string& text);
+// Checks names and types against the registry: unknown protocols, keys no series declares,
+// values that are not numbers or not among a choice's values; fills x and the labels.
+void validate(const Registry& registry, Spec& spec);
+
+struct TrialRecord {
+  std::optional<double> error, max_error;
+  Value output;
+  double seconds = 0;
+  std::size_t messages = 0, bytes = 0;
+};
+
+struct Summary {
+  std::size_t trials = 0;
+  std::optional<double> bias, rmse, rmse_low, rmse_high, max_error;  // over trials with an error
+  std::optional<double> predicted_sd;  // the protocol's own prediction (describe: noise_sd)
+  double seconds = 0, seconds_sd = 0;  // per trial
+  double messages_per_user = 0, bytes_per_user = 0;
+};
+
+struct Cell {
+  std::size_t series = 0;
+  std::map<std::string, std::string> point;  // the axes' values at this cell
+  std::map<std::string, std::string> params;  // what the protocol was given
+  std::size_t parties = 0;
+  std::string inputs;
+  bool feasible = true;
+  std::string reason;  // why not
+  std::string path;    // "trial" (Protocol::trial) or "driver" (the in-process RoundDriver)
+  Value describe;
+  std::vector<TrialRecord> trials;
+  Summary summary;
+};
+
+// The 95% interval of the RMSE from T trials, for errors ~ N(0, sigma^2): T mse / sigma^2 is
+// chi-square with T degrees of freedom.
+[[nodiscard]] std::pair<double, double> rmse_interval(double rmse, std::size_t trials);
+[[nodiscard]] Summary summarize(const std::vector<TrialRecord>& trials, std::size_t parties, const Value& describe);
+
+// Called after every trial from the worker that ran it (serialized): done and total are weighted
+// by the cells' party counts, so that the estimate of the time left is fair across n.
+using Progress = std::function<void(double done, double total, std::size_t trials_done, std::size_t trials_total)>;
+
+[[nodiscard]] std::vector<Cell> run(const Registry& registry, const Spec& spec, const Progress& progress = {});
+
+// One row per cell (or per trial) with a header; columns in docs/study.md.
+void write_csv(std::ostream& out, const Spec& spec, const std::vector<Cell>& cells, bool per_trial);
+[[nodiscard]] Value to_json(const Spec& spec, const std::vector<Cell>& cells, bool with_trials);
+
+// Draws spec.y against spec.x, one line per series with its interval as error bars, through
+// gnuplot; the terminal follows the extension (.png: pngcairo, .svg: svg). Throws
+// std::runtime_error when gnuplot is missing or fails.
+void plot(const Spec& spec, const std::vector<Cell>& cells, const std::string& path);
+[[nodiscard]] bool gnuplot_available();
+
+// The presets: the survey's experiments and the demo.
+[[nodiscard]] std::vector<std::string> preset_names();
+[[nodiscard]] Spec preset(const std::string& name);  // std::invalid_argument listing the names
+
+}  // namespace shufflempc::study

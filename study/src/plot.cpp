@@ -1,0 +1,151 @@
+// The study's figure through gnuplot: one line per series, the RMSE's 95% interval (or the time's
+// standard deviation) as error bars, the axes named in words, the legend outside the plot.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "shufflempc/net/process.hpp"
+#include "shufflempc/study/study.hpp"
+
+namespace shufflempc::study {
+namespace {
+
+std::optional<std::string> gnuplot_path() {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path != nullptr ? path : "/usr/bin:/bin";
+  std::size_t start = 0;
+  while (start <= dirs.size()) {
+    const std::size_t end = std::min(dirs.find(':', start), dirs.size());
+    const std::string candidate = (end > start ? dirs.substr(start, end - start) : std::string(".")) + "/gnuplot";
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    start = end + 1;
+  }
+  return std::nullopt;
+}
+
+// A number on the x axis: the value itself, or for an inputs spec like bernoulli:0.3 its last field.
+std::optional<double> x_number(const std::string& s) {
+  for (const std::string& t : {s, s.substr(s.rfind(':') + 1)}) {
+    try {
+      std::size_t used = 0;
+      const double v = std::stod(t, &used);
+      if (used == t.size()) return v;
+    } catch (const std::exception&) {
+    }
+  }
+  return std::nullopt;
+}
+
+std::string quoted(const std::string& s) {
+  std::string q = "\"";
+  for (char c : s) {
+    if (c == '\n') {
+      q += "\\n";
+      continue;
+    }
+    if (c == '"' || c == '\\') q += '\\';
+    q += c;
+  }
+  return q + "\"";
+}
+
+std::string y_label(const std::string& y) {
+  if (y == "rmse") return "RMSE of the estimate (vectors: per coordinate), 95% interval";
+  if (y == "bias") return "mean error (estimate - truth)";
+  if (y == "max_error") return "largest coordinate error, mean over trials";
+  if (y == "seconds") return "seconds per trial (one core), mean +- sd";
+  if (y == "messages_per_user") return "messages per user";
+  return "bytes per user";
+}
+
+std::string x_label(const Spec& spec) {
+  if (spec.x == "parties") return "parties n";
+  if (spec.x == "inputs") return "inputs (" + spec.axes.front().values.front().substr(0, spec.axes.front().values.front().rfind(':') + 1) + "...)";
+  if (spec.x == "epsilon") return "epsilon (central, or local for the local baselines)";
+  return spec.x;
+}
+
+}  // namespace
+
+bool gnuplot_available() { return gnuplot_path().has_value(); }
+
+void plot(const Spec& spec, const std::vector<Cell>& cells, const std::string& path) {
+  if (spec.x.empty()) throw std::invalid_argument("--plot: a figure needs a varied key (--vary KEY=...)");
+  const std::filesystem::path out(path);
+  const std::string ext = out.extension().string();
+  if (ext != ".png" && ext != ".svg") throw std::invalid_argument("--plot " + path + ": the file must end in .png or .svg");
+  const auto gnuplot = gnuplot_path();
+  if (!gnuplot) throw std::runtime_error("--plot: gnuplot is not installed (apt-get install gnuplot-nox; scripts/setup.sh does it)");
+  bool geometric = false;
+  for (const auto& a : spec.axes)
+    if (a.key == spec.x) geometric = a.geometric || a.key == "parties";
+  const bool log_x = spec.log_x.value_or(geometric);
+  const bool log_y = spec.log_y.value_or(spec.y != "bias");
+
+  // The data: one block per series (gnuplot's index), rows x, y, low, high.
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("shufflempc-plot-{}", ::getpid());
+  std::filesystem::create_directories(dir);
+  const auto data = dir / "data.txt";
+  const auto script = dir / "plot.gp";
+  std::ofstream d(data);
+  std::vector<std::string> titles;
+  for (std::size_t s = 0; s < spec.series.size(); ++s) {
+    std::vector<std::array<double, 4>> rows;
+    for (const auto& c : cells) {
+      if (c.series != s || !c.feasible || !c.point.count(spec.x)) continue;
+      const auto x = x_number(c.point.at(spec.x));
+      const Summary& m = c.summary;
+      std::optional<double> y, lo, hi;
+      if (spec.y == "rmse" && m.rmse) y = m.rmse, lo = m.rmse_low, hi = m.rmse_high;
+      else if (spec.y == "bias") y = m.bias;
+      else if (spec.y == "max_error") y = m.max_error;
+      else if (spec.y == "seconds") y = m.seconds, lo = std::max(m.seconds - m.seconds_sd, m.seconds * 0.5), hi = m.seconds + m.seconds_sd;
+      else if (spec.y == "messages_per_user") y = m.messages_per_user;
+      else if (spec.y == "bytes_per_user") y = m.bytes_per_user;
+      if (!x || !y || (log_y && *y <= 0)) continue;
+      rows.push_back({*x, *y, lo.value_or(*y), hi.value_or(*y)});
+    }
+    if (rows.empty()) continue;
+    std::sort(rows.begin(), rows.end());
+    for (const auto& r : rows) d << fmt::format("{:.10g} {:.10g} {:.10g} {:.10g}\n", r[0], r[1], r[2], r[3]);
+    d << "\n\n";
+    titles.push_back(spec.series[s].label);
+  }
+  d.close();
+  if (titles.empty()) throw std::runtime_error("--plot: no feasible cell has a value to draw");
+
+  std::ofstream g(script);
+  g << (ext == ".png" ? "set terminal pngcairo noenhanced size 1100,650 font 'DejaVu Sans,11'\n"
+                      : "set terminal svg noenhanced size 1100,650 font 'DejaVu Sans,11' background rgb 'white'\n");
+  g << "set output " << quoted(std::filesystem::absolute(out).string()) << '\n';
+  std::string subtitle = fmt::format("{} trials per point, seed {}", spec.trials, spec.seed);
+  if (spec.x != "parties") subtitle = fmt::format("n = {}, ", spec.parties) + subtitle;
+  if (!spec.inputs.empty() && spec.x != "inputs") subtitle += ", inputs " + spec.inputs;
+  for (const auto& [k, v] : spec.fixed) subtitle += ", " + k + " = " + v;
+  g << "set title " << quoted(spec.title + "\n" + subtitle) << '\n';
+  g << "set xlabel " << quoted(x_label(spec)) << '\n';
+  g << "set ylabel " << quoted(y_label(spec.y)) << '\n';
+  if (log_x) g << "set logscale x\n";
+  if (log_y) g << "set logscale y\n";
+  g << "set grid\nset key outside right top box\nset bars small\n";
+  // Dark, distinct colours (gnuplot's default sixth is a pale yellow).
+  const std::vector<std::string> colours = {"#7b2cbf", "#1b9e77", "#377eb8", "#d95f02", "#e7298a", "#222222", "#a6761d", "#66a61e"};
+  g << "plot ";
+  for (std::size_t i = 0; i < titles.size(); ++i)
+    g << (i ? ", \\\n     " : "") << quoted(data.string()) << " index " << i << " using 1:2:3:4 with yerrorlines lw 2 pt " << (i % 12) + 1
+      << " ps 1.3 lc rgb '" << colours[i % colours.size()] << "' title " << quoted(titles[i]);
+  g << '\n';
+  g.close();
+  const auto r = net::run_command({*gnuplot, script.string()}, std::chrono::minutes(2));
+  std::filesystem::remove_all(dir);
+  if (r.exit_code != 0) throw std::runtime_error("--plot: gnuplot failed: " + r.err);
+  if (!std::filesystem::exists(out) || std::filesystem::file_size(out) == 0)
+    throw std::runtime_error("--plot: gnuplot wrote no " + path);
+}
+
+}  // namespace shufflempc::study

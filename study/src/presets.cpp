@@ -1,0 +1,154 @@
+// The presets: the experiments of the survey of shuffle-model DP in ../shared/seeds (error, time
+// and messages per user of counting, histogram and sum protocols against epsilon, n, the data and
+// the domain; local, shuffle and central side by side), and the demo. Any of their settings can be
+// overridden on the command line (`shufflempc study --preset counting-epsilon --trials 50`).
+#include <stdexcept>
+
+#include "shufflempc/study/study.hpp"
+
+namespace shufflempc::study {
+namespace {
+
+std::vector<Series> counting_series() {
+  return {{"", "randomized-response", {}},     {"", "counting", {}}, {"", "counting", {{"noise", "calibrated"}}},
+          {"", "counting-balcer-cheu", {}},   {"", "counting-rr-amplified", {}}, {"", "central-laplace", {}}};
+}
+std::vector<Series> histogram_series() {
+  return {{"", "histogram-rr-amplified", {{"model", "local"}}},
+          {"", "histogram", {}},
+          {"", "histogram", {{"variant", "parallel"}}},
+          {"", "histogram-rr-amplified", {}},
+          {"", "histogram-central-laplace", {}}};
+}
+std::vector<Series> sum_series() {
+  return {{"", "sum-local-laplace", {}}, {"", "split-mix-dp-sum", {}}, {"", "sum-central-laplace", {}}};
+}
+
+Axis axis(std::string key, std::vector<std::string> values, bool geometric = false) { return {std::move(key), std::move(values), geometric}; }
+const std::vector<std::string> epsilons = {"0.2", "0.4", "0.6", "0.8", "1"};
+
+struct Preset {
+  const char* name;
+  Spec (*make)();
+};
+
+const Preset presets[] = {
+    {"demo",
+     [] {
+       Spec s;
+       s.title = "Counting bits: local, shuffle and central on the same data";
+       s.note = "the demo's table: every counting protocol at one setting";
+       s.series = counting_series();
+       s.fixed = {{"epsilon", "1"}, {"delta", "1e-6"}};
+       s.parties = 100000;
+       s.inputs = "bernoulli:0.3";
+       s.trials = 5;
+       return s;
+     }},
+    {"counting-epsilon",
+     [] {
+       Spec s;
+       s.title = "Counting bits: error against epsilon (survey Fig. 8)";
+       s.note = "every shuffle protocol sits between the local and the central baseline; error falls as 1/epsilon";
+       s.series = counting_series();
+       s.axes = {axis("epsilon", epsilons)};
+       s.fixed = {{"delta", "1e-6"}};
+       s.parties = 1000000;
+       s.inputs = "bernoulli:0.5";
+       return s;
+     }},
+    {"counting-parties",
+     [] {
+       Spec s;
+       s.title = "Counting bits: error against the number of parties (survey Fig. 9)";
+       s.note = "local error grows as sqrt(n); shuffle and central errors stay flat";
+       s.series = counting_series();
+       s.axes = {axis("parties", {"10000", "31623", "100000", "316228", "1000000"}, true)};
+       s.fixed = {{"epsilon", "0.9"}, {"delta", "1e-6"}};
+       s.inputs = "bernoulli:0.5";
+       return s;
+     }},
+    {"counting-ones",
+     [] {
+       Spec s;
+       s.title = "Counting bits: error against the fraction of ones q (survey Fig. 10)";
+       s.note = "the error does not depend on the data; Balcer-Cheu's exact zero shows at q near 0";
+       s.series = counting_series();
+       s.axes = {axis("inputs", {"bernoulli:0.01", "bernoulli:0.1", "bernoulli:0.3", "bernoulli:0.5", "bernoulli:0.7", "bernoulli:0.9"})};
+       s.fixed = {{"epsilon", "0.9"}, {"delta", "1e-6"}};
+       s.parties = 1000000;
+       s.trials = 10;
+       return s;
+     }},
+    {"histogram-epsilon",
+     [] {
+       Spec s;
+       s.title = "Histograms over 16 elements: error per bin against epsilon (survey Fig. 11)";
+       s.note = "k-ary randomized response amplified by shuffling against the lectures' histograms and both baselines";
+       s.series = histogram_series();
+       s.axes = {axis("epsilon", epsilons)};
+       s.fixed = {{"delta", "1e-6"}, {"domain", "16"}};
+       s.parties = 100000;
+       s.inputs = "normal:8:3";
+       s.trials = 10;
+       return s;
+     }},
+    {"histogram-domain",
+     [] {
+       Spec s;
+       s.title = "Histograms: error per bin against the domain size d (survey Fig. 12)";
+       s.note = "randomized response degrades with d, the counting-based histograms do not";
+       s.series = histogram_series();
+       s.axes = {axis("domain", {"4", "8", "16", "32", "64"}, true)};
+       s.fixed = {{"delta", "1e-6"}, {"epsilon", "1"}};
+       s.parties = 100000;
+       s.trials = 10;
+       return s;
+     }},
+    {"sum-epsilon",
+     [] {
+       Spec s;
+       s.title = "Sums of reals in [0, 1]: error against epsilon (survey Fig. 14)";
+       s.note = "the multi-message split-mix sum has the central model's error";
+       s.series = sum_series();
+       s.axes = {axis("epsilon", epsilons)};
+       s.parties = 100000;
+       s.inputs = "normal:0.5:0.15";
+       s.trials = 10;
+       return s;
+     }},
+    {"sum-parties",
+     [] {
+       Spec s;
+       s.title = "Sums of reals in [0, 1]: error against the number of parties (survey Fig. 15)";
+       s.note = "local error grows as sqrt(n), shuffle and central stay flat";
+       s.series = sum_series();
+       s.axes = {axis("parties", {"1000", "10000", "100000", "1000000"}, true)};
+       s.fixed = {{"epsilon", "1"}};
+       s.inputs = "normal:0.5:0.15";
+       s.trials = 10;
+       return s;
+     }},
+};
+
+}  // namespace
+
+std::vector<std::string> preset_names() {
+  std::vector<std::string> names;
+  for (const auto& p : presets) names.emplace_back(p.name);
+  return names;
+}
+
+Spec preset(const std::string& name) {
+  for (const auto& p : presets)
+    if (name == p.name) {
+      Spec s = p.make();
+      s.name = name;
+      return s;
+    }
+  std::string names;
+  for (const auto& p : presets) names += (names.empty() ? "" : ", ") + std::string(p.name);
+  throw std::invalid_argument("--preset: unknown preset '" + name + "' (presets: " + names + ")");
+}
+
+}  // namespace shufflempc::study

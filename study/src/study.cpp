@@ -1,0 +1,480 @@
+#include "shufflempc/study/study.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <boost/math/distributions/chi_squared.hpp>
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <mutex>
+#include <ostream>
+#include <set>
+#include <stdexcept>
+#include <thread>
+
+#include "shufflempc/inputs.hpp"
+#include "shufflempc/net/inproc.hpp"
+
+namespace shufflempc::study {
+namespace {
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t at = s.find(sep, start);
+    out.push_back(s.substr(start, at - start));
+    if (at == std::string::npos) return out;
+    start = at + 1;
+  }
+}
+
+std::optional<double> number(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  std::size_t used = 0;
+  try {
+    const double v = std::stod(s, &used);
+    if (used == s.size() && std::isfinite(v)) return v;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+std::string format_number(double v) { return fmt::format("{:.6g}", v); }
+
+const ParamSpec* find_param(const ProtocolInfo& info, const std::string& key) {
+  for (const auto& p : info.params)
+    if (p.name == key) return &p;
+  return nullptr;
+}
+
+std::string param_names(const ProtocolInfo& info) {
+  std::string s;
+  for (const auto& p : info.params) s += (s.empty() ? "" : ", ") + p.name;
+  return s.empty() ? "none" : s;
+}
+
+// Type checks only: a value out of a protocol's range makes an infeasible cell, not an error.
+std::string checked_value(const ParamSpec& p, const std::string& value, const std::string& where) {
+  switch (p.type) {
+    case ParamType::real:
+      if (!number(value)) throw std::invalid_argument(where + ": '" + value + "' is not a number (" + p.name + " is " + p.range_text() + ")");
+      return value;
+    case ParamType::integer: {
+      const auto v = number(value);
+      if (!v) throw std::invalid_argument(where + ": '" + value + "' is not a number (" + p.name + " is " + p.range_text() + ")");
+      return fmt::format("{}", std::llround(*v));
+    }
+    case ParamType::choice:
+      if (std::find(p.choices.begin(), p.choices.end(), value) == p.choices.end())
+        throw std::invalid_argument(where + ": '" + value + "' is not " + p.range_text());
+      return value;
+    case ParamType::boolean:
+      if (!bool_from_text(value)) throw std::invalid_argument(where + ": '" + value + "' is not true or false");
+      return value;
+    case ParamType::text:
+      return value;
+  }
+  return value;
+}
+
+std::string parties_value(const std::string& value, const std::string& where) {
+  const auto v = number(value);
+  if (!v || *v < 1 || *v > 1e9) throw std::invalid_argument(where + ": parties must be a number in [1, 1e9], got '" + value + "'");
+  return fmt::format("{}", std::llround(*v));
+}
+
+// Parameters given for every series (the fixed ones and the axes) apply where declared; the key
+// must be declared by at least one series.
+void check_key(const Registry& registry, Spec& spec, const std::string& key, std::vector<std::string>& values, const std::string& where) {
+  if (key == "parties") {
+    for (auto& v : values) v = parties_value(v, where);
+    return;
+  }
+  if (key == "inputs") return;
+  bool declared = false;
+  for (const auto& s : spec.series) {
+    const auto& info = registry.get(s.protocol);
+    if (const ParamSpec* p = find_param(info, key)) {
+      declared = true;
+      for (auto& v : values) v = checked_value(*p, v, where);
+    }
+  }
+  if (!declared) {
+    std::string known;
+    for (const auto& s : spec.series) known += (known.empty() ? "" : "; ") + s.protocol + " has " + param_names(registry.get(s.protocol));
+    throw std::invalid_argument(where + ": no chosen protocol has a parameter '" + key + "' (" + known + "; every study has parties and inputs)");
+  }
+}
+
+}  // namespace
+
+Axis parse_axis(const std::string& text) {
+  const std::string where = "--vary " + text;
+  const std::size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    throw std::invalid_argument(where + ": expected KEY=V1,V2,... or KEY=lin:A:B:K or KEY=geom:A:B:K");
+  Axis axis;
+  axis.key = text.substr(0, eq);
+  const std::string rest = text.substr(eq + 1);
+  if (rest.starts_with("lin:") || rest.starts_with("geom:")) {
+    axis.geometric = rest.starts_with("geom:");
+    const auto parts = split(rest.substr(rest.find(':') + 1), ':');
+    const auto a = parts.size() == 3 ? number(parts[0]) : std::nullopt, b = parts.size() == 3 ? number(parts[1]) : std::nullopt;
+    const auto k = parts.size() == 3 ? number(parts[2]) : std::nullopt;
+    if (!a || !b || !k || *k < 2 || *k > 1000 || *k != std::floor(*k))
+      throw std::invalid_argument(where + ": a range is lin:A:B:K or geom:A:B:K with numbers A, B and K in [2, 1000] points");
+    if (axis.geometric && (*a <= 0 || *b <= 0)) throw std::invalid_argument(where + ": a geometric range needs A > 0 and B > 0");
+    const auto count = static_cast<int>(*k);
+    for (int i = 0; i < count; ++i) {
+      const double t = static_cast<double>(i) / (count - 1);
+      axis.values.push_back(format_number(axis.geometric ? *a * std::pow(*b / *a, t) : *a + (*b - *a) * t));
+    }
+    return axis;
+  }
+  axis.values = split(rest, ',');
+  for (const auto& v : axis.values)
+    if (v.empty()) throw std::invalid_argument(where + ": an empty value in the list");
+  return axis;
+}
+
+Series parse_series(const std::string& text) {
+  const auto parts = split(text, ':');
+  if (parts[0].empty()) throw std::invalid_argument("--protocol '" + text + "': expected NAME or NAME:KEY=V:KEY=V");
+  Series s;
+  s.protocol = parts[0];
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    const std::size_t eq = parts[i].find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == parts[i].size())
+      throw std::invalid_argument("--protocol '" + text + "': '" + parts[i] + "' is not KEY=VALUE");
+    s.params[parts[i].substr(0, eq)] = parts[i].substr(eq + 1);
+  }
+  return s;
+}
+
+void validate(const Registry& registry, Spec& spec) {
+  if (spec.series.empty()) throw std::invalid_argument("--protocol: a study needs at least one protocol");
+  if (spec.trials < 1 || spec.trials > 1'000'000) throw std::invalid_argument("--trials must be in [1, 1000000]");
+  if (spec.parties < 1 || spec.parties > 1'000'000'000) throw std::invalid_argument("--parties must be in [1, 1e9]");
+  std::set<std::string> labels;
+  for (auto& s : spec.series) {
+    const ProtocolInfo* info = registry.find(s.protocol);
+    if (info == nullptr) {
+      std::string names;
+      for (const auto& p : registry.all()) names += (names.empty() ? "" : ", ") + p.name;
+      throw std::invalid_argument("--protocol: unknown protocol '" + s.protocol + "' (protocols: " + names + ")");
+    }
+    std::string label = s.protocol;
+    for (auto& [key, value] : s.params) {
+      const ParamSpec* p = find_param(*info, key);
+      if (p == nullptr)
+        throw std::invalid_argument("--protocol " + s.protocol + ": it has no parameter '" + key + "' (it has " + param_names(*info) + ")");
+      value = checked_value(*p, value, "--protocol " + s.protocol + ":" + key);
+      label += " " + key + "=" + value;
+    }
+    if (s.label.empty()) s.label = label;
+    if (!labels.insert(s.label).second) throw std::invalid_argument("--protocol: '" + s.label + "' is given twice");
+  }
+  std::set<std::string> keys;
+  for (auto& axis : spec.axes) {
+    if (!keys.insert(axis.key).second) throw std::invalid_argument("--vary " + axis.key + ": the key is varied twice");
+    check_key(registry, spec, axis.key, axis.values, "--vary " + axis.key);
+  }
+  for (auto& [key, value] : spec.fixed) {
+    if (keys.count(key)) throw std::invalid_argument("--set " + key + ": the key is also varied");
+    if (key == "parties" || key == "inputs") throw std::invalid_argument("--set " + key + ": use --" + key);
+    std::vector<std::string> one{value};
+    check_key(registry, spec, key, one, "--set " + key);
+    value = one[0];
+  }
+  if (spec.x.empty() && !spec.axes.empty()) spec.x = spec.axes[0].key;
+  if (!spec.x.empty() && !keys.count(spec.x)) throw std::invalid_argument("--x " + spec.x + ": not a varied key");
+  static const std::set<std::string> ys = {"rmse", "bias", "max_error", "seconds", "messages_per_user", "bytes_per_user"};
+  if (!ys.count(spec.y)) throw std::invalid_argument("--y " + spec.y + ": must be one of rmse, bias, max_error, seconds, messages_per_user, bytes_per_user");
+  if (spec.title.empty()) spec.title = spec.name.empty() ? "study" : spec.name;
+}
+
+std::pair<double, double> rmse_interval(double rmse, std::size_t trials) {
+  const auto t = static_cast<double>(trials);
+  const boost::math::chi_squared chi(t);
+  return {rmse * std::sqrt(t / boost::math::quantile(chi, 0.975)), rmse * std::sqrt(t / boost::math::quantile(chi, 0.025))};
+}
+
+Summary summarize(const std::vector<TrialRecord>& trials, std::size_t parties, const Value& describe) {
+  Summary s;
+  s.trials = trials.size();
+  if (trials.empty()) return s;
+  double sum = 0, sq = 0, worst = 0, secs = 0, secs_sq = 0, msgs = 0, bytes = 0;
+  std::size_t with_error = 0;
+  for (const auto& t : trials) {
+    if (t.error) {
+      ++with_error;
+      sum += *t.error;
+      sq += *t.error * *t.error;
+      worst += t.max_error.value_or(std::fabs(*t.error));
+    }
+    secs += t.seconds;
+    secs_sq += t.seconds * t.seconds;
+    msgs += static_cast<double>(t.messages);
+    bytes += static_cast<double>(t.bytes);
+  }
+  const auto n = static_cast<double>(trials.size());
+  if (with_error > 0) {
+    const auto m = static_cast<double>(with_error);
+    s.bias = sum / m;
+    s.rmse = std::sqrt(sq / m);
+    s.max_error = worst / m;
+    const auto [lo, hi] = rmse_interval(*s.rmse, with_error);
+    s.rmse_low = lo;
+    s.rmse_high = hi;
+  }
+  s.seconds = secs / n;
+  s.seconds_sd = trials.size() > 1 ? std::sqrt(std::max(0.0, (secs_sq - n * s.seconds * s.seconds) / (n - 1))) : 0.0;
+  s.messages_per_user = msgs / n / static_cast<double>(parties);
+  s.bytes_per_user = bytes / n / static_cast<double>(parties);
+  for (const char* key : {"noise_sd", "noise_sd_per_bin"})
+    if (describe.is_object() && describe.contains(key) && describe[key].is_number()) {
+      s.predicted_sd = describe[key].get<double>();
+      break;
+    }
+  return s;
+}
+
+std::vector<Cell> run(const Registry& registry, const Spec& spec, const Progress& progress) {
+  // The grid: every series at every point of the product of the axes.
+  std::vector<std::map<std::string, std::string>> points(1);
+  for (const auto& axis : spec.axes) {
+    std::vector<std::map<std::string, std::string>> next;
+    for (const auto& p : points)
+      for (const auto& v : axis.values) {
+        auto q = p;
+        q[axis.key] = v;
+        next.push_back(std::move(q));
+      }
+    points = std::move(next);
+  }
+  std::vector<Cell> cells;
+  std::vector<std::size_t> cell_point;  // the index of each cell's grid point
+  std::vector<std::unique_ptr<Protocol>> protocols;
+  for (std::size_t s = 0; s < spec.series.size(); ++s) {
+    const Series& series = spec.series[s];
+    const ProtocolInfo& info = registry.get(series.protocol);
+    for (std::size_t pi = 0; pi < points.size(); ++pi) {
+      const auto& point = points[pi];
+      cell_point.push_back(pi);
+      Cell cell;
+      cell.series = s;
+      cell.point = point;
+      cell.parties = point.count("parties") ? std::stoull(point.at("parties")) : spec.parties;
+      cell.inputs = point.count("inputs") ? point.at("inputs") : spec.inputs;
+      for (const auto& [k, v] : spec.fixed)
+        if (find_param(info, k)) cell.params[k] = v;
+      for (const auto& [k, v] : series.params) cell.params[k] = v;
+      for (const auto& [k, v] : point)
+        if (find_param(info, k)) cell.params[k] = v;
+      std::unique_ptr<Protocol> protocol;
+      try {
+        protocol = registry.create(series.protocol, cell.params, cell.parties);
+        cell.describe = protocol->describe();
+      } catch (const std::invalid_argument& e) {
+        cell.feasible = false;
+        cell.reason = e.what();
+      }
+      if (protocol) {
+        // A bad input spec is the user's error, not an infeasible cell: say so before any trial.
+        SeededRng probe(0);
+        try {
+          (void)protocol->random_input(0, cell.inputs, probe);
+        } catch (const std::invalid_argument& e) {
+          throw std::invalid_argument("--inputs '" + cell.inputs + "' for " + series.protocol + ": " + e.what());
+        }
+        cell.trials.resize(spec.trials);
+      }
+      cells.push_back(std::move(cell));
+      protocols.push_back(std::move(protocol));
+    }
+  }
+
+  struct Task {
+    std::size_t cell, trial;
+  };
+  std::vector<Task> tasks;
+  double total_weight = 0;
+  for (std::size_t c = 0; c < cells.size(); ++c)
+    if (cells[c].feasible)
+      for (std::size_t t = 0; t < spec.trials; ++t) {
+        tasks.push_back({c, t});
+        total_weight += static_cast<double>(cells[c].parties);
+      }
+  const SeededRng root(spec.seed);
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> stop{false};
+  std::mutex mutex;
+  std::exception_ptr failure;
+  double done_weight = 0;
+  std::size_t done = 0;
+  std::vector<std::string> paths(cells.size());
+
+  const auto work = [&] {
+    while (!stop) {
+      const std::size_t i = next++;
+      if (i >= tasks.size()) return;
+      const auto [c, t] = tasks[i];
+      Cell& cell = cells[c];
+      const Protocol& protocol = *protocols[c];
+      try {
+        // Common random numbers: every series at one grid point and trial draws from the same
+        // generator, so protocols that read their inputs alike are compared on the same data.
+        auto rng = root.fork((std::uint64_t{cell_point[c]} << 24) | t);
+        TrialRecord record;
+        const auto start = std::chrono::steady_clock::now();
+        if (auto r = protocol.trial(cell.parties, cell.inputs, *rng)) {
+          record.error = r->error;
+          record.max_error = r->max_error;
+          record.output = std::move(r->output);
+          record.messages = r->messages;
+          record.bytes = r->bytes;
+          if (t == 0) paths[c] = "trial";
+        } else {
+          auto input_rng = rng->fork(rng_labels::random_inputs);
+          std::vector<Value> inputs(cell.parties);
+          for (std::size_t p = 0; p < cell.parties; ++p) inputs[p] = protocol.random_input(static_cast<PartyId>(p), cell.inputs, *input_rng);
+          const RunResult result = net::run_in_process(protocol, inputs, *rng);
+          if (protocol.has_error())
+            if (const auto truth = protocol.truth(inputs))
+              if (const auto e = trial_errors(result.output, *truth)) {
+                record.error = e->first;
+                record.max_error = e->second;
+              }
+          record.output = result.output;
+          record.messages = result.messages;
+          record.bytes = result.bytes;
+          if (t == 0) paths[c] = "driver";
+        }
+        record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        cell.trials[t] = std::move(record);
+        const std::lock_guard lock(mutex);
+        done_weight += static_cast<double>(cell.parties);
+        ++done;
+        if (progress) progress(done_weight, total_weight, done, tasks.size());
+      } catch (...) {
+        const std::lock_guard lock(mutex);
+        if (!failure) failure = std::current_exception();
+        stop = true;
+      }
+    }
+  };
+  unsigned jobs = spec.jobs != 0 ? spec.jobs : std::max(1u, std::thread::hardware_concurrency());
+  jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, std::max<std::size_t>(1, tasks.size())));
+  std::vector<std::thread> threads;
+  for (unsigned j = 1; j < jobs; ++j) threads.emplace_back(work);
+  work();
+  for (auto& th : threads) th.join();
+  if (failure) std::rethrow_exception(failure);
+  for (std::size_t c = 0; c < cells.size(); ++c) {
+    cells[c].path = paths[c];
+    if (cells[c].feasible) cells[c].summary = summarize(cells[c].trials, cells[c].parties, cells[c].describe);
+  }
+  return cells;
+}
+
+namespace {
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return q + "\"";
+}
+std::string csv_number(const std::optional<double>& v) { return v ? fmt::format("{:.10g}", *v) : std::string(); }
+
+std::vector<std::string> axis_columns(const Spec& spec) {
+  std::vector<std::string> keys;
+  for (const auto& a : spec.axes)
+    if (a.key != "parties" && a.key != "inputs") keys.push_back(a.key);
+  return keys;
+}
+
+}  // namespace
+
+void write_csv(std::ostream& out, const Spec& spec, const std::vector<Cell>& cells, bool per_trial) {
+  const auto keys = axis_columns(spec);
+  out << "series,protocol";
+  for (const auto& k : keys) out << ',' << csv_field(k);
+  if (per_trial) {
+    out << ",parties,inputs,trial,error,max_error,output,seconds,messages,bytes\n";
+  } else {
+    out << ",parties,inputs,feasible,reason,trials,bias,rmse,rmse_low,rmse_high,predicted_sd,max_error,seconds,seconds_sd,"
+           "messages_per_user,bytes_per_user,path\n";
+  }
+  for (const auto& c : cells) {
+    const Series& s = spec.series[c.series];
+    std::string head = csv_field(s.label) + ',' + csv_field(s.protocol);
+    for (const auto& k : keys) head += ',' + csv_field(c.point.count(k) ? c.point.at(k) : std::string());
+    head += ',' + std::to_string(c.parties) + ',' + csv_field(c.inputs);
+    if (per_trial) {
+      for (std::size_t t = 0; t < c.trials.size(); ++t) {
+        const auto& r = c.trials[t];
+        out << head << ',' << t << ',' << csv_number(r.error) << ',' << csv_number(r.max_error) << ','
+            << (r.output.is_number() ? fmt::format("{:.10g}", r.output.get<double>()) : std::string()) << ',' << fmt::format("{:.6g}", r.seconds)
+            << ',' << r.messages << ',' << r.bytes << '\n';
+      }
+      continue;
+    }
+    const Summary& m = c.summary;
+    out << head << ',' << (c.feasible ? "true" : "false") << ',' << csv_field(c.reason) << ',' << m.trials << ',' << csv_number(m.bias) << ','
+        << csv_number(m.rmse) << ',' << csv_number(m.rmse_low) << ',' << csv_number(m.rmse_high) << ',' << csv_number(m.predicted_sd) << ','
+        << csv_number(m.max_error) << ',';
+    if (c.feasible)
+      out << fmt::format("{:.6g},{:.6g},{:.6g},{:.6g}", m.seconds, m.seconds_sd, m.messages_per_user, m.bytes_per_user);
+    else
+      out << ",,,";
+    out << ',' << c.path << '\n';
+  }
+}
+
+Value to_json(const Spec& spec, const std::vector<Cell>& cells, bool with_trials) {
+  const auto opt = [](const std::optional<double>& v) { return v ? Value(*v) : Value(nullptr); };
+  Value series = Value::array();
+  for (const auto& s : spec.series) series.push_back({{"label", s.label}, {"protocol", s.protocol}, {"params", s.params}});
+  Value axes = Value::array();
+  for (const auto& a : spec.axes) axes.push_back({{"key", a.key}, {"values", a.values}});
+  Value out = {{"study", spec.name},   {"title", spec.title},   {"series", series}, {"axes", axes},
+               {"fixed", spec.fixed},  {"parties", spec.parties}, {"inputs", spec.inputs},
+               {"trials", spec.trials}, {"seed", spec.seed},     {"cells", Value::array()}};
+  for (const auto& c : cells) {
+    const Summary& m = c.summary;
+    Value cell = {{"series", spec.series[c.series].label},
+                  {"protocol", spec.series[c.series].protocol},
+                  {"point", c.point},
+                  {"params", c.params},
+                  {"parties", c.parties},
+                  {"inputs", c.inputs},
+                  {"feasible", c.feasible}};
+    if (!c.feasible) {
+      cell["reason"] = c.reason;
+    } else {
+      cell["path"] = c.path;
+      cell["describe"] = c.describe;
+      cell["summary"] = {{"trials", m.trials},         {"bias", opt(m.bias)},
+                         {"rmse", opt(m.rmse)},        {"rmse_low", opt(m.rmse_low)},
+                         {"rmse_high", opt(m.rmse_high)}, {"predicted_sd", opt(m.predicted_sd)},
+                         {"max_error", opt(m.max_error)}, {"seconds", m.seconds},
+                         {"seconds_sd", m.seconds_sd}, {"messages_per_user", m.messages_per_user},
+                         {"bytes_per_user", m.bytes_per_user}};
+      if (with_trials) {
+        Value trials = Value::array();
+        for (const auto& r : c.trials)
+          trials.push_back({{"error", opt(r.error)}, {"max_error", opt(r.max_error)}, {"output", r.output}, {"seconds", r.seconds},
+                            {"messages", r.messages}, {"bytes", r.bytes}});
+        cell["trials"] = std::move(trials);
+      }
+    }
+    out["cells"].push_back(std::move(cell));
+  }
+  return out;
+}
+
+}  // namespace shufflempc::study

@@ -1,0 +1,205 @@
+// Studies (study/): the grid, the trials, the summaries against the protocols' error formulas,
+// infeasible cells, CSV and JSON, the figures, and the errors of a bad grid.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "shufflempc/study/study.hpp"
+#include "support/process.hpp"
+#include "support/stats.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace shufflempc;
+using shufflempc::test::cli;
+using shufflempc::test::run_command;
+
+namespace {
+
+std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> row;
+    std::string field;
+    bool quoted = false;
+    for (char c : line) {
+      if (c == '"') quoted = !quoted;
+      else if (c == ',' && !quoted) row.push_back(std::exchange(field, {}));
+      else field += c;
+    }
+    row.push_back(field);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+std::size_t column(const std::vector<std::string>& header, const std::string& name) {
+  const auto it = std::find(header.begin(), header.end(), name);
+  REQUIRE_MESSAGE(it != header.end(), name);
+  return static_cast<std::size_t>(it - header.begin());
+}
+
+
+}  // namespace
+
+TEST_CASE("study: the CSV's RMSE and bias match each protocol's error formula on a small grid") {
+  const Registry registry = builtin_registry();
+  study::Spec spec;
+  spec.series = {study::parse_series("counting:noise=calibrated"), study::parse_series("randomized-response"),
+                 study::parse_series("counting-rr-amplified")};
+  spec.axes = {study::parse_axis("epsilon=0.5,1")};
+  spec.parties = 2000;
+  spec.inputs = "bernoulli:0.3";
+  spec.trials = 1000;
+  study::validate(registry, spec);
+  const auto cells = study::run(registry, spec);
+  std::ostringstream csv;
+  study::write_csv(csv, spec, cells, false);
+  const auto rows = parse_csv(csv.str());
+  REQUIRE(rows.size() == 1 + 6);
+  const auto& h = rows[0];
+  const std::vector<std::string> expected = {"series", "protocol", "epsilon", "parties", "inputs", "feasible", "reason", "trials", "bias", "rmse",
+                                             "rmse_low", "rmse_high", "predicted_sd", "max_error", "seconds", "seconds_sd",
+                                             "messages_per_user", "bytes_per_user", "path"};
+  CHECK(h == expected);
+  const auto [lo, hi] = test::rmse_ratio_bounds(1000);
+  for (std::size_t r = 1; r < rows.size(); ++r) {
+    const auto& row = rows[r];
+    INFO(row[0] << " at epsilon " << row[2]);
+    CHECK(row[column(h, "feasible")] == "true");
+    CHECK(row[column(h, "trials")] == "1000");
+    CHECK(row[column(h, "path")] == "trial");
+    CHECK(std::stod(row[column(h, "messages_per_user")]) == (row[1] == "counting" ? 2.0 : 1.0));
+    CHECK(std::stod(row[column(h, "bytes_per_user")]) == (row[1] == "counting" ? 2.0 : 1.0));
+    // Each error is a sum of 2000 independent bounded terms, so nearly normal: the chi-square
+    // bounds of the RMSE around the predicted sd, and the bias within 6.1 sd / sqrt(T).
+    const double sd = std::stod(row[column(h, "predicted_sd")]), rmse = std::stod(row[column(h, "rmse")]);
+    CHECK(rmse >= lo * sd * 0.98);  // 2%: the randomized-response sds depend a little on the data
+    CHECK(rmse <= hi * sd * 1.02);
+    CHECK(std::fabs(std::stod(row[column(h, "bias")])) <= 6.1 * sd / std::sqrt(1000.0) * 1.02);
+    CHECK(std::stod(row[column(h, "rmse_low")]) < rmse);
+    CHECK(std::stod(row[column(h, "rmse_high")]) > rmse);
+  }
+}
+
+TEST_CASE("study: infeasible cells are reported with the protocol's reason, the others run") {
+  const Registry registry = builtin_registry();
+  study::Spec spec;
+  spec.series = {study::parse_series("counting"), study::parse_series("central-laplace")};
+  spec.axes = {study::parse_axis("parties=500,200000")};
+  spec.trials = 3;
+  study::validate(registry, spec);
+  const auto cells = study::run(registry, spec);
+  REQUIRE(cells.size() == 4);
+  CHECK_FALSE(cells[0].feasible);  // the lectures' p needs n >= 96 ln(2/delta)/eps^2 = 1393
+  CHECK(cells[0].reason.find("too few") != std::string::npos);
+  CHECK(cells[0].trials.empty());
+  CHECK(cells[1].feasible);
+  CHECK(cells[2].feasible);
+  CHECK(cells[3].summary.trials == 3);
+  std::ostringstream csv;
+  study::write_csv(csv, spec, cells, false);
+  CHECK(csv.str().find("false,\"parties = 500 is too few") != std::string::npos);
+}
+
+TEST_CASE("study: the same seed gives the same trials whatever the number of jobs; per-trial CSV and JSON") {
+  const Registry registry = builtin_registry();
+  study::Spec spec;
+  spec.series = {study::parse_series("counting-balcer-cheu"), study::parse_series("histogram-rr-amplified:domain=8")};
+  spec.axes = {study::parse_axis("epsilon=lin:0.5:1:3")};
+  spec.parties = 30000;
+  spec.trials = 6;
+  spec.seed = 9;
+  study::validate(registry, spec);
+  spec.jobs = 1;
+  const auto one = study::run(registry, spec);
+  spec.jobs = 2;
+  const auto two = study::run(registry, spec);
+  REQUIRE(one.size() == two.size());
+  for (std::size_t c = 0; c < one.size(); ++c)
+    for (std::size_t t = 0; t < spec.trials; ++t) CHECK(one[c].trials[t].output == two[c].trials[t].output);
+  std::ostringstream per_trial;
+  study::write_csv(per_trial, spec, one, true);
+  const auto rows = parse_csv(per_trial.str());
+  CHECK(rows.size() == 1 + 6 * 6);
+  CHECK(rows[0][column(rows[0], "error")] == "error");
+  const Value j = study::to_json(spec, one, true);
+  CHECK(j["cells"].size() == 6);
+  CHECK(j["cells"][0]["trials"].size() == 6);
+  CHECK(j["cells"][3]["describe"]["bound"] == "Feldman-McMillan-Talwar 2021, numeric");
+}
+
+TEST_CASE("study: a multi-round protocol runs through the in-process driver") {
+  const Registry registry = builtin_registry();
+  study::Spec spec;
+  spec.series = {study::parse_series("split-mix-sum"), study::parse_series("ikos-key-exchange")};
+  spec.parties = 5;
+  spec.trials = 2;
+  study::validate(registry, spec);
+  const auto cells = study::run(registry, spec);
+  REQUIRE(cells.size() == 2);
+  CHECK(cells[0].path == "trial");
+  CHECK(cells[0].summary.rmse.value() == 0);  // secure summation is exact
+  CHECK(cells[1].feasible);
+  CHECK(cells[1].path == "driver");
+  CHECK(cells[1].summary.trials == 2);
+}
+
+TEST_CASE("study: figures in PNG and SVG through gnuplot") {
+  REQUIRE_MESSAGE(study::gnuplot_available(), "gnuplot is missing: scripts/setup.sh installs gnuplot-nox");
+  shufflempc::test::TempDir dir;
+  const std::string png = dir.path() + "/f.png", svg = dir.path() + "/f.svg";
+  const auto r = run_command(cli() + " study --protocol counting --protocol central-laplace --vary epsilon=0.5,1 -n 5000 --trials 3 --quiet --plot " +
+                             png + " --plot " + svg + " --y seconds");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  REQUIRE(std::filesystem::exists(png));
+  CHECK(std::filesystem::file_size(png) > 1000);
+  std::ifstream in(png, std::ios::binary);
+  char magic[8] = {};
+  in.read(magic, 8);
+  CHECK(std::string(magic + 1, 3) == "PNG");
+  std::ifstream s(svg);
+  const std::string text((std::istreambuf_iterator<char>(s)), std::istreambuf_iterator<char>());
+  CHECK(text.find("<svg") != std::string::npos);
+  CHECK(text.find("central-laplace") != std::string::npos);  // the legend names each series
+}
+
+TEST_CASE("study command: presets, CSV on standard output, progress on stderr") {
+  const auto list = run_command(cli() + " study --list-presets");
+  REQUIRE(list.exit_code == 0);
+  for (const char* name : {"demo", "counting-epsilon", "counting-parties", "counting-ones", "histogram-epsilon", "histogram-domain", "sum-epsilon", "sum-parties"})
+    CHECK_MESSAGE(list.out.find(name) != std::string::npos, name);
+  const auto r = run_command(cli() + " study --preset sum-epsilon --vary epsilon=1 -n 3000 --trials 4 --csv -");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto rows = parse_csv(r.out);
+  REQUIRE(rows.size() == 4);
+  CHECK(rows[1][0] == "sum-local-laplace");
+  CHECK(r.err.find("100%") != std::string::npos);
+  CHECK(r.err.find("4/12 trials") != std::string::npos);
+}
+
+TEST_CASE("study command: a bad grid gets one line naming the option, exit code 2") {
+  for (const auto& [args, expect] : std::vector<std::pair<std::string, std::string>>{
+           {"study --protocol counting --vary epsilon", "--vary epsilon: expected KEY=V1,V2"},
+           {"study --protocol counting --vary epsilon=a,b", "--vary epsilon: 'a' is not a number"},
+           {"study --protocol counting --vary colour=1,2", "no chosen protocol has a parameter 'colour'"},
+           {"study --protocol counting --vary epsilon=geom:0:1:3", "geometric range needs A > 0"},
+           {"study --protocol counting --vary epsilon=lin:0.1:1:1", "K in [2, 1000]"},
+           {"study --protocol nosuch", "unknown protocol 'nosuch'"},
+           {"study --protocol counting:noise=loud", "'loud' is not one of: lecture, calibrated"},
+           {"study --protocol counting --vary parties=0,10", "parties must be a number in [1, 1e9]"},
+           {"study --protocol counting --vary epsilon=1 --y cost", "--y cost"},
+           {"study --protocol counting --vary epsilon=1 --x delta", "--x delta: not a varied key"},
+           {"study --protocol counting --vary epsilon=1 --inputs gaussian", "--inputs 'gaussian' for counting"},
+           {"study --protocol counting --vary epsilon=1 --plot out.pdf", "must end in .png or .svg"},
+           {"study --preset nosuch", "unknown preset 'nosuch'"},
+           {"study", "a study needs at least one protocol"}}) {
+    const auto r = run_command(cli() + " " + args);
+    CHECK_MESSAGE(r.exit_code == 2, args);
+    CHECK_MESSAGE(r.err.find(expect) != std::string::npos, args << ": " << r.err);
+    CHECK_MESSAGE(std::count(r.err.begin(), r.err.end(), '\n') <= 2, args << ": " << r.err);  // the line and the usage
+  }
+}
