@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "counting/mechanisms.hpp"
 #include "shuffled_rr/shuffled_rr.hpp"
 #include "shufflempc/amplification.hpp"
 #include "shufflempc/error.hpp"
@@ -90,4 +91,10 @@ TEST_CASE("histogram-central-laplace and the sum baselines: the predicted spread
   MessageBatch bad(1);
   bad.append()[0] = 4;
   CHECK_THROWS_AS((void)shuffled_rr::analyze(bad, c, 1), std::system_error);
+  const counting::HistogramCentralMechanism central_histogram{.domain = 8, .epsilon = 1};
+  MessageBatch outside(2);
+  store_le<std::uint16_t>(outside.append().data(), 8);
+  RoundOutcome outcome;
+  outcome.submitted = {0};
+  CHECK_THROWS_AS((void)central_histogram.analyze(outside, outcome, rng), std::system_error);
 }
