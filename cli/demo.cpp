@@ -6,8 +6,6 @@
 #include <iostream>
 #include <memory>
 
-#include <sodium.h>
-
 #include "commands.hpp"
 #include "common.hpp"
 #include "shufflempc/study/study.hpp"
@@ -39,7 +37,7 @@ void add_demo_command(CLI::App& app, const Registry& registry, Action& action) {
       spec.inputs = fmt::format("bernoulli:{}", o->fraction);
       spec.fixed = {{"epsilon", fmt::format("{}", o->epsilon)}, {"delta", fmt::format("{}", o->delta)}};
       if (o->seed) spec.seed = *o->seed;
-      else randombytes_buf(&spec.seed, sizeof spec.seed);  // a fresh simulation each time, as before
+      else spec.seed = SystemRng().next_u64();  // a fresh simulation each time, as before
       study::validate(registry, spec);
       const auto cells = study::run(registry, spec);
       const auto model = [](const std::string& protocol) {

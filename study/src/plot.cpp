@@ -65,7 +65,9 @@ std::string y_label(const std::string& y) {
 
 std::string x_label(const Spec& spec) {
   if (spec.x == "parties") return "parties n";
-  if (spec.x == "inputs") return "inputs (" + spec.axes.front().values.front().substr(0, spec.axes.front().values.front().rfind(':') + 1) + "...)";
+  if (spec.x == "inputs")
+    for (const auto& a : spec.axes)
+      if (a.key == "inputs") return "inputs (" + a.values.front().substr(0, a.values.front().rfind(':') + 1) + "...)";
   if (spec.x == "epsilon") return "epsilon (central, or local for the local baselines)";
   return spec.x;
 }
