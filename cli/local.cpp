@@ -81,10 +81,18 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
   if (k == 0) k = std::max<std::size_t>(1, (n + 7) / 8);  // at most 8 party processes by default
   k = std::min(k, n);
 
-  // The shuffler holds a link per party: check (and raise, for the children too) the descriptor
-  // limit before any key is made.
-  net::ensure_descriptors(n + 1 + 64 + net::ShufflerOptions{}.max_unauthenticated,
-                          "the shuffler of this local run (one link per party and the analyzer)");
+  // The shuffler holds a link per party process (more if its parties overflow one frame) and the
+  // analyzer's: check (and raise, for the children too) the descriptor limit before any key is made.
+  {
+    net::SessionConfig sizing;
+    sizing.parties = n;
+    const std::size_t capacity = net::link_capacity(sizing, net::wire_rounds(*protocol));
+    const std::size_t processes = (n + k - 1) / k;
+    const std::size_t links = processes * ((k + capacity - 1) / capacity);
+    net::ensure_descriptors(links + 1 + 64 + net::ShufflerOptions{}.max_unauthenticated,
+                            "the shuffler of this local run (" + std::to_string(links) + " links of " + std::to_string(processes) +
+                                " party processes, and the analyzer's)");
+  }
 
   // Keys, config and inputs in a private directory.
   std::string dir = la.keep_dir;

@@ -114,9 +114,17 @@ void add_net_process_commands(CLI::App& app, const Registry& registry, Action& a
           auto protocol = registry.create(config.protocol, config.params, config.parties, config.min_parties);
           sessions.push_back({config, net::wire_rounds(*protocol)});
         }
+        // One descriptor per client connection. A process hosting many parties shares its links, so
+        // the connections number the client processes (unknown here): what is certain is checked,
+        // and the limit is raised as far as one connection per party would need.
         std::size_t links = 64;  // the listening socket, the log, slack
         for (const auto& spec : sessions) links += spec.config.parties + 1;
-        net::ensure_descriptors(links + net::ShufflerOptions{}.max_unauthenticated, "the shuffler (one link per party and analyzer)");
+        const std::size_t floor = 64 + 2 * sessions.size() + net::ShufflerOptions{}.max_unauthenticated;
+        net::ensure_descriptors(floor, "the shuffler (its analyzers and unauthenticated connections)");
+        const std::size_t room = net::raise_descriptors(links + net::ShufflerOptions{}.max_unauthenticated);
+        if (room < links + net::ShufflerOptions{}.max_unauthenticated)
+          std::cerr << "shuffler: descriptor limit " << room << ": room for " << room - floor + 2 * sessions.size()
+                    << " client connections at once (a process hosting many parties needs one)\n";
         const auto [host, port] = net::split_address(listen.empty() ? sessions.front().config.shuffler_address : listen, "--listen");
         net::TcpShuffler shuffler(keys, sessions, host, port, stderr_logger("shuffler"));
         // Readiness: the launcher (or the user) reads this line, then starts the clients.
@@ -184,9 +192,12 @@ void add_net_process_commands(CLI::App& app, const Registry& registry, Action& a
         for (PartyId id = first; id <= last; ++id)
           identities.push_back({id, net::KeyPair::load(key.empty() ? net::party_key_file(key_dir, id) : key)});
         const auto [host, port] = connect_address(config, client.connect);
-        net::ensure_descriptors(identities.size() + 64, "party process " + ids + " (one link per hosted party)");
+        const auto rounds = net::wire_rounds(*protocol);
+        const std::size_t capacity = net::link_capacity(config, rounds);
+        net::ensure_descriptors((identities.size() + capacity - 1) / capacity + 64, "party process " + ids + " (one link per " +
+                                                                                        std::to_string(capacity) + " hosted parties)");
         auto rng = make_rng(client.seed);
-        net::TcpChannel channel(config, std::move(identities), host, port, stderr_logger("party " + ids));
+        net::TcpChannel channel(config, std::move(identities), host, port, stderr_logger("party " + ids), {rounds});
         RoundDriver session(*protocol, channel, *rng, config.parties);
         for (PartyId id = first; id <= last; ++id) {
           Value v;
@@ -244,7 +255,7 @@ void add_net_process_commands(CLI::App& app, const Registry& registry, Action& a
         auto rng = make_rng(client.seed);
         std::vector<net::Identity> identities;
         identities.push_back({net::analyzer_id, net::KeyPair::load(key)});
-        net::TcpChannel channel(config, std::move(identities), host, port, stderr_logger("analyzer"));
+        net::TcpChannel channel(config, std::move(identities), host, port, stderr_logger("analyzer"), {net::wire_rounds(*protocol)});
         RoundDriver session(*protocol, channel, *rng, config.parties);
         session.host_analyzer();
         const RunResult result = session.run({});

@@ -1,5 +1,5 @@
-// libFuzzer target for the TCP transport's parsers: the hello, the frame header and the result
-// payload (what a peer controls before and after authentication). Build with clang and
+// libFuzzer target for the TCP transport's parsers: the hello, the frame header, the submit and
+// result payloads (what a peer controls before and after authentication). Build with clang and
 // -DSHUFFLEMPC_FUZZ=ON; run: build-fuzz/bin/fuzz/fuzz_frame -max_total_time=60
 #include <algorithm>
 #include <cstddef>
@@ -37,6 +37,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (r.output.size() != std::size_t{h.width} * h.count) __builtin_trap();
       for (auto id : r.submitted)
         if (id >= 1000) __builtin_trap();
+    }
+    if (h.type == FrameType::submit && payload.size() == h.payload_length) {
+      const std::size_t parties = (payload.size() - std::size_t{h.width} * h.count) / 4;
+      const SubmitPayload s = decode_submit(h, payload, parties);
+      // Everything decode_submit accepted adds up to the header's count.
+      std::uint64_t total = 0;
+      for (auto c : s.counts)
+        if (c != submit_absent) total += c;
+      if (total != h.count || s.messages.size() != std::size_t{h.width} * h.count) __builtin_trap();
     }
   } catch (const std::system_error&) {
   }

@@ -12,7 +12,8 @@ namespace shufflempc::net::detail {
 
 namespace {
 
-constexpr char kdf_label[] = "shufflempc-link-v1";
+constexpr char kdf_label[] = "shufflempc-link-v2";
+constexpr char proof_label[] = "shufflempc-identities-v1";
 
 using Nonce = std::array<std::uint8_t, crypto_aead_chacha20poly1305_IETF_NPUBBYTES>;
 
@@ -47,6 +48,23 @@ void dh(std::uint8_t* out, const std::uint8_t* secret, const PublicKey& pub) {
 
 }  // namespace
 
+StaticSecret static_secret(const std::array<std::uint8_t, secret_key_bytes>& secret, const PublicKey& peer) {
+  StaticSecret k{};
+  dh(k.data(), secret.data(), peer);
+  return k;
+}
+
+IdentityProof identity_proof(std::span<const StaticSecret> secrets) {
+  IdentityProof p{};
+  crypto_generichash_state st;
+  crypto_generichash_init(&st, nullptr, 0, p.size());
+  crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(proof_label), sizeof proof_label - 1);
+  for (const auto& k : secrets) crypto_generichash_update(&st, k.data(), k.size());
+  crypto_generichash_final(&st, p.data(), p.size());
+  sodium_memzero(&st, sizeof st);
+  return p;
+}
+
 SecureLink::SecureLink(tcp::socket socket, const Limits& limits) : socket_(std::move(socket)), limits_(limits) {
   std::error_code ignored;
   socket_.set_option(tcp::no_delay(true), ignored);
@@ -75,12 +93,21 @@ void SecureLink::derive_keys(bool client, std::span<const std::uint8_t> shared, 
 
 asio::awaitable<void> SecureLink::connect_as(const SessionId& session, const ConfigDigest& config, PartyId id, const KeyPair& mine,
                                              const PublicKey& shuffler, Rng& rng) {
+  StaticSecret k = static_secret(mine.secret_key(), shuffler);
+  const IdentityProof proof = identity_proof(std::span(&k, 1));
+  sodium_memzero(k.data(), k.size());
+  co_await connect_as(session, config, id, 1, proof, shuffler, rng);
+}
+
+asio::awaitable<void> SecureLink::connect_as(const SessionId& session, const ConfigDigest& config, PartyId first,
+                                             std::uint32_t count, const IdentityProof& proof, const PublicKey& shuffler,
+                                             Rng& rng) {
   session_ = session;
   const KeyPair eph = KeyPair::generate(rng);
   Hello hello;
   hello.session = session;
-  hello.id = id;
-  hello.static_key = mine.public_key();
+  hello.first = first;
+  hello.count = count;
   hello.ephemeral_key = eph.public_key();
   hello.config = config;
   std::array<std::uint8_t, hello_bytes + hello_reply_bytes> transcript{};
@@ -94,7 +121,7 @@ asio::awaitable<void> SecureLink::connect_as(const SessionId& session, const Con
   } catch (const std::system_error& e) {
     if (e.code() != Errc::peer_closed) throw;
     throw_error(Errc::unauthenticated,
-                "the shuffler refused this identity (is this session, id and key in its session config, and is the config the same?)");
+                "the shuffler refused these identities (are this session and these ids in its session config, and is the config the same?)");
   }
   stats_.bytes_received += hello_reply_bytes;
   if (load_le<std::uint32_t>(reply) != hello_magic || load_le<std::uint16_t>(reply + 4) != wire_version)
@@ -104,11 +131,10 @@ asio::awaitable<void> SecureLink::connect_as(const SessionId& session, const Con
   PublicKey server_eph{};
   std::copy(reply + 8 + session_id_bytes, reply + hello_reply_bytes, server_eph.begin());
 
-  std::array<std::uint8_t, 4 * 32> shared{};
-  dh(shared.data(), mine.secret_key().data(), shuffler);
-  dh(shared.data() + 32, eph.secret_key().data(), server_eph);
-  dh(shared.data() + 64, eph.secret_key().data(), shuffler);
-  dh(shared.data() + 96, mine.secret_key().data(), server_eph);
+  std::array<std::uint8_t, 3 * 32> shared{};
+  dh(shared.data(), eph.secret_key().data(), server_eph);
+  dh(shared.data() + 32, eph.secret_key().data(), shuffler);
+  std::copy(proof.begin(), proof.end(), shared.begin() + 64);
   derive_keys(true, shared, transcript);
   sodium_memzero(shared.data(), shared.size());
 
@@ -118,7 +144,7 @@ asio::awaitable<void> SecureLink::connect_as(const SessionId& session, const Con
     f = co_await receive();
   } catch (const std::system_error& e) {
     if (e.code() == Errc::peer_closed)
-      throw_error(Errc::unauthenticated, "the shuffler refused our key (is this key the one in the session config?)");
+      throw_error(Errc::unauthenticated, "the shuffler refused our keys (are these keys the ones in the session config?)");
     if (e.code() == Errc::unauthenticated)
       throw_error(Errc::unauthenticated, "the shuffler failed key confirmation: it does not hold the session's shuffler key");
     throw;
@@ -138,7 +164,7 @@ asio::awaitable<Hello> SecureLink::read_hello() {
   co_return h;
 }
 
-asio::awaitable<void> SecureLink::accept(const Hello& hello, const KeyPair& mine, Rng& rng) {
+asio::awaitable<void> SecureLink::accept(const Hello& hello, const KeyPair& mine, const IdentityProof& proof, Rng& rng) {
   const KeyPair eph = KeyPair::generate(rng);
   std::array<std::uint8_t, hello_bytes + hello_reply_bytes> transcript{};
   const auto hb = encode_hello(hello);
@@ -151,11 +177,10 @@ asio::awaitable<void> SecureLink::accept(const Hello& hello, const KeyPair& mine
   std::copy(eph.public_key().begin(), eph.public_key().end(), reply + 8 + session_id_bytes);
   send_raw(std::vector<std::uint8_t>(reply, reply + hello_reply_bytes));
 
-  std::array<std::uint8_t, 4 * 32> shared{};
-  dh(shared.data(), mine.secret_key().data(), hello.static_key);
-  dh(shared.data() + 32, eph.secret_key().data(), hello.ephemeral_key);
-  dh(shared.data() + 64, mine.secret_key().data(), hello.ephemeral_key);
-  dh(shared.data() + 96, eph.secret_key().data(), hello.static_key);
+  std::array<std::uint8_t, 3 * 32> shared{};
+  dh(shared.data(), eph.secret_key().data(), hello.ephemeral_key);
+  dh(shared.data() + 32, mine.secret_key().data(), hello.ephemeral_key);
+  std::copy(proof.begin(), proof.end(), shared.begin() + 64);
   derive_keys(false, shared, transcript);
   sodium_memzero(shared.data(), shared.size());
 
@@ -164,7 +189,7 @@ asio::awaitable<void> SecureLink::accept(const Hello& hello, const KeyPair& mine
     f = co_await receive();
   } catch (const std::system_error& e) {
     if (e.code() == Errc::unauthenticated)
-      throw_error(Errc::unauthenticated, "key confirmation failed: the peer does not hold the secret key of the identity it claims");
+      throw_error(Errc::unauthenticated, "key confirmation failed: the peer does not hold the secret keys of the identities it claims");
     throw;
   }
   if (f.header.type != FrameType::confirm) throw_error(Errc::protocol_violation, "handshake: expected a confirm frame");

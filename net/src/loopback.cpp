@@ -11,8 +11,6 @@
 namespace shufflempc::net {
 
 RunResult run_over_loopback(const Protocol& protocol, std::span<const Value> inputs, Rng& rng, const RunOptions& options) {
-  // Both ends of every link live in this process: two sockets per party and the analyzer.
-  ensure_descriptors(2 * (inputs.size() + 1) + 64, "run_over_loopback with " + std::to_string(inputs.size()) + " parties");
   SystemRng keys_rng;
   SessionConfig base;
   base.protocol = "(in-process)";
@@ -21,7 +19,12 @@ RunResult run_over_loopback(const Protocol& protocol, std::span<const Value> inp
   const LocalDeployment local = LocalDeployment::create(inputs.size(), keys_rng, std::move(base));
   const SessionConfig& config = local.config;
 
-  TcpShuffler shuffler(local.shuffler, {{config, wire_rounds(protocol)}}, "127.0.0.1", 0);
+  const auto rounds = wire_rounds(protocol);
+  // Both ends of every link live in this process: two sockets per link (the parties share theirs).
+  const std::size_t capacity = link_capacity(config, rounds);
+  ensure_descriptors(2 * ((inputs.size() + capacity - 1) / capacity + 1) + 64,
+                     "run_over_loopback with " + std::to_string(inputs.size()) + " parties");
+  TcpShuffler shuffler(local.shuffler, {{config, rounds}}, "127.0.0.1", 0);
   std::vector<ShufflerReport> reports;
   std::exception_ptr shuffler_error;
   std::thread server([&] {
@@ -34,7 +37,7 @@ RunResult run_over_loopback(const Protocol& protocol, std::span<const Value> inp
   try {
     RunResult result;
     {  // the links close with the channel, so the shuffler sees every client leave
-      TcpChannel channel(config, local.all_identities(), "127.0.0.1", shuffler.port());
+      TcpChannel channel(config, local.all_identities(), "127.0.0.1", shuffler.port(), {}, {rounds});
       RoundDriver session(protocol, channel, rng, inputs.size());
       for (std::size_t i = 0; i < inputs.size(); ++i) session.add_party(static_cast<PartyId>(i), inputs[i]);
       session.host_analyzer();

@@ -216,6 +216,16 @@ void ensure_descriptors(std::size_t needed, const std::string& who) {
                               "): raise it with ulimit -n, or host fewer parties per process");
 }
 
+std::size_t raise_descriptors(std::size_t wanted) {
+  rlimit lim{};
+  if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) return 0;
+  if (lim.rlim_cur == RLIM_INFINITY || lim.rlim_cur >= wanted) return wanted;
+  rlimit raised = lim;
+  raised.rlim_cur = lim.rlim_max == RLIM_INFINITY ? wanted : std::min<rlim_t>(wanted, lim.rlim_max);
+  if (::setrlimit(RLIMIT_NOFILE, &raised) == 0) return raised.rlim_cur;
+  return lim.rlim_cur;
+}
+
 std::string self_executable() {
   std::error_code ec;
   auto p = std::filesystem::read_symlink("/proc/self/exe", ec);

@@ -1,6 +1,7 @@
 #include "shufflempc/net/detail/session_rounds.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 namespace shufflempc::net::detail {
@@ -17,39 +18,55 @@ SessionRounds::SessionRounds(const SessionConfig& config, std::vector<RoundShape
   expected_.assign(n, 1);
   submitted_.assign(n, 0);
   gone_.assign(n, 0);
+  slice_of_.assign(n, 0);
   report_.session = config.session;
 }
 
-Limits SessionRounds::limits_for(PartyId id) const {
+Limits SessionRounds::limits_for(PartyId first, std::uint32_t count) const {
   Limits l = limits_;
-  if (id == analyzer_id) {
+  if (first == analyzer_id) {
     l.max_payload = 0;
     l.max_count = 0;
     return l;
   }
-  std::uint64_t payload = 0, width = 0, count = 0;
+  std::uint64_t payload = 0, width = 0, messages = 0;
   for (const auto& r : rounds_) {
     payload = std::max<std::uint64_t>(payload, std::uint64_t{r.width} * r.max_messages);
     width = std::max<std::uint64_t>(width, r.width);
-    count = std::max<std::uint64_t>(count, r.max_messages);
+    messages = std::max<std::uint64_t>(messages, r.max_messages);
   }
+  payload = count * (payload + 4);
+  messages *= count;
   l.max_payload = static_cast<std::uint32_t>(std::min<std::uint64_t>(l.max_payload, payload));
   l.max_width = static_cast<std::uint32_t>(std::min<std::uint64_t>(l.max_width, width));
-  l.max_count = static_cast<std::uint32_t>(std::min<std::uint64_t>(l.max_count, count));
+  l.max_count = static_cast<std::uint32_t>(std::min<std::uint64_t>(l.max_count, messages));
   return l;
 }
 
-std::optional<std::string> SessionRounds::admit(PartyId id) {
+std::optional<std::string> SessionRounds::admit(PartyId first, std::uint32_t count) {
   if (finished_) return std::string("the session has already ended");
-  if (id == analyzer_id) {
-    if (analyzer_present_) return who(id) + " is already connected";
+  if (first == analyzer_id) {
+    if (count != 1) return std::string("the analyzer's link speaks for the analyzer alone");
+    if (analyzer_present_) return who(first) + " is already connected";
     analyzer_present_ = true;
   } else {
-    if (id >= present_.size()) return "party id " + std::to_string(id) + " is not in the session";
-    if (present_[id]) return who(id) + " is already connected";
-    if (!expected_[id]) return who(id) + " is no longer in the session (round " + std::to_string(round_) + ")";
-    present_[id] = 1;
-    gone_[id] = 0;  // back within the round (a reconnect): the round waits for it again
+    const std::size_t n = present_.size();
+    if (count == 0 || first >= n || count > n - first)
+      return "parties " + std::to_string(first) + " .. " + std::to_string(std::uint64_t{first} + count - 1) +
+             " are not all in the session (it has " + std::to_string(n) + ")";
+    bool any = false;
+    for (std::size_t id = first; id < first + std::size_t{count}; ++id) {
+      if (present_[id] && expected_[id]) return who(static_cast<PartyId>(id)) + " is already connected";
+      any = any || expected_[id] != 0;
+    }
+    if (!any)
+      return (count == 1 ? who(first) + " is no longer" : std::string("none of these parties is still")) + " in the session (round " +
+             std::to_string(round_) + ")";
+    for (std::size_t id = first; id < first + std::size_t{count}; ++id) {
+      if (!expected_[id]) continue;  // dropped earlier: stays out
+      present_[id] = 1;
+      gone_[id] = 0;  // back within the round (a reconnect): the round waits for it again
+    }
   }
   if (!started_) {
     started_ = true;
@@ -58,38 +75,94 @@ std::optional<std::string> SessionRounds::admit(PartyId id) {
   return std::nullopt;
 }
 
-std::optional<std::string> SessionRounds::leave(PartyId id) {
-  if (id == analyzer_id) {
+std::optional<std::string> SessionRounds::leave(PartyId first, std::uint32_t count) {
+  if (first == analyzer_id) {
     analyzer_present_ = false;
     if (!finished_) return std::string("the analyzer disconnected");
     return std::nullopt;
   }
-  if (id >= present_.size()) return std::nullopt;
-  present_[id] = 0;
-  if (!finished_ && expected_[id] && !submitted_[id]) gone_[id] = 1;
+  for (std::size_t id = first; id < std::min(present_.size(), first + std::size_t{count}); ++id) {
+    present_[id] = 0;
+    if (!finished_ && expected_[id] && !submitted_[id]) gone_[id] = 1;
+  }
   return std::nullopt;
 }
 
-std::optional<std::string> SessionRounds::submit(PartyId id, std::uint32_t round, std::size_t width, std::size_t count,
-                                                 std::vector<std::uint8_t> payload) {
+std::optional<std::string> SessionRounds::submit(PartyId first, std::span<const std::uint32_t> counts, std::uint32_t round,
+                                                 std::size_t width, std::span<const std::uint8_t> messages) {
   if (finished_) return std::string("the session has ended");
   if (round != round_) return "submission for round " + std::to_string(round) + " rejected (wrong round)";
-  if (!expected(id)) return std::string("submission rejected: the party is no longer in the session");
-  if (submitted_[id]) return std::string("duplicate submission rejected (its first batch stands)");
   const std::size_t w = buffer_.width();
   if (width != w)
     return "submission of width " + std::to_string(width) + " rejected, the round's wire width is " + std::to_string(w);
-  if (!rounds_[round_].accepts(count))
-    return "submission of " + std::to_string(count) + " messages rejected, the round allows " +
-           std::to_string(rounds_[round_].min_messages) + " to " + std::to_string(rounds_[round_].max_messages);
-  if (payload.size() != width * count) return std::string("submission rejected: its payload does not hold its count of messages");
-  if (buffer_.size_bytes() + payload.size() > std::size_t{limits_.max_payload})
-    return std::string("submission rejected: the round's output would exceed max_frame_bytes");
-  const std::size_t first = buffer_.count();
-  buffer_.append(MessageBatch::from_bytes(w, std::move(payload)));
-  slices_.push_back({id, first, count});
-  submitted_[id] = 1;
+  const RoundShape& shape = rounds_[round_];
+  const std::size_t n = expected_.size();
+  if (counts.empty() || first >= n || counts.size() > n - first)
+    return std::string("submission rejected: it names parties outside the session");
+  // Check everything before changing anything: a bad frame leaves no trace.
+  std::size_t total = 0, repeated = 0, fresh = 0;
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    const std::size_t id = first + i;
+    const std::string party = who(static_cast<PartyId>(id));
+    if (counts[i] == submit_absent) {
+      if (submitted_[id]) return "submission rejected: " + party + " leaves after its batch was accepted";
+      continue;
+    }
+    if (!expected(static_cast<PartyId>(id))) return "submission rejected: " + party + " is no longer in the session";
+    if (!shape.accepts(counts[i]))
+      return "submission of " + std::to_string(counts[i]) + " messages by " + party + " rejected, the round allows " +
+             std::to_string(shape.min_messages) + " to " + std::to_string(shape.max_messages);
+    total += counts[i];
+    (submitted_[id] ? repeated : fresh) += 1;
+  }
+  if (messages.size() != width * total) return std::string("submission rejected: its payload does not hold its count of messages");
+  if (repeated > 0) {
+    // A link that reconnected sends its frame again: the same batches are a no-op, anything else a duplicate.
+    bool same = fresh == 0;
+    std::size_t at = 0;
+    for (std::size_t i = 0; same && i < counts.size(); ++i) {
+      if (counts[i] == submit_absent) continue;
+      const auto& slice = slices_[slice_of_[first + i]];
+      const std::size_t bytes = std::size_t{counts[i]} * w;
+      same = slice.count == counts[i] && std::equal(messages.begin() + static_cast<std::ptrdiff_t>(at),
+                                                    messages.begin() + static_cast<std::ptrdiff_t>(at + bytes),
+                                                    buffer_.data() + slice.first * w);
+      at += bytes;
+    }
+    if (same) return std::nullopt;
+    return std::string("duplicate submission rejected (its first batch stands)");
+  }
+  // The analyzer's result frame carries the id lists (at most one id per party) and the output.
+  if (result_prefix_bytes(n, 0) + buffer_.size_bytes() + messages.size() > std::size_t{limits_.max_payload})
+    return std::string("submission rejected: the round's result would exceed max_frame_bytes");
+  std::size_t at_message = buffer_.count();
+  buffer_.resize(at_message + total);
+  if (!messages.empty()) std::memcpy(buffer_.data() + at_message * w, messages.data(), messages.size());
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    const std::size_t id = first + i;
+    if (counts[i] == submit_absent) {
+      if (expected_[id]) gone_[id] = 1;  // leaves: the round does not wait for it
+      continue;
+    }
+    slice_of_[id] = static_cast<std::uint32_t>(slices_.size());
+    slices_.push_back({static_cast<PartyId>(id), at_message, counts[i]});
+    at_message += counts[i];
+    submitted_[id] = 1;
+    gone_[id] = 0;
+  }
   return std::nullopt;
+}
+
+bool SessionRounds::accepted_in_previous_round(PartyId first, std::span<const std::uint32_t> counts, std::uint32_t round) const {
+  if (round_ == 0 || round + 1 != round_ || counts.empty() || first >= expected_.size() || counts.size() > expected_.size() - first)
+    return false;
+  bool any = false;
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    if (counts[i] == submit_absent) continue;
+    if (!expected_[first + i]) return false;  // expected now = accepted in the round that closed
+    any = true;
+  }
+  return any;
 }
 
 bool SessionRounds::ready() const {

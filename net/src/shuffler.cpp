@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
 
 #include "shufflempc/error.hpp"
 #include "shufflempc/net/detail/link.hpp"
@@ -46,9 +48,27 @@ struct TcpShuffler::Impl {
     std::unique_ptr<detail::SessionRounds> rounds;
     ConfigDigest digest{};
     std::string tag;  // for log lines
-    std::vector<std::shared_ptr<SecureLink>> party_links;
+    // The static secret K_p = DH(s_shuffler, S_p) of every party and of the analyzer, computed once
+    // when the shuffler starts: a hello costs hashing its range's K_p, never a scalar multiplication.
+    std::vector<detail::StaticSecret> statics;
+    detail::StaticSecret analyzer_static{};
+    struct PartyLink {
+      PartyId first = 0;
+      std::uint32_t count = 0;
+      std::shared_ptr<SecureLink> link;
+    };
+    std::map<PartyId, PartyLink> party_links;  // admitted links, by their first party
     std::shared_ptr<SecureLink> analyzer;
     std::unique_ptr<asio::steady_timer> timer;
+    // The round that closed last, kept until the next one closes: a link that lost its connection
+    // before that round's result reached it, and reconnects, is sent the result again.
+    struct LastRound {
+      bool valid = false;
+      std::uint32_t round = 0;
+      RoundShape shape;
+      RoundOutcome outcome;
+      std::vector<std::uint8_t> prefix;  // the full result prefix (encoded once for every receiver)
+    } last;
   };
 
   asio::io_context io;
@@ -126,7 +146,7 @@ struct TcpShuffler::Impl {
         l->close_after_flush();
       }
     };
-    for (auto& l : s.party_links) tell(l);
+    for (auto& [first, pl] : s.party_links) tell(pl.link);
     tell(s.analyzer);
     finish(s);
   }
@@ -140,8 +160,7 @@ struct TcpShuffler::Impl {
       linger->async_wait([this](std::error_code ec) {
         if (ec) return;
         for (auto& ss : sessions) {
-          for (auto& l : ss->party_links)
-            if (l) l->close();
+          for (auto& [first, pl] : ss->party_links) pl.link->close();
           if (ss->analyzer) ss->analyzer->close();
         }
       });
@@ -159,40 +178,21 @@ struct TcpShuffler::Impl {
     } catch (const std::system_error& e) {
       return abort_session(s, e.what());
     }
-    const RoundOutcome& out = closed.outcome;
-    const std::string round = "round " + std::to_string(closed.round);
+    s.last.valid = true;
+    s.last.round = closed.round;
+    s.last.shape = closed.shape;
+    s.last.outcome = std::move(closed.outcome);
+    const RoundOutcome& out = s.last.outcome;
     if (!out.dropped.empty())
-      log(s.tag + round + ": " + std::to_string(out.dropped.size()) + " part" + (out.dropped.size() == 1 ? "y" : "ies") +
-          " dropped (first: party " + std::to_string(out.dropped.front()) + ")");
-
-    const std::span<const std::uint8_t> messages = out.output ? out.output->bytes() : std::span<const std::uint8_t>{};
-    // One prefix (counts and id lists); the messages follow it in the frames that carry them.
-    const auto prefix = encode_result(out.messages, out.submitted, out.dropped, {});
-    const auto w = static_cast<std::uint32_t>(closed.shape.width);
-    const auto n = static_cast<std::uint32_t>(out.messages);
-    s.analyzer->send(FrameType::result, closed.round, w, n, prefix, messages);
-    for (PartyId id : out.submitted) {
-      auto& l = s.party_links[id];
-      if (!l || !l->is_open()) continue;
-      if (closed.shape.delivery == Delivery::all_parties) {
-        l->send(FrameType::result, closed.round, w, n, prefix, messages);
-      } else {
-        // ESA mode: the party learns that its batch was accepted, not who else took part, so its
-        // traffic does not grow with the number of parties.
-        const PartyId self[] = {id};
-        l->send(FrameType::result, closed.round, 0, 0, encode_result(out.messages, self, {}, {}));
-      }
-    }
-    for (PartyId id : out.dropped) {
-      auto& l = s.party_links[id];
-      if (!l || !l->is_open()) continue;
-      const std::string reason = round + ": this party missed the deadline and was dropped";
-      l->send(FrameType::abort, closed.round, std::span(reinterpret_cast<const std::uint8_t*>(reason.data()), reason.size()));
-      l->close_after_flush();
-    }
+      log(s.tag + "round " + std::to_string(closed.round) + ": " + std::to_string(out.dropped.size()) + " part" +
+          (out.dropped.size() == 1 ? "y" : "ies") + " dropped (first: party " + std::to_string(out.dropped.front()) + ")");
+    // One prefix (counts and id lists), encoded once; the messages follow it in the frames that carry them.
+    s.last.prefix = encode_result(out.messages, out.submitted, out.dropped, {});
+    s.analyzer->send(FrameType::result, closed.round, static_cast<std::uint32_t>(closed.shape.width),
+                     static_cast<std::uint32_t>(out.messages), s.last.prefix, output_bytes(out));
+    for (auto& [first, pl] : s.party_links) send_result(s, pl);
     if (closed.last) {
-      for (auto& l : s.party_links)
-        if (l) l->close_after_flush();
+      for (auto& [first, pl] : s.party_links) pl.link->close_after_flush();
       s.analyzer->close_after_flush();
       finish(s);
       return;
@@ -200,11 +200,72 @@ struct TcpShuffler::Impl {
     start_round_timer(s);
   }
 
+  static std::span<const std::uint8_t> output_bytes(const RoundOutcome& out) {
+    return out.output ? out.output->bytes() : std::span<const std::uint8_t>{};
+  }
+
+  // The last round's result for one link: with the messages in MPC mode; in ESA mode only its own
+  // parties' fate (its traffic does not grow with the number of parties). A link none of whose
+  // parties submitted is told they missed the deadline.
+  void send_result(ServedSession& s, ServedSession::PartyLink& pl) {
+    if (!pl.link->is_open()) return;
+    const auto& out = s.last.outcome;
+    const PartyId end = pl.first + pl.count;
+    const auto sub_begin = std::lower_bound(out.submitted.begin(), out.submitted.end(), pl.first);
+    const auto sub_end = std::lower_bound(sub_begin, out.submitted.end(), end);
+    const auto drop_begin = std::lower_bound(out.dropped.begin(), out.dropped.end(), pl.first);
+    const auto drop_end = std::lower_bound(drop_begin, out.dropped.end(), end);
+    const std::string round = "round " + std::to_string(s.last.round);
+    if (sub_begin == sub_end) {
+      if (drop_begin == drop_end) return;  // every party of the link left earlier
+      const std::string reason = round + ": " + (pl.count == 1 ? "this party" : "these parties") + " missed the deadline and " +
+                                 (pl.count == 1 ? "was" : "were") + " dropped";
+      pl.link->send(FrameType::abort, s.last.round, std::span(reinterpret_cast<const std::uint8_t*>(reason.data()), reason.size()));
+      pl.link->close_after_flush();
+      return;
+    }
+    if (s.last.shape.delivery == Delivery::all_parties) {
+      pl.link->send(FrameType::result, s.last.round, static_cast<std::uint32_t>(s.last.shape.width),
+                    static_cast<std::uint32_t>(out.messages), s.last.prefix, output_bytes(out));
+    } else {
+      pl.link->send(FrameType::result, s.last.round, 0, 0,
+                    encode_result(out.messages, std::span(&*sub_begin, static_cast<std::size_t>(sub_end - sub_begin)),
+                                  std::span(out.dropped.data() + (drop_begin - out.dropped.begin()),
+                                            static_cast<std::size_t>(drop_end - drop_begin)),
+                                  {}));
+    }
+  }
+
   // Called when an admitted identity's link ends (error, close, rejection).
-  void on_leave(ServedSession& s, PartyId id, const std::shared_ptr<SecureLink>& link) {
-    if (id == analyzer_id ? s.analyzer != link : s.party_links[id] != link) return;  // a refused second link
-    if (auto reason = s.rounds->leave(id)) return abort_session(s, *reason);
+  void on_leave(ServedSession& s, PartyId first, std::uint32_t count, const std::shared_ptr<SecureLink>& link) {
+    if (first == analyzer_id) {
+      if (s.analyzer != link) return;  // a refused second link
+    } else {
+      const auto it = s.party_links.find(first);
+      if (it == s.party_links.end() || it->second.link != link) return;  // refused, or replaced by a reconnection
+      s.party_links.erase(it);
+    }
+    if (auto reason = s.rounds->leave(first, count)) return abort_session(s, *reason);
     maybe_close(s);
+  }
+
+  static std::string who_range(PartyId first, std::uint32_t count) {
+    if (first == analyzer_id || count == 1) return who(first);
+    return "parties " + std::to_string(first) + ".." + std::to_string(first + count - 1);
+  }
+
+  // After a refusal told in an abort frame: reads and discards what the peer still sends until it
+  // closes (so the abort is not lost to a reset), for at most a second.
+  asio::awaitable<void> drain(std::shared_ptr<SecureLink> link) {
+    asio::steady_timer t(io, std::chrono::seconds(1));
+    t.async_wait([link](std::error_code ec) {
+      if (!ec) link->close();
+    });
+    try {
+      for (;;) (void)co_await link->receive();
+    } catch (const std::exception&) {
+    }
+    t.cancel();
   }
 
   asio::awaitable<void> serve(std::shared_ptr<SecureLink> link) {
@@ -233,55 +294,80 @@ struct TcpShuffler::Impl {
       link->close();
     });
     ServedSession* s = nullptr;
-    PartyId id = 0;
-    bool admitted = false;
+    PartyId first = 0;
+    std::uint32_t count = 0;
+    bool admitted = false, refused = false;
     try {
       const Hello hello = co_await link->read_hello();
       s = find(hello.session);
       if (!s) throw_error(Errc::wrong_session, "hello for unknown session " + to_hex(hello.session));
-      id = hello.id;
-      link->set_limits(s->rounds->limits_for(hello.id));
+      first = hello.first;
+      count = hello.count;
+      link->set_limits(s->rounds->limits_for(first, count));
       const auto& cfg = s->spec.config;
-      if (id != analyzer_id && id >= cfg.parties)
-        throw_error(Errc::unknown_party, "claims party id " + std::to_string(id) + ", the session has " +
-                                             std::to_string(cfg.parties) + " parties");
+      if (first != analyzer_id && (first >= cfg.parties || count > cfg.parties - first))
+        throw_error(Errc::unknown_party, "claims " + who_range(first, count) + ", the session has " + std::to_string(cfg.parties) +
+                                             " parties");
       if (hello.config != s->digest)
         throw_error(Errc::wrong_session, "holds a session config that differs from the shuffler's (protocol, parameters, parties, "
                                          "keys or limits): every process of a session must read the same config");
-      const PublicKey& expected_key = id == analyzer_id ? cfg.analyzer_key : cfg.party_keys[id];
-      if (hello.static_key != expected_key)
-        throw_error(Errc::unauthenticated, "claims to be " + who(id) + " with a key that is not its key in the session config");
       if (s->rounds->finished()) throw_error(Errc::session_aborted, "session " + to_hex(hello.session) + " has already ended");
-      co_await link->accept(hello, keys, rng);
+      const detail::IdentityProof proof =
+          first == analyzer_id ? detail::identity_proof(std::span(&s->analyzer_static, 1))
+                               : detail::identity_proof(std::span(s->statics.data() + first, count));
+      co_await link->accept(hello, keys, proof, rng);
       authenticated = true;
       unauthenticated.erase(key);
       guard.cancel();
       // Authenticated: from here a refusal is told to the peer in an abort frame.
       auto refuse = [&](const std::string& reason) {
-        log(s->tag + who(id) + " (" + peer + "): refused: " + reason);
+        log_limited("refused", s->tag + who_range(first, count) + " (" + peer + "): refused: " + reason);
         link->send(FrameType::abort, s->rounds->round(), std::span(reinterpret_cast<const std::uint8_t*>(reason.data()), reason.size()));
         link->close_after_flush();
+        refused = true;
       };
+      // A new link for exactly the parties of an admitted one replaces it: the process reconnected
+      // before the old connection was seen to end (it proved the same keys).
+      if (first != analyzer_id) {
+        const auto it = s->party_links.find(first);
+        if (it != s->party_links.end() && it->second.count == count) {
+          auto old = it->second.link;
+          s->party_links.erase(it);
+          (void)s->rounds->leave(first, count);
+          old->close();
+        }
+      }
       const bool was_started = s->rounds->started();
-      if (auto refusal = s->rounds->admit(id)) {
+      if (auto refusal = s->rounds->admit(first, count)) {
         refuse(*refusal);
         s = nullptr;
       } else {
         admitted = true;
-        (id == analyzer_id ? s->analyzer : s->party_links[id]) = link;
+        if (first == analyzer_id) s->analyzer = link;
+        else s->party_links[first] = {first, count, link};
         if (!was_started) start_round_timer(*s);
         maybe_close(*s);
       }
-      while (s && link->is_open()) {
+      while (s && !refused && link->is_open()) {
         detail::Frame f = co_await link->receive();
         if (s->rounds->finished()) continue;  // late frames after the end: read and ignore until the peer closes
-        if (f.header.type != FrameType::submit || id == analyzer_id) {
-          log(s->tag + who(id) + ": unexpected frame type " + std::to_string(static_cast<int>(f.header.type)) + "; connection closed");
+        if (f.header.type != FrameType::submit || first == analyzer_id) {
+          refuse("unexpected frame type " + std::to_string(static_cast<int>(f.header.type)));
           break;
         }
-        const std::string where = s->tag + "round " + std::to_string(s->rounds->round()) + ": party " + std::to_string(id) + ": ";
-        if (auto reason = s->rounds->submit(id, f.header.round, f.header.width, f.header.count, std::move(f.payload))) {
-          log(where + *reason + "; connection closed");
+        SubmitPayload batch;
+        try {
+          batch = decode_submit(f.header, f.payload, count);
+        } catch (const std::system_error& e) {
+          refuse(e.what());
+          break;
+        }
+        if (s->rounds->accepted_in_previous_round(first, batch.counts, f.header.round)) {
+          if (auto it = s->party_links.find(first); it != s->party_links.end() && s->last.valid) send_result(*s, it->second);
+          continue;
+        }
+        if (auto reason = s->rounds->submit(first, batch.counts, f.header.round, f.header.width, batch.messages)) {
+          refuse("round " + std::to_string(s->rounds->round()) + ": " + *reason);
           break;
         }
         maybe_close(*s);
@@ -291,16 +377,47 @@ struct TcpShuffler::Impl {
       const bool quiet = e.code() == Errc::peer_closed && (s == nullptr || s->rounds->finished() || admitted);
       if (!quiet) {
         const std::string tag = s ? s->tag : std::string();
-        log_limited(authenticated ? "rejected" : "rejected before authentication", tag + "connection from " + peer + (authenticated || s ? " (" + who(id) + ")" : std::string()) +
-            ": rejected: " + e.what());
+        log_limited(authenticated ? "rejected" : "rejected before authentication",
+                    tag + "connection from " + peer + (authenticated || s ? " (" + who_range(first, count) + ")" : std::string()) +
+                        ": rejected: " + e.what());
       }
     } catch (const std::exception& e) {
       log("connection from " + peer + ": internal error: " + e.what());
     }
+    if (s && admitted) on_leave(*s, first, count, link);
+    if (refused) co_await drain(link);
     link->close();
     unauthenticated.erase(key);
-    if (s && admitted) on_leave(*s, id, link);
     if (--open_connections == 0 && linger) linger->cancel();
+  }
+
+  // K_p for every party of a session, on every core (one X25519 each, about 35 us).
+  static void compute_statics(ServedSession& s, const KeyPair& keys) {
+    const auto& cfg = s.spec.config;
+    s.statics.resize(cfg.parties);
+    s.analyzer_static = detail::static_secret(keys.secret_key(), cfg.analyzer_key);
+    const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 16);
+    const std::size_t per = (cfg.parties + threads - 1) / threads;
+    std::vector<std::thread> pool;
+    std::exception_ptr error;
+    std::mutex m;
+    for (std::size_t t = 0; t < threads && t * per < cfg.parties; ++t)
+      pool.emplace_back([&, t] {
+        try {
+          for (std::size_t p = t * per; p < std::min(cfg.parties, (t + 1) * per); ++p) {
+            try {
+              s.statics[p] = detail::static_secret(keys.secret_key(), cfg.party_keys[p]);
+            } catch (const std::system_error&) {
+              throw std::invalid_argument("party_keys[" + std::to_string(p) + "] is not a usable X25519 public key");
+            }
+          }
+        } catch (...) {
+          const std::lock_guard lock(m);
+          error = std::current_exception();
+        }
+      });
+    for (auto& th : pool) th.join();
+    if (error) std::rethrow_exception(error);
   }
 
   asio::awaitable<void> accept_loop() {
@@ -346,8 +463,8 @@ TcpShuffler::TcpShuffler(KeyPair keys, std::vector<ShufflerSessionSpec> sessions
     if (impl_->find(spec.config.session)) throw std::invalid_argument("TcpShuffler: session " + to_hex(spec.config.session) + " given twice");
     auto s = std::make_unique<Impl::ServedSession>();
     s->tag = "session " + to_hex(spec.config.session).substr(0, 8) + ": ";
-    s->party_links.resize(spec.config.parties);
     s->spec = std::move(spec);
+    Impl::compute_statics(*s, impl_->keys);
     s->rounds = std::make_unique<detail::SessionRounds>(s->spec.config, s->spec.rounds);
     s->digest = s->spec.config.digest();
     s->timer = std::make_unique<asio::steady_timer>(impl_->io);

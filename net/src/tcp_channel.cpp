@@ -1,5 +1,6 @@
-// TcpChannel: the client side of the TCP transport, one link per hosted identity, all driven by
-// one io_context in the calling thread.
+// TcpChannel: the client side of the TCP transport. The hosted parties share links (consecutive
+// ids, up to link_capacity() per link), the analyzer has its own; all are driven by one io_context
+// in the calling thread.
 #include <sodium.h>
 
 #include <algorithm>
@@ -20,25 +21,62 @@ constexpr std::size_t handshakes_at_once = 64;
 using detail::SecureLink;
 using detail::tcp;
 
+std::size_t link_capacity(const SessionConfig& config, std::span<const RoundShape> rounds) {
+  const Limits limits = config.limits();
+  std::uint64_t per_party = 0, messages = 1;
+  for (const auto& r : rounds) {
+    per_party = std::max<std::uint64_t>(per_party, std::uint64_t{r.width} * r.max_messages);
+    messages = std::max<std::uint64_t>(messages, r.max_messages);
+  }
+  per_party += 4;  // its count in the submit frame
+  const std::uint64_t by_bytes = limits.max_payload / per_party;
+  const std::uint64_t by_count = limits.max_count / messages;
+  return static_cast<std::size_t>(std::max<std::uint64_t>(1, std::min(by_bytes, by_count)));
+}
+
 struct TcpChannel::Impl {
   struct Link {
-    Identity identity;
+    PartyId first = 0;       // analyzer_id for the analyzer's link
+    std::uint32_t count = 1;
+    std::vector<std::size_t> identities;  // index in `identities` of each party of the link
+    detail::IdentityProof proof{};
     std::shared_ptr<SecureLink> link;
-    LinkCounters counters;
-    bool submitted = false;  // in the current round
+    detail::LinkStats earlier;  // of the connections a reconnection replaced
+    std::vector<std::uint8_t> pending;  // this round's submit payload, sent again after a reconnection
+    std::uint32_t pending_count = 0;
+    bool waiting = false;  // a result is expected on this link this round
   };
 
   asio::io_context io;
   SessionConfig config;
+  ConfigDigest digest{};
   Limits limits;
   Logger log_fn;
+  tcp::resolver::results_type endpoints;
+  std::string where;
+  SystemRng rng;
+  std::vector<Identity> identities;
+  std::vector<LinkCounters> counters;  // per identity
+  std::vector<char> in_session;        // per identity: still expected to take part
   std::vector<Link> links;
-  std::optional<std::size_t> analyzer;  // index in links
-  std::map<PartyId, std::size_t> index;
+  std::optional<std::size_t> analyzer;      // index in links
+  std::optional<std::size_t> analyzer_identity;
+  std::map<PartyId, std::pair<std::size_t, std::size_t>> hosted;  // party -> (link, position in it)
+  std::size_t connections = 0;
 
   std::chrono::milliseconds wait_limit(const RoundRules* spec) const {
     const auto d = spec && spec->deadline.count() > 0 ? spec->deadline : config.deadline;
     return 2 * d + std::chrono::seconds(5);
+  }
+
+  void log(const std::string& line) const {
+    if (log_fn) log_fn(line);
+  }
+
+  static std::string name(const Link& l) {
+    if (l.first == analyzer_id) return "the analyzer's link";
+    if (l.count == 1) return "party " + std::to_string(l.first) + "'s link";
+    return "the link of parties " + std::to_string(l.first) + ".." + std::to_string(l.first + l.count - 1);
   }
 
   // Runs the io_context until every spawned operation is done or `limit` passes; then closes
@@ -58,20 +96,93 @@ struct TcpChannel::Impl {
       throw_error(Errc::timeout, what + ": no answer from the shuffler within " + std::to_string(limit.count()) + " ms");
     }
   }
+
+  // Opens a TCP connection for `link`, retrying with a doubling pause (50 ms up to 1 s) while the
+  // shuffler refuses connections, until `give_up`.
+  asio::awaitable<void> dial(SecureLink& link, std::chrono::steady_clock::time_point give_up, bool& told) {
+    auto pause = std::chrono::milliseconds(50);
+    asio::steady_timer timer(io);
+    for (;;) {
+      std::error_code ec;
+      co_await asio::async_connect(link.socket(), endpoints, asio::redirect_error(asio::use_awaitable, ec));
+      if (!ec) break;
+      if (ec != asio::error::connection_refused || std::chrono::steady_clock::now() + pause > give_up)
+        throw std::system_error(ec, "cannot connect to the shuffler at " + where);
+      if (!told) log("the shuffler at " + where + " is not listening yet; retrying until the session's deadline");
+      told = true;
+      timer.expires_after(pause);
+      co_await timer.async_wait(asio::use_awaitable);
+      pause = std::min<std::chrono::milliseconds>(2 * pause, std::chrono::seconds(1));
+    }
+    std::error_code ignored;
+    link.socket().set_option(tcp::no_delay(true), ignored);
+    ++connections;
+  }
+
+  asio::awaitable<void> handshake(Link& l, std::chrono::steady_clock::time_point give_up, bool& told) {
+    co_await dial(*l.link, give_up, told);
+    co_await l.link->connect_as(config.session, digest, l.first, l.count, l.proof, config.shuffler_key, rng);
+  }
+
+  // The round's result on `l`. A party link whose connection drops first reconnects (a new
+  // handshake, with backoff, until `give_up`) and sends its batch again: the shuffler takes an
+  // identical batch once, and sends the result of a round that closed meanwhile again.
+  asio::awaitable<detail::Frame> result_of(Link& l, std::uint32_t round, std::uint32_t width,
+                                           std::chrono::steady_clock::time_point give_up) {
+    auto pause = std::chrono::milliseconds(50);
+    bool told = false, dial_told = true;
+    asio::steady_timer timer(io);
+    for (;;) {
+      try {
+        co_return co_await l.link->receive();
+      } catch (const std::system_error& e) {
+        if (l.first == analyzer_id || e.code() != Errc::peer_closed || std::chrono::steady_clock::now() + pause > give_up) throw;
+      }
+      if (!told) log("round " + std::to_string(round) + ": " + name(l) + " was lost; reconnecting until the deadline");
+      told = true;
+      timer.expires_after(pause);
+      co_await timer.async_wait(asio::use_awaitable);
+      pause = std::min<std::chrono::milliseconds>(2 * pause, std::chrono::seconds(1));
+      const auto s = l.link->stats();
+      l.earlier.frames_sent += s.frames_sent;
+      l.earlier.bytes_sent += s.bytes_sent;
+      l.earlier.frames_received += s.frames_received;
+      l.earlier.bytes_received += s.bytes_received;
+      l.link->close();
+      l.link = std::make_shared<SecureLink>(tcp::socket(io), limits);
+      bool again = false;
+      try {
+        co_await handshake(l, give_up, dial_told);
+      } catch (const std::system_error& e) {
+        // The shuffler not there yet (restarting, or the network down): try again until the deadline.
+        const bool transient = e.code() == Errc::peer_closed || e.code() == asio::error::connection_refused ||
+                               e.code() == asio::error::connection_reset;
+        if (!transient || std::chrono::steady_clock::now() + pause > give_up) throw;
+        again = true;
+      }
+      if (again) continue;
+      l.link->send(FrameType::submit, round, width, l.pending_count, l.pending);
+    }
+  }
 };
 
 TcpChannel::TcpChannel(const SessionConfig& config, std::vector<Identity> identities, const std::string& host,
-                       std::uint16_t port, Logger log)
+                       std::uint16_t port, Logger log, TcpChannelOptions options)
     : impl_(std::make_unique<Impl>()) {
   auto& im = *impl_;
   im.config = config;
+  im.digest = config.digest();
   im.limits = config.limits();
   im.log_fn = std::move(log);
   if (sodium_init() < 0) throw std::runtime_error("libsodium failed to initialise");
   tcp::resolver resolver(im.io);
-  const auto endpoints = resolver.resolve(host, std::to_string(port));
-  SystemRng rng;
-  for (auto& ident : identities) {
+  im.endpoints = resolver.resolve(host, std::to_string(port));
+  im.where = host + ":" + std::to_string(port);
+
+  // Check every identity against the config, then group the parties into links of consecutive ids.
+  std::map<PartyId, std::size_t> by_id;
+  for (std::size_t i = 0; i < identities.size(); ++i) {
+    const auto& ident = identities[i];
     if (ident.id != analyzer_id) {
       if (ident.id >= config.parties) throw std::invalid_argument("party id " + std::to_string(ident.id) + " is outside [0, " + std::to_string(config.parties) + ")");
       if (config.party_keys[ident.id] != ident.keys.public_key())
@@ -79,52 +190,60 @@ TcpChannel::TcpChannel(const SessionConfig& config, std::vector<Identity> identi
     } else if (config.analyzer_key != ident.keys.public_key()) {
       throw std::invalid_argument("the analyzer key given is not the analyzer_key of the session config");
     }
-    if (im.index.count(ident.id)) throw std::invalid_argument("identity " + std::to_string(ident.id) + " given twice");
-    im.index[ident.id] = im.links.size();
-    if (ident.id == analyzer_id) im.analyzer = im.links.size();
+    if (!by_id.emplace(ident.id, i).second) throw std::invalid_argument("identity " + std::to_string(ident.id) + " given twice");
+  }
+  im.identities = std::move(identities);
+  im.counters.resize(im.identities.size());
+  im.in_session.assign(im.identities.size(), 1);
+  const std::size_t capacity = options.rounds.empty() ? 1 : link_capacity(config, options.rounds);
+  for (const auto& [id, index] : by_id) {
+    if (id == analyzer_id) {
+      im.analyzer_identity = index;
+      continue;
+    }
+    const bool extends = !im.links.empty() && im.links.back().first != analyzer_id &&
+                         im.links.back().first + im.links.back().count == id && im.links.back().count < capacity;
+    if (!extends) {
+      Impl::Link l;
+      l.first = id;
+      l.count = 0;
+      im.links.push_back(std::move(l));
+    }
+    auto& l = im.links.back();
+    im.hosted[id] = {im.links.size() - 1, l.count};
+    l.identities.push_back(index);
+    ++l.count;
+  }
+  if (im.analyzer_identity) {
     Impl::Link l;
-    l.identity = std::move(ident);
-    l.link = std::make_shared<SecureLink>(tcp::socket(im.io), im.limits);
+    l.first = analyzer_id;
+    l.identities.push_back(*im.analyzer_identity);
+    im.analyzer = im.links.size();
     im.links.push_back(std::move(l));
   }
+  // Each identity's static secret with the shuffler (one X25519 each), folded into its link's proof.
+  for (auto& l : im.links) {
+    std::vector<detail::StaticSecret> secrets;
+    secrets.reserve(l.identities.size());
+    for (std::size_t i : l.identities) secrets.push_back(detail::static_secret(im.identities[i].keys.secret_key(), config.shuffler_key));
+    l.proof = detail::identity_proof(secrets);
+    sodium_memzero(secrets.data(), secrets.size() * sizeof(detail::StaticSecret));
+    l.link = std::make_shared<SecureLink>(tcp::socket(im.io), im.limits);
+  }
+
   // At most `handshakes_at_once` links handshake at a time: the shuffler holds only so many
   // unauthenticated connections (ShufflerOptions::max_unauthenticated) before it closes the oldest.
+  // A party started before the shuffler listens retries until the session's deadline.
   std::exception_ptr first_error;
   std::size_t next = 0;
-  const ConfigDigest digest = im.config.digest();
-  const std::size_t workers = std::min(handshakes_at_once, im.links.size());
-  // A party started before the shuffler listens retries, with a doubling pause (50 ms up to 1 s),
-  // until the session's deadline; one log line says so the first time.
   const auto give_up = std::chrono::steady_clock::now() + im.config.deadline;
   bool told = false;
-  const std::string where = host + ":" + std::to_string(port);
-  const auto connect = [&im, &endpoints, &told, give_up, where](SecureLink& link) -> asio::awaitable<void> {
-    auto pause = std::chrono::milliseconds(50);
-    asio::steady_timer timer(im.io);
-    for (;;) {
-      std::error_code ec;
-      co_await asio::async_connect(link.socket(), endpoints, asio::redirect_error(asio::use_awaitable, ec));
-      if (!ec) co_return;
-      if (ec != asio::error::connection_refused || std::chrono::steady_clock::now() + pause > give_up)
-        throw std::system_error(ec, "cannot connect to the shuffler at " + where);
-      if (!told && im.log_fn) im.log_fn("the shuffler at " + where + " is not listening yet; retrying until the session's deadline");
-      told = true;
-      timer.expires_after(pause);
-      co_await timer.async_wait(asio::use_awaitable);
-      pause = std::min<std::chrono::milliseconds>(2 * pause, std::chrono::seconds(1));
-    }
-  };
+  const std::size_t workers = std::min(handshakes_at_once, im.links.size());
   for (std::size_t w = 0; w < workers; ++w) {
     asio::co_spawn(
         im.io,
-        [&im, &next, &first_error, &rng, &digest, &connect]() -> asio::awaitable<void> {
-          while (next < im.links.size() && !first_error) {
-            auto& l = im.links[next++];
-            co_await connect(*l.link);
-            std::error_code ignored;
-            l.link->socket().set_option(tcp::no_delay(true), ignored);
-            co_await l.link->connect_as(im.config.session, digest, l.identity.id, l.identity.keys, im.config.shuffler_key, rng);
-          }
+        [&im, &next, &first_error, give_up, &told]() -> asio::awaitable<void> {
+          while (next < im.links.size() && !first_error) co_await im.handshake(im.links[next++], give_up, told);
         },
         [&first_error](std::exception_ptr e) {
           if (e && !first_error) first_error = e;
@@ -143,30 +262,63 @@ TcpChannel::~TcpChannel() {
 
 RoundOutcome TcpChannel::exchange(const RoundRules& spec, Submissions local) {
   auto& im = *impl_;
-  const std::size_t ww = wire_width(spec.shape.width, spec.shape.delivery);
+  const std::size_t width = spec.shape.width;
+  const std::size_t ww = wire_width(width, spec.shape.delivery);
   const bool sealed = spec.shape.delivery == Delivery::analyzer_only;
-  for (auto& l : im.links) l.submitted = false;
+
+  // Each party link's batch: a count per party (submit_absent for one that does not submit: it
+  // leaves the session), then the messages in party order.
+  std::vector<std::vector<const Submissions::Slice*>> slices(im.links.size());
+  for (std::size_t i = 0; i < im.links.size(); ++i) slices[i].assign(im.links[i].count, nullptr);
   for (const auto& slice : local.parties) {
-    auto it = im.index.find(slice.party);
-    if (it == im.index.end() || slice.party == analyzer_id)
-      throw std::logic_error("party " + std::to_string(slice.party) + " is not hosted by this channel");
-    auto& l = im.links[it->second];
-    if (!l.link->is_open()) continue;
-    std::vector<std::uint8_t> payload(slice.count * ww);
-    const std::uint8_t* src = local.messages.data() + slice.first * spec.shape.width;
-    if (sealed) {
-      for (std::size_t i = 0; i < slice.count; ++i)
-        crypto_box_seal(payload.data() + i * ww, src + i * spec.shape.width, spec.shape.width, im.config.analyzer_key.data());
-    } else if (!payload.empty()) {
-      std::copy(src, src + payload.size(), payload.begin());
-    }
-    l.link->send(FrameType::submit, spec.round, static_cast<std::uint32_t>(ww), static_cast<std::uint32_t>(slice.count), payload);
-    l.submitted = true;
-    l.counters.messages_sent += slice.count;
+    const auto it = im.hosted.find(slice.party);
+    if (it == im.hosted.end()) throw std::logic_error("party " + std::to_string(slice.party) + " is not hosted by this channel");
+    slices[it->second.first][it->second.second] = &slice;
   }
-  // Hosted parties that do not submit this round leave the session now.
-  for (auto& l : im.links)
-    if (l.identity.id != analyzer_id && !l.submitted && l.link->is_open()) l.link->close();
+  for (std::size_t li = 0; li < im.links.size(); ++li) {
+    auto& l = im.links[li];
+    l.waiting = false;
+    if (l.first == analyzer_id) {
+      l.waiting = l.link->is_open();
+      continue;
+    }
+    std::vector<std::uint32_t> counts(l.count, submit_absent);
+    std::size_t total = 0;
+    for (std::size_t k = 0; k < l.count; ++k) {
+      const auto* slice = slices[li][k];
+      const std::size_t ident = l.identities[k];
+      if (slice && im.in_session[ident]) {
+        counts[k] = static_cast<std::uint32_t>(slice->count);
+        total += slice->count;
+      } else {
+        im.in_session[ident] = 0;  // silent this round: it leaves the session
+      }
+    }
+    const bool anyone = std::any_of(counts.begin(), counts.end(), [](std::uint32_t c) { return c != submit_absent; });
+    if (!anyone) {
+      l.link->close();  // every party of the link has left
+      continue;
+    }
+    if (!l.link->is_open()) continue;
+    l.pending.assign(4 * counts.size() + total * ww, 0);
+    std::uint8_t* out = l.pending.data() + 4 * counts.size();
+    for (std::size_t k = 0; k < l.count; ++k) {
+      store_le<std::uint32_t>(l.pending.data() + 4 * k, counts[k]);
+      if (counts[k] == submit_absent) continue;
+      const auto* slice = slices[li][k];
+      const std::uint8_t* src = local.messages.data() + slice->first * width;
+      if (sealed) {
+        for (std::size_t m = 0; m < slice->count; ++m, out += ww) crypto_box_seal(out, src + m * width, width, im.config.analyzer_key.data());
+      } else if (slice->count > 0) {
+        std::copy(src, src + slice->count * width, out);
+        out += slice->count * width;
+      }
+      im.counters[l.identities[k]].messages_sent += slice->count;
+    }
+    l.pending_count = static_cast<std::uint32_t>(total);
+    l.link->send(FrameType::submit, spec.round, static_cast<std::uint32_t>(ww), l.pending_count, l.pending);
+    l.waiting = true;
+  }
 
   struct Answer {
     std::optional<detail::Frame> frame;
@@ -174,20 +326,25 @@ RoundOutcome TcpChannel::exchange(const RoundRules& spec, Submissions local) {
   };
   std::vector<Answer> answers(im.links.size());
   bool any = false;
+  const auto limit = im.wait_limit(&spec);
+  const auto give_up = std::chrono::steady_clock::now() + limit - std::chrono::seconds(1);
   for (std::size_t i = 0; i < im.links.size(); ++i) {
     auto& l = im.links[i];
-    if (!(l.submitted || l.identity.id == analyzer_id) || !l.link->is_open()) continue;
+    if (!l.waiting) continue;
     any = true;
     asio::co_spawn(
-        im.io, [&l, &answers, i]() -> asio::awaitable<void> { answers[i].frame = co_await l.link->receive(); },
+        im.io,
+        [&im, &l, &answers, i, &spec, ww, give_up]() -> asio::awaitable<void> {
+          answers[i].frame = co_await im.result_of(l, spec.round, static_cast<std::uint32_t>(ww), give_up);
+        },
         [&answers, i](std::exception_ptr e) { answers[i].error = e; });
   }
   RoundOutcome out;
   if (!any) {  // every party hosted here has left and no analyzer is hosted
-    for (auto& l : im.links) out.dropped.push_back(l.identity.id);
+    for (const auto& [id, where] : im.hosted) out.dropped.push_back(id);
     return out;
   }
-  im.run_all(im.wait_limit(&spec), "round " + std::to_string(spec.round));
+  im.run_all(limit, "round " + std::to_string(spec.round));
 
   const detail::Frame* result = nullptr;
   const detail::Frame* with_output = nullptr;
@@ -204,9 +361,10 @@ RoundOutcome TcpChannel::exchange(const RoundRules& spec, Submissions local) {
     if (f.header.count > 0 && !with_output) with_output = &f;
     if (i == im.analyzer) with_output = &f;
   }
-  // The analyzer's result (and every party's in MPC mode) lists every submitter and dropout. In ESA
-  // mode a party's result names only that party (its traffic does not grow with n): a process
-  // hosting only parties learns its own parties' fate, which is all its round driver needs.
+  if (!result) throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": no result from the shuffler");
+  // The analyzer's result (and every link's in MPC mode) lists every submitter and dropout. In ESA
+  // mode a party link's result names only that link's parties (its traffic does not grow with n):
+  // a process hosting only parties learns its own parties' fate, which is all its round driver needs.
   const detail::Frame* primary = im.analyzer && answers[*im.analyzer].frame ? &*answers[*im.analyzer].frame : result;
   const ResultPayload r = decode_result(primary->header, primary->payload, im.config.parties, im.limits);
   out.submitted = r.submitted;
@@ -214,65 +372,85 @@ RoundOutcome TcpChannel::exchange(const RoundRules& spec, Submissions local) {
   out.messages = static_cast<std::size_t>(r.messages);
   if (!im.analyzer && spec.shape.delivery == Delivery::analyzer_only) {
     out.submitted.clear();
-    for (const auto& a : answers)
-      if (a.frame) {
-        const ResultPayload own = decode_result(a.frame->header, a.frame->payload, im.config.parties, im.limits);
-        out.submitted.insert(out.submitted.end(), own.submitted.begin(), own.submitted.end());
+    for (std::size_t i = 0; i < answers.size(); ++i) {
+      if (!answers[i].frame) continue;
+      const auto& l = im.links[i];
+      const ResultPayload own = decode_result(answers[i].frame->header, answers[i].frame->payload, im.config.parties, im.limits);
+      for (PartyId id : own.submitted) {
+        if (id < l.first || id - l.first >= l.count)
+          throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": the shuffler's result for " + Impl::name(l) +
+                                                    " names party " + std::to_string(id));
+        out.submitted.push_back(id);
       }
+    }
     std::sort(out.submitted.begin(), out.submitted.end());
     out.dropped.clear();
-    for (const auto& l : im.links)
-      if (!std::binary_search(out.submitted.begin(), out.submitted.end(), l.identity.id)) out.dropped.push_back(l.identity.id);
-    std::sort(out.dropped.begin(), out.dropped.end());
+    for (const auto& [id, where] : im.hosted)
+      if (!std::binary_search(out.submitted.begin(), out.submitted.end(), id)) out.dropped.push_back(id);
   }
   for (std::size_t i = 0; i < answers.size(); ++i) {
     if (!answers[i].frame) continue;
-    auto& c = im.links[i].counters;
-    ++c.rounds;
-    c.messages_received += answers[i].frame->header.count;
+    for (std::size_t ident : im.links[i].identities) {
+      auto& c = im.counters[ident];
+      ++c.rounds;
+      c.messages_received += answers[i].frame->header.count;
+    }
   }
   const bool delivered = spec.shape.delivery == Delivery::all_parties || im.analyzer.has_value();
   if (delivered && with_output) {
     const ResultPayload o = decode_result(with_output->header, with_output->payload, im.config.parties, im.limits);
     if (with_output->header.width != ww || o.messages != r.messages || with_output->header.count != r.messages)
       throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": the output does not match the round's shape");
-    MessageBatch batch(spec.shape.width);
+    MessageBatch batch(width);
     if (sealed) {
       batch.reserve(r.messages);
       std::size_t bad = 0;
+      const auto& analyzer_keys = im.identities[*im.analyzer_identity].keys;
       for (std::size_t i = 0; i < r.messages; ++i) {
         auto m = batch.append();
         if (crypto_box_seal_open(m.data(), o.output.data() + i * ww, ww, im.config.analyzer_key.data(),
-                                 im.links[*im.analyzer].identity.keys.secret_key().data()) != 0) {
+                                 analyzer_keys.secret_key().data()) != 0) {
           batch.resize(batch.count() - 1);
           ++bad;
         }
       }
-      if (bad > 0 && im.log_fn)
-        im.log_fn("round " + std::to_string(spec.round) + ": " + std::to_string(bad) +
-                  " message(s) were not sealed to this analyzer and were discarded");
+      if (bad > 0)
+        im.log("round " + std::to_string(spec.round) + ": " + std::to_string(bad) +
+               " message(s) were not sealed to this analyzer and were discarded");
     } else {
-      batch = MessageBatch::from_bytes(spec.shape.width, std::vector<std::uint8_t>(o.output.begin(), o.output.end()));
+      batch = MessageBatch::from_bytes(width, std::vector<std::uint8_t>(o.output.begin(), o.output.end()));
     }
     out.output = std::move(batch);
   } else if (delivered && r.messages == 0) {
-    out.output = MessageBatch(spec.shape.width);
+    out.output = MessageBatch(width);
   }
-  // Parties hosted here that were dropped leave for good.
+  // Parties hosted here that were dropped leave for good; a link none of whose parties remain closes.
   for (PartyId d : out.dropped)
-    if (auto it = im.index.find(d); it != im.index.end()) im.links[it->second].link->close();
+    if (auto it = im.hosted.find(d); it != im.hosted.end()) im.in_session[im.links[it->second.first].identities[it->second.second]] = 0;
+  for (auto& l : im.links) {
+    if (l.first == analyzer_id) continue;
+    if (std::none_of(l.identities.begin(), l.identities.end(), [&](std::size_t i) { return im.in_session[i] != 0; })) l.link->close();
+  }
   return out;
 }
 
 std::map<PartyId, LinkCounters> TcpChannel::counters() const {
   std::map<PartyId, LinkCounters> out;
   for (const auto& l : impl_->links) {
-    LinkCounters c = l.counters;
-    c.bytes_sent = l.link->stats().bytes_sent;
-    c.bytes_received = l.link->stats().bytes_received;
-    out[l.identity.id] = c;
+    const auto& now = l.link->stats();
+    const std::uint64_t sent = l.earlier.bytes_sent + now.bytes_sent;
+    const std::uint64_t received = l.earlier.bytes_received + now.bytes_received;
+    const std::uint64_t k = l.identities.size();
+    for (std::size_t i : l.identities) {
+      LinkCounters c = impl_->counters[i];
+      c.bytes_sent = sent / k;
+      c.bytes_received = received / k;
+      out[impl_->identities[i].id] = c;
+    }
   }
   return out;
 }
+
+std::size_t TcpChannel::connections() const { return impl_->connections; }
 
 }  // namespace shufflempc::net

@@ -73,9 +73,10 @@ FrameHeader decode_header(std::span<const std::uint8_t> bytes, const SessionId& 
       break;
     case FrameType::submit:
       if (h.width == 0) bad(Errc::malformed_frame, "submit: width 0");
-      if (message_bytes != h.payload_length)
+      if (h.payload_length < message_bytes + 4 || (h.payload_length - message_bytes) % 4 != 0)
         bad(Errc::malformed_frame, "submit: payload of " + std::to_string(h.payload_length) + " bytes for " +
-                                       std::to_string(h.count) + " messages of " + std::to_string(h.width) + " bytes");
+                                       std::to_string(h.count) + " messages of " + std::to_string(h.width) +
+                                       " bytes and a count per party");
       break;
     case FrameType::result:
       if (h.count > 0 && h.width == 0) bad(Errc::malformed_frame, "result: messages of width 0");
@@ -97,8 +98,8 @@ std::array<std::uint8_t, hello_bytes> encode_hello(const Hello& h) {
   store_le<std::uint16_t>(p, h.version), p += 2;
   store_le<std::uint16_t>(p, h.reserved), p += 2;
   std::copy(h.session.begin(), h.session.end(), p), p += session_id_bytes;
-  store_le<std::uint32_t>(p, h.id), p += 4;
-  std::copy(h.static_key.begin(), h.static_key.end(), p), p += public_key_bytes;
+  store_le<std::uint32_t>(p, h.first), p += 4;
+  store_le<std::uint32_t>(p, h.count), p += 4;
   std::copy(h.ephemeral_key.begin(), h.ephemeral_key.end(), p), p += public_key_bytes;
   std::copy(h.config.begin(), h.config.end(), p);
   return out;
@@ -117,11 +118,41 @@ Hello decode_hello(std::span<const std::uint8_t> bytes) {
   h.reserved = load_le<std::uint16_t>(p), p += 2;
   if (h.reserved != 0) throw_error(Errc::malformed_frame, "hello: reserved field is not zero");
   std::copy(p, p + session_id_bytes, h.session.begin()), p += session_id_bytes;
-  h.id = load_le<std::uint32_t>(p), p += 4;
-  std::copy(p, p + public_key_bytes, h.static_key.begin()), p += public_key_bytes;
+  h.first = load_le<std::uint32_t>(p), p += 4;
+  h.count = load_le<std::uint32_t>(p), p += 4;
+  if (h.count == 0) throw_error(Errc::malformed_frame, "hello: claims no party");
+  if (h.first == analyzer_id ? h.count != 1 : std::uint64_t{h.first} + h.count > analyzer_id)
+    throw_error(Errc::malformed_frame, "hello: party range out of bounds");
   std::copy(p, p + public_key_bytes, h.ephemeral_key.begin()), p += public_key_bytes;
   std::copy(p, p + config_digest_bytes, h.config.begin());
   return h;
+}
+
+std::vector<std::uint8_t> encode_submit(std::span<const std::uint32_t> counts, std::span<const std::uint8_t> messages) {
+  std::vector<std::uint8_t> out(4 * counts.size() + messages.size());
+  std::uint8_t* p = out.data();
+  for (std::uint32_t c : counts) store_le<std::uint32_t>(p, c), p += 4;
+  if (!messages.empty()) std::copy(messages.begin(), messages.end(), p);
+  return out;
+}
+
+SubmitPayload decode_submit(const FrameHeader& h, std::span<const std::uint8_t> payload, std::size_t parties) {
+  const auto fail = [](const std::string& what) { throw_error(Errc::malformed_frame, "submit: " + what); };
+  if (h.type != FrameType::submit) fail("not a submit frame");
+  const std::uint64_t message_bytes = std::uint64_t{h.width} * h.count;
+  if (payload.size() != h.payload_length || payload.size() != 4 * std::uint64_t{parties} + message_bytes)
+    fail("payload of " + std::to_string(payload.size()) + " bytes is not a count for each of the link's " + std::to_string(parties) +
+         " parties and " + std::to_string(h.count) + " messages");
+  SubmitPayload s;
+  s.counts.resize(parties);
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < parties; ++i) {
+    s.counts[i] = load_le<std::uint32_t>(payload.data() + 4 * i);
+    if (s.counts[i] != submit_absent) total += s.counts[i];
+  }
+  if (total != h.count) fail("the parties' counts add up to " + std::to_string(total) + ", the header says " + std::to_string(h.count));
+  s.messages = payload.subspan(4 * parties);
+  return s;
 }
 
 std::size_t result_prefix_bytes(std::size_t submitted, std::size_t dropped) { return 16 + 4 * (submitted + dropped); }

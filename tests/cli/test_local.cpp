@@ -157,15 +157,16 @@ TEST_CASE("shufflempc local: interrupted, it stops every process and removes its
   CHECK(slurp(err).find("interrupted by signal 2: every process of the run was stopped and its temporary keys removed") != std::string::npos);
 }
 
-TEST_CASE("shufflempc local: more parties than descriptors is one clear line before any key is made") {
+TEST_CASE("shufflempc local: more party processes than descriptors is one clear line before any key is made") {
   rlimit lim{};
   REQUIRE(::getrlimit(RLIMIT_NOFILE, &lim) == 0);
   if (lim.rlim_max == RLIM_INFINITY || lim.rlim_max >= 100'000'000) return;  // no count is beyond this machine's limit
   const test::TempDir tmp("shufflempc-localtest");
   const std::string err = tmp / "err";
   const std::string n = std::to_string(lim.rlim_max + 1);
-  Process p({SHUFFLEMPC_CLI, "local", "central-laplace", "--parties", n}, err);
+  Process p({SHUFFLEMPC_CLI, "local", "central-laplace", "--parties", n, "--parties-per-process", "1"}, err);
   CHECK(p.wait(std::chrono::seconds(30)) == 2);
-  CHECK(slurp(err).find("the shuffler of this local run (one link per party and the analyzer) needs") != std::string::npos);
+  CHECK(slurp(err).find("the shuffler of this local run (" + n + " links of " + n + " party processes, and the analyzer's) needs") !=
+        std::string::npos);
   CHECK(slurp(err).find("raise it with ulimit -n") != std::string::npos);
 }

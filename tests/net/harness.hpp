@@ -91,6 +91,13 @@ struct ShufflerProcess {
   [[nodiscard]] std::string log() const { return slurp(log_path); }
 };
 
+// One party's batch on a link of its own: the submit payload with its one count.
+inline void send_batch(net::detail::SecureLink& link, std::uint32_t round, std::uint32_t width, std::uint32_t count,
+                       const std::vector<std::uint8_t>& messages) {
+  const std::uint32_t counts[] = {count};
+  link.send(net::FrameType::submit, round, width, count, net::encode_submit(counts, messages));
+}
+
 // Runs one link coroutine to completion on `io` (deadline: a test fails instead of hanging).
 template <class T>
 T run_sync(asio::io_context& io, asio::awaitable<T> op, std::chrono::seconds limit = std::chrono::seconds(20)) {

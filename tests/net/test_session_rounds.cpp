@@ -2,6 +2,8 @@
 // sockets, no timers. Each event the TCP shuffler reacts to, and what it must answer.
 #include <doctest/doctest.h>
 
+#include <set>
+
 #include "shufflempc/error.hpp"
 #include "shufflempc/net/detail/session_rounds.hpp"
 
@@ -71,10 +73,10 @@ TEST_CASE("SessionRounds: bad submissions are refused one by one and the accepte
   CHECK(s.submit(1, 1, 4, 1, batch(4, 1, 9)).value().find("wrong round") != std::string::npos);
   CHECK(s.submit(1, 0, 5, 1, batch(5, 1, 9)).value().find("wire width is 4") != std::string::npos);
   CHECK(s.submit(1, 0, 4, 2, batch(4, 1, 9)).value().find("does not hold its count") != std::string::npos);
-  CHECK(s.submit(1, 0, 4, 16, batch(4, 16, 9)).value().find("max_frame_bytes") != std::string::npos);
-  CHECK(s.submit(7, 0, 4, 1, batch(4, 1, 9)).value().find("no longer in the session") != std::string::npos);
-  CHECK(s.submit(1, 0, 4, 17, batch(4, 17, 9)).value().find("submission of 17 messages rejected, the round allows 1 to 16") != std::string::npos);
-  CHECK(s.submit(1, 0, 4, 0, {}).value().find("submission of 0 messages rejected") != std::string::npos);
+  CHECK(s.submit(1, 0, 4, 16, batch(4, 16, 9)).value().find("the round's result would exceed max_frame_bytes") != std::string::npos);
+  CHECK(s.submit(7, 0, 4, 1, batch(4, 1, 9)).value().find("names parties outside the session") != std::string::npos);
+  CHECK(s.submit(1, 0, 4, 17, batch(4, 17, 9)).value().find("submission of 17 messages by party 1 rejected, the round allows 1 to 16") != std::string::npos);
+  CHECK(s.submit(1, 0, 4, 0, {}).value().find("submission of 0 messages by party 1 rejected") != std::string::npos);
   CHECK(s.admit(1).value().find("already connected") != std::string::npos);
   CHECK(s.admit(net::analyzer_id).value().find("already connected") != std::string::npos);
   CHECK_FALSE(s.submit(1, 0, 4, 1, batch(4, 1, 2)));
@@ -139,4 +141,62 @@ TEST_CASE("SessionRounds: too few parties fail the round; the analyzer leaving a
     CHECK_FALSE(s.ready());
   }
   CHECK_THROWS_AS(SessionRounds(config_of(2), {}), std::invalid_argument);
+}
+
+TEST_CASE("SessionRounds: a link for a range of parties is admitted, submits and leaves all or nothing") {
+  const auto cfg = config_of(6, 3);
+  SessionRounds s(cfg, {RoundShape{1, Delivery::analyzer_only, 1, 2}, RoundShape::exactly(1, Delivery::analyzer_only, 1)});
+  REQUIRE_FALSE(s.admit(net::analyzer_id));
+  REQUIRE_FALSE(s.admit(0, 4));  // parties 0..3 on one link
+  CHECK(s.admit(3, 2).value() == "party 3 is already connected");  // overlaps: refused, party 4 not admitted
+  CHECK(s.admit(4, 3).value().find("are not all in the session (it has 6)") != std::string::npos);
+  REQUIRE_FALSE(s.admit(4, 2));
+  // Limits: four parties' largest batch (2 messages of 1 byte) and a count each.
+  CHECK(s.limits_for(0, 4).max_payload == 4 * (2 + 4));
+  CHECK(s.limits_for(0, 4).max_count == 8);
+  CHECK(s.limits_for(net::analyzer_id, 1).max_payload == 0);
+  // A frame with one bad count is refused whole: nothing of it stands.
+  const std::vector<std::uint32_t> bad = {1, 1, 3, 1};
+  CHECK(s.submit(0, bad, 0, 1, batch(1, 6, 1)).value().find("submission of 3 messages by party 2 rejected") != std::string::npos);
+  CHECK_FALSE(s.ready());
+  // Party 1 leaves (absent), the others submit.
+  const std::vector<std::uint32_t> counts = {1, net::submit_absent, 2, 1};
+  const std::vector<std::uint8_t> msgs = {10, 20, 21, 30};
+  CHECK_FALSE(s.submit(0, counts, 0, 1, msgs));
+  // The same frame again (a link that reconnected) changes nothing; another one is a duplicate.
+  CHECK_FALSE(s.submit(0, counts, 0, 1, msgs));
+  const std::vector<std::uint8_t> other = {10, 20, 22, 30};
+  CHECK(s.submit(0, counts, 0, 1, other).value().find("duplicate submission rejected") != std::string::npos);
+  const std::vector<std::uint32_t> late_leave = {net::submit_absent, net::submit_absent, 2, 1};
+  CHECK(s.submit(0, late_leave, 0, 1, batch(1, 3, 0)).value().find("party 0 leaves after its batch was accepted") != std::string::npos);
+  CHECK_FALSE(s.ready());  // parties 4 and 5 have not submitted
+  CHECK_FALSE(s.submit(4, std::vector<std::uint32_t>{1, net::submit_absent}, 0, 1, std::vector<std::uint8_t>{40}));
+  CHECK(s.ready());
+  SeededRng rng(5);
+  Shuffler shuffler;
+  const auto r = s.close(rng, shuffler);
+  CHECK(r.outcome.submitted == std::vector<PartyId>{0, 2, 3, 4});
+  CHECK(r.outcome.dropped == std::vector<PartyId>{1, 5});
+  REQUIRE(r.outcome.output);
+  std::multiset<int> got;
+  for (std::size_t i = 0; i < r.outcome.output->count(); ++i) got.insert((*r.outcome.output)[i][0]);
+  CHECK(got == std::multiset<int>{10, 20, 21, 30, 40});
+  // A link none of whose parties is still in the session is refused.
+  CHECK(s.admit(5).value() == "party 5 is no longer in the session (round 1)");
+  // Round 1: the link's round-0 frame again is recognised (its result is sent again), a frame
+  // naming the dropped party 1 is not.
+  CHECK(s.accepted_in_previous_round(0, counts, 0));
+  CHECK_FALSE(s.accepted_in_previous_round(0, std::vector<std::uint32_t>{1, 1, 2, 1}, 0));
+  CHECK_FALSE(s.accepted_in_previous_round(0, counts, 1));
+  CHECK(s.submit(0, std::vector<std::uint32_t>{1, 1, 1, 1}, 1, 1, batch(1, 4, 0)).value().find("party 1 is no longer in the session") !=
+        std::string::npos);
+  // The link reconnects in round 1: admitted (party 1 stays out), and its parties are waited for.
+  CHECK_FALSE(s.leave(0, 4));
+  CHECK_FALSE(s.admit(0, 4));
+  CHECK_FALSE(s.submit(0, std::vector<std::uint32_t>{1, net::submit_absent, 1, 1}, 1, 1, batch(1, 3, 0)));
+  CHECK_FALSE(s.ready());
+  CHECK_FALSE(s.submit(4, std::vector<std::uint32_t>{1, net::submit_absent}, 1, 1, std::vector<std::uint8_t>{0}));
+  CHECK(s.ready());
+  (void)s.close(rng, shuffler);
+  CHECK(s.finished());
 }

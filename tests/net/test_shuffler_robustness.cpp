@@ -96,19 +96,19 @@ TEST_CASE("shuffler process: a stranger's key is refused and cannot inject a mes
     CHECK(e.code() == Errc::unauthenticated);
   }
   check_honest_only(s, sh, {3});
-  CHECK(sh.log().find("claims to be party 3 with a key that is not its key in the session config") != std::string::npos);
+  CHECK(sh.log().find("key confirmation failed: the peer does not hold the secret keys of the identities it claims") != std::string::npos);
 }
 
 TEST_CASE("shuffler process: a peer without the secret key fails key confirmation") {
   NetSession s(n_parties, 2, 3, std::chrono::milliseconds(800));  // party 3 never joins: the deadline closes the round
   ShufflerProcess sh(s);
   asio::io_context io;
-  // Party 3's public key in the hello, but no secret key to derive the link keys: the confirm
-  // frame it sends cannot authenticate.
+  // Party 3 claimed in the hello, but no secret key to derive the link keys: the confirm frame it
+  // sends cannot authenticate.
   net::Hello hello;
   hello.session = s.config.session;
-  hello.id = 3;
-  hello.static_key = s.parties[3].public_key();
+  hello.first = 3;
+  hello.count = 1;
   hello.config = s.config.digest();
   SystemRng rng;
   hello.ephemeral_key = net::KeyPair::generate(rng).public_key();
@@ -169,15 +169,15 @@ TEST_CASE("shuffler process: bad input on an authenticated link closes that link
        {"sequence number", "failed authentication"}},
       {"payload length against count and width",  // claims 5 messages of 49 bytes, carries 3 bytes
        [](net::detail::SecureLink& l) { l.send(FrameType::submit, 0, 49, 5, std::vector<std::uint8_t>(3, 0)); },
-       {"submit: payload of 3 bytes for 5 messages of 49 bytes", "count 5 above the limit 1"}},
+       {"submit: payload of 3 bytes for 5 messages of 49 bytes and a count per party", "count 5 above the limit 1"}},
       {"wrong width",  // unsealed one-byte messages: the wire width is 49
-       [](net::detail::SecureLink& l) { l.send(FrameType::submit, 0, 1, 1, std::vector<std::uint8_t>(1, 7)); },
+       [](net::detail::SecureLink& l) { send_batch(l, 0, 1, 1, std::vector<std::uint8_t>(1, 7)); },
        {"submission of width 1 rejected, the round's wire width is 49"}},
       {"oversized frame, rejected from its header",  // 100 messages where the plan allows 1
-       [](net::detail::SecureLink& l) { l.send(FrameType::submit, 0, 49, 100, std::vector<std::uint8_t>(49 * 100, 0)); },
+       [](net::detail::SecureLink& l) { send_batch(l, 0, 49, 100, std::vector<std::uint8_t>(49 * 100, 0)); },
        {"count 100 above the limit 1"}},
       {"wrong round",
-       [](net::detail::SecureLink& l) { l.send(FrameType::submit, 7, 49, 0, {}); },
+       [](net::detail::SecureLink& l) { send_batch(l, 7, 49, 0, {}); },
        {"submission for round 7 rejected (wrong round)"}},
   };
   std::uint64_t seed = 5;
@@ -214,8 +214,8 @@ TEST_CASE("shuffler process: a duplicate submission is rejected and the first ba
   ShufflerProcess sh(s);
   asio::io_context io;
   auto link = connect_party3(io, s, sh.port);
-  link->send(FrameType::submit, 0, 49, 1, sealed(s, {201}));
-  link->send(FrameType::submit, 0, 49, 1, sealed(s, {203}));
+  send_batch(*link, 0, 49, 1, sealed(s, {201}));
+  send_batch(*link, 0, 49, 1, sealed(s, {203}));
   (void)wait_closed(io, *link);
   const RoundOutcome out = run_honest(s, sh.port);
   auto want = expected(honest);
@@ -231,9 +231,9 @@ TEST_CASE("shuffler process: a replayed frame is rejected and the original count
   asio::io_context io;
   auto link = connect_party3(io, s, sh.port);
   const std::uint64_t seq = link->next_send_sequence();
-  link->send(FrameType::submit, 0, 49, 1, sealed(s, {211}));
+  send_batch(*link, 0, 49, 1, sealed(s, {211}));
   link->set_send_sequence(seq);  // the same sequence number again
-  link->send(FrameType::submit, 0, 49, 1, sealed(s, {212}));
+  send_batch(*link, 0, 49, 1, sealed(s, {212}));
   (void)wait_closed(io, *link);
   const RoundOutcome out = run_honest(s, sh.port);
   auto want = expected(honest);
@@ -282,12 +282,12 @@ TEST_CASE("shuffler process: a corrupt party with a valid key cannot send more m
     ShufflerProcess sh(s);
     asio::io_context io;
     auto link = connect_party3(io, s, sh.port);
-    link->send(FrameType::submit, 0, 49, count, std::vector<std::uint8_t>(std::size_t{count} * 49, 1));  // opaque to the shuffler
+    send_batch(*link, 0, 49, count, std::vector<std::uint8_t>(std::size_t{count} * 49, 1));  // opaque to the shuffler
     (void)wait_closed(io, *link);
     check_honest_only(s, sh, {3});
     // 50,000 is refused from the frame header (the plan's bound on a party's frame), 0 by the round.
     CHECK((sh.log().find("count 50000 above the limit 1") != std::string::npos ||
-           sh.log().find("party 3: submission of 0 messages rejected, the round allows 1 to 1") != std::string::npos));
+           sh.log().find("submission of 0 messages by party 3 rejected, the round allows 1 to 1") != std::string::npos));
   }
 }
 
@@ -303,7 +303,7 @@ TEST_CASE("shuffler process: counting over TCP, each party counts at most twice 
   ShufflerProcess sh(s);
   asio::io_context io;
   auto link = connect_party3(io, s, sh.port);
-  link->send(FrameType::submit, 0, 49, 3, sealed(s, {1, 1, 1}));
+  send_batch(*link, 0, 49, 3, sealed(s, {1, 1, 1}));
   (void)wait_closed(io, *link);
   std::vector<net::Identity> ids;
   for (PartyId id = 0; id < n; ++id)

@@ -50,31 +50,65 @@ TEST_CASE("wire KAT: a frame header is 40 little-endian bytes in a fixed order")
   h.round = 7;
   h.width = 49;
   h.count = 3;
-  h.payload_length = 147;
+  h.payload_length = 151;  // one party's count (4 bytes) and 3 messages of 49 bytes
   const auto bytes = net::encode_header(h);
   CHECK(to_hex(bytes) ==
-        "53504d43" "0200" "0200" "000102030405060708090a0b0c0d0e0f" "07000000" "31000000" "03000000" "93000000");
+        "53504d43" "0300" "0200" "000102030405060708090a0b0c0d0e0f" "07000000" "31000000" "03000000" "97000000");
   const auto back = net::decode_header(bytes, h.session, net::Limits{});
   CHECK(back.type == net::FrameType::submit);
   CHECK(back.round == 7);
   CHECK(back.width == 49);
   CHECK(back.count == 3);
-  CHECK(back.payload_length == 147);
+  CHECK(back.payload_length == 151);
+  h.payload_length = 147;  // no room for a count
+  CHECK_THROWS_WITH_AS((void)net::decode_header(net::encode_header(h), h.session, net::Limits{}),
+                       doctest::Contains("and a count per party"), std::system_error);
+}
+
+TEST_CASE("wire KAT: a submit payload is a count per party of the link, then the messages") {
+  const std::vector<std::uint32_t> counts = {2, net::submit_absent, 1};
+  const std::vector<std::uint8_t> messages = {0xa1, 0xa2, 0xb1};
+  const auto payload = net::encode_submit(counts, messages);
+  CHECK(to_hex(payload) == "02000000" "ffffffff" "01000000" "a1a2b1");
+  net::FrameHeader h;
+  h.type = net::FrameType::submit;
+  h.width = 1;
+  h.count = 3;
+  h.payload_length = static_cast<std::uint32_t>(payload.size());
+  const auto back = net::decode_submit(h, payload, 3);
+  CHECK(back.counts == counts);
+  CHECK(to_hex(back.messages) == "a1a2b1");
+  // The counts must add up to the header's, and there must be one per party of the link.
+  h.count = 2;
+  h.payload_length = static_cast<std::uint32_t>(payload.size() - 1);
+  CHECK_THROWS_WITH_AS((void)net::decode_submit(h, std::span(payload).first(payload.size() - 1), 3),
+                       doctest::Contains("add up to 3, the header says 2"), std::system_error);
+  h.count = 3;
+  h.payload_length = static_cast<std::uint32_t>(payload.size());
+  CHECK_THROWS_WITH_AS((void)net::decode_submit(h, payload, 2), doctest::Contains("is not a count for each of the link's 2 parties"),
+                       std::system_error);
 }
 
 TEST_CASE("wire KAT: the hello and the result payload") {
   net::Hello hello;
   hello.session = counting_session();
-  hello.id = 0x01020304;
-  hello.static_key = bytes_of<32>(alice_public);
-  hello.ephemeral_key.fill(0xee);
+  hello.first = 0x01020304;
+  hello.count = 5;
+  hello.ephemeral_key = bytes_of<32>(alice_public);
   hello.config.fill(0xcc);
-  CHECK(to_hex(net::encode_hello(hello)) == "53504d48" "0200" "0000" "000102030405060708090a0b0c0d0e0f" "04030201" +
-                                                alice_public + std::string(64, 'e') + std::string(64, 'c'));
+  CHECK(to_hex(net::encode_hello(hello)) == "53504d48" "0300" "0000" "000102030405060708090a0b0c0d0e0f" "04030201" "05000000" +
+                                                alice_public + std::string(64, 'c'));
   const auto back = net::decode_hello(net::encode_hello(hello));
-  CHECK(back.id == 0x01020304);
-  CHECK(back.static_key == hello.static_key);
+  CHECK(back.first == 0x01020304);
+  CHECK(back.count == 5);
+  CHECK(back.ephemeral_key == hello.ephemeral_key);
   CHECK(back.config == hello.config);
+  // A hello claiming no party, or the analyzer with others, is malformed.
+  hello.count = 0;
+  CHECK_THROWS_WITH_AS((void)net::decode_hello(net::encode_hello(hello)), doctest::Contains("claims no party"), std::system_error);
+  hello.first = net::analyzer_id;
+  hello.count = 2;
+  CHECK_THROWS_WITH_AS((void)net::decode_hello(net::encode_hello(hello)), doctest::Contains("party range out of bounds"), std::system_error);
 
   const std::vector<PartyId> submitted = {1, 3}, dropped = {2};
   const std::vector<std::uint8_t> output = {0xaa, 0xbb};

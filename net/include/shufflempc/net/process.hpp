@@ -79,6 +79,9 @@ struct CommandResult {
 // hard one if it must, and otherwise throws std::invalid_argument with one line that names `who`,
 // what is needed and the limit ("raise it with ulimit -n, or host fewer parties per process").
 void ensure_descriptors(std::size_t needed, const std::string& who);
+// Raises the soft limit towards `wanted` as far as the hard limit allows; returns the limit now
+// in force (at least `wanted` when it is met).
+std::size_t raise_descriptors(std::size_t wanted);
 
 // The path of the running executable (/proc/self/exe).
 [[nodiscard]] std::string self_executable();

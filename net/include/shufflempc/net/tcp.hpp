@@ -5,7 +5,9 @@
 // the CSPRNG (shufflempc::complete_round, SystemRng) and sends the outcome to every endpoint: with
 // the shuffled messages to the parties and the analyzer in MPC mode, to the analyzer only in ESA
 // mode. TcpChannel is the AnonymousChannel of a process hosting one or more parties and/or the
-// analyzer: one link per hosted identity, so the existing RoundDriver runs any protocol over TCP.
+// analyzer, so the existing RoundDriver runs any protocol over TCP: the parties it hosts share one
+// link (or as few as the frame limit allows), each still authenticated by its own key, and the
+// analyzer has its own.
 // In ESA mode every message is sealed to the analyzer's key (crypto_box_seal) before it leaves the
 // party: the shuffler never reads one and the analyzer cannot tell whose link carried it.
 #pragma once
@@ -35,6 +37,9 @@ using Logger = std::function<void(const std::string&)>;
 [[nodiscard]] std::vector<RoundShape> wire_rounds(const Protocol& protocol);
 // Bytes per message on the wire: sealed to the analyzer (48 bytes more) in ESA mode.
 [[nodiscard]] std::size_t wire_width(std::size_t width, Delivery delivery);
+// How many consecutive parties one link may carry: as many as fit the session's largest frame
+// (max_frame_bytes) in the round that asks most of each party (`rounds` are wire_rounds()).
+[[nodiscard]] std::size_t link_capacity(const SessionConfig& config, std::span<const RoundShape> rounds);
 
 struct ShufflerSessionSpec {
   SessionConfig config;
@@ -96,17 +101,28 @@ struct LinkCounters {
   std::uint32_t rounds = 0;
 };
 
+struct TcpChannelOptions {
+  // The protocol's wire rounds (wire_rounds()): consecutive hosted parties then share a link, up to
+  // link_capacity() each. Empty: one link per party.
+  std::vector<RoundShape> rounds;
+};
+
 class TcpChannel final : public AnonymousChannel {
  public:
-  // Connects and authenticates one link per identity to the shuffler at host:port. Throws
+  // Connects and authenticates the links of the hosted identities to the shuffler at host:port
+  // (retrying, while the session's deadline allows, until the shuffler listens). Throws
   // std::system_error (unauthenticated, peer_closed, timeout, ...) if any link fails.
   TcpChannel(const SessionConfig& config, std::vector<Identity> identities, const std::string& host, std::uint16_t port,
-             Logger log = {});
+             Logger log = {}, TcpChannelOptions options = {});
   ~TcpChannel() override;
-  // Sends each hosted party's slice over its own link, closes the links of hosted parties that do
-  // not submit (they drop out), and waits (deadline: twice the session's, plus 5 s) for the outcome.
+  // Sends each link's batch (every hosted party's slice, or its leaving), and waits (deadline: twice
+  // the session's, plus 5 s) for the outcome. A party link whose connection drops before the result
+  // reconnects, with backoff, and sends the same batch again (the shuffler takes it once).
   [[nodiscard]] RoundOutcome exchange(const RoundRules& spec, Submissions local) override;
+  // Per identity. A party's bytes are its share of its link's (the link's bytes over its parties).
   [[nodiscard]] std::map<PartyId, LinkCounters> counters() const;
+  // Connections opened, reconnections included (one per link when nothing failed).
+  [[nodiscard]] std::size_t connections() const;
 
  private:
   struct Impl;

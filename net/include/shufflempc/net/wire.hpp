@@ -20,7 +20,9 @@ namespace shufflempc::net {
 
 inline constexpr std::uint32_t frame_magic = 0x434d5053;  // "SPMC" on the wire
 inline constexpr std::uint32_t hello_magic = 0x484d5053;  // "SPMH"
-inline constexpr std::uint16_t wire_version = 2;  // 2: the hello carries the session config digest
+// 2: the hello carries the session config digest. 3: one link carries a range of parties (the hello
+// names first and count, the submit frame one count per party).
+inline constexpr std::uint16_t wire_version = 3;
 inline constexpr std::size_t public_key_bytes = 32;
 inline constexpr std::size_t secret_key_bytes = 32;
 // The analyzer's identity on the wire (parties are 0 .. n-1).
@@ -34,7 +36,7 @@ using ConfigDigest = std::array<std::uint8_t, config_digest_bytes>;
 
 enum class FrameType : std::uint16_t {
   confirm = 1,  // key confirmation, first frame each way (empty payload)
-  submit = 2,   // party -> shuffler: this party's batch for `round`
+  submit = 2,   // link -> shuffler: the batches of the link's parties for `round` (encode_submit)
   result = 3,   // shuffler -> endpoint: the round's outcome (and output, if delivered here)
   abort = 4,    // shuffler -> endpoint: the session (or this link) ended; payload = reason (UTF-8)
 };
@@ -73,18 +75,20 @@ struct Limits {
                                         const Limits& limits);
 
 // The handshake's first message, client -> shuffler, in the clear (it carries public values only).
+// A link speaks for the parties first .. first + count - 1 (every one proves its key in the key
+// derivation, see detail/link.hpp), or for the analyzer (first = analyzer_id, count = 1).
 struct Hello {
   std::uint32_t magic = hello_magic;
   std::uint16_t version = wire_version;
   std::uint16_t reserved = 0;
   SessionId session{};
-  PartyId id = 0;               // the party id claimed, or analyzer_id
-  PublicKey static_key{};       // the claimed long-term key (checked against the session config)
+  PartyId first = 0;            // the first party id claimed, or analyzer_id
+  std::uint32_t count = 1;      // parties claimed (1 for the analyzer)
   PublicKey ephemeral_key{};    // fresh for this connection
   ConfigDigest config{};        // the digest of the session config this client holds
 };
-inline constexpr std::size_t hello_bytes = 4 + 2 + 2 + session_id_bytes + 4 + 2 * public_key_bytes + config_digest_bytes;
-static_assert(hello_bytes == 124, "the hello is 124 bytes on the wire");
+inline constexpr std::size_t hello_bytes = 4 + 2 + 2 + session_id_bytes + 4 + 4 + public_key_bytes + config_digest_bytes;
+static_assert(hello_bytes == 96, "the hello is 96 bytes on the wire");
 // The shuffler's reply: magic, version, reserved, session, its ephemeral key.
 inline constexpr std::size_t hello_reply_bytes = 4 + 2 + 2 + session_id_bytes + public_key_bytes;
 static_assert(hello_reply_bytes == 56, "the hello reply is 56 bytes on the wire");
@@ -92,6 +96,19 @@ static_assert(hello_reply_bytes == 56, "the hello reply is 56 bytes on the wire"
 [[nodiscard]] std::array<std::uint8_t, hello_bytes> encode_hello(const Hello& h);
 // Checks magic and version (malformed_frame); the session and the key are the caller's to check.
 [[nodiscard]] Hello decode_hello(std::span<const std::uint8_t> bytes);
+
+// The payload of a submit frame: one little-endian u32 per party of the link, in id order (its
+// message count this round, or submit_absent: the party leaves the session), then the messages
+// back to back in that order. The header's count is the total, its width the round's wire width.
+inline constexpr std::uint32_t submit_absent = 0xffff'ffffu;
+[[nodiscard]] std::vector<std::uint8_t> encode_submit(std::span<const std::uint32_t> counts, std::span<const std::uint8_t> messages);
+struct SubmitPayload {
+  std::vector<std::uint32_t> counts;      // one per party of the link
+  std::span<const std::uint8_t> messages;  // header.count * header.width bytes
+};
+// Validates a submit payload against its (already validated) header and the link's `parties`:
+// the counts add up to the header's count. Throws std::system_error(malformed_frame).
+[[nodiscard]] SubmitPayload decode_submit(const FrameHeader& h, std::span<const std::uint8_t> payload, std::size_t parties);
 
 // The payload of a result frame.
 struct ResultPayload {

@@ -1,14 +1,21 @@
 // One authenticated, encrypted TCP link (internal to the TCP transport; tests use it to play
 // misbehaving peers).
 //
-// Handshake (client = party or analyzer, server = shuffler), X25519 and BLAKE2b from libsodium:
-//   client -> server  Hello: session id, claimed id, static key S_c, ephemeral key E_c (clear)
+// Handshake (client = a process hosting parties, or the analyzer; server = the shuffler), X25519
+// and BLAKE2b from libsodium. A link speaks for the parties first .. first+count-1 (or the analyzer):
+//   client -> server  Hello: session id, first, count, ephemeral key E_c, config digest (clear)
 //   server -> client  reply: session id, ephemeral key E_s (clear)
-//   both: k = BLAKE2b-512("shufflempc-link-v1" | DH(s,S) | DH(e,E) | DH(e_c,S_s) | DH(s_c,E_s) | hello | reply)
+//   both: K_p = DH(s_p, S_s) = DH(s_s, S_p) for each claimed identity p (its static secret with the
+//         shuffler), P = BLAKE2b-256("shufflempc-identities-v1" | K_first | ... | K_last),
+//         k = BLAKE2b-512("shufflempc-link-v2" | DH(e_c,E_s) | DH(e_c,S_s) | P | hello | reply)
 //         client->server key = k[0..32), server->client key = k[32..64)
 //   client -> server  confirm frame (seq 0), server -> client confirm frame (seq 0)
-// Only the holders of both static secret keys can compute k (mutual authentication); the
-// ephemeral keys make every connection's keys fresh (a recorded connection cannot be replayed).
+// Only a holder of every claimed party's secret key can compute P, and only the holder of the
+// shuffler's secret key can compute DH(e_c,S_s): both sides are authenticated, each party by its own
+// key, whatever the number of parties on the link. The shuffler computes each K_p once per session
+// (not per connection), so a stranger's hello claiming every party costs it hashing, not n
+// scalar multiplications. The ephemeral keys make every connection's keys fresh (a recorded
+// connection cannot be replayed) and give forward secrecy.
 // Frames are ChaCha20-Poly1305 (IETF) with the sequence number as nonce, one counter per
 // direction: a replayed, reordered or forged frame fails before its payload is read.
 #pragma once
@@ -37,6 +44,13 @@ struct LinkStats {
   std::uint64_t bytes_received = 0;
 };
 
+// A party's (or the analyzer's) static secret with the shuffler, X25519(own secret, peer public).
+using StaticSecret = std::array<std::uint8_t, 32>;
+[[nodiscard]] StaticSecret static_secret(const std::array<std::uint8_t, secret_key_bytes>& secret, const PublicKey& peer);
+// P of the handshake: what proves every identity a link claims.
+using IdentityProof = std::array<std::uint8_t, 32>;
+[[nodiscard]] IdentityProof identity_proof(std::span<const StaticSecret> secrets);
+
 struct Frame {
   FrameHeader header;
   std::vector<std::uint8_t> payload;
@@ -49,15 +63,19 @@ class SecureLink : public std::enable_shared_from_this<SecureLink> {
   SecureLink(const SecureLink&) = delete;
   SecureLink& operator=(const SecureLink&) = delete;
 
-  // Client side: the whole handshake as `id` (a party id or analyzer_id). Throws std::system_error
-  // (Errc::unauthenticated when the shuffler is not who the config says, peer_closed when it
-  // refuses us).
+  // Client side: the whole handshake for the parties first .. first+count-1 (or the analyzer: first
+  // = analyzer_id, count = 1), whose static secrets give `proof`. Throws std::system_error
+  // (Errc::unauthenticated when the shuffler is not who the config says or refuses our keys).
+  asio::awaitable<void> connect_as(const SessionId& session, const ConfigDigest& config, PartyId first, std::uint32_t count,
+                                   const IdentityProof& proof, const PublicKey& shuffler, Rng& rng);
+  // The same for one identity holding `mine`.
   asio::awaitable<void> connect_as(const SessionId& session, const ConfigDigest& config, PartyId id, const KeyPair& mine,
                                    const PublicKey& shuffler, Rng& rng);
-  // Server side, step 1: reads and parses the client's hello (the caller checks session and key).
+  // Server side, step 1: reads and parses the client's hello (the caller checks session and range).
   asio::awaitable<Hello> read_hello();
-  // Server side, step 2: replies, derives the keys and exchanges confirm frames.
-  asio::awaitable<void> accept(const Hello& hello, const KeyPair& mine, Rng& rng);
+  // Server side, step 2: replies, derives the keys with the claimed identities' `proof` and
+  // exchanges confirm frames.
+  asio::awaitable<void> accept(const Hello& hello, const KeyPair& mine, const IdentityProof& proof, Rng& rng);
 
   // Queues one frame (encrypted now, written in order). Never blocks.
   void send(FrameType type, std::uint32_t round, std::uint32_t width, std::uint32_t count,

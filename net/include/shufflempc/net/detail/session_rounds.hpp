@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -24,20 +25,34 @@ class SessionRounds {
   // `rounds` are the wire shapes (wire_rounds()); throws std::invalid_argument if there are none.
   SessionRounds(const SessionConfig& config, std::vector<RoundShape> rounds);
 
-  // An authenticated identity (a party id or analyzer_id) joins. Returns the refusal reason if it
-  // may not (the session has ended, it is already connected, or it was dropped from the session).
-  // The first identity admitted opens round 0.
-  [[nodiscard]] std::optional<std::string> admit(PartyId id);
-  // An admitted identity's link ended. A party that had not submitted in the current round counts
-  // as gone for it (the round need not wait for it). Returns the abort reason if the session must
-  // end (the analyzer left before the end).
-  [[nodiscard]] std::optional<std::string> leave(PartyId id);
+  // An authenticated link for the parties first .. first+count-1 (or the analyzer: analyzer_id, 1)
+  // joins. Returns the refusal reason if it may not (the session has ended, one of them is already
+  // connected, the range is outside the session, or none of them is still in the session); then
+  // nothing changes. Parties of the range dropped earlier stay out. The first admission opens round 0.
+  [[nodiscard]] std::optional<std::string> admit(PartyId first, std::uint32_t count = 1);
+  // An admitted link ended. A party that had not submitted in the current round counts as gone for
+  // it (the round need not wait for it); a submitted batch stands. Returns the abort reason if the
+  // session must end (the analyzer left before the end).
+  [[nodiscard]] std::optional<std::string> leave(PartyId first, std::uint32_t count = 1);
 
-  // A submit frame of party `id`: its round number, message width and count, and its payload.
-  // Returns the rejection reason (wrong round, not expected, duplicate, wrong width, over the frame
-  // limit); a rejected batch is discarded and the batches already accepted stand.
+  // A submit frame of the link for first .. first+counts.size()-1: its round number and width, one
+  // count per party (submit_absent: the party leaves the session) and the messages in party order.
+  // All or nothing: returns the rejection reason (wrong round, a party not expected, duplicate,
+  // wrong width or count, over the frame limit) and changes nothing, or accepts every party's
+  // batch. A frame identical to the one already accepted this round (a link that reconnected and
+  // sent it again) is accepted and changes nothing.
+  [[nodiscard]] std::optional<std::string> submit(PartyId first, std::span<const std::uint32_t> counts, std::uint32_t round,
+                                                  std::size_t width, std::span<const std::uint8_t> messages);
+  // One party's batch (a link of one party).
   [[nodiscard]] std::optional<std::string> submit(PartyId id, std::uint32_t round, std::size_t width, std::size_t count,
-                                                  std::vector<std::uint8_t> payload);
+                                                  std::span<const std::uint8_t> messages) {
+    const auto c = static_cast<std::uint32_t>(count);
+    return submit(id, std::span(&c, 1), round, width, messages);
+  }
+  // Whether a submit frame for the round before the current one (from a link that lost its
+  // connection before the result reached it) names only parties whose batches that round accepted:
+  // then the shuffler sends the link that round's result again instead of refusing the frame.
+  [[nodiscard]] bool accepted_in_previous_round(PartyId first, std::span<const std::uint32_t> counts, std::uint32_t round) const;
 
   // Whether the current round may close before its deadline: the analyzer is here and every
   // expected party has submitted or left.
@@ -56,11 +71,12 @@ class SessionRounds {
   // Ends the session with `reason` (kept in the report).
   void abort(const std::string& reason);
 
-  // What a connection of `id` may send, from the round plan: a party's frame never holds more than
-  // the widest round's largest batch, the analyzer sends none. The shuffler sets these limits on a
-  // link as soon as its hello names the session, so a frame header claiming more is refused before
-  // any payload is allocated: memory per connection is bounded by the plan, not by max_frame_bytes.
-  [[nodiscard]] Limits limits_for(PartyId id) const;
+  // What a link for first .. first+count-1 may send, from the round plan: its frame never holds
+  // more than the widest round's largest batch for each of its parties (and one count each), the
+  // analyzer sends none. The shuffler sets these limits on a link as soon as its hello names the
+  // session, so a frame header claiming more is refused before any payload is allocated: memory
+  // per connection is bounded by the plan, not by max_frame_bytes.
+  [[nodiscard]] Limits limits_for(PartyId first, std::uint32_t count = 1) const;
 
   [[nodiscard]] bool started() const { return started_; }
   [[nodiscard]] bool finished() const { return finished_; }
@@ -80,6 +96,7 @@ class SessionRounds {
   std::vector<char> expected_;   // expected to submit in the current round
   std::vector<char> submitted_;  // submitted in the current round
   std::vector<char> gone_;       // left during the current round without submitting
+  std::vector<std::uint32_t> slice_of_;  // index in slices_ of a party that submitted this round
   bool analyzer_present_ = false;
   std::uint32_t round_ = 0;
   bool started_ = false;

@@ -1,0 +1,242 @@
+// The parties hosted by one process share a link: each still proves its own key, the link is
+// refused whole if one key is missing, a frame limit splits the parties over as few links as it
+// allows, and a link whose connection drops mid-round reconnects and sends its batch again.
+#include <condition_variable>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "net/harness.hpp"
+#include "shufflempc/error.hpp"
+#include "shufflempc/registry.hpp"
+
+namespace {
+
+using namespace shufflempc;
+using namespace shufflempc::test;
+
+// central-laplace: one message of one byte per party, sealed to the analyzer on the wire.
+const std::vector<RoundShape> wire_plan = {RoundShape::exactly(1 + 48, Delivery::analyzer_only, 1)};
+
+RoundRules rules_for(std::size_t n) {
+  RoundRules spec;
+  spec.shape = RoundShape::exactly(1, Delivery::analyzer_only, 1);
+  for (PartyId i = 0; i < n; ++i) spec.expected.push_back(i);
+  return spec;
+}
+
+Submissions batches_of(const std::vector<PartyId>& ids) {
+  Submissions local;
+  local.messages = MessageBatch(1);
+  for (PartyId id : ids) {
+    const auto b = static_cast<std::uint8_t>(id % 251);
+    local.parties.push_back({id, local.messages.count(), 1});
+    local.messages.push_back(std::span(&b, 1));
+  }
+  return local;
+}
+
+std::multiset<int> values_of(const std::vector<PartyId>& ids) {
+  std::multiset<int> out;
+  for (PartyId id : ids) out.insert(static_cast<int>(id % 251));
+  return out;
+}
+
+std::multiset<int> received(const RoundOutcome& out) {
+  REQUIRE(out.output.has_value());
+  std::multiset<int> all;
+  for (std::size_t i = 0; i < out.output->count(); ++i) all.insert((*out.output)[i][0]);
+  return all;
+}
+
+// A TCP relay in front of the shuffler that cuts its first connection once it has carried
+// `cut_after` bytes from the client, and counts what every connection carried.
+class CuttingProxy {
+ public:
+  CuttingProxy(std::uint16_t target, std::size_t cut_after) : target_(target), cut_after_(cut_after), acceptor_(io_) {
+    const net::detail::tcp::endpoint ep(asio::ip::make_address("127.0.0.1"), 0);
+    acceptor_.open(ep.protocol());
+    acceptor_.bind(ep);
+    acceptor_.listen();
+    port = acceptor_.local_endpoint().port();
+    asio::co_spawn(io_, accept_loop(), asio::detached);
+    thread_ = std::thread([this] { io_.run(); });
+  }
+  ~CuttingProxy() {
+    io_.stop();
+    thread_.join();
+  }
+  // Waits (at most `limit`) until connection `index` has carried `bytes` from its client.
+  bool wait_forwarded(std::size_t index, std::size_t bytes, std::chrono::seconds limit) {
+    std::unique_lock lock(m_);
+    return cv_.wait_for(lock, limit, [&] { return index < forwarded_.size() && forwarded_[index] >= bytes; });
+  }
+  std::size_t connections() {
+    const std::lock_guard lock(m_);
+    return forwarded_.size();
+  }
+
+  std::uint16_t port = 0;
+
+ private:
+  using tcp = net::detail::tcp;
+  asio::awaitable<void> accept_loop() {
+    for (;;) {
+      auto client = std::make_shared<tcp::socket>(co_await acceptor_.async_accept(asio::use_awaitable));
+      auto server = std::make_shared<tcp::socket>(io_);
+      co_await server->async_connect({asio::ip::make_address("127.0.0.1"), target_}, asio::use_awaitable);
+      std::size_t index = 0;
+      {
+        const std::lock_guard lock(m_);
+        index = forwarded_.size();
+        forwarded_.push_back(0);
+      }
+      asio::co_spawn(io_, pump(client, server, index, true), asio::detached);
+      asio::co_spawn(io_, pump(server, client, index, false), asio::detached);
+    }
+  }
+  asio::awaitable<void> pump(std::shared_ptr<tcp::socket> from, std::shared_ptr<tcp::socket> to, std::size_t index, bool upstream) {
+    std::array<std::uint8_t, 4096> buf{};
+    try {
+      for (;;) {
+        std::size_t n = co_await from->async_read_some(asio::buffer(buf), asio::use_awaitable);
+        bool cut = false;
+        if (upstream) {
+          const std::lock_guard lock(m_);
+          if (index == 0 && forwarded_[0] + n >= cut_after_) {
+            n = cut_after_ - forwarded_[0];
+            cut = true;
+          }
+        }
+        co_await asio::async_write(*to, asio::buffer(buf.data(), n), asio::use_awaitable);
+        if (upstream) {
+          const std::lock_guard lock(m_);
+          forwarded_[index] += n;
+          cv_.notify_all();
+        }
+        if (cut) break;
+      }
+    } catch (const std::exception&) {
+    }
+    std::error_code ignored;
+    from->close(ignored);
+    to->close(ignored);
+  }
+
+  std::uint16_t target_;
+  std::size_t cut_after_;
+  asio::io_context io_;
+  net::detail::tcp::acceptor acceptor_;
+  std::thread thread_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::vector<std::size_t> forwarded_;
+};
+
+}  // namespace
+
+TEST_CASE("shared links: 300 parties of one process on one connection, or as few as the frame limit allows") {
+  // 16384 bytes hold the analyzer's result (300 ids and 300 sealed messages of 49 bytes) and one
+  // link's frame for all 300 parties (a count and a message each): one link. A plan allowing two
+  // messages per party halves what a link holds (102 bytes a party): two links.
+  const std::size_t n = 300;
+  const std::vector<RoundShape> up_to_two = {RoundShape{1 + 48, Delivery::analyzer_only, 1, 2}};
+  for (const auto* plan : {&wire_plan, &up_to_two}) {
+    const bool two = plan == &up_to_two;
+    CAPTURE(two);
+    NetSession s(n, two ? 71 : 70);
+    s.config.max_frame_bytes = 16384;
+    s.config.save(s.path("session.json"));
+    ShufflerProcess sh(s);
+    std::vector<net::Identity> ids;
+    std::vector<PartyId> all;
+    for (PartyId id = 0; id < n; ++id) {
+      ids.push_back({id, s.parties[id]});
+      all.push_back(id);
+    }
+    ids.push_back({net::analyzer_id, s.analyzer});
+    net::TcpChannel channel(s.config, std::move(ids), "127.0.0.1", sh.port, {}, {*plan});
+    const std::size_t capacity = net::link_capacity(s.config, *plan);
+    CHECK(capacity == 16384 / (two ? 102 : 53));
+    CHECK(channel.connections() == (two ? 2 : 1) + 1);
+    const RoundOutcome out = channel.exchange(rules_for(n), batches_of(all));
+    CHECK(received(out) == values_of(all));
+    CHECK(out.submitted == all);
+    // Each party's share of its link's traffic: its message, its count and its share of the
+    // framing and handshake; independent of the number of parties.
+    const auto counters = channel.counters();
+    CHECK(counters.at(0).messages_sent == 1);
+    CHECK(counters.at(0).bytes_sent < 53 + 256 / std::min(capacity, n) + 2);
+    CHECK(sh.process.wait() == 0);
+  }
+}
+
+TEST_CASE("shared links: a link claiming parties whose keys it does not all hold is refused whole") {
+  NetSession s(4, 80, 0, std::chrono::seconds(20));
+  ShufflerProcess sh(s);
+  asio::io_context io;
+  SystemRng rng;
+  const auto stranger = net::KeyPair::generate(rng);
+  // Parties 0..2 on one link, holding the keys of 0 and 2 but not 1's.
+  const std::vector<net::detail::StaticSecret> secrets = {
+      net::detail::static_secret(s.parties[0].secret_key(), s.config.shuffler_key),
+      net::detail::static_secret(stranger.secret_key(), s.config.shuffler_key),
+      net::detail::static_secret(s.parties[2].secret_key(), s.config.shuffler_key)};
+  auto link = dial(io, sh.port, s.config.limits());
+  try {
+    run_sync(io, link->connect_as(s.config.session, s.config.digest(), 0, 3, net::detail::identity_proof(secrets),
+                                  s.config.shuffler_key, rng));
+    FAIL("a link without party 1's key was accepted");
+  } catch (const std::system_error& e) {
+    CHECK(e.code() == Errc::unauthenticated);
+  }
+  // None of the three was admitted: the honest processes take their places and the round completes.
+  std::vector<net::Identity> ids;
+  for (PartyId id = 0; id < 4; ++id) ids.push_back({id, s.parties[id]});
+  ids.push_back({net::analyzer_id, s.analyzer});
+  net::TcpChannel channel(s.config, std::move(ids), "127.0.0.1", sh.port, {}, {wire_plan});
+  const RoundOutcome out = channel.exchange(rules_for(4), batches_of({0, 1, 2, 3}));
+  CHECK(received(out) == values_of({0, 1, 2, 3}));
+  CHECK(sh.log().find("key confirmation failed: the peer does not hold the secret keys of the identities it claims") != std::string::npos);
+}
+
+TEST_CASE("shared links: a link cut after its batch reconnects, its batch counts once, and its parties get the result") {
+  NetSession s(4, 81, 0, std::chrono::seconds(20));
+  ShufflerProcess sh(s);
+  // Parties 0..2 share a link through the proxy; it is cut right after their submit frame:
+  // hello (96) + confirm frame (80) + submit frame (80 + 3 counts and 3 sealed messages).
+  const std::size_t frame = net::frame_prefix_bytes + net::aead_tag_bytes;
+  const std::size_t through_submit = net::hello_bytes + frame + frame + 3 * (4 + 49);
+  CuttingProxy proxy(sh.port, through_submit);
+
+  // Party 3 and the analyzer connect directly; the round cannot close before party 3 submits.
+  std::vector<net::Identity> direct = {{3, s.parties[3]}, {net::analyzer_id, s.analyzer}};
+  net::TcpChannel main_channel(s.config, std::move(direct), "127.0.0.1", sh.port, {}, {wire_plan});
+
+  RoundOutcome theirs;
+  std::exception_ptr error;
+  std::string client_log;
+  std::thread parties([&] {
+    try {
+      std::vector<net::Identity> ids = {{0, s.parties[0]}, {1, s.parties[1]}, {2, s.parties[2]}};
+      net::TcpChannel channel(s.config, std::move(ids), "127.0.0.1", proxy.port, [&](const std::string& l) { client_log += l + "\n"; },
+                              {wire_plan});
+      theirs = channel.exchange(rules_for(4), batches_of({0, 1, 2}));
+      CHECK(channel.connections() == 2);
+    } catch (...) {
+      error = std::current_exception();
+    }
+  });
+  // The second connection has carried the same batch again: now party 3 submits.
+  const bool resent = proxy.wait_forwarded(1, through_submit, std::chrono::seconds(30));
+  CHECK(resent);
+  const RoundOutcome out = main_channel.exchange(rules_for(4), batches_of({3}));
+  parties.join();
+  if (error) std::rethrow_exception(error);
+  CHECK(received(out) == values_of({0, 1, 2, 3}));  // the resent batch counted once
+  CHECK(out.submitted == std::vector<PartyId>{0, 1, 2, 3});
+  CHECK(theirs.submitted == std::vector<PartyId>{0, 1, 2});
+  CHECK(theirs.dropped.empty());
+  CHECK(client_log.find("round 0: the link of parties 0..2 was lost; reconnecting until the deadline") != std::string::npos);
+  CHECK(proxy.connections() == 2);
+}
