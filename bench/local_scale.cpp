@@ -49,8 +49,10 @@ int main(int argc, char** argv) {
     std::cerr << "local_scale: " << n << " parties in one process (baseline)..." << std::endl;
     const Timed run = timed({cli, "run", "counting", "--noise", "calibrated", "--parties", parties, "--seed", "1", "--json"});
     if (local.result.exit_code != 0) {
+      // The error is the last line on stderr (warnings and notices come before it).
       std::string why = local.result.err;
-      if (auto nl = why.find('\n'); nl != std::string::npos) why.resize(nl);
+      while (!why.empty() && why.back() == '\n') why.pop_back();
+      if (auto nl = why.rfind('\n'); nl != std::string::npos) why.erase(0, nl + 1);
       fmt::print("{:>8} failed ({:.1f} s): {}\n", n, local.seconds, why);
       continue;
     }

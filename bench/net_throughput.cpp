@@ -79,8 +79,10 @@ void run_sync(asio::io_context& io, asio::awaitable<void> op) {
     auto link = std::make_shared<detail::SecureLink>(std::move(socket), config.limits());
     SystemRng rng;
     run_sync(io, link->connect_as(config.session, config.digest(), id, keys, config.shuffler_key, rng));
-    std::vector<std::uint8_t> batch(count * width);
-    rng.fill(batch);
+    // The submit payload of a one-party link: its count, then its messages.
+    std::vector<std::uint8_t> batch(4 + count * width);
+    store_le<std::uint32_t>(batch.data(), static_cast<std::uint32_t>(count));
+    rng.fill(std::span(batch).subspan(4));
     for (std::uint32_t r = 0; r < rounds; ++r) {
       write_byte(ready_fd, 'r');
       if (read_byte(go_fd) != 'g') std::_Exit(0);
