@@ -296,7 +296,7 @@ struct TcpShuffler::Impl {
     ServedSession* s = nullptr;
     PartyId first = 0;
     std::uint32_t count = 0;
-    bool admitted = false, refused = false;
+    bool admitted = false, refused = false, resent = false;
     try {
       const Hello hello = co_await link->read_hello();
       s = find(hello.session);
@@ -362,7 +362,10 @@ struct TcpShuffler::Impl {
           refuse(e.what());
           break;
         }
-        if (s->rounds->accepted_in_previous_round(first, batch.counts, f.header.round)) {
+        // A link that reconnected for a round that closed meanwhile gets its result again, once per
+        // connection: repeating the frame cannot make the shuffler queue copies of the output.
+        if (!resent && s->rounds->accepted_in_previous_round(first, batch.counts, f.header.round)) {
+          resent = true;
           if (auto it = s->party_links.find(first); it != s->party_links.end() && s->last.valid) send_result(*s, it->second);
           continue;
         }
