@@ -211,4 +211,10 @@ double randomized_response_flip(double eps) {
   return 1.0 / (1.0 + std::exp(eps));
 }
 
+double randomized_response_epsilon(double flip) {
+  if (!(flip >= 0 && flip <= 0.5)) throw std::invalid_argument("randomized_response_epsilon: the flip probability must be in [0, 1/2]");
+  if (flip == 0) return std::numeric_limits<double>::infinity();
+  return std::log1p(-flip) - std::log(flip);
+}
+
 }  // namespace shufflempc

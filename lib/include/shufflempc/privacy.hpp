@@ -51,5 +51,7 @@ struct DeltaReport {
 
 // Randomized response with flip probability 1/(1+e^eps) is eps-DP (local model).
 [[nodiscard]] double randomized_response_flip(double eps);
+// Its inverse: a bit flipped with probability p in (0, 1/2] is ln((1 - p) / p)-DP (infinity at p = 0).
+[[nodiscard]] double randomized_response_epsilon(double flip);
 
 }  // namespace shufflempc
