@@ -10,42 +10,11 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "progress.hpp"
 #include "shufflempc/study/study.hpp"
 
 namespace shufflempc::cli {
 namespace {
-
-// A progress bar with the time left, redrawn at most five times a second on a terminal, and a line
-// every tenth of the work otherwise (logs, CI).
-class ProgressBar {
- public:
-  ProgressBar() : tty_(::isatty(STDERR_FILENO) != 0), start_(std::chrono::steady_clock::now()) {}
-  void operator()(double done, double total, std::size_t trials, std::size_t all) {
-    const auto now = std::chrono::steady_clock::now();
-    const double elapsed = std::chrono::duration<double>(now - start_).count();
-    const double fraction = total > 0 ? done / total : 1;
-    const bool last = trials == all;
-    if (tty_) {
-      if (!last && now - drawn_ < std::chrono::milliseconds(200)) return;
-    } else {
-      const int tenth = static_cast<int>(fraction * 10);
-      if (!last && tenth <= tenth_) return;
-      tenth_ = tenth;
-    }
-    drawn_ = now;
-    const int width = 30, filled = static_cast<int>(fraction * width);
-    const double left = fraction > 0 ? elapsed * (1 - fraction) / fraction : 0;
-    std::cerr << (tty_ ? "\r" : "") << "study [" << std::string(static_cast<std::size_t>(filled), '#')
-              << std::string(static_cast<std::size_t>(width - filled), '.')
-              << fmt::format("] {:3.0f}%  {}/{} trials  {:.1f} s, about {:.0f} s left ", fraction * 100, trials, all, elapsed, left)
-              << (tty_ && !last ? "" : "\n") << std::flush;
-  }
-
- private:
-  bool tty_;
-  std::chrono::steady_clock::time_point start_, drawn_{};
-  int tenth_ = -1;
-};
 
 void print_table(const study::Spec& spec, const std::vector<study::Cell>& cells) {
   std::cout << fmt::format("{:<40} {:<22} {:>9} {:>12} {:>25} {:>12} {:>10} {:>10}\n", "series", "point", "parties", "rmse",
@@ -116,7 +85,9 @@ void add_study_command(CLI::App& app, const Registry& registry, Action& action) 
   cmd->add_option("--log-x", o->log_x, "log scale on x (default: for geometric axes and parties)");
   cmd->add_option("--log-y", o->log_y, "log scale on y (default: except for bias)");
   cmd->add_flag("--quiet,-q", o->quiet, "no progress bar");
-  cmd->callback([o, &registry, &action] {
+  CLI::App* xor_sum = add_xor_sum_study(*cmd, action);
+  cmd->callback([o, &registry, &action, xor_sum] {
+    if (xor_sum->parsed()) return;  // `study xor-sum` set the action
     action = [o, &registry] {
       if (o->list) {
         for (const auto& name : study::preset_names()) {

@@ -303,7 +303,8 @@ std::vector<std::uint8_t> round2_share(const Layout& l, const Holdings& h) {
   return out;
 }
 
-std::vector<std::uint8_t> evaluate(const Layout& l, std::span<const std::uint8_t> payload, std::vector<std::uint8_t>* masked) {
+std::vector<std::uint8_t> evaluate(const Layout& l, std::span<const std::uint8_t> payload, std::vector<std::uint8_t>* masked,
+                                   std::vector<Block>* g1_keys) {
   if (payload.size() != l.payload_bytes()) throw std::invalid_argument("bmr: the round-2 payload has the wrong size");
   const Circuit& c = *l.circuit;
   const std::size_t W = c.wires;
@@ -353,6 +354,7 @@ std::vector<std::uint8_t> evaluate(const Layout& l, std::span<const std::uint8_t
   std::vector<std::uint8_t> result(l.outputs);
   for (std::size_t q = 0; q < l.outputs; ++q) result[q] = lam[W - l.outputs + q] ^ bits[l.inputs + q];
   if (masked) *masked = std::move(lam);
+  if (g1_keys) *g1_keys = std::move(key[0]);
   return result;
 }
 

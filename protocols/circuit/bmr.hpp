@@ -117,8 +117,9 @@ struct Holdings {
 [[nodiscard]] std::vector<std::uint8_t> round2_share(const Layout& l, const Holdings& h);
 
 // Evaluates the XOR of the round-2 payloads; returns the output bits. `masked`, if given, receives
-// the public masked value Lambda_w of every wire.
+// the public masked value Lambda_w of every wire; `g1_keys` G1's component K^1_w of every active
+// label (G1 can check each against its k^1_w and k^1_w ^ Delta^1: a forged label shows there).
 [[nodiscard]] std::vector<std::uint8_t> evaluate(const Layout& l, std::span<const std::uint8_t> payload,
-                                                 std::vector<std::uint8_t>* masked = nullptr);
+                                                 std::vector<std::uint8_t>* masked = nullptr, std::vector<Block>* g1_keys = nullptr);
 
 }  // namespace shufflempc::circuit::bmr

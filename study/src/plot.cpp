@@ -150,4 +150,46 @@ void plot(const Spec& spec, const std::vector<Cell>& cells, const std::string& p
     throw std::runtime_error("--plot: gnuplot wrote no " + path);
 }
 
+void plot_lines(const std::vector<Line>& lines, const std::string& title, const std::string& x_label, const std::string& y_label,
+                const std::string& path) {
+  const std::filesystem::path out(path);
+  const std::string ext = out.extension().string();
+  if (ext != ".png" && ext != ".svg") throw std::invalid_argument("--plot " + path + ": the file must end in .png or .svg");
+  const auto gnuplot = gnuplot_path();
+  if (!gnuplot) throw std::runtime_error("--plot: gnuplot is not installed (apt-get install gnuplot-nox; scripts/setup.sh does it)");
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("shufflempc-plot-{}", ::getpid());
+  std::filesystem::create_directories(dir);
+  const auto data = dir / "data.txt";
+  const auto script = dir / "plot.gp";
+  std::ofstream d(data);
+  std::vector<const Line*> drawn;
+  for (const auto& l : lines) {
+    if (l.points.empty()) continue;
+    auto pts = l.points;
+    std::sort(pts.begin(), pts.end());
+    for (const auto& [x, y] : pts) d << fmt::format("{:.10g} {:.10g}\n", x, y);
+    d << "\n\n";
+    drawn.push_back(&l);
+  }
+  d.close();
+  if (drawn.empty()) throw std::runtime_error("--plot: nothing to draw");
+  std::ofstream g(script);
+  g << (ext == ".png" ? "set terminal pngcairo noenhanced size 1100,650 font 'DejaVu Sans,11'\n"
+                      : "set terminal svg noenhanced size 1100,650 font 'DejaVu Sans,11' background rgb 'white'\n");
+  g << "set output " << quoted(std::filesystem::absolute(out).string()) << '\n';
+  g << "set title " << quoted(title) << '\n' << "set xlabel " << quoted(x_label) << '\n' << "set ylabel " << quoted(y_label) << '\n';
+  g << "set grid\nset key inside right top box opaque\n";
+  const std::vector<std::string> colours = {"#7b2cbf", "#1b9e77", "#377eb8", "#d95f02", "#e7298a", "#222222", "#a6761d", "#66a61e"};
+  g << "plot ";
+  for (std::size_t i = 0; i < drawn.size(); ++i)
+    g << (i ? ", \\\n     " : "") << quoted(data.string()) << " index " << i << " using 1:2 with " << (drawn[i]->points_only ? "points" : "linespoints")
+      << " lw 2 pt " << (i % 12) + 1 << " ps 1.3 lc rgb '" << colours[i % colours.size()] << "' title " << quoted(drawn[i]->title);
+  g << '\n';
+  g.close();
+  const auto r = net::run_command({*gnuplot, script.string()}, std::chrono::minutes(2));
+  std::filesystem::remove_all(dir);
+  if (r.exit_code != 0) throw std::runtime_error("--plot: gnuplot failed: " + r.err);
+  if (!std::filesystem::exists(out) || std::filesystem::file_size(out) == 0) throw std::runtime_error("--plot: gnuplot wrote no " + path);
+}
+
 }  // namespace shufflempc::study

@@ -117,6 +117,15 @@ void write_csv(std::ostream& out, const Spec& spec, const std::vector<Cell>& cel
 void plot(const Spec& spec, const std::vector<Cell>& cells, const std::string& path);
 [[nodiscard]] bool gnuplot_available();
 
+// A figure of plain lines (the studies that are not grids of trials, e.g. `study xor-sum`).
+struct Line {
+  std::string title;
+  std::vector<std::pair<double, double>> points;  // sorted by x when drawn
+  bool points_only = false;                       // markers, no line
+};
+void plot_lines(const std::vector<Line>& lines, const std::string& title, const std::string& x_label, const std::string& y_label,
+                const std::string& path);
+
 // The presets: the survey's experiments and the demo.
 [[nodiscard]] std::vector<std::string> preset_names();
 [[nodiscard]] Spec preset(const std::string& name);  // std::invalid_argument listing the names

@@ -1,0 +1,366 @@
+#include "shufflempc/attacks/escape.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <stdexcept>
+
+#include "shufflempc/samplers.hpp"
+
+namespace shufflempc::attacks {
+namespace {
+
+namespace bmr = circuit::bmr;
+constexpr std::uint32_t zero = ~std::uint32_t{0};  // the constant 0: no wire, no gate
+
+// Writes Bristol Fashion gate lines; wires after the inputs are numbered as they are made.
+class Builder {
+ public:
+  explicit Builder(std::uint32_t inputs) : next_(inputs) {}
+  std::uint32_t gate2(std::uint32_t a, std::uint32_t b, const char* type) {
+    fmt::format_to(std::back_inserter(text_), "2 1 {} {} {} {}\n", a, b, next_, type);
+    ++gates_;
+    return next_++;
+  }
+  std::uint32_t xor_(std::uint32_t a, std::uint32_t b) {
+    if (a == zero) return b;
+    if (b == zero) return a;
+    return gate2(a, b, "XOR");
+  }
+  std::uint32_t and_(std::uint32_t a, std::uint32_t b) { return a == zero || b == zero ? zero : gate2(a, b, "AND"); }
+  std::uint32_t copy(std::uint32_t a) {
+    if (a == zero) fmt::format_to(std::back_inserter(text_), "1 1 0 {} EQ\n", next_);
+    else fmt::format_to(std::back_inserter(text_), "1 1 {} {} EQW\n", a, next_);
+    ++gates_;
+    return next_++;
+  }
+  // a + b mod 2^width, numbers as wires least significant first (missing bits are 0). A full adder
+  // costs one AND: s = a ^ b ^ c, carry = c ^ ((a ^ c) & (b ^ c)).
+  std::vector<std::uint32_t> add(const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b, std::size_t width) {
+    std::vector<std::uint32_t> s(width, zero);
+    std::uint32_t c = zero;
+    for (std::size_t i = 0; i < width; ++i) {
+      std::uint32_t t[3];
+      int k = 0;
+      for (std::uint32_t w : {i < a.size() ? a[i] : zero, i < b.size() ? b[i] : zero, c})
+        if (w != zero) t[k++] = w;
+      const bool last = i + 1 == width;
+      if (k == 0) {
+        s[i] = c = zero;
+      } else if (k == 1) {
+        s[i] = t[0];
+        c = zero;
+      } else if (k == 2) {
+        s[i] = xor_(t[0], t[1]);
+        c = last ? zero : and_(t[0], t[1]);
+      } else {
+        const std::uint32_t ac = xor_(t[0], t[2]), bc = xor_(t[1], t[2]);
+        s[i] = xor_(ac, t[1]);
+        c = last ? zero : xor_(t[2], and_(ac, bc));
+      }
+    }
+    return s;
+  }
+  // The sum of all numbers, pairwise (a balanced tree), each sum `grow` bits wider than its widest
+  // operand but at most `width`.
+  std::vector<std::uint32_t> sum(std::vector<std::vector<std::uint32_t>> xs, std::size_t width, bool grow) {
+    if (xs.empty()) return {};
+    while (xs.size() > 1) {
+      std::vector<std::vector<std::uint32_t>> next;
+      for (std::size_t i = 0; i + 1 < xs.size(); i += 2) {
+        const std::size_t w = grow ? std::min(width, std::max(xs[i].size(), xs[i + 1].size()) + 1) : width;
+        next.push_back(add(xs[i], xs[i + 1], w));
+      }
+      if (xs.size() % 2) next.push_back(std::move(xs.back()));
+      xs = std::move(next);
+    }
+    return xs.front();
+  }
+  [[nodiscard]] std::uint32_t wires() const { return next_; }
+  [[nodiscard]] std::size_t gates() const { return gates_; }
+  [[nodiscard]] const std::string& text() const { return text_; }
+
+ private:
+  std::uint32_t next_;
+  std::size_t gates_ = 0;
+  std::string text_;
+};
+
+std::size_t hamming(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b) {
+  std::size_t d = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) d += (a[i] != 0) != (b[i] != 0) ? 1 : 0;
+  return d;
+}
+
+}  // namespace
+
+XorSumCircuit::XorSumCircuit(std::size_t users, std::uint32_t buckets, std::uint32_t width) : users_(users), buckets_(buckets), width_(width) {
+  if (users < 1 || buckets < 1) throw std::invalid_argument("xor-sum circuit: needs at least one user and one bucket");
+  if (width < 2 || width > 62 || (std::uint64_t{1} << (width - 1)) <= buckets)
+    throw std::invalid_argument(fmt::format("xor-sum circuit: width {} cannot hold XS up to {} (width in [2, 62])", width, buckets));
+  const std::uint64_t group = std::uint64_t{buckets} + width;
+  if (users * group > (1u << 30)) throw std::invalid_argument("xor-sum circuit: users x (buckets + width) must be below 2^30 input wires");
+  const auto inputs = static_cast<std::uint32_t>(users * group);
+  Builder b(inputs);
+  const auto in = [&](std::size_t u, std::uint64_t k) { return static_cast<std::uint32_t>(u * group + k); };
+  // The column parities (free), then their popcount.
+  std::vector<std::vector<std::uint32_t>> bits;
+  for (std::uint32_t j = 0; j < buckets; ++j) {
+    std::uint32_t p = zero;
+    for (std::size_t u = 0; u < users; ++u) p = b.xor_(p, in(u, j));
+    bits.push_back({p});
+  }
+  const auto count = b.sum(std::move(bits), width, true);
+  // The noise shares, mod 2^width.
+  std::vector<std::vector<std::uint32_t>> shares;
+  for (std::size_t u = 0; u < users; ++u) {
+    std::vector<std::uint32_t> s(width);
+    for (std::uint32_t k = 0; k < width; ++k) s[k] = in(u, buckets + k);
+    shares.push_back(std::move(s));
+  }
+  const auto noise = b.sum(std::move(shares), width, false);
+  const auto total = b.add(count, noise, width);
+  for (std::uint32_t k = 0; k < width; ++k) b.copy(total[k]);  // the outputs are the last wires
+  text_ = fmt::format("{} {}\n{}", b.gates(), b.wires(), users);
+  for (std::size_t u = 0; u < users; ++u) text_ += fmt::format(" {}", group);
+  text_ += fmt::format("\n1 {}\n\n", width);
+  text_ += b.text();
+  circuit_ = std::make_shared<const circuit::Circuit>(
+      circuit::parse(text_, fmt::format("xor_sum_{}users_{}buckets_{}bits", users, buckets, width)));
+}
+
+std::vector<std::uint8_t> XorSumCircuit::user_bits(const xor_sum::Item& x, std::int64_t noise) const {
+  if (x.bucket >= buckets_) throw std::invalid_argument("xor-sum circuit: bucket out of range");
+  std::vector<std::uint8_t> bits(buckets_ + width_, 0);
+  bits[x.bucket] = x.bit ? 1 : 0;
+  const auto v = static_cast<std::uint64_t>(noise);
+  for (std::uint32_t k = 0; k < width_; ++k) bits[buckets_ + k] = static_cast<std::uint8_t>((v >> k) & 1);
+  return bits;
+}
+
+std::int64_t XorSumCircuit::decode(std::span<const std::uint8_t> out) const {
+  if (out.size() != width_) throw std::invalid_argument("xor-sum circuit: the output has the wrong width");
+  std::uint64_t v = 0;
+  for (std::uint32_t k = 0; k < width_; ++k) v |= static_cast<std::uint64_t>(out[k] & 1) << k;
+  if (out[width_ - 1]) v |= ~std::uint64_t{0} << width_;  // sign extension
+  return static_cast<std::int64_t>(v);
+}
+
+std::uint32_t escape_width(std::uint32_t buckets, double epsilon) {
+  if (!(epsilon > 0 && epsilon <= 50)) throw std::invalid_argument("epsilon must be in (0, 50]");
+  // P(|DLap| >= t) = 2 a^t / (1 + a) <= 1e-20 at t = 46.1 / epsilon.
+  const auto t = static_cast<std::uint64_t>(std::ceil(46.1 / epsilon));
+  return static_cast<std::uint32_t>(std::bit_width(std::uint64_t{buckets} + t)) + 1;
+}
+
+std::int64_t noise_share(double epsilon, std::size_t honest, Rng& rng) {
+  const double a = std::exp(-epsilon), r = 1.0 / static_cast<double>(honest);
+  return static_cast<std::int64_t>(polya(rng, r, a)) - static_cast<std::int64_t>(polya(rng, r, a));
+}
+
+EscapeHarness::EscapeHarness(const EscapeOptions& o)
+    : n_(o.parties),
+      h_(o.parties / 2),
+      epsilon_(o.epsilon),
+      circuit_(o.parties, static_cast<std::uint32_t>(std::max<std::size_t>(o.parties, 1)),
+               escape_width(static_cast<std::uint32_t>(std::max<std::size_t>(o.parties, 1)), o.epsilon)),
+      layout_(circuit_.circuit()) {
+  if (o.parties < 2 || o.parties % 2 || o.parties > 4096)
+    throw std::invalid_argument(fmt::format("parties = {} is out of range: the escape needs an even n in [2, 4096]", o.parties));
+}
+
+std::vector<std::uint8_t> EscapeHarness::inputs(std::span<const std::uint8_t> x, std::span<const std::uint8_t> y, Rng& rng,
+                                                std::int64_t* noise) const {
+  if (x.size() != h_ || y.size() != h_) throw std::invalid_argument("escape: x and y must have n/2 bits each");
+  std::vector<std::uint8_t> bits;
+  bits.reserve(circuit_.circuit().input_bits());
+  std::int64_t total = 0;
+  for (std::size_t i = 0; i < h_; ++i) {  // the honest half: the secret and fresh noise
+    const std::int64_t eta = noise_share(epsilon_, h_, rng);
+    total += eta;
+    const auto b = circuit_.user_bits({static_cast<std::uint32_t>(i), x[i] != 0}, eta);
+    bits.insert(bits.end(), b.begin(), b.end());
+  }
+  for (std::size_t i = 0; i < h_; ++i) {  // the attacker's half: its query, no noise
+    const auto b = circuit_.user_bits({static_cast<std::uint32_t>(i), y[i] != 0}, 0);
+    bits.insert(bits.end(), b.begin(), b.end());
+  }
+  if (noise) *noise = total;
+  return bits;
+}
+
+Recording EscapeHarness::execute(std::span<const std::uint8_t> x, std::span<const std::uint8_t> y, Rng& rng) const {
+  Recording rec;
+  const auto bits = inputs(x, y, rng, &rec.noise);
+  rec.y.assign(y.begin(), y.end());
+  const auto m1 = circuit::random_seed(rng), m2 = circuit::random_seed(rng);
+  const auto& l = layout_;
+  std::array<bmr::Holdings, 3> h;
+  h[0].dealt = {bmr::g1_shares_from_master(l, 0, m1), bmr::g2_shares_of_g1(l, bmr::G2Seeds::of(m2))};
+  const auto g2_own = bmr::g2_own_shares(l, m2);
+  h[1].dealt = {bmr::g1_shares_of_g2(l, bmr::G1Seeds::of(m1)), g2_own};
+  h[2].dealt = {bmr::g1_shares_from_master(l, 2, m1), bmr::g2_shares_of_helper(l, g2_own.second, bmr::G2Seeds::of(m2))};
+  h[0].own = bmr::make_garbler(l, 0, m1);
+  h[1].own = bmr::make_garbler(l, 1, m2);
+  const auto shares = bmr::rss_split(bits, rng);
+  rec.payload.assign(l.payload_bytes(), 0);
+  for (PartyId k = 0; k < 3; ++k) {
+    h[k].k = k;
+    h[k].x = {shares[k], shares[(k + 1) % 3]};
+    const auto s = bmr::round2_share(l, h[k]);
+    for (std::size_t i = 0; i < s.size(); ++i) rec.payload[i] ^= s[i];
+  }
+  rec.answer = circuit_.decode(bmr::evaluate(l, rec.payload));
+  rec.corrupted = std::move(h[0]);
+  return rec;
+}
+
+std::int64_t EscapeHarness::ideal(std::span<const std::uint8_t> x, std::span<const std::uint8_t> y, Rng& rng) const {
+  return circuit_.decode(circuit::evaluate(circuit_.circuit(), inputs(x, y, rng)));
+}
+
+std::int64_t EscapeHarness::replay(const Recording& r) const { return circuit_.decode(bmr::evaluate(layout_, r.payload)); }
+
+Forgery EscapeHarness::forge(const Recording& r, std::span<const std::uint8_t> x, std::span<const std::uint8_t> y_new, Rng& rng) const {
+  if (y_new.size() != h_ || x.size() != h_) throw std::invalid_argument("forge: x and y' must have n/2 bits each");
+  if (!r.corrupted.own) throw std::invalid_argument("forge: the recording holds no garbler's secrets");
+  const auto& g1 = *r.corrupted.own;
+  const auto& l = layout_;
+  Forgery f;
+  std::vector<std::uint8_t> payload = r.payload;
+  const std::uint64_t group = std::uint64_t{circuit_.buckets()} + circuit_.width();
+  for (std::size_t i = 0; i < h_; ++i) {
+    if ((y_new[i] != 0) == (r.y[i] != 0)) continue;
+    // The wire of bucket i in attacker user h + i: flip its masked value Lambda_w, move G1's
+    // component to the other label (G1 knows Delta^1), and guess G2's (Delta^2 is G2's secret).
+    const std::size_t w = (h_ + i) * group + i;
+    std::uint8_t* k1 = payload.data() + l.labels_offset() + (2 * w) * circuit::block_bytes;
+    std::uint8_t* k2 = k1 + circuit::block_bytes;
+    (circuit::Block::load(k1) ^ g1.delta).store(k1);
+    (circuit::Block::load(k2) ^ circuit::Block::random(rng)).store(k2);
+    payload[l.bits_offset() + w / 8] ^= static_cast<std::uint8_t>(1u << (w % 8));
+    ++f.wires_changed;
+  }
+  std::vector<circuit::Block> keys;
+  f.output = circuit_.decode(bmr::evaluate(l, payload, nullptr, &keys));
+  for (const auto& gate : circuit_.circuit().gates) {
+    if (gate.type != circuit::GateType::and_gate) continue;
+    ++f.and_gates;
+    const circuit::Block k = g1.key[l.fresh[gate.out]];
+    if (!(keys[gate.out] == k) && !(keys[gate.out] == (k ^ g1.delta))) ++f.invalid_keys;
+  }
+  f.wanted = static_cast<std::int64_t>(hamming(x, y_new)) + r.noise;
+  return f;
+}
+
+std::vector<EscapeRow> escape_study(const EscapeStudyOptions& o, const Rng& rng, const EscapeProgress& progress) {
+  const EscapeHarness harness({.parties = o.parties, .epsilon = o.epsilon});
+  const std::size_t h = harness.half();
+  std::vector<std::uint8_t> x(h);
+  {
+    auto xr = rng.fork(0x5345435245540000ULL);  // "SECRET"
+    for (auto& b : x) b = xr->bit() ? 1 : 0;
+  }
+  std::size_t k_max = 1;
+  for (auto k : o.executions) k_max = std::max(k_max, k);
+  const std::size_t forgeries = std::min<std::size_t>(h, 64);
+  const std::size_t total = k_max + 1 + forgeries;
+  std::size_t done = 0;
+  const auto tick = [&] {
+    if (progress) progress(++done, total);
+  };
+  const auto random_y = [&](std::uint64_t label) {
+    auto yr = rng.fork(label);
+    std::vector<std::uint8_t> y(h);
+    for (auto& b : y) b = yr->bit() ? 1 : 0;
+    return y;
+  };
+  std::vector<EscapeRow> rows;
+
+  // (a) one recorded execution, replayed as often as the attacker likes.
+  const auto y0 = random_y(0x5155455259000000ULL);
+  auto exec_rng = rng.fork(0x4558454300000000ULL);  // "EXEC"
+  const Recording rec = harness.execute(x, y0, *exec_rng);
+  tick();
+  {
+    Queries q;
+    q.h = h;
+    const std::size_t replays = 4 * o.parties;
+    bool same = true;
+    for (std::size_t k = 0; k < replays; ++k) {
+      const auto a = harness.replay(rec);
+      same = same && a == rec.answer;
+      q.bits.insert(q.bits.end(), y0.begin(), y0.end());
+      q.answers.push_back(static_cast<double>(a));
+    }
+    const double err = static_cast<double>(rec.answer) - static_cast<double>(hamming(x, y0));
+    rows.push_back({.strategy = "replay",
+                    .executions = 1,
+                    .answers = 1,
+                    .epsilon_total = o.epsilon,
+                    .recovered = agreement(decode(q, o.decoder), x),
+                    .answer_rmse = std::abs(err),
+                    .note = fmt::format("{} replays of the recorded garbled circuit, {}", replays,
+                                        same ? "every one the same answer" : "ANSWERS DIFFER")});
+  }
+  // (b) forged labels for new y' on the recorded execution.
+  {
+    Queries q;
+    q.h = h;
+    std::size_t detected = 0, correct = 0;
+    double se = 0;
+    auto forge_rng = rng.fork(0x464f524745000000ULL);  // "FORGE"
+    for (std::size_t k = 0; k < forgeries; ++k) {
+      const auto y = random_y(0x5155455259000000ULL + 1 + k);
+      const Forgery f = harness.forge(rec, x, y, *forge_rng);
+      detected += f.detected() ? 1 : 0;
+      correct += f.output == f.wanted ? 1 : 0;
+      const double e = static_cast<double>(f.output) - static_cast<double>(hamming(x, y));
+      se += e * e;
+      q.bits.insert(q.bits.end(), y.begin(), y.end());
+      q.answers.push_back(static_cast<double>(f.output));
+      tick();
+    }
+    rows.push_back({.strategy = "forge",
+                    .executions = 1,
+                    .answers = 0,
+                    .epsilon_total = o.epsilon,
+                    .recovered = agreement(decode(q, o.decoder), x),
+                    .answer_rmse = std::sqrt(se / static_cast<double>(forgeries)),
+                    .note = fmt::format("{} forged label sets: G1 saw invalid keys in {}, {} decoded to the wanted answer", forgeries,
+                                        detected, correct)});
+  }
+  // (c) honest re-executions: k fresh answers for k epsilon.
+  Queries all;
+  all.h = h;
+  std::vector<double> distances;
+  for (std::size_t k = 0; k < k_max; ++k) {
+    const auto y = random_y(0x524552554e000000ULL + k);  // "RERUN" + k
+    auto run_rng = rng.fork(0x52554e0000000000ULL + k);
+    const std::int64_t a = o.mpc ? harness.execute(x, y, *run_rng).answer : harness.ideal(x, y, *run_rng);
+    all.bits.insert(all.bits.end(), y.begin(), y.end());
+    all.answers.push_back(static_cast<double>(a));
+    distances.push_back(static_cast<double>(hamming(x, y)));
+    tick();
+  }
+  for (auto k : o.executions) {
+    Queries q;
+    q.h = h;
+    q.bits.assign(all.bits.begin(), all.bits.begin() + static_cast<std::ptrdiff_t>(k * h));
+    q.answers.assign(all.answers.begin(), all.answers.begin() + static_cast<std::ptrdiff_t>(k));
+    double se = 0;
+    for (std::size_t i = 0; i < k; ++i) se += (q.answers[i] - distances[i]) * (q.answers[i] - distances[i]);
+    rows.push_back({.strategy = "re-run",
+                    .executions = k,
+                    .answers = k,
+                    .epsilon_total = static_cast<double>(k) * o.epsilon,
+                    .recovered = k ? agreement(decode(q, o.decoder), x) : 0.5,
+                    .answer_rmse = k ? std::sqrt(se / static_cast<double>(k)) : 0,
+                    .note = o.mpc ? "each through the garbled circuit" : "each by the circuit in the clear (the same function)"});
+  }
+  return rows;
+}
+
+}  // namespace shufflempc::attacks
