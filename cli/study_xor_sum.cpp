@@ -61,11 +61,17 @@ std::size_t executions_of(const std::string& text, std::size_t n) {
   const std::size_t h = n / 2;
   if (text == "h/2") return std::max<std::size_t>(h / 2, 1);
   if (text == "h") return h;
-  if (text.ends_with("n")) return std::stoull(text.substr(0, text.size() - 1)) * n;
-  std::size_t used = 0;
-  const auto k = std::stoull(text, &used);
-  if (used != text.size() || k == 0) throw std::invalid_argument("--executions " + text + ": use K, h/2, h or Kn (K >= 1)");
-  return k;
+  const bool times_n = text.ends_with("n");
+  const std::string digits = times_n ? text.substr(0, text.size() - 1) : text;
+  std::size_t used = 0, k = 0;
+  try {
+    k = std::stoull(digits, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (digits.empty() || used != digits.size() || k == 0 || k > 1'000'000)
+    throw std::invalid_argument("--executions " + text + ": use K, h/2, h or Kn (K in [1, 1000000])");
+  return times_n ? k * n : k;
 }
 
 double mean(const std::vector<double>& v) {

@@ -29,4 +29,7 @@ TEST_CASE("study xor-sum: a bad option names itself and its range") {
   const auto dec = run_command(cli() + " study xor-sum --decoder simplex --quiet");
   CHECK(dec.exit_code != 0);
   CHECK(dec.err.find("decoder 'simplex' is unknown") != std::string::npos);
+  const auto exe = run_command(cli() + " study xor-sum --executions abc --quiet");
+  CHECK(exe.exit_code != 0);
+  CHECK(exe.err.find("--executions abc: use K, h/2, h or Kn") != std::string::npos);
 }
