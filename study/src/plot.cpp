@@ -72,17 +72,60 @@ std::string x_label(const Spec& spec) {
   return spec.x;
 }
 
+// Dark, distinct colours (gnuplot's default sixth is a pale yellow).
+const char* colour(std::size_t i) {
+  static constexpr const char* colours[] = {"#7b2cbf", "#1b9e77", "#377eb8", "#d95f02", "#e7298a", "#222222", "#a6761d", "#66a61e"};
+  return colours[i % std::size(colours)];
+}
+
+// One gnuplot figure: the path and gnuplot checked, a scratch directory holding the data and the
+// script, the terminal chosen by the extension; draw() runs gnuplot and checks the file it wrote.
+class Figure {
+ public:
+  explicit Figure(const std::string& path) : path_(path) {
+    const std::string ext = std::filesystem::path(path).extension().string();
+    if (ext != ".png" && ext != ".svg") throw std::invalid_argument("--plot " + path + ": the file must end in .png or .svg");
+    const auto gnuplot = gnuplot_path();
+    if (!gnuplot) throw std::runtime_error("--plot: gnuplot is not installed (apt-get install gnuplot-nox; scripts/setup.sh does it)");
+    gnuplot_ = *gnuplot;
+    std::filesystem::create_directories(dir_);
+    data.open(data_path_);
+    script.open(dir_ / "plot.gp");
+    script << (ext == ".png" ? "set terminal pngcairo noenhanced size 1100,650 font 'DejaVu Sans,11'\n"
+                             : "set terminal svg noenhanced size 1100,650 font 'DejaVu Sans,11' background rgb 'white'\n");
+    script << "set output " << quoted(std::filesystem::absolute(path).string()) << '\n';
+  }
+  Figure(const Figure&) = delete;
+  Figure& operator=(const Figure&) = delete;
+  ~Figure() {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+  }
+  // The data file, quoted for the script's plot command.
+  [[nodiscard]] std::string data_file() const { return quoted(data_path_.string()); }
+  void draw() {
+    data.close();
+    script.close();
+    const auto r = net::run_command({gnuplot_, (dir_ / "plot.gp").string()}, std::chrono::minutes(2));
+    if (r.exit_code != 0) throw std::runtime_error("--plot: gnuplot failed: " + r.err);
+    if (!std::filesystem::exists(path_) || std::filesystem::file_size(path_) == 0) throw std::runtime_error("--plot: gnuplot wrote no " + path_);
+  }
+
+  std::ofstream data, script;
+
+ private:
+  std::string path_, gnuplot_;
+  std::filesystem::path dir_ = std::filesystem::temp_directory_path() / fmt::format("shufflempc-plot-{}", ::getpid());
+  std::filesystem::path data_path_ = dir_ / "data.txt";
+};
+
 }  // namespace
 
 bool gnuplot_available() { return gnuplot_path().has_value(); }
 
 void plot(const Spec& spec, const std::vector<Cell>& cells, const std::string& path) {
   if (spec.x.empty()) throw std::invalid_argument("--plot: a figure needs a varied key (--vary KEY=...)");
-  const std::filesystem::path out(path);
-  const std::string ext = out.extension().string();
-  if (ext != ".png" && ext != ".svg") throw std::invalid_argument("--plot " + path + ": the file must end in .png or .svg");
-  const auto gnuplot = gnuplot_path();
-  if (!gnuplot) throw std::runtime_error("--plot: gnuplot is not installed (apt-get install gnuplot-nox; scripts/setup.sh does it)");
+  Figure fig(path);
   bool geometric = false;
   for (const auto& a : spec.axes)
     if (a.key == spec.x) geometric = a.geometric || a.key == "parties";
@@ -90,11 +133,6 @@ void plot(const Spec& spec, const std::vector<Cell>& cells, const std::string& p
   const bool log_y = spec.log_y.value_or(spec.y != "bias");
 
   // The data: one block per series (gnuplot's index), rows x, y, low, high.
-  const auto dir = std::filesystem::temp_directory_path() / fmt::format("shufflempc-plot-{}", ::getpid());
-  std::filesystem::create_directories(dir);
-  const auto data = dir / "data.txt";
-  const auto script = dir / "plot.gp";
-  std::ofstream d(data);
   std::vector<std::string> titles;
   for (std::size_t s = 0; s < spec.series.size(); ++s) {
     std::vector<std::array<double, 4>> rows;
@@ -114,17 +152,13 @@ void plot(const Spec& spec, const std::vector<Cell>& cells, const std::string& p
     }
     if (rows.empty()) continue;
     std::sort(rows.begin(), rows.end());
-    for (const auto& r : rows) d << fmt::format("{:.10g} {:.10g} {:.10g} {:.10g}\n", r[0], r[1], r[2], r[3]);
-    d << "\n\n";
+    for (const auto& r : rows) fig.data << fmt::format("{:.10g} {:.10g} {:.10g} {:.10g}\n", r[0], r[1], r[2], r[3]);
+    fig.data << "\n\n";
     titles.push_back(spec.series[s].label);
   }
-  d.close();
   if (titles.empty()) throw std::runtime_error("--plot: no feasible cell has a value to draw");
 
-  std::ofstream g(script);
-  g << (ext == ".png" ? "set terminal pngcairo noenhanced size 1100,650 font 'DejaVu Sans,11'\n"
-                      : "set terminal svg noenhanced size 1100,650 font 'DejaVu Sans,11' background rgb 'white'\n");
-  g << "set output " << quoted(std::filesystem::absolute(out).string()) << '\n';
+  auto& g = fig.script;
   std::string subtitle = fmt::format("{} trials per point, seed {}", spec.trials, spec.seed);
   if (spec.x != "parties") subtitle = fmt::format("n = {}, ", spec.parties) + subtitle;
   if (!spec.inputs.empty() && spec.x != "inputs") subtitle += ", inputs " + spec.inputs;
@@ -135,61 +169,36 @@ void plot(const Spec& spec, const std::vector<Cell>& cells, const std::string& p
   if (log_x) g << "set logscale x\n";
   if (log_y) g << "set logscale y\n";
   g << "set grid\nset key outside right top box\nset bars small\n";
-  // Dark, distinct colours (gnuplot's default sixth is a pale yellow).
-  const std::vector<std::string> colours = {"#7b2cbf", "#1b9e77", "#377eb8", "#d95f02", "#e7298a", "#222222", "#a6761d", "#66a61e"};
   g << "plot ";
   for (std::size_t i = 0; i < titles.size(); ++i)
-    g << (i ? ", \\\n     " : "") << quoted(data.string()) << " index " << i << " using 1:2:3:4 with yerrorlines lw 2 pt " << (i % 12) + 1
-      << " ps 1.3 lc rgb '" << colours[i % colours.size()] << "' title " << quoted(titles[i]);
+    g << (i ? ", \\\n     " : "") << fig.data_file() << " index " << i << " using 1:2:3:4 with yerrorlines lw 2 pt " << (i % 12) + 1
+      << " ps 1.3 lc rgb '" << colour(i) << "' title " << quoted(titles[i]);
   g << '\n';
-  g.close();
-  const auto r = net::run_command({*gnuplot, script.string()}, std::chrono::minutes(2));
-  std::filesystem::remove_all(dir);
-  if (r.exit_code != 0) throw std::runtime_error("--plot: gnuplot failed: " + r.err);
-  if (!std::filesystem::exists(out) || std::filesystem::file_size(out) == 0)
-    throw std::runtime_error("--plot: gnuplot wrote no " + path);
+  fig.draw();
 }
 
 void plot_lines(const std::vector<Line>& lines, const std::string& title, const std::string& x_label, const std::string& y_label,
                 const std::string& path) {
-  const std::filesystem::path out(path);
-  const std::string ext = out.extension().string();
-  if (ext != ".png" && ext != ".svg") throw std::invalid_argument("--plot " + path + ": the file must end in .png or .svg");
-  const auto gnuplot = gnuplot_path();
-  if (!gnuplot) throw std::runtime_error("--plot: gnuplot is not installed (apt-get install gnuplot-nox; scripts/setup.sh does it)");
-  const auto dir = std::filesystem::temp_directory_path() / fmt::format("shufflempc-plot-{}", ::getpid());
-  std::filesystem::create_directories(dir);
-  const auto data = dir / "data.txt";
-  const auto script = dir / "plot.gp";
-  std::ofstream d(data);
+  Figure fig(path);
   std::vector<const Line*> drawn;
   for (const auto& l : lines) {
     if (l.points.empty()) continue;
     auto pts = l.points;
     std::sort(pts.begin(), pts.end());
-    for (const auto& [x, y] : pts) d << fmt::format("{:.10g} {:.10g}\n", x, y);
-    d << "\n\n";
+    for (const auto& [x, y] : pts) fig.data << fmt::format("{:.10g} {:.10g}\n", x, y);
+    fig.data << "\n\n";
     drawn.push_back(&l);
   }
-  d.close();
   if (drawn.empty()) throw std::runtime_error("--plot: nothing to draw");
-  std::ofstream g(script);
-  g << (ext == ".png" ? "set terminal pngcairo noenhanced size 1100,650 font 'DejaVu Sans,11'\n"
-                      : "set terminal svg noenhanced size 1100,650 font 'DejaVu Sans,11' background rgb 'white'\n");
-  g << "set output " << quoted(std::filesystem::absolute(out).string()) << '\n';
+  auto& g = fig.script;
   g << "set title " << quoted(title) << '\n' << "set xlabel " << quoted(x_label) << '\n' << "set ylabel " << quoted(y_label) << '\n';
   g << "set grid\nset key inside right top box opaque\n";
-  const std::vector<std::string> colours = {"#7b2cbf", "#1b9e77", "#377eb8", "#d95f02", "#e7298a", "#222222", "#a6761d", "#66a61e"};
   g << "plot ";
   for (std::size_t i = 0; i < drawn.size(); ++i)
-    g << (i ? ", \\\n     " : "") << quoted(data.string()) << " index " << i << " using 1:2 with " << (drawn[i]->points_only ? "points" : "linespoints")
-      << " lw 2 pt " << (i % 12) + 1 << " ps 1.3 lc rgb '" << colours[i % colours.size()] << "' title " << quoted(drawn[i]->title);
+    g << (i ? ", \\\n     " : "") << fig.data_file() << " index " << i << " using 1:2 with " << (drawn[i]->points_only ? "points" : "linespoints")
+      << " lw 2 pt " << (i % 12) + 1 << " ps 1.3 lc rgb '" << colour(i) << "' title " << quoted(drawn[i]->title);
   g << '\n';
-  g.close();
-  const auto r = net::run_command({*gnuplot, script.string()}, std::chrono::minutes(2));
-  std::filesystem::remove_all(dir);
-  if (r.exit_code != 0) throw std::runtime_error("--plot: gnuplot failed: " + r.err);
-  if (!std::filesystem::exists(out) || std::filesystem::file_size(out) == 0) throw std::runtime_error("--plot: gnuplot wrote no " + path);
+  fig.draw();
 }
 
 }  // namespace shufflempc::study
