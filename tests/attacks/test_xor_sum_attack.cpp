@@ -92,7 +92,7 @@ TEST_CASE("replay attack: the exact endpoint is recovered with no queries at all
   CHECK(noisy.recovered < 0.95);
 }
 
-TEST_CASE("decoders: exact answers give x back; LP survives a tenth of wild answers, least squares does not") {
+TEST_CASE("decoders: exact answers give x back, LP survives a tenth of wild answers, least squares does not") {
   SeededRng rng(4);
   const std::size_t h = 48, m = 4 * h;
   std::vector<std::uint8_t> x(h);
@@ -155,7 +155,7 @@ TEST_CASE("escape: the honest half's noise shares sum to discrete Laplace(epsilo
   CHECK(std::abs(zeros / double(T) - p0) <= 6.5 * std::sqrt(p0 * (1 - p0) / T));
 }
 
-TEST_CASE("escape: one execution through the garbled circuit releases d_H(x, y) plus noise; replayed, it gives that one answer") {
+TEST_CASE("escape: one execution through the garbled circuit releases d_H(x, y) plus noise, replayed, it gives that one answer") {
   const attacks::EscapeHarness harness({.parties = 16, .epsilon = 1});
   SeededRng rng(21);
   std::vector<std::uint8_t> x(8), y(8), y2(8);
@@ -184,7 +184,7 @@ TEST_CASE("escape: one execution through the garbled circuit releases d_H(x, y) 
   }
 }
 
-TEST_CASE("escape study: replay yields one answer (recovery near a coin flip); 4n honest re-executions recover x at 4n epsilon") {
+TEST_CASE("escape study: replay yields one answer (recovery near a coin flip), 4n honest re-executions recover x at 4n epsilon") {
   attacks::EscapeStudyOptions o{.parties = 32, .epsilon = 1, .executions = {8, 128}, .mpc = true};
   const auto rows = attacks::escape_study(o, SeededRng(8));
   REQUIRE(rows.size() == 4);

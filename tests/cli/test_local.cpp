@@ -122,7 +122,7 @@ TEST_CASE("shufflempc keygen writes a key file the party command accepts, and ba
   CHECK(slurp(dir + "/err2").find("parties-per-process") != std::string::npos);
 }
 
-TEST_CASE("shufflempc local: a party process that dies is a dropout; the run stands when enough parties submitted") {
+TEST_CASE("shufflempc local: a party process that dies is a dropout, the run stands when enough parties submitted") {
   const test::TempDir tmp("shufflempc-localtest");
   const std::string err = tmp / "err";
   const Value v = run_json({SHUFFLEMPC_CLI, "local", "counting", "--parties", "200", "--noise", "calibrated", "-k", "50", "--min-parties",

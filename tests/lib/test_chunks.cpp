@@ -48,7 +48,7 @@ TEST_CASE("chunks: wide messages cross the shuffle whole, in equal chunks with t
   CHECK(ChunkedMessages(100, 60).chunks_per_message() == 3);  // 40 bytes of message per chunk
 }
 
-TEST_CASE("chunks: a missing, repeated or foreign chunk is a protocol violation; bad parameters name themselves") {
+TEST_CASE("chunks: a missing, repeated or foreign chunk is a protocol violation, bad parameters name themselves") {
   SeededRng rng(82);
   const ChunkedMessages c(100, 60);
   MessageBatch two(c.chunk_width());

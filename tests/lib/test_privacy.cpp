@@ -43,7 +43,7 @@ TEST_CASE("the lectures' p meets (eps, delta) by the exact oracle, with a huge m
   }
 }
 
-TEST_CASE("calibrated p: meets (eps, delta) exactly, and p * 0.99 does not; constants match the spec") {
+TEST_CASE("calibrated p: meets (eps, delta) exactly, and p * 0.99 does not, constants match the spec") {
   struct Case {
     double eps, delta;
     std::uint64_t n;
@@ -80,7 +80,7 @@ TEST_CASE("discrete Laplace: exact delta against the direct sum, 0 at the pure-D
   CHECK(calibrate_discrete_laplace(1.0, 0, 4) == 0.25);
 }
 
-TEST_CASE("Polya differences: shape 1 is the discrete Laplace; fewer shares (dropouts) give a larger delta") {
+TEST_CASE("Polya differences: shape 1 is the discrete Laplace, fewer shares (dropouts) give a larger delta") {
   for (auto [lambda, eps, s] : std::vector<std::tuple<double, double, std::uint64_t>>{{1.0, 0.5, 1}, {0.2, 0.5, 3}, {0.05, 0.5, 10}}) {
     const double dlap = discrete_laplace_delta(lambda, eps, s).delta();
     CHECK_MESSAGE(polya_difference_delta(1.0, lambda, eps, s).delta() == doctest::Approx(dlap).epsilon(1e-9), lambda);

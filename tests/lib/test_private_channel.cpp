@@ -149,7 +149,7 @@ TEST_CASE("private channel: all-pairs messages through a shuffle reach exactly t
   }
 }
 
-TEST_CASE("private channel: directions, pairs and sessions get distinct keys; forgeries are refused") {
+TEST_CASE("private channel: directions, pairs and sessions get distinct keys, forgeries are refused") {
   SeededRng rng(12);
   const auto secret = bytes_0_to(16);
   const SessionId s1 = shufflempc::session_id_from_name("one");

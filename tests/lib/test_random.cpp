@@ -41,7 +41,7 @@ TEST_CASE("next_u64 reads the keystream little-endian") {
   CHECK(rng.next_u64() == 0x903df1a0ade0b876ull);  // bytes 76 b8 e0 ad a0 f1 3d 90
 }
 
-TEST_CASE("SeededRng: same seed, same stream; different seeds differ; known answer for seed 42") {
+TEST_CASE("SeededRng: same seed, same stream, different seeds differ, known answer for seed 42") {
   SeededRng a(42), b(42), c(43);
   std::vector<std::uint64_t> xa, xb, xc;
   for (int i = 0; i < 1000; ++i) {

@@ -70,7 +70,7 @@ TEST_CASE("RoundDriver: MPC delivery, silent parties, dropouts and the recorded 
   CHECK_THROWS_AS((void)net::run_in_process(proto, inputs, rng, opts), std::system_error);
 }
 
-TEST_CASE("two runs with the same generator never share randomness; a seed replays a run") {
+TEST_CASE("two runs with the same generator never share randomness, a seed replays a run") {
   const Registry registry = builtin_registry();
   auto proto = registry.create("counting", {{"noise", "calibrated"}}, 3000);
   std::vector<Value> inputs(3000, 0);

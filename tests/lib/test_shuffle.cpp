@@ -101,7 +101,7 @@ TEST_CASE("large batches: each message lands in each position block equally ofte
   CHECK(test::chi_square(last, uniform).passes());
 }
 
-TEST_CASE("a seeded shuffle is reproducible; different seeds give different orders") {
+TEST_CASE("a seeded shuffle is reproducible, different seeds give different orders") {
   MessageBatch a = numbered(100000, 8), b = a, c = a;
   SeededRng r1(1), r2(1), r3(2);
   shuffle(a, r1);

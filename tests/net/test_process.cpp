@@ -31,7 +31,7 @@ TEST_CASE("ChildProcess: lines, exit status, time limits and kill") {
   CHECK_THROWS_AS(net::ChildProcess("missing", {"/nonexistent/program"}), std::system_error);
 }
 
-TEST_CASE("ChildProcess: wait_all kills what outlives the deadline; run_command captures both streams") {
+TEST_CASE("ChildProcess: wait_all kills what outlives the deadline, run_command captures both streams") {
   std::vector<net::ChildProcess> children;
   children.emplace_back("true", std::vector<std::string>{"/bin/true"});
   children.emplace_back("sleep", std::vector<std::string>{"/bin/sleep", "30"});

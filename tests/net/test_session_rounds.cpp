@@ -91,7 +91,7 @@ TEST_CASE("SessionRounds: bad submissions are refused one by one and the accepte
   CHECK(firsts == std::vector<int>{1, 2, 3});  // party 0's first batch, never the duplicate
 }
 
-TEST_CASE("SessionRounds: a party that leaves is dropped at the close and refused afterwards; one that comes back is waited for") {
+TEST_CASE("SessionRounds: a party that leaves is dropped at the close and refused afterwards, one that comes back is waited for") {
   const auto cfg = config_of(3, 2);
   SessionRounds s(cfg, {RoundShape::exactly(1, Delivery::analyzer_only, 1), RoundShape::exactly(1, Delivery::analyzer_only, 1)});
   admit_all(s, 3);
@@ -113,7 +113,7 @@ TEST_CASE("SessionRounds: a party that leaves is dropped at the close and refuse
   CHECK(s.report().dropped == std::vector<PartyId>{2});
 }
 
-TEST_CASE("SessionRounds: too few parties fail the round; the analyzer leaving aborts the session") {
+TEST_CASE("SessionRounds: too few parties fail the round, the analyzer leaving aborts the session") {
   {
     const auto cfg = config_of(4, 3);
     SessionRounds s(cfg, {RoundShape::exactly(1, Delivery::analyzer_only, 1)});

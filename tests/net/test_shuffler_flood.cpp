@@ -12,7 +12,7 @@
 
 using namespace shufflempc;
 
-TEST_CASE("shuffler: 400 idle connections neither exhaust it nor lock the honest parties out; the log stays short") {
+TEST_CASE("shuffler: 400 idle connections neither exhaust it nor lock the honest parties out, the log stays short") {
   const std::size_t n = 4;
   const test::NetSession local(n, 90);  // central-laplace, test keys
   auto protocol = builtin_registry().create(local.config.protocol, {}, n);

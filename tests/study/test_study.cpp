@@ -105,7 +105,7 @@ TEST_CASE("study: infeasible cells are reported with the protocol's reason, the 
   CHECK(csv.str().find("false,\"parties = 500 is too few") != std::string::npos);
 }
 
-TEST_CASE("study: the same seed gives the same trials whatever the number of jobs; per-trial CSV and JSON") {
+TEST_CASE("study: the same seed gives the same trials whatever the number of jobs, per-trial CSV and JSON") {
   const Registry registry = builtin_registry();
   study::Spec spec;
   spec.series = {study::parse_series("counting-balcer-cheu"), study::parse_series("histogram-rr-amplified:domain=8")};

@@ -52,7 +52,7 @@ TEST_CASE("card crypto: faces are the ristretto255 points G and 2G (RFC 9496 tes
   CHECK_FALSE(valid_point(Point{}));  // the identity is refused
 }
 
-TEST_CASE("card crypto: encrypt, re-randomize and open with both shares; one share opens nothing") {
+TEST_CASE("card crypto: encrypt, re-randomize and open with both shares, one share opens nothing") {
   SeededRng rng(501);
   Keys k(rng);
   for (const Suit face : {Suit::clubs, Suit::hearts}) {
@@ -116,7 +116,7 @@ TEST_CASE("card crypto: the six-card AND on ciphertexts matches the simulated ta
   }
 }
 
-TEST_CASE("card-and: every input through the in-process transport; only four cards are ever opened") {
+TEST_CASE("card-and: every input through the in-process transport, only four cards are ever opened") {
   auto protocol = make_card_and();
   std::set<int> opened_seen;
   for (int x = 0; x < 4; ++x) {

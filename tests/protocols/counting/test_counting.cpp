@@ -89,7 +89,7 @@ TEST_CASE("counting: the observer's view depends on the inputs only through thei
   }
 }
 
-TEST_CASE("histogram: exact with degenerate noise; inverted empty bins are exactly 0 whatever the noise") {
+TEST_CASE("histogram: exact with degenerate noise, inverted empty bins are exactly 0 whatever the noise") {
   SeededRng rng(64);
   const std::uint32_t d = 3;
   // Every input vector of 3 parties over a 3-element domain.
@@ -131,7 +131,7 @@ TEST_CASE("histogram through the registry: 20000 parties on half the domain, emp
   }
 }
 
-TEST_CASE("Balcer-Cheu: all-zero data gives exactly 0; estimates are unbiased with the predicted spread") {
+TEST_CASE("Balcer-Cheu: all-zero data gives exactly 0, estimates are unbiased with the predicted spread") {
   SeededRng rng(66);
   const std::uint64_t n = 100000;
   const double gamma = balcer_cheu_gamma(n, 1, 1e-6);
@@ -161,7 +161,7 @@ TEST_CASE("Balcer-Cheu: all-zero data gives exactly 0; estimates are unbiased wi
   CHECK(sq / (sd * sd) >= test::chi2_lower(T));
 }
 
-TEST_CASE("baselines: randomized response is unbiased; central noise has the discrete Laplace variance") {
+TEST_CASE("baselines: randomized response is unbiased, central noise has the discrete Laplace variance") {
   SeededRng rng(67);
   const std::uint64_t n = 2000;
   const int T = 400;

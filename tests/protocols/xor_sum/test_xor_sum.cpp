@@ -104,7 +104,7 @@ TEST_CASE("xor-sum: alpha calibrates the error in the replay setting, and epsilo
   CHECK(test::error_text([] { (void)xor_sum::noise_rate_for_alpha(50, 256, 256); }).find("alpha = 50") != std::string::npos);
 }
 
-TEST_CASE("xor-sum: an analyzer refuses a bucket outside the domain or a bit byte other than 0 and 1; inputs are checked") {
+TEST_CASE("xor-sum: an analyzer refuses a bucket outside the domain or a bit byte other than 0 and 1, inputs are checked") {
   const xor_sum::RrMechanism rr{.buckets = 4, .flip = 0.1};
   const xor_sum::NoiseIdsMechanism ids{.buckets = 4, .parties = 2, .rate = 0.1};
   SeededRng rng(1);
