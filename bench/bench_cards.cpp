@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
     std::cerr << "usage: bench_cards [crypto_runs >= 1]\n";
     return 2;
   }
-  if (sodium_init() < 0) return 1;
+  ensure_sodium();
   SeededRng rng(2024);
 
   // Baseline: one variable-base and one fixed-base scalar multiplication on ristretto255.

@@ -70,7 +70,7 @@ double garble_ms(const circuit::Circuit& c, const std::string& variant, int reps
 }
 
 int run(int reps) {
-  if (sodium_init() < 0) return 1;
+  ensure_sodium();
   const Registry registry = builtin_registry();
   SystemRng rng;
   Shuffler shuffler;

@@ -63,7 +63,8 @@ int main(int argc, char** argv) {
   const std::size_t n = argc > 1 ? std::stoul(argv[1]) : 64;
   const std::string k = argc > 2 ? argv[2] : "128";
   const int repeats = argc > 3 ? std::stoi(argv[3]) : 5;
-  if (sodium_init() < 0 || n < 2 || repeats < 1) {
+  ensure_sodium();
+  if (n < 2 || repeats < 1) {
     std::fprintf(stderr, "usage: bench_ikos [PARTIES=64] [K=128] [REPEATS=5]\n");
     return 2;
   }

@@ -165,7 +165,7 @@ int main(int argc, char** argv) {
     std::cerr << "usage: net_throughput [--messages M] [--parties P] [--width W] [--rounds R]  (P divides M)\n";
     return 2;
   }
-  if (sodium_init() < 0) return 1;
+  ensure_sodium();
   const std::size_t per_party = messages / parties;
   SystemRng rng;
   SessionConfig config;

@@ -1,5 +1,7 @@
 #include "shufflempc/algebra.hpp"
 
+#include <boost/multiprecision/miller_rabin.hpp>
+
 #include <stdexcept>
 #include <vector>
 
@@ -143,33 +145,21 @@ BigInt decode_unchecked_le(std::span<const std::uint8_t> in) {
   return v;
 }
 
+namespace {
+// An Rng as a UniformRandomBitGenerator, for Boost's Miller-Rabin bases.
+struct RngBits {
+  using result_type = std::uint64_t;
+  Rng* rng;
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() { return ~result_type{0}; }
+  result_type operator()() { return rng->next_u64(); }
+};
+}  // namespace
+
 bool is_probable_prime(const BigInt& n, Rng& rng) {
   if (n < 2) return false;
-  for (unsigned small : {2u, 3u, 5u, 7u, 11u, 13u, 17u, 19u, 23u, 29u, 31u, 37u}) {
-    if (n == small) return true;
-    if (n % small == 0) return false;
-  }
-  BigInt d = n - 1;
-  unsigned s = 0;
-  while ((d & 1) == 0) {
-    d >>= 1;
-    ++s;
-  }
-  const ZqBig z(n);
-  const ZqBig range(n - 3);
-  const BigInt n_minus_1 = n - 1;
-  for (int round = 0; round < 64; ++round) {
-    const BigInt a = range.uniform(rng) + 2;  // in [2, n-2]
-    BigInt x = z.pow(a, d);
-    if (x == 1 || x == n_minus_1) continue;
-    bool composite = true;
-    for (unsigned i = 1; i < s && composite; ++i) {
-      x = z.mul(x, x);
-      if (x == n_minus_1) composite = false;
-    }
-    if (composite) return false;
-  }
-  return true;
+  RngBits bits{&rng};
+  return boost::multiprecision::miller_rabin_test(n, 64, bits);
 }
 
 }  // namespace shufflempc

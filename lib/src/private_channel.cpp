@@ -23,11 +23,6 @@ static_assert(private_channel::key_bytes == crypto_aead_chacha20poly1305_IETF_KE
 static_assert(private_channel::key_bytes == crypto_kdf_KEYBYTES);
 static_assert(sizeof(kdf_context) - 1 == crypto_kdf_CONTEXTBYTES);
 
-void ensure_sodium() {
-  static const int rc = sodium_init();
-  if (rc < 0) throw std::runtime_error("libsodium could not be initialised");
-}
-
 void update(crypto_generichash_state& st, std::string_view s) {
   crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(s.data()), s.size());
 }

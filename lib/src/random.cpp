@@ -7,12 +7,13 @@
 #include <stdexcept>
 
 namespace shufflempc {
-namespace {
 
 void ensure_sodium() {
   static const int rc = sodium_init();  // thread-safe, idempotent
   if (rc < 0) throw std::runtime_error("libsodium could not be initialised");
 }
+
+namespace {
 
 constexpr std::size_t block_bytes = 64;
 
@@ -132,6 +133,10 @@ SeededRng::SeededRng(RawKey, const Key& key) : Rng(key) {}
 SeededRng::~SeededRng() = default;
 
 SeededRng SeededRng::from_key(const Key& key) { return SeededRng(RawKey{}, key); }
+
+KeyedRng::KeyedRng(const Key& key) : Rng(key) {}
+KeyedRng::~KeyedRng() = default;
+std::unique_ptr<Rng> KeyedRng::with_key(const Key& key) const { return std::make_unique<KeyedRng>(key); }
 
 // Child key = the first 32 bytes of the ChaCha20 block under the parent key with nonce
 // ("fork", label) - a PRF, so children with different labels are independent of each other and

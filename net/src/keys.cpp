@@ -22,7 +22,7 @@ KeyPair KeyPair::generate(Rng& rng) {
 }
 
 KeyPair KeyPair::from_secret(const std::array<std::uint8_t, secret_key_bytes>& secret) {
-  if (sodium_init() < 0) throw std::runtime_error("libsodium failed to initialise");
+  ensure_sodium();
   KeyPair k;
   k.secret_ = secret;
   crypto_scalarmult_base(k.public_.data(), k.secret_.data());

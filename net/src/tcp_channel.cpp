@@ -174,7 +174,7 @@ TcpChannel::TcpChannel(const SessionConfig& config, std::vector<Identity> identi
   im.digest = config.digest();
   im.limits = config.limits();
   im.log_fn = std::move(log);
-  if (sodium_init() < 0) throw std::runtime_error("libsodium failed to initialise");
+  ensure_sodium();
   tcp::resolver resolver(im.io);
   im.endpoints = resolver.resolve(host, std::to_string(port));
   im.where = host + ":" + std::to_string(port);

@@ -28,7 +28,7 @@ Layout::Layout(const Circuit& c) : circuit(&c), fresh(c.wires, no_fresh) {
 }
 
 Garbler make_garbler(const Layout& l, int j, const Seed& seed) {
-  auto rng = SeededRng::from_key(derive_seed(seed, "bmr/garbler"));
+  KeyedRng rng(derive_seed(seed, "bmr/garbler"));
   Garbler g;
   g.j = j;
   g.delta = Block::random(rng);
@@ -79,7 +79,7 @@ Dealt dealt_values(const Layout& l, const Garbler& g) {
 }
 
 Dealt stream_dealt(const Layout& l, const Seed& seed) {
-  auto rng = SeededRng::from_key(seed);
+  KeyedRng rng(seed);
   Dealt d;
   d.vec.resize(l.vectors());
   rng.fill(d.vec.data(), d.vec.size() * sizeof(Block));

@@ -13,6 +13,7 @@
 #include "circuit/half_gates.hpp"
 #include "shufflempc/error.hpp"
 #include "shufflempc/inputs.hpp"
+#include "shufflempc/shamir.hpp"
 
 namespace shufflempc::circuit {
 namespace {
@@ -180,7 +181,7 @@ void append_round2(const Setup& s, PartyId id, std::span<const std::uint8_t> pay
 void xor_pad(const osm::Key& pair_key, std::span<std::uint8_t> out) {
   Seed k;
   std::copy(pair_key.begin(), pair_key.end(), k.begin());
-  auto rng = SeededRng::from_key(derive_seed(k, "circuit/zero-sum-pad"));
+  KeyedRng rng(derive_seed(k, "circuit/zero-sum-pad"));
   sodium_memzero(k.data(), k.size());
   std::array<std::uint8_t, 4096> buf;
   for (std::size_t at = 0; at < out.size(); at += buf.size()) {
@@ -405,7 +406,8 @@ class V3Party final : public CircuitParty {
     };
     if (id_ == garbler) {
       garbled_ = half_gates::garble(s.c(), rng);
-      const auto shares = gf128::share(garbled_->delta, s.t, s.n, rng);
+      std::vector<Block> shares(s.n);
+      shamir::share(gf128::Field{}, garbled_->delta, s.t, rng, std::span<Block>(shares));
       for (PartyId q = 0; q < s.n; ++q) {
         if (q == id_) delta_ = shares[q];
         else put(q, shares[q]);
@@ -421,8 +423,9 @@ class V3Party final : public CircuitParty {
       }
     }
     x_.assign(s.c().input_bits(), Block{});
+    std::vector<Block> shares(s.n);
     for (std::size_t i = 0; i < bits_.size(); ++i) {
-      const auto shares = gf128::share(Block{bits_[i], 0}, s.t, s.n, rng);
+      shamir::share(gf128::Field{}, Block{bits_[i], 0}, s.t, rng, std::span<Block>(shares));
       for (PartyId q = 0; q < s.n; ++q) {
         if (q == id_) x_[s.wires[id_][i]] = shares[q];
         else put(q, shares[q]);
@@ -652,7 +655,7 @@ std::unique_ptr<Protocol> make_protocol(std::shared_ptr<const Circuit> circuit, 
     s->gc_bytes = half_gates::public_bytes(c);
     std::vector<std::uint32_t> all(n);
     for (PartyId j = 0; j < n; ++j) all[j] = j;
-    s->lagrange = gf128::lagrange_at_zero(all);
+    s->lagrange = shamir::lagrange_at_zero(gf128::Field{}, std::span<const std::uint32_t>(all));
   }
   // Round 1's width: the one that moves the fewest bytes in all (chaff is as wide as a chunk).
   osm::Config base{.parties = n, .width = 0, .chaff = o.chaff == 0 ? osm::default_chaff : o.chaff, .mode = osm::KeyMode::kdf,

@@ -1,11 +1,10 @@
 // GF(2^128) = GF(2)[x] / (x^128 + x^7 + x^2 + x + 1) on Blocks (bit i of the 128-bit integer hi:lo
-// is the coefficient of x^i), and Shamir sharing over it at the points 1, 2, ..., n (the
+// is the coefficient of x^i), as a field that shamir.hpp shares over at the points 1, 2, ..., n (the
 // polynomials with the bits of j + 1). Bit-serial and branch-free: V3 multiplies a few hundred
 // elements per party, far from the cost of garbling.
 #pragma once
 
-#include <span>
-#include <vector>
+#include <cstdint>
 
 #include "circuit/garble.hpp"
 
@@ -34,36 +33,16 @@ namespace shufflempc::circuit::gf128 {
   return result;
 }
 
-[[nodiscard]] inline Block point(std::uint32_t party) { return {std::uint64_t{party} + 1, 0}; }
-
-// Shares of `secret` on a random polynomial of degree `t`, one per party 0..n-1.
-[[nodiscard]] inline std::vector<Block> share(const Block& secret, std::size_t t, std::size_t n, Rng& rng) {
-  std::vector<Block> coef(t + 1);
-  coef[0] = secret;
-  for (std::size_t i = 1; i <= t; ++i) coef[i] = Block::random(rng);
-  std::vector<Block> out(n);
-  for (std::uint32_t j = 0; j < n; ++j) {
-    const Block x = point(j);
-    Block y{};
-    for (std::size_t i = t + 1; i-- > 0;) y = mul(y, x) ^ coef[i];  // Horner
-    out[j] = y;
-  }
-  return out;
-}
-
-// Lagrange coefficients at 0 for the points of `parties` (in characteristic 2, minus is plus).
-[[nodiscard]] inline std::vector<Block> lagrange_at_zero(std::span<const std::uint32_t> parties) {
-  std::vector<Block> l(parties.size());
-  for (std::size_t i = 0; i < parties.size(); ++i) {
-    Block num{1, 0}, den{1, 0};
-    for (std::size_t k = 0; k < parties.size(); ++k) {
-      if (k == i) continue;
-      num = mul(num, point(parties[k]));
-      den = mul(den, point(parties[k]) ^ point(parties[i]));
-    }
-    l[i] = mul(num, inverse(den));
-  }
-  return l;
-}
+// GF(2^128) as a field for shamir.hpp: the integer k names the polynomial with the bits of k, so
+// party j's point is j + 1 as the spec of V3 states; minus is plus.
+struct Field {
+  using element = Block;
+  [[nodiscard]] Block add(const Block& a, const Block& b) const { return a ^ b; }
+  [[nodiscard]] Block sub(const Block& a, const Block& b) const { return a ^ b; }
+  [[nodiscard]] Block mul(const Block& a, const Block& b) const { return gf128::mul(a, b); }
+  [[nodiscard]] Block inverse(const Block& a) const { return gf128::inverse(a); }
+  [[nodiscard]] Block reduce(std::uint64_t k) const { return {k, 0}; }
+  [[nodiscard]] Block uniform(Rng& rng) const { return Block::random(rng); }
+};
 
 }  // namespace shufflempc::circuit::gf128

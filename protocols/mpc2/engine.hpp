@@ -14,23 +14,24 @@
 //                   sum_{k < j} F(K_kj, o) from the pairwise keys K of round 1 (the alphas add up
 //                   to 0). Computationally secure, no extra round-1 traffic, needs every round-1
 //                   party in round 2.
-// The output is sum_j L_j y_{o,j}, L_j the Lagrange coefficients at 0.
+// The output is sum_j L_j y_{o,j}, L_j the Lagrange coefficients at 0. Sharing and interpolation are
+// shamir.hpp's, over the field F.
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <stdexcept>
-#include <type_traits>
 #include <vector>
 
 #include "mpc2/functionality.hpp"
 #include "shufflempc/algebra.hpp"
 #include "shufflempc/random.hpp"
+#include "shufflempc/shamir.hpp"
 
 namespace shufflempc::mpc2 {
 
 template <class F>
-using Elem = std::conditional_t<std::is_same_v<F, ZqSmall>, std::uint64_t, BigInt>;
+using Elem = shamir::Element<F>;
 
 inline std::uint64_t to_elem(const ZqSmall& f, const BigInt& x) {
   BigInt m = x % f.modulus();
@@ -105,50 +106,6 @@ std::vector<Elem<F>> evaluate_local(const F& f, const Compiled<F>& c, std::span<
     out.push_back(s);
   }
   return out;
-}
-
-// Shares of `secret` under the polynomial secret + c_1 z + ... + c_d z^d at the points 1..out.size().
-template <class F>
-void share_with(const F& f, const Elem<F>& secret, std::span<const Elem<F>> coeffs, std::span<Elem<F>> out) {
-  for (std::size_t k = 0; k < out.size(); ++k) {
-    const Elem<F> x = f.reduce(static_cast<std::uint64_t>(k + 1));
-    Elem<F> acc{};
-    for (std::size_t i = coeffs.size(); i-- > 0;) acc = f.add(f.mul(acc, x), coeffs[i]);
-    out[k] = f.add(f.mul(acc, x), secret);
-  }
-}
-
-// The same with fresh coefficients of degree `degree` drawn from `rng`.
-template <class F>
-void share(const F& f, const Elem<F>& secret, std::size_t degree, Rng& rng, std::span<Elem<F>> out) {
-  std::vector<Elem<F>> coeffs(degree);
-  for (auto& c : coeffs) c = f.uniform(rng);
-  share_with(f, secret, std::span<const Elem<F>>(coeffs), out);
-}
-
-// Lagrange coefficients at `x` for the points id + 1 of `parties` (distinct, each + 1 below p):
-// the value at x of the polynomial through (parties[j] + 1, v_j) is sum_j l_j v_j.
-template <class F>
-std::vector<Elem<F>> lagrange_at(const F& f, std::span<const PartyId> parties, const Elem<F>& x) {
-  std::vector<Elem<F>> l(parties.size());
-  for (std::size_t j = 0; j < parties.size(); ++j) {
-    Elem<F> num = f.reduce(1);
-    Elem<F> den = f.reduce(1);
-    const Elem<F> xj = f.reduce(std::uint64_t{parties[j]} + 1);
-    for (std::size_t m = 0; m < parties.size(); ++m) {
-      if (m == j) continue;
-      const Elem<F> xm = f.reduce(std::uint64_t{parties[m]} + 1);
-      num = f.mul(num, f.sub(x, xm));
-      den = f.mul(den, f.sub(xj, xm));
-    }
-    l[j] = f.mul(num, f.inverse(den));
-  }
-  return l;
-}
-
-template <class F>
-std::vector<Elem<F>> lagrange_at_zero(const F& f, std::span<const PartyId> parties) {
-  return lagrange_at(f, parties, Elem<F>{});
 }
 
 }  // namespace shufflempc::mpc2

@@ -195,7 +195,7 @@ Value reconstruct(const Setup<F>& s, const MessageBatch& output, const RoundOutc
   };
   if (s.zero_sharing == ZeroSharing::prf) {
     // Over every round-1 party: the alphas cancel.
-    const auto l = lagrange_at_zero(f, std::span<const PartyId>(round2));
+    const auto l = shamir::lagrange_at_zero(f, std::span<const PartyId>(round2));
     for (std::size_t o = 0; o < s.outputs(); ++o)
       result[s.fn.outputs[o].name] = decode_output(p, to_big(f, interpolate(l, o)), s.fn.outputs[o]);
     return result;
@@ -207,8 +207,8 @@ Value reconstruct(const Setup<F>& s, const MessageBatch& output, const RoundOutc
   const std::size_t k = 2 * s.t + 1;
   const std::span<const PartyId> base(round2.data(), k);
   std::vector<std::vector<E>> at(round2.size() - k + 1);  // [0]: at 0; [i]: at round2[k + i - 1]'s point
-  at[0] = lagrange_at_zero(f, base);
-  for (std::size_t j = k; j < round2.size(); ++j) at[j - k + 1] = lagrange_at(f, base, f.reduce(std::uint64_t{round2[j]} + 1));
+  at[0] = shamir::lagrange_at_zero(f, base);
+  for (std::size_t j = k; j < round2.size(); ++j) at[j - k + 1] = shamir::lagrange_at(f, base, shamir::point(f, round2[j]));
   for (std::size_t o = 0; o < s.outputs(); ++o) {
     for (std::size_t j = k; j < round2.size(); ++j)
       if (interpolate(at[j - k + 1], o) != y[j * s.outputs() + o])
@@ -267,7 +267,7 @@ class Mpc2Party final : public Party {
       } else {
         secret = to_elem(f, (input++)->second);
       }
-      share(f, secret, s.t, rng, std::span<E>(points));
+      shamir::share(f, secret, s.t, rng, std::span<E>(points));
       for (PartyId k = 0; k < s.n; ++k) {
         if (k == id_) shares_[v] = points[k];
         else plaintext[k].push_back(points[k]);
@@ -276,7 +276,7 @@ class Mpc2Party final : public Party {
     zero_.assign(s.outputs(), E{});
     if (s.zero_sharing == ZeroSharing::dealt) {
       for (std::size_t o = 0; o < s.outputs(); ++o) {
-        share(f, E{}, 2 * s.t, rng, std::span<E>(points));
+        shamir::share(f, E{}, 2 * s.t, rng, std::span<E>(points));
         for (PartyId k = 0; k < s.n; ++k) {
           if (k == id_) zero_[o] = points[k];
           else plaintext[k].push_back(points[k]);
@@ -316,13 +316,13 @@ class Mpc2Party final : public Party {
     }
     if (s.zero_sharing == ZeroSharing::prf) {
       // alpha_o = sum_{k > self} F(K, o) - sum_{k < self} F(K, o); divided by L_self.
-      const auto l = lagrange_at_zero(f, std::span<const PartyId>(round1_));
+      const auto l = shamir::lagrange_at_zero(f, std::span<const PartyId>(round1_));
       const auto self_at = static_cast<std::size_t>(std::lower_bound(round1_.begin(), round1_.end(), id_) - round1_.begin());
       const E inv_l = f.inverse(l[self_at]);
       for (PartyId k : round1_) {
         if (k == id_) continue;
         auto key = osm_->pair_key(k);
-        auto prf = SeededRng::from_key(key);
+        KeyedRng prf(key);
         sodium_memzero(key.data(), key.size());
         for (std::size_t o = 0; o < s.outputs(); ++o) {
           const E r = f.mul(f.uniform(prf), inv_l);

@@ -52,7 +52,7 @@ std::error_code error_of(F&& f) {
 }  // namespace
 
 TEST_CASE("private channel: key derivation follows its specification (recomputed with libsodium)") {
-  REQUIRE(sodium_init() >= 0);
+  shufflempc::ensure_sodium();
   const auto secret = bytes_0_to(32);
   const SessionId session = shufflempc::session_id_from_name("doc");
   // session id = BLAKE2b-128("shufflempc/session-id/v1" | name)

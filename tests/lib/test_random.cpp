@@ -135,3 +135,17 @@ TEST_CASE("bit() and uniform01() are balanced") {
   // mean of n U(0,1): sd sqrt(1/(12 n))
   CHECK(std::fabs(sum / n - 0.5) <= test::normal_z() * std::sqrt(1.0 / (12.0 * n)));
 }
+
+TEST_CASE("KeyedRng: the ChaCha20 stream of its key (as SeededRng::from_key), forks stay keyed, not a simulation seed") {
+  Rng::Key key{};
+  for (std::size_t i = 0; i < key.size(); ++i) key[i] = static_cast<std::uint8_t>(3 * i + 1);
+  KeyedRng keyed(key);
+  SeededRng raw = SeededRng::from_key(key);
+  for (int i = 0; i < 100; ++i) CHECK(keyed.next_u64() == raw.next_u64());
+  CHECK_FALSE(keyed.reproducible());
+  const auto child = keyed.fork(7);
+  CHECK_FALSE(child->reproducible());
+  CHECK(child->next_u64() == raw.fork(7)->next_u64());
+  KeyedRng other(Rng::Key{});
+  CHECK(other.next_u64() != KeyedRng(key).next_u64());
+}

@@ -19,6 +19,7 @@ using BigInt = boost::multiprecision::cpp_int;
 
 class ZqSmall {
  public:
+  using element = std::uint64_t;
   // 2 <= q <= 2^64 - 1; use two_to_64() for q = 2^64.
   explicit ZqSmall(std::uint64_t q);
   [[nodiscard]] static ZqSmall two_to_64();
@@ -61,6 +62,7 @@ class ZqSmall {
 
 class ZqBig {
  public:
+  using element = BigInt;
   explicit ZqBig(BigInt q);  // q >= 2
   [[nodiscard]] const BigInt& modulus() const { return q_; }
   [[nodiscard]] std::size_t bytes() const { return bytes_; }
@@ -89,7 +91,8 @@ class ZqBig {
 [[nodiscard]] BigInt decode_unchecked_le(std::span<const std::uint8_t> in);
 // Smallest number of bytes that holds every value in [0, q).
 [[nodiscard]] std::size_t bytes_for_modulus(const BigInt& q);
-// Miller-Rabin with 64 rounds on the given Rng (error below 4^-64 for composites).
+// Boost.Multiprecision's miller_rabin_test with 64 rounds, its bases drawn from `rng` (error below
+// 4^-64 for composites; n < 2 is not prime).
 [[nodiscard]] bool is_probable_prime(const BigInt& n, Rng& rng);
 
 }  // namespace shufflempc

@@ -5,6 +5,8 @@
 //   * SystemRng  - keyed from the operating system (libsodium's randombytes_buf); production use.
 //   * SeededRng  - keyed from a caller-supplied seed; reproducible on every machine. For
 //                  simulations and tests only: nothing secret may ever be drawn from it.
+//   * KeyedRng   - keyed by secret key material (a derived seed, a pairwise key): a PRF stream that
+//                  parties holding the same key reproduce, as secret as its key.
 // Both are buffered, so drawing a 64-bit word costs a few nanoseconds.
 #pragma once
 
@@ -140,6 +142,24 @@ class SeededRng final : public Rng {
   SeededRng(RawKey, const Key& key);
   [[nodiscard]] std::unique_ptr<Rng> with_key(const Key& key) const override;
 };
+
+// A pseudorandom stream under secret key material: ChaCha20 keyed by `key`, so two parties that hold
+// the same key (a pairwise key, a seed derived from one) draw the same secret values, and nobody
+// else learns anything about them. The key is wiped with the generator; its forks and splits are
+// KeyedRngs too. Not reproducible in the sense of a simulation seed: its key is a secret.
+class KeyedRng final : public Rng {
+ public:
+  explicit KeyedRng(const Key& key);
+  ~KeyedRng() override;
+  [[nodiscard]] bool reproducible() const override { return false; }
+
+ private:
+  [[nodiscard]] std::unique_ptr<Rng> with_key(const Key& key) const override;
+};
+
+// Initialises libsodium once per process (thread-safe, idempotent); throws std::runtime_error if it
+// cannot. Everything in shufflempc that calls libsodium outside an Rng calls this first.
+void ensure_sodium();
 
 // Makes the generator a command asks for: seeded when a seed was given, the system's otherwise.
 [[nodiscard]] std::unique_ptr<Rng> make_rng(std::optional<std::uint64_t> seed);

@@ -9,6 +9,7 @@
 #include "circuit/gf128.hpp"
 #include "circuit/half_gates.hpp"
 #include "shufflempc/random.hpp"
+#include "shufflempc/shamir.hpp"
 
 using namespace shufflempc;
 using namespace shufflempc::circuit;
@@ -36,11 +37,13 @@ TEST_CASE("gf128: the product of two degree-t sharings interpolates from 2t + 1 
     const std::size_t t = (n - 1) / 2;
     std::vector<std::uint32_t> all(n);
     for (std::uint32_t j = 0; j < n; ++j) all[j] = j;
-    const auto l = gf128::lagrange_at_zero(all);
+    const gf128::Field field;
+    const auto l = shamir::lagrange_at_zero(field, std::span<const std::uint32_t>(all));
     for (std::uint8_t bit = 0; bit < 2; ++bit) {
       const Block delta = Block::random(rng);
-      const auto xs = gf128::share(Block{bit, 0}, t, n, rng);
-      const auto ds = gf128::share(delta, t, n, rng);
+      std::vector<Block> xs(n), ds(n);
+      shamir::share(field, Block{bit, 0}, t, rng, std::span<Block>(xs));
+      shamir::share(field, delta, t, rng, std::span<Block>(ds));
       Block acc{};
       for (std::size_t j = 0; j < n; ++j) acc ^= gf128::mul(l[j], gf128::mul(xs[j], ds[j]));
       CHECK(acc == delta.times(bit));

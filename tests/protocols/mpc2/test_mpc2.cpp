@@ -157,9 +157,9 @@ TEST_CASE("mpc2 privacy, exact over F_7, n = 3, t = 1: the corrupted party's vie
       std::array<std::array<std::uint64_t, 3>, 3> zeros{};   // [dealer][point]
       for (PartyId p = 0; p < 3; ++p) {
         const std::array<std::uint64_t, 1> coeff = {rand[p][0]};
-        mpc2::share_with(f, x[p], std::span<const std::uint64_t>(coeff), std::span<std::uint64_t>(shares[p]));
+        shamir::share_with(f, x[p], std::span<const std::uint64_t>(coeff), std::span<std::uint64_t>(shares[p]));
         const std::array<std::uint64_t, 2> z = {rand[p][1], rand[p][2]};
-        if (zero_sharing) mpc2::share_with(f, std::uint64_t{0}, std::span<const std::uint64_t>(z), std::span<std::uint64_t>(zeros[p]));
+        if (zero_sharing) shamir::share_with(f, std::uint64_t{0}, std::span<const std::uint64_t>(z), std::span<std::uint64_t>(zeros[p]));
       }
       View view{};
       std::size_t k = 0;

@@ -1,0 +1,88 @@
+// Shamir secret sharing and Lagrange interpolation over any field that models `ShamirField`:
+// Z_p (ZqSmall, ZqBig for a prime modulus) for the degree-2 engine, GF(2^128) for the circuit
+// protocol's label sharings. Party `id` holds the value at the point id + 1 (the field element that
+// the integer id + 1 names), so no party holds the secret, which sits at 0.
+//
+// A field object F names its element type `F::element` and offers add, sub, mul, inverse (of a
+// nonzero element), reduce (the element an integer names) and uniform (a uniform element drawn from
+// an Rng). Elements are values; the field object carries the modulus, if any.
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "shufflempc/random.hpp"
+
+namespace shufflempc::shamir {
+
+template <class F>
+concept ShamirField = requires(const F& f, const typename F::element& a, std::uint64_t k, Rng& rng) {
+  { f.add(a, a) } -> std::convertible_to<typename F::element>;
+  { f.sub(a, a) } -> std::convertible_to<typename F::element>;
+  { f.mul(a, a) } -> std::convertible_to<typename F::element>;
+  { f.inverse(a) } -> std::convertible_to<typename F::element>;
+  { f.reduce(k) } -> std::convertible_to<typename F::element>;
+  { f.uniform(rng) } -> std::convertible_to<typename F::element>;
+};
+
+template <ShamirField F>
+using Element = typename F::element;
+
+// The point at which party `id` holds its share.
+template <ShamirField F>
+[[nodiscard]] Element<F> point(const F& f, std::uint32_t id) {
+  return f.reduce(std::uint64_t{id} + 1);
+}
+
+// Shares of `secret` under secret + c_1 z + ... + c_d z^d (`coeffs` = c_1..c_d), one per party
+// 0..out.size()-1, by Horner's rule.
+template <ShamirField F>
+void share_with(const F& f, const Element<F>& secret, std::span<const Element<F>> coeffs, std::span<Element<F>> out) {
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    const Element<F> x = point(f, static_cast<std::uint32_t>(k));
+    Element<F> acc{};
+    for (std::size_t i = coeffs.size(); i-- > 0;) acc = f.add(f.mul(acc, x), coeffs[i]);
+    out[k] = f.add(f.mul(acc, x), secret);
+  }
+}
+
+// The same on a fresh random polynomial of degree `degree` (coefficients drawn from `rng` in order
+// c_1, ..., c_d).
+template <ShamirField F>
+void share(const F& f, const Element<F>& secret, std::size_t degree, Rng& rng, std::span<Element<F>> out) {
+  std::vector<Element<F>> coeffs(degree);
+  for (auto& c : coeffs) c = f.uniform(rng);
+  share_with(f, secret, std::span<const Element<F>>(coeffs), out);
+}
+
+// Lagrange coefficients at `x` for the points of `parties` (distinct ids whose points are distinct
+// field elements): the value at x of the polynomial through (point(parties[j]), v_j) is
+// sum_j l_j v_j.
+template <ShamirField F>
+[[nodiscard]] std::vector<Element<F>> lagrange_at(const F& f, std::span<const std::uint32_t> parties, const Element<F>& x) {
+  std::vector<Element<F>> l(parties.size());
+  for (std::size_t j = 0; j < parties.size(); ++j) {
+    Element<F> num = f.reduce(1);
+    Element<F> den = f.reduce(1);
+    const Element<F> xj = point(f, parties[j]);
+    for (std::size_t m = 0; m < parties.size(); ++m) {
+      if (m == j) continue;
+      const Element<F> xm = point(f, parties[m]);
+      num = f.mul(num, f.sub(x, xm));
+      den = f.mul(den, f.sub(xj, xm));
+    }
+    l[j] = f.mul(num, f.inverse(den));
+  }
+  return l;
+}
+
+// Lagrange coefficients at 0: the secret is sum_j l_j share_j.
+template <ShamirField F>
+[[nodiscard]] std::vector<Element<F>> lagrange_at_zero(const F& f, std::span<const std::uint32_t> parties) {
+  return lagrange_at(f, parties, Element<F>{});
+}
+
+}  // namespace shufflempc::shamir

@@ -1,0 +1,96 @@
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <map>
+#include <numeric>
+#include <vector>
+
+#include "shufflempc/algebra.hpp"
+#include "shufflempc/random.hpp"
+#include "shufflempc/shamir.hpp"
+
+using namespace shufflempc;
+
+namespace {
+
+// Shares `secret` at degree t among n parties, then checks that every (t + 1)-subset of consecutive
+// points (cyclically) and the whole set interpolate to it, and that lagrange_at reproduces a share.
+template <class F>
+void check_round_trip(const F& f, const shamir::Element<F>& secret, std::size_t t, std::size_t n, Rng& rng) {
+  std::vector<shamir::Element<F>> shares(n);
+  shamir::share(f, secret, t, rng, std::span<shamir::Element<F>>(shares));
+  for (std::size_t start = 0; start < n; ++start) {
+    std::vector<std::uint32_t> who;
+    for (std::size_t k = 0; k <= t; ++k) who.push_back(static_cast<std::uint32_t>((start + k) % n));
+    const auto l = shamir::lagrange_at_zero(f, std::span<const std::uint32_t>(who));
+    shamir::Element<F> acc{};
+    for (std::size_t j = 0; j < who.size(); ++j) acc = f.add(acc, f.mul(l[j], shares[who[j]]));
+    CHECK(acc == secret);
+    // The same t + 1 points give any other party's share.
+    const std::uint32_t other = static_cast<std::uint32_t>((start + t + 1) % n);
+    if (t + 1 < n) {
+      const auto at = shamir::lagrange_at(f, std::span<const std::uint32_t>(who), shamir::point(f, other));
+      shamir::Element<F> y{};
+      for (std::size_t j = 0; j < who.size(); ++j) y = f.add(y, f.mul(at[j], shares[who[j]]));
+      CHECK(y == shares[other]);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("shamir: any t + 1 shares give the secret back and every other share, over Z_p and big Z_p") {
+  SeededRng rng(2026);
+  const ZqSmall small((std::uint64_t{1} << 61) - 1);
+  const ZqBig big((BigInt(1) << 127) - 1);
+  for (std::size_t n : {1u, 2u, 3u, 5u, 8u})
+    for (std::size_t t = 0; t < n; ++t) {
+      check_round_trip(small, small.uniform(rng), t, n, rng);
+      check_round_trip(big, big.uniform(rng), t, n, rng);
+    }
+}
+
+TEST_CASE("shamir: share_with is the polynomial secret + c_1 z + ... evaluated at id + 1") {
+  const ZqSmall f(101);
+  const std::vector<std::uint64_t> coeffs = {3, 5};  // 7 + 3z + 5z^2
+  std::vector<std::uint64_t> out(4);
+  shamir::share_with(f, std::uint64_t{7}, std::span<const std::uint64_t>(coeffs), std::span<std::uint64_t>(out));
+  for (std::uint64_t k = 0; k < out.size(); ++k) {
+    const std::uint64_t z = k + 1;
+    CHECK(out[k] == (7 + 3 * z + 5 * z * z) % 101);
+  }
+}
+
+TEST_CASE("shamir: t shares have the same distribution whatever the secret (exact, over Z_7)") {
+  // Every polynomial of degree 2 over Z_7 (49 per secret): the joint law of the shares of parties 0
+  // and 1 is the same for each of the 7 secrets, uniform on Z_7^2.
+  const ZqSmall f(7);
+  std::map<std::uint64_t, std::map<std::pair<std::uint64_t, std::uint64_t>, int>> law;
+  for (std::uint64_t secret = 0; secret < 7; ++secret)
+    for (std::uint64_t c1 = 0; c1 < 7; ++c1)
+      for (std::uint64_t c2 = 0; c2 < 7; ++c2) {
+        const std::vector<std::uint64_t> coeffs = {c1, c2};
+        std::vector<std::uint64_t> out(3);
+        shamir::share_with(f, secret, std::span<const std::uint64_t>(coeffs), std::span<std::uint64_t>(out));
+        ++law[secret][{out[0], out[1]}];
+      }
+  for (std::uint64_t secret = 0; secret < 7; ++secret) {
+    CHECK(law[secret].size() == 49);
+    for (const auto& [pair, count] : law[secret]) CHECK(count == 1);
+  }
+}
+
+TEST_CASE("shamir: a dealing consumes one field element per coefficient, in order") {
+  // The stream contract: share() draws c_1..c_d with f.uniform, so a run that shares the same
+  // secrets with the same generator is reproducible whichever protocol calls it.
+  const ZqSmall f((std::uint64_t{1} << 61) - 1);
+  SeededRng a(5), b(5);
+  std::vector<std::uint64_t> shares(4);
+  shamir::share(f, std::uint64_t{9}, 3, a, std::span<std::uint64_t>(shares));
+  std::vector<std::uint64_t> coeffs(3);
+  for (auto& c : coeffs) c = f.uniform(b);
+  std::vector<std::uint64_t> expect(4);
+  shamir::share_with(f, std::uint64_t{9}, std::span<const std::uint64_t>(coeffs), std::span<std::uint64_t>(expect));
+  CHECK(shares == expect);
+  CHECK(a.next_u64() == b.next_u64());
+}
