@@ -13,7 +13,7 @@
 #include "cards/card_and.hpp"
 #include "cards/elgamal.hpp"
 #include "cards/gates.hpp"
-#include "shufflempc/net/inproc.hpp"
+#include "shufflempc/inproc.hpp"
 
 using namespace shufflempc;
 using Clock = std::chrono::steady_clock;
@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
   for (long i = 0; i < crypto_runs; ++i) {
     const std::vector<Value> inputs = {rng.bit() ? "yes" : "no", rng.bit() ? "yes" : "no"};
     auto run_rng = rng.fork(static_cast<std::uint64_t>(i));
-    const RunResult r = net::run_in_process(*protocol, inputs, *run_rng);
+    const RunResult r = run_in_process(*protocol, inputs, *run_rng);
     ops_alice = r.party_outputs.at(cards::alice)["group_ops"].get<std::uint64_t>();
     ops_bob = r.party_outputs.at(cards::bob)["group_ops"].get<std::uint64_t>();
     scalar_mults = r.party_outputs.at(cards::alice)["scalar_mults"].get<std::uint64_t>() +

@@ -22,8 +22,8 @@
 #include "circuit/bmr.hpp"
 #include "circuit/bristol.hpp"
 #include "circuit/half_gates.hpp"
-#include "shufflempc/net/inproc.hpp"
-#include "shufflempc/net/process.hpp"
+#include "shufflempc/inproc.hpp"
+#include "shufflempc/process.hpp"
 #include "shufflempc/registry.hpp"
 #include "shufflempc/shuffle.hpp"
 
@@ -126,7 +126,7 @@ int run(int reps) {
         RunOptions opts;
         opts.record_view = true;
         const auto t0 = Clock::now();
-        last = net::run_in_process(*protocol, cs.inputs, rng, opts);
+        last = run_in_process(*protocol, cs.inputs, rng, opts);
         inproc.push_back(ms_since(t0));
         if (last.output != cs.expected) {
           std::cerr << "bench_circuit: WRONG RESULT " << last.output.dump() << "\n";
@@ -147,7 +147,7 @@ int run(int reps) {
       for (int r = 0; r < reps; ++r) {
         std::cerr << fmt::format("  tcp run {}/{}\n", r + 1, reps);
         const auto t0 = Clock::now();
-        const auto res = net::run_command({SHUFFLEMPC_CLI, "local", "circuit", "--parties", "3", "--circuit", cs.circuit, "--variant", cfg.variant,
+        const auto res = run_command({SHUFFLEMPC_CLI, "local", "circuit", "--parties", "3", "--circuit", cs.circuit, "--variant", cfg.variant,
                                            "--delivery", cfg.delivery, "--inputs", inputs_file, "--json"});
         tcp.push_back(ms_since(t0));
         const Value v = Value::parse(res.out, nullptr, false);

@@ -7,7 +7,7 @@
 #include <chrono>
 #include <iostream>
 
-#include "shufflempc/net/inproc.hpp"
+#include "shufflempc/inproc.hpp"
 #include "shufflempc/registry.hpp"
 #include "shufflempc/shuffle.hpp"
 
@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
   for (int r = 0; r < reps; ++r) {
     std::cerr << fmt::format("run {}/{}: {} parties\n", r + 1, reps, n);
     const auto t0 = Clock::now();
-    const RunResult res = net::run_in_process(*protocol, inputs, rng);
+    const RunResult res = run_in_process(*protocol, inputs, rng);
     best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
     messages = res.messages;
     err = res.output.get<double>() - protocol->truth(inputs)->get<double>();

@@ -4,7 +4,7 @@
 //   build/bin/bench/bench_ikos [PARTIES=64] [K=128] [REPEATS=5]
 //
 // IKOS: one shuffle round of 3k (n-1) 13-byte messages per party, every party and the eavesdropper
-// reading the whole output (net::run_in_process, SystemRng). X25519: a key pair per party, then
+// reading the whole output (run_in_process, SystemRng). X25519: a key pair per party, then
 // both sides' session keys for every pair. Times are medians over the repeats.
 #include <sodium.h>
 
@@ -18,7 +18,7 @@
 #include <fmt/format.h>
 
 #include "ikos_key_exchange/ikos.hpp"
-#include "shufflempc/net/inproc.hpp"
+#include "shufflempc/inproc.hpp"
 #include "shufflempc/registry.hpp"
 #include "shufflempc/shuffle.hpp"
 
@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
   for (int r = 0; r < repeats; ++r) {
     std::fprintf(stderr, "repeat %d/%d: ikos...", r + 1, repeats);
     SystemRng rng;
-    const RunResult result = net::run_in_process(*protocol, inputs, rng);
+    const RunResult result = run_in_process(*protocol, inputs, rng);
     ikos_s.push_back(result.seconds);
     agreed += result.output["pairs_agreed"].get<std::size_t>();
     pairs += result.output["pairs"].get<std::size_t>();

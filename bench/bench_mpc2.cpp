@@ -19,8 +19,8 @@
 #include <utility>
 #include <vector>
 
-#include "shufflempc/net/inproc.hpp"
-#include "shufflempc/net/process.hpp"
+#include "shufflempc/inproc.hpp"
+#include "shufflempc/process.hpp"
 #include "shufflempc/registry.hpp"
 #include "shufflempc/shuffle.hpp"
 
@@ -111,7 +111,7 @@ int run(std::size_t length, std::size_t sum_inputs, int reps) {
         RunOptions opts;
         opts.record_view = true;
         auto t0 = Clock::now();
-        last = net::run_in_process(*protocol, w.inputs, rng, opts);
+        last = run_in_process(*protocol, w.inputs, rng, opts);
         inproc.push_back(seconds_since(t0));
         if (last.output.begin()->get<std::int64_t>() != w.truth) {
           std::cerr << "bench_mpc2: WRONG RESULT " << last.output.dump() << " != " << w.truth << "\n";
@@ -139,7 +139,7 @@ int run(std::size_t length, std::size_t sum_inputs, int reps) {
       for (int r = 0; r < reps; ++r) {
         std::cerr << fmt::format("  tcp run {}/{}\n", r + 1, reps);
         const auto t0 = Clock::now();
-        const auto res = net::run_command({SHUFFLEMPC_CLI, "local", "mpc2", "--parties", std::to_string(n), "--function",
+        const auto res = run_command({SHUFFLEMPC_CLI, "local", "mpc2", "--parties", std::to_string(n), "--function",
                                            "@" + program_file, "--inputs", inputs_file, "--json"});
         tcp.push_back(seconds_since(t0));
         const Value v = Value::parse(res.out, nullptr, false);

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "shufflempc/net/inproc.hpp"
+#include "shufflempc/inproc.hpp"
 #include "shufflempc/registry.hpp"
 #include "shufflempc/shuffle.hpp"
 #include "split_mix/dp_sum.hpp"
@@ -120,7 +120,7 @@ int bench_sum(std::size_t n, double sigma, std::size_t input_bits, int reps) {
       "split-mix-sum", {{"sigma", std::to_string(static_cast<int>(sigma))}, {"input-bits", std::to_string(input_bits)}}, n);
   std::vector<Value> values(inputs.begin(), inputs.end());
   auto t0 = Clock::now();
-  const auto result = net::run_in_process(*protocol, values, rng);
+  const auto result = run_in_process(*protocol, values, rng);
   const double session = seconds_since(t0);
   if (result.output != Value(static_cast<std::uint64_t>(truth))) {
     std::cerr << "bench_split_mix: WRONG SESSION SUM\n";

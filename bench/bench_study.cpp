@@ -13,7 +13,7 @@
 #include <random>
 #include <sstream>
 
-#include "shufflempc/net/inproc.hpp"
+#include "shufflempc/inproc.hpp"
 #include "shufflempc/registry.hpp"
 #include "shufflempc/shuffle.hpp"
 
@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
       auto input_rng = rng.fork(1);
       std::vector<Value> inputs(n);
       for (std::size_t i = 0; i < n; ++i) inputs[i] = protocol->random_input(static_cast<PartyId>(i), "", *input_rng);
-      t_generic = best_of(1, [&] { (void)net::run_in_process(*protocol, inputs, rng); });
+      t_generic = best_of(1, [&] { (void)run_in_process(*protocol, inputs, rng); });
     }
     std::cout << fmt::format("{:<22} {:>10} {:>6} {:>10.4f} {:>10.4f} {:>10.4f} {:>8.2f} {:>12.3f}\n", name, last.messages, width, t_trial,
                              t_shuffle, t_std, t_trial / t_shuffle, t_generic);

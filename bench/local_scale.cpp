@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "shufflempc/net/process.hpp"
+#include "shufflempc/process.hpp"
 #include "shufflempc/runtime.hpp"
 
 using namespace shufflempc;
@@ -21,14 +21,14 @@ using namespace shufflempc;
 namespace {
 
 struct Timed {
-  net::CommandResult result;
+  CommandResult result;
   double seconds = 0;
 };
 
 Timed timed(const std::vector<std::string>& argv) {
   const auto start = std::chrono::steady_clock::now();
   Timed t;
-  t.result = net::run_command(argv, std::chrono::minutes(30));
+  t.result = run_command(argv, std::chrono::minutes(30));
   t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return t;
 }

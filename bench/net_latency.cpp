@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "shufflempc/net/inproc.hpp"
+#include "shufflempc/inproc.hpp"
 #include "shufflempc/net/tcp.hpp"
 
 using namespace shufflempc;

@@ -24,7 +24,7 @@
 #include "shufflempc/error.hpp"
 #include "shufflempc/files.hpp"
 #include "shufflempc/net/local.hpp"
-#include "shufflempc/net/process.hpp"
+#include "shufflempc/process.hpp"
 #include "shufflempc/net/tcp.hpp"
 
 namespace shufflempc::cli {
@@ -89,7 +89,7 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
     const std::size_t capacity = net::link_capacity(sizing, net::wire_rounds(*protocol));
     const std::size_t processes = (n + k - 1) / k;
     const std::size_t links = processes * ((k + capacity - 1) / capacity);
-    net::ensure_descriptors(links + 1 + 64 + net::ShufflerOptions{}.max_unauthenticated,
+    ensure_descriptors(links + 1 + 64 + net::ShufflerOptions{}.max_unauthenticated,
                             "the shuffler of this local run (" + std::to_string(links) + " links of " + std::to_string(processes) +
                                 " party processes, and the analyzer's)");
   }
@@ -126,8 +126,8 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
 
   const InterruptGuard guard;  // an interrupted run stops every process; Cleanup removes the keys
   const auto start = std::chrono::steady_clock::now();
-  const std::string exe = net::self_executable();
-  std::vector<net::ChildProcess> children;
+  const std::string exe = self_executable();
+  std::vector<ChildProcess> children;
   children.reserve(2 + (n + k - 1) / k);
   children.emplace_back("shuffler",
                         std::vector<std::string>{exe, "shuffler", "--config", config_path, "--key", dir + "/" + net::shuffler_key_file,
@@ -145,7 +145,7 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
     std::vector<std::string> a = {exe, "analyzer", "--key", dir + "/" + net::analyzer_key_file};
     a.insert(a.end(), common.begin(), common.end());
     outputs.push_back(dir + "/analyzer.out");
-    children.emplace_back("analyzer", a, net::ProcessOptions{.stdout_path = outputs.back()});
+    children.emplace_back("analyzer", a, ProcessOptions{.stdout_path = outputs.back()});
   }
   for (std::size_t first = 0; first < n; first += k) {
     const std::size_t last = std::min(n, first + k) - 1;
@@ -157,7 +157,7 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
       if (id >= first && id <= last) drops += (drops.empty() ? "" : ",") + std::to_string(id);
     if (!drops.empty()) a.insert(a.end(), {"--dropouts", drops});
     outputs.push_back(dir + "/party-" + range + ".out");
-    children.emplace_back("parties " + range, a, net::ProcessOptions{.stdout_path = outputs.back()});
+    children.emplace_back("parties " + range, a, ProcessOptions{.stdout_path = outputs.back()});
   }
   if (la.kill_party_process) {
     if (*la.kill_party_process + 2 >= children.size())
@@ -170,7 +170,7 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
   if (!args.json)
     std::cout << "shufflempc local: shuffler, analyzer and " << children.size() - 2 << " party processes started; session files in "
               << dir << (la.keep_dir.empty() ? " (removed at the end)" : "") << std::endl;
-  const bool in_time = net::wait_all(children, start + limit, [] { return interrupted != 0; });
+  const bool in_time = wait_all(children, start + limit, [] { return interrupted != 0; });
   if (interrupted != 0) {
     for (auto& c : children) c.kill();
     throw std::runtime_error("interrupted by signal " + std::to_string(interrupted) + ": every process of the run was stopped" +

@@ -13,7 +13,7 @@
 #include "report.hpp"
 #include "shufflempc/files.hpp"
 #include "shufflempc/net/local.hpp"
-#include "shufflempc/net/process.hpp"
+#include "shufflempc/process.hpp"
 #include "shufflempc/net/tcp.hpp"
 
 namespace shufflempc::cli {
@@ -120,8 +120,8 @@ void add_net_process_commands(CLI::App& app, const Registry& registry, Action& a
         std::size_t links = 64;  // the listening socket, the log, slack
         for (const auto& spec : sessions) links += spec.config.parties + 1;
         const std::size_t floor = 64 + 2 * sessions.size() + net::ShufflerOptions{}.max_unauthenticated;
-        net::ensure_descriptors(floor, "the shuffler (its analyzers and unauthenticated connections)");
-        const std::size_t room = net::raise_descriptors(links + net::ShufflerOptions{}.max_unauthenticated);
+        ensure_descriptors(floor, "the shuffler (its analyzers and unauthenticated connections)");
+        const std::size_t room = raise_descriptors(links + net::ShufflerOptions{}.max_unauthenticated);
         if (room < links + net::ShufflerOptions{}.max_unauthenticated)
           std::cerr << "shuffler: descriptor limit " << room << ": room for " << room - floor + 2 * sessions.size()
                     << " client connections at once (a process hosting many parties needs one)\n";
@@ -194,7 +194,7 @@ void add_net_process_commands(CLI::App& app, const Registry& registry, Action& a
         const auto [host, port] = connect_address(config, client.connect);
         const auto rounds = net::wire_rounds(*protocol);
         const std::size_t capacity = net::link_capacity(config, rounds);
-        net::ensure_descriptors((identities.size() + capacity - 1) / capacity + 64, "party process " + ids + " (one link per " +
+        ensure_descriptors((identities.size() + capacity - 1) / capacity + 64, "party process " + ids + " (one link per " +
                                                                                         std::to_string(capacity) + " hosted parties)");
         auto rng = make_rng(client.seed);
         net::TcpChannel channel(config, std::move(identities), host, port, stderr_logger("party " + ids), {rounds});

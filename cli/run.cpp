@@ -4,7 +4,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "report.hpp"
-#include "shufflempc/net/inproc.hpp"
+#include "shufflempc/inproc.hpp"
 
 namespace shufflempc::cli {
 
@@ -31,7 +31,7 @@ void add_run_command(CLI::App& app, const Registry& registry, Action& action) {
         auto drop_rng = rng->fork(rng_labels::dropouts);
         while (options.dropouts.size() < args.dropouts)
           options.dropouts[static_cast<PartyId>(drop_rng->uniform(args.parties))] = 0;
-        const RunResult result = net::run_in_process(*protocol, inputs, *rng, options);
+        const RunResult result = run_in_process(*protocol, inputs, *rng, options);
         print_report(make_report(info.name, *protocol, args.parties, result, inputs), args.json);
         return 0;
       };

@@ -14,7 +14,7 @@
 
 #include "shufflempc/inputs.hpp"
 #include "shufflempc/mechanism.hpp"
-#include "shufflempc/net/inproc.hpp"
+#include "shufflempc/inproc.hpp"
 #include "shufflempc/net/loopback.hpp"
 #include "shufflempc/registry.hpp"
 
@@ -92,7 +92,7 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < parties; ++i) inputs.push_back(protocol->random_input(i, "", rng));
     const int truth = protocol->truth(inputs)->get<int>();
 
-    const RunResult local = net::run_in_process(*protocol, inputs, rng);
+    const RunResult local = run_in_process(*protocol, inputs, rng);
     std::cout << "in-process:  XOR = " << local.output << " (truth " << truth << "), " << local.messages << " messages\n";
     const RunResult tcp = net::run_over_loopback(*protocol, inputs, rng);
     std::cout << "TCP loopback: XOR = " << tcp.output << " (truth " << truth << "), " << tcp.messages << " messages, "

@@ -5,7 +5,7 @@
 
 #include "shufflempc/error.hpp"
 #include "shufflempc/net/local.hpp"
-#include "shufflempc/net/process.hpp"
+#include "shufflempc/process.hpp"
 #include "shufflempc/net/tcp.hpp"
 
 namespace shufflempc::net {

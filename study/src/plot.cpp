@@ -9,7 +9,7 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "shufflempc/net/process.hpp"
+#include "shufflempc/process.hpp"
 #include "shufflempc/study/study.hpp"
 
 namespace shufflempc::study {
@@ -106,7 +106,7 @@ class Figure {
   void draw() {
     data.close();
     script.close();
-    const auto r = net::run_command({gnuplot_, (dir_ / "plot.gp").string()}, std::chrono::minutes(2));
+    const auto r = run_command({gnuplot_, (dir_ / "plot.gp").string()}, std::chrono::minutes(2));
     if (r.exit_code != 0) throw std::runtime_error("--plot: gnuplot failed: " + r.err);
     if (!std::filesystem::exists(path_) || std::filesystem::file_size(path_) == 0) throw std::runtime_error("--plot: gnuplot wrote no " + path_);
   }

@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "shufflempc/inputs.hpp"
-#include "shufflempc/net/inproc.hpp"
+#include "shufflempc/inproc.hpp"
 
 namespace shufflempc::study {
 namespace {
@@ -341,7 +341,7 @@ std::vector<Cell> run(const Registry& registry, const Spec& spec, const Progress
           auto input_rng = rng->fork(rng_labels::random_inputs);
           std::vector<Value> inputs(cell.parties);
           for (std::size_t p = 0; p < cell.parties; ++p) inputs[p] = protocol.random_input(static_cast<PartyId>(p), cell.inputs, *input_rng);
-          const RunResult result = net::run_in_process(protocol, inputs, *rng);
+          const RunResult result = run_in_process(protocol, inputs, *rng);
           if (protocol.has_error())
             if (const auto truth = protocol.truth(inputs))
               if (const auto e = trial_errors(result.output, *truth)) {

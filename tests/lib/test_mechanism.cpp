@@ -7,7 +7,7 @@
 
 #include "counting/mechanisms.hpp"
 #include "shufflempc/mechanism.hpp"
-#include "shufflempc/net/inproc.hpp"
+#include "shufflempc/inproc.hpp"
 #include "shufflempc/registry.hpp"
 
 using namespace shufflempc;
@@ -76,7 +76,7 @@ TEST_CASE("mechanism: make_one_round runs through the round driver with inputs, 
   SeededRng rng(11);
   std::vector<Value> inputs;
   for (PartyId i = 0; i < 40; ++i) inputs.push_back(protocol->random_input(i, "", rng));
-  const RunResult r = net::run_in_process(*protocol, inputs, rng);
+  const RunResult r = run_in_process(*protocol, inputs, rng);
   REQUIRE(protocol->truth(inputs).has_value());
   CHECK(r.output == *protocol->truth(inputs));
   CHECK(r.messages == 80);
@@ -97,7 +97,7 @@ TEST_CASE("mechanism: OneRoundRun encodes what the round driver submits, party b
   RunOptions options;
   options.record_view = true;
   auto protocol = make_one_round(m);
-  const RunResult r = net::run_in_process(*protocol, inputs, a, options);
+  const RunResult r = run_in_process(*protocol, inputs, a, options);
   const auto run_rng = b.split();
   OneRoundRun<ByteSum> run(m);
   run.add_all(xs, *run_rng);

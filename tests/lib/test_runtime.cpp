@@ -3,7 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "shufflempc/error.hpp"
-#include "shufflempc/net/inproc.hpp"
+#include "shufflempc/inproc.hpp"
 #include "shufflempc/registry.hpp"
 #include "support/failing_channel.hpp"
 
@@ -50,7 +50,7 @@ TEST_CASE("RoundDriver: MPC delivery, silent parties, dropouts and the recorded 
   SeededRng rng(52);
   RunOptions opts;
   opts.record_view = true;
-  auto res = net::run_in_process(proto, inputs, rng, opts);
+  auto res = run_in_process(proto, inputs, rng, opts);
   CHECK(res.output == 5005);  // party 0 saw 5 messages; 5 parties submitted in round 1 (four silently)
   CHECK(res.rounds.size() == 2);
   CHECK(res.messages == 6);
@@ -59,7 +59,7 @@ TEST_CASE("RoundDriver: MPC delivery, silent parties, dropouts and the recorded 
 
   opts.dropouts = {{2, 0}, {4, 1}};
   opts.min_parties = 3;
-  res = net::run_in_process(proto, inputs, rng, opts);
+  res = run_in_process(proto, inputs, rng, opts);
   CHECK(res.dropped == std::vector<PartyId>{2, 4});
   CHECK(res.output == 4003);
   CHECK(res.rounds[0].dropped == std::vector<PartyId>{2});
@@ -67,7 +67,7 @@ TEST_CASE("RoundDriver: MPC delivery, silent parties, dropouts and the recorded 
   CHECK(res.party_outputs.count(2) == 0);
 
   opts.min_parties = 5;
-  CHECK_THROWS_AS((void)net::run_in_process(proto, inputs, rng, opts), std::system_error);
+  CHECK_THROWS_AS((void)run_in_process(proto, inputs, rng, opts), std::system_error);
 }
 
 TEST_CASE("two runs with the same generator never share randomness, a seed replays a run") {
@@ -77,12 +77,12 @@ TEST_CASE("two runs with the same generator never share randomness, a seed repla
   SeededRng rng(53);
   RunOptions opts;
   opts.record_view = true;
-  const auto a = net::run_in_process(*proto, inputs, rng, opts);
-  const auto b = net::run_in_process(*proto, inputs, rng, opts);
+  const auto a = run_in_process(*proto, inputs, rng, opts);
+  const auto b = run_in_process(*proto, inputs, rng, opts);
   // Same inputs, same generator object: the noise and the permutation must be fresh.
   CHECK_FALSE(a.view[0] == b.view[0]);
   SeededRng replay(53);
-  const auto c = net::run_in_process(*proto, inputs, replay, opts);
+  const auto c = run_in_process(*proto, inputs, replay, opts);
   CHECK(c.view[0] == a.view[0]);
   CHECK(c.output == a.output);
   // split() children differ from each other; fork(label) children repeat.
@@ -102,7 +102,7 @@ TEST_CASE("parties sending on several threads give exactly the messages each par
   SeededRng rng(54);
   RunOptions opts;
   opts.record_view = true;
-  const auto res = net::run_in_process(*proto, inputs, rng, opts);
+  const auto res = run_in_process(*proto, inputs, rng, opts);
 
   SeededRng again(54);
   const auto run_rng = again.split();
@@ -135,7 +135,7 @@ TEST_CASE("RoundDriver: a channel failing at its N-th exchange ends the run with
   for (const Case& c : {Case{cards.get(), {"yes", "no"}}, Case{&echo, std::vector<Value>(4, nullptr)}}) {
     for (std::size_t n = 0; n < c.protocol->rounds(); ++n) {
       SeededRng rng(60 + n);
-      net::InProcessChannel inner(rng);
+      InProcessChannel inner(rng);
       test::FailingChannel channel(inner, n);
       RoundDriver driver(*c.protocol, channel, rng, c.inputs.size());
       for (std::size_t i = 0; i < c.inputs.size(); ++i) driver.add_party(static_cast<PartyId>(i), c.inputs[i]);
@@ -151,7 +151,7 @@ TEST_CASE("RoundDriver: a channel failing at its N-th exchange ends the run with
     }
     // Past the last round the channel never fails: the run completes.
     SeededRng rng(70);
-    net::InProcessChannel inner(rng);
+    InProcessChannel inner(rng);
     test::FailingChannel channel(inner, c.protocol->rounds());
     RoundDriver driver(*c.protocol, channel, rng, c.inputs.size());
     for (std::size_t i = 0; i < c.inputs.size(); ++i) driver.add_party(static_cast<PartyId>(i), c.inputs[i]);

@@ -18,7 +18,7 @@
 #include "shufflempc/net/detail/link.hpp"
 #include "shufflempc/net/keys.hpp"
 #include "shufflempc/net/local.hpp"
-#include "shufflempc/net/process.hpp"
+#include "shufflempc/process.hpp"
 #include "shufflempc/net/tcp.hpp"
 #include "support/temp_dir.hpp"
 
@@ -50,7 +50,7 @@ inline std::string slurp(const std::string& path) {
   return ss.str();
 }
 
-// A child process of the test (net::ChildProcess): stdout to a pipe, stderr to `err_path`; killed
+// A child process of the test (ChildProcess): stdout to a pipe, stderr to `err_path`; killed
 // if the test ends first. read_line() gives "" and wait() -1 when the time runs out.
 class Process {
  public:
@@ -68,7 +68,7 @@ class Process {
   [[nodiscard]] pid_t pid() const { return child_.pid(); }
 
  private:
-  net::ChildProcess child_;
+  ChildProcess child_;
 };
 
 // `shufflempc shuffler` on 127.0.0.1, port chosen by the OS.

@@ -2,7 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "shufflempc/error.hpp"
-#include "shufflempc/net/inproc.hpp"
+#include "shufflempc/inproc.hpp"
 #include "shufflempc/net/loopback.hpp"
 #include "shufflempc/registry.hpp"
 
@@ -50,7 +50,7 @@ TEST_CASE("run_over_loopback gives counting the same estimate as run_in_process"
   // The estimate does not depend on the order of the messages, and parties draw from the same
   // forks of the seeded generator whatever the transport: the two runs must agree exactly.
   SeededRng a(7), b(7);
-  const RunResult local = net::run_in_process(*protocol, inputs, a);
+  const RunResult local = run_in_process(*protocol, inputs, a);
   const RunResult tcp = net::run_over_loopback(*protocol, inputs, b);
   CHECK(tcp.output == local.output);
   CHECK(tcp.messages == local.messages);
@@ -68,7 +68,7 @@ TEST_CASE("every registered protocol runs over loopback TCP with the same kind o
     std::vector<Value> inputs;
     for (std::size_t i = 0; i < n; ++i) inputs.push_back(protocol->random_input(static_cast<PartyId>(i), "", input_rng));
     SeededRng a(3), b(3);
-    const RunResult local = net::run_in_process(*protocol, inputs, a);
+    const RunResult local = run_in_process(*protocol, inputs, a);
     const RunResult tcp = net::run_over_loopback(*protocol, inputs, b);
     CHECK(kind(tcp.output) == kind(local.output));
     CHECK(tcp.messages == local.messages);

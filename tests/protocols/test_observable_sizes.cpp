@@ -6,7 +6,7 @@
 #include <map>
 
 #include "shufflempc/error.hpp"
-#include "shufflempc/net/inproc.hpp"
+#include "shufflempc/inproc.hpp"
 #include "shufflempc/registry.hpp"
 
 using namespace shufflempc;
@@ -24,7 +24,7 @@ class RecordingChannel final : public AnonymousChannel {
   std::map<std::pair<std::uint32_t, PartyId>, std::pair<std::size_t, std::size_t>> seen;
 
  private:
-  net::InProcessChannel inner_;
+  InProcessChannel inner_;
 };
 
 std::unique_ptr<Protocol> small_instance(const Registry& registry, const ProtocolInfo& info, std::size_t& n) {

@@ -1,5 +1,5 @@
 // Runs the shufflempc binary (or any program) and captures its exit code, stdout and stderr, for
-// the CLI tests, through the library's one process helper (net::ChildProcess). The command is a
+// the CLI tests, through the library's one process helper (ChildProcess). The command is a
 // program path and its arguments separated by spaces; no shell is involved.
 #pragma once
 
@@ -7,17 +7,17 @@
 #include <string>
 #include <vector>
 
-#include "shufflempc/net/process.hpp"
+#include "shufflempc/process.hpp"
 
 namespace shufflempc::test {
 
-using net::CommandResult;
+using shufflempc::CommandResult;
 
 inline CommandResult run_command(const std::string& command) {
   std::vector<std::string> argv;
   std::istringstream words(command);
   for (std::string w; words >> w;) argv.push_back(w);
-  return net::run_command(argv, std::chrono::minutes(5));
+  return shufflempc::run_command(argv, std::chrono::minutes(5));
 }
 
 inline std::string cli() { return SHUFFLEMPC_CLI; }

@@ -6,7 +6,7 @@
 #include <functional>
 #include <vector>
 
-#include "shufflempc/net/inproc.hpp"
+#include "shufflempc/inproc.hpp"
 #include "shufflempc/runtime.hpp"
 
 namespace shufflempc::test {
@@ -26,7 +26,7 @@ class TamperingChannel final : public AnonymousChannel {
   }
 
  private:
-  net::InProcessChannel inner_;
+  InProcessChannel inner_;
   Tamper tamper_;
   std::size_t junk_;
 };

@@ -10,7 +10,7 @@
 #include "cards/elgamal.hpp"
 #include "cards/gates.hpp"
 #include "shufflempc/error.hpp"
-#include "shufflempc/net/inproc.hpp"
+#include "shufflempc/inproc.hpp"
 
 using namespace shufflempc;
 using namespace shufflempc::cards;
@@ -126,7 +126,7 @@ TEST_CASE("card-and: every input through the in-process transport, only four car
       SeededRng rng(1000 * static_cast<std::uint64_t>(x) + seed);
       RunOptions options;
       options.record_view = true;
-      const RunResult r = net::run_in_process(*protocol, inputs, rng, options);
+      const RunResult r = run_in_process(*protocol, inputs, rng, options);
       CHECK(r.output == (a && b ? 1 : 0));
       CHECK(*protocol->truth(inputs) == r.output);
       REQUIRE(r.party_outputs.size() == 2);
@@ -172,7 +172,7 @@ TEST_CASE("card-and: every malformed or missing message is a protocol violation"
   SeededRng rng(503);
   RunOptions options;
   options.record_view = true;
-  const RunResult r = net::run_in_process(*protocol, inputs, rng, options);
+  const RunResult r = run_in_process(*protocol, inputs, rng, options);
   REQUIRE(r.view.size() == card_and_rounds);
   // Replays the public rounds into a fresh table, with round `bad` altered by `tamper`.
   const auto replay = [&](std::uint32_t bad, const std::function<void(MessageBatch&)>& tamper) {

@@ -8,7 +8,7 @@
 
 #include "circuit/circuit.hpp"
 #include "shufflempc/error.hpp"
-#include "shufflempc/net/inproc.hpp"
+#include "shufflempc/inproc.hpp"
 #include "shufflempc/registry.hpp"
 #include "protocols/circuit/random_circuit.hpp"
 #include "support/errors.hpp"
@@ -54,7 +54,7 @@ TEST_CASE("circuit: AES-128 in both variants, with input-only clients (v1) and l
       std::vector<Value> inputs(n, nullptr);
       inputs[n - 2] = aes_key;
       inputs[n - 1] = aes_pt;
-      const auto r = net::run_in_process(*p, inputs, rng);
+      const auto r = run_in_process(*p, inputs, rng);
       CHECK(r.output == aes_ct);
       if (v == Variant::v1) {
         for (const auto& [party, out] : r.party_outputs) CHECK(out == aes_ct);  // MPC mode: everyone evaluates
@@ -74,7 +74,7 @@ TEST_CASE("circuit: SHA-256(\"abc\") through v1 and v3, the block and the chaini
   SeededRng rng(502);
   for (const Variant v : {Variant::v1, Variant::v3}) {
     const auto p = make(sha, 3, v);
-    const auto r = net::run_in_process(*p, std::vector<Value>{block, iv, nullptr}, rng);
+    const auto r = run_in_process(*p, std::vector<Value>{block, iv, nullptr}, rng);
     CHECK(r.output == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   }
 }
@@ -91,7 +91,7 @@ TEST_CASE("circuit: 40 random circuits (AND(a,a), INV chains, constants, outputs
       const auto p = make(c, n, v, {static_cast<PartyId>(rng.uniform(n)), static_cast<PartyId>(rng.uniform(n))});
       std::vector<Value> inputs(n);
       for (PartyId q = 0; q < n; ++q) inputs[q] = p->random_input(q, "", rng);
-      const auto r = net::run_in_process(*p, inputs, rng);
+      const auto r = run_in_process(*p, inputs, rng);
       REQUIRE(r.output == *p->truth(inputs));
     }
   }
@@ -108,7 +108,7 @@ TEST_CASE("circuit: a party's round-2 bytes are uniform whatever the inputs (chi
     opts.record_view = true;
     std::vector<std::uint64_t> counts(256, 0);
     for (int run = 0; run < 2000; ++run) {
-      const auto r = net::run_in_process(*p, std::vector<Value>{"3", "1", nullptr}, rng, opts);
+      const auto r = run_in_process(*p, std::vector<Value>{"3", "1", nullptr}, rng, opts);
       REQUIRE(r.output == "0");
       const MessageBatch& round2 = r.view[1];
       for (std::size_t i = 0; i < round2.count(); ++i) {
@@ -186,11 +186,11 @@ TEST_CASE("circuit bad input: wrong hex, owners, thresholds, delivery, files, ju
   RunOptions drop2;
   drop2.min_parties = 2;
   drop2.dropouts = {{1, 1}};
-  const std::string gone = error_text([&] { (void)net::run_in_process(*p, inputs, rng, drop2); });
+  const std::string gone = error_text([&] { (void)run_in_process(*p, inputs, rng, drop2); });
   CHECK(gone.find("party 1 did not send round 2") != std::string::npos);
   RunOptions drop1;
   drop1.min_parties = 2;
   drop1.dropouts = {{2, 0}};
-  const std::string missing = error_text([&] { (void)net::run_in_process(*p, inputs, rng, drop1); });
+  const std::string missing = error_text([&] { (void)run_in_process(*p, inputs, rng, drop1); });
   CHECK(missing.find("every party's inputs are needed") != std::string::npos);
 }

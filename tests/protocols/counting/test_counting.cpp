@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "counting/counting.hpp"
-#include "shufflempc/net/inproc.hpp"
+#include "shufflempc/inproc.hpp"
 #include "shufflempc/registry.hpp"
 #include "support/stats.hpp"
 
@@ -122,7 +122,7 @@ TEST_CASE("histogram through the registry: 20000 parties on half the domain, emp
     std::vector<Value> inputs;
     auto in_rng = rng.fork(run);
     for (int i = 0; i < 20000; ++i) inputs.push_back(proto->random_input(i, "uniform:4", *in_rng));
-    auto res = net::run_in_process(*proto, inputs, rng);
+    auto res = run_in_process(*proto, inputs, rng);
     for (int e = 4; e < 8; ++e) CHECK(res.output[e].get<double>() == 0.0);
     const double sd = proto->describe()["noise_sd_per_bin"].get<double>();
     const auto truth = *proto->truth(inputs);
@@ -200,13 +200,13 @@ TEST_CASE("counting through the runtime: dropouts are reported and the estimate 
   RunOptions opts;
   for (PartyId d : {7u, 100u, 4999u}) opts.dropouts[d] = 0;
   opts.min_parties = 4000;
-  auto res = net::run_in_process(*proto, inputs, rng, opts);
+  auto res = run_in_process(*proto, inputs, rng, opts);
   CHECK(res.dropped == std::vector<PartyId>{7, 100, 4999});
   CHECK(res.messages == 2 * 4997);
   const double sd = proto->describe()["noise_sd"].get<double>();
   CHECK(std::fabs(res.output.get<double>() - 4997) <= test::normal_z() * sd);
   opts.min_parties = 4999;
-  CHECK_THROWS_WITH_AS((void)net::run_in_process(*proto, inputs, rng, opts), doctest::Contains("4997 of 5000 parties submitted, at least 4999 needed"), std::system_error);
+  CHECK_THROWS_WITH_AS((void)run_in_process(*proto, inputs, rng, opts), doctest::Contains("4997 of 5000 parties submitted, at least 4999 needed"), std::system_error);
   CHECK_THROWS_WITH_AS((void)proto->make_party(3, 2), doctest::Contains("input of party 3 must be 0 or 1"), std::invalid_argument);
 }
 
@@ -244,7 +244,7 @@ TEST_CASE("counting with half the parties gone: noise calibrated for --min-parti
   opts.min_parties = m;
   for (PartyId i = 0; i < m; ++i) opts.dropouts[2 * i + 1] = 0;
   SeededRng rng(69);
-  const RunResult r = net::run_in_process(*robust, inputs, rng, opts);
+  const RunResult r = run_in_process(*robust, inputs, rng, opts);
   REQUIRE(r.details.contains("achieved"));
   const Value& a = r.details["achieved"];
   CHECK(a["submitted"] == m);

@@ -12,7 +12,7 @@
 
 #include "ikos_key_exchange/ikos.hpp"
 #include "shufflempc/error.hpp"
-#include "shufflempc/net/inproc.hpp"
+#include "shufflempc/inproc.hpp"
 #include "shufflempc/registry.hpp"
 #include "shufflempc/shuffle.hpp"
 
@@ -138,7 +138,7 @@ TEST_CASE("ikos: all pairs through the registry - success rate matches the formu
   std::uint64_t pairs = 0, successes = 0;
   for (int run = 0; run < 2223; ++run) {
     auto run_rng = rng.fork(static_cast<std::uint64_t>(run));
-    const auto result = shufflempc::net::run_in_process(*protocol, inputs, *run_rng);
+    const auto result = shufflempc::run_in_process(*protocol, inputs, *run_rng);
     const Value& eve = result.output;
     REQUIRE(eve["pairs"] == 45);
     pairs += 45;
@@ -213,14 +213,14 @@ TEST_CASE("ikos: seeded runs repeat, dropouts fail only their pairs, bad input i
   const auto protocol = registry.create("ikos-key-exchange", {{"k", "16"}, {"show-keys", "true"}}, 5);
   const std::vector<Value> inputs(5, nullptr);
   SeededRng a(5), b(5);
-  CHECK(shufflempc::net::run_in_process(*protocol, inputs, a).party_outputs ==
-        shufflempc::net::run_in_process(*protocol, inputs, b).party_outputs);
+  CHECK(shufflempc::run_in_process(*protocol, inputs, a).party_outputs ==
+        shufflempc::run_in_process(*protocol, inputs, b).party_outputs);
 
   shufflempc::RunOptions options;
   options.dropouts[2] = 0;
   options.min_parties = 4;
   SeededRng c(6);
-  const auto result = shufflempc::net::run_in_process(*protocol, inputs, c, options);
+  const auto result = shufflempc::run_in_process(*protocol, inputs, c, options);
   CHECK(result.output["success"] == false);
   CHECK(result.party_outputs.count(2) == 0);
   for (const auto& pair : result.output["failed_pairs"]) CHECK((pair[0] == 2 || pair[1] == 2));
@@ -233,7 +233,7 @@ TEST_CASE("ikos: seeded runs repeat, dropouts fail only their pairs, bad input i
   const auto quiet = registry.create("ikos-key-exchange", {{"k", "16"}}, 3);
   SeededRng d(7);
   const std::vector<Value> three(3, nullptr);
-  const auto r = shufflempc::net::run_in_process(*quiet, three, d);
+  const auto r = shufflempc::run_in_process(*quiet, three, d);
   CHECK_FALSE(r.party_outputs.at(0).contains("keys"));
   CHECK(r.party_outputs.at(0)["agreed_with"].size() + r.party_outputs.at(0)["failed_with"].size() == 2);
 
@@ -241,7 +241,7 @@ TEST_CASE("ikos: seeded runs repeat, dropouts fail only their pairs, bad input i
   const auto viewing = registry.create("ikos-key-exchange", {{"k", "8"}, {"show-view", "true"}}, 4);
   SeededRng e(8);
   const std::vector<Value> four(4, nullptr);
-  const auto seen = shufflempc::net::run_in_process(*viewing, four, e);
+  const auto seen = shufflempc::run_in_process(*viewing, four, e);
   const Value& pairs = seen.output["eavesdropper"]["pairs"];
   REQUIRE(pairs.size() == 6);
   for (const Value& pv : pairs) {

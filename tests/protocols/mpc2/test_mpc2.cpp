@@ -12,7 +12,7 @@
 #include "mpc2/engine.hpp"
 #include "mpc2/mpc2.hpp"
 #include "shufflempc/error.hpp"
-#include "shufflempc/net/inproc.hpp"
+#include "shufflempc/inproc.hpp"
 #include "shufflempc/registry.hpp"
 #include "support/errors.hpp"
 #include "support/tampering_channel.hpp"
@@ -74,7 +74,7 @@ TEST_CASE("mpc2: random degree-2 polynomials give their direct evaluation for n 
       const auto protocol = make(program.str(), n, opt);
       std::vector<Value> inputs;
       for (std::size_t i = 0; i < n; ++i) inputs.push_back(rng.uniform_between(-1000, 1000));
-      const RunResult r = net::run_in_process(*protocol, inputs, rng);
+      const RunResult r = run_in_process(*protocol, inputs, rng);
       CHECK(r.output == *protocol->truth(inputs));
       for (const auto& [id, out] : r.party_outputs) CHECK(out == r.output);  // MPC mode: every party gets it
     }
@@ -91,7 +91,7 @@ TEST_CASE("mpc2: vectors, a 127-bit prime, ESA delivery, the coset OSM and the t
   big.prime = "170141183460469231731687303715884105727";  // 2^127 - 1
   big.delivery = Delivery::analyzer_only;
   const auto ip = make(mpc2::builtin_program("inner-product", 4, 50, 1), 4, big);
-  const RunResult r = net::run_in_process(*ip, inputs, rng);
+  const RunResult r = run_in_process(*ip, inputs, rng);
   CHECK(r.output == *ip->truth(inputs));
   CHECK(r.party_outputs.at(0).is_null());  // ESA: only the analyzer learns the output
   mpc2::Options coset;
@@ -100,7 +100,7 @@ TEST_CASE("mpc2: vectors, a 127-bit prime, ESA delivery, the coset OSM and the t
   coset.threshold = 1;
   const auto var = make(mpc2::builtin_program("variance", 5, 1, 1), 5, coset);
   std::vector<Value> xs = {3, 5, 7, 9, 11};
-  const RunResult v = net::run_in_process(*var, xs, rng);
+  const RunResult v = run_in_process(*var, xs, rng);
   CHECK(v.output["variance"].get<double>() == doctest::Approx(10.0));
   CHECK(v.details["observer"]["min_uncertain_labels"] == v.details["observer"]["chaff_labels"]);
 }
@@ -114,7 +114,7 @@ TEST_CASE("mpc2: the dp-sum adds exactly the central discrete Laplace noise (mea
   const int runs = 1500;
   double sum = 0, sq = 0;
   for (int i = 0; i < runs; ++i) {
-    const double e = net::run_in_process(*protocol, inputs, rng).output["dp_sum"].get<double>() - 15;
+    const double e = run_in_process(*protocol, inputs, rng).output["dp_sum"].get<double>() - 15;
     sum += e;
     sq += e * e;
   }
@@ -243,17 +243,17 @@ TEST_CASE("mpc2 bad input: misaddressed shares, a value outside the field, a lyi
   RunOptions one_drop;
   one_drop.min_parties = 3;
   one_drop.dropouts = {{2, 1}};  // party 2 misses round 2
-  const auto dealt_run = net::run_in_process(*p, inputs, rng, one_drop);
+  const auto dealt_run = run_in_process(*p, inputs, rng, one_drop);
   CHECK(dealt_run.output["s"] == 10);
   // ... prf zero-sharing needs them all, and says so.
   const auto prf = make("input x@*\noutput s = sum(x)", 4);
-  const std::string prf_drop = error_text([&] { (void)net::run_in_process(*prf, inputs, rng, one_drop); });
+  const std::string prf_drop = error_text([&] { (void)run_in_process(*prf, inputs, rng, one_drop); });
   CHECK(prf_drop.find("party 2 dropped before round 2: the prf zero-sharing needs every round-1 party") != std::string::npos);
   // A party that misses round 1 is out of the computation: the result covers the others' inputs.
   RunOptions first_drop;
   first_drop.min_parties = 3;
   first_drop.dropouts = {{1, 0}};
-  const auto r = net::run_in_process(*prf, inputs, rng, first_drop);
+  const auto r = run_in_process(*prf, inputs, rng, first_drop);
   CHECK(r.output["s"] == 8);
   CHECK(r.details["inputs_from"] == Value({0, 2, 3}));
   // Configuration errors name the parameter and its range.

@@ -7,7 +7,7 @@
 #include <map>
 #include <vector>
 
-#include "shufflempc/net/inproc.hpp"
+#include "shufflempc/inproc.hpp"
 #include "shufflempc/registry.hpp"
 #include "split_mix/dp_sum.hpp"
 #include "support/stats.hpp"
@@ -71,7 +71,7 @@ TEST_CASE("dp-sum: end to end, the total noise is exactly discrete Laplace") {
   const std::size_t runs = 20'000;
   for (std::size_t r = 0; r < runs; ++r) {
     const auto run_rng = rng.fork(r);
-    const double out = shufflempc::net::run_in_process(*protocol, inputs, *run_rng).output.get<double>();
+    const double out = shufflempc::run_in_process(*protocol, inputs, *run_rng).output.get<double>();
     counts[std::lround(out * 2 - ones * 2)] += 1;
   }
   CHECK(fits_discrete_laplace(counts, runs, a));
@@ -165,7 +165,7 @@ TEST_CASE("dp-sum with dropouts: the noise of any min-parties submitters is exac
   Value last;
   for (std::size_t r = 0; r < runs; ++r) {
     const auto run_rng = rng.fork(r);
-    const auto res = shufflempc::net::run_in_process(*protocol, inputs, *run_rng, opts);
+    const auto res = shufflempc::run_in_process(*protocol, inputs, *run_rng, opts);
     counts[std::lround(res.output.get<double>() * 2 - ones * 2)] += 1;
     if (r == 0) last = res.details;
   }

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "shufflempc/error.hpp"
-#include "shufflempc/net/inproc.hpp"
+#include "shufflempc/inproc.hpp"
 #include "shufflempc/registry.hpp"
 #include "split_mix/split_mix.hpp"
 #include "support/stats.hpp"
@@ -158,7 +158,7 @@ TEST_CASE("split-mix: the sum is exact for every input vector (exhaustive over Z
         for (int c = 0; c < 4; ++c) {
           const std::vector<Value> inputs{a, b, c};
           const auto run_rng = rng.fork(static_cast<std::uint64_t>(16 * a + 4 * b + c));
-          const auto result = shufflempc::net::run_in_process(*protocol, inputs, *run_rng);
+          const auto result = shufflempc::run_in_process(*protocol, inputs, *run_rng);
           CHECK(result.output == (a + b + c) % 4);
         }
   }
@@ -179,14 +179,14 @@ TEST_CASE("split-mix: exact sums at scale, on the uint64 path, at q = 2^64 and o
     const auto protocol = make(c.n, c.params);
     std::vector<Value> inputs;
     for (std::size_t i = 0; i < c.n; ++i) inputs.push_back(protocol->random_input(static_cast<shufflempc::PartyId>(i), c.inputs, rng));
-    const auto result = shufflempc::net::run_in_process(*protocol, inputs, rng);
+    const auto result = shufflempc::run_in_process(*protocol, inputs, rng);
     CHECK(result.output == *protocol->truth(inputs));
     CHECK(result.messages == c.n * protocol->describe()["messages_per_party"].get<std::size_t>());
   }
   // All parties at 2^32 - 1: the sum n (2^32 - 1) must not wrap.
   const auto protocol = make(1000, {});
   const std::vector<Value> inputs(1000, Value(4294967295ull));
-  CHECK(shufflempc::net::run_in_process(*protocol, inputs, rng).output == Value(1000ull * 4294967295ull));
+  CHECK(shufflempc::run_in_process(*protocol, inputs, rng).output == Value(1000ull * 4294967295ull));
 }
 
 TEST_CASE("split-mix: inputs out of range and malformed messages are refused") {
@@ -255,7 +255,7 @@ TEST_CASE("split-mix privacy: the implementation's view has the exact distributi
     // A run's randomness is a function of its generator's key (forks by label), so each run
     // gets its own child generator.
     const auto run_rng = rng.fork(r);
-    const auto result = shufflempc::net::run_in_process(*protocol, inputs, *run_rng, options);
+    const auto result = shufflempc::run_in_process(*protocol, inputs, *run_rng, options);
     std::size_t index = 0;
     for (std::size_t i = 0; i < result.view[0].count(); ++i) {
       const std::size_t v = result.view[0][i][0];

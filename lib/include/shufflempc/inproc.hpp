@@ -7,7 +7,7 @@
 #include "shufflempc/channel.hpp"
 #include "shufflempc/runtime.hpp"
 
-namespace shufflempc::net {
+namespace shufflempc {
 
 class InProcessChannel final : public AnonymousChannel {
  public:
@@ -26,4 +26,4 @@ class InProcessChannel final : public AnonymousChannel {
 [[nodiscard]] RunResult run_in_process(const Protocol& protocol, std::span<const Value> inputs, Rng& rng,
                                        const RunOptions& options = {});
 
-}  // namespace shufflempc::net
+}  // namespace shufflempc

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace shufflempc::net {
+namespace shufflempc {
 
 struct ProcessOptions {
   std::string stdout_path;  // empty: a pipe, read with read_line() / read_all()
@@ -86,4 +86,4 @@ std::size_t raise_descriptors(std::size_t wanted);
 // The path of the running executable (/proc/self/exe).
 [[nodiscard]] std::string self_executable();
 
-}  // namespace shufflempc::net
+}  // namespace shufflempc

@@ -1,4 +1,4 @@
-#include "shufflempc/net/process.hpp"
+#include "shufflempc/process.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -19,7 +19,7 @@
 
 extern char** environ;
 
-namespace shufflempc::net {
+namespace shufflempc {
 
 namespace {
 
@@ -233,4 +233,4 @@ std::string self_executable() {
   return p.string();
 }
 
-}  // namespace shufflempc::net
+}  // namespace shufflempc

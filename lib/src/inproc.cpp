@@ -1,6 +1,6 @@
-#include "shufflempc/net/inproc.hpp"
+#include "shufflempc/inproc.hpp"
 
-namespace shufflempc::net {
+namespace shufflempc {
 
 RoundOutcome InProcessChannel::exchange(const RoundRules& spec, Submissions local) {
   auto round_rng = rng_.split();  // a fresh permutation every round
@@ -18,4 +18,4 @@ RunResult run_in_process(const Protocol& protocol, std::span<const Value> inputs
   return session.run(options);
 }
 
-}  // namespace shufflempc::net
+}  // namespace shufflempc
