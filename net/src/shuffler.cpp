@@ -11,6 +11,7 @@
 #include "shufflempc/error.hpp"
 #include "shufflempc/net/detail/link.hpp"
 #include "shufflempc/net/detail/session_rounds.hpp"
+#include "shufflempc/net/sealing.hpp"
 #include "shufflempc/net/tcp.hpp"
 
 namespace shufflempc::net {
@@ -28,7 +29,7 @@ std::vector<RoundShape> wire_rounds(const Protocol& protocol) {
 }
 
 std::size_t wire_width(std::size_t width, Delivery delivery) {
-  return delivery == Delivery::analyzer_only ? width + crypto_box_SEALBYTES : width;
+  return delivery == Delivery::analyzer_only ? sealing::sealed_width(width) : width;
 }
 
 namespace {

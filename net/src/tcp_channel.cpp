@@ -9,6 +9,7 @@
 
 #include "shufflempc/error.hpp"
 #include "shufflempc/net/detail/link.hpp"
+#include "shufflempc/net/sealing.hpp"
 #include "shufflempc/net/tcp.hpp"
 
 namespace shufflempc::net {
@@ -307,12 +308,9 @@ RoundOutcome TcpChannel::exchange(const RoundRules& spec, Submissions local) {
       if (counts[k] == submit_absent) continue;
       const auto* slice = slices[li][k];
       const std::uint8_t* src = local.messages.data() + slice->first * width;
-      if (sealed) {
-        for (std::size_t m = 0; m < slice->count; ++m, out += ww) crypto_box_seal(out, src + m * width, width, im.config.analyzer_key.data());
-      } else if (slice->count > 0) {
-        std::copy(src, src + slice->count * width, out);
-        out += slice->count * width;
-      }
+      if (sealed) sealing::seal({src, slice->count * width}, width, im.config.analyzer_key, {out, slice->count * ww});
+      else std::copy(src, src + slice->count * width, out);
+      out += slice->count * ww;
       im.counters[l.identities[k]].messages_sent += slice->count;
     }
     l.pending_count = static_cast<std::uint32_t>(total);
@@ -401,26 +399,16 @@ RoundOutcome TcpChannel::exchange(const RoundRules& spec, Submissions local) {
     const ResultPayload o = decode_result(with_output->header, with_output->payload, im.config.parties, im.limits);
     if (with_output->header.width != ww || o.messages != r.messages || with_output->header.count != r.messages)
       throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": the output does not match the round's shape");
-    MessageBatch batch(width);
+    const std::span<const std::uint8_t> records(o.output.data(), static_cast<std::size_t>(r.messages) * ww);
     if (sealed) {
-      batch.reserve(r.messages);
-      std::size_t bad = 0;
-      const auto& analyzer_keys = im.identities[*im.analyzer_identity].keys;
-      for (std::size_t i = 0; i < r.messages; ++i) {
-        auto m = batch.append();
-        if (crypto_box_seal_open(m.data(), o.output.data() + i * ww, ww, im.config.analyzer_key.data(),
-                                 analyzer_keys.secret_key().data()) != 0) {
-          batch.resize(batch.count() - 1);
-          ++bad;
-        }
-      }
-      if (bad > 0)
-        im.log("round " + std::to_string(spec.round) + ": " + std::to_string(bad) +
+      auto opened = sealing::open(records, width, im.identities[*im.analyzer_identity].keys);
+      if (opened.discarded > 0)
+        im.log("round " + std::to_string(spec.round) + ": " + std::to_string(opened.discarded) +
                " message(s) were not sealed to this analyzer and were discarded");
+      out.output = std::move(opened.messages);
     } else {
-      batch = MessageBatch::from_bytes(width, std::vector<std::uint8_t>(o.output.begin(), o.output.end()));
+      out.output = MessageBatch::from_bytes(width, std::vector<std::uint8_t>(records.begin(), records.end()));
     }
-    out.output = std::move(batch);
   } else if (delivered && r.messages == 0) {
     out.output = MessageBatch(width);
   }

@@ -1,0 +1,38 @@
+// ESA mode's sealing. In a round whose output goes to the analyzer only, every message leaves its
+// party's process sealed to the analyzer's public key with libsodium's crypto_box_seal (an ephemeral
+// X25519 key per record, XSalsa20-Poly1305), so the shuffler and anyone on the wire forward records
+// they can neither read nor link to a plaintext; the analyzer opens them after the shuffle. The
+// channel calls this unit on both ends; a layer of another kind (a mix server's onion layer) is a
+// unit of the same shape: a record width, a seal over a run of records, an open that counts what
+// did not open.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "shufflempc/messages.hpp"
+#include "shufflempc/net/keys.hpp"
+
+namespace shufflempc::net::sealing {
+
+// The bytes a seal adds to a message (crypto_box_SEALBYTES: the ephemeral public key and the MAC).
+inline constexpr std::size_t overhead = 48;
+
+// The width of one sealed record of a `width`-byte message.
+[[nodiscard]] constexpr std::size_t sealed_width(std::size_t width) { return width + overhead; }
+
+// Seals each `width`-byte message of `messages` (a whole number of them) to `analyzer`, into `out`
+// (sealed_width(width) bytes per message, in the same order). Throws std::invalid_argument on sizes
+// that do not fit.
+void seal(std::span<const std::uint8_t> messages, std::size_t width, const PublicKey& analyzer, std::span<std::uint8_t> out);
+
+// The messages of `records` (sealed_width(width) bytes each) that open under `analyzer`, in order,
+// and how many did not (sealed to another key, or altered on the way): those are discarded.
+struct Opened {
+  MessageBatch messages;
+  std::size_t discarded = 0;
+};
+[[nodiscard]] Opened open(std::span<const std::uint8_t> records, std::size_t width, const KeyPair& analyzer);
+
+}  // namespace shufflempc::net::sealing

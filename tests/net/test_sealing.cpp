@@ -1,0 +1,79 @@
+// ESA sealing (net/sealing.hpp): what the channel does to every analyzer-only message on both ends.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <vector>
+
+#include "shufflempc/net/sealing.hpp"
+
+using namespace shufflempc;
+using namespace shufflempc::net;
+
+namespace {
+std::vector<std::uint8_t> messages(std::size_t count, std::size_t width) {
+  std::vector<std::uint8_t> m(count * width);
+  for (std::size_t i = 0; i < m.size(); ++i) m[i] = static_cast<std::uint8_t>(i * 7 + 1);
+  return m;
+}
+}  // namespace
+
+TEST_CASE("sealing: records open to the messages in order under the analyzer's key, 48 bytes wider") {
+  SeededRng rng(48);
+  const auto analyzer = KeyPair::generate(rng);
+  for (std::size_t width : {1u, 8u, 33u}) {
+    const auto plain = messages(5, width);
+    std::vector<std::uint8_t> records(5 * sealing::sealed_width(width));
+    CHECK(sealing::sealed_width(width) == width + 48);
+    sealing::seal(plain, width, analyzer.public_key(), records);
+    const auto opened = sealing::open(records, width, analyzer);
+    CHECK(opened.discarded == 0);
+    CHECK(opened.messages.count() == 5);
+    CHECK(std::vector<std::uint8_t>(opened.messages.bytes().begin(), opened.messages.bytes().end()) == plain);
+  }
+}
+
+TEST_CASE("sealing: the same message seals to a different record each time (no equality leaks to the shuffler)") {
+  SeededRng rng(49);
+  const auto analyzer = KeyPair::generate(rng);
+  const std::vector<std::uint8_t> plain(4 * 16, 0);  // four equal messages
+  std::vector<std::uint8_t> records(4 * sealing::sealed_width(16));
+  sealing::seal(plain, 16, analyzer.public_key(), records);
+  const std::span<const std::uint8_t> all(records);
+  for (std::size_t i = 0; i < 4; ++i)
+    for (std::size_t j = i + 1; j < 4; ++j) {
+      const auto a = all.subspan(i * 64, 64), b = all.subspan(j * 64, 64);
+      CHECK_FALSE(std::equal(a.begin(), a.end(), b.begin()));
+    }
+}
+
+TEST_CASE("sealing: a record sealed to another key or altered on the way is discarded and counted, the others kept") {
+  SeededRng rng(50);
+  const auto analyzer = KeyPair::generate(rng);
+  const auto stranger = KeyPair::generate(rng);
+  const auto plain = messages(4, 8);
+  const std::size_t ww = sealing::sealed_width(8);
+  std::vector<std::uint8_t> records(4 * ww);
+  sealing::seal(plain, 8, analyzer.public_key(), records);
+  sealing::seal(std::span<const std::uint8_t>(plain).first(8), 8, stranger.public_key(), std::span<std::uint8_t>(records).first(ww));
+  records[2 * ww + 50] ^= 1;  // record 2's ciphertext
+  const auto opened = sealing::open(records, 8, analyzer);
+  CHECK(opened.discarded == 2);
+  REQUIRE(opened.messages.count() == 2);
+  CHECK(std::vector<std::uint8_t>(opened.messages[0].begin(), opened.messages[0].end()) ==
+        std::vector<std::uint8_t>(plain.begin() + 8, plain.begin() + 16));
+  CHECK(std::vector<std::uint8_t>(opened.messages[1].begin(), opened.messages[1].end()) ==
+        std::vector<std::uint8_t>(plain.begin() + 24, plain.begin() + 32));
+}
+
+TEST_CASE("sealing: sizes that are not whole messages or records are refused") {
+  SeededRng rng(51);
+  const auto analyzer = KeyPair::generate(rng);
+  std::vector<std::uint8_t> plain(10), out(2 * sealing::sealed_width(4));
+  CHECK_THROWS_AS(sealing::seal(plain, 4, analyzer.public_key(), out), std::invalid_argument);
+  plain.resize(8);
+  std::vector<std::uint8_t> short_out(out.size() - 1);
+  CHECK_THROWS_AS(sealing::seal(plain, 4, analyzer.public_key(), short_out), std::invalid_argument);
+  CHECK_THROWS_AS((void)sealing::open(std::vector<std::uint8_t>(sealing::sealed_width(4) + 1), 4, analyzer), std::invalid_argument);
+  CHECK(sealing::open(std::vector<std::uint8_t>{}, 4, analyzer).messages.count() == 0);
+}
