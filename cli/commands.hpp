@@ -17,8 +17,7 @@ void add_run_command(CLI::App& app, const Registry& registry, Action& action);
 void add_demo_command(CLI::App& app, const Registry& registry, Action& action);
 void add_wedding_command(CLI::App& app, const Registry& registry, Action& action);  // the six-card AND, drawn
 void add_session_command(CLI::App& app, const Registry& registry, Action& action);  // a session config from public keys
-void add_study_command(CLI::App& app, const Registry& registry, Action& action);    // grids of trials, CSV, JSON, figures
-CLI::App* add_xor_sum_study(CLI::App& study, Action& action);  // `study xor-sum`: the replay attack and the two-round escape
+void add_study_command(CLI::App& app, const Registry& registry, Action& action);    // grids of trials, and every experiment
 void add_account_command(CLI::App& app, const Registry& registry, Action& action);  // amplification bounds, exact delta of noise
 void add_net_commands(CLI::App& app, const Registry& registry, Action& action);  // keygen, shuffler, party, analyzer, local
 

@@ -2,35 +2,11 @@
 
 #include "shufflempc/files.hpp"
 
-#include <charconv>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 
 namespace shufflempc::cli {
-
-namespace {
-// An unsigned whole number written in digits only, at most `max` ("" if it is one, else the problem).
-std::string check_unsigned(const std::string& text, unsigned long long max, const std::string& range) {
-  unsigned long long v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v > max)
-    return "must be a whole number in " + range + ", got '" + text + "'";
-  return "";
-}
-}  // namespace
-
-const CLI::Validator& seed_check() {
-  static const CLI::Validator v(
-      [](std::string& s) { return check_unsigned(s, ~0ull, "[0, 2^64 - 1]"); }, "UINT64");
-  return v;
-}
-
-const CLI::Validator& count_check() {
-  static const CLI::Validator v(
-      [](std::string& s) { return check_unsigned(s, 100'000'000ull, "[0, 100000000]"); }, "COUNT");
-  return v;
-}
 
 CLI::App* add_protocol_group(CLI::App& app, const std::string& name, const std::string& description,
                              const Registry& registry) {

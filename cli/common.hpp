@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "shufflempc/registry.hpp"
+#include "shufflempc/study/experiment.hpp"
 
 namespace shufflempc::cli {
 
@@ -25,10 +26,10 @@ struct RunArgs {
   std::map<std::string, std::string> params;  // only the flags the user gave
 };
 
-// Checks of numbers given on the command line, with a message naming the accepted range:
+// Checks of numbers given on the command line, shared with the experiments (study/experiment.hpp):
 // a seed is a whole number in [0, 2^64 - 1]; a count is a whole number in [0, 100000000].
-[[nodiscard]] const CLI::Validator& seed_check();
-[[nodiscard]] const CLI::Validator& count_check();
+using study::count_check;
+using study::seed_check;
 
 // Adds a subcommand (run, local) whose own subcommands are the registered protocols, added by the
 // caller with add_protocol_subcommand(). An unknown protocol name or a stray argument ends in one

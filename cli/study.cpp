@@ -10,7 +10,8 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "progress.hpp"
+#include "shufflempc/study/experiment.hpp"
+#include "shufflempc/study/progress.hpp"
 #include "shufflempc/study/study.hpp"
 
 namespace shufflempc::cli {
@@ -85,9 +86,18 @@ void add_study_command(CLI::App& app, const Registry& registry, Action& action) 
   cmd->add_option("--log-x", o->log_x, "log scale on x (default: for geometric axes and parties)");
   cmd->add_option("--log-y", o->log_y, "log scale on y (default: except for bias)");
   cmd->add_flag("--quiet,-q", o->quiet, "no progress bar");
-  CLI::App* xor_sum = add_xor_sum_study(*cmd, action);
-  cmd->callback([o, &registry, &action, xor_sum] {
-    if (xor_sum->parsed()) return;  // `study xor-sum` set the action
+  // Every registered experiment is a subcommand (`study xor-sum`, ...) that sets the action itself.
+  static const study::ExperimentRegistry experiments = study::builtin_experiments();
+  std::vector<CLI::App*> subcommands;
+  for (const auto& e : experiments.all()) {
+    auto* sub = cmd->add_subcommand(e.name, e.summary);
+    auto run = std::make_shared<std::function<int()>>(e.configure(*sub));
+    sub->callback([run, &action] { action = *run; });
+    subcommands.push_back(sub);
+  }
+  cmd->callback([o, &registry, &action, subcommands] {
+    for (const auto* sub : subcommands)
+      if (sub->parsed()) return;  // the experiment set the action
     action = [o, &registry] {
       if (o->list) {
         for (const auto& name : study::preset_names()) {
@@ -127,7 +137,7 @@ void add_study_command(CLI::App& app, const Registry& registry, Action& action) 
       for (const auto& path : o->plots)
         if (!path.ends_with(".png") && !path.ends_with(".svg"))
           throw std::invalid_argument("--plot " + path + ": the file must end in .png or .svg");
-      ProgressBar bar;
+      study::ProgressBar bar;
       const auto cells = study::run(registry, spec, o->quiet ? study::Progress{} : study::Progress(std::ref(bar)));
       if (!o->csv.empty()) write_to(o->csv, [&](std::ostream& out) { study::write_csv(out, spec, cells, o->per_trial); });
       if (!o->json.empty()) write_to(o->json, [&](std::ostream& out) { out << study::to_json(spec, cells, true).dump(2) << '\n'; });

@@ -95,6 +95,13 @@ double agreement(std::span<const std::uint8_t> a, std::span<const std::uint8_t> 
   return static_cast<double>(same) / static_cast<double>(a.size());
 }
 
+std::size_t hamming(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b) {
+  if (a.size() != b.size()) throw std::invalid_argument("hamming: the vectors differ in length");
+  std::size_t d = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) d += (a[i] != 0) != (b[i] != 0) ? 1 : 0;
+  return d;
+}
+
 ReplayResult reconstruct(const ReplayData& d, std::size_t queries, Decoder decoder) {
   if (queries > d.queries.count())
     throw std::invalid_argument(fmt::format("reconstruct: {} queries asked of a run with {}", queries, d.queries.count()));

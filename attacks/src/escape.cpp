@@ -88,12 +88,6 @@ class Builder {
   std::string text_;
 };
 
-std::size_t hamming(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b) {
-  std::size_t d = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) d += (a[i] != 0) != (b[i] != 0) ? 1 : 0;
-  return d;
-}
-
 }  // namespace
 
 XorSumCircuit::XorSumCircuit(std::size_t users, std::uint32_t buckets, std::uint32_t width) : users_(users), buckets_(buckets), width_(width) {
@@ -253,114 +247,6 @@ Forgery EscapeHarness::forge(const Recording& r, std::span<const std::uint8_t> x
   }
   f.wanted = static_cast<std::int64_t>(hamming(x, y_new)) + r.noise;
   return f;
-}
-
-std::vector<EscapeRow> escape_study(const EscapeStudyOptions& o, const Rng& rng, const EscapeProgress& progress) {
-  const EscapeHarness harness({.parties = o.parties, .epsilon = o.epsilon});
-  const std::size_t h = harness.half();
-  std::vector<std::uint8_t> x(h);
-  {
-    auto xr = rng.fork(0x5345435245540000ULL);  // "SECRET"
-    for (auto& b : x) b = xr->bit() ? 1 : 0;
-  }
-  std::size_t k_max = 1;
-  for (auto k : o.executions) k_max = std::max(k_max, k);
-  const std::size_t forgeries = std::min<std::size_t>(h, 64);
-  const std::size_t total = k_max + 1 + forgeries;
-  std::size_t done = 0;
-  const auto tick = [&] {
-    if (progress) progress(++done, total);
-  };
-  const auto random_y = [&](std::uint64_t label) {
-    auto yr = rng.fork(label);
-    std::vector<std::uint8_t> y(h);
-    for (auto& b : y) b = yr->bit() ? 1 : 0;
-    return y;
-  };
-  std::vector<EscapeRow> rows;
-
-  // (a) one recorded execution, replayed as often as the attacker likes.
-  const auto y0 = random_y(0x5155455259000000ULL);
-  auto exec_rng = rng.fork(0x4558454300000000ULL);  // "EXEC"
-  const Recording rec = harness.execute(x, y0, *exec_rng);
-  tick();
-  {
-    Queries q;
-    q.h = h;
-    const std::size_t replays = 4 * o.parties;
-    bool same = true;
-    for (std::size_t k = 0; k < replays; ++k) {
-      const auto a = harness.replay(rec);
-      same = same && a == rec.answer;
-      q.bits.insert(q.bits.end(), y0.begin(), y0.end());
-      q.answers.push_back(static_cast<double>(a));
-    }
-    const double err = static_cast<double>(rec.answer) - static_cast<double>(hamming(x, y0));
-    rows.push_back({.strategy = "replay",
-                    .executions = 1,
-                    .answers = 1,
-                    .epsilon_total = o.epsilon,
-                    .recovered = agreement(decode(q, o.decoder), x),
-                    .answer_rmse = std::abs(err),
-                    .note = fmt::format("{} replays of the recorded garbled circuit, {}", replays,
-                                        same ? "every one the same answer" : "ANSWERS DIFFER")});
-  }
-  // (b) forged labels for new y' on the recorded execution.
-  {
-    Queries q;
-    q.h = h;
-    std::size_t detected = 0, correct = 0;
-    double se = 0;
-    auto forge_rng = rng.fork(0x464f524745000000ULL);  // "FORGE"
-    for (std::size_t k = 0; k < forgeries; ++k) {
-      const auto y = random_y(0x5155455259000000ULL + 1 + k);
-      const Forgery f = harness.forge(rec, x, y, *forge_rng);
-      detected += f.detected() ? 1 : 0;
-      correct += f.output == f.wanted ? 1 : 0;
-      const double e = static_cast<double>(f.output) - static_cast<double>(hamming(x, y));
-      se += e * e;
-      q.bits.insert(q.bits.end(), y.begin(), y.end());
-      q.answers.push_back(static_cast<double>(f.output));
-      tick();
-    }
-    rows.push_back({.strategy = "forge",
-                    .executions = 1,
-                    .answers = 0,
-                    .epsilon_total = o.epsilon,
-                    .recovered = agreement(decode(q, o.decoder), x),
-                    .answer_rmse = std::sqrt(se / static_cast<double>(forgeries)),
-                    .note = fmt::format("{} forged label sets: G1 saw invalid keys in {}, {} decoded to the wanted answer", forgeries,
-                                        detected, correct)});
-  }
-  // (c) honest re-executions: k fresh answers for k epsilon.
-  Queries all;
-  all.h = h;
-  std::vector<double> distances;
-  for (std::size_t k = 0; k < k_max; ++k) {
-    const auto y = random_y(0x524552554e000000ULL + k);  // "RERUN" + k
-    auto run_rng = rng.fork(0x52554e0000000000ULL + k);
-    const std::int64_t a = o.mpc ? harness.execute(x, y, *run_rng).answer : harness.ideal(x, y, *run_rng);
-    all.bits.insert(all.bits.end(), y.begin(), y.end());
-    all.answers.push_back(static_cast<double>(a));
-    distances.push_back(static_cast<double>(hamming(x, y)));
-    tick();
-  }
-  for (auto k : o.executions) {
-    Queries q;
-    q.h = h;
-    q.bits.assign(all.bits.begin(), all.bits.begin() + static_cast<std::ptrdiff_t>(k * h));
-    q.answers.assign(all.answers.begin(), all.answers.begin() + static_cast<std::ptrdiff_t>(k));
-    double se = 0;
-    for (std::size_t i = 0; i < k; ++i) se += (q.answers[i] - distances[i]) * (q.answers[i] - distances[i]);
-    rows.push_back({.strategy = "re-run",
-                    .executions = k,
-                    .answers = k,
-                    .epsilon_total = static_cast<double>(k) * o.epsilon,
-                    .recovered = k ? agreement(decode(q, o.decoder), x) : 0.5,
-                    .answer_rmse = k ? std::sqrt(se / static_cast<double>(k)) : 0,
-                    .note = o.mpc ? "each through the garbled circuit" : "each by the circuit in the clear (the same function)"});
-  }
-  return rows;
 }
 
 }  // namespace shufflempc::attacks

@@ -1,7 +1,7 @@
 #include "shufflempc/runtime.hpp"
 
 
-#include "parallel.hpp"
+#include "shufflempc/parallel.hpp"
 
 #include <algorithm>
 #if defined(__GLIBC__)
@@ -42,7 +42,7 @@ RunResult RoundDriver::run(const RunOptions& options) {
   std::vector<bool> gone(total_parties_, false);
   // A fresh generator for this run: running twice with the same rng never reuses randomness.
   const auto run_rng = rng_.split();
-  const unsigned threads = detail::hardware_threads();
+  const unsigned threads = hardware_threads();
   auto analyzer_rng = run_rng->fork(rng_labels::analyzer);
 
   for (std::uint32_t r = 0; r < protocol_.rounds(); ++r) {
@@ -67,7 +67,7 @@ RunResult RoundDriver::run(const RunOptions& options) {
     }
     const std::size_t blocks = std::max<std::size_t>(1, std::min<std::size_t>(threads, active.size() / parallel_parties));
     std::vector<Submissions> parts(blocks);
-    detail::parallel_for(blocks, threads, [&](std::size_t b) {
+    parallel_for(blocks, threads, [&](std::size_t b) {
       Submissions& part = parts[b];
       part.messages = MessageBatch(info.width);
       for (std::size_t k = active.size() * b / blocks; k < active.size() * (b + 1) / blocks; ++k) {
@@ -112,7 +112,7 @@ RunResult RoundDriver::run(const RunOptions& options) {
         // Each party reads the whole output: in parallel when that is a lot of reading.
         const MessageBatch& output = *outcome.output;
         const bool wide = parties_.size() > 1 && output.size_bytes() * parties_.size() >= (std::size_t{4} << 20);
-        detail::parallel_for(parties_.size(), wide ? threads : 1, [&](std::size_t i) {
+        parallel_for(parties_.size(), wide ? threads : 1, [&](std::size_t i) {
           auto& [id, party] = parties_[i];
           if (!gone[id]) party->receive(r, output, outcome);
         });

@@ -1,6 +1,6 @@
 #include "shufflempc/shuffle.hpp"
 
-#include "parallel.hpp"
+#include "shufflempc/parallel.hpp"
 
 #include <algorithm>
 #include <array>
@@ -123,7 +123,7 @@ constexpr std::uint64_t bucket_label = 2ull << 40;
 
 }  // namespace
 
-unsigned Shuffler::default_threads() { return detail::hardware_threads(); }
+unsigned Shuffler::default_threads() { return hardware_threads(); }
 
 void Shuffler::shuffle(MessageBatch& batch, Rng& rng) {
   const std::size_t n = batch.count();
@@ -155,7 +155,7 @@ void Shuffler::shuffle(MessageBatch& batch, Rng& rng) {
 
   // Pass 1a: bucket ids and per-chunk counts.
   counts_.assign(chunks * first, 0);
-  detail::parallel_for(chunks, threads, [&](std::size_t c) {
+  parallel_for(chunks, threads, [&](std::size_t c) {
     auto crng = call_rng->fork(chunk_label + c);
     const std::size_t b = chunk_begin(c), e = chunk_begin(c + 1);
     crng->fill(bucket_.data() + b, e - b);
@@ -178,14 +178,14 @@ void Shuffler::shuffle(MessageBatch& batch, Rng& rng) {
   }
   offset_[first] = pos;
   // Pass 1b: scatter every chunk into the scratch buffer.
-  detail::parallel_for(chunks, threads, [&](std::size_t c) {
+  parallel_for(chunks, threads, [&](std::size_t c) {
     const std::size_t b = chunk_begin(c);
     scatter_records(data + b * w, tmp, bucket_.data() + b, cursor_.data() + c * first, chunk_begin(c + 1) - b, w);
   });
 
   // Pass 2, per first-level bucket: either Fisher-Yates it (one level), or scatter it back into its
   // own range of the batch by second-level bucket and Fisher-Yates every leaf.
-  detail::parallel_for(first, threads, [&](std::size_t k) {
+  parallel_for(first, threads, [&](std::size_t k) {
     auto krng = call_rng->fork(bucket_label + k);
     const std::size_t base = offset_[k], size = offset_[k + 1] - offset_[k];
     if (second == 1) {

@@ -1,21 +1,21 @@
 #include "shufflempc/study/study.hpp"
 
+#include "shufflempc/study/csv.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <boost/math/distributions/chi_squared.hpp>
 #include <chrono>
 #include <cmath>
-#include <exception>
 #include <mutex>
 #include <ostream>
 #include <set>
 #include <stdexcept>
-#include <thread>
 
 #include "shufflempc/inputs.hpp"
 #include "shufflempc/inproc.hpp"
+#include "shufflempc/parallel.hpp"
 
 namespace shufflempc::study {
 namespace {
@@ -309,70 +309,49 @@ std::vector<Cell> run(const Registry& registry, const Spec& spec, const Progress
         total_weight += static_cast<double>(cells[c].parties);
       }
   const SeededRng root(spec.seed);
-  std::atomic<std::size_t> next{0};
-  std::atomic<bool> stop{false};
   std::mutex mutex;
-  std::exception_ptr failure;
   double done_weight = 0;
   std::size_t done = 0;
   std::vector<std::string> paths(cells.size());
-
-  const auto work = [&] {
-    while (!stop) {
-      const std::size_t i = next++;
-      if (i >= tasks.size()) return;
-      const auto [c, t] = tasks[i];
-      Cell& cell = cells[c];
-      const Protocol& protocol = *protocols[c];
-      try {
-        // Common random numbers: every series at one grid point and trial draws from the same
-        // generator, so protocols that read their inputs alike are compared on the same data.
-        auto rng = root.fork((std::uint64_t{cell_point[c]} << 24) | t);
-        TrialRecord record;
-        const auto start = std::chrono::steady_clock::now();
-        if (auto r = protocol.trial(cell.parties, cell.inputs, *rng)) {
-          record.error = r->error;
-          record.max_error = r->max_error;
-          record.output = std::move(r->output);
-          record.messages = r->messages;
-          record.bytes = r->bytes;
-          if (t == 0) paths[c] = "trial";
-        } else {
-          auto input_rng = rng->fork(rng_labels::random_inputs);
-          std::vector<Value> inputs(cell.parties);
-          for (std::size_t p = 0; p < cell.parties; ++p) inputs[p] = protocol.random_input(static_cast<PartyId>(p), cell.inputs, *input_rng);
-          const RunResult result = run_in_process(protocol, inputs, *rng);
-          if (protocol.has_error())
-            if (const auto truth = protocol.truth(inputs))
-              if (const auto e = trial_errors(result.output, *truth)) {
-                record.error = e->first;
-                record.max_error = e->second;
-              }
-          record.output = result.output;
-          record.messages = result.messages;
-          record.bytes = result.bytes;
-          if (t == 0) paths[c] = "driver";
-        }
-        record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        cell.trials[t] = std::move(record);
-        const std::lock_guard lock(mutex);
-        done_weight += static_cast<double>(cell.parties);
-        ++done;
-        if (progress) progress(done_weight, total_weight, done, tasks.size());
-      } catch (...) {
-        const std::lock_guard lock(mutex);
-        if (!failure) failure = std::current_exception();
-        stop = true;
-      }
+  parallel_for(tasks.size(), jobs_or_cores(spec.jobs), [&](std::size_t i) {
+    const auto [c, t] = tasks[i];
+    Cell& cell = cells[c];
+    const Protocol& protocol = *protocols[c];
+    // Common random numbers: every series at one grid point and trial draws from the same
+    // generator, so protocols that read their inputs alike are compared on the same data.
+    auto rng = root.fork((std::uint64_t{cell_point[c]} << 24) | t);
+    TrialRecord record;
+    const auto start = std::chrono::steady_clock::now();
+    if (auto r = protocol.trial(cell.parties, cell.inputs, *rng)) {
+      record.error = r->error;
+      record.max_error = r->max_error;
+      record.output = std::move(r->output);
+      record.messages = r->messages;
+      record.bytes = r->bytes;
+      if (t == 0) paths[c] = "trial";
+    } else {
+      auto input_rng = rng->fork(rng_labels::random_inputs);
+      std::vector<Value> inputs(cell.parties);
+      for (std::size_t p = 0; p < cell.parties; ++p) inputs[p] = protocol.random_input(static_cast<PartyId>(p), cell.inputs, *input_rng);
+      const RunResult result = run_in_process(protocol, inputs, *rng);
+      if (protocol.has_error())
+        if (const auto truth = protocol.truth(inputs))
+          if (const auto e = trial_errors(result.output, *truth)) {
+            record.error = e->first;
+            record.max_error = e->second;
+          }
+      record.output = result.output;
+      record.messages = result.messages;
+      record.bytes = result.bytes;
+      if (t == 0) paths[c] = "driver";
     }
-  };
-  unsigned jobs = spec.jobs != 0 ? spec.jobs : std::max(1u, std::thread::hardware_concurrency());
-  jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, std::max<std::size_t>(1, tasks.size())));
-  std::vector<std::thread> threads;
-  for (unsigned j = 1; j < jobs; ++j) threads.emplace_back(work);
-  work();
-  for (auto& th : threads) th.join();
-  if (failure) std::rethrow_exception(failure);
+    record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    cell.trials[t] = std::move(record);
+    const std::lock_guard lock(mutex);
+    done_weight += static_cast<double>(cell.parties);
+    ++done;
+    if (progress) progress(done_weight, total_weight, done, tasks.size());
+  });
   for (std::size_t c = 0; c < cells.size(); ++c) {
     cells[c].path = paths[c];
     if (cells[c].feasible) cells[c].summary = summarize(cells[c].trials, cells[c].parties, cells[c].describe);
@@ -381,14 +360,6 @@ std::vector<Cell> run(const Registry& registry, const Spec& spec, const Progress
 }
 
 namespace {
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return q + "\"";
-}
-std::string csv_number(const std::optional<double>& v) { return v ? fmt::format("{:.10g}", *v) : std::string(); }
 
 std::vector<std::string> axis_columns(const Spec& spec) {
   std::vector<std::string> keys;
@@ -401,37 +372,43 @@ std::vector<std::string> axis_columns(const Spec& spec) {
 
 void write_csv(std::ostream& out, const Spec& spec, const std::vector<Cell>& cells, bool per_trial) {
   const auto keys = axis_columns(spec);
-  out << "series,protocol";
-  for (const auto& k : keys) out << ',' << csv_field(k);
-  if (per_trial) {
-    out << ",parties,inputs,trial,error,max_error,output,seconds,messages,bytes\n";
-  } else {
-    out << ",parties,inputs,feasible,reason,trials,bias,rmse,rmse_low,rmse_high,predicted_sd,max_error,seconds,seconds_sd,"
-           "messages_per_user,bytes_per_user,path\n";
-  }
+  std::vector<std::string> columns = {"series", "protocol"};
+  columns.insert(columns.end(), keys.begin(), keys.end());
+  const std::vector<std::string> rest =
+      per_trial ? std::vector<std::string>{"parties", "inputs", "trial", "error", "max_error", "output", "seconds", "messages", "bytes"}
+                : std::vector<std::string>{"parties", "inputs", "feasible", "reason", "trials", "bias", "rmse", "rmse_low", "rmse_high",
+                                           "predicted_sd", "max_error", "seconds", "seconds_sd", "messages_per_user", "bytes_per_user", "path"};
+  columns.insert(columns.end(), rest.begin(), rest.end());
+  CsvWriter csv(out, std::move(columns));
+  using N = CsvWriter;
   for (const auto& c : cells) {
     const Series& s = spec.series[c.series];
-    std::string head = csv_field(s.label) + ',' + csv_field(s.protocol);
-    for (const auto& k : keys) head += ',' + csv_field(c.point.count(k) ? c.point.at(k) : std::string());
-    head += ',' + std::to_string(c.parties) + ',' + csv_field(c.inputs);
+    std::vector<std::string> head = {s.label, s.protocol};
+    for (const auto& k : keys) head.push_back(c.point.count(k) ? c.point.at(k) : std::string());
+    head.push_back(std::to_string(c.parties));
+    head.push_back(c.inputs);
     if (per_trial) {
       for (std::size_t t = 0; t < c.trials.size(); ++t) {
         const auto& r = c.trials[t];
-        out << head << ',' << t << ',' << csv_number(r.error) << ',' << csv_number(r.max_error) << ','
-            << (r.output.is_number() ? fmt::format("{:.10g}", r.output.get<double>()) : std::string()) << ',' << fmt::format("{:.6g}", r.seconds)
-            << ',' << r.messages << ',' << r.bytes << '\n';
+        auto row = head;
+        row.insert(row.end(), {std::to_string(t), N::number(r.error, 10), N::number(r.max_error, 10),
+                               r.output.is_number() ? N::number(r.output.get<double>(), 10) : std::string(), N::number(r.seconds),
+                               std::to_string(r.messages), std::to_string(r.bytes)});
+        csv.row(row);
       }
       continue;
     }
     const Summary& m = c.summary;
-    out << head << ',' << (c.feasible ? "true" : "false") << ',' << csv_field(c.reason) << ',' << m.trials << ',' << csv_number(m.bias) << ','
-        << csv_number(m.rmse) << ',' << csv_number(m.rmse_low) << ',' << csv_number(m.rmse_high) << ',' << csv_number(m.predicted_sd) << ','
-        << csv_number(m.max_error) << ',';
+    auto row = head;
+    row.insert(row.end(), {c.feasible ? "true" : "false", c.reason, std::to_string(m.trials), N::number(m.bias, 10), N::number(m.rmse, 10),
+                           N::number(m.rmse_low, 10), N::number(m.rmse_high, 10), N::number(m.predicted_sd, 10),
+                           N::number(m.max_error, 10)});
     if (c.feasible)
-      out << fmt::format("{:.6g},{:.6g},{:.6g},{:.6g}", m.seconds, m.seconds_sd, m.messages_per_user, m.bytes_per_user);
+      row.insert(row.end(), {N::number(m.seconds), N::number(m.seconds_sd), N::number(m.messages_per_user), N::number(m.bytes_per_user)});
     else
-      out << ",,,";
-    out << ',' << c.path << '\n';
+      row.insert(row.end(), 4, std::string());
+    row.push_back(c.path);
+    csv.row(row);
   }
 }
 

@@ -1,4 +1,4 @@
-// The two-round escape from the XOR-sum lower bound (docs/xor-sum.md, design note §8.6).
+// The two-round escape from the XOR-sum lower bound (docs/xor-sum.md).
 //
 // XS is computed EXACTLY inside the two-round circuit MPC (V1, BMR with two garblers and a helper;
 // the users are input-only clients) and released with discrete-Laplace noise: error O(1/epsilon)
@@ -116,25 +116,5 @@ class EscapeHarness {
   XorSumCircuit circuit_;
   circuit::bmr::Layout layout_;
 };
-
-// The study of the escape: x fixed, then the attacker's best with each strategy.
-struct EscapeStudyOptions {
-  std::size_t parties = 0;
-  double epsilon = 1;
-  std::vector<std::size_t> executions;  // k for strategy (c)
-  bool mpc = false;                     // (c) through the garbled circuit (else the clear functionality)
-  Decoder decoder = Decoder::least_squares;
-};
-struct EscapeRow {
-  std::string strategy;            // "replay", "forge" or "re-run"
-  std::size_t executions = 0;      // executions of the honest parties
-  std::size_t answers = 0;         // distinct answers the attacker obtained
-  double epsilon_total = 0;        // what the accountant charges (basic composition)
-  double recovered = 0;            // mean(x-hat == x)
-  double answer_rmse = 0;          // of the answers against d_H(x, y)
-  std::string note;
-};
-using EscapeProgress = std::function<void(std::size_t done, std::size_t total)>;
-[[nodiscard]] std::vector<EscapeRow> escape_study(const EscapeStudyOptions& o, const Rng& rng, const EscapeProgress& progress = {});
 
 }  // namespace shufflempc::attacks

@@ -28,6 +28,7 @@
 #include <string_view>
 #include <vector>
 
+#include "shufflempc/attacks/labels.hpp"
 #include "shufflempc/mechanism.hpp"
 #include "xor_sum/xor_sum.hpp"
 
@@ -49,8 +50,9 @@ struct Queries {
 // x-hat from the answers (one byte per bit). Needs at least one query.
 [[nodiscard]] std::vector<std::uint8_t> decode(const Queries& q, Decoder d);
 
-// The fraction of positions where a and b agree.
+// The fraction of positions where a and b agree, and the number where they differ.
 [[nodiscard]] double agreement(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b);
+[[nodiscard]] std::size_t hamming(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b);
 
 struct ReplayOptions {
   std::size_t parties = 0;  // n; the secret half is h = n / 2 users, the query half the other h
@@ -103,14 +105,14 @@ template <XorSumMechanism M>
   d.parties = parties;
   d.x.resize(h);
   {
-    auto xr = rng.fork(0x5345435245540000ULL);  // "SECRET"
+    auto xr = rng.fork(labels::secret);
     for (auto& b : d.x) b = xr->bit() ? 1 : 0;
   }
   // ONE execution of the secret half, then frozen.
   OneRoundRun<M> g(m);
   std::vector<xor_sum::Item> items(h);
   for (std::size_t i = 0; i < h; ++i) items[i] = {static_cast<std::uint32_t>(i), d.x[i] != 0};
-  g.add_all(items, *rng.fork(0x46524f5a454e0000ULL));  // "FROZEN"
+  g.add_all(items, *rng.fork(labels::frozen));
   const auto all = m.parities(g.messages());
   d.encoded.assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(h));
 
@@ -120,7 +122,7 @@ template <XorSumMechanism M>
   q.answers.resize(queries);
   d.distances.resize(queries);
   for (std::size_t k = 0; k < queries; ++k) {
-    auto qr = rng.fork(0x5155455259000000ULL + k);  // "QUERY" + k
+    auto qr = rng.fork(labels::query(k));
     std::size_t dh = 0;
     for (std::size_t i = 0; i < h; ++i) {
       const bool y = qr->bit();
@@ -130,10 +132,10 @@ template <XorSumMechanism M>
     }
     OneRoundRun<M> run = g;  // replay from the paused point
     // The attacker simulates the query half: one generator for all of its users.
-    auto party_rng = qr->fork(1);
+    auto party_rng = qr->fork(labels::query_users);
     for (std::size_t i = 0; i < h; ++i) run.add(static_cast<PartyId>(h + i), items[i], *party_rng);
-    auto shuffle_rng = qr->fork(2);
-    auto analyzer_rng = qr->fork(3);
+    auto shuffle_rng = qr->fork(labels::query_shuffle);
+    auto analyzer_rng = qr->fork(labels::query_analyzer);
     q.answers[k] = static_cast<double>(run.finish(*shuffle_rng, *analyzer_rng));
     d.distances[k] = static_cast<double>(dh);
     if (progress) progress(k + 1, queries);

@@ -1,4 +1,5 @@
-// Internal: a minimal parallel loop for the library's own hot paths (shuffle passes, party rounds).
+// The one parallel loop of shufflempc: the library's hot paths (shuffle passes, party rounds) and
+// the studies' trials all run through parallel_for.
 #pragma once
 
 #include <algorithm>
@@ -8,16 +9,24 @@
 #include <thread>
 #include <vector>
 
-namespace shufflempc::detail {
+namespace shufflempc {
 
-// The cores of this machine, at most 8.
-inline unsigned hardware_threads() {
+// The cores of this machine (at least 1).
+inline unsigned hardware_cores() {
   const unsigned hw = std::thread::hardware_concurrency();
-  return hw == 0 ? 1 : std::min(hw, 8u);
+  return hw == 0 ? 1 : hw;
 }
 
-// Runs body(i) for i in [0, count) on up to `threads` threads (the caller's included). The first
-// exception thrown by any body is rethrown in the caller after every thread has stopped.
+// Threads for the library's own hot paths: the cores, at most 8 (beyond, memory bandwidth bounds a
+// shuffle pass).
+inline unsigned hardware_threads() { return std::min(hardware_cores(), 8u); }
+
+// What a `--jobs` option means: `asked`, or every core when it is 0.
+inline unsigned jobs_or_cores(unsigned asked) { return asked != 0 ? asked : hardware_cores(); }
+
+// Runs body(i) for i in [0, count) on up to `threads` threads (the caller's included), each taking
+// the next index as it frees up. After a body throws, no further index is started; the first
+// exception is rethrown in the caller once every thread has stopped.
 template <class F>
 void parallel_for(std::size_t count, unsigned threads, F&& body) {
   if (threads <= 1 || count <= 1) {
@@ -43,4 +52,4 @@ void parallel_for(std::size_t count, unsigned threads, F&& body) {
   if (error) std::rethrow_exception(error);
 }
 
-}  // namespace shufflempc::detail
+}  // namespace shufflempc

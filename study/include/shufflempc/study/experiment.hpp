@@ -1,0 +1,42 @@
+// Experiments: studies that are not grids of registered protocols (an attack and its escape, a
+// comparison of what each round buys), each run as `shufflempc study NAME`. An experiment is one
+// folder under study/experiments/ with its code and one registration function; the build generates
+// the list (cmake/registrars.cmake), so adding one edits neither the CLI nor a central file
+// (docs/EXTENDING.md, "Add an experiment").
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace shufflempc::study {
+
+struct Experiment {
+  std::string name;     // `shufflempc study NAME`
+  std::string summary;  // the subcommand's description
+  // Declares the experiment's options on `cmd` and returns what runs it once they are parsed (its
+  // exit code). Bad options throw std::invalid_argument naming the option and its accepted range.
+  std::function<std::function<int()>(CLI::App& cmd)> configure;
+};
+
+class ExperimentRegistry {
+ public:
+  void add(Experiment e);  // throws std::invalid_argument on a duplicate name
+  [[nodiscard]] const Experiment* find(const std::string& name) const;
+  [[nodiscard]] const std::vector<Experiment>& all() const { return experiments_; }
+
+ private:
+  std::vector<Experiment> experiments_;
+};
+
+// Checks of whole numbers on the command line, for the experiments and the CLI alike, each naming
+// the accepted range: a seed is in [0, 2^64 - 1], a count in [0, 100000000].
+[[nodiscard]] const CLI::Validator& seed_check();
+[[nodiscard]] const CLI::Validator& count_check();
+
+// Every experiment that ships with shufflempc (the generated study/experiments/builtin.cpp).
+[[nodiscard]] ExperimentRegistry builtin_experiments();
+
+}  // namespace shufflempc::study
