@@ -1,4 +1,4 @@
-// Card protocols on the simulated table (docs/cards.md, spec section 3): the six-card AND
+// Card protocols on the simulated table (docs/cards.md; Mizuki and Sone, FAW 2009): the six-card AND
 // (Mizuki-Sone, FAW 2009; the lectures' "wedding" protocol), OR, four-card XOR, COPY, the
 // five-card trick (den Boer) and an n-party AND built from six-card ANDs. Committed outputs are
 // commitments on the same table, so they feed the next protocol directly.

@@ -1,4 +1,4 @@
-// V1: BMR with two garblers and a helper (design note §4.2), the pure computations.
+// V1: BMR with two garblers and a helper (docs/two-round-mpc.md, "v1 step by step"), the pure computations.
 //
 // Computing parties G1 = 0 and G2 = 1 garble (free-XOR, point-and-permute, the ChaCha20 hash of
 // garble.hpp); the helper H = 2 only computes. Every product in a garbled row of multi-party BMR

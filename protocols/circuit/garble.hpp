@@ -1,6 +1,6 @@
 // Pieces shared by the garbled-circuit variants: 128-bit labels, the garbling hash and seeds.
 //
-// The garbling hash is ChaCha20 from libsodium (design note §4.5; libsodium has no raw AES):
+// The garbling hash is ChaCha20 from libsodium (libsodium has no raw AES):
 //   H(K, g, side) = ChaCha20-IETF(key = K | 0^16, nonce = u64le(g) | side | 0^3), one 64-byte block
 // read as four labels. K is a wire label, so every call keys ChaCha20 afresh; free-XOR needs H to
 // behave as a random function on related keys (K and K xor Delta), the usual assumption.

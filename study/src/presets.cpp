@@ -1,4 +1,5 @@
-// The presets: the experiments of the survey of shuffle-model DP in ../shared/seeds (error, time
+// The presets: the experiments of the survey of shuffle-model DP (Wang and Meng, "ESA: a novel
+// privacy preserving framework", Journal of Computer Research and Development, 2022) (error, time
 // and messages per user of counting, histogram and sum protocols against epsilon, n, the data and
 // the domain; local, shuffle and central side by side), and the demo. Any of their settings can be
 // overridden on the command line (`shufflempc study --preset counting-epsilon --trials 50`).

@@ -7,8 +7,9 @@
 
 using namespace shufflempc;
 
-// Golden values: spec protocols.md section 6 (the FMT21 README's figure, and values computed there).
-TEST_CASE("FMT21 closed form: the golden value and the spec's table") {
+// Golden values: the figure of the FMT21 authors' reference implementation, and values computed
+// independently of the library from the papers' formulas.
+TEST_CASE("FMT21 closed form: the golden value and the independently computed table") {
   CHECK(fmt_closed_form(100000, 4, 1e-6).value() == doctest::Approx(0.5378040242374512).epsilon(1e-14));
   CHECK(fmt_closed_form(10000, 1, 1e-6).value() == doctest::Approx(0.23327).epsilon(1e-4));
   CHECK(fmt_closed_form(100000, 1, 1e-6).value() == doctest::Approx(0.07529).epsilon(1e-4));
@@ -53,7 +54,7 @@ TEST_CASE("FMT21 local epsilon inverts the numeric bound") {
   CHECK(fmt_numeric_epsilon(100000, eps0, 1e-6) == doctest::Approx(0.5).epsilon(1e-6));
 }
 
-TEST_CASE("privacy blanket closed form: the spec's values for k = 2, and its validity") {
+TEST_CASE("privacy blanket closed form: the independently computed values for k = 2, and its validity") {
   CHECK(blanket_epsilon(100000, 4, 1e-6).value() == doctest::Approx(0.336).epsilon(2e-3));
   CHECK(blanket_epsilon(10000, 1, 1e-6).value() == doctest::Approx(0.275).epsilon(2e-3));
   CHECK(blanket_epsilon(100000, 1, 1e-6).value() == doctest::Approx(0.087).epsilon(2e-3));

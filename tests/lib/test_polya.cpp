@@ -72,7 +72,7 @@ TEST_CASE("polya: matches the negative binomial pmf for several shapes") {
 }
 
 TEST_CASE("polya: n shares of Polya(1/n, a) sum to Geometric(a), two such sums differ by discrete Laplace") {
-  // The split-mix DP sum relies on exactly these two identities (spec section 2).
+  // The split-mix DP sum relies on exactly these two identities (docs/split-mix.md).
   SeededRng rng(102);
   const int n = 40;
   const double a = std::exp(-0.25);

@@ -43,11 +43,11 @@ TEST_CASE("the lectures' p meets (eps, delta) by the exact oracle, with a huge m
   }
 }
 
-TEST_CASE("calibrated p: meets (eps, delta) exactly, and p * 0.99 does not, constants match the spec") {
+TEST_CASE("calibrated p: meets (eps, delta) exactly, and p * 0.99 does not, constants match their independent computation") {
   struct Case {
     double eps, delta;
     std::uint64_t n;
-    double spec_c;  // smallest C in p = C ln(2/delta)/(eps^2 n), spec section 6 [C]
+    double spec_c;  // smallest C in p = C ln(2/delta)/(eps^2 n), computed independently
   };
   for (const Case c : {Case{1.0, 1e-6, 100000, 2.35}, Case{0.5, 1e-6, 100000, 1.55}, Case{1.0, 1e-9, 1000000, 2.66}}) {
     const double p = calibrate_binomial_p(c.n, c.eps, c.delta);

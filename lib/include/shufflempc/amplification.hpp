@@ -1,5 +1,5 @@
 // Amplification by shuffling: the central (eps, delta) of n shuffled reports of an eps0-LDP
-// randomizer, by the bounds of the literature (docs/accounting.md; spec protocols.md section 6).
+// randomizer, by the bounds of the literature (docs/accounting.md, which cites each paper).
 //
 //   erlingsson_epsilon     Erlingsson, Feldman, Mironov, Raghunathan, Talwar, Thakurta (SODA'19):
 //                          eps = 12 eps0 sqrt(ln(1/delta) / n), for eps0 <= 1/2, n >= 1000, delta <= 0.01

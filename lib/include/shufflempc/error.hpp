@@ -1,5 +1,5 @@
 // Error codes for network, timeout, authentication and malformed-input failures.
-// API misuse and bad parameters throw std::invalid_argument instead (see DESIGN.md).
+// API misuse and bad parameters throw std::invalid_argument instead (docs/ARCHITECTURE.md, "Errors").
 #pragma once
 
 #include <string>

@@ -2,7 +2,7 @@
 //
 // Two parties that share no key can send each other secret messages in ONE shuffle round, and
 // leave that round with a pairwise key for the next (Beimel-Haitner-Nissim-Stemmer, TCC 2020, state
-// that this is possible; the construction here is the design note's, docs/two-round-mpc.md gives
+// that this is possible; the construction here is shufflempc's own, docs/two-round-mpc.md gives
 // the argument). For every unordered pair {i, j} both members send N chaff messages under the same
 // public labels (CHAFF, min, max, t), t = 0..N-1, each carrying fresh random bytes: s_t from i,
 // r_t from j. An observer of the shuffled output sees, at each label, the unordered pair

@@ -1,4 +1,4 @@
-// IKOS key exchange: exact success probability against the spec's figures, exhaustive two-party
+// IKOS key exchange: exact success probability against independently computed figures, exhaustive two-party
 // enumeration (agreement, the eavesdropper's knowledge, a view independent of the key), all-pairs
 // runs through the registry (success rate, agreement), an eavesdropper's guessing rate, errors.
 #include <doctest/doctest.h>
@@ -33,7 +33,7 @@ bool key_bit(const ikos::Key& key, std::size_t t) { return ((key[t / 8] >> (t % 
 
 }  // namespace
 
-TEST_CASE("ikos: exact success probability reproduces the spec's figures") {
+TEST_CASE("ikos: exact success probability reproduces the independently computed figures") {
   // Spec section 1: P[Bin(3k, 1/2) >= k].
   CHECK(ikos::success_probability(1, 3).success == 0.875);
   CHECK(ikos::success_probability(1, 1).success == 0.5);  // the one-bit protocol

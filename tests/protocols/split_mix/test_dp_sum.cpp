@@ -1,5 +1,5 @@
 // split-mix-dp-sum: the noise is exactly discrete Laplace end to end, the error matches the
-// spec's formula (rigorous bounds at false-failure probability below 1e-9), the reported
+// formula (rigorous bounds at false-failure probability below 1e-9), the reported
 // (eps, delta), and the local / shuffle / central comparison.
 #include <doctest/doctest.h>
 
@@ -36,7 +36,7 @@ bool fits_discrete_laplace(std::map<long, std::uint64_t>& counts, std::uint64_t 
 }
 }  // namespace
 
-TEST_CASE("dp-sum: configuration and the spec's figures (n = 10^4, eps = 1, p = 100)") {
+TEST_CASE("dp-sum: configuration and the figures of the reference setting (n = 10^4, eps = 1, p = 100)") {
   const auto c = sm::configure_dp_sum(10'000, 1.0, 40, 0, 0, false);
   CHECK(c.precision == 100);  // ceil(sqrt(n))
   CHECK(c.alpha == doctest::Approx(std::exp(-0.01)).epsilon(1e-12));

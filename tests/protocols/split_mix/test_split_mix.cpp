@@ -116,7 +116,7 @@ struct ExactViews {
 
 }  // namespace
 
-TEST_CASE("split-mix: the BBGN count reproduces the paper's example and the spec's [C] values") {
+TEST_CASE("split-mix: the BBGN count reproduces the paper's example and its values at other settings") {
   const double l2_32 = 32;
   // The abstract of BBGN (arXiv 1909.11225): 32-bit inputs, n = 10^4, 12 messages give 2^-40,
   // with the modulus the sum needs, q = n 2^32.

@@ -87,7 +87,7 @@ TEST_CASE("xor-sum: rr and noise-ids are unbiased with the variance of their per
 }
 
 TEST_CASE("xor-sum: alpha calibrates the error in the replay setting, and epsilon0 comes from the randomized-response accountant") {
-  // P1: q(1-q)/(1-2q)^2 = 2 alpha^2 at q = 2p(1-p); the design note's epsilon0 = 2.0, 1.32, 0.89 at alpha = 0.5, 1, 2.
+  // P1: q(1-q)/(1-2q)^2 = 2 alpha^2 at q = 2p(1-p); the calibration's epsilon0 = 2.0, 1.32, 0.89 at alpha = 0.5, 1, 2.
   const double expected_eps[] = {1.99, 1.32, 0.89};
   const double alphas[] = {0.5, 1, 2};
   for (int i = 0; i < 3; ++i) {
