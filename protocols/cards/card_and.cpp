@@ -252,12 +252,6 @@ class CardAndProtocol final : public Protocol {
   std::array<std::optional<bool>, 2> answers_;
 };
 
-std::optional<bool> answer_param(const Params& p, const std::string& name) {
-  const std::string& v = p.text(name);
-  if (v == "random") return std::nullopt;
-  return parse_answer(Value(v), "--" + name);
-}
-
 }  // namespace
 
 std::unique_ptr<Protocol> make_card_and(std::optional<bool> alice_answer, std::optional<bool> bob_answer) {
@@ -265,25 +259,3 @@ std::unique_ptr<Protocol> make_card_and(std::optional<bool> alice_answer, std::o
 }
 
 }  // namespace shufflempc::cards
-
-namespace shufflempc::protocols {
-
-void register_cards(Registry& registry) {
-  using namespace cards;
-  const auto answer = [](const std::string& name, const std::string& who) {
-    return ParamSpec{.name = name, .type = ParamType::choice, .default_value = "random",
-                     .help = who + "'s answer, used as that party's input (random: drawn as --random-inputs says)",
-                     .choices = {"yes", "no", "1", "0", "random"}};
-  };
-  registry.add({.name = "card-and",
-                .summary = "six-card AND with cryptographic cards (ElGamal on ristretto255): Alice and Bob learn a AND b and nothing else",
-                .params = {answer("alice", "Alice (party 0)"), answer("bob", "Bob (party 1)")},
-                .min_parties = 2,
-                .max_parties = 2,
-                .input_help = "yes or no (1 or 0) per party, or --alice/--bob; --random-inputs uniform, constant:yes or constant:no",
-                .create = [](const Params& p, const Population&) -> std::unique_ptr<Protocol> {
-                  return make_card_and(answer_param(p, "alice"), answer_param(p, "bob"));
-                }});
-}
-
-}  // namespace shufflempc::protocols

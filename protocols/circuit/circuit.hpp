@@ -26,11 +26,12 @@
 
 namespace shufflempc::circuit {
 
-enum class Variant { v1, v3 };
+// The two constructions, named by who garbles; the CLI and the docs call them v1 and v3.
+enum class Variant { two_garblers, designated_garbler };
 [[nodiscard]] const char* to_string(Variant v);
 
 struct Options {
-  Variant variant = Variant::v1;
+  Variant variant = Variant::two_garblers;
   std::vector<PartyId> owners;  // party owning each input group; empty: group g -> party g mod n
   std::size_t threshold = 0;    // corruptions asked for; 0: the variant's largest
   Delivery delivery = Delivery::all_parties;  // round 2 (v1); v3 runs in ESA mode only

@@ -69,11 +69,11 @@ void register_circuit(Registry& registry) {
          const std::string path = circuit_path(p.text("circuit"));
          auto c = std::make_shared<const circuit::Circuit>(circuit::load(path));
          circuit::Options o;
-         o.variant = p.text("variant") == "v3" ? circuit::Variant::v3 : circuit::Variant::v1;
+         o.variant = p.text("variant") == "v3" ? circuit::Variant::designated_garbler : circuit::Variant::two_garblers;
          o.owners = parse_owners(p.text("owners"));
          o.threshold = static_cast<std::size_t>(p.integer("threshold"));
          const std::string delivery = p.text("delivery");
-         o.delivery = delivery == "esa" || (delivery == "auto" && o.variant == circuit::Variant::v3) ? Delivery::analyzer_only
+         o.delivery = delivery == "esa" || (delivery == "auto" && o.variant == circuit::Variant::designated_garbler) ? Delivery::analyzer_only
                                                                                                     : Delivery::all_parties;
          o.chaff = static_cast<std::size_t>(p.integer("chaff"));
          return circuit::make_protocol(std::move(c), pop.parties, o, pop.min_parties);

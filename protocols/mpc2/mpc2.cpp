@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 #include <sodium.h>
 
-#include "mpc2/engine.hpp"
+#include "mpc2/bgw.hpp"
 #include "shufflempc/error.hpp"
 #include "shufflempc/inputs.hpp"
 #include "shufflempc/samplers.hpp"

@@ -34,7 +34,7 @@ void register_shuffled_rr(Registry& registry) {
                 .min_parties = 2,
                 .input_help = bit_input_help,
                 .create = [](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {
-                  return make_one_round(shuffled_rr::CountingMechanism{config_of(p, pop, 2)});
+                  return make_one_round(shuffled_rr::AmplifiedCountingMechanism{config_of(p, pop, 2)});
                 }});
   auto params = common_params();
   params.push_back({.name = "domain", .type = ParamType::integer, .default_value = "16", .help = "domain size k", .min = 2.0, .max = 65536.0});
@@ -44,7 +44,7 @@ void register_shuffled_rr(Registry& registry) {
                 .min_parties = 2,
                 .input_help = "one element in [0, domain) per party; --random-inputs uniform:K (default K = domain/2), constant:E or normal:MEAN:SD",
                 .create = [](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {
-                  return make_one_round(shuffled_rr::HistogramMechanism{config_of(p, pop, static_cast<std::uint32_t>(p.integer("domain")))});
+                  return make_one_round(shuffled_rr::AmplifiedHistogramMechanism{config_of(p, pop, static_cast<std::uint32_t>(p.integer("domain")))});
                 }});
 }
 

@@ -86,22 +86,22 @@ Value describe(const Config& c) {
   return v;
 }
 
-std::int64_t CountingMechanism::truth(std::span<const bool> xs) const { return std::count(xs.begin(), xs.end(), true); }
+std::int64_t AmplifiedCountingMechanism::truth(std::span<const bool> xs) const { return std::count(xs.begin(), xs.end(), true); }
 
-Value CountingMechanism::describe() const {
+Value AmplifiedCountingMechanism::describe() const {
   Value v = shuffled_rr::describe(config);
   // For bits the spread is the same for a 0 and a 1: the sd does not depend on the data.
   v["noise_sd"] = count_sd(config, config.parties, 0);
   return v;
 }
 
-std::uint32_t HistogramMechanism::parse_input(PartyId id, const Value& v) const { return parse_element(id, v, config.domain); }
+std::uint32_t AmplifiedHistogramMechanism::parse_input(PartyId id, const Value& v) const { return parse_element(id, v, config.domain); }
 
-std::vector<std::int64_t> HistogramMechanism::truth(std::span<const std::uint32_t> xs) const {
+std::vector<std::int64_t> AmplifiedHistogramMechanism::truth(std::span<const std::uint32_t> xs) const {
   return element_counts(xs, config.domain);
 }
 
-Value HistogramMechanism::describe() const {
+Value AmplifiedHistogramMechanism::describe() const {
   Value v = shuffled_rr::describe(config);
   v["noise_sd_per_bin"] = count_sd(config, config.parties, 0);  // an empty bin; a bin held by f users adds f (a(1-a) - b(1-b))
   return v;

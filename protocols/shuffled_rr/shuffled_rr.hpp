@@ -48,8 +48,9 @@ void encode(std::uint32_t x, const Config& c, Rng& rng, MessageBatch& out);
 [[nodiscard]] double count_sd(const Config& c, std::uint64_t submitted, double f);
 [[nodiscard]] Value describe(const Config& c);
 
-// Counting bits: k = 2, the estimate of the number of ones.
-struct CountingMechanism {
+// counting-rr-amplified: counting bits, k = 2, the estimate of the number of ones. (The lectures'
+// counting protocol is counting::CountingMechanism.)
+struct AmplifiedCountingMechanism {
   using Input = bool;
   using Output = double;
   Config config;
@@ -66,8 +67,9 @@ struct CountingMechanism {
   [[nodiscard]] Value describe() const;
 };
 
-// Histograms over {0..k-1}.
-struct HistogramMechanism {
+// histogram-rr-amplified: histograms over {0..k-1} (the lectures' histograms are
+// counting::HistogramMechanism).
+struct AmplifiedHistogramMechanism {
   using Input = std::uint32_t;
   using Output = std::vector<double>;
   Config config;
@@ -82,6 +84,6 @@ struct HistogramMechanism {
   [[nodiscard]] Value describe() const;
 };
 
-static_assert(Mechanism<CountingMechanism> && Mechanism<HistogramMechanism>);
+static_assert(Mechanism<AmplifiedCountingMechanism> && Mechanism<AmplifiedHistogramMechanism>);
 
 }  // namespace shufflempc::shuffled_rr

@@ -32,7 +32,7 @@ std::unique_ptr<Protocol> make(std::shared_ptr<const Circuit> c, std::size_t n, 
   o.variant = v;
   o.owners = std::move(owners);
   o.threshold = threshold;
-  o.delivery = v == Variant::v3 ? Delivery::analyzer_only : Delivery::all_parties;
+  o.delivery = v == Variant::designated_garbler ? Delivery::analyzer_only : Delivery::all_parties;
   return make_protocol(std::move(c), n, o);
 }
 
@@ -45,7 +45,7 @@ const std::string aes_ct = "69c4e0d86a7b0430d8cdb78070b4c55a";
 TEST_CASE("circuit: AES-128 in both variants, with input-only clients (v1) and larger thresholds (v3), gives FIPS-197 C.1") {
   const auto aes = bundled("aes_128");
   SeededRng rng(501);
-  for (const Variant v : {Variant::v1, Variant::v3}) {
+  for (const Variant v : {Variant::two_garblers, Variant::designated_garbler}) {
     for (std::size_t n : {3u, 5u, 7u}) {
       CAPTURE(to_string(v));
       CAPTURE(n);
@@ -56,7 +56,7 @@ TEST_CASE("circuit: AES-128 in both variants, with input-only clients (v1) and l
       inputs[n - 1] = aes_pt;
       const auto r = run_in_process(*p, inputs, rng);
       CHECK(r.output == aes_ct);
-      if (v == Variant::v1) {
+      if (v == Variant::two_garblers) {
         for (const auto& [party, out] : r.party_outputs) CHECK(out == aes_ct);  // MPC mode: everyone evaluates
         // Clients send round-1 messages to the three computing parties only, and nothing in round 2.
         CHECK(r.rounds[1].messages == 3 * p->round(1).max_messages);
@@ -72,7 +72,7 @@ TEST_CASE("circuit: SHA-256(\"abc\") through v1 and v3, the block and the chaini
   const std::string block = "61626380" + std::string(104, '0') + "0000000000000018";
   const std::string iv = "6a09e667bb67ae853c6ef372a54ff53a510e527f9b05688c1f83d9ab5be0cd19";
   SeededRng rng(502);
-  for (const Variant v : {Variant::v1, Variant::v3}) {
+  for (const Variant v : {Variant::two_garblers, Variant::designated_garbler}) {
     const auto p = make(sha, 3, v);
     const auto r = run_in_process(*p, std::vector<Value>{block, iv, nullptr}, rng);
     CHECK(r.output == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
@@ -87,7 +87,7 @@ TEST_CASE("circuit: 40 random circuits (AND(a,a), INV chains, constants, outputs
                                                                        1 + static_cast<std::uint32_t>(rng.uniform(30)),
                                                                        1 + static_cast<std::uint32_t>(rng.uniform(4))));
     const std::size_t n = 3 + rng.uniform(3);
-    for (const Variant v : {Variant::v1, Variant::v3}) {
+    for (const Variant v : {Variant::two_garblers, Variant::designated_garbler}) {
       const auto p = make(c, n, v, {static_cast<PartyId>(rng.uniform(n)), static_cast<PartyId>(rng.uniform(n))});
       std::vector<Value> inputs(n);
       for (PartyId q = 0; q < n; ++q) inputs[q] = p->random_input(q, "", rng);
@@ -100,7 +100,7 @@ TEST_CASE("circuit: 40 random circuits (AND(a,a), INV chains, constants, outputs
 TEST_CASE("circuit: a party's round-2 bytes are uniform whatever the inputs (chi-square over 2,000 runs, both variants)") {
   // out = (a & b) ^ c: one AND gate, so v1's payload is 128 + 3 x 32 + 1 bytes per party.
   const auto c = std::make_shared<const Circuit>(parse("2 5\n2 2 1\n1 1\n\n2 1 0 1 3 AND\n2 1 3 2 4 XOR\n", "tiny"));
-  for (const Variant v : {Variant::v1, Variant::v3}) {
+  for (const Variant v : {Variant::two_garblers, Variant::designated_garbler}) {
     CAPTURE(to_string(v));
     const auto p = make(c, 3, v);
     SeededRng rng(504);
@@ -115,7 +115,7 @@ TEST_CASE("circuit: a party's round-2 bytes are uniform whatever the inputs (chi
         const auto m = round2[i];
         if (osm::read_header(m).b != 1) continue;  // party 1 (G2 in v1)
         // v1's last byte packs 3 + 1 bits; every other byte is a full share.
-        const std::size_t end = v == Variant::v1 ? m.size() - 1 : m.size();
+        const std::size_t end = v == Variant::two_garblers ? m.size() - 1 : m.size();
         for (std::size_t k = osm::header_bytes; k < end; ++k) ++counts[m[k]];
       }
     }
@@ -126,23 +126,23 @@ TEST_CASE("circuit: a party's round-2 bytes are uniform whatever the inputs (chi
 
 TEST_CASE("circuit bad input: wrong hex, owners, thresholds, delivery, files, junk, forged chunks and dropouts get one clear line") {
   const auto adder = bundled("adder64");
-  const auto p = make(adder, 3, Variant::v1);
+  const auto p = make(adder, 3, Variant::two_garblers);
   const std::vector<Value> inputs = {"0000000000000005", "0000000000000007", nullptr};
   CHECK(error_text([&] { (void)p->make_party(0, "05"); }).find("party 0: input group 0 (64 bits) must be 16 hex digits") != std::string::npos);
   CHECK(error_text([&] { (void)p->make_party(0, "00000000000000zz"); }).find("must be hex digits") != std::string::npos);
   CHECK(error_text([&] { (void)p->make_party(2, "0000000000000001"); }).find("party 2 owns no input group") != std::string::npos);
   CHECK(error_text([&] { (void)p->make_party(0, 5); }).find("give one hex string") != std::string::npos);
-  CHECK(error_text([&] { (void)make(adder, 3, Variant::v1, {0}); }).find("'owners': circuit") != std::string::npos);
-  CHECK(error_text([&] { (void)make(adder, 3, Variant::v1, {0, 3}); }).find("owner 3 is outside [0, 3)") != std::string::npos);
-  CHECK(error_text([&] { (void)make(adder, 5, Variant::v1, {}, 2); }).find("variant v1 tolerates one corrupted computing party (threshold 1)") !=
+  CHECK(error_text([&] { (void)make(adder, 3, Variant::two_garblers, {0}); }).find("'owners': circuit") != std::string::npos);
+  CHECK(error_text([&] { (void)make(adder, 3, Variant::two_garblers, {0, 3}); }).find("owner 3 is outside [0, 3)") != std::string::npos);
+  CHECK(error_text([&] { (void)make(adder, 5, Variant::two_garblers, {}, 2); }).find("variant v1 tolerates one corrupted computing party (threshold 1)") !=
         std::string::npos);
-  CHECK(error_text([&] { (void)make(adder, 5, Variant::v3, {}, 3); }).find("variant v3 tolerates at most floor((n - 1) / 2) = 2") !=
+  CHECK(error_text([&] { (void)make(adder, 5, Variant::designated_garbler, {}, 3); }).find("variant v3 tolerates at most floor((n - 1) / 2) = 2") !=
         std::string::npos);
   Options mpc_v3;
-  mpc_v3.variant = Variant::v3;
+  mpc_v3.variant = Variant::designated_garbler;
   CHECK(error_text([&] { (void)make_protocol(adder, 3, mpc_v3); }).find("runs in esa mode only") != std::string::npos);
   CHECK(error_text([&] { (void)make_protocol(adder, 4, {}, 3); }).find("--min-parties 3") != std::string::npos);
-  CHECK(error_text([&] { (void)make(adder, 2, Variant::v1); }).find("at least 3 parties") != std::string::npos);
+  CHECK(error_text([&] { (void)make(adder, 2, Variant::two_garblers); }).find("at least 3 parties") != std::string::npos);
   // Through the registry: a malformed file names its line; a missing one names --circuit.
   const Registry reg = builtin_registry();
   const test::TempDir tmp("shufflempc-circuittest");
@@ -168,7 +168,7 @@ TEST_CASE("circuit bad input: wrong hex, owners, thresholds, delivery, files, ju
   });
   CHECK(forged.find("a round-2 message names sender 0 chunk 0") != std::string::npos);
   // v3: a second copy of a garbled-circuit chunk in place of another.
-  const auto p3 = make(adder, 3, Variant::v3);
+  const auto p3 = make(adder, 3, Variant::designated_garbler);
   const std::string gc = error_text([&] {
     (void)test::run_tampered(*p3, inputs, [](std::uint32_t round, PartyId party, MessageBatch& all, std::size_t first, std::size_t count) {
       if (round != 0 || party != 0) return;

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "mpc2/engine.hpp"
+#include "mpc2/bgw.hpp"
 #include "mpc2/mpc2.hpp"
 #include "shufflempc/error.hpp"
 #include "shufflempc/inproc.hpp"

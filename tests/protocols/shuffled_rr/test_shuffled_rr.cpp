@@ -37,7 +37,7 @@ TEST_CASE("shuffled randomized response: unbiased counts with the predicted spre
   const Registry registry = builtin_registry();
   const std::size_t n = 20000, trials = 400;
   auto histogram = registry.create("histogram-rr-amplified", {{"domain", "4"}, {"epsilon", "0.5"}}, n);
-  const auto& m = dynamic_cast<const OneRoundProtocol<shuffled_rr::HistogramMechanism>&>(*histogram).mechanism();
+  const auto& m = dynamic_cast<const OneRoundProtocol<shuffled_rr::AmplifiedHistogramMechanism>&>(*histogram).mechanism();
   // All inputs 2: bin 2 holds n, the others 0; each bin has its own sd.
   std::vector<double> sq(4, 0), sum(4, 0);
   SeededRng rng(5);
