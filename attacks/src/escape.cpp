@@ -13,80 +13,7 @@ namespace shufflempc::attacks {
 namespace {
 
 namespace bmr = circuit::bmr;
-constexpr std::uint32_t zero = ~std::uint32_t{0};  // the constant 0: no wire, no gate
-
-// Writes Bristol Fashion gate lines; wires after the inputs are numbered as they are made.
-class Builder {
- public:
-  explicit Builder(std::uint32_t inputs) : next_(inputs) {}
-  std::uint32_t gate2(std::uint32_t a, std::uint32_t b, const char* type) {
-    fmt::format_to(std::back_inserter(text_), "2 1 {} {} {} {}\n", a, b, next_, type);
-    ++gates_;
-    return next_++;
-  }
-  std::uint32_t xor_(std::uint32_t a, std::uint32_t b) {
-    if (a == zero) return b;
-    if (b == zero) return a;
-    return gate2(a, b, "XOR");
-  }
-  std::uint32_t and_(std::uint32_t a, std::uint32_t b) { return a == zero || b == zero ? zero : gate2(a, b, "AND"); }
-  std::uint32_t copy(std::uint32_t a) {
-    if (a == zero) fmt::format_to(std::back_inserter(text_), "1 1 0 {} EQ\n", next_);
-    else fmt::format_to(std::back_inserter(text_), "1 1 {} {} EQW\n", a, next_);
-    ++gates_;
-    return next_++;
-  }
-  // a + b mod 2^width, numbers as wires least significant first (missing bits are 0). A full adder
-  // costs one AND: s = a ^ b ^ c, carry = c ^ ((a ^ c) & (b ^ c)).
-  std::vector<std::uint32_t> add(const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b, std::size_t width) {
-    std::vector<std::uint32_t> s(width, zero);
-    std::uint32_t c = zero;
-    for (std::size_t i = 0; i < width; ++i) {
-      std::uint32_t t[3];
-      int k = 0;
-      for (std::uint32_t w : {i < a.size() ? a[i] : zero, i < b.size() ? b[i] : zero, c})
-        if (w != zero) t[k++] = w;
-      const bool last = i + 1 == width;
-      if (k == 0) {
-        s[i] = c = zero;
-      } else if (k == 1) {
-        s[i] = t[0];
-        c = zero;
-      } else if (k == 2) {
-        s[i] = xor_(t[0], t[1]);
-        c = last ? zero : and_(t[0], t[1]);
-      } else {
-        const std::uint32_t ac = xor_(t[0], t[2]), bc = xor_(t[1], t[2]);
-        s[i] = xor_(ac, t[1]);
-        c = last ? zero : xor_(t[2], and_(ac, bc));
-      }
-    }
-    return s;
-  }
-  // The sum of all numbers, pairwise (a balanced tree), each sum `grow` bits wider than its widest
-  // operand but at most `width`.
-  std::vector<std::uint32_t> sum(std::vector<std::vector<std::uint32_t>> xs, std::size_t width, bool grow) {
-    if (xs.empty()) return {};
-    while (xs.size() > 1) {
-      std::vector<std::vector<std::uint32_t>> next;
-      for (std::size_t i = 0; i + 1 < xs.size(); i += 2) {
-        const std::size_t w = grow ? std::min(width, std::max(xs[i].size(), xs[i + 1].size()) + 1) : width;
-        next.push_back(add(xs[i], xs[i + 1], w));
-      }
-      if (xs.size() % 2) next.push_back(std::move(xs.back()));
-      xs = std::move(next);
-    }
-    return xs.front();
-  }
-  [[nodiscard]] std::uint32_t wires() const { return next_; }
-  [[nodiscard]] std::size_t gates() const { return gates_; }
-  [[nodiscard]] const std::string& text() const { return text_; }
-
- private:
-  std::uint32_t next_;
-  std::size_t gates_ = 0;
-  std::string text_;
-};
+constexpr std::uint32_t zero = circuit::BristolWriter::zero;  // the constant 0: no wire, no gate
 
 }  // namespace
 
@@ -96,9 +23,8 @@ XorSumCircuit::XorSumCircuit(std::size_t users, std::uint32_t buckets, std::uint
     throw std::invalid_argument(fmt::format("xor-sum circuit: width {} cannot hold XS up to {} (width in [2, 62])", width, buckets));
   const std::uint64_t group = std::uint64_t{buckets} + width;
   if (users * group > (1u << 30)) throw std::invalid_argument("xor-sum circuit: users x (buckets + width) must be below 2^30 input wires");
-  const auto inputs = static_cast<std::uint32_t>(users * group);
-  Builder b(inputs);
-  const auto in = [&](std::size_t u, std::uint64_t k) { return static_cast<std::uint32_t>(u * group + k); };
+  circuit::BristolWriter b(std::vector<std::uint32_t>(users, static_cast<std::uint32_t>(group)));
+  const auto in = [&](std::size_t u, std::uint64_t k) { return b.input(u, static_cast<std::uint32_t>(k)); };
   // The column parities (free), then their popcount.
   std::vector<std::vector<std::uint32_t>> bits;
   for (std::uint32_t j = 0; j < buckets; ++j) {
@@ -117,10 +43,7 @@ XorSumCircuit::XorSumCircuit(std::size_t users, std::uint32_t buckets, std::uint
   const auto noise = b.sum(std::move(shares), width, false);
   const auto total = b.add(count, noise, width);
   for (std::uint32_t k = 0; k < width; ++k) b.copy(total[k]);  // the outputs are the last wires
-  text_ = fmt::format("{} {}\n{}", b.gates(), b.wires(), users);
-  for (std::size_t u = 0; u < users; ++u) text_ += fmt::format(" {}", group);
-  text_ += fmt::format("\n1 {}\n\n", width);
-  text_ += b.text();
+  text_ = b.text({width});
   circuit_ = std::make_shared<const circuit::Circuit>(
       circuit::parse(text_, fmt::format("xor_sum_{}users_{}buckets_{}bits", users, buckets, width)));
 }

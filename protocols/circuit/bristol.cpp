@@ -1,6 +1,8 @@
 #include "circuit/bristol.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <iterator>
 #include <stdexcept>
 #include <type_traits>
 
@@ -260,6 +262,92 @@ std::string hex_from_bits(std::span<const std::uint8_t> bits) {
     s[digits - 1 - i] = "0123456789abcdef"[d];
   }
   return s;
+}
+
+BristolWriter::BristolWriter(std::vector<std::uint32_t> input_groups) : inputs_(std::move(input_groups)) {
+  std::uint64_t total = 0;
+  first_.reserve(inputs_.size());
+  for (auto w : inputs_) {
+    first_.push_back(static_cast<std::uint32_t>(total));
+    total += w;
+    if (total >= zero) throw std::invalid_argument("BristolWriter: too many input wires");
+  }
+  next_ = static_cast<std::uint32_t>(total);
+}
+
+std::uint32_t BristolWriter::input(std::size_t group, std::uint32_t bit) const {
+  if (group >= inputs_.size() || bit >= inputs_[group]) throw std::invalid_argument("BristolWriter: no such input bit");
+  return first_[group] + bit;
+}
+
+std::uint32_t BristolWriter::gate2(std::uint32_t a, std::uint32_t b, const char* type) {
+  fmt::format_to(std::back_inserter(body_), "2 1 {} {} {} {}\n", a, b, next_, type);
+  ++gates_;
+  return next_++;
+}
+
+std::uint32_t BristolWriter::xor_(std::uint32_t a, std::uint32_t b) {
+  if (a == zero) return b;
+  if (b == zero) return a;
+  return gate2(a, b, "XOR");
+}
+
+std::uint32_t BristolWriter::and_(std::uint32_t a, std::uint32_t b) { return a == zero || b == zero ? zero : gate2(a, b, "AND"); }
+
+std::uint32_t BristolWriter::copy(std::uint32_t a) {
+  if (a == zero) fmt::format_to(std::back_inserter(body_), "1 1 0 {} EQ\n", next_);
+  else fmt::format_to(std::back_inserter(body_), "1 1 {} {} EQW\n", a, next_);
+  ++gates_;
+  return next_++;
+}
+
+std::vector<std::uint32_t> BristolWriter::add(const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b, std::size_t width) {
+  std::vector<std::uint32_t> s(width, zero);
+  std::uint32_t c = zero;
+  for (std::size_t i = 0; i < width; ++i) {
+    std::uint32_t t[3];
+    int k = 0;
+    for (std::uint32_t w : {i < a.size() ? a[i] : zero, i < b.size() ? b[i] : zero, c})
+      if (w != zero) t[k++] = w;
+    const bool last = i + 1 == width;
+    if (k == 0) {
+      s[i] = c = zero;
+    } else if (k == 1) {
+      s[i] = t[0];
+      c = zero;
+    } else if (k == 2) {
+      s[i] = xor_(t[0], t[1]);
+      c = last ? zero : and_(t[0], t[1]);
+    } else {
+      const std::uint32_t ac = xor_(t[0], t[2]), bc = xor_(t[1], t[2]);
+      s[i] = xor_(ac, t[1]);
+      c = last ? zero : xor_(t[2], and_(ac, bc));
+    }
+  }
+  return s;
+}
+
+std::vector<std::uint32_t> BristolWriter::sum(std::vector<std::vector<std::uint32_t>> xs, std::size_t width, bool grow) {
+  if (xs.empty()) return {};
+  while (xs.size() > 1) {
+    std::vector<std::vector<std::uint32_t>> next;
+    for (std::size_t i = 0; i + 1 < xs.size(); i += 2) {
+      const std::size_t w = grow ? std::min(width, std::max(xs[i].size(), xs[i + 1].size()) + 1) : width;
+      next.push_back(add(xs[i], xs[i + 1], w));
+    }
+    if (xs.size() % 2) next.push_back(std::move(xs.back()));
+    xs = std::move(next);
+  }
+  return xs.front();
+}
+
+std::string BristolWriter::text(const std::vector<std::uint32_t>& output_groups) const {
+  std::string t = fmt::format("{} {}\n{}", gates_, next_, inputs_.size());
+  for (auto w : inputs_) t += fmt::format(" {}", w);
+  t += fmt::format("\n{}", output_groups.size());
+  for (auto w : output_groups) t += fmt::format(" {}", w);
+  t += "\n\n";
+  return t + body_;
 }
 
 }  // namespace shufflempc::circuit

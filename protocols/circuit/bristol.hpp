@@ -66,4 +66,41 @@ struct Circuit {
 // The hex text of a group's bits (ceil(width / 4) digits).
 [[nodiscard]] std::string hex_from_bits(std::span<const std::uint8_t> bits);
 
+// Writes a circuit in Bristol Fashion gate by gate, the reverse of parse(): the input wires come
+// first, and every gate's output is the next wire. Operations skip the constant 0 (`zero`: no
+// wire, no gate) where they can, so a generated circuit holds no gate it does not need. Numbers are
+// vectors of wires, least significant bit first. The outputs are the last wires: place them with
+// copy() once everything else is written.
+class BristolWriter {
+ public:
+  static constexpr std::uint32_t zero = ~std::uint32_t{0};
+
+  explicit BristolWriter(std::vector<std::uint32_t> input_groups);
+  // Wire of bit `bit` of input group `group`.
+  [[nodiscard]] std::uint32_t input(std::size_t group, std::uint32_t bit) const;
+
+  std::uint32_t xor_(std::uint32_t a, std::uint32_t b);
+  std::uint32_t and_(std::uint32_t a, std::uint32_t b);
+  // A new wire holding a (EQW), or the constant 0 (EQ) when a is zero.
+  std::uint32_t copy(std::uint32_t a);
+  // a + b mod 2^width (missing bits are 0). A full adder costs one AND: s = a ^ b ^ c,
+  // carry = c ^ ((a ^ c) & (b ^ c)).
+  std::vector<std::uint32_t> add(const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b, std::size_t width);
+  // The sum of all numbers by a balanced tree, each partial sum `grow` ? one bit wider than its
+  // widest operand (at most `width`) : `width` bits.
+  std::vector<std::uint32_t> sum(std::vector<std::vector<std::uint32_t>> xs, std::size_t width, bool grow);
+
+  [[nodiscard]] std::uint32_t wires() const { return next_; }
+  [[nodiscard]] std::size_t gates() const { return gates_; }
+  // The whole file, its last sum(output_groups) wires the outputs.
+  [[nodiscard]] std::string text(const std::vector<std::uint32_t>& output_groups) const;
+
+ private:
+  std::uint32_t gate2(std::uint32_t a, std::uint32_t b, const char* type);
+  std::vector<std::uint32_t> inputs_, first_;  // widths and first wires of the input groups
+  std::uint32_t next_ = 0;
+  std::size_t gates_ = 0;
+  std::string body_;
+};
+
 }  // namespace shufflempc::circuit

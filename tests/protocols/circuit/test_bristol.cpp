@@ -133,3 +133,53 @@ TEST_CASE("bristol: MAND, EQ and EQW gates evaluate as their expansions") {
       CHECK(out == std::vector<std::uint8_t>{1, 0, static_cast<std::uint8_t>(a & b), static_cast<std::uint8_t>(a & b)});
     }
 }
+
+TEST_CASE("BristolWriter: what it writes parses back and computes sums exactly, on every input of a small adder tree") {
+  // Three 3-bit numbers summed by a growing tree (at most 5 bits) and the same numbers added mod 2^4,
+  // then placed as two output groups: every one of the 512 inputs against native arithmetic.
+  BristolWriter w({3, 3, 3});
+  std::vector<std::vector<std::uint32_t>> xs(3);
+  for (std::size_t g = 0; g < 3; ++g)
+    for (std::uint32_t b = 0; b < 3; ++b) xs[g].push_back(w.input(g, b));
+  const auto grown = w.sum(xs, 5, true);
+  const auto wrapped = w.add(w.add(xs[0], xs[1], 4), xs[2], 4);
+  const std::size_t ands = w.gates();
+  CHECK(ands > 0);
+  for (auto wire : grown) w.copy(wire);
+  for (auto wire : wrapped) w.copy(wire);
+  const Circuit c = parse(w.text({static_cast<std::uint32_t>(grown.size()), 4}), "writer");
+  CHECK(c.inputs == std::vector<std::uint32_t>{3, 3, 3});
+  CHECK(c.wires == w.wires());
+  CHECK(c.gates.size() == w.gates());
+  for (unsigned x = 0; x < 512; ++x) {
+    std::vector<std::uint8_t> in(9);
+    for (unsigned k = 0; k < 9; ++k) in[k] = (x >> k) & 1;
+    const unsigned a = x & 7, b = (x >> 3) & 7, d = (x >> 6) & 7;
+    const auto out = evaluate(c, in);
+    unsigned s = 0, m = 0;
+    for (std::size_t k = 0; k < grown.size(); ++k) s |= unsigned{out[k]} << k;
+    for (std::size_t k = 0; k < 4; ++k) m |= unsigned{out[grown.size() + k]} << k;
+    CHECK(s == a + b + d);
+    CHECK(m == (a + b + d) % 16);
+  }
+}
+
+TEST_CASE("BristolWriter: the constant 0 costs no gate, and a copy of it is an EQ gate") {
+  BristolWriter w({2});
+  const auto a = w.input(0, 0);
+  CHECK(w.xor_(BristolWriter::zero, a) == a);
+  CHECK(w.and_(a, BristolWriter::zero) == BristolWriter::zero);
+  CHECK(w.gates() == 0);
+  const auto both = w.and_(a, w.input(0, 1));
+  CHECK(w.gates() == 1);
+  w.copy(BristolWriter::zero);  // the outputs: the last two wires
+  w.copy(both);
+  const Circuit c = parse(w.text({1, 1}), "constants");
+  for (unsigned x = 0; x < 4; ++x) {
+    const auto out = evaluate(c, std::vector<std::uint8_t>{static_cast<std::uint8_t>(x & 1), static_cast<std::uint8_t>(x >> 1)});
+    CHECK(out[0] == 0);
+    CHECK(out[1] == ((x & 1) & (x >> 1)));
+  }
+  CHECK_THROWS_AS((void)w.input(1, 0), std::invalid_argument);
+  CHECK_THROWS_AS((void)w.input(0, 2), std::invalid_argument);
+}
