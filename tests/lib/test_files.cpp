@@ -1,0 +1,62 @@
+// Small files with their checks (lib/files.hpp) and hex text (lib/hex.hpp).
+#include <doctest/doctest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+#include "shufflempc/files.hpp"
+#include "shufflempc/hex.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace shufflempc;
+
+TEST_CASE("files: a private file is new, 0600, never through a link or over another file, others' files are refused") {
+  const test::TempDir tmp("shufflempc-filestest");
+  const std::string secret = tmp / "secret";
+  write_private_file(secret, "s3cret", "key file");
+  struct stat st {};
+  REQUIRE(::stat(secret.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  CHECK(read_text_file(secret, "key file") == "s3cret");
+  CHECK_NOTHROW(check_private_file(secret, "key file"));
+  CHECK_THROWS_WITH_AS(write_private_file(secret, "again", "key file"), doctest::Contains("key file"), std::invalid_argument);
+  const std::string link = tmp / "link";
+  REQUIRE(::symlink((tmp / "elsewhere").c_str(), link.c_str()) == 0);
+  CHECK_THROWS_AS(write_private_file(link, "x", "key file"), std::invalid_argument);
+  CHECK_FALSE(std::ifstream(tmp / "elsewhere").good());  // nothing was written through the link
+  ::chmod(secret.c_str(), 0644);
+  CHECK_THROWS_WITH_AS(check_private_file(secret, "key file"), doctest::Contains("key file"), std::invalid_argument);
+}
+
+TEST_CASE("files: reading names the file, refuses what is not a regular file and what is over the limit") {
+  const test::TempDir tmp("shufflempc-filestest");
+  CHECK_THROWS_WITH_AS((void)read_text_file(tmp / "missing", "inputs"), doctest::Contains("missing"), std::invalid_argument);
+  CHECK_THROWS_AS((void)read_text_file(tmp.path(), "inputs"), std::invalid_argument);  // a directory
+  CHECK_THROWS_AS((void)read_text_file("/dev/zero", "inputs"), std::invalid_argument);
+  const std::string big = tmp / "big";
+  std::ofstream(big) << std::string(100, 'x');
+  CHECK(read_text_file(big, "inputs", 100).size() == 100);
+  CHECK_THROWS_AS((void)read_text_file(big, "inputs", 99), std::invalid_argument);
+}
+
+TEST_CASE("hex: lower-case out, either case in, exact lengths, and the text never echoed in errors") {
+  const std::array<std::uint8_t, 3> bytes = {0x00, 0xab, 0xff};
+  CHECK(to_hex(bytes) == "00abff");
+  std::array<std::uint8_t, 3> back{};
+  from_hex("00ABff", back, "key");
+  CHECK(back == bytes);
+  CHECK_THROWS_AS(from_hex("00ab", back, "key"), std::invalid_argument);
+  CHECK_THROWS_AS(from_hex("00abffee", back, "key"), std::invalid_argument);
+  try {
+    from_hex("zzSECRETzz12", std::span<std::uint8_t>(back), "secret_key");
+    FAIL("no error");
+  } catch (const std::invalid_argument& e) {
+    CHECK(std::string(e.what()).find("secret_key") != std::string::npos);
+    CHECK(std::string(e.what()).find("SECRET") == std::string::npos);
+  }
+}

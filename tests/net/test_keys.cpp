@@ -1,0 +1,98 @@
+// Long-term keys and the session configuration (net/keys.hpp).
+#include <doctest/doctest.h>
+
+#include <sys/stat.h>
+
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+#include "shufflempc/hex.hpp"
+#include "shufflempc/net/keys.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace shufflempc;
+using namespace shufflempc::net;
+
+namespace {
+SessionConfig sample_config(Rng& rng) {
+  SessionConfig c;
+  rng.fill(c.session);
+  c.protocol = "counting";
+  c.params = {{"epsilon", "0.5"}};
+  c.parties = 2;
+  c.shuffler_key = KeyPair::generate(rng).public_key();
+  c.analyzer_key = KeyPair::generate(rng).public_key();
+  c.party_keys = {KeyPair::generate(rng).public_key(), KeyPair::generate(rng).public_key()};
+  return c;
+}
+}  // namespace
+
+TEST_CASE("keys: the public key is X25519 of the secret, files are written 0600 and load back, a mismatched file is refused") {
+  SeededRng rng(31);
+  const auto k = KeyPair::generate(rng);
+  CHECK(KeyPair::from_secret(k.secret_key()).public_key() == k.public_key());
+  CHECK(KeyPair::generate(rng).public_key() != k.public_key());
+  const test::TempDir tmp("shufflempc-keystest");
+  const std::string path = tmp.path() + "/a.key";
+  k.save(path);
+  struct stat st {};
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  CHECK(KeyPair::load(path).public_key() == k.public_key());
+  // A file whose public key belongs to another secret.
+  const auto other = KeyPair::generate(rng);
+  const std::string bad = tmp.path() + "/bad.key";
+  {
+    std::ofstream f(bad);
+    f << Value{{"public_key", to_hex(other.public_key())}, {"secret_key", to_hex(k.secret_key())}}.dump();
+  }
+  ::chmod(bad.c_str(), 0600);
+  CHECK_THROWS_WITH_AS((void)KeyPair::load(bad), doctest::Contains("public_key does not belong to secret_key"), std::invalid_argument);
+  const std::string junk = tmp.path() + "/junk.key";
+  {
+    std::ofstream f(junk);
+    f << "not json";
+  }
+  ::chmod(junk.c_str(), 0600);
+  CHECK_THROWS_WITH_AS((void)KeyPair::load(junk), doctest::Contains("is not a shufflempc key"), std::invalid_argument);
+  CHECK_THROWS_AS((void)parse_public_key("abcd", "--key"), std::invalid_argument);
+}
+
+TEST_CASE("session config: a JSON round trip keeps the digest, every field but the address changes it") {
+  SeededRng rng(32);
+  const auto c = sample_config(rng);
+  const auto back = SessionConfig::from_json(c.to_json());
+  CHECK(back.digest() == c.digest());
+  auto moved = c;
+  moved.shuffler_address = "10.0.0.1:9000";
+  CHECK(moved.digest() == c.digest());
+  auto changed = c;
+  changed.params["epsilon"] = "0.6";
+  CHECK(changed.digest() != c.digest());
+  changed = c;
+  changed.party_keys[1][0] ^= 1;
+  CHECK(changed.digest() != c.digest());
+  changed = c;
+  changed.min_parties = 1;
+  CHECK(changed.digest() != c.digest());
+}
+
+TEST_CASE("session config: a missing or mistyped field is named, and addresses are HOST:PORT") {
+  SeededRng rng(33);
+  const Value good = sample_config(rng).to_json();
+  Value v = good;
+  v.erase("protocol");
+  CHECK_THROWS_WITH_AS((void)SessionConfig::from_json(v), doctest::Contains("missing field 'protocol'"), std::invalid_argument);
+  v = good;
+  v["party_keys"] = Value::array({good["party_keys"][0]});
+  CHECK_THROWS_WITH_AS((void)SessionConfig::from_json(v), doctest::Contains("one key per party"), std::invalid_argument);
+  v = good;
+  v["params"] = 3;
+  CHECK_THROWS_WITH_AS((void)SessionConfig::from_json(v), doctest::Contains("'params' must be an object"), std::invalid_argument);
+  CHECK_THROWS_AS((void)SessionConfig::from_json(Value(1)), std::invalid_argument);
+  CHECK(split_address("127.0.0.1:8080", "--shuffler") == std::pair<std::string, std::uint16_t>{"127.0.0.1", 8080});
+  CHECK_THROWS_WITH_AS((void)split_address("localhost", "--shuffler"), doctest::Contains("--shuffler must be HOST:PORT"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)split_address("h:70000", "--shuffler"), doctest::Contains("port must be an integer in [0, 65535]"),
+                       std::invalid_argument);
+}
