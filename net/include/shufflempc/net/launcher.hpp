@@ -1,0 +1,65 @@
+// A session whose every process runs on this machine, as real processes over TCP on 127.0.0.1:
+// the launcher writes the keys, the config and the inputs into a private directory, starts the
+// shuffler (port chosen by the OS, read back from its "listening on" line), the analyzer and the
+// party processes hosting K parties each (all as `shufflempc shuffler|analyzer|party`), waits for
+// them with a deadline, and collects their JSON reports. `shufflempc local` is its front end; each
+// further server of a session (a mix server) is one more process of the same kind.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "shufflempc/net/keys.hpp"
+#include "shufflempc/runtime.hpp"
+
+namespace shufflempc::net {
+
+struct LaunchOptions {
+  std::string executable;               // the shufflempc binary the processes run
+  std::size_t parties_per_process = 0;  // 0: at most 8 party processes
+  std::chrono::milliseconds deadline{30'000};  // the shuffler's per-round deadline
+  std::string keep_dir;                 // empty: a fresh private temporary directory, removed at the end
+  std::optional<std::uint64_t> seed;    // passed to every process (a reproducible simulation)
+  std::set<PartyId> dropouts;           // parties that vanish before round 0 (--dropouts of their process)
+  std::optional<std::size_t> kill_party_process;  // fault injection: kill this party process at once
+  // Polled when a signal interrupts the wait: a non-empty reason ("signal 2") stops every process.
+  std::function<std::string()> stop;
+  std::function<void(const std::string& dir, std::size_t party_processes)> started;  // once all processes run
+};
+
+struct LaunchResult {
+  Value analyzer;                       // the analyzer's report (output, messages, bytes, dropped, details, ...)
+  Value per_party = Value::array();     // every surviving party's report, in party order per process
+  std::vector<std::string> lost;        // party processes that failed: their parties count as dropped
+  std::size_t party_processes = 0, parties_per_process = 0;
+  Value process_resources = Value::array();  // peak memory and CPU time of every process
+  double seconds = 0;
+};
+
+class LocalLauncher {
+ public:
+  // `base` gives the protocol, its parameters, min_parties (its keys, session id and party count
+  // are made here); `protocol` is the configured protocol, for the descriptor budget and the time
+  // limit.
+  LocalLauncher(SessionConfig base, const Protocol& protocol, std::size_t parties, LaunchOptions options);
+
+  // Runs the session with inputs[i] for party i. Throws std::system_error (Errc::timeout,
+  // Errc::session_aborted) when the shuffler or the analyzer fails or the run exceeds its limit,
+  // std::runtime_error "interrupted by <reason>: ..." when stopped, or when a report is missing; a party process that fails is a
+  // dropout, listed in `lost`.
+  [[nodiscard]] LaunchResult run(const std::vector<Value>& inputs);
+
+ private:
+  SessionConfig base_;
+  const Protocol& protocol_;
+  std::size_t parties_;
+  LaunchOptions options_;
+};
+
+}  // namespace shufflempc::net

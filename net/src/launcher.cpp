@@ -1,0 +1,170 @@
+#include "shufflempc/net/launcher.hpp"
+
+#include <stdlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <stdexcept>
+#include <system_error>
+
+#include "shufflempc/error.hpp"
+#include "shufflempc/files.hpp"
+#include "shufflempc/net/local.hpp"
+#include "shufflempc/net/tcp.hpp"
+#include "shufflempc/process.hpp"
+
+namespace shufflempc::net {
+namespace {
+
+// A private directory for the session's files: made fresh (and removed at the end) or the one the
+// caller keeps.
+class SessionDir {
+ public:
+  explicit SessionDir(const std::string& keep) : keep_(!keep.empty()) {
+    if (keep_) {
+      path_ = keep;
+      std::filesystem::create_directories(path_);
+      std::filesystem::permissions(path_, std::filesystem::perms::owner_all, std::filesystem::perm_options::replace);
+      return;
+    }
+    char tmpl[] = "/tmp/shufflempc-local-XXXXXX";
+    if (::mkdtemp(tmpl) == nullptr) throw std::system_error(errno, std::generic_category(), "mkdtemp");
+    path_ = tmpl;
+  }
+  ~SessionDir() {
+    std::error_code ec;
+    if (!keep_) std::filesystem::remove_all(path_, ec);
+  }
+  SessionDir(const SessionDir&) = delete;
+  SessionDir& operator=(const SessionDir&) = delete;
+  [[nodiscard]] const std::string& path() const { return path_; }
+  [[nodiscard]] std::string operator/(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+  bool keep_;
+};
+
+Value read_report(const std::string& path, const std::string& who) {
+  const Value v = Value::parse(read_text_file(path, who + "'s report"), nullptr, false);
+  if (v.is_discarded()) throw std::runtime_error(who + "'s report is not JSON");
+  return v;
+}
+
+}  // namespace
+
+LocalLauncher::LocalLauncher(SessionConfig base, const Protocol& protocol, std::size_t parties, LaunchOptions options)
+    : base_(std::move(base)), protocol_(protocol), parties_(parties), options_(std::move(options)) {
+  if (parties_ == 0) throw std::invalid_argument("local launcher: a session needs at least one party");
+  if (options_.executable.empty()) throw std::invalid_argument("local launcher: no executable to run");
+}
+
+LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
+  const std::size_t n = parties_;
+  if (inputs.size() != n) throw std::invalid_argument("local launcher: one input per party is needed");
+  std::size_t k = options_.parties_per_process;
+  if (k == 0) k = std::max<std::size_t>(1, (n + 7) / 8);
+  k = std::min(k, n);
+  const std::size_t processes = (n + k - 1) / k;
+
+  // The shuffler holds a link per party process (more if its parties overflow one frame) and the
+  // analyzer's: check (and raise, for the children too) the descriptor limit before any key is made.
+  {
+    SessionConfig sizing;
+    sizing.parties = n;
+    const std::size_t capacity = link_capacity(sizing, wire_rounds(protocol_));
+    const std::size_t links = processes * ((k + capacity - 1) / capacity);
+    ensure_descriptors(links + 1 + 64 + ShufflerOptions{}.max_unauthenticated,
+                       "the shuffler of this local run (" + std::to_string(links) + " links of " + std::to_string(processes) +
+                           " party processes, and the analyzer's)");
+  }
+
+  // Keys, config and inputs in the private directory.
+  const SessionDir dir(options_.keep_dir);
+  SystemRng key_rng;
+  SessionConfig base = base_;
+  base.deadline = options_.deadline;
+  const LocalDeployment local = LocalDeployment::create(n, key_rng, std::move(base));
+  local.save(dir.path());
+  const std::string config_path = dir / session_config_file, inputs_path = dir / "inputs.json";
+  write_private_file(inputs_path, Value(inputs).dump() + "\n", "inputs file");  // private inputs: mode 0600
+
+  const auto start = std::chrono::steady_clock::now();
+  const std::string& exe = options_.executable;
+  std::vector<ChildProcess> children;
+  children.reserve(2 + processes);
+  children.emplace_back("shuffler", std::vector<std::string>{exe, "shuffler", "--config", config_path, "--key", dir / shuffler_key_file,
+                                                             "--listen", "127.0.0.1:0", "--json"});
+  const auto line = children.front().read_line(std::chrono::seconds(30));
+  if (!line) throw std::runtime_error("the shuffler did not report its port in time");
+  const std::string prefix = "listening on ";
+  if (line->rfind(prefix, 0) != 0) throw std::runtime_error("unexpected line from the shuffler: " + *line);
+  const std::string address = line->substr(prefix.size());
+
+  std::vector<std::string> common = {"--config", config_path, "--connect", address, "--json"};
+  if (options_.seed) common.insert(common.end(), {"--seed", std::to_string(*options_.seed)});
+  std::vector<std::string> outputs;  // stdout files of the analyzer and the party processes
+  {
+    std::vector<std::string> a = {exe, "analyzer", "--key", dir / analyzer_key_file};
+    a.insert(a.end(), common.begin(), common.end());
+    outputs.push_back(dir / "analyzer.out");
+    children.emplace_back("analyzer", a, ProcessOptions{.stdout_path = outputs.back()});
+  }
+  for (std::size_t first = 0; first < n; first += k) {
+    const std::size_t last = std::min(n, first + k) - 1;
+    const std::string range = std::to_string(first) + "-" + std::to_string(last);
+    std::vector<std::string> a = {exe, "party", "--id", range, "--key-dir", dir.path(), "--inputs", inputs_path};
+    a.insert(a.end(), common.begin(), common.end());
+    std::string drops;
+    for (PartyId id : options_.dropouts)
+      if (id >= first && id <= last) drops += (drops.empty() ? "" : ",") + std::to_string(id);
+    if (!drops.empty()) a.insert(a.end(), {"--dropouts", drops});
+    outputs.push_back(dir / ("party-" + range + ".out"));
+    children.emplace_back("parties " + range, a, ProcessOptions{.stdout_path = outputs.back()});
+  }
+  if (options_.kill_party_process) {
+    if (*options_.kill_party_process >= processes)
+      throw std::invalid_argument("--kill-party-process must be below the number of party processes (" + std::to_string(processes) + ")");
+    children[2 + *options_.kill_party_process].kill();
+  }
+  // Every round may take its deadline (twice, counting the clients' grace) plus start-up time.
+  const auto limit = options_.deadline * 2 * (protocol_.rounds() + 1) + std::chrono::seconds(30);
+  if (options_.started) options_.started(dir.path(), processes);
+  const auto reason = [this] { return options_.stop ? options_.stop() : std::string(); };
+  const bool in_time = wait_all(children, start + limit, [&] { return !reason().empty(); });
+  if (const std::string why = reason(); !why.empty()) {
+    for (auto& c : children) c.kill();
+    throw std::runtime_error("interrupted by " + why + ": every process of the run was stopped" +
+                             (options_.keep_dir.empty() ? " and its temporary keys removed" : ""));
+  }
+  (void)children.front().read_all(std::chrono::seconds(1));
+  LaunchResult r;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.party_processes = processes;
+  r.parties_per_process = k;
+  // The run stands if the shuffler and the analyzer completed: a party process that died is a
+  // dropout like any other (the session's min-parties decided whether the rounds could close).
+  std::string failures;
+  for (std::size_t i = 0; i < children.size(); ++i) {
+    const auto& c = children[i];
+    if (c.status() == 0) continue;
+    const std::string what = c.name() + " exited with status " + std::to_string(c.status().value_or(-1));
+    if (i < 2) failures += (failures.empty() ? "" : "; ") + what;
+    else r.lost.push_back(what);
+  }
+  if (!in_time) throw std::system_error(make_error_code(Errc::timeout), "local run exceeded " + std::to_string(limit.count()) + " ms");
+  if (!failures.empty()) throw std::system_error(make_error_code(Errc::session_aborted), "local run failed: " + failures + " (see the lines above)");
+
+  r.analyzer = read_report(outputs[0], "the analyzer");
+  for (std::size_t i = 2; i < children.size(); ++i) {
+    if (children[i].status() != 0) continue;  // a lost process: its parties are in the analyzer's dropped list
+    const Value v = read_report(outputs[i - 1], children[i].name());
+    if (!v.contains("parties")) throw std::runtime_error(children[i].name() + " printed no report");
+    for (const auto& p : v["parties"]) r.per_party.push_back(p);
+  }
+  for (const auto& c : children)
+    r.process_resources.push_back({{"process", c.name()}, {"peak_memory_bytes", c.peak_memory()}, {"cpu_seconds", c.cpu_seconds()}});
+  return r;
+}
+
+}  // namespace shufflempc::net
