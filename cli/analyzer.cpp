@@ -1,0 +1,59 @@
+// `shufflempc analyzer`: receives each round's shuffled output and runs the protocol's analyzer
+// (docs/network.md).
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "net_common.hpp"
+#include "report.hpp"
+#include "shufflempc/files.hpp"
+#include "shufflempc/hex.hpp"
+#include "shufflempc/net/local.hpp"
+#include "shufflempc/net/tcp.hpp"
+#include "shufflempc/process.hpp"
+
+namespace shufflempc::cli {
+
+void add_analyzer_command(CLI::App& app, const Registry& registry, Action& action) {
+  auto* cmd = app.add_subcommand("analyzer", "receive each round's shuffled output and run the protocol's analyzer");
+  struct Options {
+    std::string key;
+    ClientArgs client;
+  };
+  auto o = std::make_shared<Options>();
+  add_client_options(*cmd, o->client, "the analyzer's");
+  cmd->add_option("--key,-k", o->key, "the analyzer's key file")->required()->check(CLI::ExistingFile);
+  cmd->callback([o, &registry, &action] {
+    action = [o, &registry] {
+      const auto& [key, client] = *o;
+      const auto config = net::SessionConfig::load(client.config_path);
+      auto protocol = registry.create(config.protocol, config.params, config.parties, config.min_parties);
+      const auto [host, port] = connect_address(config, client.connect);
+      auto rng = make_rng(client.seed);
+      std::vector<net::Identity> identities;
+      identities.push_back({net::analyzer_id, net::KeyPair::load(key)});
+      net::TcpChannel channel(config, std::move(identities), host, port, stderr_logger("analyzer"), {net::wire_rounds(*protocol)});
+      RoundDriver session(*protocol, channel, *rng, config.parties);
+      session.host_analyzer();
+      const RunResult result = session.run({});
+      const auto c = channel.counters().at(net::analyzer_id);
+      Value report = analyzer_report(result);
+      report["bytes_received"] = c.bytes_received;
+      if (client.json) {
+        std::cout << report.dump() << std::endl;
+      } else {
+        std::cout << "output    " << result.output.dump() << '\n'
+                  << fmt::format("traffic   {} messages, {} bytes, {:.3f} s\n", result.messages, result.bytes, result.seconds);
+        if (!result.dropped.empty()) std::cout << "dropped   " << Value(result.dropped).dump() << '\n';
+      }
+      return 0;
+    };
+  });
+}
+
+}  // namespace shufflempc::cli

@@ -1,0 +1,56 @@
+// Pieces shared by the TCP process commands (keygen.cpp, shuffler.cpp, party.cpp, analyzer.cpp).
+#include "net_common.hpp"
+
+#include <iostream>
+#include <stdexcept>
+
+#include "common.hpp"
+#include "shufflempc/files.hpp"
+
+namespace shufflempc::cli {
+
+net::Logger stderr_logger(const std::string& who) {
+  return [who](const std::string& line) { std::cerr << "shufflempc " << who << ": " << line << std::endl; };
+}
+
+std::pair<std::string, std::uint16_t> connect_address(const net::SessionConfig& config, const std::string& flag) {
+  const auto addr = net::split_address(flag.empty() ? config.shuffler_address : flag, "--connect");
+  if (addr.second == 0)
+    throw std::invalid_argument("--connect HOST:PORT is needed: the session config's shuffler_address has port 0");
+  return addr;
+}
+
+// "3" or "0-99" -> [first, last].
+std::pair<PartyId, PartyId> parse_ids(const std::string& text, std::size_t parties) {
+  const auto dash = text.find('-');
+  try {
+    std::size_t used = 0;
+    const unsigned long first = std::stoul(text.substr(0, dash), &used);
+    if (used != (dash == std::string::npos ? text.size() : dash)) throw std::invalid_argument("");
+    unsigned long last = first;
+    if (dash != std::string::npos) {
+      last = std::stoul(text.substr(dash + 1), &used);
+      if (used != text.size() - dash - 1) throw std::invalid_argument("");
+    }
+    if (first <= last && last < parties) return {static_cast<PartyId>(first), static_cast<PartyId>(last)};
+  } catch (const std::logic_error&) {
+  }
+  throw std::invalid_argument("--id must be a party id or a range FIRST-LAST within [0, " + std::to_string(parties - 1) +
+                              "], got '" + text + "'");
+}
+
+Value read_json_file(const std::string& path, const std::string& what) {
+  Value v = Value::parse(read_text_file(path, what), nullptr, false);
+  if (v.is_discarded()) throw std::invalid_argument(what + " " + path + " is not JSON");
+  return v;
+}
+
+// Options shared by the party and analyzer processes.
+void add_client_options(CLI::App& cmd, ClientArgs& args, const std::string& whose) {
+  cmd.add_option("--config,-c", args.config_path, "session config")->required()->check(CLI::ExistingFile);
+  cmd.add_option("--connect", args.connect, "shuffler HOST:PORT (default: the config's shuffler_address)");
+  cmd.add_option("--seed", args.seed, "seed " + whose + " randomness (reproducible simulation only)")->check(seed_check());
+  cmd.add_flag("--json", args.json, "print JSON");
+}
+
+}  // namespace shufflempc::cli

@@ -1,0 +1,108 @@
+// `shufflempc party`: runs one or more parties of a session over authenticated links (docs/network.md).
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "net_common.hpp"
+#include "report.hpp"
+#include "shufflempc/files.hpp"
+#include "shufflempc/hex.hpp"
+#include "shufflempc/net/local.hpp"
+#include "shufflempc/net/tcp.hpp"
+#include "shufflempc/process.hpp"
+
+namespace shufflempc::cli {
+
+void add_party_command(CLI::App& app, const Registry& registry, Action& action) {
+  auto* cmd = app.add_subcommand("party", "run one or more parties of a session, each over its own authenticated link");
+  struct Options {
+    std::string ids, key, key_dir, input, inputs_file, dropouts;
+    ClientArgs client;
+  };
+  auto o = std::make_shared<Options>();
+  add_client_options(*cmd, o->client, "the parties'");
+  cmd->add_option("--id", o->ids, "party id, or a range FIRST-LAST of parties hosted by this process")->required();
+  cmd->add_option("--key,-k", o->key, "the party's key file (one party)")->check(CLI::ExistingFile);
+  cmd->add_option("--key-dir", o->key_dir, "directory of key files party-<id>.key (a range of parties)")->check(CLI::ExistingDirectory);
+  cmd->add_option("--input", o->input, "the party's input as JSON (one party)");
+  cmd->add_option("--inputs", o->inputs_file, "JSON array with every party's input, indexed by id")->check(CLI::ExistingFile);
+  cmd->add_option("--dropouts", o->dropouts, "comma-separated ids of hosted parties that drop out before round 0 (simulation)");
+  cmd->callback([o, &registry, &action] {
+    action = [o, &registry] {
+      const auto& [ids, key, key_dir, input, inputs_file, dropouts, client] = *o;
+      const auto config = net::SessionConfig::load(client.config_path);
+      auto protocol = registry.create(config.protocol, config.params, config.parties, config.min_parties);
+      const auto [first, last] = parse_ids(ids, config.parties);
+      if (key.empty() == key_dir.empty()) throw std::invalid_argument("give exactly one of --key (one party) and --key-dir");
+      if (!key.empty() && first != last) throw std::invalid_argument("--key is for one party; use --key-dir for a range");
+      if (input.empty() == inputs_file.empty()) throw std::invalid_argument("give exactly one of --input and --inputs");
+      if (!input.empty() && first != last) throw std::invalid_argument("--input is for one party; use --inputs for a range");
+      Value all_inputs;
+      if (!inputs_file.empty()) {
+        all_inputs = read_json_file(inputs_file, "--inputs");
+        if (!all_inputs.is_array() || all_inputs.size() != config.parties)
+          throw std::invalid_argument("--inputs must be a JSON array of " + std::to_string(config.parties) + " inputs");
+      }
+      RunOptions options;
+      for (std::size_t pos = 0; pos < dropouts.size();) {
+        const auto comma = dropouts.find(',', pos);
+        const std::string item = dropouts.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+        const auto [d, d2] = parse_ids(item, config.parties);
+        for (PartyId x = d; x <= d2; ++x) options.dropouts[x] = 0;
+        pos = comma == std::string::npos ? dropouts.size() : comma + 1;
+      }
+      std::vector<net::Identity> identities;
+      for (PartyId id = first; id <= last; ++id)
+        identities.push_back({id, net::KeyPair::load(key.empty() ? net::party_key_file(key_dir, id) : key)});
+      const auto [host, port] = connect_address(config, client.connect);
+      const auto rounds = net::wire_rounds(*protocol);
+      const std::size_t capacity = net::link_capacity(config, rounds);
+      ensure_descriptors((identities.size() + capacity - 1) / capacity + 64, "party process " + ids + " (one link per " +
+                                                                                      std::to_string(capacity) + " hosted parties)");
+      auto rng = make_rng(client.seed);
+      net::TcpChannel channel(config, std::move(identities), host, port, stderr_logger("party " + ids), {rounds});
+      RoundDriver session(*protocol, channel, *rng, config.parties);
+      for (PartyId id = first; id <= last; ++id) {
+        Value v;
+        if (!input.empty()) {
+          v = Value::parse(input, nullptr, false);
+          if (v.is_discarded()) v = input;  // a bare word is a string input
+        } else {
+          v = all_inputs[id];
+        }
+        session.add_party(id, v);
+      }
+      const RunResult result = session.run(options);
+      const auto counters = channel.counters();
+      Value parties = Value::array();
+      for (PartyId id = first; id <= last; ++id) {
+        const auto& c = counters.at(id);
+        const auto out = result.party_outputs.find(id);
+        parties.push_back({{"party", id},
+                           {"output", out == result.party_outputs.end() ? Value() : out->second},
+                           {"dropped", out == result.party_outputs.end()},
+                           {"messages_sent", c.messages_sent},
+                           {"bytes_sent", c.bytes_sent},
+                           {"messages_received", c.messages_received},
+                           {"bytes_received", c.bytes_received},
+                           {"rounds", c.rounds},
+                           {"seconds", result.seconds}});
+      }
+      if (client.json) {
+        std::cout << Value{{"parties", parties}}.dump() << std::endl;
+      } else {
+        for (const auto& p : parties)
+          std::cout << fmt::format("party {}: output {}{}\n", p["party"].get<PartyId>(), p["output"].dump(),
+                                   p["dropped"].get<bool>() ? " (dropped)" : "");
+      }
+      return 0;
+    };
+  });
+}
+
+}  // namespace shufflempc::cli

@@ -1,0 +1,80 @@
+// `shufflempc shuffler`: serves one or more sessions: collects, validates, shuffles and delivers each
+// round (docs/network.md).
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "net_common.hpp"
+#include "report.hpp"
+#include "shufflempc/files.hpp"
+#include "shufflempc/hex.hpp"
+#include "shufflempc/net/local.hpp"
+#include "shufflempc/net/tcp.hpp"
+#include "shufflempc/process.hpp"
+
+namespace shufflempc::cli {
+
+void add_shuffler_command(CLI::App& app, const Registry& registry, Action& action) {
+  auto* cmd = app.add_subcommand("shuffler", "serve one or more sessions: collect, validate, shuffle and deliver each round");
+  struct Options {
+    std::vector<std::string> configs;
+    std::string key, listen;
+    bool json = false;
+  };
+  auto o = std::make_shared<Options>();
+  cmd->add_option("--config,-c", o->configs, "session config (repeat to serve several sessions)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--key,-k", o->key, "the shuffler's key file")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--listen", o->listen, "ADDR:PORT to listen on (default: the first config's shuffler_address; port 0 = any)");
+  cmd->add_flag("--json", o->json, "print the final report as JSON");
+  cmd->callback([o, &registry, &action] {
+    action = [o, &registry] {
+      const auto& [configs, key, listen, json] = *o;
+      const auto keys = net::KeyPair::load(key);
+      std::vector<net::ShufflerSessionSpec> sessions;
+      for (const auto& path : configs) {
+        auto config = net::SessionConfig::load(path);
+        auto protocol = registry.create(config.protocol, config.params, config.parties, config.min_parties);
+        sessions.push_back({config, net::wire_rounds(*protocol)});
+      }
+      // One descriptor per client connection. A process hosting many parties shares its links, so
+      // the connections number the client processes (unknown here): what is certain is checked,
+      // and the limit is raised as far as one connection per party would need.
+      std::size_t links = 64;  // the listening socket, the log, slack
+      for (const auto& spec : sessions) links += spec.config.parties + 1;
+      const std::size_t floor = 64 + 2 * sessions.size() + net::ShufflerOptions{}.max_unauthenticated;
+      ensure_descriptors(floor, "the shuffler (its analyzers and unauthenticated connections)");
+      const std::size_t room = raise_descriptors(links + net::ShufflerOptions{}.max_unauthenticated);
+      if (room < links + net::ShufflerOptions{}.max_unauthenticated)
+        std::cerr << "shuffler: descriptor limit " << room << ": room for " << room - floor + 2 * sessions.size()
+                  << " client connections at once (a process hosting many parties needs one)\n";
+      const auto [host, port] = net::split_address(listen.empty() ? sessions.front().config.shuffler_address : listen, "--listen");
+      net::TcpShuffler shuffler(keys, sessions, host, port, stderr_logger("shuffler"));
+      // Readiness: the launcher (or the user) reads this line, then starts the clients.
+      std::cout << "listening on " << host << ':' << shuffler.port() << std::endl;
+      const auto reports = shuffler.run();
+      int status = 0;
+      Value all = Value::array();
+      for (const auto& r : reports) {
+        std::size_t messages = 0;
+        for (const auto& s : r.rounds) messages += s.messages;
+        all.push_back({{"session", to_hex(r.session)}, {"rounds", r.rounds.size()}, {"messages", messages},
+                       {"dropped", r.dropped}, {"error", r.error}});
+        if (!r.error.empty()) status = 1;
+      }
+      if (json) std::cout << all.dump() << std::endl;
+      else
+        for (const auto& r : all)
+          std::cout << fmt::format("session {}: {} round(s), {} messages, {} dropped{}\n", r["session"].get<std::string>(),
+                                   r["rounds"].get<std::size_t>(), r["messages"].get<std::size_t>(), r["dropped"].size(),
+                                   r["error"].get<std::string>().empty() ? std::string() : ", error: " + r["error"].get<std::string>());
+      return status;
+    };
+  });
+}
+
+}  // namespace shufflempc::cli
