@@ -165,6 +165,177 @@ struct TcpChannel::Impl {
       l.link->send(FrameType::submit, round, width, l.pending_count, l.pending);
     }
   }
+
+  // Sends each party link's batch for the round (sealed to the analyzer in ESA mode); a link all
+  // of whose parties stay silent leaves the session and closes. Marks the links that await a result.
+  void submit(const RoundRules& spec, const Submissions& local, std::size_t ww) {
+    const std::size_t width = spec.shape.width;
+    const bool sealed = spec.shape.delivery == Delivery::analyzer_only;
+    // Each party link's batch: a count per party (submit_absent for one that does not submit: it
+    // leaves the session), then the messages in party order.
+    std::vector<std::vector<const Submissions::Slice*>> slices(links.size());
+    for (std::size_t i = 0; i < links.size(); ++i) slices[i].assign(links[i].count, nullptr);
+    for (const auto& slice : local.parties) {
+      const auto it = hosted.find(slice.party);
+      if (it == hosted.end()) throw std::logic_error("party " + std::to_string(slice.party) + " is not hosted by this channel");
+      slices[it->second.first][it->second.second] = &slice;
+    }
+    for (std::size_t li = 0; li < links.size(); ++li) {
+      auto& l = links[li];
+      l.waiting = false;
+      if (l.first == analyzer_id) {
+        l.waiting = l.link->is_open();
+        continue;
+      }
+      std::vector<std::uint32_t> counts(l.count, submit_absent);
+      std::size_t total = 0;
+      for (std::size_t k = 0; k < l.count; ++k) {
+        const auto* slice = slices[li][k];
+        const std::size_t ident = l.identities[k];
+        if (slice && in_session[ident]) {
+          counts[k] = static_cast<std::uint32_t>(slice->count);
+          total += slice->count;
+        } else {
+          in_session[ident] = 0;  // silent this round: it leaves the session
+        }
+      }
+      const bool anyone = std::any_of(counts.begin(), counts.end(), [](std::uint32_t c) { return c != submit_absent; });
+      if (!anyone) {
+        l.link->close();  // every party of the link has left
+        continue;
+      }
+      if (!l.link->is_open()) continue;
+      l.pending.assign(4 * counts.size() + total * ww, 0);
+      std::uint8_t* out = l.pending.data() + 4 * counts.size();
+      for (std::size_t k = 0; k < l.count; ++k) {
+        store_le<std::uint32_t>(l.pending.data() + 4 * k, counts[k]);
+        if (counts[k] == submit_absent) continue;
+        const auto* slice = slices[li][k];
+        const std::uint8_t* src = local.messages.data() + slice->first * width;
+        if (sealed) sealing::seal({src, slice->count * width}, width, config.analyzer_key, {out, slice->count * ww});
+        else std::copy(src, src + slice->count * width, out);
+        out += slice->count * ww;
+        counters[l.identities[k]].messages_sent += slice->count;
+      }
+      l.pending_count = static_cast<std::uint32_t>(total);
+      l.link->send(FrameType::submit, spec.round, static_cast<std::uint32_t>(ww), l.pending_count, l.pending);
+      l.waiting = true;
+    }
+  }
+
+  struct Answer {
+    std::optional<detail::Frame> frame;
+    std::exception_ptr error;
+  };
+
+  // The result frame of every awaiting link (none if no link awaits one), within the round's limit.
+  std::optional<std::vector<Answer>> await_results(const RoundRules& spec, std::size_t ww) {
+    std::vector<Answer> answers(links.size());
+    bool any = false;
+    const auto limit = wait_limit(&spec);
+    const auto give_up = std::chrono::steady_clock::now() + limit - std::chrono::seconds(1);
+    for (std::size_t i = 0; i < links.size(); ++i) {
+      auto& l = links[i];
+      if (!l.waiting) continue;
+      any = true;
+      asio::co_spawn(
+          io,
+          [this, &l, &answers, i, &spec, ww, give_up]() -> asio::awaitable<void> {
+            answers[i].frame = co_await result_of(l, spec.round, static_cast<std::uint32_t>(ww), give_up);
+          },
+          [&answers, i](std::exception_ptr e) { answers[i].error = e; });
+    }
+    if (!any) return std::nullopt;  // every party hosted here has left and no analyzer is hosted
+    run_all(limit, "round " + std::to_string(spec.round));
+    return answers;
+  }
+
+  // Who submitted, who dropped and (where this process may see it) the output, from the answers:
+  // checked against the round's shape, the sealed records opened by the hosted analyzer.
+  RoundOutcome outcome_of(const RoundRules& spec, const std::vector<Answer>& answers, std::size_t ww) {
+    const std::size_t width = spec.shape.width;
+    const bool sealed = spec.shape.delivery == Delivery::analyzer_only;
+    RoundOutcome out;
+    const detail::Frame* result = nullptr;
+    const detail::Frame* with_output = nullptr;
+    for (std::size_t i = 0; i < answers.size(); ++i) {
+      auto& a = answers[i];
+      if (a.error) std::rethrow_exception(a.error);
+      if (!a.frame) continue;
+      const auto& f = *a.frame;
+      if (f.header.type == FrameType::abort)
+        throw_error(Errc::session_aborted, std::string(f.payload.begin(), f.payload.end()));
+      if (f.header.type != FrameType::result || f.header.round != spec.round)
+        throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": the shuffler sent an unexpected frame");
+      if (!result) result = &f;
+      if (f.header.count > 0 && !with_output) with_output = &f;
+      if (i == analyzer) with_output = &f;
+    }
+    if (!result) throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": no result from the shuffler");
+    // The analyzer's result (and every link's in MPC mode) lists every submitter and dropout. In ESA
+    // mode a party link's result names only that link's parties (its traffic does not grow with n):
+    // a process hosting only parties learns its own parties' fate, which is all its round driver needs.
+    const detail::Frame* primary = analyzer && answers[*analyzer].frame ? &*answers[*analyzer].frame : result;
+    const ResultPayload r = decode_result(primary->header, primary->payload, config.parties, limits);
+    out.submitted = r.submitted;
+    out.dropped = r.dropped;
+    out.messages = static_cast<std::size_t>(r.messages);
+    if (!analyzer && spec.shape.delivery == Delivery::analyzer_only) {
+      out.submitted.clear();
+      for (std::size_t i = 0; i < answers.size(); ++i) {
+        if (!answers[i].frame) continue;
+        const auto& l = links[i];
+        const ResultPayload own = decode_result(answers[i].frame->header, answers[i].frame->payload, config.parties, limits);
+        for (PartyId id : own.submitted) {
+          if (id < l.first || id - l.first >= l.count)
+            throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": the shuffler's result for " + name(l) +
+                                                      " names party " + std::to_string(id));
+          out.submitted.push_back(id);
+        }
+      }
+      std::sort(out.submitted.begin(), out.submitted.end());
+      out.dropped.clear();
+      for (const auto& [id, where] : hosted)
+        if (!std::binary_search(out.submitted.begin(), out.submitted.end(), id)) out.dropped.push_back(id);
+    }
+    for (std::size_t i = 0; i < answers.size(); ++i) {
+      if (!answers[i].frame) continue;
+      for (std::size_t ident : links[i].identities) {
+        auto& c = counters[ident];
+        ++c.rounds;
+        c.messages_received += answers[i].frame->header.count;
+      }
+    }
+    const bool delivered = spec.shape.delivery == Delivery::all_parties || analyzer.has_value();
+    if (delivered && with_output) {
+      const ResultPayload o = decode_result(with_output->header, with_output->payload, config.parties, limits);
+      if (with_output->header.width != ww || o.messages != r.messages || with_output->header.count != r.messages)
+        throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": the output does not match the round's shape");
+      const std::span<const std::uint8_t> records(o.output.data(), static_cast<std::size_t>(r.messages) * ww);
+      if (sealed) {
+        auto opened = sealing::open(records, width, identities[*analyzer_identity].keys);
+        if (opened.discarded > 0)
+          log("round " + std::to_string(spec.round) + ": " + std::to_string(opened.discarded) +
+              " message(s) were not sealed to this analyzer and were discarded");
+        out.output = std::move(opened.messages);
+      } else {
+        out.output = MessageBatch::from_bytes(width, std::vector<std::uint8_t>(records.begin(), records.end()));
+      }
+    } else if (delivered && r.messages == 0) {
+      out.output = MessageBatch(width);
+    }
+    return out;
+  }
+
+  // Parties hosted here that were dropped leave for good; a link none of whose parties remain closes.
+  void leave(const std::vector<PartyId>& dropped) {
+    for (PartyId d : dropped)
+      if (auto it = hosted.find(d); it != hosted.end()) in_session[links[it->second.first].identities[it->second.second]] = 0;
+    for (auto& l : links) {
+      if (l.first == analyzer_id) continue;
+      if (std::none_of(l.identities.begin(), l.identities.end(), [&](std::size_t i) { return in_session[i] != 0; })) l.link->close();
+    }
+  }
 };
 
 TcpChannel::TcpChannel(const SessionConfig& config, std::vector<Identity> identities, const std::string& host,
@@ -263,162 +434,16 @@ TcpChannel::~TcpChannel() {
 
 RoundOutcome TcpChannel::exchange(const RoundRules& spec, Submissions local) {
   auto& im = *impl_;
-  const std::size_t width = spec.shape.width;
-  const std::size_t ww = wire_width(width, spec.shape.delivery);
-  const bool sealed = spec.shape.delivery == Delivery::analyzer_only;
-
-  // Each party link's batch: a count per party (submit_absent for one that does not submit: it
-  // leaves the session), then the messages in party order.
-  std::vector<std::vector<const Submissions::Slice*>> slices(im.links.size());
-  for (std::size_t i = 0; i < im.links.size(); ++i) slices[i].assign(im.links[i].count, nullptr);
-  for (const auto& slice : local.parties) {
-    const auto it = im.hosted.find(slice.party);
-    if (it == im.hosted.end()) throw std::logic_error("party " + std::to_string(slice.party) + " is not hosted by this channel");
-    slices[it->second.first][it->second.second] = &slice;
-  }
-  for (std::size_t li = 0; li < im.links.size(); ++li) {
-    auto& l = im.links[li];
-    l.waiting = false;
-    if (l.first == analyzer_id) {
-      l.waiting = l.link->is_open();
-      continue;
-    }
-    std::vector<std::uint32_t> counts(l.count, submit_absent);
-    std::size_t total = 0;
-    for (std::size_t k = 0; k < l.count; ++k) {
-      const auto* slice = slices[li][k];
-      const std::size_t ident = l.identities[k];
-      if (slice && im.in_session[ident]) {
-        counts[k] = static_cast<std::uint32_t>(slice->count);
-        total += slice->count;
-      } else {
-        im.in_session[ident] = 0;  // silent this round: it leaves the session
-      }
-    }
-    const bool anyone = std::any_of(counts.begin(), counts.end(), [](std::uint32_t c) { return c != submit_absent; });
-    if (!anyone) {
-      l.link->close();  // every party of the link has left
-      continue;
-    }
-    if (!l.link->is_open()) continue;
-    l.pending.assign(4 * counts.size() + total * ww, 0);
-    std::uint8_t* out = l.pending.data() + 4 * counts.size();
-    for (std::size_t k = 0; k < l.count; ++k) {
-      store_le<std::uint32_t>(l.pending.data() + 4 * k, counts[k]);
-      if (counts[k] == submit_absent) continue;
-      const auto* slice = slices[li][k];
-      const std::uint8_t* src = local.messages.data() + slice->first * width;
-      if (sealed) sealing::seal({src, slice->count * width}, width, im.config.analyzer_key, {out, slice->count * ww});
-      else std::copy(src, src + slice->count * width, out);
-      out += slice->count * ww;
-      im.counters[l.identities[k]].messages_sent += slice->count;
-    }
-    l.pending_count = static_cast<std::uint32_t>(total);
-    l.link->send(FrameType::submit, spec.round, static_cast<std::uint32_t>(ww), l.pending_count, l.pending);
-    l.waiting = true;
-  }
-
-  struct Answer {
-    std::optional<detail::Frame> frame;
-    std::exception_ptr error;
-  };
-  std::vector<Answer> answers(im.links.size());
-  bool any = false;
-  const auto limit = im.wait_limit(&spec);
-  const auto give_up = std::chrono::steady_clock::now() + limit - std::chrono::seconds(1);
-  for (std::size_t i = 0; i < im.links.size(); ++i) {
-    auto& l = im.links[i];
-    if (!l.waiting) continue;
-    any = true;
-    asio::co_spawn(
-        im.io,
-        [&im, &l, &answers, i, &spec, ww, give_up]() -> asio::awaitable<void> {
-          answers[i].frame = co_await im.result_of(l, spec.round, static_cast<std::uint32_t>(ww), give_up);
-        },
-        [&answers, i](std::exception_ptr e) { answers[i].error = e; });
-  }
-  RoundOutcome out;
-  if (!any) {  // every party hosted here has left and no analyzer is hosted
+  const std::size_t ww = wire_width(spec.shape.width, spec.shape.delivery);
+  im.submit(spec, local, ww);
+  const auto answers = im.await_results(spec, ww);
+  if (!answers) {  // every party hosted here has left and no analyzer is hosted
+    RoundOutcome out;
     for (const auto& [id, where] : im.hosted) out.dropped.push_back(id);
     return out;
   }
-  im.run_all(limit, "round " + std::to_string(spec.round));
-
-  const detail::Frame* result = nullptr;
-  const detail::Frame* with_output = nullptr;
-  for (std::size_t i = 0; i < answers.size(); ++i) {
-    auto& a = answers[i];
-    if (a.error) std::rethrow_exception(a.error);
-    if (!a.frame) continue;
-    const auto& f = *a.frame;
-    if (f.header.type == FrameType::abort)
-      throw_error(Errc::session_aborted, std::string(f.payload.begin(), f.payload.end()));
-    if (f.header.type != FrameType::result || f.header.round != spec.round)
-      throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": the shuffler sent an unexpected frame");
-    if (!result) result = &f;
-    if (f.header.count > 0 && !with_output) with_output = &f;
-    if (i == im.analyzer) with_output = &f;
-  }
-  if (!result) throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": no result from the shuffler");
-  // The analyzer's result (and every link's in MPC mode) lists every submitter and dropout. In ESA
-  // mode a party link's result names only that link's parties (its traffic does not grow with n):
-  // a process hosting only parties learns its own parties' fate, which is all its round driver needs.
-  const detail::Frame* primary = im.analyzer && answers[*im.analyzer].frame ? &*answers[*im.analyzer].frame : result;
-  const ResultPayload r = decode_result(primary->header, primary->payload, im.config.parties, im.limits);
-  out.submitted = r.submitted;
-  out.dropped = r.dropped;
-  out.messages = static_cast<std::size_t>(r.messages);
-  if (!im.analyzer && spec.shape.delivery == Delivery::analyzer_only) {
-    out.submitted.clear();
-    for (std::size_t i = 0; i < answers.size(); ++i) {
-      if (!answers[i].frame) continue;
-      const auto& l = im.links[i];
-      const ResultPayload own = decode_result(answers[i].frame->header, answers[i].frame->payload, im.config.parties, im.limits);
-      for (PartyId id : own.submitted) {
-        if (id < l.first || id - l.first >= l.count)
-          throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": the shuffler's result for " + Impl::name(l) +
-                                                    " names party " + std::to_string(id));
-        out.submitted.push_back(id);
-      }
-    }
-    std::sort(out.submitted.begin(), out.submitted.end());
-    out.dropped.clear();
-    for (const auto& [id, where] : im.hosted)
-      if (!std::binary_search(out.submitted.begin(), out.submitted.end(), id)) out.dropped.push_back(id);
-  }
-  for (std::size_t i = 0; i < answers.size(); ++i) {
-    if (!answers[i].frame) continue;
-    for (std::size_t ident : im.links[i].identities) {
-      auto& c = im.counters[ident];
-      ++c.rounds;
-      c.messages_received += answers[i].frame->header.count;
-    }
-  }
-  const bool delivered = spec.shape.delivery == Delivery::all_parties || im.analyzer.has_value();
-  if (delivered && with_output) {
-    const ResultPayload o = decode_result(with_output->header, with_output->payload, im.config.parties, im.limits);
-    if (with_output->header.width != ww || o.messages != r.messages || with_output->header.count != r.messages)
-      throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": the output does not match the round's shape");
-    const std::span<const std::uint8_t> records(o.output.data(), static_cast<std::size_t>(r.messages) * ww);
-    if (sealed) {
-      auto opened = sealing::open(records, width, im.identities[*im.analyzer_identity].keys);
-      if (opened.discarded > 0)
-        im.log("round " + std::to_string(spec.round) + ": " + std::to_string(opened.discarded) +
-               " message(s) were not sealed to this analyzer and were discarded");
-      out.output = std::move(opened.messages);
-    } else {
-      out.output = MessageBatch::from_bytes(width, std::vector<std::uint8_t>(records.begin(), records.end()));
-    }
-  } else if (delivered && r.messages == 0) {
-    out.output = MessageBatch(width);
-  }
-  // Parties hosted here that were dropped leave for good; a link none of whose parties remain closes.
-  for (PartyId d : out.dropped)
-    if (auto it = im.hosted.find(d); it != im.hosted.end()) im.in_session[im.links[it->second.first].identities[it->second.second]] = 0;
-  for (auto& l : im.links) {
-    if (l.first == analyzer_id) continue;
-    if (std::none_of(l.identities.begin(), l.identities.end(), [&](std::size_t i) { return im.in_session[i] != 0; })) l.link->close();
-  }
+  RoundOutcome out = im.outcome_of(spec, *answers, ww);
+  im.leave(out.dropped);
   return out;
 }
 
