@@ -1,6 +1,7 @@
 // The study's figure through gnuplot: one line per series, the RMSE's 95% interval (or the time's
 // standard deviation) as error bars, the axes named in words, the legend outside the plot.
 #include <fmt/format.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -8,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+#include <system_error>
 
 #include "shufflempc/process.hpp"
 #include "shufflempc/study/study.hpp"
@@ -41,17 +43,20 @@ std::optional<double> x_number(const std::string& s) {
   return std::nullopt;
 }
 
-std::string quoted(const std::string& s) {
-  std::string q = "\"";
+// User text (titles, labels, series names, paths) as a gnuplot string expression that gnuplot
+// takes literally: single-quoted pieces, in which gnuplot expands no backquote, no escape and no
+// macro, a quote written twice; line breaks joined in as "\n" between the pieces. Nothing a user
+// writes can reach a shell through gnuplot.
+// (Not named quoted: std::quoted, found by argument-dependent lookup, would win for a non-const
+// std::string and put the text in double quotes, where gnuplot runs backquoted commands.)
+std::string gnuplot_text(const std::string& s) {
+  std::string q = "'";
   for (char c : s) {
-    if (c == '\n') {
-      q += "\\n";
-      continue;
-    }
-    if (c == '"' || c == '\\') q += '\\';
-    q += c;
+    if (c == '\n' || c == '\r') q += "'.\"\\n\".'";
+    else if (c == '\'') q += "''";
+    else q += c;
   }
-  return q + "\"";
+  return q + "'";
 }
 
 std::string y_label(const std::string& y) {
@@ -88,12 +93,17 @@ class Figure {
     const auto gnuplot = gnuplot_path();
     if (!gnuplot) throw std::runtime_error("--plot: gnuplot is not installed (apt-get install gnuplot-nox; scripts/setup.sh does it)");
     gnuplot_ = *gnuplot;
-    std::filesystem::create_directories(dir_);
+    // A fresh directory only this user can enter (mkdtemp: mode 0700, a name nobody could guess and
+    // pre-create), so no file in it can be someone else's link or FIFO.
+    std::string tmpl = (std::filesystem::temp_directory_path() / "shufflempc-plot-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) throw std::system_error(errno, std::generic_category(), "--plot: cannot make a scratch directory");
+    dir_ = tmpl;
+    data_path_ = dir_ / "data.txt";
     data.open(data_path_);
     script.open(dir_ / "plot.gp");
     script << (ext == ".png" ? "set terminal pngcairo noenhanced size 1100,650 font 'DejaVu Sans,11'\n"
                              : "set terminal svg noenhanced size 1100,650 font 'DejaVu Sans,11' background rgb 'white'\n");
-    script << "set output " << quoted(std::filesystem::absolute(path).string()) << '\n';
+    script << "set output " << gnuplot_text(std::filesystem::absolute(path).string()) << '\n';
   }
   Figure(const Figure&) = delete;
   Figure& operator=(const Figure&) = delete;
@@ -102,7 +112,7 @@ class Figure {
     std::filesystem::remove_all(dir_, ignored);
   }
   // The data file, quoted for the script's plot command.
-  [[nodiscard]] std::string data_file() const { return quoted(data_path_.string()); }
+  [[nodiscard]] std::string data_file() const { return gnuplot_text(data_path_.string()); }
   void draw() {
     data.close();
     script.close();
@@ -115,8 +125,7 @@ class Figure {
 
  private:
   std::string path_, gnuplot_;
-  std::filesystem::path dir_ = std::filesystem::temp_directory_path() / fmt::format("shufflempc-plot-{}", ::getpid());
-  std::filesystem::path data_path_ = dir_ / "data.txt";
+  std::filesystem::path dir_, data_path_;
 };
 
 }  // namespace
@@ -163,16 +172,16 @@ void plot(const Spec& spec, const std::vector<Cell>& cells, const std::string& p
   if (spec.x != "parties") subtitle = fmt::format("n = {}, ", spec.parties) + subtitle;
   if (!spec.inputs.empty() && spec.x != "inputs") subtitle += ", inputs " + spec.inputs;
   for (const auto& [k, v] : spec.fixed) subtitle += ", " + k + " = " + v;
-  g << "set title " << quoted(spec.title + "\n" + subtitle) << '\n';
-  g << "set xlabel " << quoted(x_label(spec)) << '\n';
-  g << "set ylabel " << quoted(y_label(spec.y)) << '\n';
+  g << "set title " << gnuplot_text(spec.title + "\n" + subtitle) << '\n';
+  g << "set xlabel " << gnuplot_text(x_label(spec)) << '\n';
+  g << "set ylabel " << gnuplot_text(y_label(spec.y)) << '\n';
   if (log_x) g << "set logscale x\n";
   if (log_y) g << "set logscale y\n";
   g << "set grid\nset key outside right top box\nset bars small\n";
   g << "plot ";
   for (std::size_t i = 0; i < titles.size(); ++i)
     g << (i ? ", \\\n     " : "") << fig.data_file() << " index " << i << " using 1:2:3:4 with yerrorlines lw 2 pt " << (i % 12) + 1
-      << " ps 1.3 lc rgb '" << colour(i) << "' title " << quoted(titles[i]);
+      << " ps 1.3 lc rgb '" << colour(i) << "' title " << gnuplot_text(titles[i]);
   g << '\n';
   fig.draw();
 }
@@ -191,12 +200,12 @@ void plot_lines(const std::vector<Line>& lines, const std::string& title, const 
   }
   if (drawn.empty()) throw std::runtime_error("--plot: nothing to draw");
   auto& g = fig.script;
-  g << "set title " << quoted(title) << '\n' << "set xlabel " << quoted(x_label) << '\n' << "set ylabel " << quoted(y_label) << '\n';
+  g << "set title " << gnuplot_text(title) << '\n' << "set xlabel " << gnuplot_text(x_label) << '\n' << "set ylabel " << gnuplot_text(y_label) << '\n';
   g << "set grid\nset key inside right top box opaque\n";
   g << "plot ";
   for (std::size_t i = 0; i < drawn.size(); ++i)
     g << (i ? ", \\\n     " : "") << fig.data_file() << " index " << i << " using 1:2 with " << (drawn[i]->points_only ? "points" : "linespoints")
-      << " lw 2 pt " << (i % 12) + 1 << " ps 1.3 lc rgb '" << colour(i) << "' title " << quoted(drawn[i]->title);
+      << " lw 2 pt " << (i % 12) + 1 << " ps 1.3 lc rgb '" << colour(i) << "' title " << gnuplot_text(drawn[i]->title);
   g << '\n';
   fig.draw();
 }
