@@ -15,6 +15,11 @@ namespace {
 
 constexpr std::uint32_t max_wires = 1u << 28;
 constexpr std::uint64_t max_gates = 1u << 28;
+constexpr std::uint64_t max_input_bits = 1u << 24;  // 16 Mbit of inputs; AES-128 takes 256, SHA-256 768
+// The shortest gate line ("1 1 0 5 EQ") takes 10 characters, and every token of a line at least 2
+// (digit and separator): the declared counts must fit the text, so a few bytes cannot ask for
+// gigabytes.
+constexpr std::uint64_t min_gate_line = 10;
 
 // Lines of the text, with their 1-based numbers; blank lines are skipped.
 template <class What>
@@ -139,8 +144,16 @@ Circuit parse(std::string_view text, std::string_view name) {
   const auto gates = lines.number(tok[0], "the gate count", max_gates);
   c.wires = static_cast<std::uint32_t>(lines.number(tok[1], "the wire count", max_wires));
   if (c.wires == 0) lines.fail("the wire count is 0");
+  if (gates > text.size() / min_gate_line)
+    lines.fail(fmt::format("the first line declares {} gates, but {} bytes hold at most {} (a gate line takes at least {} characters)",
+                           gates, text.size(), text.size() / min_gate_line, min_gate_line));
   c.inputs = group_line(lines, tok, "input", c.wires);
   c.outputs = group_line(lines, tok, "output", c.wires);
+  if (c.input_bits() > max_input_bits)
+    lines.fail(fmt::format("the input groups add up to {} bits, above the limit of {}", c.input_bits(), max_input_bits));
+  if (c.wires > std::uint64_t{c.input_bits()} + text.size() / 2)
+    lines.fail(fmt::format("the first line declares {} wires, but {} input bits and {} bytes of gates set at most {}", c.wires,
+                           c.input_bits(), text.size(), std::uint64_t{c.input_bits()} + text.size() / 2));
   c.gates.reserve(gates);
 
   std::vector<std::uint8_t> set(c.wires, 0);

@@ -12,12 +12,14 @@
 namespace shufflempc::mpc2 {
 namespace {
 
-constexpr std::size_t max_variables = 10'000'000;
-constexpr std::size_t max_terms = 50'000'000;
+constexpr std::size_t max_variables = std::size_t{1} << 20;  // input elements (--length 10^5 is documented)
+constexpr std::size_t max_terms = std::size_t{1} << 23;     // terms of all outputs together
+constexpr std::size_t max_depth = 256;  // parentheses and unary signs, nested
 
 struct Token {
   enum Kind { name, number, symbol, end } kind = end;
   std::string text;
+  std::size_t column = 0;  // 1-based, within the line
 };
 
 // A value while parsing: products (degree 2) plus a linear form (degree <= 1).
@@ -44,9 +46,13 @@ void add_into(Poly& a, Poly&& b) {
 
 class Parser {
  public:
-  Parser(Functionality& f, std::size_t line) : f_(f), line_(line) {}
+  // `column` is where the statement starts in its line (0-based).
+  Parser(Functionality& f, std::size_t line, std::size_t column) : f_(f), line_(line), column_(column) {}
 
   [[noreturn]] void fail(const std::string& why) const { throw std::invalid_argument(fmt::format("line {}: {}", line_, why)); }
+  [[noreturn]] void fail_at(std::size_t column, const std::string& why) const {
+    throw std::invalid_argument(fmt::format("line {}, column {}: {}", line_, column, why));
+  }
 
   void tokenize(std::string_view s) {
     std::size_t i = 0;
@@ -57,23 +63,23 @@ class Parser {
       } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
         std::size_t j = i;
         while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_')) ++j;
-        tokens_.push_back({Token::name, std::string(s.substr(i, j - i))});
+        tokens_.push_back({Token::name, std::string(s.substr(i, j - i)), column_ + i + 1});
         i = j;
       } else if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
         std::size_t j = i;
         while (j < s.size() && (std::isdigit(static_cast<unsigned char>(s[j])) || s[j] == '.' || s[j] == 'e' ||
                                 ((s[j] == '-' || s[j] == '+') && (s[j - 1] == 'e'))))
           ++j;
-        tokens_.push_back({Token::number, std::string(s.substr(i, j - i))});
+        tokens_.push_back({Token::number, std::string(s.substr(i, j - i)), column_ + i + 1});
         i = j;
       } else if (std::string_view("+-*/()[],=@").find(c) != std::string_view::npos) {
-        tokens_.push_back({Token::symbol, std::string(1, c)});
+        tokens_.push_back({Token::symbol, std::string(1, c), column_ + i + 1});
         ++i;
       } else {
         fail(fmt::format("unexpected character '{}'", c));
       }
     }
-    tokens_.push_back({Token::end, ""});
+    tokens_.push_back({Token::end, "", column_ + s.size() + 1});
   }
 
   const Token& peek() const { return tokens_[pos_]; }
@@ -269,13 +275,31 @@ class Parser {
     return p;
   }
 
+  // A parenthesis or a unary minus opens one level; the levels are bounded so that no program can
+  // exhaust the stack of the parties, the analyzer or the shuffler's setup.
+  class Nesting {
+   public:
+    explicit Nesting(Parser& p) : p_(p) {
+      if (++p_.depth_ > max_depth)
+        p_.fail_at(p_.tokens_[p_.pos_ - 1].column, fmt::format("the expression nests deeper than {} parentheses and signs", max_depth));
+    }
+    ~Nesting() { --p_.depth_; }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+
+   private:
+    Parser& p_;
+  };
+
   Poly factor() {
     if (accept("(")) {
+      const Nesting level(*this);
       Poly p = expr();
       expect(")");
       return p;
     }
     if (accept("-")) {
+      const Nesting level(*this);
       Poly p = factor();
       scale(p, BigInt(-1));
       return p;
@@ -283,9 +307,11 @@ class Parser {
     const Token t = next();
     if (t.kind == Token::number) {
       if (t.text.find_first_not_of("0123456789") != std::string::npos || t.text.size() > 200)
-        fail("'" + t.text + "': constants are integers");
+        fail_at(t.column, "'" + t.text + "': constants are decimal integers of at most 200 digits");
+      // Decimal whatever the leading zeros (Boost would read "010" as octal and refuse "09").
+      const std::size_t first = std::min(t.text.find_first_not_of('0'), t.text.size() - 1);
       Poly p;
-      p.linear.constant = BigInt(t.text);
+      p.linear.constant = BigInt(t.text.substr(first));
       return p;
     }
     if (t.kind != Token::name) fail("expected a number, an input or a function but found '" + (t.kind == Token::end ? std::string("end of line") : t.text) + "'");
@@ -331,7 +357,8 @@ class Parser {
   }
 
   Functionality& f_;
-  std::size_t line_;
+  std::size_t line_, column_;
+  std::size_t depth_ = 0;
   std::vector<Token> tokens_;
   std::size_t pos_ = 0;
   std::size_t terms_ = 0;
@@ -381,7 +408,7 @@ Functionality parse(std::string_view program, std::size_t parties) {
       if (e == std::string_view::npos) e = line.size();
       const std::string_view stmt = line.substr(s, e - s);
       if (stmt.find_first_not_of(" \t\r") != std::string_view::npos) {
-        Parser p(f, line_no);
+        Parser p(f, line_no, s);
         p.tokenize(stmt);
         p.statement();
       }

@@ -183,3 +183,16 @@ TEST_CASE("BristolWriter: the constant 0 costs no gate, and a copy of it is an E
   CHECK_THROWS_AS((void)w.input(1, 0), std::invalid_argument);
   CHECK_THROWS_AS((void)w.input(0, 2), std::invalid_argument);
 }
+
+TEST_CASE("bristol: a few bytes cannot declare gigabytes (gates, wires and input bits against the text and the limits)") {
+  // Before the limits, 31 bytes declaring 2^28 gates reserved 4 GB.
+  CHECK_THROWS_WITH_AS((void)parse("268435455 300\n1 1\n1 1\n\n", "tiny"), doctest::Contains("declares 268435455 gates, but 23 bytes hold at most 2"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)parse("1 268435455\n1 2\n1 1\n\n2 1 0 1 2 XOR\n", "tiny"),
+                       doctest::Contains("declares 268435455 wires, but 2 input bits"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)parse("1 20000001\n1 20000000\n1 1\n\n1 1 0 20000000 EQ\n", "tiny"),
+                       doctest::Contains("above the limit of 16777216"), std::invalid_argument);
+  // A well-formed file at the edge of what its text can hold still parses.
+  const Circuit c = parse("1 3\n1 2\n1 1\n\n2 1 0 1 2 XOR\n", "edge");
+  CHECK(c.gates.size() == 1);
+}

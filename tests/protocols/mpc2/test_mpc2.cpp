@@ -54,6 +54,29 @@ TEST_CASE("mpc2 functionality language: built-ins parse, and bad programs name t
   CHECK(error_text([] { (void)mpc2::builtin_program("median", 3, 1, 1); }).find("neither a built-in") != std::string::npos);
 }
 
+TEST_CASE("mpc2 functionality language: nesting is bounded with the line and column named, constants are decimal") {
+  // 256 levels of parentheses and signs parse; one more is refused before the stack is at risk.
+  const auto nested = [](std::size_t depth, const std::string& open, const std::string& close) {
+    std::string e;
+    for (std::size_t i = 0; i < depth; ++i) e += open;
+    e += "x";
+    for (std::size_t i = 0; i < depth; ++i) e += close;
+    return "input x@0\noutput y = " + e;
+  };
+  CHECK(mpc2::parse(nested(256, "(", ")"), 2).evaluate({BigInt(5)})[0] == 5);
+  CHECK(mpc2::parse(nested(256, "-", ""), 2).evaluate({BigInt(5)})[0] == 5);
+  CHECK(mpc2::parse(nested(128, "-(", ")"), 2).evaluate({BigInt(5)})[0] == 5);
+  CHECK(error_text([&] { (void)mpc2::parse(nested(257, "(", ")"), 2); }) ==
+        "line 2, column 268: the expression nests deeper than 256 parentheses and signs");
+  // What used to overflow the stack of every process: 7,000 parentheses, 20,000 minus signs.
+  CHECK(error_text([&] { (void)mpc2::parse(nested(7000, "(", ")"), 2); }).find("line 2, column") != std::string::npos);
+  CHECK(error_text([&] { (void)mpc2::parse(nested(20000, "-", ""), 2); }).find("nests deeper than 256") != std::string::npos);
+  // Leading zeros are decimal: 010 is ten, 09 is nine (not octal, not an error without a line).
+  CHECK(mpc2::parse("input x@0\noutput y = 010*x + 09 + 00", 2).evaluate({BigInt(1)})[0] == 19);
+  CHECK(error_text([] { (void)mpc2::parse("input x@0\noutput y = x + 1.5", 2); }) ==
+        "line 2, column 16: '1.5': constants are decimal integers of at most 200 digits");
+}
+
 TEST_CASE("mpc2: random degree-2 polynomials give their direct evaluation for n in {3, 4, 5, 7, 11}, both zero-sharings") {
   SeededRng rng(21);
   for (std::size_t n : {3u, 4u, 5u, 7u, 11u})
