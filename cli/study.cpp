@@ -44,6 +44,7 @@ void write_to(const std::string& path, const std::function<void(std::ostream&)>&
   std::ofstream f(path);
   if (!f) throw std::invalid_argument("cannot write " + path);
   write(f);
+  f.close();  // a full disk shows when the buffer is flushed
   if (!f) throw std::runtime_error("writing " + path + " failed");
 }
 

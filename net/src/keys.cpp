@@ -88,6 +88,9 @@ SessionConfig SessionConfig::from_json(const Value& j) {
   }
   c.shuffler_key = parse_public_key(text("shuffler_key"), "session config: 'shuffler_key'");
   c.analyzer_key = parse_public_key(text("analyzer_key"), "session config: 'analyzer_key'");
+  if (c.analyzer_key == c.shuffler_key)
+    throw std::invalid_argument("session config: 'analyzer_key' equals 'shuffler_key': the shuffler could open every ESA record; "
+                                "give the analyzer a key of its own (shufflempc keygen)");
   const Value& keys = field("party_keys");
   if (!keys.is_array() || keys.size() != c.parties)
     throw std::invalid_argument("session config: 'party_keys' must list one key per party (" + std::to_string(c.parties) + ")");

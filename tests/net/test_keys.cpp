@@ -91,6 +91,9 @@ TEST_CASE("session config: a missing or mistyped field is named, and addresses a
   v["params"] = 3;
   CHECK_THROWS_WITH_AS((void)SessionConfig::from_json(v), doctest::Contains("'params' must be an object"), std::invalid_argument);
   CHECK_THROWS_AS((void)SessionConfig::from_json(Value(1)), std::invalid_argument);
+  v = good;
+  v["analyzer_key"] = good["shuffler_key"];  // the shuffler could read every ESA record
+  CHECK_THROWS_WITH_AS((void)SessionConfig::from_json(v), doctest::Contains("'analyzer_key' equals 'shuffler_key'"), std::invalid_argument);
   CHECK(split_address("127.0.0.1:8080", "--shuffler") == std::pair<std::string, std::uint16_t>{"127.0.0.1", 8080});
   CHECK_THROWS_WITH_AS((void)split_address("localhost", "--shuffler"), doctest::Contains("--shuffler must be HOST:PORT"), std::invalid_argument);
   CHECK_THROWS_WITH_AS((void)split_address("h:70000", "--shuffler"), doctest::Contains("port must be an integer in [0, 65535]"),
