@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "common.hpp"
+#include "shufflempc/numbers.hpp"
 #include "shufflempc/files.hpp"
 
 namespace shufflempc::cli {
@@ -23,18 +24,9 @@ std::pair<std::string, std::uint16_t> connect_address(const net::SessionConfig& 
 // "3" or "0-99" -> [first, last].
 std::pair<PartyId, PartyId> parse_ids(const std::string& text, std::size_t parties) {
   const auto dash = text.find('-');
-  try {
-    std::size_t used = 0;
-    const unsigned long first = std::stoul(text.substr(0, dash), &used);
-    if (used != (dash == std::string::npos ? text.size() : dash)) throw std::invalid_argument("");
-    unsigned long last = first;
-    if (dash != std::string::npos) {
-      last = std::stoul(text.substr(dash + 1), &used);
-      if (used != text.size() - dash - 1) throw std::invalid_argument("");
-    }
-    if (first <= last && last < parties) return {static_cast<PartyId>(first), static_cast<PartyId>(last)};
-  } catch (const std::logic_error&) {
-  }
+  const auto first = parse_unsigned(text.substr(0, dash));
+  const auto last = dash == std::string::npos ? first : parse_unsigned(text.substr(dash + 1));
+  if (first && last && *first <= *last && *last < parties) return {static_cast<PartyId>(*first), static_cast<PartyId>(*last)};
   throw std::invalid_argument("--id must be a party id or a range FIRST-LAST within [0, " + std::to_string(parties - 1) +
                               "], got '" + text + "'");
 }

@@ -1,5 +1,7 @@
 #include "shufflempc/inputs.hpp"
 
+#include "shufflempc/numbers.hpp"
+
 #include "shufflempc/samplers.hpp"
 
 #include <algorithm>
@@ -59,17 +61,10 @@ bool parse_answer(const Value& v, std::string_view who) {
 BitSampler bit_sampler(std::string_view spec) {
   if (spec.empty() || spec == "bernoulli") return {0.5};
   if (spec.starts_with("bernoulli:")) {
-    const std::string text(spec.substr(10));
-    std::size_t used = 0;
-    double p = -1;
-    try {
-      p = std::stod(text, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != text.size() || !(p >= 0 && p <= 1))
-      throw std::invalid_argument("--random-inputs bernoulli:P needs P in [0, 1], got '" + text + "'");
-    return {p};
+    const auto p = parse_real(spec.substr(10));
+    if (!p || !(*p >= 0 && *p <= 1))
+      throw std::invalid_argument("--random-inputs bernoulli:P needs P in [0, 1], got '" + std::string(spec.substr(10)) + "'");
+    return {*p};
   }
   if (spec == "constant:0") return {0.0};
   if (spec == "constant:1") return {1.0};
@@ -85,14 +80,11 @@ namespace {
 // "normal:MEAN:SD" -> (mean, sd); nullopt for another form.
 std::optional<std::pair<double, double>> normal_spec(std::string_view spec, const char* accepted) {
   if (!spec.starts_with("normal:")) return std::nullopt;
-  const std::string rest(spec.substr(7));
+  const std::string_view rest = spec.substr(7);
   const std::size_t colon = rest.find(':');
-  try {
-    std::size_t a = 0, b = 0;
-    const double mean = std::stod(rest.substr(0, colon), &a);
-    const double sd = colon == std::string::npos ? -1 : std::stod(rest.substr(colon + 1), &b);
-    if (colon != std::string::npos && a == colon && b == rest.size() - colon - 1 && sd > 0) return std::pair{mean, sd};
-  } catch (const std::exception&) {
+  if (colon != std::string_view::npos) {
+    const auto mean = parse_real(rest.substr(0, colon)), sd = parse_real(rest.substr(colon + 1));
+    if (mean && sd && *sd > 0) return std::pair{*mean, *sd};
   }
   throw std::invalid_argument("--random-inputs '" + std::string(spec) + "': normal:MEAN:SD needs two numbers, SD > 0 (" + accepted + ")");
 }
@@ -104,13 +96,7 @@ double standard_normal(Rng& rng) {
 }
 
 double number_after(std::string_view spec, std::size_t at, const char* accepted) {
-  const std::string text(spec.substr(at));
-  try {
-    std::size_t used = 0;
-    const double v = std::stod(text, &used);
-    if (used == text.size()) return v;
-  } catch (const std::exception&) {
-  }
+  if (const auto v = parse_real(spec.substr(at))) return *v;
   throw std::invalid_argument("--random-inputs '" + std::string(spec) + "' is not understood: use " + accepted);
 }
 

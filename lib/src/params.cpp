@@ -1,6 +1,7 @@
 #include "shufflempc/params.hpp"
 
 #include "shufflempc/inputs.hpp"
+#include "shufflempc/numbers.hpp"
 
 #include <charconv>
 #include <cmath>
@@ -14,27 +15,6 @@ std::string number_text(double v) {
   std::ostringstream os;
   os << v;
   return os.str();
-}
-
-bool parse_double(const std::string& s, double& out) {
-  if (s.empty()) return false;
-  char* end = nullptr;
-  out = std::strtod(s.c_str(), &end);
-  return end == s.c_str() + s.size() && std::isfinite(out);
-}
-
-bool parse_int(const std::string& s, std::int64_t& out) {
-  const auto* b = s.data();
-  const auto* e = s.data() + s.size();
-  auto [p, ec] = std::from_chars(b, e, out);
-  if (ec == std::errc() && p == e) return true;
-  // Accept 1e6-style integers.
-  double d = 0;
-  if (parse_double(s, d) && d == std::floor(d) && std::fabs(d) < 9.2e18) {
-    out = static_cast<std::int64_t>(d);
-    return true;
-  }
-  return false;
 }
 
 bool parse_bool(const std::string& s, bool& out) {
@@ -89,10 +69,12 @@ Params Params::parse(std::span<const ParamSpec> schema, const std::map<std::stri
                                    spec.range_text());
     };
     double number = 0;
+    std::variant<std::monostate, std::int64_t, double, bool> typed;
     switch (spec.type) {
       case ParamType::boolean: {
         bool b = false;
         if (!parse_bool(value, b)) throw bad("is not a boolean");
+        typed = b;
         break;
       }
       case ParamType::choice: {
@@ -102,14 +84,19 @@ Params Params::parse(std::span<const ParamSpec> schema, const std::map<std::stri
         break;
       }
       case ParamType::integer: {
-        std::int64_t v = 0;
-        if (!parse_int(value, v)) throw bad("is not an integer");
-        number = static_cast<double>(v);
+        const auto v = parse_integer(value);
+        if (!v) throw bad("is not an integer");
+        number = static_cast<double>(*v);
+        typed = *v;
         break;
       }
-      case ParamType::real:
-        if (!parse_double(value, number)) throw bad("is not a number");
+      case ParamType::real: {
+        const auto v = parse_real(value);
+        if (!v) throw bad("is not a number");
+        number = *v;
+        typed = *v;
         break;
+      }
       case ParamType::text: break;
     }
     if (spec.type == ParamType::integer || spec.type == ParamType::real) {
@@ -117,6 +104,7 @@ Params Params::parse(std::span<const ParamSpec> schema, const std::map<std::stri
       if (spec.max && (number > *spec.max || (spec.max_exclusive && number == *spec.max))) throw bad("is out of range");
     }
     p.values_[spec.name] = value;
+    p.typed_[spec.name] = typed;
   }
   return p;
 }
@@ -127,22 +115,29 @@ const std::string& Params::text(const std::string& name) const {
   return it->second;
 }
 
+const std::variant<std::monostate, std::int64_t, double, bool>& Params::typed(const std::string& name) const {
+  auto it = typed_.find(name);
+  if (it == typed_.end()) throw std::invalid_argument("parameter '" + name + "' was not declared");
+  return it->second;
+}
+
 std::int64_t Params::integer(const std::string& name) const {
-  std::int64_t v = 0;
-  if (!parse_int(text(name), v)) throw std::invalid_argument("parameter '" + name + "' is not an integer");
-  return v;
+  const auto* v = std::get_if<std::int64_t>(&typed(name));
+  if (!v) throw std::invalid_argument("parameter '" + name + "' is not declared as an integer");
+  return *v;
 }
 
 double Params::real(const std::string& name) const {
-  double v = 0;
-  if (!parse_double(text(name), v)) throw std::invalid_argument("parameter '" + name + "' is not a number");
-  return v;
+  const auto& t = typed(name);
+  if (const auto* v = std::get_if<double>(&t)) return *v;
+  if (const auto* v = std::get_if<std::int64_t>(&t)) return static_cast<double>(*v);
+  throw std::invalid_argument("parameter '" + name + "' is not declared as a number");
 }
 
 bool Params::boolean(const std::string& name) const {
-  bool v = false;
-  if (!parse_bool(text(name), v)) throw std::invalid_argument("parameter '" + name + "' is not a boolean");
-  return v;
+  const auto* v = std::get_if<bool>(&typed(name));
+  if (!v) throw std::invalid_argument("parameter '" + name + "' is not declared as a boolean");
+  return *v;
 }
 
 }  // namespace shufflempc

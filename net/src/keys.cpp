@@ -1,6 +1,7 @@
 #include "shufflempc/net/keys.hpp"
 
 #include "shufflempc/files.hpp"
+#include "shufflempc/numbers.hpp"
 
 #include <sodium.h>
 #include <sys/stat.h>
@@ -153,9 +154,9 @@ std::pair<std::string, std::uint16_t> split_address(const std::string& address, 
   std::string host = address.substr(0, colon);
   if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
   const std::string port = address.substr(colon + 1);
-  if (port.find_first_not_of("0123456789") != std::string::npos || port.size() > 5 || std::stoul(port) > 65535)
-    throw std::invalid_argument(what + ": port must be an integer in [0, 65535], got '" + port + "'");
-  return {host, static_cast<std::uint16_t>(std::stoul(port))};
+  const auto number = port.size() <= 5 ? parse_unsigned(port, 65535) : std::nullopt;
+  if (!number) throw std::invalid_argument(what + ": port must be an integer in [0, 65535], got '" + port + "'");
+  return {host, static_cast<std::uint16_t>(*number)};
 }
 
 }  // namespace shufflempc::net

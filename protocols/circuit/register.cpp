@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "circuit/circuit.hpp"
+#include "shufflempc/numbers.hpp"
 
 namespace shufflempc::protocols {
 namespace {
@@ -19,9 +20,10 @@ std::vector<PartyId> parse_owners(const std::string& text) {
   while (at <= text.size()) {
     const std::size_t comma = std::min(text.find(',', at), text.size());
     const std::string item = text.substr(at, comma - at);
-    if (item.empty() || item.size() > 9 || item.find_first_not_of("0123456789") != std::string::npos)
+    const auto owner = item.size() <= 9 ? parse_unsigned(item) : std::nullopt;
+    if (!owner)
       throw std::invalid_argument(fmt::format("parameter 'owners' = '{}': must be party numbers separated by commas, one per input group", text));
-    owners.push_back(static_cast<PartyId>(std::stoul(item)));
+    owners.push_back(static_cast<PartyId>(*owner));
     at = comma + 1;
   }
   return owners;

@@ -1,13 +1,14 @@
 #include "mpc2/functionality.hpp"
 
 #include <cctype>
-#include <charconv>
 #include <cmath>
 #include <map>
 #include <sstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
+
+#include "shufflempc/numbers.hpp"
 
 namespace shufflempc::mpc2 {
 namespace {
@@ -100,11 +101,9 @@ class Parser {
   }
   std::uint64_t expect_count(const char* what) {
     const Token t = next();
-    std::uint64_t v = 0;
-    const auto [end, ec] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
-    if (t.kind != Token::number || ec != std::errc() || end != t.text.data() + t.text.size())
-      fail(fmt::format("expected {} (a whole number) but found '{}'", what, t.text));
-    return v;
+    const auto v = t.kind == Token::number ? parse_unsigned(t.text) : std::nullopt;
+    if (!v) fail(fmt::format("expected {} (a whole number) but found '{}'", what, t.text));
+    return *v;
   }
   void expect_end() {
     if (peek().kind != Token::end) fail(fmt::format("unexpected '{}' after the statement", peek().text));
@@ -178,17 +177,9 @@ class Parser {
     if (expect_name("dlap") != "dlap") fail("the only noise is dlap(epsilon)");
     expect("(");
     const Token t = next();
-    double eps = 0;
-    try {
-      std::size_t used = 0;
-      eps = std::stod(t.text, &used);
-      if (used != t.text.size()) eps = -1;
-    } catch (const std::exception&) {
-      eps = -1;
-    }
-    if (t.kind != Token::number || !(eps > 0) || !std::isfinite(eps))
-      fail("dlap(epsilon) takes epsilon > 0, got '" + t.text + "'");
-    d.epsilon = eps;
+    const auto eps = t.kind == Token::number ? parse_real(t.text) : std::nullopt;
+    if (!eps || !(*eps > 0)) fail("dlap(epsilon) takes epsilon > 0, got '" + t.text + "'");
+    d.epsilon = *eps;
     expect(")");
     declare(std::move(d));
   }
@@ -202,14 +193,9 @@ class Parser {
     Poly p = expr();
     if (accept("/")) {
       const Token t = next();
-      double d = 0;
-      try {
-        d = std::stod(t.text);
-      } catch (const std::exception&) {
-        d = 0;
-      }
-      if (t.kind != Token::number || d == 0 || !std::isfinite(d)) fail("'/' must be followed by a non-zero number");
-      o.divisor = d;
+      const auto d = t.kind == Token::number ? parse_real(t.text) : std::nullopt;
+      if (!d || *d == 0) fail("'/' must be followed by a non-zero number");
+      o.divisor = *d;
     }
     o.products = std::move(p.products);
     o.linear = std::move(p.linear);

@@ -10,6 +10,7 @@
 #include <sodium.h>
 
 #include "mpc2/bgw.hpp"
+#include "shufflempc/numbers.hpp"
 #include "shufflempc/error.hpp"
 #include "shufflempc/inputs.hpp"
 #include "shufflempc/samplers.hpp"
@@ -411,16 +412,12 @@ class Mpc2Protocol final : public Protocol {
     std::int64_t lo = 0, hi = 100;
     if (!spec.empty()) {
       const auto dots = spec.find("..");
-      try {
-        if (dots == std::string_view::npos) throw std::invalid_argument("");
-        std::size_t used = 0;
-        lo = std::stoll(std::string(spec.substr(0, dots)), &used);
-        if (used != dots) throw std::invalid_argument("");
-        hi = std::stoll(std::string(spec.substr(dots + 2)), &used);
-        if (used != spec.size() - dots - 2 || lo > hi) throw std::invalid_argument("");
-      } catch (const std::exception&) {
+      const auto a = dots == std::string_view::npos ? std::nullopt : shufflempc::parse_integer(spec.substr(0, dots));
+      const auto b = dots == std::string_view::npos ? std::nullopt : shufflempc::parse_integer(spec.substr(dots + 2));
+      if (!a || !b || *a > *b)
         throw std::invalid_argument("--random-inputs: mpc2 takes LO..HI (integers, LO <= HI), got '" + std::string(spec) + "'");
-      }
+      lo = *a;
+      hi = *b;
     }
     const auto own = own_declarations(s_->fn, id);
     const auto draw = [&](const InputDecl& d) -> Value {

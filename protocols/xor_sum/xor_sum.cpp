@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "shufflempc/numbers.hpp"
 #include "shufflempc/error.hpp"
 #include "shufflempc/inputs.hpp"
 #include "shufflempc/messages.hpp"
@@ -50,17 +51,11 @@ Parities tally_parities(const MessageBatch& b, std::uint32_t buckets, const char
   return parity;
 }
 
-double parse_real(const std::string& text, std::string_view spec) {
-  std::size_t used = 0;
-  double v = -1;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || !(v >= 0 && v <= 1))
-    throw std::invalid_argument(fmt::format("--random-inputs {}: the bit probability must be in [0, 1]", spec));
-  return v;
+// The bit probability P of an input spec.
+double probability(std::string_view text, std::string_view spec) {
+  const auto v = parse_real(text);
+  if (!v || !(*v >= 0 && *v <= 1)) throw std::invalid_argument(fmt::format("--random-inputs {}: the bit probability must be in [0, 1]", spec));
+  return *v;
 }
 
 }  // namespace
@@ -94,20 +89,14 @@ ItemSampler item_sampler(std::string_view spec, std::uint32_t buckets) {
   };
   if (spec.empty() || spec == "uniform") return {buckets, 0.5};
   if (spec == "constant:0" || spec == "constant:1") return {buckets, spec.back() == '1' ? 1.0 : 0.0};
-  if (spec.starts_with("uniform:")) return {buckets, parse_real(std::string(spec.substr(8)), spec)};
+  if (spec.starts_with("uniform:")) return {buckets, probability(spec.substr(8), spec)};
   if (spec.starts_with("buckets:")) {
-    const std::string rest(spec.substr(8));
+    const std::string_view rest = spec.substr(8);
     const std::size_t colon = rest.find(':');
-    std::size_t used = 0;
-    long long k = 0;
-    try {
-      k = std::stoll(rest.substr(0, colon), &used);
-    } catch (const std::exception&) {
-      throw bad();
-    }
-    if (used != rest.substr(0, colon).size() || k < 1 || k > static_cast<long long>(buckets)) throw bad();
-    const double p = colon == std::string::npos ? 0.5 : parse_real(rest.substr(colon + 1), spec);
-    return {static_cast<std::uint32_t>(k), p};
+    const auto k = parse_unsigned(rest.substr(0, colon), buckets);
+    if (!k || *k < 1) throw bad();
+    const double p = colon == std::string_view::npos ? 0.5 : probability(rest.substr(colon + 1), spec);
+    return {static_cast<std::uint32_t>(*k), p};
   }
   throw bad();
 }

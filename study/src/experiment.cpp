@@ -1,16 +1,13 @@
 #include "shufflempc/study/experiment.hpp"
 
-#include <charconv>
+#include "shufflempc/numbers.hpp"
 #include <stdexcept>
 
 namespace shufflempc::study {
 namespace {
 // An unsigned whole number written in digits only, at most `max` ("" if it is one, else the problem).
 std::string check_unsigned(const std::string& text, unsigned long long max, const std::string& range) {
-  unsigned long long v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v > max)
-    return "must be a whole number in " + range + ", got '" + text + "'";
+  if (!parse_unsigned(text, max)) return "must be a whole number in " + range + ", got '" + text + "'";
   return "";
 }
 }  // namespace

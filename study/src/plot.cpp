@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "shufflempc/numbers.hpp"
 #include "shufflempc/process.hpp"
 #include "shufflempc/study/study.hpp"
 
@@ -32,15 +33,8 @@ std::optional<std::string> gnuplot_path() {
 
 // A number on the x axis: the value itself, or for an inputs spec like bernoulli:0.3 its last field.
 std::optional<double> x_number(const std::string& s) {
-  for (const std::string& t : {s, s.substr(s.rfind(':') + 1)}) {
-    try {
-      std::size_t used = 0;
-      const double v = std::stod(t, &used);
-      if (used == t.size()) return v;
-    } catch (const std::exception&) {
-    }
-  }
-  return std::nullopt;
+  if (const auto v = parse_real(s)) return v;
+  return parse_real(s.substr(s.rfind(':') + 1));
 }
 
 // User text (titles, labels, series names, paths) as a gnuplot string expression that gnuplot

@@ -1,5 +1,6 @@
 #include "shufflempc/study/study.hpp"
 
+#include "shufflempc/numbers.hpp"
 #include "shufflempc/study/csv.hpp"
 
 #include <fmt/format.h>
@@ -31,16 +32,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
   }
 }
 
-std::optional<double> number(const std::string& s) {
-  if (s.empty()) return std::nullopt;
-  std::size_t used = 0;
-  try {
-    const double v = std::stod(s, &used);
-    if (used == s.size() && std::isfinite(v)) return v;
-  } catch (const std::exception&) {
-  }
-  return std::nullopt;
-}
+std::optional<double> number(const std::string& s) { return parse_real(s); }
 
 std::string format_number(double v) { return fmt::format("{:.6g}", v); }
 
@@ -267,7 +259,7 @@ std::vector<Cell> run(const Registry& registry, const Spec& spec, const Progress
       Cell cell;
       cell.series = s;
       cell.point = point;
-      cell.parties = point.count("parties") ? std::stoull(point.at("parties")) : spec.parties;
+      cell.parties = point.count("parties") ? parse_unsigned(point.at("parties")).value() : spec.parties;
       cell.inputs = point.count("inputs") ? point.at("inputs") : spec.inputs;
       for (const auto& [k, v] : spec.fixed)
         if (find_param(info, k)) cell.params[k] = v;

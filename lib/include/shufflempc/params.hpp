@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace shufflempc {
@@ -32,19 +33,25 @@ struct ParamSpec {
 class Params {
  public:
   Params() = default;
-  // Validates `given` against `schema` (unknown names, types, ranges, choices) and fills defaults.
-  // Throws std::invalid_argument naming the parameter and its accepted range.
+  // Validates `given` against `schema` (unknown names, types, ranges, choices), fills defaults and
+  // reads every number once (shufflempc/numbers.hpp). Throws std::invalid_argument naming the
+  // parameter and its accepted range.
   static Params parse(std::span<const ParamSpec> schema, const std::map<std::string, std::string>& given);
 
+  // The typed value; std::invalid_argument if `name` was not declared with that type.
   [[nodiscard]] std::int64_t integer(const std::string& name) const;
   [[nodiscard]] double real(const std::string& name) const;
   [[nodiscard]] bool boolean(const std::string& name) const;
+  // Any parameter as it was given (or defaulted): choices and text are read this way.
   [[nodiscard]] const std::string& text(const std::string& name) const;
   [[nodiscard]] bool has(const std::string& name) const { return values_.count(name) != 0; }
+  // Every parameter as text (what a session config records).
   [[nodiscard]] const std::map<std::string, std::string>& values() const { return values_; }
 
  private:
+  [[nodiscard]] const std::variant<std::monostate, std::int64_t, double, bool>& typed(const std::string& name) const;
   std::map<std::string, std::string> values_;
+  std::map<std::string, std::variant<std::monostate, std::int64_t, double, bool>> typed_;
 };
 
 }  // namespace shufflempc

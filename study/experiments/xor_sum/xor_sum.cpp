@@ -10,6 +10,7 @@
 #include <ostream>
 
 #include "shufflempc/attacks/labels.hpp"
+#include "shufflempc/numbers.hpp"
 #include "shufflempc/parallel.hpp"
 #include "shufflempc/privacy.hpp"
 #include "shufflempc/study/csv.hpp"
@@ -75,15 +76,9 @@ std::size_t executions_of(const std::string& text, std::size_t n) {
   if (text == "h") return h;
   const bool times_n = text.ends_with("n");
   const std::string digits = times_n ? text.substr(0, text.size() - 1) : text;
-  std::size_t used = 0, k = 0;
-  try {
-    k = std::stoull(digits, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (digits.empty() || used != digits.size() || k == 0 || k > 1'000'000)
-    throw std::invalid_argument("--executions " + text + ": use K, h/2, h or Kn (K in [1, 1000000])");
-  return times_n ? k * n : k;
+  const auto k = parse_unsigned(digits, 1'000'000);
+  if (!k || *k == 0) throw std::invalid_argument("--executions " + text + ": use K, h/2, h or Kn (K in [1, 1000000])");
+  return times_n ? *k * n : *k;
 }
 
 void validate(const XorSumStudyOptions& o) {

@@ -1,0 +1,44 @@
+#include "shufflempc/numbers.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <system_error>
+
+namespace shufflempc {
+namespace {
+
+std::string_view without_plus(std::string_view text) {
+  if (text.size() > 1 && text.front() == '+' && text[1] != '-' && text[1] != '+') text.remove_prefix(1);
+  return text;
+}
+
+}  // namespace
+
+std::optional<double> parse_real(std::string_view text) {
+  text = without_plus(text);
+  if (text.empty()) return std::nullopt;
+  double v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+std::optional<std::int64_t> parse_integer(std::string_view text) {
+  const std::string_view t = without_plus(text);
+  std::int64_t v = 0;
+  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (!t.empty() && ec == std::errc() && end == t.data() + t.size()) return v;
+  const auto d = parse_real(text);  // 1e6-style
+  if (d && *d == std::floor(*d) && std::fabs(*d) < 9.2e18) return static_cast<std::int64_t>(*d);
+  return std::nullopt;
+}
+
+std::optional<std::uint64_t> parse_unsigned(std::string_view text, std::uint64_t max) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string_view::npos) return std::nullopt;
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || v > max) return std::nullopt;
+  return v;
+}
+
+}  // namespace shufflempc
