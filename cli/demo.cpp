@@ -40,9 +40,6 @@ void add_demo_command(CLI::App& app, const Registry& registry, Action& action) {
       else spec.seed = SystemRng().next_u64();  // a fresh simulation each time, as before
       study::validate(registry, spec);
       const auto cells = study::run(registry, spec);
-      const auto model = [](const std::string& protocol) {
-        return protocol == "randomized-response" ? "local" : protocol == "central-laplace" ? "central" : "shuffle";
-      };
       Value out = Value::array();
       double truth = 0;
       if (!o->json)
@@ -53,19 +50,20 @@ void add_demo_command(CLI::App& app, const Registry& registry, Action& action) {
       for (const auto& c : cells) {
         const auto& series = spec.series[c.series];
         if (!c.feasible) {
-          out.push_back({{"model", model(series.protocol)}, {"protocol", series.label}, {"feasible", false}, {"reason", c.reason}});
-          if (!o->json) std::cout << fmt::format("{:<8} {:<40} infeasible: {}\n", model(series.protocol), series.label, c.reason);
+          // A protocol that refused its parameters declared no model.
+          out.push_back({{"model", nullptr}, {"protocol", series.label}, {"feasible", false}, {"reason", c.reason}});
+          if (!o->json) std::cout << fmt::format("{:<8} {:<40} infeasible: {}\n", "-", series.label, c.reason);
           continue;
         }
         const auto& last = c.trials.back();
         const double estimate = last.output.get<double>();
         truth = estimate - last.error.value_or(0);  // every series sees the same data (common random numbers)
         const auto& m = c.summary;
-        out.push_back({{"model", model(series.protocol)}, {"protocol", series.label}, {"truth", truth}, {"estimate", estimate},
+        out.push_back({{"model", to_string(c.model)}, {"protocol", series.label}, {"truth", truth}, {"estimate", estimate},
                        {"rmse", m.rmse.value_or(0)}, {"predicted_sd", m.predicted_sd.value_or(0)},
                        {"messages_per_user", m.messages_per_user}, {"seconds_per_run", m.seconds}, {"details", c.describe}});
         if (!o->json)
-          std::cout << fmt::format("{:<8} {:<40} {:>12.1f} {:>12.1f} {:>12.1f} {:>10.2f} {:>9.3f}\n", model(series.protocol), series.label,
+          std::cout << fmt::format("{:<8} {:<40} {:>12.1f} {:>12.1f} {:>12.1f} {:>10.2f} {:>9.3f}\n", to_string(c.model), series.label,
                                    estimate, m.rmse.value_or(0), m.predicted_sd.value_or(0), m.messages_per_user, m.seconds);
       }
       if (o->json) std::cout << out.dump(2) << '\n';

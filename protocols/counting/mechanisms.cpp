@@ -40,6 +40,22 @@ Value HistogramMechanism::run_details(const RoundOutcome& outcome) const {
   return {{"achieved", a}};
 }
 
+double CountingMechanism::predicted_sd() const { return noise_sd(config.parties, config.p); }
+double BalcerCheuMechanism::predicted_sd() const { return noise_sd(parties, gamma); }
+double RandomizedResponseMechanism::predicted_sd() const {
+  const double q = randomized_response_flip(epsilon);
+  return std::sqrt(static_cast<double>(parties) * q * (1 - q)) / (1 - 2 * q);
+}
+double CentralLaplaceMechanism::predicted_sd() const {
+  const double a = std::exp(-epsilon);
+  return std::sqrt(2 * a) / (1 - a);
+}
+double HistogramMechanism::predicted_sd() const { return noise_sd(config.parties, config.p); }
+double HistogramCentralMechanism::predicted_sd() const {
+  const double a = std::exp(-epsilon / 2);
+  return std::sqrt(2 * a) / (1 - a);
+}
+
 Value CountingMechanism::describe() const {
   const Config& c = config;
   const auto d = binomial_noise_delta(c.min_parties, c.p, c.epsilon);
@@ -49,7 +65,7 @@ Value CountingMechanism::describe() const {
           {"p", c.p},
           {"p_lecture", c.p_lecture},
           {"p_calibrated", c.p_calibrated},
-          {"noise_sd", noise_sd(c.parties, c.p)},
+          {"noise_sd", predicted_sd()},
           {"noise_sd_lecture", noise_sd(c.parties, c.p_lecture)},
           {"noise_sd_calibrated", noise_sd(c.parties, c.p_calibrated)},
           {"exact_log10_delta", d.log10_delta()},
@@ -59,12 +75,11 @@ Value CountingMechanism::describe() const {
 }
 
 Value BalcerCheuMechanism::describe() const {
-  return {{"gamma", gamma}, {"noise_sd", noise_sd(parties, gamma)}, {"exact_log10_delta", binomial_noise_delta(parties, gamma, epsilon).log10_delta()}};
+  return {{"gamma", gamma}, {"noise_sd", predicted_sd()}, {"exact_log10_delta", binomial_noise_delta(parties, gamma, epsilon).log10_delta()}};
 }
 
 Value RandomizedResponseMechanism::describe() const {
-  const double q = randomized_response_flip(epsilon);
-  return {{"flip_probability", q}, {"noise_sd", std::sqrt(static_cast<double>(parties) * q * (1 - q)) / (1 - 2 * q)}};
+  return {{"flip_probability", randomized_response_flip(epsilon)}, {"noise_sd", predicted_sd()}};
 }
 
 double CentralLaplaceMechanism::analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng& rng) const {
@@ -73,8 +88,7 @@ double CentralLaplaceMechanism::analyze(const MessageBatch& shuffled, const Roun
 }
 
 Value CentralLaplaceMechanism::describe() const {
-  const double a = std::exp(-epsilon);
-  return {{"noise", "discrete Laplace"}, {"noise_sd", std::sqrt(2 * a) / (1 - a)}};
+  return {{"noise", "discrete Laplace"}, {"noise_sd", predicted_sd()}};
 }
 
 std::uint32_t HistogramMechanism::parse_input(PartyId id, const Value& v) const { return parse_element(id, v, domain); }
@@ -89,7 +103,7 @@ Value HistogramMechanism::describe() const {
           {"min_parties", config.min_parties},
           {"p_lecture", config.p_lecture},
           {"p_calibrated", config.p_calibrated},
-          {"noise_sd_per_bin", noise_sd(config.parties, config.p)},
+          {"noise_sd_per_bin", predicted_sd()},
           {"privacy", "each bin is a counting instance at (epsilon, delta); one user changes two bins, so the "
                       "histogram is (2 epsilon, 2 delta)-DP"}};
 }
@@ -112,8 +126,7 @@ std::vector<double> HistogramCentralMechanism::analyze(const MessageBatch& shuff
 std::vector<std::int64_t> HistogramCentralMechanism::truth(std::span<const std::uint32_t> xs) const { return element_counts(xs, domain); }
 
 Value HistogramCentralMechanism::describe() const {
-  const double a = std::exp(-epsilon / 2);
-  return {{"noise", "discrete Laplace of scale epsilon/2 per bin"}, {"noise_sd_per_bin", std::sqrt(2 * a) / (1 - a)}};
+  return {{"noise", "discrete Laplace of scale epsilon/2 per bin"}, {"noise_sd_per_bin", predicted_sd()}};
 }
 
 }  // namespace counting

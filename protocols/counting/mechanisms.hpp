@@ -39,6 +39,7 @@ struct CountingMechanism : BitInputs {
   // The exact delta of the parties who submitted (their Binomial(submitted, p) noise).
   [[nodiscard]] Value run_details(const RoundOutcome& outcome) const;
   [[nodiscard]] Value describe() const;
+  [[nodiscard]] double predicted_sd() const;
 };
 
 // Balcer-Cheu (ITC 2020): x + Bernoulli(1 - gamma) unit messages, padded with dummies to exactly two.
@@ -55,6 +56,7 @@ struct BalcerCheuMechanism : BitInputs {
   }
   [[nodiscard]] Value run_details(const RoundOutcome& outcome) const;
   [[nodiscard]] Value describe() const;
+  [[nodiscard]] double predicted_sd() const;
 };
 
 // Local baseline: the bit flipped with probability 1/(1 + e^eps), debiased sum.
@@ -70,6 +72,8 @@ struct RandomizedResponseMechanism : BitInputs {
     return analyze_randomized_response(shuffled, outcome.submitted.size(), epsilon);
   }
   [[nodiscard]] Value describe() const;
+  [[nodiscard]] double predicted_sd() const;
+  [[nodiscard]] TrustModel trust_model() const { return TrustModel::local; }
 };
 
 // Central baseline: the bit in the clear; the trusted analyzer adds exact discrete Laplace noise.
@@ -80,6 +84,8 @@ struct CentralLaplaceMechanism : BitInputs {
   void encode(bool x, Rng&, MessageBatch& out) const { out.append()[0] = x ? 1 : 0; }
   [[nodiscard]] double analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng& rng) const;
   [[nodiscard]] Value describe() const;
+  [[nodiscard]] double predicted_sd() const;
+  [[nodiscard]] TrustModel trust_model() const { return TrustModel::central; }
 };
 
 inline constexpr const char* histogram_input_help =
@@ -103,6 +109,7 @@ struct HistogramMechanism {
   [[nodiscard]] Value run_details(const RoundOutcome& outcome) const;
   [[nodiscard]] std::vector<std::int64_t> truth(std::span<const std::uint32_t> xs) const;
   [[nodiscard]] Value describe() const;
+  [[nodiscard]] double predicted_sd() const;
 };
 
 // Central baseline for histograms: each element in the clear (2 bytes); the trusted analyzer adds
@@ -119,6 +126,8 @@ struct HistogramCentralMechanism {
   [[nodiscard]] std::vector<double> analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng& rng) const;
   [[nodiscard]] std::vector<std::int64_t> truth(std::span<const std::uint32_t> xs) const;
   [[nodiscard]] Value describe() const;
+  [[nodiscard]] double predicted_sd() const;
+  [[nodiscard]] TrustModel trust_model() const { return TrustModel::central; }
 };
 
 static_assert(Mechanism<HistogramCentralMechanism>);

@@ -90,8 +90,7 @@ std::int64_t AmplifiedCountingMechanism::truth(std::span<const bool> xs) const {
 
 Value AmplifiedCountingMechanism::describe() const {
   Value v = shuffled_rr::describe(config);
-  // For bits the spread is the same for a 0 and a 1: the sd does not depend on the data.
-  v["noise_sd"] = count_sd(config, config.parties, 0);
+  v["noise_sd"] = predicted_sd();
   return v;
 }
 
@@ -103,7 +102,7 @@ std::vector<std::int64_t> AmplifiedHistogramMechanism::truth(std::span<const std
 
 Value AmplifiedHistogramMechanism::describe() const {
   Value v = shuffled_rr::describe(config);
-  v["noise_sd_per_bin"] = count_sd(config, config.parties, 0);  // an empty bin; a bin held by f users adds f (a(1-a) - b(1-b))
+  v["noise_sd_per_bin"] = predicted_sd();
   return v;
 }
 

@@ -65,6 +65,9 @@ struct AmplifiedCountingMechanism {
   }
   [[nodiscard]] std::int64_t truth(std::span<const bool> xs) const;
   [[nodiscard]] Value describe() const;
+  // The spread is the same for a 0 and a 1: it does not depend on the data.
+  [[nodiscard]] double predicted_sd() const { return count_sd(config, config.parties, 0); }
+  [[nodiscard]] TrustModel trust_model() const { return config.model == Model::local ? TrustModel::local : TrustModel::shuffle; }
 };
 
 // histogram-rr-amplified: histograms over {0..k-1} (the lectures' histograms are
@@ -82,6 +85,9 @@ struct AmplifiedHistogramMechanism {
   }
   [[nodiscard]] std::vector<std::int64_t> truth(std::span<const std::uint32_t> xs) const;
   [[nodiscard]] Value describe() const;
+  // An empty bin's; a bin held by f users adds f (a(1-a) - b(1-b)) to the variance.
+  [[nodiscard]] double predicted_sd() const { return count_sd(config, config.parties, 0); }
+  [[nodiscard]] TrustModel trust_model() const { return config.model == Model::local ? TrustModel::local : TrustModel::shuffle; }
 };
 
 static_assert(Mechanism<AmplifiedCountingMechanism> && Mechanism<AmplifiedHistogramMechanism>);

@@ -124,13 +124,17 @@ double SumBaselineMechanism::truth(std::span<const double> xs) const {
   return total;
 }
 
-Value SumBaselineMechanism::describe() const {
+double SumBaselineMechanism::predicted_sd() const {
   const double a = std::exp(-epsilon / static_cast<double>(precision)), p = static_cast<double>(precision);
   const double noise = 2 * a / ((1 - a) * (1 - a));
-  // Local: n noises and n roundings (each of variance at most 1/4); central: one noise.
+  // Local: n noises (the roundings, of variance at most 1/4 each, come on top); central: one noise.
+  return local ? std::sqrt(static_cast<double>(parties) * noise) / p : std::sqrt(noise) / p;
+}
+
+Value SumBaselineMechanism::describe() const {
   return {{"precision", precision},
-          {"alpha", a},
-          {"noise_sd", local ? std::sqrt(static_cast<double>(parties) * noise) / p : std::sqrt(noise) / p},
+          {"alpha", std::exp(-epsilon / static_cast<double>(precision))},
+          {"noise_sd", predicted_sd()},
           {"privacy", local ? "every release is epsilon-DP (local model)" : "epsilon-DP against the analyzer's output (central model)"}};
 }
 
@@ -153,6 +157,8 @@ Value DpSumMechanism::run_details(const RoundOutcome& outcome) const {
   return {{"achieved", a}};
 }
 
+double DpSumMechanism::predicted_sd() const { return std::sqrt(config.noise_variance()); }
+
 Value DpSumMechanism::describe() const {
   const DpConfig& c = config;
   const double n = static_cast<double>(c.parties);
@@ -164,7 +170,7 @@ Value DpSumMechanism::describe() const {
   d["min_parties"] = c.noise_parties;
   d["precision"] = c.precision;
   d["alpha"] = c.alpha;
-  d["noise_sd"] = std::sqrt(c.noise_variance());
+  d["noise_sd"] = predicted_sd();
   d["rounding_sd_at_most"] = std::sqrt(n) / (2 * p);
   d["rmse_at_most"] = std::sqrt(c.noise_variance() + n / (4 * p * p));
   d["modulus"] = "2^k > 2 (n p + T): the lifted sum is right unless |noise| > T";

@@ -47,6 +47,7 @@ struct DpSumMechanism {
   [[nodiscard]] Value run_details(const RoundOutcome& outcome) const;
   [[nodiscard]] double truth(std::span<const double> xs) const;
   [[nodiscard]] Value describe() const;
+  [[nodiscard]] double predicted_sd() const;
 };
 
 // The DP sum's baselines as protocols, at the same precision p and noise scale a = exp(-eps/p):
@@ -67,6 +68,8 @@ struct SumBaselineMechanism {
   [[nodiscard]] double analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng& rng) const;
   [[nodiscard]] double truth(std::span<const double> xs) const;
   [[nodiscard]] Value describe() const;
+  [[nodiscard]] double predicted_sd() const;
+  [[nodiscard]] TrustModel trust_model() const { return local ? TrustModel::local : TrustModel::central; }
 };
 
 static_assert(Mechanism<SumMechanism> && Mechanism<DpSumMechanism> && Mechanism<SumBaselineMechanism>);

@@ -194,7 +194,7 @@ std::pair<double, double> rmse_interval(double rmse, std::size_t trials) {
   return {rmse * std::sqrt(t / boost::math::quantile(chi, 0.975)), rmse * std::sqrt(t / boost::math::quantile(chi, 0.025))};
 }
 
-Summary summarize(const std::vector<TrialRecord>& trials, std::size_t parties, const Value& describe) {
+Summary summarize(const std::vector<TrialRecord>& trials, std::size_t parties, std::optional<double> predicted_sd) {
   Summary s;
   s.trials = trials.size();
   if (trials.empty()) return s;
@@ -226,11 +226,7 @@ Summary summarize(const std::vector<TrialRecord>& trials, std::size_t parties, c
   s.seconds_sd = trials.size() > 1 ? std::sqrt(std::max(0.0, (secs_sq - n * s.seconds * s.seconds) / (n - 1))) : 0.0;
   s.messages_per_user = msgs / n / static_cast<double>(parties);
   s.bytes_per_user = bytes / n / static_cast<double>(parties);
-  for (const char* key : {"noise_sd", "noise_sd_per_bin"})
-    if (describe.is_object() && describe.contains(key) && describe[key].is_number()) {
-      s.predicted_sd = describe[key].get<double>();
-      break;
-    }
+  s.predicted_sd = predicted_sd;
   return s;
 }
 
@@ -270,6 +266,8 @@ std::vector<Cell> run(const Registry& registry, const Spec& spec, const Progress
       try {
         protocol = registry.create(series.protocol, cell.params, cell.parties);
         cell.describe = protocol->describe();
+        cell.predicted_sd = protocol->predicted_sd();
+        cell.model = protocol->trust_model();
       } catch (const std::invalid_argument& e) {
         cell.feasible = false;
         cell.reason = e.what();
@@ -346,7 +344,7 @@ std::vector<Cell> run(const Registry& registry, const Spec& spec, const Progress
   });
   for (std::size_t c = 0; c < cells.size(); ++c) {
     cells[c].path = paths[c];
-    if (cells[c].feasible) cells[c].summary = summarize(cells[c].trials, cells[c].parties, cells[c].describe);
+    if (cells[c].feasible) cells[c].summary = summarize(cells[c].trials, cells[c].parties, cells[c].predicted_sd);
   }
   return cells;
 }

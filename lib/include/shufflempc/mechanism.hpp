@@ -11,6 +11,8 @@
 //   Output analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng& rng) const;  // A
 //   Input  random_input(std::string_view spec, Rng& rng) const;         // "" = the default distribution
 //   Value  describe() const;                                            // derived facts for every report
+//   double predicted_sd() const;            // the error's predicted standard deviation (optional)
+//   TrustModel trust_model() const;         // local or central (optional; default: shuffle)
 //
 // and optionally
 //
@@ -121,6 +123,14 @@ class OneRoundProtocol final : public Protocol {
     }
   }
   [[nodiscard]] Value describe() const override { return m_.describe(); }
+  [[nodiscard]] std::optional<double> predicted_sd() const override {
+    if constexpr (requires { { m_.predicted_sd() } -> std::convertible_to<double>; }) return m_.predicted_sd();
+    return std::nullopt;
+  }
+  [[nodiscard]] TrustModel trust_model() const override {
+    if constexpr (requires { { m_.trust_model() } -> std::convertible_to<TrustModel>; }) return m_.trust_model();
+    return TrustModel::shuffle;
+  }
   [[nodiscard]] bool has_error() const override {
     if constexpr (requires { M::has_error; }) return M::has_error;
     else return true;

@@ -40,6 +40,13 @@ inline constexpr std::uint64_t shuffle = 0xffff'ffff'ffff'fff4ull;        // a s
 }  // namespace rng_labels
 
 
+// Where a protocol puts its trust: each party protects itself (local), the shuffle hides who sent
+// what (shuffle), or a trusted analyzer sees every input (central).
+enum class TrustModel { local, shuffle, central };
+[[nodiscard]] constexpr const char* to_string(TrustModel m) {
+  return m == TrustModel::local ? "local" : m == TrustModel::central ? "central" : "shuffle";
+}
+
 // One party's state machine.
 class Party {
  public:
@@ -92,6 +99,11 @@ class Protocol {
   [[nodiscard]] virtual Value describe() const;
   // Whether the analyzer's result should be compared with truth() ("error" in reports).
   [[nodiscard]] virtual bool has_error() const { return true; }
+  // The standard deviation of the estimate's error this configuration predicts (per coordinate of a
+  // vector output), when the protocol makes one: a study prints it beside the measured RMSE.
+  [[nodiscard]] virtual std::optional<double> predicted_sd() const { return std::nullopt; }
+  // Whom the protocol asks the parties to trust with their data (a study labels its series by it).
+  [[nodiscard]] virtual TrustModel trust_model() const { return TrustModel::shuffle; }
   // A fast execution for studies: from run = rng.split() (so every call is a fresh execution, as
   // RoundDriver::run), `parties` inputs drawn as `input_spec` says (random_input's specs) from
   // run.fork(rng_labels::random_inputs), every party encoded, one shuffle, the analyzer,

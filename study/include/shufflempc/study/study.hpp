@@ -77,7 +77,7 @@ struct TrialRecord {
 struct Summary {
   std::size_t trials = 0;
   std::optional<double> bias, rmse, rmse_low, rmse_high, max_error;  // over trials with an error
-  std::optional<double> predicted_sd;  // the protocol's own prediction (describe: noise_sd)
+  std::optional<double> predicted_sd;  // the protocol's own prediction (Protocol::predicted_sd)
   double seconds = 0, seconds_sd = 0;  // per trial
   double messages_per_user = 0, bytes_per_user = 0;
 };
@@ -92,6 +92,8 @@ struct Cell {
   std::string reason;  // why not
   std::string path;    // "trial" (Protocol::trial) or "driver" (the in-process RoundDriver)
   Value describe;
+  std::optional<double> predicted_sd;        // Protocol::predicted_sd
+  TrustModel model = TrustModel::shuffle;    // Protocol::trust_model
   std::vector<TrialRecord> trials;
   Summary summary;
 };
@@ -99,7 +101,7 @@ struct Cell {
 // The 95% interval of the RMSE from T trials, for errors ~ N(0, sigma^2): T mse / sigma^2 is
 // chi-square with T degrees of freedom.
 [[nodiscard]] std::pair<double, double> rmse_interval(double rmse, std::size_t trials);
-[[nodiscard]] Summary summarize(const std::vector<TrialRecord>& trials, std::size_t parties, const Value& describe);
+[[nodiscard]] Summary summarize(const std::vector<TrialRecord>& trials, std::size_t parties, std::optional<double> predicted_sd);
 
 // Called after every trial from the worker that ran it (serialized): done and total are weighted
 // by the cells' party counts, so that the estimate of the time left is fair across n.
