@@ -32,7 +32,6 @@ std::vector<std::string> split(const std::string& s, char sep) {
   }
 }
 
-std::optional<double> number(const std::string& s) { return parse_real(s); }
 
 std::string format_number(double v) { return fmt::format("{:.6g}", v); }
 
@@ -52,10 +51,10 @@ std::string param_names(const ProtocolInfo& info) {
 std::string checked_value(const ParamSpec& p, const std::string& value, const std::string& where) {
   switch (p.type) {
     case ParamType::real:
-      if (!number(value)) throw std::invalid_argument(where + ": '" + value + "' is not a number (" + p.name + " is " + p.range_text() + ")");
+      if (!parse_real(value)) throw std::invalid_argument(where + ": '" + value + "' is not a number (" + p.name + " is " + p.range_text() + ")");
       return value;
     case ParamType::integer: {
-      const auto v = number(value);
+      const auto v = parse_real(value);
       if (!v) throw std::invalid_argument(where + ": '" + value + "' is not a number (" + p.name + " is " + p.range_text() + ")");
       return fmt::format("{}", std::llround(*v));
     }
@@ -73,7 +72,7 @@ std::string checked_value(const ParamSpec& p, const std::string& value, const st
 }
 
 std::string parties_value(const std::string& value, const std::string& where) {
-  const auto v = number(value);
+  const auto v = parse_real(value);
   if (!v || *v < 1 || *v > 1e9) throw std::invalid_argument(where + ": parties must be a number in [1, 1e9], got '" + value + "'");
   return fmt::format("{}", std::llround(*v));
 }
@@ -114,8 +113,8 @@ Axis parse_axis(const std::string& text) {
   if (rest.starts_with("lin:") || rest.starts_with("geom:")) {
     axis.geometric = rest.starts_with("geom:");
     const auto parts = split(rest.substr(rest.find(':') + 1), ':');
-    const auto a = parts.size() == 3 ? number(parts[0]) : std::nullopt, b = parts.size() == 3 ? number(parts[1]) : std::nullopt;
-    const auto k = parts.size() == 3 ? number(parts[2]) : std::nullopt;
+    const auto a = parts.size() == 3 ? parse_real(parts[0]) : std::nullopt, b = parts.size() == 3 ? parse_real(parts[1]) : std::nullopt;
+    const auto k = parts.size() == 3 ? parse_real(parts[2]) : std::nullopt;
     if (!a || !b || !k || *k < 2 || *k > 1000 || *k != std::floor(*k))
       throw std::invalid_argument(where + ": a range is lin:A:B:K or geom:A:B:K with numbers A, B and K in [2, 1000] points");
     if (axis.geometric && (*a <= 0 || *b <= 0)) throw std::invalid_argument(where + ": a geometric range needs A > 0 and B > 0");

@@ -51,7 +51,7 @@ TEST_CASE("bristol: AES-128 maps the FIPS-197 C.1 vector (group 0 the key, group
         "3925841d02dc09fbdc118597196a0b32");
 }
 
-TEST_CASE("bristol: SHA-256's compression function gives SHA-256(\"abc\") from the padded block and the IV") {
+TEST_CASE("bristol: SHA-256's compression function gives the SHA-256 of abc from the padded block and the IV") {
   const Circuit c = load(circuits_dir() + "/sha256.txt");
   CHECK(c.and_gates == 22573);
   std::string block = "61626380";

@@ -67,7 +67,7 @@ TEST_CASE("circuit: AES-128 in both variants, with input-only clients (v1) and l
   }
 }
 
-TEST_CASE("circuit: SHA-256(\"abc\") through v1 and v3, the block and the chaining value from two parties") {
+TEST_CASE("circuit: the SHA-256 of abc through v1 and v3, the block and the chaining value from two parties") {
   const auto sha = bundled("sha256");
   const std::string block = "61626380" + std::string(104, '0') + "0000000000000018";
   const std::string iv = "6a09e667bb67ae853c6ef372a54ff53a510e527f9b05688c1f83d9ab5be0cd19";
