@@ -22,7 +22,7 @@ void print_table(const study::Spec& spec, const std::vector<study::Cell>& cells)
                            "95% interval", "predicted", "s/trial", "msgs/user");
   for (const auto& c : cells) {
     std::string point;
-    for (const auto& [k, v] : c.point) point += (point.empty() ? "" : " ") + k + "=" + v;
+    for (const auto& [k, v] : c.point) point += (point.empty() ? "" : " ") + k + "=" + v.text;
     const std::string label = spec.series[c.series].label;
     if (!c.feasible) {
       std::cout << fmt::format("{:<40} {:<22} {:>9} infeasible: {}\n", label, point, c.parties, c.reason);

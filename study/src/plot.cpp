@@ -31,12 +31,6 @@ std::optional<std::string> gnuplot_path() {
   return std::nullopt;
 }
 
-// A number on the x axis: the value itself, or for an inputs spec like bernoulli:0.3 its last field.
-std::optional<double> x_number(const std::string& s) {
-  if (const auto v = parse_real(s)) return v;
-  return parse_real(s.substr(s.rfind(':') + 1));
-}
-
 // User text (titles, labels, series names, paths) as a gnuplot string expression that gnuplot
 // takes literally: single-quoted pieces, in which gnuplot expands no backquote, no escape and no
 // macro, a quote written twice; line breaks joined in as "\n" between the pieces. Nothing a user
@@ -66,7 +60,7 @@ std::string x_label(const Spec& spec) {
   if (spec.x == "parties") return "parties n";
   if (spec.x == "inputs")
     for (const auto& a : spec.axes)
-      if (a.key == "inputs") return "inputs (" + a.values.front().substr(0, a.values.front().rfind(':') + 1) + "...)";
+      if (a.key == "inputs") return "inputs (" + a.values.front().text.substr(0, a.values.front().text.rfind(':') + 1) + "...)";
   if (spec.x == "epsilon") return "epsilon (central, or local for the local baselines)";
   return spec.x;
 }
@@ -141,7 +135,7 @@ void plot(const Spec& spec, const std::vector<Cell>& cells, const std::string& p
     std::vector<std::array<double, 4>> rows;
     for (const auto& c : cells) {
       if (c.series != s || !c.feasible || !c.point.count(spec.x)) continue;
-      const auto x = x_number(c.point.at(spec.x));
+      const auto x = c.point.at(spec.x).number;
       const Summary& m = c.summary;
       std::optional<double> y, lo, hi;
       if (spec.y == "rmse" && m.rmse) y = m.rmse, lo = m.rmse_low, hi = m.rmse_high;

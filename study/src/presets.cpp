@@ -25,7 +25,9 @@ std::vector<Series> sum_series() {
   return {{"", "sum-local-laplace", {}}, {"", "split-mix-dp-sum", {}}, {"", "sum-central-laplace", {}}};
 }
 
-Axis axis(std::string key, std::vector<std::string> values, bool geometric = false) { return {std::move(key), std::move(values), geometric}; }
+Axis axis(std::string key, const std::vector<std::string>& values, bool geometric = false) {
+  return {std::move(key), {values.begin(), values.end()}, geometric};
+}
 const std::vector<std::string> epsilons = {"0.2", "0.4", "0.6", "0.8", "1"};
 
 struct Preset {

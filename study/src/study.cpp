@@ -48,22 +48,23 @@ std::string param_names(const ProtocolInfo& info) {
 }
 
 // Type checks only: a value out of a protocol's range makes an infeasible cell, not an error.
-std::string checked_value(const ParamSpec& p, const std::string& value, const std::string& where) {
+AxisValue checked_value(const ParamSpec& p, const AxisValue& value, const std::string& where) {
+  const std::string& text = value.text;
   switch (p.type) {
     case ParamType::real:
-      if (!parse_real(value)) throw std::invalid_argument(where + ": '" + value + "' is not a number (" + p.name + " is " + p.range_text() + ")");
+      if (!value.number) throw std::invalid_argument(where + ": '" + text + "' is not a number (" + p.name + " is " + p.range_text() + ")");
       return value;
     case ParamType::integer: {
-      const auto v = parse_real(value);
-      if (!v) throw std::invalid_argument(where + ": '" + value + "' is not a number (" + p.name + " is " + p.range_text() + ")");
-      return fmt::format("{}", std::llround(*v));
+      if (!value.number) throw std::invalid_argument(where + ": '" + text + "' is not a number (" + p.name + " is " + p.range_text() + ")");
+      const auto whole = std::llround(*value.number);
+      return {fmt::format("{}", whole), static_cast<double>(whole)};
     }
     case ParamType::choice:
-      if (std::find(p.choices.begin(), p.choices.end(), value) == p.choices.end())
-        throw std::invalid_argument(where + ": '" + value + "' is not " + p.range_text());
+      if (std::find(p.choices.begin(), p.choices.end(), text) == p.choices.end())
+        throw std::invalid_argument(where + ": '" + text + "' is not " + p.range_text());
       return value;
     case ParamType::boolean:
-      if (!bool_from_text(value)) throw std::invalid_argument(where + ": '" + value + "' is not true or false");
+      if (!bool_from_text(text)) throw std::invalid_argument(where + ": '" + text + "' is not true or false");
       return value;
     case ParamType::text:
       return value;
@@ -71,20 +72,26 @@ std::string checked_value(const ParamSpec& p, const std::string& value, const st
   return value;
 }
 
-std::string parties_value(const std::string& value, const std::string& where) {
-  const auto v = parse_real(value);
-  if (!v || *v < 1 || *v > 1e9) throw std::invalid_argument(where + ": parties must be a number in [1, 1e9], got '" + value + "'");
-  return fmt::format("{}", std::llround(*v));
+AxisValue parties_value(const AxisValue& value, const std::string& where) {
+  if (!value.number || *value.number < 1 || *value.number > 1e9)
+    throw std::invalid_argument(where + ": parties must be a number in [1, 1e9], got '" + value.text + "'");
+  const auto whole = std::llround(*value.number);
+  return {fmt::format("{}", whole), static_cast<double>(whole)};
 }
 
 // Parameters given for every series (the fixed ones and the axes) apply where declared; the key
 // must be declared by at least one series.
-void check_key(const Registry& registry, Spec& spec, const std::string& key, std::vector<std::string>& values, const std::string& where) {
+void check_key(const Registry& registry, Spec& spec, const std::string& key, std::vector<AxisValue>& values, const std::string& where) {
   if (key == "parties") {
     for (auto& v : values) v = parties_value(v, where);
     return;
   }
-  if (key == "inputs") return;
+  if (key == "inputs") {
+    // An inputs spec's number on the x axis is its last field (bernoulli:0.3 -> 0.3).
+    for (auto& v : values)
+      if (const std::size_t colon = v.text.rfind(':'); colon != std::string::npos) v.number = parse_real(std::string_view(v.text).substr(colon + 1));
+    return;
+  }
   bool declared = false;
   for (const auto& s : spec.series) {
     const auto& info = registry.get(s.protocol);
@@ -101,6 +108,10 @@ void check_key(const Registry& registry, Spec& spec, const std::string& key, std
 }
 
 }  // namespace
+
+AxisValue::AxisValue(std::string t) : text(std::move(t)) {
+  number = parse_real(text);
+}
 
 Axis parse_axis(const std::string& text) {
   const std::string where = "--vary " + text;
@@ -121,13 +132,14 @@ Axis parse_axis(const std::string& text) {
     const auto count = static_cast<int>(*k);
     for (int i = 0; i < count; ++i) {
       const double t = static_cast<double>(i) / (count - 1);
-      axis.values.push_back(format_number(axis.geometric ? *a * std::pow(*b / *a, t) : *a + (*b - *a) * t));
+      axis.values.emplace_back(format_number(axis.geometric ? *a * std::pow(*b / *a, t) : *a + (*b - *a) * t));
     }
     return axis;
   }
-  axis.values = split(rest, ',');
-  for (const auto& v : axis.values)
+  for (auto& v : split(rest, ',')) {
     if (v.empty()) throw std::invalid_argument(where + ": an empty value in the list");
+    axis.values.emplace_back(std::move(v));
+  }
   return axis;
 }
 
@@ -162,7 +174,7 @@ void validate(const Registry& registry, Spec& spec) {
       const ParamSpec* p = find_param(*info, key);
       if (p == nullptr)
         throw std::invalid_argument("--protocol " + s.protocol + ": it has no parameter '" + key + "' (it has " + param_names(*info) + ")");
-      value = checked_value(*p, value, "--protocol " + s.protocol + ":" + key);
+      value = checked_value(*p, AxisValue(value), "--protocol " + s.protocol + ":" + key).text;
       label += " " + key + "=" + value;
     }
     if (s.label.empty()) s.label = label;
@@ -176,9 +188,9 @@ void validate(const Registry& registry, Spec& spec) {
   for (auto& [key, value] : spec.fixed) {
     if (keys.count(key)) throw std::invalid_argument("--set " + key + ": the key is also varied");
     if (key == "parties" || key == "inputs") throw std::invalid_argument("--set " + key + ": use --" + key);
-    std::vector<std::string> one{value};
+    std::vector<AxisValue> one{AxisValue(value)};
     check_key(registry, spec, key, one, "--set " + key);
-    value = one[0];
+    value = one[0].text;
   }
   if (spec.x.empty() && !spec.axes.empty()) spec.x = spec.axes[0].key;
   if (!spec.x.empty() && !keys.count(spec.x)) throw std::invalid_argument("--x " + spec.x + ": not a varied key");
@@ -231,9 +243,9 @@ Summary summarize(const std::vector<TrialRecord>& trials, std::size_t parties, s
 
 std::vector<Cell> run(const Registry& registry, const Spec& spec, const Progress& progress) {
   // The grid: every series at every point of the product of the axes.
-  std::vector<std::map<std::string, std::string>> points(1);
+  std::vector<std::map<std::string, AxisValue>> points(1);
   for (const auto& axis : spec.axes) {
-    std::vector<std::map<std::string, std::string>> next;
+    std::vector<std::map<std::string, AxisValue>> next;
     for (const auto& p : points)
       for (const auto& v : axis.values) {
         auto q = p;
@@ -254,13 +266,13 @@ std::vector<Cell> run(const Registry& registry, const Spec& spec, const Progress
       Cell cell;
       cell.series = s;
       cell.point = point;
-      cell.parties = point.count("parties") ? parse_unsigned(point.at("parties")).value() : spec.parties;
-      cell.inputs = point.count("inputs") ? point.at("inputs") : spec.inputs;
+      cell.parties = point.count("parties") ? static_cast<std::size_t>(point.at("parties").number.value()) : spec.parties;
+      cell.inputs = point.count("inputs") ? point.at("inputs").text : spec.inputs;
       for (const auto& [k, v] : spec.fixed)
         if (find_param(info, k)) cell.params[k] = v;
       for (const auto& [k, v] : series.params) cell.params[k] = v;
       for (const auto& [k, v] : point)
-        if (find_param(info, k)) cell.params[k] = v;
+        if (find_param(info, k)) cell.params[k] = v.text;
       std::unique_ptr<Protocol> protocol;
       try {
         protocol = registry.create(series.protocol, cell.params, cell.parties);
@@ -373,7 +385,7 @@ void write_csv(std::ostream& out, const Spec& spec, const std::vector<Cell>& cel
   for (const auto& c : cells) {
     const Series& s = spec.series[c.series];
     std::vector<std::string> head = {s.label, s.protocol};
-    for (const auto& k : keys) head.push_back(c.point.count(k) ? c.point.at(k) : std::string());
+    for (const auto& k : keys) head.push_back(c.point.count(k) ? c.point.at(k).text : std::string());
     head.push_back(std::to_string(c.parties));
     head.push_back(c.inputs);
     if (per_trial) {
@@ -406,15 +418,21 @@ Value to_json(const Spec& spec, const std::vector<Cell>& cells, bool with_trials
   Value series = Value::array();
   for (const auto& s : spec.series) series.push_back({{"label", s.label}, {"protocol", s.protocol}, {"params", s.params}});
   Value axes = Value::array();
-  for (const auto& a : spec.axes) axes.push_back({{"key", a.key}, {"values", a.values}});
+  for (const auto& a : spec.axes) {
+    Value values = Value::array();
+    for (const auto& v : a.values) values.push_back(v.text);
+    axes.push_back({{"key", a.key}, {"values", values}});
+  }
   Value out = {{"study", spec.name},   {"title", spec.title},   {"series", series}, {"axes", axes},
                {"fixed", spec.fixed},  {"parties", spec.parties}, {"inputs", spec.inputs},
                {"trials", spec.trials}, {"seed", spec.seed},     {"cells", Value::array()}};
   for (const auto& c : cells) {
     const Summary& m = c.summary;
+    Value point = Value::object();
+    for (const auto& [k, v] : c.point) point[k] = v.text;
     Value cell = {{"series", spec.series[c.series].label},
                   {"protocol", spec.series[c.series].protocol},
-                  {"point", c.point},
+                  {"point", point},
                   {"params", c.params},
                   {"parties", c.parties},
                   {"inputs", c.inputs},

@@ -41,7 +41,7 @@ std::vector<study::Cell> cells_for(const study::Spec& spec) {
   for (const auto& v : spec.axes.front().values) {
     study::Cell c;
     c.point = {{"epsilon", v}};
-    c.summary.rmse = c.summary.rmse_low = c.summary.rmse_high = 1 + std::stod(v);
+    c.summary.rmse = c.summary.rmse_low = c.summary.rmse_high = 1 + v.number.value();
     cells.push_back(c);
   }
   return cells;

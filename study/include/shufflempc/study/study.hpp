@@ -33,9 +33,21 @@ struct Series {
   std::map<std::string, std::string> params;
 };
 
+// One value of an axis: the text the protocol is given (its own schema types it) and the number
+// the study reads from it once (type checks, party counts, the plot's x): the value itself, or
+// after validate() for an inputs spec such as bernoulli:0.3 its last field; none for a choice.
+struct AxisValue {
+  AxisValue() = default;
+  AxisValue(std::string text);  // NOLINT(google-explicit-constructor): presets list values as text
+  AxisValue(const char* text) : AxisValue(std::string(text)) {}  // NOLINT(google-explicit-constructor)
+  AxisValue(std::string text, double number) : text(std::move(text)), number(number) {}
+  std::string text;
+  std::optional<double> number;
+};
+
 struct Axis {
   std::string key;  // a protocol parameter, "parties" or "inputs"
-  std::vector<std::string> values;
+  std::vector<AxisValue> values;
   bool geometric = false;  // given as geom:A:B:K (a log axis on the plot)
 };
 
@@ -84,7 +96,7 @@ struct Summary {
 
 struct Cell {
   std::size_t series = 0;
-  std::map<std::string, std::string> point;  // the axes' values at this cell
+  std::map<std::string, AxisValue> point;  // the axes' values at this cell
   std::map<std::string, std::string> params;  // what the protocol was given
   std::size_t parties = 0;
   std::string inputs;
