@@ -33,7 +33,7 @@ void add_run_options(CLI::App& cmd, const ProtocolInfo& info, RunArgs& args) {
       ->check(CLI::Range(info.min_parties, info.max_parties));
   cmd.add_option("--inputs", args.inputs_file, "file with one input per party (JSON array, or one JSON value per line)")
       ->check(CLI::ExistingFile);
-  cmd.add_option("--random-inputs", args.random_inputs, "random inputs: " + info.input_help);
+  cmd.add_option("--random-inputs", args.random_inputs, "random inputs: " + describe(info.random_inputs));
   cmd.add_option("--seed", args.seed, "seed a reproducible simulation (never use a seed for real data)")->check(seed_check());
   cmd.add_flag("--json", args.json, "print one JSON object");
   cmd.add_option("--min-parties", args.min_parties,

@@ -70,6 +70,7 @@ void register_parity(Registry& registry) {
                 .params = {{.name = "shares", .type = ParamType::integer, .default_value = "3",
                             .help = "messages per user", .min = 1.0, .max = 64.0}},
                 .input_help = bit_input_help,
+                .random_inputs = bit_forms(),
                 .create = [](const Params& p, const Population&) -> std::unique_ptr<Protocol> {
                   return make_one_round(ParityMechanism{.shares = static_cast<unsigned>(p.integer("shares"))});
                 }});

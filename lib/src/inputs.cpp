@@ -58,17 +58,25 @@ bool parse_answer(const Value& v, std::string_view who) {
   throw std::invalid_argument(std::string(who) + " must answer yes or no (or 1 / 0), got " + v.dump());
 }
 
-BitSampler bit_sampler(std::string_view spec) {
-  if (spec.empty() || spec == "bernoulli") return {0.5};
-  if (spec.starts_with("bernoulli:")) {
-    const auto p = parse_real(spec.substr(10));
-    if (!p || !(*p >= 0 && *p <= 1))
-      throw std::invalid_argument("--random-inputs bernoulli:P needs P in [0, 1], got '" + std::string(spec.substr(10)) + "'");
-    return {*p};
-  }
-  if (spec == "constant:0") return {0.0};
-  if (spec == "constant:1") return {1.0};
-  throw std::invalid_argument("--random-inputs '" + std::string(spec) + "' is not understood: use bernoulli:P or constant:B");
+const std::vector<InputForm>& bit_forms() {
+  static const std::vector<InputForm> forms{{"bernoulli", {"P"}, 1}, {"constant", {"B"}}};
+  return forms;
+}
+
+const std::vector<InputForm>& unit_real_forms() {
+  static const std::vector<InputForm> forms{{"uniform", {}}, {"constant", {"X"}}, {"normal", {"MEAN", "SD"}}};
+  return forms;
+}
+
+const std::vector<InputForm>& element_forms() {
+  static const std::vector<InputForm> forms{{"uniform", {"K"}, 1}, {"constant", {"E"}}, {"normal", {"MEAN", "SD"}}};
+  return forms;
+}
+
+BitSampler bit_sampler(std::string_view text) {
+  const auto spec = InputSpec::parse(text, bit_forms());
+  if (spec.is("constant")) return {spec.bit(0) ? 1.0 : 0.0};
+  return {spec.has(0) ? spec.real(0, 0, 1) : 0.5};
 }
 
 bool BitSampler::operator()(Rng& rng) const { return bernoulli(rng, p); }
@@ -77,41 +85,19 @@ bool random_bit(std::string_view spec, Rng& rng) { return bit_sampler(spec)(rng)
 
 namespace {
 
-// "normal:MEAN:SD" -> (mean, sd); nullopt for another form.
-std::optional<std::pair<double, double>> normal_spec(std::string_view spec, const char* accepted) {
-  if (!spec.starts_with("normal:")) return std::nullopt;
-  const std::string_view rest = spec.substr(7);
-  const std::size_t colon = rest.find(':');
-  if (colon != std::string_view::npos) {
-    const auto mean = parse_real(rest.substr(0, colon)), sd = parse_real(rest.substr(colon + 1));
-    if (mean && sd && *sd > 0) return std::pair{*mean, *sd};
-  }
-  throw std::invalid_argument("--random-inputs '" + std::string(spec) + "': normal:MEAN:SD needs two numbers, SD > 0 (" + accepted + ")");
-}
-
 // A standard normal by Box-Muller (simulated inputs only).
 double standard_normal(Rng& rng) {
   const double u = 1.0 - rng.uniform01();  // (0, 1]
   return std::sqrt(-2 * std::log(u)) * std::cos(2 * 3.14159265358979323846 * rng.uniform01());
 }
 
-double number_after(std::string_view spec, std::size_t at, const char* accepted) {
-  if (const auto v = parse_real(spec.substr(at))) return *v;
-  throw std::invalid_argument("--random-inputs '" + std::string(spec) + "' is not understood: use " + accepted);
-}
-
 }  // namespace
 
-double random_unit_real(std::string_view spec, Rng& rng) {
-  static constexpr const char* accepted = "uniform, constant:X or normal:MEAN:SD";
-  if (spec.empty() || spec == "uniform") return rng.uniform01();
-  if (const auto n = normal_spec(spec, accepted)) return std::clamp(n->first + n->second * standard_normal(rng), 0.0, 1.0);
-  if (spec.starts_with("constant:")) {
-    const double x = number_after(spec, 9, accepted);
-    if (!(x >= 0 && x <= 1)) throw std::invalid_argument("--random-inputs constant:X needs X in [0, 1]");
-    return x;
-  }
-  throw std::invalid_argument("--random-inputs '" + std::string(spec) + "' is not understood: use " + accepted);
+double random_unit_real(std::string_view text, Rng& rng) {
+  const auto spec = InputSpec::parse(text, unit_real_forms());
+  if (spec.is("normal")) return std::clamp(spec.real(0) + spec.positive(1) * standard_normal(rng), 0.0, 1.0);
+  if (spec.is("constant")) return spec.real(0, 0, 1);
+  return rng.uniform01();
 }
 
 std::uint32_t parse_element(PartyId id, const Value& v, std::uint32_t domain) {
@@ -126,23 +112,15 @@ std::vector<std::int64_t> element_counts(std::span<const std::uint32_t> xs, std:
   return counts;
 }
 
-std::uint32_t random_element(std::string_view spec, std::uint32_t domain, Rng& rng) {
-  static constexpr const char* accepted = "uniform:K, constant:E or normal:MEAN:SD";
-  if (const auto n = normal_spec(spec, accepted)) {
-    const double x = std::round(n->first + n->second * standard_normal(rng));
+std::uint32_t random_element(std::string_view text, std::uint32_t domain, Rng& rng) {
+  const auto spec = InputSpec::parse(text, element_forms());
+  if (spec.is("normal")) {
+    const double x = std::round(spec.real(0) + spec.positive(1) * standard_normal(rng));
     return static_cast<std::uint32_t>(std::clamp(x, 0.0, static_cast<double>(domain - 1)));
   }
-  if (spec.starts_with("constant:")) {
-    const double e = number_after(spec, 9, accepted);
-    if (!(e >= 0 && e < domain && e == std::floor(e)))
-      throw std::invalid_argument("--random-inputs constant:E needs an element in [0, " + std::to_string(domain) + ")");
-    return static_cast<std::uint32_t>(e);
-  }
-  double k = std::max<std::uint32_t>(1, domain / 2);
-  if (spec.starts_with("uniform:")) k = number_after(spec, 8, accepted);
-  else if (!spec.empty() && spec != "uniform") throw std::invalid_argument("--random-inputs '" + std::string(spec) + "' is not understood: use " + accepted);
-  if (!(k >= 1 && k <= domain && k == std::floor(k))) throw std::invalid_argument("--random-inputs uniform:K needs K in [1, domain]");
-  return static_cast<std::uint32_t>(rng.uniform(static_cast<std::uint64_t>(k)));
+  if (spec.is("constant")) return static_cast<std::uint32_t>(spec.integer(0, 0, std::int64_t{domain} - 1));
+  const std::uint64_t k = spec.has(0) ? static_cast<std::uint64_t>(spec.integer(0, 1, domain)) : std::max<std::uint32_t>(1, domain / 2);
+  return static_cast<std::uint32_t>(rng.uniform(k));
 }
 
 }  // namespace shufflempc

@@ -231,11 +231,9 @@ class CardAndProtocol final : public Protocol {
   std::unique_ptr<Analyzer> make_analyzer() const override { return std::make_unique<CardAndAnalyzer>(); }
   Value random_input(PartyId id, std::string_view spec, Rng& rng) const override {
     if (id <= bob && answers_[id]) return *answers_[id] ? "yes" : "no";
-    const std::string s(spec);
-    if (s.empty() || s == "uniform") return rng.bit() ? "yes" : "no";
-    if (s == "constant:yes" || s == "constant:1") return "yes";
-    if (s == "constant:no" || s == "constant:0") return "no";
-    throw std::invalid_argument("--random-inputs '" + s + "' is not understood: use uniform, constant:yes or constant:no");
+    const auto s = InputSpec::parse(spec, answer_forms());
+    if (s.is("constant")) return s.bit(0) ? "yes" : "no";
+    return rng.bit() ? "yes" : "no";
   }
   std::optional<Value> truth(std::span<const Value> inputs) const override {
     if (inputs.size() != 2) return std::nullopt;
@@ -253,6 +251,11 @@ class CardAndProtocol final : public Protocol {
 };
 
 }  // namespace
+
+const std::vector<InputForm>& answer_forms() {
+  static const std::vector<InputForm> forms{{"uniform", {}}, {"constant", {"ANSWER"}}};
+  return forms;
+}
 
 std::unique_ptr<Protocol> make_card_and(std::optional<bool> alice_answer, std::optional<bool> bob_answer) {
   return std::make_unique<CardAndProtocol>(alice_answer, bob_answer);

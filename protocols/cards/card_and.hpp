@@ -73,4 +73,7 @@ class PublicCardTable {
 [[nodiscard]] std::unique_ptr<Protocol> make_card_and(std::optional<bool> alice_answer = std::nullopt,
                                                       std::optional<bool> bob_answer = std::nullopt);
 
+// The --random-inputs forms: uniform (a fair coin) or constant:ANSWER (yes or no, 1 or 0).
+[[nodiscard]] const std::vector<InputForm>& answer_forms();
+
 }  // namespace shufflempc::cards

@@ -34,7 +34,8 @@ void register_cards(Registry& registry) {
                 .params = {answer("alice", "Alice (party 0)"), answer("bob", "Bob (party 1)")},
                 .min_parties = 2,
                 .max_parties = 2,
-                .input_help = "yes or no (1 or 0) per party, or --alice/--bob; --random-inputs uniform, constant:yes or constant:no",
+                .input_help = "yes or no (1 or 0) per party, or --alice/--bob",
+                .random_inputs = answer_forms(),
                 .create = [](const Params& p, const Population&) -> std::unique_ptr<Protocol> {
                   return make_card_and(answer_param(p, "alice"), answer_param(p, "bob"));
                 }});

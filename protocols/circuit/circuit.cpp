@@ -78,7 +78,7 @@ class CircuitProtocol final : public Protocol {
   }
   std::unique_ptr<Analyzer> make_analyzer() const override { return std::make_unique<CircuitAnalyzer>(s_); }
   Value random_input(PartyId id, std::string_view spec, Rng& rng) const override {
-    if (!spec.empty()) throw std::invalid_argument("--random-inputs: circuit takes no spec (uniform bits), got '" + std::string(spec) + "'");
+    (void)InputSpec::parse(spec, input_forms());
     const auto& groups = s_->groups[id];
     if (groups.empty()) return nullptr;
     Value a = Value::array();
@@ -145,6 +145,11 @@ Value CircuitProtocol::describe() const {
 }  // namespace
 
 const char* to_string(Variant v) { return v == Variant::two_garblers ? "v1" : "v3"; }
+
+const std::vector<InputForm>& input_forms() {
+  static const std::vector<InputForm> forms{{"uniform", {}}};
+  return forms;
+}
 
 std::unique_ptr<Protocol> make_protocol(std::shared_ptr<const Circuit> circuit, std::size_t n, const Options& o, std::size_t min_parties) {
   auto s = std::make_shared<Setup>();

@@ -43,4 +43,7 @@ struct Options {
 [[nodiscard]] std::unique_ptr<Protocol> make_protocol(std::shared_ptr<const Circuit> circuit, std::size_t parties, const Options& options,
                                                       std::size_t min_parties = 0);
 
+// The --random-inputs forms: uniform (every input bit a fair coin), the only one.
+[[nodiscard]] const std::vector<InputForm>& input_forms();
+
 }  // namespace shufflempc::circuit

@@ -67,6 +67,7 @@ void register_circuit(Registry& registry) {
        .max_parties = 256,
        .input_help = "the hex text of each input group the party owns (the group's big-endian integer, e.g. an AES key "
                      "\"000102030405060708090a0b0c0d0e0f\"), an array of them for several groups, null for none",
+       .random_inputs = circuit::input_forms(),
        .create = [](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {
          const std::string path = circuit_path(p.text("circuit"));
          auto c = std::make_shared<const circuit::Circuit>(circuit::load(path));

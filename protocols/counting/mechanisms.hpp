@@ -88,8 +88,7 @@ struct CentralLaplaceMechanism : BitInputs {
   [[nodiscard]] TrustModel trust_model() const { return TrustModel::central; }
 };
 
-inline constexpr const char* histogram_input_help =
-    "one element in [0, domain) per party; --random-inputs uniform:K (default K = domain/2), constant:E or normal:MEAN:SD";
+inline constexpr const char* histogram_input_help = "one element in [0, domain) per party (--random-inputs uniform[:K]: the first K, by default domain/2)";
 
 // Histograms over {0, ..., domain - 1}: one counting instance per element, parallel or inverted.
 struct HistogramMechanism {

@@ -38,6 +38,7 @@ void register_counting(Registry& registry) {
                 .params = {epsilon_param(1), delta_param(), noise_param()},
                 .min_parties = 1,
                 .input_help = bit_input_help,
+                .random_inputs = bit_forms(),
                 .create = [](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {
                   return make_one_round(CountingMechanism{.config = configure(pop.parties, p.real("epsilon"), p.real("delta"), rule_of(p), pop.guaranteed())});
                 }});
@@ -49,6 +50,7 @@ void register_counting(Registry& registry) {
                             .help = "parallel: bit [x == e] per element; inverted: bit [x != e], empty bins exactly 0",
                             .choices = {"parallel", "inverted"}}},
                 .input_help = histogram_input_help,
+                .random_inputs = element_forms(),
                 .create = [](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {
                   const auto variant = p.text("variant") == "parallel" ? HistogramVariant::parallel : HistogramVariant::inverted;
                   return make_one_round(HistogramMechanism{.config = configure(pop.parties, p.real("epsilon"), p.real("delta"), rule_of(p), pop.guaranteed()),
@@ -60,6 +62,7 @@ void register_counting(Registry& registry) {
                 .params = {epsilon_param(20),
                            {.name = "domain", .type = ParamType::integer, .default_value = "16", .help = "domain size d", .min = 2.0, .max = 65536.0}},
                 .input_help = histogram_input_help,
+                .random_inputs = element_forms(),
                 .create = [](const Params& p, const Population&) -> std::unique_ptr<Protocol> {
                   return make_one_round(HistogramCentralMechanism{.domain = static_cast<std::uint32_t>(p.integer("domain")), .epsilon = p.real("epsilon")});
                 }});
@@ -67,6 +70,7 @@ void register_counting(Registry& registry) {
                 .summary = "literature version (Balcer-Cheu, ITC 2020): x + Bernoulli(1-gamma) unit messages, all-zero data gives exactly 0",
                 .params = {epsilon_param(1), delta_param()},
                 .input_help = bit_input_help,
+                .random_inputs = bit_forms(),
                 .create = [](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {
                   return make_one_round(BalcerCheuMechanism(pop.guaranteed(), p.real("epsilon"), p.real("delta")));
                 }});
@@ -74,6 +78,7 @@ void register_counting(Registry& registry) {
                 .summary = "local-model baseline: each user sends its bit flipped with probability 1/(1+e^eps)",
                 .params = {epsilon_param(20)},
                 .input_help = bit_input_help,
+                .random_inputs = bit_forms(),
                 .create = [](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {
                   return make_one_round(RandomizedResponseMechanism(pop.parties, p.real("epsilon")));
                 }});
@@ -81,6 +86,7 @@ void register_counting(Registry& registry) {
                 .summary = "central-model baseline: a trusted analyzer adds exact discrete Laplace noise to the true count",
                 .params = {epsilon_param(20)},
                 .input_help = bit_input_help,
+                .random_inputs = bit_forms(),
                 .create = [](const Params& p, const Population&) -> std::unique_ptr<Protocol> {
                   return make_one_round(CentralLaplaceMechanism{.epsilon = p.real("epsilon")});
                 }});

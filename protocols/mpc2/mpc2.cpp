@@ -409,15 +409,12 @@ class Mpc2Protocol final : public Protocol {
   }
   std::unique_ptr<Analyzer> make_analyzer() const override { return std::make_unique<Mpc2Analyzer<F>>(s_); }
   Value random_input(PartyId id, std::string_view spec, Rng& rng) const override {
+    const auto range = InputSpec::parse(spec, input_forms());
     std::int64_t lo = 0, hi = 100;
-    if (!spec.empty()) {
-      const auto dots = spec.find("..");
-      const auto a = dots == std::string_view::npos ? std::nullopt : shufflempc::parse_integer(spec.substr(0, dots));
-      const auto b = dots == std::string_view::npos ? std::nullopt : shufflempc::parse_integer(spec.substr(dots + 2));
-      if (!a || !b || *a > *b)
-        throw std::invalid_argument("--random-inputs: mpc2 takes LO..HI (integers, LO <= HI), got '" + std::string(spec) + "'");
-      lo = *a;
-      hi = *b;
+    if (range.has(0)) {
+      constexpr std::int64_t limit = std::int64_t{1} << 62;
+      lo = range.integer(0, -limit, limit);
+      hi = range.integer(1, lo, limit);
     }
     const auto own = own_declarations(s_->fn, id);
     const auto draw = [&](const InputDecl& d) -> Value {
@@ -526,6 +523,11 @@ std::unique_ptr<Protocol> build(F field, Functionality fn, const Options& o, std
 }
 
 }  // namespace
+
+const std::vector<InputForm>& input_forms() {
+  static const std::vector<InputForm> forms{{"uniform", {"LO", "HI"}, 2}};
+  return forms;
+}
 
 std::unique_ptr<Protocol> make_protocol(Functionality fn, const Options& o, std::size_t min_parties) {
   const std::size_t n = fn.parties;

@@ -36,4 +36,8 @@ struct Options {
 // chaff, min-parties) on a bad combination.
 [[nodiscard]] std::unique_ptr<Protocol> make_protocol(Functionality fn, const Options& options, std::size_t min_parties = 0);
 
+// The --random-inputs forms: uniform[:LO:HI] (integers drawn from [LO, HI], default [0, 100]; LO..HI
+// is the same), bits fair coins.
+[[nodiscard]] const std::vector<InputForm>& input_forms();
+
 }  // namespace shufflempc::mpc2

@@ -54,7 +54,9 @@ void register_mpc2(Registry& registry) {
        .min_parties = 3,
        .max_parties = 256,
        .input_help = "the party's own inputs: a number for one scalar (x@*), an array for one vector, an object "
-                     "{\"name\": value} for several, null for none; --random-inputs LO..HI (default 0..100)",
+                     "{\"name\": value} for several, null for none (--random-inputs uniform:LO:HI or LO..HI: integers drawn from [LO, HI], "
+                     "default 0..100)",
+       .random_inputs = mpc2::input_forms(),
        .create = [](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {
          const auto length = static_cast<std::size_t>(p.integer("length"));
          auto fn = mpc2::parse(program_text(p.text("function"), pop.parties, length, p.real("epsilon")), pop.parties);

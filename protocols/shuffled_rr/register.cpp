@@ -33,6 +33,7 @@ void register_shuffled_rr(Registry& registry) {
                 .params = common_params(),
                 .min_parties = 2,
                 .input_help = bit_input_help,
+                .random_inputs = bit_forms(),
                 .create = [](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {
                   return make_one_round(shuffled_rr::AmplifiedCountingMechanism{config_of(p, pop, 2)});
                 }});
@@ -42,7 +43,8 @@ void register_shuffled_rr(Registry& registry) {
                 .summary = "k-ary randomized response amplified by shuffling (FMT 2021 or the privacy blanket): one message per user",
                 .params = params,
                 .min_parties = 2,
-                .input_help = "one element in [0, domain) per party; --random-inputs uniform:K (default K = domain/2), constant:E or normal:MEAN:SD",
+                .input_help = "one element in [0, domain) per party (--random-inputs uniform[:K]: the first K, by default domain/2)",
+                .random_inputs = element_forms(),
                 .create = [](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {
                   return make_one_round(shuffled_rr::AmplifiedHistogramMechanism{config_of(p, pop, static_cast<std::uint32_t>(p.integer("domain")))});
                 }});

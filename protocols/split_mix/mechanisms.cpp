@@ -44,13 +44,17 @@ BigInt SumMechanism::input_bound() const { return config.modulus_given ? config.
 
 BigInt SumMechanism::parse_input(PartyId id, const Value& v) const { return parse_element(id, v, input_bound()); }
 
-BigInt SumMechanism::random_input(std::string_view spec, Rng& rng) const {
-  const std::string s(spec);
+const std::vector<InputForm>& sum_input_forms() {
+  static const std::vector<InputForm> forms{{"uniform", {}}, {"max", {}}, {"constant", {"V"}}};
+  return forms;
+}
+
+BigInt SumMechanism::random_input(std::string_view text, Rng& rng) const {
+  const auto spec = InputSpec::parse(text, sum_input_forms());
   const BigInt bound = input_bound();
-  if (s.empty() || s == "uniform") return ZqBig(bound).uniform(rng);
-  if (s == "max") return bound - 1;
-  if (s.rfind("constant:", 0) == 0) return parse_element(0, Value(s.substr(9)), bound);
-  throw std::invalid_argument("--random-inputs '" + s + "' is not understood: use uniform, max or constant:V");
+  if (spec.is("max")) return bound - 1;
+  if (spec.is("constant")) return spec.big_integer(0, 0, bound - 1);
+  return ZqBig(bound).uniform(rng);
 }
 
 void SumMechanism::encode(const BigInt& x, Rng& rng, MessageBatch& out) const {

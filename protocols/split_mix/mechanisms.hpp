@@ -13,6 +13,9 @@
 
 namespace shufflempc::split_mix {
 
+// The --random-inputs forms of split-mix-sum: uniform, max or constant:V.
+[[nodiscard]] const std::vector<InputForm>& sum_input_forms();
+
 struct SumMechanism {
   using Input = BigInt;
   using Output = BigInt;

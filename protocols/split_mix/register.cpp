@@ -42,7 +42,8 @@ void register_split_mix(Registry& registry) {
                             .min = 0.0, .max = 8192.0},
                            messages_param(), leakage_param()},
                 .min_parties = 3,
-                .input_help = "an integer in [0, 2^input-bits) per party (JSON number or decimal string); --random-inputs uniform, max or constant:V",
+                .input_help = "an integer in [0, 2^input-bits) per party (JSON number or decimal string)",
+                .random_inputs = sum_input_forms(),
                 .create = [](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {
                   return make_one_round(SumMechanism{configure_sum(
                       pop.parties, static_cast<double>(p.integer("sigma")), static_cast<std::size_t>(p.integer("input-bits")),
@@ -57,7 +58,8 @@ void register_split_mix(Registry& registry) {
                               .min = 0.01, .max = 10.0},
                              {.name = "precision", .type = ParamType::integer, .default_value = "0",
                               .help = "fixed-point precision p; 0: ceil(sqrt(n)), as split-mix-dp-sum", .min = 0.0, .max = 1e6}},
-                  .input_help = "a real number in [0, 1] per party; --random-inputs uniform, constant:X or normal:MEAN:SD",
+                  .input_help = "a real number in [0, 1] per party",
+                  .random_inputs = unit_real_forms(),
                   .create = [local](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {
                     auto precision = static_cast<std::uint64_t>(p.integer("precision"));
                     if (precision == 0) precision = static_cast<std::uint64_t>(std::ceil(std::sqrt(static_cast<double>(pop.parties))));
@@ -72,7 +74,8 @@ void register_split_mix(Registry& registry) {
                             .help = "fixed-point precision p; 0: ceil(sqrt(n))", .min = 0.0, .max = 1e6},
                            messages_param(), leakage_param()},
                 .min_parties = 3,
-                .input_help = "a real number in [0, 1] per party; --random-inputs uniform, constant:X or normal:MEAN:SD",
+                .input_help = "a real number in [0, 1] per party",
+                .random_inputs = unit_real_forms(),
                 .create = [](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {
                   return make_one_round(DpSumMechanism{configure_dp_sum(
                       pop.parties, p.real("epsilon"), static_cast<double>(p.integer("sigma")), static_cast<std::uint64_t>(p.integer("precision")),

@@ -8,8 +8,8 @@ namespace shufflempc::protocols {
 namespace {
 
 constexpr const char* input_help =
-    "[bucket, bit] per party, bucket in [0, buckets); --random-inputs uniform (default), uniform:P (bit 1 with probability P), "
-    "constant:B (every bit B), buckets:K or buckets:K:P (the first K buckets)";
+    "[bucket, bit] per party, bucket in [0, buckets) (--random-inputs: uniform:P draws bit 1 with probability P, constant:B "
+    "makes every bit B, buckets:K uses the first K buckets)";
 
 ParamSpec buckets_param() {
   return {.name = "buckets", .type = ParamType::integer, .default_value = "0", .help = "the number of buckets B (0: one per party)",
@@ -40,6 +40,7 @@ void register_xor_sum(Registry& registry) {
                             .max = 64.0}},
                 .min_parties = 1,
                 .input_help = input_help,
+                .random_inputs = xor_sum::item_forms(),
                 .create = [](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {
                   return make_one_round(xor_sum::ExactMechanism{.buckets = buckets_of(p, pop), .shares = static_cast<std::uint32_t>(p.integer("shares"))});
                 }});
@@ -50,6 +51,7 @@ void register_xor_sum(Registry& registry) {
                             .min = 0.0, .max = 0.5, .max_exclusive = true}},
                 .min_parties = 1,
                 .input_help = input_help,
+                .random_inputs = xor_sum::item_forms(),
                 .create = [](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {
                   xor_sum::RrMechanism m{.buckets = buckets_of(p, pop)};
                   if (p.real("flip") > 0) {
@@ -67,6 +69,7 @@ void register_xor_sum(Registry& registry) {
                             .help = "the probability r of a noise id per party (0: from alpha)", .min = 0.0, .max = 1.0}},
                 .min_parties = 1,
                 .input_help = input_help,
+                .random_inputs = xor_sum::item_forms(),
                 .create = [](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {
                   xor_sum::NoiseIdsMechanism m{.buckets = buckets_of(p, pop), .parties = pop.guaranteed()};
                   if (p.real("noise-rate") > 0) {

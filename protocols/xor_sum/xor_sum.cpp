@@ -51,13 +51,6 @@ Parities tally_parities(const MessageBatch& b, std::uint32_t buckets, const char
   return parity;
 }
 
-// The bit probability P of an input spec.
-double probability(std::string_view text, std::string_view spec) {
-  const auto v = parse_real(text);
-  if (!v || !(*v >= 0 && *v <= 1)) throw std::invalid_argument(fmt::format("--random-inputs {}: the bit probability must be in [0, 1]", spec));
-  return *v;
-}
-
 }  // namespace
 
 Item parse_item(PartyId id, const Value& v, std::uint32_t buckets) {
@@ -81,24 +74,17 @@ Value item_value(const Item& x) { return Value::array({x.bucket, x.bit ? 1 : 0})
 
 Item ItemSampler::operator()(Rng& rng) const { return {rng.uniform32(buckets), bernoulli(rng, p)}; }
 
-ItemSampler item_sampler(std::string_view spec, std::uint32_t buckets) {
-  const auto bad = [&] {
-    return std::invalid_argument(fmt::format(
-        "--random-inputs '{}' is not an XOR-sum input spec: use uniform, uniform:P, constant:B, buckets:K or buckets:K:P (K in [1, {}], P in [0, 1])", spec,
-        buckets));
-  };
-  if (spec.empty() || spec == "uniform") return {buckets, 0.5};
-  if (spec == "constant:0" || spec == "constant:1") return {buckets, spec.back() == '1' ? 1.0 : 0.0};
-  if (spec.starts_with("uniform:")) return {buckets, probability(spec.substr(8), spec)};
-  if (spec.starts_with("buckets:")) {
-    const std::string_view rest = spec.substr(8);
-    const std::size_t colon = rest.find(':');
-    const auto k = parse_unsigned(rest.substr(0, colon), buckets);
-    if (!k || *k < 1) throw bad();
-    const double p = colon == std::string_view::npos ? 0.5 : probability(rest.substr(colon + 1), spec);
-    return {static_cast<std::uint32_t>(*k), p};
-  }
-  throw bad();
+const std::vector<InputForm>& item_forms() {
+  static const std::vector<InputForm> forms{{"uniform", {"P"}, 1}, {"constant", {"B"}}, {"buckets", {"K", "P"}, 1}};
+  return forms;
+}
+
+ItemSampler item_sampler(std::string_view text, std::uint32_t buckets) {
+  const auto spec = InputSpec::parse(text, item_forms());
+  if (spec.is("constant")) return {buckets, spec.bit(0) ? 1.0 : 0.0};
+  if (spec.is("buckets"))
+    return {static_cast<std::uint32_t>(spec.integer(0, 1, buckets)), spec.has(1) ? spec.real(1, 0, 1) : 0.5};
+  return {buckets, spec.has(0) ? spec.real(0, 0, 1) : 0.5};
 }
 
 std::int64_t exact_xor_sum(std::span<const Item> xs, std::uint32_t buckets) {

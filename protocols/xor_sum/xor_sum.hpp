@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "shufflempc/input_spec.hpp"
 #include "shufflempc/mechanism.hpp"
 
 namespace shufflempc::xor_sum {
@@ -42,8 +43,10 @@ inline constexpr std::uint32_t no_bucket = 0xffffffffu;  // P2's empty slot
 // {"bucket": j, "bit": b} or [j, b]; std::invalid_argument naming the party and the range.
 [[nodiscard]] Item parse_item(PartyId id, const Value& v, std::uint32_t buckets);
 [[nodiscard]] Value item_value(const Item& x);
-// Simulated inputs: "" or "uniform" (bucket uniform, bit fair), "uniform:P" (bit 1 with
-// probability P), "constant:B" (every bit B, buckets uniform), "buckets:K" or "buckets:K:P" (the first K buckets only).
+// Simulated inputs (--random-inputs forms, shufflempc/input_spec.hpp): uniform[:P] (bucket uniform,
+// bit 1 with probability P, default 1/2), constant:B (every bit B, buckets uniform), buckets:K[:P]
+// (the first K buckets only).
+[[nodiscard]] const std::vector<InputForm>& item_forms();
 struct ItemSampler {
   std::uint32_t buckets = 1;
   double p = 0.5;

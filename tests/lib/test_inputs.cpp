@@ -52,8 +52,8 @@ TEST_CASE("inputs: bit specifications draw with their probability and refuse wha
   const auto s = bit_sampler("bernoulli:0.25");
   for (int i = 0; i < 20000; ++i) ones += s(rng) ? 1 : 0;
   CHECK(std::abs(ones - 5000) < 6.5 * 61.24);
-  CHECK_THROWS_WITH_AS((void)bit_sampler("bernoulli:1.5"), doctest::Contains("P in [0, 1]"), std::invalid_argument);
-  CHECK_THROWS_WITH_AS((void)bit_sampler("coin"), doctest::Contains("bernoulli:P or constant:B"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)bit_sampler("bernoulli:1.5"), doctest::Contains("P must be a number in [0, 1]"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)bit_sampler("coin"), doctest::Contains("use bernoulli[:P] or constant:B"), std::invalid_argument);
 }
 
 TEST_CASE("inputs: elements and reals in their range whatever the spec, bad specs named") {

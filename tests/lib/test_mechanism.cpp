@@ -206,6 +206,6 @@ TEST_CASE("Protocol::trial: one execution without a driver, reproducible, its er
   CHECK(*h->error == doctest::Approx(std::sqrt(sq / 4)));
   CHECK(*h->max_error == doctest::Approx(worst));
   // A bad input spec is refused with the accepted forms named; multi-round protocols have no trial.
-  CHECK_THROWS_WITH_AS((void)counting->trial(10, "gaussian", a), doctest::Contains("bernoulli:P"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)counting->trial(10, "gaussian", a), doctest::Contains("bernoulli[:P]"), std::invalid_argument);
   CHECK_FALSE(registry.create("mpc2", {}, 3)->trial(3, "", a).has_value());
 }

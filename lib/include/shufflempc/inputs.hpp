@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "shufflempc/algebra.hpp"
+#include "shufflempc/input_spec.hpp"
 #include "shufflempc/random.hpp"
 #include "shufflempc/runtime.hpp"
 
@@ -29,8 +30,15 @@ namespace shufflempc {
 // "input of party <id>", the name parse_bit and the protocols give a party.
 [[nodiscard]] std::string party_name(PartyId id);
 
-// A random bit from a --random-inputs specification: "" or "bernoulli" (P = 1/2), "bernoulli:P",
-// "constant:0", "constant:1".
+// The shared --random-inputs forms (shufflempc/input_spec.hpp) and the samplers that read them.
+// Bits: bernoulli[:P] (P = 1/2 by default) or constant:B.
+[[nodiscard]] const std::vector<InputForm>& bit_forms();
+// Reals in [0, 1]: uniform, constant:X or normal:MEAN:SD (clipped to [0, 1]).
+[[nodiscard]] const std::vector<InputForm>& unit_real_forms();
+// Elements of {0, ..., domain - 1}: uniform[:K] (the first K; by default the first half of the
+// domain, so that some bins are empty), constant:E or normal:MEAN:SD (rounded and clipped).
+[[nodiscard]] const std::vector<InputForm>& element_forms();
+
 [[nodiscard]] bool random_bit(std::string_view spec, Rng& rng);
 // The same distribution with the spec parsed once: a study draws millions of inputs.
 struct BitSampler {
@@ -38,19 +46,12 @@ struct BitSampler {
   [[nodiscard]] bool operator()(Rng& rng) const;
 };
 [[nodiscard]] BitSampler bit_sampler(std::string_view spec);
-
-// Simulated inputs (studies, --random-inputs; never secrets). Reals in [0, 1]: "" or "uniform",
-// "constant:X", "normal:MEAN:SD" (clipped to [0, 1]). Elements of {0, ..., domain - 1}: ""
-// (uniform over the first half of the domain, so that some bins are empty), "uniform:K" (the
-// first K), "constant:E", "normal:MEAN:SD" (rounded and clipped). std::invalid_argument names the
-// accepted forms.
 [[nodiscard]] double random_unit_real(std::string_view spec, Rng& rng);
 // An element of {0, ..., domain - 1} (std::invalid_argument naming the party), and the histogram
 // of a list of them.
 [[nodiscard]] std::uint32_t parse_element(PartyId id, const Value& v, std::uint32_t domain);
 [[nodiscard]] std::vector<std::int64_t> element_counts(std::span<const std::uint32_t> xs, std::uint32_t domain);
 [[nodiscard]] std::uint32_t random_element(std::string_view spec, std::uint32_t domain, Rng& rng);
-inline constexpr const char* bit_input_help =
-    "one bit per party (0 or 1); --random-inputs bernoulli:P (default bernoulli:0.5) or constant:B";
+inline constexpr const char* bit_input_help = "one bit per party (0 or 1)";
 
 }  // namespace shufflempc

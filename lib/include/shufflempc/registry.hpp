@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "shufflempc/input_spec.hpp"
 #include "shufflempc/params.hpp"
 #include "shufflempc/runtime.hpp"
 
@@ -28,7 +29,10 @@ struct ProtocolInfo {
   std::vector<ParamSpec> params;
   std::size_t min_parties = 1;
   std::size_t max_parties = 100'000'000;
-  std::string input_help;  // what one party's input looks like, and the --random-inputs specs
+  std::string input_help;  // what one party's input looks like (--inputs)
+  // The forms of its --random-inputs (shufflempc/input_spec.hpp), the first one the default; the
+  // same list the protocol's random_input parses with. Empty: the protocol takes no input.
+  std::vector<InputForm> random_inputs;
   // Builds a configured protocol; throws std::invalid_argument on a bad combination.
   std::function<std::unique_ptr<Protocol>(const Params&, const Population&)> create;
 };
