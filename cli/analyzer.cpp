@@ -32,7 +32,7 @@ void add_analyzer_command(CLI::App& app, const Registry& registry, Action& actio
     action = [o, &registry] {
       const auto& [key, client] = *o;
       const auto config = net::SessionConfig::load(client.config_path);
-      auto protocol = registry.create(config.protocol, config.params, config.parties, config.min_parties);
+      auto protocol = session_protocol(config, registry);
       const auto [host, port] = connect_address(config, client.connect);
       auto rng = make_rng(client.seed);
       std::vector<net::Identity> identities;

@@ -92,6 +92,7 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
   base.protocol = info.name;
   base.params = args.params;
   base.min_parties = min_parties;
+  bind_files(base, registry);
   const InterruptGuard guard;  // an interrupted run stops every process; the launcher removes the keys
   const net::LaunchResult run = net::LocalLauncher(std::move(base), *protocol, n, std::move(options)).run(inputs);
   for (const auto& what : run.lost) std::cerr << "shufflempc local: warning: " << what << "; its parties count as dropped\n";

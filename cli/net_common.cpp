@@ -31,6 +31,28 @@ std::pair<PartyId, PartyId> parse_ids(const std::string& text, std::size_t parti
                               "], got '" + text + "'");
 }
 
+void bind_files(net::SessionConfig& config, const Registry& registry) {
+  config.file_digests.clear();
+  for (const auto& [param, path] : files_read(registry.get(config.protocol), config.params))
+    config.file_digests[param] = file_digest(path, "--" + param);
+}
+
+std::unique_ptr<Protocol> session_protocol(const net::SessionConfig& config, const Registry& registry) {
+  const auto files = files_read(registry.get(config.protocol), config.params);
+  for (const auto& [param, path] : files) {
+    const auto bound = config.file_digests.find(param);
+    if (bound == config.file_digests.end())
+      throw std::invalid_argument("session config: parameter '" + param + "' reads " + path +
+                                  " but the config binds no content for it (write the config with shufflempc session)");
+    if (file_digest(path, "--" + param) != bound->second)
+      throw std::invalid_argument("session config: parameter '" + param + "' reads " + path +
+                                  ", whose content here differs from the one the session was made with: every host must hold the same file");
+  }
+  for (const auto& [param, digest] : config.file_digests)
+    if (!files.count(param)) throw std::invalid_argument("session config: file_digests." + param + " binds a file no parameter reads");
+  return registry.create(config.protocol, config.params, config.parties, config.min_parties);
+}
+
 Value read_json_file(const std::string& path, const std::string& what) {
   Value v = Value::parse(read_text_file(path, what), nullptr, false);
   if (v.is_discarded()) throw std::invalid_argument(what + " " + path + " is not JSON");

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -12,6 +13,7 @@
 #include "commands.hpp"
 #include "shufflempc/net/keys.hpp"
 #include "shufflempc/net/tcp.hpp"
+#include "shufflempc/registry.hpp"
 #include "shufflempc/runtime.hpp"
 
 namespace shufflempc::cli {
@@ -29,6 +31,13 @@ void add_local_command(CLI::App& app, const Registry& registry, Action& action);
 // "3" or "0-99" -> [first, last], within [0, parties).
 [[nodiscard]] std::pair<PartyId, PartyId> parse_ids(const std::string& text, std::size_t parties);
 [[nodiscard]] Value read_json_file(const std::string& path, const std::string& what);
+
+// Records in `config` the BLAKE2b-256 of every file its protocol's parameters read (an mpc2 @FILE
+// program, a circuit; shufflempc/registry.hpp files_read), for `session` and `local`.
+void bind_files(net::SessionConfig& config, const Registry& registry);
+// The session's protocol, created after checking that every file it reads on this host has the
+// content the config binds: std::invalid_argument naming the parameter and the file otherwise.
+[[nodiscard]] std::unique_ptr<Protocol> session_protocol(const net::SessionConfig& config, const Registry& registry);
 
 // Options shared by the party and analyzer processes.
 struct ClientArgs {

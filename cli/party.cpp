@@ -36,7 +36,7 @@ void add_party_command(CLI::App& app, const Registry& registry, Action& action) 
     action = [o, &registry] {
       const auto& [ids, key, key_dir, input, inputs_file, dropouts, client] = *o;
       const auto config = net::SessionConfig::load(client.config_path);
-      auto protocol = registry.create(config.protocol, config.params, config.parties, config.min_parties);
+      auto protocol = session_protocol(config, registry);
       const auto [first, last] = parse_ids(ids, config.parties);
       if (key.empty() == key_dir.empty()) throw std::invalid_argument("give exactly one of --key (one party) and --key-dir");
       if (!key.empty() && first != last) throw std::invalid_argument("--key is for one party; use --key-dir for a range");

@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "net_common.hpp"
 #include "shufflempc/files.hpp"
 #include "shufflempc/net/keys.hpp"
 
@@ -79,6 +80,7 @@ void add_session_command(CLI::App& app, const Registry& registry, Action& action
       c.shuffler_address = o->address;
       // The protocol, its parameters and the party counts must make a valid protocol.
       (void)registry.create(c.protocol, c.params, c.parties, c.min_parties);
+      bind_files(c, registry);  // the content of every file a parameter names, so all hosts run the same
       c = net::SessionConfig::from_json(c.to_json());  // the same checks every process will make
       c.save(o->out);
       std::cout << fmt::format("session {} of {} with {} parties written to {}\n", to_hex(c.session), c.protocol, c.parties, o->out);

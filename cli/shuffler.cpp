@@ -38,7 +38,7 @@ void add_shuffler_command(CLI::App& app, const Registry& registry, Action& actio
       std::vector<net::ShufflerSessionSpec> sessions;
       for (const auto& path : configs) {
         auto config = net::SessionConfig::load(path);
-        auto protocol = registry.create(config.protocol, config.params, config.parties, config.min_parties);
+        auto protocol = session_protocol(config, registry);
         sessions.push_back({config, net::wire_rounds(*protocol)});
       }
       // One descriptor per client connection. A process hosting many parties shares its links, so

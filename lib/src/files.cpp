@@ -1,9 +1,15 @@
 #include "shufflempc/files.hpp"
 
+#include <sodium.h>
+
+#include "shufflempc/hex.hpp"
+#include "shufflempc/random.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -67,6 +73,14 @@ void check_private_file(const std::string& path, std::string_view what) {
     std::snprintf(mode, sizeof mode, "%03o", static_cast<unsigned>(st.st_mode & 0777));
     throw std::invalid_argument(describe(what, path) + " is accessible to others (mode " + mode + "): chmod 600 it");
   }
+}
+
+std::string file_digest(const std::string& path, std::string_view what) {
+  const std::string bytes = read_text_file(path, what);
+  ensure_sodium();
+  std::array<std::uint8_t, crypto_generichash_BYTES> d{};
+  crypto_generichash(d.data(), d.size(), reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), nullptr, 0);
+  return to_hex(d);
 }
 
 }  // namespace shufflempc

@@ -37,4 +37,14 @@ std::unique_ptr<Protocol> Registry::create(const std::string& name, const std::m
   return info.create(Params::parse(info.params, params), Population{parties, min_parties});
 }
 
+std::map<std::string, std::string> files_read(const ProtocolInfo& info, const std::map<std::string, std::string>& params) {
+  std::map<std::string, std::string> files;
+  for (const auto& p : info.params) {
+    if (!p.reads_file) continue;
+    const auto given = params.find(p.name);
+    if (auto path = p.reads_file(given != params.end() ? given->second : p.default_value)) files[p.name] = std::move(*path);
+  }
+  return files;
+}
+
 }  // namespace shufflempc

@@ -79,6 +79,15 @@ SessionConfig SessionConfig::from_json(const Value& j) {
     if (!j["params"].is_object()) throw std::invalid_argument("session config: 'params' must be an object");
     for (const auto& [k, v] : j["params"].items()) c.params[k] = v.is_string() ? v.get<std::string>() : v.dump();
   }
+  if (j.contains("file_digests")) {
+    if (!j["file_digests"].is_object()) throw std::invalid_argument("session config: 'file_digests' must be an object");
+    for (const auto& [k, v] : j["file_digests"].items()) {
+      std::array<std::uint8_t, 32> d{};
+      if (!v.is_string()) throw std::invalid_argument("session config: file_digests." + k + " must be a string");
+      from_hex(v.get<std::string>(), d, "session config: file_digests." + k);
+      c.file_digests[k] = v.get<std::string>();
+    }
+  }
   c.parties = count("parties", 1, 100'000'000);
   if (j.contains("min_parties")) c.min_parties = count("min_parties", 0, c.parties);
   if (j.contains("deadline_ms")) c.deadline = std::chrono::milliseconds(count("deadline_ms", 1, 86'400'000));
@@ -109,6 +118,7 @@ Value SessionConfig::to_json() const {
   return {{"session", to_hex(session)},
           {"protocol", protocol},
           {"params", params},
+          {"file_digests", file_digests},
           {"parties", parties},
           {"min_parties", min_parties},
           {"deadline_ms", static_cast<std::uint64_t>(deadline.count())},

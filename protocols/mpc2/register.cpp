@@ -22,6 +22,21 @@ std::string program_text(const std::string& function, std::size_t parties, std::
   return mpc2::builtin_program(function, parties, length, epsilon);
 }
 
+// The functionality of --function. The errors about an @FILE program keep the position but never
+// repeat the file's text: a session config names the file, and it may name any file on a host.
+mpc2::Functionality functionality(const std::string& function, std::size_t parties, std::size_t length, double epsilon) {
+  const std::string text = program_text(function, parties, length, epsilon);
+  if (!function.starts_with("@")) return mpc2::parse(text, parties);
+  try {
+    return mpc2::parse(text, parties);
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    const std::size_t colon = what.starts_with("line ") ? what.find(": ") : std::string::npos;
+    throw std::invalid_argument("--function " + function + (colon == std::string::npos ? "" : ", " + what.substr(0, colon)) +
+                                ": not a valid program (an @FILE's text is not repeated in errors; pass it inline to see the details)");
+  }
+}
+
 }  // namespace
 
 void register_mpc2(Registry& registry) {
@@ -30,7 +45,8 @@ void register_mpc2(Registry& registry) {
        .summary = "any degree-2 functionality (sums, inner products, variance, ANDs, DP sums) in two shuffle rounds: "
                   "BGW with t < n/2 over one-round secret messages",
        .params = {{.name = "function", .type = ParamType::text, .default_value = "sum",
-                   .help = "a built-in: " + builtin_list() + "; or a program such as 'input x@*; output s = sum(x)', or @FILE"},
+                   .help = "a built-in: " + builtin_list() + "; or a program such as 'input x@*; output s = sum(x)', or @FILE",
+                   .reads_file = [](const std::string& v) { return v.starts_with("@") ? std::optional(v.substr(1)) : std::nullopt; }},
                   {.name = "length", .type = ParamType::integer, .default_value = "8", .help = "vector length of inner-product",
                    .min = 1.0, .max = 10'000'000.0},
                   {.name = "epsilon", .type = ParamType::real, .default_value = "1", .help = "dp-sum's privacy parameter",
@@ -59,7 +75,7 @@ void register_mpc2(Registry& registry) {
        .random_inputs = mpc2::input_forms(),
        .create = [](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {
          const auto length = static_cast<std::size_t>(p.integer("length"));
-         auto fn = mpc2::parse(program_text(p.text("function"), pop.parties, length, p.real("epsilon")), pop.parties);
+         auto fn = functionality(p.text("function"), pop.parties, length, p.real("epsilon"));
          mpc2::Options o;
          o.prime = p.text("prime");
          o.threshold = static_cast<std::size_t>(p.integer("threshold"));

@@ -1,17 +1,21 @@
 // `shufflempc session`: a session config from public keys and an address, then the multi-host
 // workflow with it (keygen on every "host", session, shuffler, analyzer and a party process).
 #include <fstream>
+#include <memory>
 
 #include "net/harness.hpp"
+#include "shufflempc/files.hpp"
 #include "shufflempc/registry.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace shufflempc;
 using namespace shufflempc::test;
 
-TEST_CASE("shufflempc session writes the config every process of a multi-host run reads") {
-  const test::TempDir tmp("shufflempc-sessiontest");
-  const std::string& dir = tmp.path();
+namespace {
+
+// What every host does first: keygen for the shuffler, the analyzer and three parties (the
+// parties' public keys listed in party-keys.txt). Returns the shuffler's public key.
+std::string make_keys(const std::string& dir) {
   const auto keygen = [&](const std::string& name) {
     Process p({SHUFFLEMPC_CLI, "keygen", "--out", dir + "/" + name}, dir + "/keygen.err");
     const std::string pub = p.read_line();
@@ -20,10 +24,17 @@ TEST_CASE("shufflempc session writes the config every process of a multi-host ru
   };
   const std::string shuffler_pub = keygen("shuffler.key");
   (void)keygen("analyzer.key");
-  {
-    std::ofstream keys(dir + "/party-keys.txt");
-    for (int i = 0; i < 3; ++i) keys << keygen("party-" + std::to_string(i) + ".key") << '\n';
-  }
+  std::ofstream keys(dir + "/party-keys.txt");
+  for (int i = 0; i < 3; ++i) keys << keygen("party-" + std::to_string(i) + ".key") << '\n';
+  return shuffler_pub;
+}
+
+}  // namespace
+
+TEST_CASE("shufflempc session writes the config every process of a multi-host run reads") {
+  const test::TempDir tmp("shufflempc-sessiontest");
+  const std::string& dir = tmp.path();
+  const std::string shuffler_pub = make_keys(dir);
   Process session({SHUFFLEMPC_CLI, "session", "--protocol", "central-laplace", "--param", "epsilon=2", "--shuffler-key", shuffler_pub,
                    "--analyzer-key", dir + "/analyzer.key", "--party-keys", dir + "/party-keys.txt", "--out", dir + "/session.json"},
                   dir + "/session.err");
@@ -66,4 +77,86 @@ TEST_CASE("shufflempc session writes the config every process of a multi-host ru
               dir + "/bad.err");
   CHECK(bad.wait() == 2);
   CHECK(slurp(dir + "/bad.err").find("parameter 'epsilon' = 0 is out of range") != std::string::npos);
+}
+
+TEST_CASE("a session config binds the content of the files its parameters read, and a host with another file is refused") {
+  const test::TempDir tmp("shufflempc-sessionfiles");
+  const std::string& dir = tmp.path();
+  const std::string shuffler_pub = make_keys(dir);
+  const std::string program = dir + "/prog.f";
+  const auto write_program = [&](const std::string& text) {
+    std::ofstream out(program, std::ios::trunc);
+    out << text;
+  };
+  write_program("input x@*;\noutput s = sum(x);\n");
+  Process session({SHUFFLEMPC_CLI, "session", "--protocol", "mpc2", "--param", "function=@" + program, "--shuffler-key", shuffler_pub,
+                   "--analyzer-key", dir + "/analyzer.key", "--party-keys", dir + "/party-keys.txt", "--out", dir + "/session.json"},
+                  dir + "/session.err");
+  REQUIRE_MESSAGE(session.wait() == 0, slurp(dir + "/session.err"));
+  const auto config = net::SessionConfig::load(dir + "/session.json");
+  REQUIRE(config.file_digests.count("function") == 1);
+  CHECK(config.file_digests.at("function") == file_digest(program, "program"));
+
+  const auto start = [&](const std::string& config_path, const std::string& log) {
+    return std::make_unique<Process>(
+        std::vector<std::string>{SHUFFLEMPC_CLI, "shuffler", "--config", config_path, "--key", dir + "/shuffler.key", "--listen", "127.0.0.1:0"},
+        dir + "/" + log);
+  };
+  {
+    auto same = start(dir + "/session.json", "same.log");  // the file the config binds: the shuffler serves
+    CHECK(same->read_line().rfind("listening on 127.0.0.1:", 0) == 0);
+  }
+
+  // One host's prog.f differs (the same digest would otherwise let it compute another function).
+  write_program("input x@*;\noutput s = sum(x) + 1;\n");
+  auto other = start(dir + "/session.json", "other.log");
+  CHECK(other->wait() == 2);
+  const std::string refused = slurp(dir + "/other.log");
+  CHECK(refused.find("parameter 'function' reads " + program + ", whose content here differs") != std::string::npos);
+  Process party({SHUFFLEMPC_CLI, "party", "--config", dir + "/session.json", "--id", "0", "--key", dir + "/party-0.key", "--input", "1",
+                 "--connect", "127.0.0.1:1"},
+                dir + "/party.log");
+  CHECK(party.wait() == 2);
+  CHECK(slurp(dir + "/party.log").find("whose content here differs") != std::string::npos);
+
+  // A config that binds nothing for a file-reading parameter, or binds a file no parameter reads.
+  write_program("input x@*;\noutput s = sum(x);\n");
+  Value j = config.to_json();
+  j.erase("file_digests");
+  {
+    std::ofstream out(dir + "/unbound.json");
+    out << j.dump();
+  }
+  auto unbound = start(dir + "/unbound.json", "unbound.log");
+  CHECK(unbound->wait() == 2);
+  CHECK(slurp(dir + "/unbound.log").find("binds no content for it") != std::string::npos);
+  j["file_digests"] = {{"function", config.file_digests.at("function")}, {"prime", config.file_digests.at("function")}};
+  {
+    std::ofstream out(dir + "/extra.json");
+    out << j.dump();
+  }
+  auto extra = start(dir + "/extra.json", "extra.log");
+  CHECK(extra->wait() == 2);
+  CHECK(slurp(dir + "/extra.log").find("file_digests.prime binds a file no parameter reads") != std::string::npos);
+}
+
+TEST_CASE("an @FILE program that does not parse is refused with its position, never its text") {
+  const test::TempDir tmp("shufflempc-atfile");
+  const std::string path = tmp.path() + "/secret.txt";
+  {
+    std::ofstream out(path);
+    out << "input x@*;\noutput s = sum(x) + SECRETWORD;\n";
+  }
+  const Registry registry = builtin_registry();
+  try {
+    (void)registry.create("mpc2", {{"function", "@" + path}}, 3);
+    FAIL("accepted an invalid program");
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    CHECK(what.find("--function @" + path + ", line 2") != std::string::npos);
+    CHECK(what.find("SECRETWORD") == std::string::npos);
+  }
+  // Inline, the same program's error names the identifier.
+  CHECK_THROWS_WITH_AS((void)registry.create("mpc2", {{"function", "input x@*; output s = sum(x) + SECRETWORD"}}, 3),
+                       doctest::Contains("SECRETWORD"), std::invalid_argument);
 }

@@ -13,6 +13,9 @@ namespace shufflempc {
 // is not a regular file, or holds more than `max_bytes`.
 [[nodiscard]] std::string read_text_file(const std::string& path, std::string_view what, std::size_t max_bytes = std::size_t{1} << 30);
 
+// BLAKE2b-256 of the file's bytes as hex (read as read_text_file reads, with its errors).
+[[nodiscard]] std::string file_digest(const std::string& path, std::string_view what);
+
 // Writes `text` to a new file with mode 0600: refuses (std::invalid_argument naming `what`) if
 // `path` exists already or is a symbolic link, so a secret is never written over another file.
 void write_private_file(const std::string& path, std::string_view text, std::string_view what);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <span>
@@ -25,6 +26,10 @@ struct ParamSpec {
   bool min_exclusive = false;
   bool max_exclusive = false;
   std::vector<std::string> choices;  // for ParamType::choice
+  // For a parameter whose value may name content read from this host's disk (a program file, a
+  // circuit): the path a value reads, nullopt when the value carries everything itself. A session
+  // config binds that content's hash, so that every host runs the same program.
+  std::function<std::optional<std::string>(const std::string& value)> reads_file;
 
   // "(0, 1]", "[1, 4096]", "one of: a, b", "true or false", "text"
   [[nodiscard]] std::string range_text() const;

@@ -53,6 +53,10 @@ class Registry {
   std::vector<ProtocolInfo> protocols_;
 };
 
+// The files the given parameters (and the defaults of those not given) read, by parameter name:
+// what ParamSpec::reads_file says of each value.
+[[nodiscard]] std::map<std::string, std::string> files_read(const ProtocolInfo& info, const std::map<std::string, std::string>& params);
+
 // Every protocol that ships with shufflempc (defined in the generated protocols/builtin.cpp).
 [[nodiscard]] Registry builtin_registry();
 

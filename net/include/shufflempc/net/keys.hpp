@@ -55,6 +55,10 @@ struct SessionConfig {
   PublicKey analyzer_key{};
   std::vector<PublicKey> party_keys;  // index = party id
   std::uint32_t max_frame_bytes = 256u << 20;
+  // BLAKE2b-256 (hex) of the content each file-reading parameter reads (ProtocolInfo params'
+  // reads_file: an mpc2 @FILE program, a circuit), by parameter name: in the digest, so that two
+  // hosts with different files under the same name never join one session.
+  std::map<std::string, std::string> file_digests;
 
   // Throws std::invalid_argument naming the offending field.
   [[nodiscard]] static SessionConfig from_json(const Value& json);
