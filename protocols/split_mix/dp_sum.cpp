@@ -31,8 +31,10 @@ DpConfig configure_dp_sum(std::uint64_t parties, double epsilon, double sigma, s
   const double p = static_cast<double>(c.precision);
   // exp(-eps/p) rounded up by one ulp: the noise is never smaller than the eps asked for.
   c.alpha = std::nextafter(std::exp(-epsilon / p), 1.0);
-  // T + 1 >= (sigma ln 2 + ln(2 / (1 + a))) / (eps / p) makes 2 a^(T+1) / (1 + a) <= 2^-sigma.
-  c.tail = static_cast<std::uint64_t>(std::ceil((sigma * std::numbers::ln2 + std::log(2 / (1 + c.alpha))) / (-std::log(c.alpha))));
+  // T is the smallest integer with 2 a^(T+1) / (1 + a) <= 2^-sigma, i.e. with
+  // T + 1 >= (sigma ln 2 + ln(2 / (1 + a))) / (-ln a).
+  const double need = (sigma * std::numbers::ln2 + std::log(2 / (1 + c.alpha))) / (-std::log(c.alpha));
+  c.tail = need <= 1 ? 0 : static_cast<std::uint64_t>(std::ceil(need)) - 1;
   if (c.noise_parties < parties) {
     // All n submit: the noise is X - Y with X, Y ~ Polya(r, a), r = n / m. Chernoff at e^lambda = a^-1/2:
     // P(X > t) <= (1 + sqrt a)^r a^(t/2), so P(|X - Y| > T) <= 2 (1 + sqrt a)^r a^(T/2) <= 2^-sigma.

@@ -47,6 +47,8 @@ TEST_CASE("dp-sum: configuration and the figures of the reference setting (n = 1
   // q = 2^k > 2 (n p + T) and the tail beyond T has probability <= 2^-40.
   CHECK(c.split.modulus.value() > 2 * (10'000 * 100 + c.tail));
   CHECK(2 * std::pow(c.alpha, static_cast<double>(c.tail + 1)) / (1 + c.alpha) <= std::exp2(-40));
+  // ... and T is the smallest such integer (the definition docs/split-mix.md gives): T - 1 is not enough.
+  CHECK(2 * std::pow(c.alpha, static_cast<double>(c.tail)) / (1 + c.alpha) > std::exp2(-40));
   CHECK(c.split.messages == sm::bbgn_messages(10'000, 40, c.split.modulus.log2()));
   // (eps, delta) reported: delta = (1 + e^eps) 2^-sigma_guaranteed <= (1 + e) 2^-40.
   CHECK(c.delta > 0);
