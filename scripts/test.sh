@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Sets up, builds and runs the whole test suite (ctest).
+# Sets up, builds and runs the whole test suite (ctest), then checks the seeded figures in docs/.
 #   bash scripts/test.sh                # Release build
 #   bash scripts/test.sh --sanitizers   # then again under AddressSanitizer + UBSan (build-sanitize/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 ctest --test-dir build --output-on-failure -j"$(nproc)"
+# Every seeded figure in docs/ must be what its command prints now (about 30 s).
+bash scripts/seeded-docs.sh build/bin/shufflempc
 if [[ "${1:-}" == "--sanitizers" ]]; then
   bash scripts/setup.sh --sanitize
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
