@@ -49,13 +49,9 @@ std::string read_text_file(const std::string& path, std::string_view what, std::
   return text;
 }
 
-void write_private_file(const std::string& path, std::string_view text, std::string_view what) {
-  Fd f{::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)};
-  if (f.fd < 0) {
-    if (errno == EEXIST || errno == ELOOP)
-      throw std::invalid_argument("refusing to write " + describe(what, path) + ": it exists already (or is a symbolic link)");
-    throw std::invalid_argument("cannot write " + describe(what, path) + ": " + std::strerror(errno));
-  }
+namespace {
+
+void write_all(const Fd& f, const std::string& path, std::string_view text, std::string_view what) {
   std::size_t done = 0;
   while (done < text.size()) {
     const ssize_t n = ::write(f.fd, text.data() + done, text.size() - done);
@@ -63,6 +59,32 @@ void write_private_file(const std::string& path, std::string_view text, std::str
     if (n <= 0) throw std::invalid_argument("cannot write " + describe(what, path) + ": " + std::strerror(errno));
     done += static_cast<std::size_t>(n);
   }
+}
+
+}  // namespace
+
+void write_private_file(const std::string& path, std::string_view text, std::string_view what) {
+  Fd f{::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)};
+  if (f.fd < 0) {
+    if (errno == EEXIST || errno == ELOOP)
+      throw std::invalid_argument("refusing to write " + describe(what, path) + ": it exists already (or is a symbolic link)");
+    throw std::invalid_argument("cannot write " + describe(what, path) + ": " + std::strerror(errno));
+  }
+  write_all(f, path, text, what);
+}
+
+void write_file(const std::string& path, std::string_view text, std::string_view what) {
+  // O_NONBLOCK: opening a FIFO with no reader fails at once instead of hanging.
+  Fd f{::open(path.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644)};
+  if (f.fd < 0) {
+    if (errno == ELOOP) throw std::invalid_argument("refusing to write " + describe(what, path) + ": it is a symbolic link");
+    throw std::invalid_argument("cannot write " + describe(what, path) + ": " + std::strerror(errno));
+  }
+  struct stat st {};
+  if (::fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode))
+    throw std::invalid_argument("refusing to write " + describe(what, path) + ": it is not a regular file");
+  if (::ftruncate(f.fd, 0) != 0) throw std::invalid_argument("cannot write " + describe(what, path) + ": " + std::strerror(errno));
+  write_all(f, path, text, what);
 }
 
 void check_private_file(const std::string& path, std::string_view what) {

@@ -42,10 +42,10 @@ ChildProcess::ChildProcess(std::string name, const std::vector<std::string>& arg
     if (::pipe2(fds, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category(), "pipe for " + name_);
     posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
   } else {
-    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, options.stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, options.stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
   }
   if (!options.stderr_path.empty())
-    posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, options.stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, options.stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);

@@ -136,9 +136,7 @@ SessionConfig SessionConfig::load(const std::string& path) {
 }
 
 void SessionConfig::save(const std::string& path) const {
-  std::ofstream out(path, std::ios::trunc);
-  out << to_json().dump(1) << '\n';
-  if (!out) throw std::invalid_argument("cannot write session config " + path);
+  write_file(path, to_json().dump(1) + "\n", "session config");
 }
 
 ConfigDigest SessionConfig::digest() const {

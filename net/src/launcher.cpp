@@ -23,6 +23,9 @@ class SessionDir {
   explicit SessionDir(const std::string& keep) : keep_(!keep.empty()) {
     if (keep_) {
       path_ = keep;
+      // Keys, inputs and outputs go here: never through a symbolic link to somewhere else.
+      if (std::filesystem::is_symlink(path_))
+        throw std::invalid_argument("--keep-dir " + path_ + " is a symbolic link: give the directory itself");
       std::filesystem::create_directories(path_);
       std::filesystem::permissions(path_, std::filesystem::perms::owner_all, std::filesystem::perm_options::replace);
       return;

@@ -1,6 +1,8 @@
 // `shufflempc local` and `keygen`: the one-command multi-process run gives the in-process answer.
 #include <sys/resource.h>
 
+#include <filesystem>
+
 #include "net/harness.hpp"
 #include "support/temp_dir.hpp"
 
@@ -169,4 +171,15 @@ TEST_CASE("shufflempc local: more party processes than descriptors is one clear 
   CHECK(slurp(err).find("the shuffler of this local run (" + n + " links of " + n + " party processes, and the analyzer's) needs") !=
         std::string::npos);
   CHECK(slurp(err).find("raise it with ulimit -n") != std::string::npos);
+}
+
+TEST_CASE("shufflempc local: a --keep-dir that is a symbolic link is refused before any key is written") {
+  const test::TempDir tmp("shufflempc-keepdir");
+  const std::string elsewhere = tmp / "elsewhere", link = tmp / "keep";
+  std::filesystem::create_directory(elsewhere);
+  std::filesystem::create_directory_symlink(elsewhere, link);
+  Process p({SHUFFLEMPC_CLI, "local", "central-laplace", "--parties", "3", "--keep-dir", link}, tmp / "err");
+  CHECK(p.wait(std::chrono::seconds(30)) == 2);
+  CHECK(slurp(tmp / "err").find("--keep-dir " + link + " is a symbolic link") != std::string::npos);
+  CHECK(std::filesystem::is_empty(elsewhere));
 }

@@ -1,5 +1,7 @@
 // `shufflempc session`: a session config from public keys and an address, then the multi-host
 // workflow with it (keygen on every "host", session, shuffler, analyzer and a party process).
+#include <unistd.h>
+
 #include <fstream>
 #include <memory>
 
@@ -77,6 +79,19 @@ TEST_CASE("shufflempc session writes the config every process of a multi-host ru
               dir + "/bad.err");
   CHECK(bad.wait() == 2);
   CHECK(slurp(dir + "/bad.err").find("parameter 'epsilon' = 0 is out of range") != std::string::npos);
+
+  // --out through a symbolic link (planted in a shared directory, say): refused, the target untouched.
+  {
+    std::ofstream target(dir + "/target.txt");
+    target << "untouched\n";
+  }
+  REQUIRE(::symlink((dir + "/target.txt").c_str(), (dir + "/link.json").c_str()) == 0);
+  Process linked({SHUFFLEMPC_CLI, "session", "--protocol", "central-laplace", "--shuffler-key", shuffler_pub, "--analyzer-key",
+                  dir + "/analyzer.key", "--party-keys", dir + "/party-keys.txt", "--out", dir + "/link.json"},
+                 dir + "/linked.err");
+  CHECK(linked.wait() == 2);
+  CHECK(slurp(dir + "/linked.err").find("is a symbolic link") != std::string::npos);
+  CHECK(slurp(dir + "/target.txt") == "untouched\n");
 }
 
 TEST_CASE("a session config binds the content of the files its parameters read, and a host with another file is refused") {

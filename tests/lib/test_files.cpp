@@ -33,6 +33,22 @@ TEST_CASE("files: a private file is new, 0600, never through a link or over anot
   CHECK_THROWS_WITH_AS(check_private_file(secret, "key file"), doctest::Contains("key file"), std::invalid_argument);
 }
 
+TEST_CASE("files: write_file creates or replaces a regular file, never through a link, never into a FIFO") {
+  const test::TempDir tmp("shufflempc-writefile");
+  const std::string path = tmp / "session.json";
+  write_file(path, "first, longer text", "session config");
+  write_file(path, "second", "session config");
+  CHECK(read_text_file(path, "session config") == "second");
+  const std::string target = tmp / "target", link = tmp / "link";
+  write_file(target, "untouched", "target");
+  REQUIRE(::symlink(target.c_str(), link.c_str()) == 0);
+  CHECK_THROWS_WITH_AS(write_file(link, "overwritten", "session config"), doctest::Contains("is a symbolic link"), std::invalid_argument);
+  CHECK(read_text_file(target, "target") == "untouched");
+  const std::string fifo = tmp / "fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK_THROWS_AS(write_file(fifo, "x", "session config"), std::invalid_argument);  // no reader: refused at once, never a hang
+}
+
 TEST_CASE("files: reading names the file, refuses what is not a regular file and what is over the limit") {
   const test::TempDir tmp("shufflempc-filestest");
   CHECK_THROWS_WITH_AS((void)read_text_file(tmp / "missing", "inputs"), doctest::Contains("missing"), std::invalid_argument);

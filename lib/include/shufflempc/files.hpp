@@ -20,6 +20,10 @@ namespace shufflempc {
 // `path` exists already or is a symbolic link, so a secret is never written over another file.
 void write_private_file(const std::string& path, std::string_view text, std::string_view what);
 
+// Creates or replaces the regular file `path` with `text` (a session config, a report): never
+// through a symbolic link and never into a FIFO or a device (std::invalid_argument naming `what`).
+void write_file(const std::string& path, std::string_view text, std::string_view what);
+
 // Throws std::invalid_argument if `path` is readable or writable by anyone but its owner.
 void check_private_file(const std::string& path, std::string_view what);
 
