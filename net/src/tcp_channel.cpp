@@ -317,6 +317,7 @@ struct TcpChannel::Impl {
         if (opened.discarded > 0)
           log("round " + std::to_string(spec.round) + ": " + std::to_string(opened.discarded) +
               " message(s) were not sealed to this analyzer and were discarded");
+        out.discarded = opened.discarded;
         out.output = std::move(opened.messages);
       } else {
         out.output = MessageBatch::from_bytes(width, std::vector<std::uint8_t>(records.begin(), records.end()));

@@ -25,9 +25,11 @@ void encode_histogram(std::uint32_t x, std::uint32_t domain, HistogramVariant va
 
 std::vector<double> analyze_histogram(const MessageBatch& shuffled, std::uint32_t domain, HistogramVariant variant,
                                       std::uint64_t submitted, double p) {
-  // Every party sends exactly two messages per element (its bit and a noise bit): a message for an
-  // element outside the domain, a bit other than 0 or 1, or an element with any other number of
-  // messages is a protocol violation. A corrupt party can so move each bin by at most 2.
+  // Every party sends exactly two messages per element (its bit and a noise bit). The analyzer of
+  // the registered protocol discards and counts a message for an element outside the domain or
+  // with a bit other than 0 or 1 (HistogramMechanism::valid), and a discarded record leaves an
+  // element with fewer messages; more than two per party for one element is a protocol violation,
+  // since it would let a corrupt party move that bin by more than 2.
   std::vector<std::uint64_t> sums(domain, 0), messages(domain, 0);
   for (std::size_t i = 0; i < shuffled.count(); ++i) {
     const auto m = shuffled[i];
@@ -39,7 +41,7 @@ std::vector<double> analyze_histogram(const MessageBatch& shuffled, std::uint32_
     messages[e] += 1;
   }
   for (std::uint32_t e = 0; e < domain; ++e)
-    if (messages[e] != 2 * submitted)
+    if (messages[e] > 2 * submitted)
       throw_error(Errc::protocol_violation, "histogram: " + std::to_string(messages[e]) + " messages for element " +
                                                 std::to_string(e) + " from " + std::to_string(submitted) + " parties (2 each)");
   const auto n = static_cast<double>(submitted);

@@ -32,6 +32,7 @@ struct CountingMechanism : BitInputs {
   using Output = double;
   Config config;
   [[nodiscard]] RoundShape shape() const { return RoundShape::exactly(1, Delivery::analyzer_only, 2); }
+  [[nodiscard]] bool valid(std::span<const std::uint8_t> m) const { return m[0] <= 1; }  // else discarded and counted
   void encode(bool x, Rng& rng, MessageBatch& out) const { counting::encode(x, config.p, rng, out); }
   [[nodiscard]] double analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng&) const {
     return counting::analyze(shuffled, outcome.submitted.size(), config.p);
@@ -50,6 +51,7 @@ struct BalcerCheuMechanism : BitInputs {
   double gamma = 0;
   BalcerCheuMechanism(std::uint64_t n, double eps, double delta) : parties(n), epsilon(eps), gamma(balcer_cheu_gamma(n, eps, delta)) {}
   [[nodiscard]] RoundShape shape() const { return RoundShape::exactly(1, Delivery::analyzer_only, 2); }
+  [[nodiscard]] bool valid(std::span<const std::uint8_t> m) const { return m[0] <= 1; }  // else discarded and counted
   void encode(bool x, Rng& rng, MessageBatch& out) const { encode_balcer_cheu(x, gamma, rng, out); }
   [[nodiscard]] double analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng&) const {
     return analyze_balcer_cheu(shuffled, outcome.submitted.size(), gamma);
@@ -67,6 +69,7 @@ struct RandomizedResponseMechanism : BitInputs {
   double flip = 0;  // 1/(1 + e^eps)
   RandomizedResponseMechanism(std::uint64_t n, double eps) : parties(n), epsilon(eps), flip(randomized_response_flip(eps)) {}
   [[nodiscard]] RoundShape shape() const { return RoundShape::exactly(1, Delivery::analyzer_only, 1); }
+  [[nodiscard]] bool valid(std::span<const std::uint8_t> m) const { return m[0] <= 1; }  // else discarded and counted
   void encode(bool x, Rng& rng, MessageBatch& out) const { out.append()[0] = x != bernoulli(rng, flip) ? 1 : 0; }
   [[nodiscard]] double analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng&) const {
     return analyze_randomized_response(shuffled, outcome.submitted.size(), epsilon);
@@ -81,6 +84,7 @@ struct CentralLaplaceMechanism : BitInputs {
   using Output = double;
   double epsilon = 1;
   [[nodiscard]] RoundShape shape() const { return RoundShape::exactly(1, Delivery::analyzer_only, 1); }
+  [[nodiscard]] bool valid(std::span<const std::uint8_t> m) const { return m[0] <= 1; }  // else discarded and counted
   void encode(bool x, Rng&, MessageBatch& out) const { out.append()[0] = x ? 1 : 0; }
   [[nodiscard]] double analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng& rng) const;
   [[nodiscard]] Value describe() const;
@@ -98,6 +102,8 @@ struct HistogramMechanism {
   std::uint32_t domain = 16;
   HistogramVariant variant = HistogramVariant::inverted;
   [[nodiscard]] RoundShape shape() const { return RoundShape::exactly(histogram_width, Delivery::analyzer_only, 2 * std::size_t{domain}); }
+  // A message for an element outside the domain or with a bit other than 0 or 1 is discarded and counted.
+  [[nodiscard]] bool valid(std::span<const std::uint8_t> m) const { return load_le<std::uint16_t>(m.data()) < domain && m[2] <= 1; }
   [[nodiscard]] std::uint32_t parse_input(PartyId id, const Value& v) const;
   // random_element's specs (shufflempc/inputs.hpp): uniform:K, constant:E, normal:MEAN:SD.
   [[nodiscard]] std::uint32_t random_input(std::string_view spec, Rng& rng) const;
@@ -119,6 +125,7 @@ struct HistogramCentralMechanism {
   std::uint32_t domain = 16;
   double epsilon = 1;
   [[nodiscard]] RoundShape shape() const { return RoundShape::exactly(2, Delivery::analyzer_only, 1); }
+  [[nodiscard]] bool valid(std::span<const std::uint8_t> m) const { return load_le<std::uint16_t>(m.data()) < domain; }
   [[nodiscard]] std::uint32_t parse_input(PartyId id, const Value& v) const;
   [[nodiscard]] std::uint32_t random_input(std::string_view spec, Rng& rng) const { return random_element(spec, domain, rng); }
   void encode(std::uint32_t x, Rng&, MessageBatch& out) const { store_le<std::uint16_t>(out.append().data(), static_cast<std::uint16_t>(x)); }

@@ -40,6 +40,8 @@ struct Config {
 
 // Width of one report: 1 byte up to 256 elements, else 2.
 [[nodiscard]] inline std::size_t width(std::uint32_t domain) { return domain <= 256 ? 1 : 2; }
+// The element a report names (1 byte for domains up to 256, else 2, little-endian).
+[[nodiscard]] inline std::uint32_t report_of(std::span<const std::uint8_t> m) { return m.size() == 1 ? m[0] : load_le<std::uint16_t>(m.data()); }
 void encode(std::uint32_t x, const Config& c, Rng& rng, MessageBatch& out);
 // The debiased counts; a report outside the domain is a protocol violation.
 [[nodiscard]] std::vector<double> analyze(const MessageBatch& shuffled, const Config& c, std::uint64_t submitted);
@@ -55,6 +57,8 @@ struct AmplifiedCountingMechanism {
   using Output = double;
   Config config;
   [[nodiscard]] RoundShape shape() const { return RoundShape::exactly(1, Delivery::analyzer_only, 1); }
+  // A report outside the domain is discarded and counted (mechanism.hpp), never a veto.
+  [[nodiscard]] bool valid(std::span<const std::uint8_t> m) const { return report_of(m) < config.domain; }
   [[nodiscard]] bool parse_input(PartyId id, const Value& v) const { return parse_bit(v, party_name(id)); }
   [[nodiscard]] bool random_input(std::string_view spec, Rng& rng) const { return random_bit(spec, rng); }
   [[nodiscard]] BitSampler input_sampler(std::string_view spec) const { return bit_sampler(spec); }
@@ -77,6 +81,8 @@ struct AmplifiedHistogramMechanism {
   using Output = std::vector<double>;
   Config config;
   [[nodiscard]] RoundShape shape() const { return RoundShape::exactly(width(config.domain), Delivery::analyzer_only, 1); }
+  // A report outside the domain is discarded and counted (mechanism.hpp), never a veto.
+  [[nodiscard]] bool valid(std::span<const std::uint8_t> m) const { return report_of(m) < config.domain; }
   [[nodiscard]] std::uint32_t parse_input(PartyId id, const Value& v) const;
   [[nodiscard]] std::uint32_t random_input(std::string_view spec, Rng& rng) const { return random_element(spec, config.domain, rng); }
   void encode(std::uint32_t x, Rng& rng, MessageBatch& out) const { shuffled_rr::encode(x, config, rng, out); }

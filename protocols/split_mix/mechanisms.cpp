@@ -99,6 +99,16 @@ void SumBaselineMechanism::encode(double x, Rng& rng, MessageBatch& out) const {
   }
 }
 
+bool SumBaselineMechanism::valid(std::span<const std::uint8_t> m) const {
+  if (local) {
+    const auto v = static_cast<std::int64_t>(load_le<std::uint64_t>(m.data()));
+    return v <= (std::int64_t{1} << 40) && v >= -(std::int64_t{1} << 40);
+  }
+  double x = 0;
+  std::memcpy(&x, m.data(), 8);
+  return x >= 0 && x <= 1;
+}
+
 double SumBaselineMechanism::analyze(const MessageBatch& shuffled, const RoundOutcome&, Rng& rng) const {
   const auto p = static_cast<double>(precision);
   if (local) {

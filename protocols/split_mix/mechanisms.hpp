@@ -21,6 +21,9 @@ struct SumMechanism {
   using Output = BigInt;
   SumConfig config;
   [[nodiscard]] RoundShape shape() const { return RoundShape::exactly(config.modulus.width(), Delivery::analyzer_only, config.messages); }
+  // A share outside Z_q is discarded and counted (mechanism.hpp): a party can shift the sum by any
+  // value anyway, so the rest of the run stands.
+  [[nodiscard]] bool valid(std::span<const std::uint8_t> m) const { return config.modulus.holds(m); }
   // The accepted inputs: [0, 2^input_bits), or all of Z_q when the modulus was given.
   [[nodiscard]] BigInt input_bound() const;
   [[nodiscard]] BigInt parse_input(PartyId id, const Value& v) const;
@@ -41,6 +44,9 @@ struct DpSumMechanism {
   [[nodiscard]] RoundShape shape() const {
     return RoundShape::exactly(config.split.modulus.width(), Delivery::analyzer_only, config.split.messages);
   }
+  // A share outside Z_q is discarded and counted (mechanism.hpp): a party can shift the sum by any
+  // value anyway, so the rest of the run stands.
+  [[nodiscard]] bool valid(std::span<const std::uint8_t> m) const { return config.split.modulus.holds(m); }
   [[nodiscard]] double parse_input(PartyId id, const Value& v) const;
   // "" or "uniform": uniform in [0, 1); "constant:X".
   [[nodiscard]] double random_input(std::string_view spec, Rng& rng) const;
@@ -65,6 +71,8 @@ struct SumBaselineMechanism {
   double epsilon = 1;
   std::uint64_t precision = 0;  // p
   [[nodiscard]] RoundShape shape() const { return RoundShape::exactly(8, Delivery::analyzer_only, 1); }
+  // A release beyond 2^40 (local) or an input outside [0, 1] (central) is discarded and counted.
+  [[nodiscard]] bool valid(std::span<const std::uint8_t> m) const;
   [[nodiscard]] double parse_input(PartyId id, const Value& v) const;
   [[nodiscard]] double random_input(std::string_view spec, Rng& rng) const { return random_unit_real(spec, rng); }
   void encode(double x, Rng& rng, MessageBatch& out) const;

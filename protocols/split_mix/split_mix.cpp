@@ -193,6 +193,12 @@ void Modulus::split(const BigInt& x, std::size_t m, Rng& rng, MessageBatch& out)
   z.encode(z.sub(x, total), out.append());
 }
 
+bool Modulus::holds(std::span<const std::uint8_t> message) const {
+  if (message.size() != width_) return false;
+  if (std::holds_alternative<ZqSmall>(zq_)) return q_small_ == 0 || load_bytes(message.data(), width_) < q_small_;
+  return decode_unchecked_le(message) < q_;
+}
+
 BigInt Modulus::sum(const MessageBatch& messages) const {
   if (messages.count() > 0 && messages.width() != width_)
     throw_error(Errc::protocol_violation, "split-mix: messages of width " + std::to_string(messages.width()) +

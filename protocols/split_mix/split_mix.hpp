@@ -45,6 +45,8 @@ class Modulus {
   [[nodiscard]] const BigInt& value() const { return q_; }
   [[nodiscard]] bool small() const { return std::holds_alternative<ZqSmall>(zq_); }
   [[nodiscard]] std::size_t width() const { return width_; }  // bytes per message
+  // Whether a width()-byte little-endian message encodes an element of Z_q.
+  [[nodiscard]] bool holds(std::span<const std::uint8_t> message) const;
   [[nodiscard]] double log2() const { return log2_; }
 
   // Appends m >= 1 additive shares of x (0 <= x < q) to `out` (width() bytes each): m - 1 uniform

@@ -93,6 +93,8 @@ struct ExactMechanism : ItemInputs<ExactMechanism> {
   static constexpr std::size_t width = 5;  // u32 bucket (LE), one share byte
   [[nodiscard]] RoundShape shape() const { return RoundShape::exactly(width, Delivery::analyzer_only, shares); }
   void encode(const Item& x, Rng& rng, MessageBatch& out) const;
+  // A bucket outside [0, buckets) or a bit byte other than 0 or 1 is discarded and counted.
+  [[nodiscard]] bool valid(std::span<const std::uint8_t> m) const { return load_le<std::uint32_t>(m.data()) < buckets && m[4] <= 1; }
   [[nodiscard]] double analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng& rng) const;
   [[nodiscard]] Parities parities(const MessageBatch& messages) const;
   [[nodiscard]] Value describe() const;
@@ -107,6 +109,8 @@ struct RrMechanism : ItemInputs<RrMechanism> {
   [[nodiscard]] RoundShape shape() const { return RoundShape::exactly(width, Delivery::analyzer_only, 1); }
   void encode(const Item& x, Rng& rng, MessageBatch& out) const;
   // Unbiased: sum over occupied buckets of (o_j - q_c) / (1 - 2 q_c), c the bucket's messages.
+  // A bucket outside [0, buckets) or a bit byte other than 0 or 1 is discarded and counted.
+  [[nodiscard]] bool valid(std::span<const std::uint8_t> m) const { return load_le<std::uint32_t>(m.data()) < buckets && m[4] <= 1; }
   [[nodiscard]] double analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng& rng) const;
   [[nodiscard]] Parities parities(const MessageBatch& messages) const;
   [[nodiscard]] Value describe() const;
@@ -122,6 +126,11 @@ struct NoiseIdsMechanism : ItemInputs<NoiseIdsMechanism> {
   [[nodiscard]] RoundShape shape() const { return RoundShape::exactly(width, Delivery::analyzer_only, 2); }
   void encode(const Item& x, Rng& rng, MessageBatch& out) const;
   // Unbiased: sum over all buckets of (o_j - q) / (1 - 2q), q for the parties that submitted.
+  // A bucket outside [0, buckets) (other than the empty slot) is discarded and counted.
+  [[nodiscard]] bool valid(std::span<const std::uint8_t> m) const {
+    const auto j = load_le<std::uint32_t>(m.data());
+    return j == no_bucket || j < buckets;
+  }
   [[nodiscard]] double analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng& rng) const;
   [[nodiscard]] Parities parities(const MessageBatch& messages) const;
   [[nodiscard]] Value describe() const;

@@ -77,6 +77,9 @@ struct RoundOutcome {
   std::vector<PartyId> submitted;      // parties whose batch was accepted, ascending
   std::vector<PartyId> dropped;        // expected parties that did not submit, ascending
   std::size_t messages = 0;            // messages in the round's output
+  // Records the channel delivered but could not open (in ESA mode: sealed to another key or
+  // altered on the way). They are not in `output`; the analyzer counts them as discarded.
+  std::size_t discarded = 0;
 };
 
 class AnonymousChannel {

@@ -22,6 +22,10 @@
 //   static constexpr bool has_error = false;             // truth exists but "error" means nothing
 //   Value run_details(const RoundOutcome& outcome) const; // facts of one run (the privacy the
 //                                                         // actual submitters achieved, say)
+//   bool valid(std::span<const std::uint8_t> message) const; // a message an honest party can send:
+//                                                         // the analyzer discards and counts the
+//                                                         // others instead of refusing the run, so
+//                                                         // one party cannot veto the result
 //   auto input_sampler(std::string_view spec) const;      // spec parsed once: a callable
 //                                                         // Input(Rng&) for the study's millions
 //                                                         // of draws (else random_input per draw)
@@ -40,6 +44,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -66,6 +71,20 @@ concept Mechanism = requires(const M& m, const typename M::Input& x, PartyId id,
 // the declared shape. Throws std::system_error(Errc::protocol_violation) otherwise, so that no
 // party, corrupt or not, adds weight beyond its declared share unnoticed.
 void check_total(const RoundShape& shape, std::size_t messages, std::size_t submitted);
+
+// The messages of `batch` for which `valid` holds, and how many it dropped; the batch itself
+// (no copy) when every message is valid.
+template <class Valid>
+[[nodiscard]] std::pair<const MessageBatch*, std::size_t> valid_messages(const MessageBatch& batch, MessageBatch& scratch, const Valid& valid) {
+  std::size_t invalid = 0;
+  for (std::size_t i = 0; i < batch.count(); ++i) invalid += valid(batch[i]) ? 0 : 1;
+  if (invalid == 0) return {&batch, 0};
+  scratch = MessageBatch(batch.width());
+  scratch.reserve(batch.count() - invalid);
+  for (std::size_t i = 0; i < batch.count(); ++i)
+    if (valid(batch[i])) std::copy(batch[i].begin(), batch[i].end(), scratch.append().begin());
+  return {&scratch, invalid};
+}
 
 namespace detail {
 
@@ -192,9 +211,19 @@ class OneRoundProtocol final : public Protocol {
    public:
     explicit MechanismAnalyzer(const M& m) : m_(m) {}
     void receive(std::uint32_t, const MessageBatch& output, const RoundOutcome& outcome, Rng& rng) override {
-      check_total(m_.shape(), output.count(), outcome.submitted.size());
-      result_ = m_.analyze(output, outcome, rng);
+      // Records the channel could not open count toward the total: they were sent.
+      check_total(m_.shape(), output.count() + outcome.discarded, outcome.submitted.size());
+      const MessageBatch* kept = &output;
+      std::size_t invalid = 0;
+      MessageBatch scratch;
+      if constexpr (requires(std::span<const std::uint8_t> msg) { { m_.valid(msg) } -> std::convertible_to<bool>; })
+        std::tie(kept, invalid) = valid_messages(output, scratch, [this](std::span<const std::uint8_t> msg) { return m_.valid(msg); });
+      result_ = m_.analyze(*kept, outcome, rng);
       if constexpr (requires { { m_.run_details(outcome) } -> std::convertible_to<Value>; }) details_ = m_.run_details(outcome);
+      if (outcome.discarded + invalid > 0) {
+        if (!details_.is_object()) details_ = Value::object();
+        details_["discarded_records"] = outcome.discarded + invalid;
+      }
     }
     Value result() override { return result_ ? detail::output_to_value(m_, *result_) : Value(nullptr); }
     Value details() const override { return details_; }
