@@ -3,6 +3,9 @@
 #include <sodium.h>
 
 #include <cstring>
+#include <initializer_list>
+#include <span>
+#include <string_view>
 #include <string>
 
 #include "shufflempc/error.hpp"
@@ -13,7 +16,7 @@ namespace shufflempc::net::detail {
 namespace {
 
 constexpr char kdf_label[] = "shufflempc-link-v2";
-constexpr char proof_label[] = "shufflempc-identities-v1";
+constexpr char proof_label[] = "shufflempc-identities-v2";
 
 using Nonce = std::array<std::uint8_t, crypto_aead_chacha20poly1305_IETF_NPUBBYTES>;
 
@@ -54,15 +57,102 @@ StaticSecret static_secret(const std::array<std::uint8_t, secret_key_bytes>& sec
   return k;
 }
 
-IdentityProof identity_proof(std::span<const StaticSecret> secrets) {
+namespace {
+
+using Hash = StaticSecret;
+constexpr char leaf_label[] = "shufflempc-identity-leaf";
+constexpr char block_label[] = "shufflempc-identity-block";
+
+// BLAKE2b-256 of a label and the parts, in order.
+Hash labelled_hash(std::string_view label, std::initializer_list<std::span<const std::uint8_t>> parts) {
+  Hash h{};
+  crypto_generichash_state st;
+  crypto_generichash_init(&st, nullptr, 0, h.size());
+  crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(label.data()), label.size());
+  for (const auto& part : parts) crypto_generichash_update(&st, part.data(), part.size());
+  crypto_generichash_final(&st, h.data(), h.size());
+  sodium_memzero(&st, sizeof st);
+  return h;
+}
+
+Hash leaf_hash(const StaticSecret& k) { return labelled_hash(leaf_label, {k}); }
+Hash block_hash(const Hash& left, const Hash& right) { return labelled_hash(block_label, {left, right}); }
+
+// Calls f(level, index) for the aligned blocks that tile [first, first + count), left to right.
+template <class F>
+void for_each_block(std::uint64_t first, std::uint64_t count, F&& f) {
+  std::uint64_t at = first;
+  const std::uint64_t end = first + count;
+  while (at < end) {
+    unsigned level = 0;
+    while (level < 32 && at % (std::uint64_t{2} << level) == 0 && at + (std::uint64_t{2} << level) <= end) ++level;
+    f(level, at >> level);
+    at += std::uint64_t{1} << level;
+  }
+}
+
+// The hash of block [k 2^level, (k + 1) 2^level) from the leaves at `leaves` (its first party's).
+Hash subtree_hash(const StaticSecret* leaves, unsigned level) {
+  if (level == 0) return leaf_hash(*leaves);
+  const std::size_t half = std::size_t{1} << (level - 1);
+  return block_hash(subtree_hash(leaves, level - 1), subtree_hash(leaves + half, level - 1));
+}
+
+IdentityProof proof_of(PartyId first, std::uint32_t count, const std::vector<Hash>& blocks) {
   IdentityProof p{};
   crypto_generichash_state st;
   crypto_generichash_init(&st, nullptr, 0, p.size());
   crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(proof_label), sizeof proof_label - 1);
-  for (const auto& k : secrets) crypto_generichash_update(&st, k.data(), k.size());
+  std::array<std::uint8_t, 8> range{};
+  store_le<std::uint32_t>(range.data(), first);
+  store_le<std::uint32_t>(range.data() + 4, count);
+  crypto_generichash_update(&st, range.data(), range.size());
+  for (const auto& b : blocks) crypto_generichash_update(&st, b.data(), b.size());
   crypto_generichash_final(&st, p.data(), p.size());
   sodium_memzero(&st, sizeof st);
   return p;
+}
+
+}  // namespace
+
+IdentityProof identity_proof(std::span<const StaticSecret> secrets, PartyId first) {
+  std::vector<Hash> blocks;
+  for_each_block(first, secrets.size(), [&](unsigned level, std::uint64_t k) {
+    blocks.push_back(subtree_hash(secrets.data() + ((k << level) - first), level));
+  });
+  const auto p = proof_of(first, static_cast<std::uint32_t>(secrets.size()), blocks);
+  sodium_memzero(blocks.data(), blocks.size() * sizeof(Hash));
+  return p;
+}
+
+std::size_t identity_blocks(PartyId first, std::uint32_t count) {
+  std::size_t blocks = 0;
+  for_each_block(first, count, [&](unsigned, std::uint64_t) { ++blocks; });
+  return blocks;
+}
+
+IdentityTree::IdentityTree(std::span<const StaticSecret> secrets) {
+  levels_.emplace_back(secrets.size());
+  for (std::size_t i = 0; i < secrets.size(); ++i) levels_[0][i] = leaf_hash(secrets[i]);
+  while (levels_.back().size() >= 2) {
+    const auto& below = levels_.back();
+    std::vector<Hash> next(below.size() / 2);
+    for (std::size_t k = 0; k < next.size(); ++k) next[k] = block_hash(below[2 * k], below[2 * k + 1]);
+    levels_.push_back(std::move(next));
+  }
+}
+
+void IdentityTree::wipe() {
+  for (auto& level : levels_) sodium_memzero(level.data(), level.size() * sizeof(Hash));
+  levels_.clear();
+}
+
+IdentityProof IdentityTree::proof(PartyId first, std::uint32_t count) const {
+  if (levels_.empty() || std::uint64_t{first} + count > levels_[0].size())
+    throw std::out_of_range("identity tree: a range outside the session's parties");
+  std::vector<Hash> blocks;
+  for_each_block(first, count, [&](unsigned level, std::uint64_t k) { blocks.push_back(levels_[level][k]); });
+  return proof_of(first, count, blocks);
 }
 
 SecureLink::SecureLink(tcp::socket socket, const Limits& limits) : socket_(std::move(socket)), limits_(limits) {
@@ -94,7 +184,7 @@ void SecureLink::derive_keys(bool client, std::span<const std::uint8_t> shared, 
 asio::awaitable<void> SecureLink::connect_as(const SessionId& session, const ConfigDigest& config, PartyId id, const KeyPair& mine,
                                              const PublicKey& shuffler, Rng& rng) {
   StaticSecret k = static_secret(mine.secret_key(), shuffler);
-  const IdentityProof proof = identity_proof(std::span(&k, 1));
+  const IdentityProof proof = identity_proof(std::span(&k, 1), id);
   sodium_memzero(k.data(), k.size());
   co_await connect_as(session, config, id, 1, proof, shuffler, rng);
 }

@@ -50,9 +50,9 @@ struct TcpShuffler::Impl {
     ConfigDigest digest{};
     std::string tag;  // for log lines
     // The static secret K_p = DH(s_shuffler, S_p) of every party and of the analyzer, computed once
-    // when the shuffler starts: a hello costs hashing its range's K_p, never a scalar multiplication.
-    std::vector<detail::StaticSecret> statics;
-    detail::StaticSecret analyzer_static{};
+    // when the shuffler starts and folded into identity trees: a hello costs O(log n) hashes
+    // whatever range it claims, never a scalar multiplication.
+    detail::IdentityTree parties_tree, analyzer_tree;
     struct PartyLink {
       PartyId first = 0;
       std::uint32_t count = 0;
@@ -314,8 +314,7 @@ struct TcpShuffler::Impl {
                                          "keys or limits): every process of a session must read the same config");
       if (s->rounds->finished()) throw_error(Errc::session_aborted, "session " + to_hex(hello.session) + " has already ended");
       const detail::IdentityProof proof =
-          first == analyzer_id ? detail::identity_proof(std::span(&s->analyzer_static, 1))
-                               : detail::identity_proof(std::span(s->statics.data() + first, count));
+          first == analyzer_id ? s->analyzer_tree.proof(0, 1) : s->parties_tree.proof(first, count);
       co_await link->accept(hello, keys, proof, rng);
       authenticated = true;
       unauthenticated.erase(key);
@@ -398,8 +397,10 @@ struct TcpShuffler::Impl {
   // K_p for every party of a session, on every core (one X25519 each, about 35 us).
   static void compute_statics(ServedSession& s, const KeyPair& keys) {
     const auto& cfg = s.spec.config;
-    s.statics.resize(cfg.parties);
-    s.analyzer_static = detail::static_secret(keys.secret_key(), cfg.analyzer_key);
+    std::vector<detail::StaticSecret> statics(cfg.parties);
+    detail::StaticSecret analyzer_static = detail::static_secret(keys.secret_key(), cfg.analyzer_key);
+    s.analyzer_tree = detail::IdentityTree(std::span(&analyzer_static, 1));
+    sodium_memzero(analyzer_static.data(), analyzer_static.size());
     const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 16);
     const std::size_t per = (cfg.parties + threads - 1) / threads;
     std::vector<std::thread> pool;
@@ -410,7 +411,7 @@ struct TcpShuffler::Impl {
         try {
           for (std::size_t p = t * per; p < std::min(cfg.parties, (t + 1) * per); ++p) {
             try {
-              s.statics[p] = detail::static_secret(keys.secret_key(), cfg.party_keys[p]);
+              statics[p] = detail::static_secret(keys.secret_key(), cfg.party_keys[p]);
             } catch (const std::system_error&) {
               throw std::invalid_argument("party_keys[" + std::to_string(p) + "] is not a usable X25519 public key");
             }
@@ -422,6 +423,8 @@ struct TcpShuffler::Impl {
       });
     for (auto& th : pool) th.join();
     if (error) std::rethrow_exception(error);
+    s.parties_tree = detail::IdentityTree(statics);
+    sodium_memzero(statics.data(), statics.size() * sizeof(detail::StaticSecret));
   }
 
   asio::awaitable<void> accept_loop() {

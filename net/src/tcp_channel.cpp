@@ -399,7 +399,7 @@ TcpChannel::TcpChannel(const SessionConfig& config, std::vector<Identity> identi
     std::vector<detail::StaticSecret> secrets;
     secrets.reserve(l.identities.size());
     for (std::size_t i : l.identities) secrets.push_back(detail::static_secret(im.identities[i].keys.secret_key(), config.shuffler_key));
-    l.proof = detail::identity_proof(secrets);
+    l.proof = detail::identity_proof(secrets, l.first == analyzer_id ? 0 : l.first);
     sodium_memzero(secrets.data(), secrets.size() * sizeof(detail::StaticSecret));
     l.link = std::make_shared<SecureLink>(tcp::socket(im.io), im.limits);
   }

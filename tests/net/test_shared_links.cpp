@@ -184,7 +184,7 @@ TEST_CASE("shared links: a link claiming parties whose keys it does not all hold
       net::detail::static_secret(s.parties[2].secret_key(), s.config.shuffler_key)};
   auto link = dial(io, sh.port, s.config.limits());
   try {
-    run_sync(io, link->connect_as(s.config.session, s.config.digest(), 0, 3, net::detail::identity_proof(secrets),
+    run_sync(io, link->connect_as(s.config.session, s.config.digest(), 0, 3, net::detail::identity_proof(secrets, 0),
                                   s.config.shuffler_key, rng));
     FAIL("a link without party 1's key was accepted");
   } catch (const std::system_error& e) {

@@ -114,3 +114,68 @@ TEST_CASE("a party started before the shuffler retries until it listens, then co
   CHECK(result.messages == n);
   CHECK(result.output.is_number());
 }
+
+TEST_CASE("shuffler: strangers' hellos claiming every party, from four threads, leave the honest round to finish") {
+  // Each hello names the real session and digest (visible in any hello) and claims all n parties:
+  // checking such a claim costs the shuffler a bounded number of hashes (IdentityTree), not n.
+  const std::size_t n = 2000;
+  const test::NetSession local(n, 94);  // central-laplace, test keys
+  net::SessionConfig config = local.config;
+  config.max_frame_bytes = 1u << 20;  // room for the round's sealed result
+  auto protocol = builtin_registry().create(config.protocol, {}, n);
+  net::ShufflerOptions options;
+  options.handshake_timeout = std::chrono::seconds(2);
+  options.log_lines_per_second = 5;
+  net::TcpShuffler shuffler(local.shuffler, {{config, net::wire_rounds(*protocol)}}, "127.0.0.1", 0, [](const std::string&) {},
+                            options);
+  const std::uint16_t port = shuffler.port();
+  std::thread server([&] { (void)shuffler.run(); });
+  std::atomic<bool> done{false};
+  std::atomic<std::size_t> sent{0};
+  net::Hello hello;
+  hello.session = config.session;
+  hello.first = 0;
+  hello.count = static_cast<std::uint32_t>(n);
+  hello.config = config.digest();
+  std::vector<std::thread> strangers;
+  for (int t = 0; t < 4; ++t)
+    strangers.emplace_back([&, t] {
+      SeededRng rng(100 + static_cast<std::uint64_t>(t));
+      asio::io_context io;
+      while (!done) {
+        net::Hello h = hello;
+        rng.fill(h.ephemeral_key);
+        const auto bytes = net::encode_hello(h);
+        asio::ip::tcp::socket s(io);
+        std::error_code ec;
+        s.connect({asio::ip::make_address("127.0.0.1"), port}, ec);
+        if (ec) continue;
+        asio::write(s, asio::buffer(bytes), ec);
+        std::array<std::uint8_t, 128> reply{};
+        (void)s.read_some(asio::buffer(reply), ec);  // the shuffler's reply: it did the claimed range's work
+        ++sent;
+      }
+    });
+  RunResult result;
+  std::string error;
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    net::TcpChannel channel(config, local.all_identities(), "127.0.0.1", port);
+    SeededRng rng(95);
+    RoundDriver driver(*protocol, channel, rng, n);
+    for (PartyId i = 0; i < n; ++i) driver.add_party(i, 1);
+    driver.host_analyzer();
+    result = driver.run({});
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  done = true;
+  for (auto& t : strangers) t.join();
+  server.join();
+  REQUIRE_MESSAGE(error.empty(), error);
+  MESSAGE("honest round of " << n << " parties under " << sent.load() << " strangers' hellos: " << seconds << " s");
+  CHECK(result.messages == n);
+  CHECK(result.dropped.empty());
+  CHECK(sent.load() > 0);
+}

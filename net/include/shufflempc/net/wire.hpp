@@ -21,8 +21,10 @@ namespace shufflempc::net {
 inline constexpr std::uint32_t frame_magic = 0x434d5053;  // "SPMC" on the wire
 inline constexpr std::uint32_t hello_magic = 0x484d5053;  // "SPMH"
 // 2: the hello carries the session config digest. 3: one link carries a range of parties (the hello
-// names first and count, the submit frame one count per party).
-inline constexpr std::uint16_t wire_version = 3;
+// names first and count, the submit frame one count per party). 4: the identity proof hashes the
+// aligned blocks that tile the claimed range (detail::IdentityTree), so the shuffler checks any
+// range in O(log n).
+inline constexpr std::uint16_t wire_version = 4;
 inline constexpr std::size_t public_key_bytes = 32;
 inline constexpr std::size_t secret_key_bytes = 32;
 // The analyzer's identity on the wire (parties are 0 .. n-1).

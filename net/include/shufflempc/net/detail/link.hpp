@@ -47,9 +47,40 @@ struct LinkStats {
 // A party's (or the analyzer's) static secret with the shuffler, X25519(own secret, peer public).
 using StaticSecret = std::array<std::uint8_t, 32>;
 [[nodiscard]] StaticSecret static_secret(const std::array<std::uint8_t, secret_key_bytes>& secret, const PublicKey& peer);
-// P of the handshake: what proves every identity a link claims.
+// P of the handshake: what proves every identity a link claims. For parties [first, first + count)
+// it is BLAKE2b over the hashes of the aligned blocks [k 2^j, (k + 1) 2^j) that tile the range
+// (largest first from the left; a leaf is H(K_p), a block H(left half, right half)). A client
+// hashes its own secrets, O(count); the shuffler holds every block's hash from its start
+// (IdentityTree), so checking any claimed range costs O(log n) hashes: a stranger's hello claiming
+// a million parties costs no more than one claiming one.
 using IdentityProof = std::array<std::uint8_t, 32>;
-[[nodiscard]] IdentityProof identity_proof(std::span<const StaticSecret> secrets);
+// `secrets`: K_p of parties first, first + 1, ... (the analyzer: its one secret, first 0).
+[[nodiscard]] IdentityProof identity_proof(std::span<const StaticSecret> secrets, PartyId first = 0);
+
+// How many aligned blocks tile [first, first + count): at most 2 per bit of the ids, so at most 64.
+[[nodiscard]] std::size_t identity_blocks(PartyId first, std::uint32_t count);
+
+class IdentityTree {
+ public:
+  IdentityTree() = default;
+  // Every party's K_p in id order: about 2n hashes, once.
+  explicit IdentityTree(std::span<const StaticSecret> secrets);
+  IdentityTree(IdentityTree&&) = default;
+  IdentityTree& operator=(IdentityTree&& other) noexcept {
+    wipe();
+    levels_ = std::move(other.levels_);
+    return *this;
+  }
+  IdentityTree(const IdentityTree&) = delete;
+  IdentityTree& operator=(const IdentityTree&) = delete;
+  ~IdentityTree() { wipe(); }  // the leaves' hashes prove identities: wiped like keys
+  // The proof of parties [first, first + count), which must lie inside the tree's parties.
+  [[nodiscard]] IdentityProof proof(PartyId first, std::uint32_t count) const;
+
+ private:
+  void wipe();
+  std::vector<std::vector<StaticSecret>> levels_;  // levels_[j][k]: the hash of block [k 2^j, (k + 1) 2^j)
+};
 
 struct Frame {
   FrameHeader header;
