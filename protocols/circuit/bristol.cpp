@@ -13,9 +13,6 @@
 namespace shufflempc::circuit {
 namespace {
 
-constexpr std::uint32_t max_wires = 1u << 28;
-constexpr std::uint64_t max_gates = 1u << 28;
-constexpr std::uint64_t max_input_bits = 1u << 24;  // 16 Mbit of inputs; AES-128 takes 256, SHA-256 768
 // The shortest gate line ("1 1 0 5 EQ") takes 10 characters, and every token of a line at least 2
 // (digit and separator): the declared counts must fit the text, so a few bytes cannot ask for
 // gigabytes.

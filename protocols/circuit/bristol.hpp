@@ -26,6 +26,12 @@
 
 namespace shufflempc::circuit {
 
+// What parse() accepts at most, each named in its error and in --circuit's help (besides the
+// bounds a file's own size sets: a gate line takes at least 10 characters).
+inline constexpr std::uint32_t max_wires = 1u << 28;
+inline constexpr std::uint64_t max_gates = 1u << 28;
+inline constexpr std::uint64_t max_input_bits = 1u << 24;  // 16 Mbit of inputs; AES-128 takes 256, SHA-256 768
+
 enum class GateType : std::uint8_t { xor_gate, and_gate, inv, eq, eqw };
 [[nodiscard]] const char* to_string(GateType t);
 

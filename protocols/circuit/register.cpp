@@ -47,7 +47,9 @@ void register_circuit(Registry& registry) {
                   "v1 BMR with two garblers and a helper, v3 a designated garbler in ESA mode",
        .params = {{.name = "circuit", .type = ParamType::text, .default_value = "adder64",
                    .help = "a Bristol Fashion file, or a bundled circuit's name: aes_128, sha256, adder64, sub64, neg64, mult64, "
-                           "divide64, udivide64, zero_equal (looked up in $SHUFFLEMPC_CIRCUITS, else the source tree's circuits/)",
+                           "divide64, udivide64, zero_equal (looked up in $SHUFFLEMPC_CIRCUITS, else the source tree's circuits/); " +
+                           fmt::format("at most {} gates, {} wires and {} input bits", circuit::max_gates, circuit::max_wires,
+                                       circuit::max_input_bits),
                    .reads_file = [](const std::string& v) { return std::optional(circuit_path(v)); }},
                   {.name = "variant", .type = ParamType::choice, .default_value = "v1",
                    .help = "v1: BMR, garblers 0 and 1, helper 2, parties 3.. input-only clients; private against one corrupted "

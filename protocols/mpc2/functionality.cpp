@@ -13,10 +13,6 @@
 namespace shufflempc::mpc2 {
 namespace {
 
-constexpr std::size_t max_variables = std::size_t{1} << 20;  // input elements (--length 10^5 is documented)
-constexpr std::size_t max_terms = std::size_t{1} << 23;     // terms of all outputs together
-constexpr std::size_t max_depth = 256;  // parentheses and unary signs, nested
-
 struct Token {
   enum Kind { name, number, symbol, end } kind = end;
   std::string text;

@@ -32,6 +32,12 @@
 
 namespace shufflempc::mpc2 {
 
+// What parse() accepts at most, each named in its error and in --function's help: a program that
+// says more is refused before anything is allocated for it.
+inline constexpr std::size_t max_variables = std::size_t{1} << 20;  // input elements
+inline constexpr std::size_t max_terms = std::size_t{1} << 23;      // terms of all outputs together
+inline constexpr std::size_t max_depth = 256;                       // parentheses and unary signs, nested
+
 // One shared value: an element of a declared input or a party's noise share.
 struct Variable {
   std::string name;  // "x[3]", "a[0]", "e[2]"

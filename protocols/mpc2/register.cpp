@@ -2,6 +2,8 @@
 // shuffle rounds.
 #include <memory>
 
+#include <fmt/format.h>
+
 #include "mpc2/mpc2.hpp"
 #include "shufflempc/files.hpp"
 
@@ -45,10 +47,12 @@ void register_mpc2(Registry& registry) {
        .summary = "any degree-2 functionality (sums, inner products, variance, ANDs, DP sums) in two shuffle rounds: "
                   "BGW with t < n/2 over one-round secret messages",
        .params = {{.name = "function", .type = ParamType::text, .default_value = "sum",
-                   .help = "a built-in: " + builtin_list() + "; or a program such as 'input x@*; output s = sum(x)', or @FILE",
+                   .help = "a built-in: " + builtin_list() + "; or a program such as 'input x@*; output s = sum(x)', or @FILE; " +
+                           fmt::format("a program has at most {} input elements, {} terms and {} levels of nesting", mpc2::max_variables,
+                                       mpc2::max_terms, mpc2::max_depth),
                    .reads_file = [](const std::string& v) { return v.starts_with("@") ? std::optional(v.substr(1)) : std::nullopt; }},
-                  {.name = "length", .type = ParamType::integer, .default_value = "8", .help = "vector length of inner-product",
-                   .min = 1.0, .max = 10'000'000.0},
+                  {.name = "length", .type = ParamType::integer, .default_value = "8", .help = "vector length of inner-product (two vectors: at most half the input elements a program may have)",
+                   .min = 1.0, .max = static_cast<double>(mpc2::max_variables / 2)},
                   {.name = "epsilon", .type = ParamType::real, .default_value = "1", .help = "dp-sum's privacy parameter",
                    .min = 0.0, .max = 50.0, .min_exclusive = true},
                   {.name = "prime", .type = ParamType::text, .default_value = "2305843009213693951",
