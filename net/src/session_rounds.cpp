@@ -172,7 +172,10 @@ bool SessionRounds::ready() const {
   return true;
 }
 
+bool SessionRounds::take_resend(PartyId first) { return ++resends_[first] <= max_resends; }
+
 void SessionRounds::open_round() {
+  resends_.clear();
   buffer_ = MessageBatch(rounds_[round_].width);
   slices_.clear();
   std::fill(submitted_.begin(), submitted_.end(), 0);

@@ -366,6 +366,11 @@ struct TcpShuffler::Impl {
         // connection: repeating the frame cannot make the shuffler queue copies of the output.
         if (!resent && s->rounds->accepted_in_previous_round(first, batch.counts, f.header.round)) {
           resent = true;
+          if (!s->rounds->take_resend(first)) {
+            refuse("round " + std::to_string(f.header.round) + "'s result was sent to this link's parties " +
+                   std::to_string(detail::SessionRounds::max_resends) + " times already");
+            break;
+          }
           if (auto it = s->party_links.find(first); it != s->party_links.end() && s->last.valid) send_result(*s, it->second);
           continue;
         }

@@ -187,6 +187,13 @@ TEST_CASE("SessionRounds: a link for a range of parties is admitted, submits and
   // naming the dropped party 1 is not.
   CHECK(s.accepted_in_previous_round(0, counts, 0));
   CHECK_FALSE(s.accepted_in_previous_round(0, std::vector<std::uint32_t>{1, 1, 2, 1}, 0));
+  // The result goes to a link at most max_resends times per round, however often it reconnects and
+  // repeats its small frame (it costs the shuffler the whole output each time); another link is
+  // counted apart.
+  for (unsigned i = 0; i < net::detail::SessionRounds::max_resends; ++i) CHECK(s.take_resend(0));
+  CHECK_FALSE(s.take_resend(0));
+  CHECK_FALSE(s.take_resend(0));
+  CHECK(s.take_resend(4));
   CHECK_FALSE(s.accepted_in_previous_round(0, counts, 1));
   CHECK(s.submit(0, std::vector<std::uint32_t>{1, 1, 1, 1}, 1, 1, batch(1, 4, 0)).value().find("party 1 is no longer in the session") !=
         std::string::npos);

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -53,6 +54,11 @@ class SessionRounds {
   // connection before the result reached it) names only parties whose batches that round accepted:
   // then the shuffler sends the link that round's result again instead of refusing the frame.
   [[nodiscard]] bool accepted_in_previous_round(PartyId first, std::span<const std::uint32_t> counts, std::uint32_t round) const;
+  // Whether the link of parties from `first` may be sent the previous round's result again: at most
+  // max_resends times per round, so that an authenticated client that reconnects and repeats a
+  // small frame cannot make the shuffler send it the whole output over and over (each call counts).
+  static constexpr unsigned max_resends = 2;
+  [[nodiscard]] bool take_resend(PartyId first);
 
   // Whether the current round may close before its deadline: the analyzer is here and every
   // expected party has submitted or left.
@@ -97,6 +103,7 @@ class SessionRounds {
   std::vector<char> submitted_;  // submitted in the current round
   std::vector<char> gone_;       // left during the current round without submitting
   std::vector<std::uint32_t> slice_of_;  // index in slices_ of a party that submitted this round
+  std::map<PartyId, unsigned> resends_;  // this round's resends of the previous result, by link
   bool analyzer_present_ = false;
   std::uint32_t round_ = 0;
   bool started_ = false;
