@@ -84,10 +84,9 @@ const std::string& InputSpec::arg(std::size_t i) const {
   return args_[i];
 }
 
-void InputSpec::fail(const std::string& why) const { throw std::invalid_argument("--random-inputs '" + text_ + "': " + why); }
-
 void InputSpec::bad(std::size_t i, const std::string& accepted) const {
-  fail((i < names_.size() ? names_[i] : std::string("an argument")) + " must be " + accepted + ", got '" + arg(i) + "'");
+  throw std::invalid_argument("--random-inputs '" + text_ + "': " + (i < names_.size() ? names_[i] : std::string("an argument")) +
+                              " must be " + accepted + ", got '" + arg(i) + "'");
 }
 
 double InputSpec::real(std::size_t i) const {

@@ -4,15 +4,14 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
-#include <mutex>
 #include <stdexcept>
-#include <thread>
 
 #include "shufflempc/error.hpp"
 #include "shufflempc/net/detail/link.hpp"
 #include "shufflempc/net/detail/session_rounds.hpp"
 #include "shufflempc/net/sealing.hpp"
 #include "shufflempc/net/tcp.hpp"
+#include "shufflempc/parallel.hpp"
 
 namespace shufflempc::net {
 
@@ -406,30 +405,19 @@ struct TcpShuffler::Impl {
     detail::StaticSecret analyzer_static = detail::static_secret(keys.secret_key(), cfg.analyzer_key);
     s.analyzer_tree = detail::IdentityTree(std::span(&analyzer_static, 1));
     sodium_memzero(analyzer_static.data(), analyzer_static.size());
-    const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 16);
-    const std::size_t per = (cfg.parties + threads - 1) / threads;
-    std::vector<std::thread> pool;
-    std::exception_ptr error;
-    std::mutex m;
-    for (std::size_t t = 0; t < threads && t * per < cfg.parties; ++t)
-      pool.emplace_back([&, t] {
-        try {
-          for (std::size_t p = t * per; p < std::min(cfg.parties, (t + 1) * per); ++p) {
-            try {
-              statics[p] = detail::static_secret(keys.secret_key(), cfg.party_keys[p]);
-            } catch (const std::system_error&) {
-              throw std::invalid_argument("party_keys[" + std::to_string(p) + "] is not a usable X25519 public key");
-            }
-          }
-        } catch (...) {
-          const std::lock_guard lock(m);
-          error = std::current_exception();
-        }
-      });
-    for (auto& th : pool) th.join();
-    if (error) std::rethrow_exception(error);
+    // Wiped however this ends (a bad key throws from the loop).
+    struct Wipe {
+      std::vector<detail::StaticSecret>& v;
+      ~Wipe() { sodium_memzero(v.data(), v.size() * sizeof(detail::StaticSecret)); }
+    } wipe{statics};
+    parallel_for(cfg.parties, hardware_cores(), [&](std::size_t p) {
+      try {
+        statics[p] = detail::static_secret(keys.secret_key(), cfg.party_keys[p]);
+      } catch (const std::system_error&) {
+        throw std::invalid_argument("party_keys[" + std::to_string(p) + "] is not a usable X25519 public key");
+      }
+    });
     s.parties_tree = detail::IdentityTree(statics);
-    sodium_memzero(statics.data(), statics.size() * sizeof(detail::StaticSecret));
   }
 
   asio::awaitable<void> accept_loop() {

@@ -17,7 +17,7 @@
 
 namespace shufflempc::counting {
 
-// What the bit mechanisms share: one bit per party, the count of ones as the truth.
+// What the bit mechanisms share: one bit per party, the count of ones as the truth, one-byte bit messages.
 struct BitInputs {
   using Input = bool;
   [[nodiscard]] bool parse_input(PartyId id, const Value& v) const { return parse_bit(v, party_name(id)); }
@@ -25,6 +25,9 @@ struct BitInputs {
   [[nodiscard]] BitSampler input_sampler(std::string_view spec) const { return bit_sampler(spec); }
   [[nodiscard]] Value input_value(bool x) const { return x ? 1 : 0; }
   [[nodiscard]] std::int64_t truth(std::span<const bool> xs) const;
+  // Every message of these mechanisms is one byte, 0 or 1: another is discarded and counted
+  // (mechanism.hpp), never a veto.
+  [[nodiscard]] bool valid(std::span<const std::uint8_t> m) const { return m[0] <= 1; }
 };
 
 // The lectures' protocol: x and a Bernoulli(p) noise bit; the analyzer returns sum - n p.
@@ -32,7 +35,6 @@ struct CountingMechanism : BitInputs {
   using Output = double;
   Config config;
   [[nodiscard]] RoundShape shape() const { return RoundShape::exactly(1, Delivery::analyzer_only, 2); }
-  [[nodiscard]] bool valid(std::span<const std::uint8_t> m) const { return m[0] <= 1; }  // else discarded and counted
   void encode(bool x, Rng& rng, MessageBatch& out) const { counting::encode(x, config.p, rng, out); }
   [[nodiscard]] double analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng&) const {
     return counting::analyze(shuffled, outcome.submitted.size(), config.p);
@@ -51,7 +53,6 @@ struct BalcerCheuMechanism : BitInputs {
   double gamma = 0;
   BalcerCheuMechanism(std::uint64_t n, double eps, double delta) : parties(n), epsilon(eps), gamma(balcer_cheu_gamma(n, eps, delta)) {}
   [[nodiscard]] RoundShape shape() const { return RoundShape::exactly(1, Delivery::analyzer_only, 2); }
-  [[nodiscard]] bool valid(std::span<const std::uint8_t> m) const { return m[0] <= 1; }  // else discarded and counted
   void encode(bool x, Rng& rng, MessageBatch& out) const { encode_balcer_cheu(x, gamma, rng, out); }
   [[nodiscard]] double analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng&) const {
     return analyze_balcer_cheu(shuffled, outcome.submitted.size(), gamma);
@@ -69,7 +70,6 @@ struct RandomizedResponseMechanism : BitInputs {
   double flip = 0;  // 1/(1 + e^eps)
   RandomizedResponseMechanism(std::uint64_t n, double eps) : parties(n), epsilon(eps), flip(randomized_response_flip(eps)) {}
   [[nodiscard]] RoundShape shape() const { return RoundShape::exactly(1, Delivery::analyzer_only, 1); }
-  [[nodiscard]] bool valid(std::span<const std::uint8_t> m) const { return m[0] <= 1; }  // else discarded and counted
   void encode(bool x, Rng& rng, MessageBatch& out) const { out.append()[0] = x != bernoulli(rng, flip) ? 1 : 0; }
   [[nodiscard]] double analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng&) const {
     return analyze_randomized_response(shuffled, outcome.submitted.size(), epsilon);
@@ -84,7 +84,6 @@ struct CentralLaplaceMechanism : BitInputs {
   using Output = double;
   double epsilon = 1;
   [[nodiscard]] RoundShape shape() const { return RoundShape::exactly(1, Delivery::analyzer_only, 1); }
-  [[nodiscard]] bool valid(std::span<const std::uint8_t> m) const { return m[0] <= 1; }  // else discarded and counted
   void encode(bool x, Rng&, MessageBatch& out) const { out.append()[0] = x ? 1 : 0; }
   [[nodiscard]] double analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng& rng) const;
   [[nodiscard]] Value describe() const;

@@ -101,6 +101,7 @@ void SumBaselineMechanism::encode(double x, Rng& rng, MessageBatch& out) const {
 
 bool SumBaselineMechanism::valid(std::span<const std::uint8_t> m) const {
   if (local) {
+    // One release is randomized_round(x) in [0, p] plus noise; a value beyond 2^40 is no release.
     const auto v = static_cast<std::int64_t>(load_le<std::uint64_t>(m.data()));
     return v <= (std::int64_t{1} << 40) && v >= -(std::int64_t{1} << 40);
   }
@@ -115,9 +116,7 @@ double SumBaselineMechanism::analyze(const MessageBatch& shuffled, const RoundOu
     std::int64_t total = 0;
     for (std::size_t i = 0; i < shuffled.count(); ++i) {
       const auto v = static_cast<std::int64_t>(load_le<std::uint64_t>(shuffled[i].data()));
-      // One release is randomized_round(x) in [0, p] plus noise; a value beyond 2^40 is no release.
-      if (v > (std::int64_t{1} << 40) || v < -(std::int64_t{1} << 40))
-        throw_error(Errc::protocol_violation, "sum-local-laplace: a release of " + std::to_string(v) + " is out of range");
+      if (!valid(shuffled[i])) throw_error(Errc::protocol_violation, "sum-local-laplace: a release of " + std::to_string(v) + " is out of range");
       total += v;
     }
     return static_cast<double>(total) / p;
@@ -125,8 +124,8 @@ double SumBaselineMechanism::analyze(const MessageBatch& shuffled, const RoundOu
   double sum = 0;
   for (std::size_t i = 0; i < shuffled.count(); ++i) {
     double x = 0;
+    if (!valid(shuffled[i])) throw_error(Errc::protocol_violation, "sum-central-laplace: an input outside [0, 1]");
     std::memcpy(&x, shuffled[i].data(), 8);
-    if (!(x >= 0 && x <= 1)) throw_error(Errc::protocol_violation, "sum-central-laplace: an input outside [0, 1]");
     sum += x;
   }
   return (std::round(sum * p) + static_cast<double>(baseline_noise(epsilon, precision, rng))) / p;

@@ -47,18 +47,20 @@ std::string param_names(const ProtocolInfo& info) {
   return s.empty() ? "none" : s;
 }
 
+// The value rounded to a whole number, as text and number.
+AxisValue whole(const AxisValue& value) {
+  const auto w = std::llround(*value.number);
+  return {fmt::format("{}", w), static_cast<double>(w)};
+}
+
 // Type checks only: a value out of a protocol's range makes an infeasible cell, not an error.
 AxisValue checked_value(const ParamSpec& p, const AxisValue& value, const std::string& where) {
   const std::string& text = value.text;
   switch (p.type) {
     case ParamType::real:
+    case ParamType::integer:
       if (!value.number) throw std::invalid_argument(where + ": '" + text + "' is not a number (" + p.name + " is " + p.range_text() + ")");
-      return value;
-    case ParamType::integer: {
-      if (!value.number) throw std::invalid_argument(where + ": '" + text + "' is not a number (" + p.name + " is " + p.range_text() + ")");
-      const auto whole = std::llround(*value.number);
-      return {fmt::format("{}", whole), static_cast<double>(whole)};
-    }
+      return p.type == ParamType::integer ? whole(value) : value;
     case ParamType::choice:
       if (std::find(p.choices.begin(), p.choices.end(), text) == p.choices.end())
         throw std::invalid_argument(where + ": '" + text + "' is not " + p.range_text());
@@ -75,8 +77,7 @@ AxisValue checked_value(const ParamSpec& p, const AxisValue& value, const std::s
 AxisValue parties_value(const AxisValue& value, const std::string& where) {
   if (!value.number || *value.number < 1 || *value.number > 1e9)
     throw std::invalid_argument(where + ": parties must be a number in [1, 1e9], got '" + value.text + "'");
-  const auto whole = std::llround(*value.number);
-  return {fmt::format("{}", whole), static_cast<double>(whole)};
+  return whole(value);
 }
 
 // Parameters given for every series (the fixed ones and the axes) apply where declared; the key

@@ -64,7 +64,7 @@ TEST_CASE("ZqBig known answers on 2^255 - 19 and 2^256") {
   CHECK(w.add(x, BigInt(12345)) == 0);
 }
 
-TEST_CASE("ZqBig::uniform is uniform (chi-square on q = 10 and q = 3 * 2^200)") {
+TEST_CASE("ZqBig::uniform is uniform (chi-square on q = 10 and q = 3 times 2^200)") {
   SeededRng rng(42);
   {
     const ZqBig z(BigInt(10));

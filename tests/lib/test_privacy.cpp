@@ -43,7 +43,7 @@ TEST_CASE("the lectures' p meets (eps, delta) by the exact oracle, with a huge m
   }
 }
 
-TEST_CASE("calibrated p: meets (eps, delta) exactly, and p * 0.99 does not, constants match their independent computation") {
+TEST_CASE("calibrated p: meets (eps, delta) exactly, and 0.99 p does not, constants match their independent computation") {
   struct Case {
     double eps, delta;
     std::uint64_t n;

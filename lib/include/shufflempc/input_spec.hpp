@@ -34,7 +34,6 @@ class InputSpec {
   // in `forms` or a wrong number of arguments. An empty `forms` accepts only "" (no input).
   [[nodiscard]] static InputSpec parse(std::string_view text, std::span<const InputForm> forms);
 
-  [[nodiscard]] const std::string& text() const { return text_; }
   [[nodiscard]] const std::string& form() const { return form_; }
   [[nodiscard]] bool is(std::string_view form) const { return form_ == form; }
   [[nodiscard]] bool has(std::size_t i) const { return i < args_.size(); }
@@ -47,11 +46,10 @@ class InputSpec {
   [[nodiscard]] std::int64_t integer(std::size_t i, std::int64_t lo, std::int64_t hi) const;  // in [lo, hi]
   [[nodiscard]] BigInt big_integer(std::size_t i, const BigInt& lo, const BigInt& hi) const;  // in [lo, hi]
   [[nodiscard]] bool bit(std::size_t i) const;  // 0, 1, yes, no, true, false, on, off
-  // A refusal in the same words: "--random-inputs 'X': <why>".
-  [[noreturn]] void fail(const std::string& why) const;
 
  private:
   [[nodiscard]] const std::string& arg(std::size_t i) const;
+  // "--random-inputs 'X': NAME must be ACCEPTED, got 'V'".
   [[noreturn]] void bad(std::size_t i, const std::string& accepted) const;
   std::string text_, form_;
   std::vector<std::string> args_, names_;

@@ -72,8 +72,10 @@ concept Mechanism = requires(const M& m, const typename M::Input& x, PartyId id,
 // party, corrupt or not, adds weight beyond its declared share unnoticed.
 void check_total(const RoundShape& shape, std::size_t messages, std::size_t submitted);
 
-// The messages of `batch` for which `valid` holds, and how many it dropped; the batch itself
-// (no copy) when every message is valid.
+namespace detail {
+
+// The messages of `batch` for which `valid` holds, and how many it dropped: the batch itself (no
+// copy) when every message is valid, else the valid ones copied into `scratch`.
 template <class Valid>
 [[nodiscard]] std::pair<const MessageBatch*, std::size_t> valid_messages(const MessageBatch& batch, MessageBatch& scratch, const Valid& valid) {
   std::size_t invalid = 0;
@@ -82,11 +84,9 @@ template <class Valid>
   scratch = MessageBatch(batch.width());
   scratch.reserve(batch.count() - invalid);
   for (std::size_t i = 0; i < batch.count(); ++i)
-    if (valid(batch[i])) std::copy(batch[i].begin(), batch[i].end(), scratch.append().begin());
+    if (valid(batch[i])) scratch.push_back(batch[i]);
   return {&scratch, invalid};
 }
-
-namespace detail {
 
 template <class M>
 Value input_to_value(const M& m, const typename M::Input& x) {
@@ -217,7 +217,7 @@ class OneRoundProtocol final : public Protocol {
       std::size_t invalid = 0;
       MessageBatch scratch;
       if constexpr (requires(std::span<const std::uint8_t> msg) { { m_.valid(msg) } -> std::convertible_to<bool>; })
-        std::tie(kept, invalid) = valid_messages(output, scratch, [this](std::span<const std::uint8_t> msg) { return m_.valid(msg); });
+        std::tie(kept, invalid) = detail::valid_messages(output, scratch, [this](std::span<const std::uint8_t> msg) { return m_.valid(msg); });
       result_ = m_.analyze(*kept, outcome, rng);
       if constexpr (requires { { m_.run_details(outcome) } -> std::convertible_to<Value>; }) details_ = m_.run_details(outcome);
       if (outcome.discarded + invalid > 0) {
