@@ -69,7 +69,8 @@ int main(int argc, char** argv) {
     }
     ids.push_back({analyzer_id, analyzer_keys});
     std::vector<RoundShape> plan(rounds, RoundShape::exactly(wire_width(1, Delivery::analyzer_only), Delivery::analyzer_only, 1));
-    TcpShuffler shuffler(shuffler_keys, {{config, plan}}, "127.0.0.1", 0);
+    config.rounds = plan;
+    TcpShuffler shuffler(shuffler_keys, {config}, "127.0.0.1", 0);
     std::thread server([&] { (void)shuffler.run(); });
     std::vector<double> tcp, local;
     {

@@ -182,7 +182,8 @@ int main(int argc, char** argv) {
     config.party_keys.push_back(party_keys.back().public_key());
   }
   std::vector<RoundShape> plan(rounds, RoundShape::exactly(width, Delivery::analyzer_only, per_party));
-  TcpShuffler shuffler(shuffler_keys, {{config, plan}}, "127.0.0.1", 0);
+  config.rounds = plan;
+  TcpShuffler shuffler(shuffler_keys, {config}, "127.0.0.1", 0);
   const std::uint16_t port = shuffler.port();
 
   // Fork the parties before any thread exists in this process.

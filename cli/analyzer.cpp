@@ -37,7 +37,7 @@ void add_analyzer_command(CLI::App& app, const Registry& registry, Action& actio
       auto rng = make_rng(client.seed);
       std::vector<net::Identity> identities;
       identities.push_back({net::analyzer_id, net::KeyPair::load(key)});
-      net::TcpChannel channel(config, std::move(identities), host, port, stderr_logger("analyzer"), {net::wire_rounds(*protocol)});
+      net::TcpChannel channel(config, std::move(identities), host, port, stderr_logger("analyzer"), {.share_links = true});
       RoundDriver session(*protocol, channel, *rng, config.parties);
       session.host_analyzer();
       const RunResult result = session.run({});

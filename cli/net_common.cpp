@@ -50,7 +50,9 @@ std::unique_ptr<Protocol> session_protocol(const net::SessionConfig& config, con
   }
   for (const auto& [param, digest] : config.file_digests)
     if (!files.count(param)) throw std::invalid_argument("session config: file_digests." + param + " binds a file no parameter reads");
-  return registry.create(config.protocol, config.params, config.parties, config.min_parties);
+  auto protocol = registry.create(config.protocol, config.params, config.parties, config.min_parties);
+  net::check_rounds(config, *protocol);
+  return protocol;
 }
 
 Value read_json_file(const std::string& path, const std::string& what) {

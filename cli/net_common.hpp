@@ -19,7 +19,7 @@
 namespace shufflempc::cli {
 
 void add_keygen_command(CLI::App& app, Action& action);
-void add_shuffler_command(CLI::App& app, const Registry& registry, Action& action);
+void add_shuffler_command(CLI::App& app, Action& action);
 void add_party_command(CLI::App& app, const Registry& registry, Action& action);
 void add_analyzer_command(CLI::App& app, const Registry& registry, Action& action);
 void add_local_command(CLI::App& app, const Registry& registry, Action& action);
@@ -36,7 +36,9 @@ void add_local_command(CLI::App& app, const Registry& registry, Action& action);
 // program, a circuit; shufflempc/registry.hpp files_read), for `session` and `local`.
 void bind_files(net::SessionConfig& config, const Registry& registry);
 // The session's protocol, created after checking that every file it reads on this host has the
-// content the config binds: std::invalid_argument naming the parameter and the file otherwise.
+// content the config binds, and checked to declare the config's round shapes (net::check_rounds):
+// std::invalid_argument naming the parameter and the file, or the round, otherwise. For the
+// parties and the analyzer; the shuffler never builds the protocol.
 [[nodiscard]] std::unique_ptr<Protocol> session_protocol(const net::SessionConfig& config, const Registry& registry);
 
 // Options shared by the party and analyzer processes.

@@ -60,12 +60,11 @@ void add_party_command(CLI::App& app, const Registry& registry, Action& action) 
       for (PartyId id = first; id <= last; ++id)
         identities.push_back({id, net::KeyPair::load(key.empty() ? net::party_key_file(key_dir, id) : key)});
       const auto [host, port] = connect_address(config, client.connect);
-      const auto rounds = net::wire_rounds(*protocol);
-      const std::size_t capacity = net::link_capacity(config, rounds);
+      const std::size_t capacity = net::link_capacity(config);
       ensure_descriptors((identities.size() + capacity - 1) / capacity + 64, "party process " + ids + " (one link per " +
                                                                                       std::to_string(capacity) + " hosted parties)");
       auto rng = make_rng(client.seed);
-      net::TcpChannel channel(config, std::move(identities), host, port, stderr_logger("party " + ids), {rounds});
+      net::TcpChannel channel(config, std::move(identities), host, port, stderr_logger("party " + ids), {.share_links = true});
       RoundDriver session(*protocol, channel, *rng, config.parties);
       for (PartyId id = first; id <= last; ++id) {
         Value v;

@@ -11,6 +11,7 @@
 #include "net_common.hpp"
 #include "shufflempc/files.hpp"
 #include "shufflempc/net/keys.hpp"
+#include "shufflempc/net/tcp.hpp"
 
 namespace shufflempc::cli {
 
@@ -79,7 +80,7 @@ void add_session_command(CLI::App& app, const Registry& registry, Action& action
       (void)net::split_address(o->address, "--shuffler-address");
       c.shuffler_address = o->address;
       // The protocol, its parameters and the party counts must make a valid protocol.
-      (void)registry.create(c.protocol, c.params, c.parties, c.min_parties);
+      c.rounds = net::wire_rounds(*registry.create(c.protocol, c.params, c.parties, c.min_parties));
       bind_files(c, registry);  // the content of every file a parameter names, so all hosts run the same
       c = net::SessionConfig::from_json(c.to_json());  // the same checks every process will make
       c.save(o->out);

@@ -19,7 +19,7 @@
 
 namespace shufflempc::cli {
 
-void add_shuffler_command(CLI::App& app, const Registry& registry, Action& action) {
+void add_shuffler_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("shuffler", "serve one or more sessions: collect, validate, shuffle and deliver each round");
   struct Options {
     std::vector<std::string> configs;
@@ -31,28 +31,27 @@ void add_shuffler_command(CLI::App& app, const Registry& registry, Action& actio
   cmd->add_option("--key,-k", o->key, "the shuffler's key file")->required()->check(CLI::ExistingFile);
   cmd->add_option("--listen", o->listen, "ADDR:PORT to listen on (default: the first config's shuffler_address; port 0 = any)");
   cmd->add_flag("--json", o->json, "print the final report as JSON");
-  cmd->callback([o, &registry, &action] {
-    action = [o, &registry] {
+  cmd->callback([o, &action] {
+    action = [o] {
       const auto& [configs, key, listen, json] = *o;
       const auto keys = net::KeyPair::load(key);
-      std::vector<net::ShufflerSessionSpec> sessions;
-      for (const auto& path : configs) {
-        auto config = net::SessionConfig::load(path);
-        auto protocol = session_protocol(config, registry);
-        sessions.push_back({config, net::wire_rounds(*protocol)});
-      }
+      // The shuffler enforces each config's round shapes and never builds a protocol: it reads no
+      // protocol parameter and no file a parameter names (the parties and the analyzer check that
+      // their protocol declares these shapes).
+      std::vector<net::SessionConfig> sessions;
+      for (const auto& path : configs) sessions.push_back(net::SessionConfig::load(path));
       // One descriptor per client connection. A process hosting many parties shares its links, so
       // the connections number the client processes (unknown here): what is certain is checked,
       // and the limit is raised as far as one connection per party would need.
       std::size_t links = 64;  // the listening socket, the log, slack
-      for (const auto& spec : sessions) links += spec.config.parties + 1;
+      for (const auto& config : sessions) links += config.parties + 1;
       const std::size_t floor = 64 + 2 * sessions.size() + net::ShufflerOptions{}.max_unauthenticated;
       ensure_descriptors(floor, "the shuffler (its analyzers and unauthenticated connections)");
       const std::size_t room = raise_descriptors(links + net::ShufflerOptions{}.max_unauthenticated);
       if (room < links + net::ShufflerOptions{}.max_unauthenticated)
         std::cerr << "shuffler: descriptor limit " << room << ": room for " << room - floor + 2 * sessions.size()
                   << " client connections at once (a process hosting many parties needs one)\n";
-      const auto [host, port] = net::split_address(listen.empty() ? sessions.front().config.shuffler_address : listen, "--listen");
+      const auto [host, port] = net::split_address(listen.empty() ? sessions.front().shuffler_address : listen, "--listen");
       net::TcpShuffler shuffler(keys, sessions, host, port, stderr_logger("shuffler"));
       // Readiness: the launcher (or the user) reads this line, then starts the clients.
       std::cout << "listening on " << host << ':' << shuffler.port() << std::endl;

@@ -88,6 +88,35 @@ SessionConfig SessionConfig::from_json(const Value& j) {
       c.file_digests[k] = v.get<std::string>();
     }
   }
+  {
+    const Value& rounds = field("rounds");
+    if (!rounds.is_array() || rounds.empty() || rounds.size() > max_session_rounds)
+      throw std::invalid_argument("session config: 'rounds' must list between 1 and " + std::to_string(max_session_rounds) +
+                                  " round shapes (write the config with shufflempc session)");
+    const Limits limits;
+    for (std::size_t r = 0; r < rounds.size(); ++r) {
+      const std::string where = "session config: rounds[" + std::to_string(r) + "]";
+      const Value& shape = rounds[r];
+      if (!shape.is_object()) throw std::invalid_argument(where + " must be an object");
+      const auto number = [&](const char* name, std::uint64_t hi) {
+        if (!shape.contains(name) || !shape[name].is_number_unsigned() || shape[name].get<std::uint64_t>() > hi)
+          throw std::invalid_argument(where + "." + name + " must be an integer in [0, " + std::to_string(hi) + "]");
+        return static_cast<std::size_t>(shape[name].get<std::uint64_t>());
+      };
+      RoundShape s;
+      s.width = number("width", limits.max_width);
+      s.min_messages = number("min_messages", limits.max_count);
+      s.max_messages = number("max_messages", limits.max_count);
+      if (s.min_messages > s.max_messages) throw std::invalid_argument(where + ": min_messages exceeds max_messages");
+      const Value& delivery = shape.contains("delivery") ? shape["delivery"] : Value();
+      if (delivery == to_string(Delivery::analyzer_only)) s.delivery = Delivery::analyzer_only;
+      else if (delivery == to_string(Delivery::all_parties)) s.delivery = Delivery::all_parties;
+      else
+        throw std::invalid_argument(where + ".delivery must be \"" + to_string(Delivery::analyzer_only) + "\" or \"" +
+                                    to_string(Delivery::all_parties) + "\"");
+      c.rounds.push_back(s);
+    }
+  }
   c.parties = count("parties", 1, 100'000'000);
   if (j.contains("min_parties")) c.min_parties = count("min_parties", 0, c.parties);
   if (j.contains("deadline_ms")) c.deadline = std::chrono::milliseconds(count("deadline_ms", 1, 86'400'000));
@@ -115,10 +144,14 @@ SessionConfig SessionConfig::from_json(const Value& j) {
 Value SessionConfig::to_json() const {
   Value keys = Value::array();
   for (const auto& k : party_keys) keys.push_back(to_hex(k));
+  Value shapes = Value::array();
+  for (const auto& r : rounds)
+    shapes.push_back({{"width", r.width}, {"delivery", to_string(r.delivery)}, {"min_messages", r.min_messages}, {"max_messages", r.max_messages}});
   return {{"session", to_hex(session)},
           {"protocol", protocol},
           {"params", params},
           {"file_digests", file_digests},
+          {"rounds", shapes},
           {"parties", parties},
           {"min_parties", min_parties},
           {"deadline_ms", static_cast<std::uint64_t>(deadline.count())},

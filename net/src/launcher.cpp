@@ -75,7 +75,8 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
   {
     SessionConfig sizing;
     sizing.parties = n;
-    const std::size_t capacity = link_capacity(sizing, wire_rounds(protocol_));
+    sizing.rounds = wire_rounds(protocol_);
+    const std::size_t capacity = link_capacity(sizing);
     const std::size_t links = processes * ((k + capacity - 1) / capacity);
     ensure_descriptors(links + 1 + 64 + ShufflerOptions{}.max_unauthenticated,
                        "the shuffler of this local run (" + std::to_string(links) + " links of " + std::to_string(processes) +
@@ -87,6 +88,7 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
   SystemRng key_rng;
   SessionConfig base = base_;
   base.deadline = options_.deadline;
+  base.rounds = wire_rounds(protocol_);
   const LocalDeployment local = LocalDeployment::create(n, key_rng, std::move(base));
   local.save(dir.path());
   const std::string config_path = dir / session_config_file, inputs_path = dir / "inputs.json";

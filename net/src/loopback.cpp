@@ -16,15 +16,15 @@ RunResult run_over_loopback(const Protocol& protocol, std::span<const Value> inp
   base.protocol = "(in-process)";
   base.min_parties = options.min_parties;
   base.deadline = options.deadline.count() > 0 ? options.deadline : std::chrono::milliseconds(60'000);
+  base.rounds = wire_rounds(protocol);
   const LocalDeployment local = LocalDeployment::create(inputs.size(), keys_rng, std::move(base));
   const SessionConfig& config = local.config;
 
-  const auto rounds = wire_rounds(protocol);
   // Both ends of every link live in this process: two sockets per link (the parties share theirs).
-  const std::size_t capacity = link_capacity(config, rounds);
+  const std::size_t capacity = link_capacity(config);
   ensure_descriptors(2 * ((inputs.size() + capacity - 1) / capacity + 1) + 64,
                      "run_over_loopback with " + std::to_string(inputs.size()) + " parties");
-  TcpShuffler shuffler(local.shuffler, {{config, rounds}}, "127.0.0.1", 0);
+  TcpShuffler shuffler(local.shuffler, {config}, "127.0.0.1", 0);
   std::vector<ShufflerReport> reports;
   std::exception_ptr shuffler_error;
   std::thread server([&] {
@@ -37,7 +37,7 @@ RunResult run_over_loopback(const Protocol& protocol, std::span<const Value> inp
   try {
     RunResult result;
     {  // the links close with the channel, so the shuffler sees every client leave
-      TcpChannel channel(config, local.all_identities(), "127.0.0.1", shuffler.port(), {}, {rounds});
+      TcpChannel channel(config, local.all_identities(), "127.0.0.1", shuffler.port(), {}, {.share_links = true});
       RoundDriver session(protocol, channel, rng, inputs.size());
       for (std::size_t i = 0; i < inputs.size(); ++i) session.add_party(static_cast<PartyId>(i), inputs[i]);
       session.host_analyzer();

@@ -10,8 +10,8 @@ namespace {
 std::string who(PartyId id) { return id == analyzer_id ? std::string("the analyzer") : "party " + std::to_string(id); }
 }  // namespace
 
-SessionRounds::SessionRounds(const SessionConfig& config, std::vector<RoundShape> rounds)
-    : config_(config), rounds_(std::move(rounds)), limits_(config.limits()), buffer_(1) {
+SessionRounds::SessionRounds(const SessionConfig& config)
+    : config_(config), rounds_(config.rounds), limits_(config.limits()), buffer_(1) {
   if (rounds_.empty()) throw std::invalid_argument("a session needs at least one round");
   const std::size_t n = config.parties;
   present_.assign(n, 0);

@@ -27,6 +27,27 @@ std::vector<RoundShape> wire_rounds(const Protocol& protocol) {
   return plan;
 }
 
+void check_rounds(const SessionConfig& config, const Protocol& protocol) {
+  const auto describe = [](const RoundShape& r) {
+    return "width " + std::to_string(r.width) + " " + to_string(r.delivery) + ", " + std::to_string(r.min_messages) + ".." +
+           std::to_string(r.max_messages) + " messages per party";
+  };
+  const auto declared = wire_rounds(protocol);
+  const auto mismatch = [&](const std::string& what) {
+    throw std::invalid_argument("session config: " + what + " (the config was written for other parameters or by another version: "
+                                "write it again with shufflempc session)");
+  };
+  if (config.rounds.size() != declared.size())
+    mismatch("it declares " + std::to_string(config.rounds.size()) + " round(s), the protocol " + config.protocol + " here has " +
+             std::to_string(declared.size()));
+  for (std::size_t r = 0; r < declared.size(); ++r) {
+    const RoundShape &a = config.rounds[r], &b = declared[r];
+    if (a.width != b.width || a.delivery != b.delivery || a.min_messages != b.min_messages || a.max_messages != b.max_messages)
+      mismatch("rounds[" + std::to_string(r) + "] is " + describe(a) + ", but the protocol " + config.protocol + " here declares " +
+               describe(b));
+  }
+}
+
 std::size_t wire_width(std::size_t width, Delivery delivery) {
   return delivery == Delivery::analyzer_only ? sealing::sealed_width(width) : width;
 }
@@ -44,7 +65,7 @@ std::string who(PartyId id) { return id == analyzer_id ? std::string("the analyz
 struct TcpShuffler::Impl {
   // One session: its round logic (detail::SessionRounds, no sockets) and the I/O around it.
   struct ServedSession {
-    ShufflerSessionSpec spec;
+    SessionConfig config;  // its rounds are the shapes enforced
     std::unique_ptr<detail::SessionRounds> rounds;
     ConfigDigest digest{};
     std::string tag;  // for log lines
@@ -110,7 +131,7 @@ struct TcpShuffler::Impl {
 
   ServedSession* find(const SessionId& id) {
     for (auto& s : sessions)
-      if (s->spec.config.session == id) return s.get();
+      if (s->config.session == id) return s.get();
     return nullptr;
   }
 
@@ -119,10 +140,10 @@ struct TcpShuffler::Impl {
   }
 
   void start_round_timer(ServedSession& s) {
-    s.timer->expires_after(s.spec.config.deadline);
+    s.timer->expires_after(s.config.deadline);
     s.timer->async_wait([this, &s, round = s.rounds->round()](std::error_code ec) {
       if (ec || s.rounds->finished() || s.rounds->round() != round) return;
-      log(s.tag + "round " + std::to_string(round) + ": deadline of " + std::to_string(s.spec.config.deadline.count()) +
+      log(s.tag + "round " + std::to_string(round) + ": deadline of " + std::to_string(s.config.deadline.count()) +
           " ms expired");
       close_round(s);
     });
@@ -139,7 +160,7 @@ struct TcpShuffler::Impl {
     log(s.tag + "session aborted: " + reason);
     s.rounds->abort(reason);
     const std::span<const std::uint8_t> text(reinterpret_cast<const std::uint8_t*>(reason.data()),
-                                             std::min<std::size_t>(reason.size(), s.spec.config.limits().max_abort_reason));
+                                             std::min<std::size_t>(reason.size(), s.config.limits().max_abort_reason));
     auto tell = [&](const std::shared_ptr<SecureLink>& l) {
       if (l && l->is_open()) {
         l->send(FrameType::abort, s.rounds->round(), text);
@@ -304,7 +325,7 @@ struct TcpShuffler::Impl {
       first = hello.first;
       count = hello.count;
       link->set_limits(s->rounds->limits_for(first, count));
-      const auto& cfg = s->spec.config;
+      const auto& cfg = s->config;
       if (first != analyzer_id && (first >= cfg.parties || count > cfg.parties - first))
         throw_error(Errc::unknown_party, "claims " + who_range(first, count) + ", the session has " + std::to_string(cfg.parties) +
                                              " parties");
@@ -400,7 +421,7 @@ struct TcpShuffler::Impl {
 
   // K_p for every party of a session, on every core (one X25519 each, about 35 us).
   static void compute_statics(ServedSession& s, const KeyPair& keys) {
-    const auto& cfg = s.spec.config;
+    const auto& cfg = s.config;
     std::vector<detail::StaticSecret> statics(cfg.parties);
     detail::StaticSecret analyzer_static = detail::static_secret(keys.secret_key(), cfg.analyzer_key);
     s.analyzer_tree = detail::IdentityTree(std::span(&analyzer_static, 1));
@@ -447,26 +468,26 @@ struct TcpShuffler::Impl {
   }
 };
 
-TcpShuffler::TcpShuffler(KeyPair keys, std::vector<ShufflerSessionSpec> sessions, const std::string& host,
-                         std::uint16_t port, Logger log, ShufflerOptions options)
+TcpShuffler::TcpShuffler(KeyPair keys, std::vector<SessionConfig> sessions, const std::string& host, std::uint16_t port,
+                         Logger log, ShufflerOptions options)
     : impl_(std::make_unique<Impl>()) {
   if (options.max_unauthenticated < 1) throw std::invalid_argument("max_unauthenticated must be at least 1");
   impl_->options = options;
   if (sessions.empty()) throw std::invalid_argument("TcpShuffler: at least one session is needed");
   impl_->keys = std::move(keys);
   impl_->log_fn = std::move(log);
-  for (auto& spec : sessions) {
-    if (spec.rounds.empty()) throw std::invalid_argument("TcpShuffler: a session has no rounds");
-    if (spec.config.shuffler_key != impl_->keys.public_key())
-      throw std::invalid_argument("TcpShuffler: the shuffler key does not match session " + to_hex(spec.config.session) +
+  for (auto& config : sessions) {
+    if (config.rounds.empty()) throw std::invalid_argument("TcpShuffler: session " + to_hex(config.session) + " declares no rounds");
+    if (config.shuffler_key != impl_->keys.public_key())
+      throw std::invalid_argument("TcpShuffler: the shuffler key does not match session " + to_hex(config.session) +
                                   "'s shuffler_key");
-    if (impl_->find(spec.config.session)) throw std::invalid_argument("TcpShuffler: session " + to_hex(spec.config.session) + " given twice");
+    if (impl_->find(config.session)) throw std::invalid_argument("TcpShuffler: session " + to_hex(config.session) + " given twice");
     auto s = std::make_unique<Impl::ServedSession>();
-    s->tag = "session " + to_hex(spec.config.session).substr(0, 8) + ": ";
-    s->spec = std::move(spec);
+    s->tag = "session " + to_hex(config.session).substr(0, 8) + ": ";
+    s->config = std::move(config);
     Impl::compute_statics(*s, impl_->keys);
-    s->rounds = std::make_unique<detail::SessionRounds>(s->spec.config, s->spec.rounds);
-    s->digest = s->spec.config.digest();
+    s->rounds = std::make_unique<detail::SessionRounds>(s->config);
+    s->digest = s->config.digest();
     s->timer = std::make_unique<asio::steady_timer>(impl_->io);
     impl_->sessions.push_back(std::move(s));
   }

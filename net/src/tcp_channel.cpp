@@ -22,10 +22,10 @@ constexpr std::size_t handshakes_at_once = 64;
 using detail::SecureLink;
 using detail::tcp;
 
-std::size_t link_capacity(const SessionConfig& config, std::span<const RoundShape> rounds) {
+std::size_t link_capacity(const SessionConfig& config) {
   const Limits limits = config.limits();
   std::uint64_t per_party = 0, messages = 1;
-  for (const auto& r : rounds) {
+  for (const auto& r : config.rounds) {
     per_party = std::max<std::uint64_t>(per_party, std::uint64_t{r.width} * r.max_messages);
     messages = std::max<std::uint64_t>(messages, r.max_messages);
   }
@@ -368,7 +368,7 @@ TcpChannel::TcpChannel(const SessionConfig& config, std::vector<Identity> identi
   im.identities = std::move(identities);
   im.counters.resize(im.identities.size());
   im.in_session.assign(im.identities.size(), 1);
-  const std::size_t capacity = options.rounds.empty() ? 1 : link_capacity(config, options.rounds);
+  const std::size_t capacity = options.share_links ? link_capacity(config) : 1;
   for (const auto& [id, index] : by_id) {
     if (id == analyzer_id) {
       im.analyzer_identity = index;
@@ -436,6 +436,12 @@ TcpChannel::~TcpChannel() {
 RoundOutcome TcpChannel::exchange(const RoundRules& spec, Submissions local) {
   auto& im = *impl_;
   const std::size_t ww = wire_width(spec.shape.width, spec.shape.delivery);
+  if (!im.config.rounds.empty()) {  // the shuffler enforces the config's shapes: a different one would be refused there
+    const RoundShape* declared = spec.round < im.config.rounds.size() ? &im.config.rounds[spec.round] : nullptr;
+    if (!declared || declared->width != ww || declared->delivery != spec.shape.delivery ||
+        declared->min_messages != spec.shape.min_messages || declared->max_messages != spec.shape.max_messages)
+      throw std::invalid_argument("round " + std::to_string(spec.round) + ": the protocol's round shape is not the session config's (check_rounds)");
+  }
   im.submit(spec, local, ww);
   const auto answers = im.await_results(spec, ww);
   if (!answers) {  // every party hosted here has left and no analyzer is hosted

@@ -2,6 +2,7 @@
 // workflow with it (keygen on every "host", session, shuffler, analyzer and a party process).
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <memory>
 
@@ -112,27 +113,36 @@ TEST_CASE("a session config binds the content of the files its parameters read, 
   REQUIRE(config.file_digests.count("function") == 1);
   CHECK(config.file_digests.at("function") == file_digest(program, "program"));
 
-  const auto start = [&](const std::string& config_path, const std::string& log) {
-    return std::make_unique<Process>(
-        std::vector<std::string>{SHUFFLEMPC_CLI, "shuffler", "--config", config_path, "--key", dir + "/shuffler.key", "--listen", "127.0.0.1:0"},
-        dir + "/" + log);
+  // A party (or the analyzer) checks the files before it connects; port 1 is never reached.
+  const auto party = [&](const std::string& config_path, const std::string& log) {
+    return std::make_unique<Process>(std::vector<std::string>{SHUFFLEMPC_CLI, "party", "--config", config_path, "--id", "0", "--key",
+                                                              dir + "/party-0.key", "--input", "1", "--connect", "127.0.0.1:1"},
+                                     dir + "/" + log);
   };
-  {
-    auto same = start(dir + "/session.json", "same.log");  // the file the config binds: the shuffler serves
-    CHECK(same->read_line().rfind("listening on 127.0.0.1:", 0) == 0);
-  }
+  const auto analyzer = [&](const std::string& config_path, const std::string& log) {
+    return std::make_unique<Process>(std::vector<std::string>{SHUFFLEMPC_CLI, "analyzer", "--config", config_path, "--key",
+                                                              dir + "/analyzer.key", "--connect", "127.0.0.1:1"},
+                                     dir + "/" + log);
+  };
 
   // One host's prog.f differs (the same digest would otherwise let it compute another function).
   write_program("input x@*;\noutput s = sum(x) + 1;\n");
-  auto other = start(dir + "/session.json", "other.log");
+  auto other = party(dir + "/session.json", "other.log");
   CHECK(other->wait() == 2);
-  const std::string refused = slurp(dir + "/other.log");
-  CHECK(refused.find("parameter 'function' reads " + program + ", whose content here differs") != std::string::npos);
-  Process party({SHUFFLEMPC_CLI, "party", "--config", dir + "/session.json", "--id", "0", "--key", dir + "/party-0.key", "--input", "1",
-                 "--connect", "127.0.0.1:1"},
-                dir + "/party.log");
-  CHECK(party.wait() == 2);
-  CHECK(slurp(dir + "/party.log").find("whose content here differs") != std::string::npos);
+  CHECK(slurp(dir + "/other.log").find("parameter 'function' reads " + program + ", whose content here differs") != std::string::npos);
+  auto other_analyzer = analyzer(dir + "/session.json", "other-analyzer.log");
+  CHECK(other_analyzer->wait() == 2);
+  CHECK(slurp(dir + "/other-analyzer.log").find("whose content here differs") != std::string::npos);
+
+  // The shuffler reads no file a parameter names: it enforces the config's round shapes and serves
+  // whatever the program on its host, or with none there at all.
+  std::filesystem::remove(program);
+  {
+    Process shuffler({SHUFFLEMPC_CLI, "shuffler", "--config", dir + "/session.json", "--key", dir + "/shuffler.key", "--listen",
+                      "127.0.0.1:0"},
+                     dir + "/shuffler.log");
+    CHECK_MESSAGE(shuffler.read_line().rfind("listening on 127.0.0.1:", 0) == 0, slurp(dir + "/shuffler.log"));
+  }
 
   // A config that binds nothing for a file-reading parameter, or binds a file no parameter reads.
   write_program("input x@*;\noutput s = sum(x);\n");
@@ -142,7 +152,7 @@ TEST_CASE("a session config binds the content of the files its parameters read, 
     std::ofstream out(dir + "/unbound.json");
     out << j.dump();
   }
-  auto unbound = start(dir + "/unbound.json", "unbound.log");
+  auto unbound = party(dir + "/unbound.json", "unbound.log");
   CHECK(unbound->wait() == 2);
   CHECK(slurp(dir + "/unbound.log").find("binds no content for it") != std::string::npos);
   j["file_digests"] = {{"function", config.file_digests.at("function")}, {"prime", config.file_digests.at("function")}};
@@ -150,9 +160,46 @@ TEST_CASE("a session config binds the content of the files its parameters read, 
     std::ofstream out(dir + "/extra.json");
     out << j.dump();
   }
-  auto extra = start(dir + "/extra.json", "extra.log");
+  auto extra = party(dir + "/extra.json", "extra.log");
   CHECK(extra->wait() == 2);
   CHECK(slurp(dir + "/extra.log").find("file_digests.prime binds a file no parameter reads") != std::string::npos);
+}
+
+TEST_CASE("a party or analyzer whose protocol declares other round shapes than its config is refused before it connects") {
+  // The shuffler enforces the config's shapes; a config edited (or written by another version) so
+  // that they differ from what the protocol declares would have every honest batch refused there.
+  const test::TempDir tmp("shufflempc-sessionrounds");
+  const std::string& dir = tmp.path();
+  const std::string shuffler_pub = make_keys(dir);
+  Process session({SHUFFLEMPC_CLI, "session", "--protocol", "central-laplace", "--shuffler-key", shuffler_pub,
+                   "--analyzer-key", dir + "/analyzer.key", "--party-keys", dir + "/party-keys.txt", "--out", dir + "/session.json"},
+                  dir + "/session.err");
+  REQUIRE_MESSAGE(session.wait() == 0, slurp(dir + "/session.err"));
+  const auto config = net::SessionConfig::load(dir + "/session.json");
+  // central-laplace: one round, each party sends its bit sealed to the analyzer.
+  REQUIRE(config.rounds.size() == 1);
+  CHECK(config.rounds[0].width == 1 + 48);
+  CHECK(config.rounds[0].delivery == Delivery::analyzer_only);
+  CHECK(config.rounds[0].min_messages == 1);
+  CHECK(config.rounds[0].max_messages == 1);
+  const auto run = [&](const Value& j, const std::string& name) {
+    {
+      std::ofstream out(dir + "/" + name + ".json");
+      out << j.dump();
+    }
+    Process p({SHUFFLEMPC_CLI, "party", "--config", dir + "/" + name + ".json", "--id", "0", "--key", dir + "/party-0.key", "--input",
+               "1", "--connect", "127.0.0.1:1"},
+              dir + "/" + name + ".log");
+    CHECK(p.wait() == 2);
+    return slurp(dir + "/" + name + ".log");
+  };
+  Value j = config.to_json();
+  j["rounds"][0]["max_messages"] = 3u;
+  CHECK(run(j, "wider").find("rounds[0] is width 49 analyzer-only, 1..3 messages per party, but the protocol central-laplace here "
+                             "declares width 49 analyzer-only, 1..1 messages per party") != std::string::npos);
+  j = config.to_json();
+  j["rounds"].push_back(j["rounds"][0]);
+  CHECK(run(j, "longer").find("it declares 2 round(s), the protocol central-laplace here has 1") != std::string::npos);
 }
 
 TEST_CASE("an @FILE program that does not parse is refused with its position, never its text") {

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "shufflempc/net/keys.hpp"
 #include "shufflempc/net/local.hpp"
 #include "shufflempc/process.hpp"
+#include "shufflempc/registry.hpp"
 #include "shufflempc/net/tcp.hpp"
 #include "support/temp_dir.hpp"
 
@@ -30,13 +32,15 @@ struct NetSession : net::LocalDeployment {
   std::string dir = tmp.path();
 
   NetSession(std::size_t n, std::uint64_t seed, std::size_t min_parties = 0, std::chrono::milliseconds deadline = std::chrono::seconds(20),
-             std::string protocol = "central-laplace") {
+             std::string protocol = "central-laplace", std::map<std::string, std::string> params = {}) {
     SeededRng rng(seed);  // test keys only
     net::SessionConfig base;
     base.protocol = std::move(protocol);
+    base.params = std::move(params);
     base.min_parties = min_parties;
     base.deadline = deadline;
     base.max_frame_bytes = 4096;
+    base.rounds = net::wire_rounds(*builtin_registry().create(base.protocol, base.params, n, min_parties));
     static_cast<net::LocalDeployment&>(*this) = net::LocalDeployment::create(n, rng, std::move(base));
     save(dir);
   }

@@ -24,6 +24,7 @@ SessionConfig sample_config(Rng& rng) {
   c.shuffler_key = KeyPair::generate(rng).public_key();
   c.analyzer_key = KeyPair::generate(rng).public_key();
   c.party_keys = {KeyPair::generate(rng).public_key(), KeyPair::generate(rng).public_key()};
+  c.rounds = {RoundShape::exactly(1 + 48, Delivery::analyzer_only, 2), RoundShape{8, Delivery::all_parties, 0, 3}};
   return c;
 }
 }  // namespace
@@ -76,6 +77,19 @@ TEST_CASE("session config: a JSON round trip keeps the digest, every field but t
   changed = c;
   changed.min_parties = 1;
   CHECK(changed.digest() != c.digest());
+  // The round shapes the shuffler enforces: each field of each round.
+  CHECK(back.rounds.size() == 2);
+  CHECK(back.rounds[1].delivery == Delivery::all_parties);
+  CHECK(back.rounds[1].max_messages == 3);
+  for (int field = 0; field < 4; ++field) {
+    changed = c;
+    RoundShape& r = changed.rounds[1];
+    if (field == 0) r.width += 1;
+    if (field == 1) r.delivery = Delivery::analyzer_only;
+    if (field == 2) r.min_messages = 1;
+    if (field == 3) r.max_messages = 4;
+    CHECK(changed.digest() != c.digest());
+  }
 }
 
 TEST_CASE("session config: a missing or mistyped field is named, and addresses are HOST:PORT") {
@@ -94,6 +108,25 @@ TEST_CASE("session config: a missing or mistyped field is named, and addresses a
   v = good;
   v["analyzer_key"] = good["shuffler_key"];  // the shuffler could read every ESA record
   CHECK_THROWS_WITH_AS((void)SessionConfig::from_json(v), doctest::Contains("'analyzer_key' equals 'shuffler_key'"), std::invalid_argument);
+  v = good;
+  v.erase("rounds");
+  CHECK_THROWS_WITH_AS((void)SessionConfig::from_json(v), doctest::Contains("missing field 'rounds'"), std::invalid_argument);
+  v = good;
+  v["rounds"] = Value::array();
+  CHECK_THROWS_WITH_AS((void)SessionConfig::from_json(v), doctest::Contains("'rounds' must list between 1 and 65536 round shapes"),
+                       std::invalid_argument);
+  v = good;
+  v["rounds"][1]["min_messages"] = 4u;
+  CHECK_THROWS_WITH_AS((void)SessionConfig::from_json(v), doctest::Contains("rounds[1]: min_messages exceeds max_messages"),
+                       std::invalid_argument);
+  v = good;
+  v["rounds"][0]["width"] = 1u << 20;
+  CHECK_THROWS_WITH_AS((void)SessionConfig::from_json(v), doctest::Contains("rounds[0].width must be an integer in [0, 65584]"),
+                       std::invalid_argument);
+  v = good;
+  v["rounds"][0]["delivery"] = "everyone";
+  CHECK_THROWS_WITH_AS((void)SessionConfig::from_json(v), doctest::Contains("rounds[0].delivery must be \"analyzer-only\" or \"all-parties\""),
+                       std::invalid_argument);
   CHECK(split_address("127.0.0.1:8080", "--shuffler") == std::pair<std::string, std::uint16_t>{"127.0.0.1", 8080});
   CHECK_THROWS_WITH_AS((void)split_address("localhost", "--shuffler"), doctest::Contains("--shuffler must be HOST:PORT"), std::invalid_argument);
   CHECK_THROWS_WITH_AS((void)split_address("h:70000", "--shuffler"), doctest::Contains("port must be an integer in [0, 65535]"),

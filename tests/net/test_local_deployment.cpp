@@ -14,6 +14,7 @@ TEST_CASE("LocalDeployment: one key pair per identity, a config naming them, fil
   base.protocol = "counting";
   base.params = {{"epsilon", "0.5"}};
   base.min_parties = 3;
+  base.rounds = {RoundShape::exactly(1 + 48, Delivery::analyzer_only, 2)};
   const auto d = net::LocalDeployment::create(4, rng, base);
   CHECK(d.config.parties == 4);
   CHECK(d.config.protocol == "counting");
@@ -33,6 +34,7 @@ TEST_CASE("LocalDeployment: one key pair per identity, a config naming them, fil
   const auto config = net::SessionConfig::load(dir + "/" + net::session_config_file);
   CHECK(config.session == d.config.session);
   CHECK(config.party_keys == d.config.party_keys);
+  CHECK(config.digest() == d.config.digest());
   CHECK(net::KeyPair::load(net::party_key_file(dir, 2)).public_key() == d.parties[2].public_key());
   CHECK(net::KeyPair::load(dir + "/" + net::shuffler_key_file).public_key() == d.shuffler.public_key());
 }

@@ -12,9 +12,11 @@ using net::detail::SessionRounds;
 
 namespace {
 
-net::SessionConfig config_of(std::size_t n, std::size_t min_parties = 0, std::uint32_t max_frame = 1u << 20) {
+net::SessionConfig config_of(std::size_t n, std::vector<RoundShape> rounds, std::size_t min_parties = 0,
+                             std::uint32_t max_frame = 1u << 20) {
   net::SessionConfig c;
   c.parties = n;
+  c.rounds = std::move(rounds);
   c.min_parties = min_parties;
   c.max_frame_bytes = max_frame;
   return c;
@@ -33,8 +35,8 @@ void admit_all(SessionRounds& s, std::size_t n) {
 }  // namespace
 
 TEST_CASE("SessionRounds: two rounds, every party submits, the outputs hold every message") {
-  const auto cfg = config_of(3);
-  SessionRounds s(cfg, {{2, Delivery::all_parties, 1, 3}, RoundShape::exactly(1, Delivery::analyzer_only, 1)});
+  const auto cfg = config_of(3, {{2, Delivery::all_parties, 1, 3}, RoundShape::exactly(1, Delivery::analyzer_only, 1)});
+  SessionRounds s(cfg);
   CHECK_FALSE(s.started());
   admit_all(s, 3);
   CHECK(s.started());
@@ -65,8 +67,8 @@ TEST_CASE("SessionRounds: two rounds, every party submits, the outputs hold ever
 }
 
 TEST_CASE("SessionRounds: bad submissions are refused one by one and the accepted batches stand") {
-  const auto cfg = config_of(3, 0, 64);
-  SessionRounds s(cfg, {{4, Delivery::analyzer_only, 1, 16}});
+  const auto cfg = config_of(3, {{4, Delivery::analyzer_only, 1, 16}}, 0, 64);
+  SessionRounds s(cfg);
   admit_all(s, 3);
   CHECK(s.submit(0, 0, 4, 1, batch(4, 1, 1)) == std::nullopt);
   CHECK(s.submit(0, 0, 4, 1, batch(4, 1, 9)).value().find("duplicate submission") != std::string::npos);
@@ -92,8 +94,8 @@ TEST_CASE("SessionRounds: bad submissions are refused one by one and the accepte
 }
 
 TEST_CASE("SessionRounds: a party that leaves is dropped at the close and refused afterwards, one that comes back is waited for") {
-  const auto cfg = config_of(3, 2);
-  SessionRounds s(cfg, {RoundShape::exactly(1, Delivery::analyzer_only, 1), RoundShape::exactly(1, Delivery::analyzer_only, 1)});
+  const auto cfg = config_of(3, {RoundShape::exactly(1, Delivery::analyzer_only, 1), RoundShape::exactly(1, Delivery::analyzer_only, 1)}, 2);
+  SessionRounds s(cfg);
   admit_all(s, 3);
   CHECK_FALSE(s.submit(0, 0, 1, 1, batch(1, 1, 0)));
   CHECK_FALSE(s.submit(1, 0, 1, 1, batch(1, 1, 0)));
@@ -115,8 +117,8 @@ TEST_CASE("SessionRounds: a party that leaves is dropped at the close and refuse
 
 TEST_CASE("SessionRounds: too few parties fail the round, the analyzer leaving aborts the session") {
   {
-    const auto cfg = config_of(4, 3);
-    SessionRounds s(cfg, {RoundShape::exactly(1, Delivery::analyzer_only, 1)});
+    const auto cfg = config_of(4, {RoundShape::exactly(1, Delivery::analyzer_only, 1)}, 3);
+    SessionRounds s(cfg);
     admit_all(s, 4);
     CHECK_FALSE(s.submit(0, 0, 1, 1, batch(1, 1, 0)));
     CHECK_FALSE(s.submit(1, 0, 1, 1, batch(1, 1, 0)));
@@ -133,19 +135,19 @@ TEST_CASE("SessionRounds: too few parties fail the round, the analyzer leaving a
     CHECK(s.report().error == "too few");
   }
   {
-    const auto cfg = config_of(2);
-    SessionRounds s(cfg, {RoundShape::exactly(1, Delivery::analyzer_only, 1)});
+    const auto cfg = config_of(2, {RoundShape::exactly(1, Delivery::analyzer_only, 1)});
+    SessionRounds s(cfg);
     admit_all(s, 2);
     CHECK(s.leave(net::analyzer_id).value() == "the analyzer disconnected");
     CHECK_FALSE(s.has_analyzer());
     CHECK_FALSE(s.ready());
   }
-  CHECK_THROWS_AS(SessionRounds(config_of(2), {}), std::invalid_argument);
+  CHECK_THROWS_AS(SessionRounds(config_of(2, {})), std::invalid_argument);
 }
 
 TEST_CASE("SessionRounds: a link for a range of parties is admitted, submits and leaves all or nothing") {
-  const auto cfg = config_of(6, 3);
-  SessionRounds s(cfg, {RoundShape{1, Delivery::analyzer_only, 1, 2}, RoundShape::exactly(1, Delivery::analyzer_only, 1)});
+  const auto cfg = config_of(6, {RoundShape{1, Delivery::analyzer_only, 1, 2}, RoundShape::exactly(1, Delivery::analyzer_only, 1)}, 3);
+  SessionRounds s(cfg);
   REQUIRE_FALSE(s.admit(net::analyzer_id));
   REQUIRE_FALSE(s.admit(0, 4));  // parties 0..3 on one link
   CHECK(s.admit(3, 2).value() == "party 3 is already connected");  // overlaps: refused, party 4 not admitted

@@ -18,9 +18,9 @@ using namespace shufflempc::test;
 // central-laplace: one message of one byte per party, sealed to the analyzer on the wire.
 const std::vector<RoundShape> wire_plan = {RoundShape::exactly(1 + 48, Delivery::analyzer_only, 1)};
 
-RoundRules rules_for(std::size_t n) {
+RoundRules rules_for(std::size_t n, std::size_t max_messages = 1) {
   RoundRules spec;
-  spec.shape = RoundShape::exactly(1, Delivery::analyzer_only, 1);
+  spec.shape = RoundShape{1, Delivery::analyzer_only, 1, max_messages};
   for (PartyId i = 0; i < n; ++i) spec.expected.push_back(i);
   return spec;
 }
@@ -146,6 +146,7 @@ TEST_CASE("shared links: 300 parties of one process on one connection, or as few
     CAPTURE(two);
     NetSession s(n, two ? 71 : 70);
     s.config.max_frame_bytes = 16384;
+    s.config.rounds = *plan;  // the shuffler enforces the config's shapes, whatever the protocol
     s.config.save(s.path("session.json"));
     ShufflerProcess sh(s);
     std::vector<net::Identity> ids;
@@ -155,11 +156,11 @@ TEST_CASE("shared links: 300 parties of one process on one connection, or as few
       all.push_back(id);
     }
     ids.push_back({net::analyzer_id, s.analyzer});
-    net::TcpChannel channel(s.config, std::move(ids), "127.0.0.1", sh.port, {}, {*plan});
-    const std::size_t capacity = net::link_capacity(s.config, *plan);
+    net::TcpChannel channel(s.config, std::move(ids), "127.0.0.1", sh.port, {}, {.share_links = true});
+    const std::size_t capacity = net::link_capacity(s.config);
     CHECK(capacity == 16384 / (two ? 102 : 53));
     CHECK(channel.connections() == (two ? 2 : 1) + 1);
-    const RoundOutcome out = channel.exchange(rules_for(n), batches_of(all));
+    const RoundOutcome out = channel.exchange(rules_for(n, two ? 2 : 1), batches_of(all));
     CHECK(received(out) == values_of(all));
     CHECK(out.submitted == all);
     // Each party's share of its link's traffic: its message, its count and its share of the
@@ -194,7 +195,7 @@ TEST_CASE("shared links: a link claiming parties whose keys it does not all hold
   std::vector<net::Identity> ids;
   for (PartyId id = 0; id < 4; ++id) ids.push_back({id, s.parties[id]});
   ids.push_back({net::analyzer_id, s.analyzer});
-  net::TcpChannel channel(s.config, std::move(ids), "127.0.0.1", sh.port, {}, {wire_plan});
+  net::TcpChannel channel(s.config, std::move(ids), "127.0.0.1", sh.port, {}, {.share_links = true});
   const RoundOutcome out = channel.exchange(rules_for(4), batches_of({0, 1, 2, 3}));
   CHECK(received(out) == values_of({0, 1, 2, 3}));
   CHECK(sh.log().find("key confirmation failed: the peer does not hold the secret keys of the identities it claims") != std::string::npos);
@@ -211,7 +212,7 @@ TEST_CASE("shared links: a link cut after its batch reconnects, its batch counts
 
   // Party 3 and the analyzer connect directly; the round cannot close before party 3 submits.
   std::vector<net::Identity> direct = {{3, s.parties[3]}, {net::analyzer_id, s.analyzer}};
-  net::TcpChannel main_channel(s.config, std::move(direct), "127.0.0.1", sh.port, {}, {wire_plan});
+  net::TcpChannel main_channel(s.config, std::move(direct), "127.0.0.1", sh.port, {}, {.share_links = true});
 
   RoundOutcome theirs;
   std::exception_ptr error;
@@ -220,7 +221,7 @@ TEST_CASE("shared links: a link cut after its batch reconnects, its batch counts
     try {
       std::vector<net::Identity> ids = {{0, s.parties[0]}, {1, s.parties[1]}, {2, s.parties[2]}};
       net::TcpChannel channel(s.config, std::move(ids), "127.0.0.1", proxy.port, [&](const std::string& l) { client_log += l + "\n"; },
-                              {wire_plan});
+                              {.share_links = true});
       theirs = channel.exchange(rules_for(4), batches_of({0, 1, 2}));
       CHECK(channel.connections() == 2);
     } catch (...) {

@@ -22,7 +22,7 @@ TEST_CASE("shuffler: 400 idle connections neither exhaust it nor lock the honest
   options.max_unauthenticated = 16;
   options.handshake_timeout = std::chrono::seconds(3);
   options.log_lines_per_second = 5;
-  net::TcpShuffler shuffler(local.shuffler, {{local.config, net::wire_rounds(*protocol)}}, "127.0.0.1", 0,
+  net::TcpShuffler shuffler(local.shuffler, {local.config}, "127.0.0.1", 0,
                             [&](const std::string& line) {
                               std::lock_guard lock(log_mutex);
                               log.push_back(line);
@@ -106,7 +106,7 @@ TEST_CASE("a party started before the shuffler retries until it listens, then co
     REQUIRE(retrying.wait_for(lock, std::chrono::seconds(20), [&] { return said; }));
   }
   // Only now does the shuffler start, on the port the parties keep trying.
-  net::TcpShuffler shuffler(local.shuffler, {{local.config, net::wire_rounds(*protocol)}}, "127.0.0.1", port);
+  net::TcpShuffler shuffler(local.shuffler, {local.config}, "127.0.0.1", port);
   std::thread server([&] { (void)shuffler.run(); });
   parties.join();
   server.join();
@@ -126,7 +126,7 @@ TEST_CASE("shuffler: strangers' hellos claiming every party, from four threads, 
   net::ShufflerOptions options;
   options.handshake_timeout = std::chrono::seconds(2);
   options.log_lines_per_second = 5;
-  net::TcpShuffler shuffler(local.shuffler, {{config, net::wire_rounds(*protocol)}}, "127.0.0.1", 0, [](const std::string&) {},
+  net::TcpShuffler shuffler(local.shuffler, {config}, "127.0.0.1", 0, [](const std::string&) {},
                             options);
   const std::uint16_t port = shuffler.port();
   std::thread server([&] { (void)shuffler.run(); });

@@ -296,8 +296,7 @@ TEST_CASE("shuffler process: counting over TCP, each party counts at most twice 
   // messages; the shuffler refuses its batch (the round declares exactly two per party), and the
   // analyzer's estimate comes from the 139 honest parties, checked against the two-per-party total.
   const std::size_t n = 140;
-  NetSession s(n, 50, n - 1, std::chrono::seconds(30), "counting");
-  s.config.params = {{"delta", "0.5"}};
+  NetSession s(n, 50, n - 1, std::chrono::seconds(30), "counting", {{"delta", "0.5"}});
   s.config.max_frame_bytes = 1u << 20;
   s.config.save(s.path("session.json"));
   ShufflerProcess sh(s);

@@ -23,6 +23,7 @@ Keys make_session(Rng& rng, const KeyPair& shuffler, std::size_t n) {
   k.config.parties = n;
   k.config.deadline = std::chrono::seconds(20);
   k.config.shuffler_key = shuffler.public_key();
+  k.config.rounds = {RoundShape::exactly(1, Delivery::all_parties, 1)};
   for (std::size_t i = 0; i < n; ++i) {
     k.ids.push_back({static_cast<PartyId>(i), KeyPair::generate(rng)});
     k.config.party_keys.push_back(k.ids.back().keys.public_key());
@@ -60,8 +61,7 @@ TEST_CASE("one shuffler serves two sessions without mixing their messages") {
   SeededRng rng(31);  // test keys only
   const KeyPair shuffler_keys = KeyPair::generate(rng);
   Keys a = make_session(rng, shuffler_keys, 3), b = make_session(rng, shuffler_keys, 5);
-  const std::vector<RoundShape> plan = {RoundShape::exactly(1, Delivery::all_parties, 1)};
-  TcpShuffler shuffler(shuffler_keys, {{a.config, plan}, {b.config, plan}}, "127.0.0.1", 0);
+  TcpShuffler shuffler(shuffler_keys, {a.config, b.config}, "127.0.0.1", 0);
   std::vector<ShufflerReport> reports;
   std::thread server([&] { reports = shuffler.run(); });
   std::multiset<std::uint8_t> got_b;

@@ -41,8 +41,8 @@ class KeyPair {
 
 [[nodiscard]] PublicKey parse_public_key(const std::string& hex, const std::string& what);
 
-// What every process of a session reads: the protocol, its parameters, who takes part, the keys,
-// the round deadline and the minimum number of parties per round.
+// What every process of a session reads: the protocol, its parameters, its rounds' wire shapes, who
+// takes part, the keys, the round deadline and the minimum number of parties per round.
 struct SessionConfig {
   SessionId session{};
   std::string protocol;
@@ -59,6 +59,11 @@ struct SessionConfig {
   // reads_file: an mpc2 @FILE program, a circuit), by parameter name: in the digest, so that two
   // hosts with different files under the same name never join one session.
   std::map<std::string, std::string> file_digests;
+  // The wire shape of every round (wire_rounds() of the protocol, written by `shufflempc session`):
+  // what the shuffler enforces. It never builds the protocol, so it never reads the protocol's
+  // parameters or files; every party and the analyzer check that their protocol declares exactly
+  // these shapes (check_rounds()) before they connect.
+  std::vector<RoundShape> rounds;
 
   // Throws std::invalid_argument naming the offending field.
   [[nodiscard]] static SessionConfig from_json(const Value& json);
@@ -70,6 +75,9 @@ struct SessionConfig {
   // in the hello: a process holding a different protocol, parameter, party list or key is refused.
   [[nodiscard]] ConfigDigest digest() const;
 };
+
+// Most rounds a session config may declare.
+inline constexpr std::size_t max_session_rounds = 1 << 16;
 
 // "host:port" -> (host, port); throws std::invalid_argument naming `what`.
 [[nodiscard]] std::pair<std::string, std::uint16_t> split_address(const std::string& address, const std::string& what);

@@ -32,19 +32,18 @@ namespace shufflempc::net {
 // passes a function that writes to stderr.
 using Logger = std::function<void(const std::string&)>;
 
-// What the shuffler enforces per round: the protocol's round shapes with their wire widths (the
-// messages are opaque to it; sealed to the analyzer in ESA mode).
+// The protocol's round shapes with their wire widths (the messages are opaque to the shuffler;
+// sealed to the analyzer in ESA mode): what a session config's `rounds` must hold.
 [[nodiscard]] std::vector<RoundShape> wire_rounds(const Protocol& protocol);
+// Throws std::invalid_argument naming the first round whose shape in `config` is not the one
+// `protocol` declares (a config written for other parameters or by another version, or edited):
+// every party and the analyzer check this before they connect.
+void check_rounds(const SessionConfig& config, const Protocol& protocol);
 // Bytes per message on the wire: sealed to the analyzer (48 bytes more) in ESA mode.
 [[nodiscard]] std::size_t wire_width(std::size_t width, Delivery delivery);
 // How many consecutive parties one link may carry: as many as fit the session's largest frame
-// (max_frame_bytes) in the round that asks most of each party (`rounds` are wire_rounds()).
-[[nodiscard]] std::size_t link_capacity(const SessionConfig& config, std::span<const RoundShape> rounds);
-
-struct ShufflerSessionSpec {
-  SessionConfig config;
-  std::vector<RoundShape> rounds;
-};
+// (max_frame_bytes) in the round that asks most of each party (of the config's rounds).
+[[nodiscard]] std::size_t link_capacity(const SessionConfig& config);
 
 struct ShufflerReport {
   SessionId session{};
@@ -69,7 +68,8 @@ struct ShufflerOptions {
 class TcpShuffler {
  public:
   // Binds `host:port` (port 0: the OS chooses; see port()). Throws std::system_error if it cannot.
-  TcpShuffler(KeyPair keys, std::vector<ShufflerSessionSpec> sessions, const std::string& host, std::uint16_t port,
+  // Serves `sessions`, each enforcing its config's round shapes (it never builds their protocols).
+  TcpShuffler(KeyPair keys, std::vector<SessionConfig> sessions, const std::string& host, std::uint16_t port,
               Logger log = {}, ShufflerOptions options = {});
   ~TcpShuffler();
   TcpShuffler(const TcpShuffler&) = delete;
@@ -102,9 +102,8 @@ struct LinkCounters {
 };
 
 struct TcpChannelOptions {
-  // The protocol's wire rounds (wire_rounds()): consecutive hosted parties then share a link, up to
-  // link_capacity() each. Empty: one link per party.
-  std::vector<RoundShape> rounds;
+  // Consecutive hosted parties share a link, up to link_capacity() each; false: one link per party.
+  bool share_links = false;
 };
 
 class TcpChannel final : public AnonymousChannel {

@@ -23,8 +23,9 @@ namespace shufflempc::net::detail {
 
 class SessionRounds {
  public:
-  // `rounds` are the wire shapes (wire_rounds()); throws std::invalid_argument if there are none.
-  SessionRounds(const SessionConfig& config, std::vector<RoundShape> rounds);
+  // Enforces the config's wire shapes (SessionConfig::rounds); throws std::invalid_argument if it
+  // declares none. `config` must outlive this.
+  explicit SessionRounds(const SessionConfig& config);
 
   // An authenticated link for the parties first .. first+count-1 (or the analyzer: analyzer_id, 1)
   // joins. Returns the refusal reason if it may not (the session has ended, one of them is already
