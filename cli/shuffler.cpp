@@ -24,16 +24,21 @@ void add_shuffler_command(CLI::App& app, Action& action) {
   struct Options {
     std::vector<std::string> configs;
     std::string key, listen;
+    std::size_t grace_ms = static_cast<std::size_t>(net::ShufflerOptions{}.reconnect_grace.count());
     bool json = false;
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("--config,-c", o->configs, "session config (repeat to serve several sessions)")->required()->check(CLI::ExistingFile);
   cmd->add_option("--key,-k", o->key, "the shuffler's key file")->required()->check(CLI::ExistingFile);
   cmd->add_option("--listen", o->listen, "ADDR:PORT to listen on (default: the first config's shuffler_address; port 0 = any)");
+  cmd->add_option("--reconnect-grace-ms", o->grace_ms,
+                  "how long a round waits for the parties of a link lost before they submitted to reconnect, in milliseconds "
+                  "(default 2000; 0: give them up at once; the round's deadline still closes it first)")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{86'400'000}));
   cmd->add_flag("--json", o->json, "print the final report as JSON");
   cmd->callback([o, &action] {
     action = [o] {
-      const auto& [configs, key, listen, json] = *o;
+      const auto& [configs, key, listen, grace_ms, json] = *o;
       const auto keys = net::KeyPair::load(key);
       // The shuffler enforces each config's round shapes and never builds a protocol: it reads no
       // protocol parameter and no file a parameter names (the parties and the analyzer check that
@@ -52,7 +57,9 @@ void add_shuffler_command(CLI::App& app, Action& action) {
         std::cerr << "shuffler: descriptor limit " << room << ": room for " << room - floor + 2 * sessions.size()
                   << " client connections at once (a process hosting many parties needs one)\n";
       const auto [host, port] = net::split_address(listen.empty() ? sessions.front().shuffler_address : listen, "--listen");
-      net::TcpShuffler shuffler(keys, sessions, host, port, stderr_logger("shuffler"));
+      net::ShufflerOptions options;
+      options.reconnect_grace = std::chrono::milliseconds(grace_ms);
+      net::TcpShuffler shuffler(keys, sessions, host, port, stderr_logger("shuffler"), options);
       // Readiness: the launcher (or the user) reads this line, then starts the clients.
       std::cout << "listening on " << host << ':' << shuffler.port() << std::endl;
       const auto reports = shuffler.run();

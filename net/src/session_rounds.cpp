@@ -81,11 +81,22 @@ std::optional<std::string> SessionRounds::leave(PartyId first, std::uint32_t cou
     if (!finished_) return std::string("the analyzer disconnected");
     return std::nullopt;
   }
-  for (std::size_t id = first; id < std::min(present_.size(), first + std::size_t{count}); ++id) {
-    present_[id] = 0;
-    if (!finished_ && expected_[id] && !submitted_[id]) gone_[id] = 1;
-  }
+  for (std::size_t id = first; id < std::min(present_.size(), first + std::size_t{count}); ++id) present_[id] = 0;
   return std::nullopt;
+}
+
+bool SessionRounds::missing(PartyId first, std::uint32_t count) const {
+  if (finished_ || first == analyzer_id) return false;
+  for (std::size_t id = first; id < std::min(present_.size(), first + std::size_t{count}); ++id)
+    if (!present_[id] && expected_[id] && !submitted_[id] && !gone_[id]) return true;
+  return false;
+}
+
+bool SessionRounds::lapse(PartyId first, std::uint32_t count) {
+  if (!missing(first, count)) return false;
+  for (std::size_t id = first; id < std::min(present_.size(), first + std::size_t{count}); ++id)
+    if (!present_[id] && expected_[id] && !submitted_[id]) gone_[id] = 1;
+  return true;
 }
 
 std::optional<std::string> SessionRounds::submit(PartyId first, std::span<const std::uint32_t> counts, std::uint32_t round,

@@ -81,6 +81,9 @@ struct TcpShuffler::Impl {
     std::map<PartyId, PartyLink> party_links;  // admitted links, by their first party
     std::shared_ptr<SecureLink> analyzer;
     std::unique_ptr<asio::steady_timer> timer;
+    // One per party link lost this round before its parties submitted: when it fires, the round
+    // stops waiting for those that have not reconnected. Cancelled when the round closes.
+    std::vector<std::unique_ptr<asio::steady_timer>> grace;
     // The round that closed last, kept until the next one closes: a link that lost its connection
     // before that round's result reached it, and reconnects, is sent the result again.
     struct LastRound {
@@ -172,8 +175,14 @@ struct TcpShuffler::Impl {
     finish(s);
   }
 
+  void cancel_grace(ServedSession& s) {
+    for (auto& t : s.grace) t->cancel();
+    s.grace.clear();
+  }
+
   void finish(ServedSession& s) {
     s.timer->cancel();
+    cancel_grace(s);
     if (all_finished()) {
       std::error_code ignored;
       acceptor.close(ignored);
@@ -199,6 +208,7 @@ struct TcpShuffler::Impl {
     } catch (const std::system_error& e) {
       return abort_session(s, e.what());
     }
+    cancel_grace(s);
     s.last.valid = true;
     s.last.round = closed.round;
     s.last.shape = closed.shape;
@@ -257,8 +267,10 @@ struct TcpShuffler::Impl {
     }
   }
 
-  // Called when an admitted identity's link ends (error, close, rejection).
-  void on_leave(ServedSession& s, PartyId first, std::uint32_t count, const std::shared_ptr<SecureLink>& link) {
+  // Called when an admitted identity's link ends (error, close, rejection). The parties of a link
+  // lost before they submitted are waited for a while (ShufflerOptions::reconnect_grace); those of
+  // a link the shuffler refused are not.
+  void on_leave(ServedSession& s, PartyId first, std::uint32_t count, const std::shared_ptr<SecureLink>& link, bool refused) {
     if (first == analyzer_id) {
       if (s.analyzer != link) return;  // a refused second link
     } else {
@@ -267,6 +279,18 @@ struct TcpShuffler::Impl {
       s.party_links.erase(it);
     }
     if (auto reason = s.rounds->leave(first, count)) return abort_session(s, *reason);
+    if (s.rounds->missing(first, count)) {
+      // Its parties that had not submitted may be reconnecting: the round waits for them a while.
+      if (refused || options.reconnect_grace.count() <= 0) {
+        (void)s.rounds->lapse(first, count);
+      } else {
+        auto& t = s.grace.emplace_back(std::make_unique<asio::steady_timer>(io, options.reconnect_grace));
+        t->async_wait([this, &s, first, count, round = s.rounds->round()](std::error_code ec) {
+          if (ec || s.rounds->finished() || s.rounds->round() != round) return;
+          if (s.rounds->lapse(first, count)) maybe_close(s);
+        });
+      }
+    }
     maybe_close(s);
   }
 
@@ -412,7 +436,7 @@ struct TcpShuffler::Impl {
     } catch (const std::exception& e) {
       log("connection from " + peer + ": internal error: " + e.what());
     }
-    if (s && admitted) on_leave(*s, first, count, link);
+    if (s && admitted) on_leave(*s, first, count, link, refused);
     if (refused) co_await drain(link);
     link->close();
     unauthenticated.erase(key);

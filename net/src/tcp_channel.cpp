@@ -201,7 +201,12 @@ struct TcpChannel::Impl {
       }
       const bool anyone = std::any_of(counts.begin(), counts.end(), [](std::uint32_t c) { return c != submit_absent; });
       if (!anyone) {
-        l.link->close();  // every party of the link has left
+        // Every party of the link leaves: it says so (every count absent), so that the round does
+        // not wait for it as for a link that was cut, and closes.
+        if (l.link->is_open()) {
+          l.link->send(FrameType::submit, spec.round, static_cast<std::uint32_t>(ww), 0, encode_submit(counts, {}));
+          l.link->close_after_flush();
+        }
         continue;
       }
       if (!l.link->is_open()) continue;

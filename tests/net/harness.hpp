@@ -82,17 +82,23 @@ struct ShufflerProcess {
   Process process;
   std::uint16_t port = 0;
 
-  explicit ShufflerProcess(const NetSession& s)
+  explicit ShufflerProcess(const NetSession& s, const std::vector<std::string>& extra = {})
       : session(s),
         log_path(s.path("shuffler.log")),
-        process({SHUFFLEMPC_CLI, "shuffler", "--config", s.path("session.json"), "--key", s.path("shuffler.key"), "--listen",
-                 "127.0.0.1:0", "--json"},
+        process(with(extra, {SHUFFLEMPC_CLI, "shuffler", "--config", s.path("session.json"), "--key", s.path("shuffler.key"), "--listen",
+                             "127.0.0.1:0", "--json"}),
                 s.path("shuffler.log")) {
     const std::string line = process.read_line();
     REQUIRE_MESSAGE(line.rfind("listening on 127.0.0.1:", 0) == 0, "shuffler said: " << line << slurp(log_path));
     port = static_cast<std::uint16_t>(std::stoul(line.substr(line.rfind(':') + 1)));
   }
   [[nodiscard]] std::string log() const { return slurp(log_path); }
+
+ private:
+  static std::vector<std::string> with(const std::vector<std::string>& extra, std::vector<std::string> args) {
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  }
 };
 
 // One party's batch on a link of its own: the submit payload with its one count.

@@ -93,19 +93,28 @@ TEST_CASE("SessionRounds: bad submissions are refused one by one and the accepte
   CHECK(firsts == std::vector<int>{1, 2, 3});  // party 0's first batch, never the duplicate
 }
 
-TEST_CASE("SessionRounds: a party that leaves is dropped at the close and refused afterwards, one that comes back is waited for") {
+TEST_CASE("SessionRounds: a lost link is waited for until it lapses, a party that leaves is dropped at the close and refused afterwards") {
   const auto cfg = config_of(3, {RoundShape::exactly(1, Delivery::analyzer_only, 1), RoundShape::exactly(1, Delivery::analyzer_only, 1)}, 2);
   SessionRounds s(cfg);
   admit_all(s, 3);
   CHECK_FALSE(s.submit(0, 0, 1, 1, batch(1, 1, 0)));
   CHECK_FALSE(s.submit(1, 0, 1, 1, batch(1, 1, 0)));
   CHECK_FALSE(s.ready());
+  // Its link is lost before it submitted: the round still waits for it (it may reconnect).
   CHECK_FALSE(s.leave(2));
-  CHECK(s.ready());
-  // It reconnects within the round: the round waits for it again.
+  CHECK_FALSE(s.ready());
+  CHECK_FALSE(s.lapse(0, 2));  // parties 0 and 1 submitted: nothing to give up
+  // It reconnects within the round and is lost again: lapse() no longer waits for it.
   CHECK_FALSE(s.admit(2));
+  CHECK_FALSE(s.lapse(2));  // connected: not given up
   CHECK_FALSE(s.ready());
   CHECK_FALSE(s.leave(2));
+  CHECK(s.missing(2));
+  CHECK_FALSE(s.missing(0, 2));
+  CHECK(s.lapse(2));
+  CHECK_FALSE(s.missing(2));
+  CHECK(s.ready());
+  CHECK_FALSE(s.lapse(2));  // once
   SeededRng rng(3);
   Shuffler shuffler;
   const auto r = s.close(rng, shuffler);
@@ -201,6 +210,7 @@ TEST_CASE("SessionRounds: a link for a range of parties is admitted, submits and
         std::string::npos);
   // The link reconnects in round 1: admitted (party 1 stays out), and its parties are waited for.
   CHECK_FALSE(s.leave(0, 4));
+  CHECK_FALSE(s.ready());
   CHECK_FALSE(s.admit(0, 4));
   CHECK_FALSE(s.submit(0, std::vector<std::uint32_t>{1, net::submit_absent, 1, 1}, 1, 1, batch(1, 3, 0)));
   CHECK_FALSE(s.ready());

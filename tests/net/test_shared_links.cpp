@@ -1,6 +1,8 @@
 // The parties hosted by one process share a link: each still proves its own key, the link is
 // refused whole if one key is missing, a frame limit splits the parties over as few links as it
 // allows, and a link whose connection drops mid-round reconnects and sends its batch again.
+#include <sodium.h>
+
 #include <condition_variable>
 #include <mutex>
 #include <set>
@@ -240,4 +242,98 @@ TEST_CASE("shared links: a link cut after its batch reconnects, its batch counts
   CHECK(theirs.dropped.empty());
   CHECK(client_log.find("round 0: the link of parties 0..2 was lost; reconnecting until the deadline") != std::string::npos);
   CHECK(proxy.connections() == 2);
+}
+
+TEST_CASE("shared links: a link cut inside its submit frame, after every other party submitted, reconnects within the grace and counts") {
+  // Without the grace the round would close the moment the cut is seen (everyone else is in) and
+  // drop the three parties whose reconnection was on its way; with --reconnect-grace-ms 0 it does.
+  for (const bool grace : {true, false}) {
+    CAPTURE(grace);
+    NetSession s(4, grace ? 82 : 83, 1, std::chrono::seconds(20));
+    ShufflerProcess sh(s, grace ? std::vector<std::string>{} : std::vector<std::string>{"--reconnect-grace-ms", "0"});
+    // The analyzer is connected first and waits for the round.
+    std::vector<net::Identity> analyzer_id = {{net::analyzer_id, s.analyzer}};
+    net::TcpChannel analyzer(s.config, std::move(analyzer_id), "127.0.0.1", sh.port);
+    RoundOutcome out;
+    std::exception_ptr analyzer_error;
+    std::thread analyzer_thread([&] {
+      try {
+        Submissions none;
+        none.messages = MessageBatch(1);
+        out = analyzer.exchange(rules_for(4), std::move(none));
+      } catch (...) {
+        analyzer_error = std::current_exception();
+      }
+    });
+    // Party 3 submits on a link of its own, then repeats the round with other bytes: the shuffler
+    // refuses that (its first batch stands) in an abort frame, which proves the first was taken.
+    {
+      asio::io_context io;
+      SystemRng rng;
+      auto link = dial(io, sh.port, s.config.limits());
+      run_sync(io, link->connect_as(s.config.session, s.config.digest(), 3, s.parties[3], s.config.shuffler_key, rng));
+      const std::uint8_t three = 3;
+      std::vector<std::uint8_t> first(49), second(49);
+      crypto_box_seal(first.data(), &three, 1, s.config.analyzer_key.data());
+      crypto_box_seal(second.data(), &three, 1, s.config.analyzer_key.data());
+      send_batch(*link, 0, 49, 1, first);
+      send_batch(*link, 0, 49, 1, second);
+      const auto abort = run_sync(io, link->receive());
+      CHECK(abort.header.type == net::FrameType::abort);
+    }
+    // Parties 0..2 share a link through the proxy, cut 20 bytes into its submit frame.
+    const std::size_t frame = net::frame_prefix_bytes + net::aead_tag_bytes;
+    CuttingProxy proxy(sh.port, net::hello_bytes + frame + 20);
+    RoundOutcome theirs;
+    std::string error;
+    try {
+      std::vector<net::Identity> ids = {{0, s.parties[0]}, {1, s.parties[1]}, {2, s.parties[2]}};
+      net::TcpChannel channel(s.config, std::move(ids), "127.0.0.1", proxy.port, {}, {.share_links = true});
+      RoundRules rules = rules_for(4);
+      // Without the grace their reconnection finds the session over: they give up within
+      // 2 x 1 s + 4 s instead of the session's 2 x 20 s + 4 s.
+      if (!grace) rules.deadline = std::chrono::seconds(1);
+      theirs = channel.exchange(rules, batches_of({0, 1, 2}));
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    analyzer_thread.join();
+    if (analyzer_error) std::rethrow_exception(analyzer_error);
+    if (grace) {
+      CHECK(error.empty());
+      CHECK(proxy.connections() == 2);
+      CHECK(received(out) == values_of({0, 1, 2, 3}));
+      CHECK(out.submitted == std::vector<PartyId>{0, 1, 2, 3});
+      CHECK(out.dropped.empty());
+      CHECK(theirs.submitted == std::vector<PartyId>{0, 1, 2});
+    } else {
+      CHECK(out.submitted == std::vector<PartyId>{3});
+      CHECK(out.dropped == std::vector<PartyId>{0, 1, 2});
+      CHECK_FALSE(error.empty());
+    }
+    CHECK(sh.process.wait() == 0);
+  }
+}
+
+TEST_CASE("shared links: a link whose parties all leave says so, and the round does not wait for it") {
+  // The grace for lost links is a day here: had the link only closed, the round would wait for it
+  // until the session's 60 s deadline, past the 2 x 1 s + 4 s the others wait for their result.
+  NetSession s(4, 84, 2, std::chrono::seconds(60));
+  ShufflerProcess sh(s, {"--reconnect-grace-ms", "86400000"});
+  std::vector<net::Identity> leaving = {{0, s.parties[0]}, {1, s.parties[1]}};
+  net::TcpChannel gone(s.config, std::move(leaving), "127.0.0.1", sh.port, {}, {.share_links = true});
+  REQUIRE(gone.connections() == 1);
+  std::vector<net::Identity> staying = {{2, s.parties[2]}, {3, s.parties[3]}, {net::analyzer_id, s.analyzer}};
+  net::TcpChannel channel(s.config, std::move(staying), "127.0.0.1", sh.port, {}, {.share_links = true});
+  RoundRules rules = rules_for(4);
+  rules.deadline = std::chrono::seconds(1);
+  Submissions none;
+  none.messages = MessageBatch(1);
+  const RoundOutcome left = gone.exchange(rules, std::move(none));  // neither party submits: both leave
+  CHECK(left.dropped == std::vector<PartyId>{0, 1});
+  const RoundOutcome out = channel.exchange(rules, batches_of({2, 3}));
+  CHECK(received(out) == values_of({2, 3}));
+  CHECK(out.submitted == std::vector<PartyId>{2, 3});
+  CHECK(out.dropped == std::vector<PartyId>{0, 1});
+  CHECK(sh.process.wait() == 0);
 }

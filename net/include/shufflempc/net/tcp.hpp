@@ -63,6 +63,11 @@ struct ShufflerOptions {
   // Log lines of one kind (rejections, evictions, accept errors) per second; the rest are counted
   // and reported in one line.
   std::size_t log_lines_per_second = 20;
+  // How long a round waits for the parties of a link lost (not refused) before they submitted to
+  // reconnect; the round's deadline still closes it first. A link whose parties leave on purpose
+  // says so (a submit frame with every count absent) and is not waited for. 0: a lost link's
+  // parties are given up at once.
+  std::chrono::milliseconds reconnect_grace{2'000};
 };
 
 class TcpShuffler {

@@ -32,10 +32,19 @@ class SessionRounds {
   // connected, the range is outside the session, or none of them is still in the session); then
   // nothing changes. Parties of the range dropped earlier stay out. The first admission opens round 0.
   [[nodiscard]] std::optional<std::string> admit(PartyId first, std::uint32_t count = 1);
-  // An admitted link ended. A party that had not submitted in the current round counts as gone for
-  // it (the round need not wait for it); a submitted batch stands. Returns the abort reason if the
-  // session must end (the analyzer left before the end).
+  // An admitted link ended. A submitted batch stands; a party that had not submitted in the current
+  // round is still waited for (its link may have been cut and reconnect) until lapse() gives it up
+  // or the deadline closes the round. A party that leaves on purpose says so first (a submit frame
+  // with its count absent). Returns the abort reason if the session must end (the analyzer left
+  // before the end).
   [[nodiscard]] std::optional<std::string> leave(PartyId first, std::uint32_t count = 1);
+  // The round stops waiting for the parties of the range that are not connected and have not
+  // submitted (their link was lost and has not come back): they count as gone for it. Returns
+  // whether any was given up.
+  bool lapse(PartyId first, std::uint32_t count = 1);
+  // Whether the round still waits for a party of the range that is not connected (what lapse()
+  // would give up).
+  [[nodiscard]] bool missing(PartyId first, std::uint32_t count = 1) const;
 
   // A submit frame of the link for first .. first+counts.size()-1: its round number and width, one
   // count per party (submit_absent: the party leaves the session) and the messages in party order.
