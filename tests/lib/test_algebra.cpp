@@ -53,6 +53,19 @@ TEST_CASE("ZqBig known answers on 2^255 - 19 and 2^256") {
   CHECK(is_probable_prime(p, rng));
   CHECK_FALSE(is_probable_prime((BigInt(1) << 256) - 1, rng));
   CHECK_FALSE(is_probable_prime(BigInt(561), rng));  // Carmichael number
+  // Through GMP: Mersenne primes and composites of a few thousand bits, strong pseudoprimes to the
+  // smallest bases (3825123056546413051 to every prime base up to 23, 318665857834031151167461 up
+  // to 37), and a product of two Mersenne primes.
+  CHECK(is_probable_prime((BigInt(1) << 1279) - 1, rng));
+  CHECK(is_probable_prime((BigInt(1) << 4423) - 1, rng));
+  CHECK_FALSE(is_probable_prime((BigInt(1) << 1277) - 1, rng));  // M1277 is composite
+  CHECK_FALSE(is_probable_prime((BigInt(1) << 4409) - 1, rng));  // M4409 is composite
+  CHECK_FALSE(is_probable_prime(BigInt("3825123056546413051"), rng));
+  CHECK_FALSE(is_probable_prime(BigInt("318665857834031151167461"), rng));
+  CHECK_FALSE(is_probable_prime(((BigInt(1) << 521) - 1) * ((BigInt(1) << 607) - 1), rng));
+  CHECK(is_probable_prime(BigInt(2), rng));
+  CHECK(is_probable_prime(BigInt(3), rng));
+  CHECK_FALSE(is_probable_prime(BigInt(1), rng));
 
   const ZqBig w(BigInt(1) << 256);
   CHECK(w.bytes() == 32);
