@@ -6,6 +6,7 @@
 // shufflempc/privacy.hpp (docs/accounting.md).
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cmath>
 #include <iostream>
 #include <memory>
@@ -15,11 +16,29 @@
 #include "common.hpp"
 #include "shufflempc/amplification.hpp"
 #include "shufflempc/privacy.hpp"
+#include "shufflempc/study/progress.hpp"
 
 namespace shufflempc::cli {
 namespace {
 
 Value optional_number(const std::optional<double>& v) { return v ? Value(*v) : Value(nullptr); }
+
+// Progress of a numeric search on stderr, once it has run a second (at n = 10^10 one evaluation
+// takes seconds; the usual settings finish before anything is drawn).
+AccountingProgress progress_after_a_second(const std::string& label) {
+  const auto start = std::chrono::steady_clock::now();
+  auto bar = std::make_shared<std::optional<study::ProgressBar>>();
+  auto last = std::make_shared<double>(-1);
+  return [start, bar, last, label](double done, std::size_t total) {
+    if (done == *last) return;  // an evaluation's last block, then the evaluation: one report
+    *last = done;
+    if (!*bar) {
+      if (std::chrono::steady_clock::now() - start < std::chrono::seconds(1)) return;
+      bar->emplace(label, "evaluations");
+    }
+    (**bar)(done, static_cast<double>(total), static_cast<std::size_t>(done), total);
+  };
+}
 
 void print(const Value& out, bool json) {
   if (json) {
@@ -71,7 +90,7 @@ void add_account_command(CLI::App& app, const Registry&, Action& action) {
     cmd->callback([o, &action] {
       action = [o] {
         Value bounds = Value::array();
-        for (const auto& b : amplification_bounds(o->parties, o->epsilon0, o->delta, o->k))
+        for (const auto& b : amplification_bounds(o->parties, o->epsilon0, o->delta, o->k, progress_after_a_second("fmt-numeric")))
           bounds.push_back({{"name", b.name}, {"epsilon", optional_number(b.epsilon)}, {"source", b.source}, {"validity", b.validity}});
         print({{"parties", o->parties}, {"epsilon0", o->epsilon0}, {"delta", o->delta}, {"bounds", bounds}}, o->json);
         return 0;
@@ -88,7 +107,7 @@ void add_account_command(CLI::App& app, const Registry&, Action& action) {
     cmd->add_option("--epsilon", o->epsilon, "the central epsilon wanted")->required()->check(CLI::Range(1e-6, 50.0));
     cmd->callback([o, &action] {
       action = [o] {
-        const double fmt_eps0 = fmt_local_epsilon(o->parties, o->epsilon, o->delta);
+        const double fmt_eps0 = fmt_local_epsilon(o->parties, o->epsilon, o->delta, progress_after_a_second("fmt-numeric"));
         const auto blanket = blanket_local_epsilon(o->parties, o->epsilon, o->delta, o->k);
         const double k = static_cast<double>(o->k);
         Value out = {{"parties", o->parties},

@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "shufflempc/amplification.hpp"
 
@@ -52,6 +54,28 @@ TEST_CASE("FMT21 local epsilon inverts the numeric bound") {
   CHECK(fmt_delta(100000, eps0, 0.5) <= 1e-6);
   CHECK(fmt_delta(100000, eps0 + 1e-6, 0.5) > 1e-6);
   CHECK(fmt_numeric_epsilon(100000, eps0, 1e-6) == doctest::Approx(0.5).epsilon(1e-6));
+}
+
+TEST_CASE("FMT21 numeric searches report their progress, end at done == total, and give the same answer with or without it") {
+  // n = 10^6 at eps0 = 1: an evaluation sums about 15,400 terms in 4 blocks, each reported.
+  for (const bool local : {false, true}) {
+    CAPTURE(local);
+    const std::uint64_t n = local ? 100000 : 1'000'000;
+    std::vector<std::pair<double, std::size_t>> calls;
+    const AccountingProgress record = [&](double done, std::size_t total) { calls.emplace_back(done, total); };
+    const double with = local ? fmt_local_epsilon(n, 0.5, 1e-6, record) : fmt_numeric_epsilon(n, 1, 1e-6, record);
+    const double without = local ? fmt_local_epsilon(n, 0.5, 1e-6) : fmt_numeric_epsilon(n, 1, 1e-6);
+    CHECK(with == without);
+    REQUIRE(calls.size() > 20);  // about 30 halvings to 1e-9
+    std::size_t whole = 0, partial = 0;
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      CHECK(calls[i].first <= static_cast<double>(calls[i].second));
+      if (i > 0) CHECK(calls[i].first >= calls[i - 1].first);
+      (calls[i].first == std::floor(calls[i].first) ? whole : partial) += 1;
+    }
+    CHECK(calls.back().first == static_cast<double>(calls.back().second));
+    if (!local) CHECK(partial >= whole);  // 3 of the 4 blocks of each evaluation fall between its two whole numbers
+  }
 }
 
 TEST_CASE("privacy blanket closed form: the independently computed values for k = 2, and its validity") {

@@ -16,11 +16,18 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace shufflempc {
+
+// Told as the numeric searches go: evaluations of fmt_delta done (fractional: each reports its
+// blocks as they finish) and the number the search expects in all (an estimate while
+// fmt_local_epsilon still brackets its answer). Called from one thread at a time. At n = 10^10 one
+// evaluation sums 1.5 million terms and takes minutes, so a caller may show it.
+using AccountingProgress = std::function<void(double done, std::size_t total)>;
 
 [[nodiscard]] std::optional<double> erlingsson_epsilon(std::uint64_t n, double eps0, double delta);
 [[nodiscard]] std::optional<double> blanket_epsilon(std::uint64_t n, double eps0, double delta, std::uint64_t k = 2);
@@ -33,14 +40,15 @@ namespace shufflempc {
 // divergence between (A + D, C - A + 1 - D) and (A + 1 - D, C - A + D), C ~ Bin(n - 1, e^-eps0),
 // A ~ Bin(C, 1/2), D ~ Bern(e^eps0 / (e^eps0 + 1)). Both directions are equal (the pair is a
 // reflection), so one number. Exact up to the binomial tails beyond 16 standard deviations, whose
-// mass is added in full.
+// mass is added in full. The sum runs on every core, in fixed blocks added in a fixed order: the
+// same number whatever the machine.
 [[nodiscard]] double fmt_delta(std::uint64_t n, double eps0, double eps);
 // The smallest eps (to 1e-9 absolute, rounded up) with fmt_delta(n, eps0, eps) <= delta; eps0
 // itself when shuffling does not help.
-[[nodiscard]] double fmt_numeric_epsilon(std::uint64_t n, double eps0, double delta);
+[[nodiscard]] double fmt_numeric_epsilon(std::uint64_t n, double eps0, double delta, const AccountingProgress& progress = {});
 // The largest eps0 (to 1e-9, rounded down) with fmt_delta(n, eps0, eps) <= delta: the local
 // randomizer a protocol may use to be (eps, delta)-DP after shuffling. At least eps.
-[[nodiscard]] double fmt_local_epsilon(std::uint64_t n, double eps, double delta);
+[[nodiscard]] double fmt_local_epsilon(std::uint64_t n, double eps, double delta, const AccountingProgress& progress = {});
 
 // Every bound above for one setting, with the reason a bound does not apply.
 struct AmplificationBound {
@@ -49,6 +57,7 @@ struct AmplificationBound {
   std::optional<double> epsilon;
   std::string validity;  // when it holds; why not, if epsilon is empty
 };
-[[nodiscard]] std::vector<AmplificationBound> amplification_bounds(std::uint64_t n, double eps0, double delta, std::uint64_t k = 2);
+[[nodiscard]] std::vector<AmplificationBound> amplification_bounds(std::uint64_t n, double eps0, double delta, std::uint64_t k = 2,
+                                                                   const AccountingProgress& progress = {});
 
 }  // namespace shufflempc
