@@ -1,0 +1,83 @@
+// One hop of a chain of mix servers, without sockets: it opens its onion layer of a round's batch
+// (onion::peel), shuffles what opened with its own CSPRNG and signs, with Ed25519, what it received
+// and what it sent. The receivers of the chain's output (the parties in MPC mode, the analyzer in
+// ESA mode) check the chain of signed reports with verify_chain: every hop signed, each hop received
+// what the one before it signed it sent, and the last hop sent what arrived. A signature does not
+// prove a shuffle correct; it pins each hop to what it claimed, so that a hop that drops, adds or
+// swaps records between hops is named.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "shufflempc/messages.hpp"
+#include "shufflempc/net/keys.hpp"
+#include "shufflempc/net/onion.hpp"
+#include "shufflempc/random.hpp"
+#include "shufflempc/shuffle.hpp"
+
+namespace shufflempc::net {
+
+using SigningPublicKey = std::array<std::uint8_t, 32>;
+using Signature = std::array<std::uint8_t, 64>;
+using BatchDigest = std::array<std::uint8_t, 32>;
+
+// An Ed25519 key pair (libsodium crypto_sign), a hop's signing identity.
+class SigningKeyPair {
+ public:
+  SigningKeyPair() = default;
+  SigningKeyPair(const SigningKeyPair&) = default;
+  SigningKeyPair& operator=(const SigningKeyPair&) = default;
+  ~SigningKeyPair();
+  [[nodiscard]] static SigningKeyPair generate(Rng& rng);
+  [[nodiscard]] const SigningPublicKey& public_key() const { return public_; }
+  [[nodiscard]] Signature sign(std::span<const std::uint8_t> message) const;
+
+ private:
+  SigningPublicKey public_{};
+  std::array<std::uint8_t, 64> secret_{};
+};
+
+// BLAKE2b-256 of a batch: its width, its count and its bytes.
+[[nodiscard]] BatchDigest batch_digest(const MessageBatch& batch);
+
+// What a hop signs for one round.
+struct HopReport {
+  onion::Place place;  // session, round, hop
+  std::uint64_t records_in = 0, records_out = 0, not_opened = 0, duplicates = 0;
+  BatchDigest received{}, sent{};
+  Signature signature{};
+  // The signed bytes: a label, the place, the counts and both digests.
+  [[nodiscard]] std::vector<std::uint8_t> signed_bytes() const;
+};
+
+class MixHop {
+ public:
+  MixHop(std::uint32_t hop, KeyPair layer_keys, SigningKeyPair signing_keys);
+  struct Mixed {
+    MessageBatch records;  // peeled and shuffled
+    HopReport report;
+  };
+  // Mixes one round's batch of `session`.
+  [[nodiscard]] Mixed mix(const MessageBatch& batch, const SessionId& session, std::uint32_t round, Rng& rng);
+
+ private:
+  std::uint32_t hop_;
+  KeyPair layer_keys_;
+  SigningKeyPair signing_keys_;
+  Shuffler shuffler_;
+};
+
+// Checks the reports of every hop of the chain (`hops`: their signing keys, hop 0 first) for round
+// `round` of `session`, given the batch that arrived from the last hop and, where the checker knows
+// it, the digest of the batch hop 0 was sent. Returns a line naming the first hop at fault, or
+// nothing when the chain holds.
+[[nodiscard]] std::optional<std::string> verify_chain(std::span<const HopReport> reports, std::span<const SigningPublicKey> hops,
+                                                      const SessionId& session, std::uint32_t round, const MessageBatch& delivered,
+                                                      const std::optional<BatchDigest>& submitted = std::nullopt);
+
+}  // namespace shufflempc::net

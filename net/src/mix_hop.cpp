@@ -1,0 +1,118 @@
+#include "shufflempc/net/mix_hop.hpp"
+
+#include <sodium.h>
+
+#include <stdexcept>
+#include <string_view>
+
+namespace shufflempc::net {
+
+static_assert(sizeof(SigningPublicKey) == crypto_sign_PUBLICKEYBYTES);
+static_assert(sizeof(Signature) == crypto_sign_BYTES);
+
+namespace {
+
+void put_u64(std::vector<std::uint8_t>& out, std::uint64_t v) {
+  for (int b = 0; b < 8; ++b) out.push_back(static_cast<std::uint8_t>(v >> (8 * b)));
+}
+
+std::string hop_name(std::size_t hop) { return "hop " + std::to_string(hop); }
+
+}  // namespace
+
+SigningKeyPair::~SigningKeyPair() { sodium_memzero(secret_.data(), secret_.size()); }
+
+SigningKeyPair SigningKeyPair::generate(Rng& rng) {
+  ensure_sodium();
+  std::array<std::uint8_t, crypto_sign_SEEDBYTES> seed{};
+  rng.fill(seed);
+  SigningKeyPair k;
+  crypto_sign_seed_keypair(k.public_.data(), k.secret_.data(), seed.data());
+  sodium_memzero(seed.data(), seed.size());
+  return k;
+}
+
+Signature SigningKeyPair::sign(std::span<const std::uint8_t> message) const {
+  Signature s{};
+  crypto_sign_detached(s.data(), nullptr, message.data(), message.size(), secret_.data());
+  return s;
+}
+
+BatchDigest batch_digest(const MessageBatch& batch) {
+  ensure_sodium();
+  std::vector<std::uint8_t> head;
+  put_u64(head, batch.width());
+  put_u64(head, batch.count());
+  crypto_generichash_state st;
+  crypto_generichash_init(&st, nullptr, 0, 32);
+  crypto_generichash_update(&st, head.data(), head.size());
+  crypto_generichash_update(&st, batch.data(), batch.size_bytes());
+  BatchDigest d{};
+  crypto_generichash_final(&st, d.data(), d.size());
+  return d;
+}
+
+std::vector<std::uint8_t> HopReport::signed_bytes() const {
+  constexpr std::string_view label = "shufflempc/mix-hop-report/v1";
+  std::vector<std::uint8_t> out;
+  out.reserve(label.size() + 16 + 6 * 8 + 64);
+  for (const char c : label) out.push_back(static_cast<std::uint8_t>(c));
+  out.insert(out.end(), place.session.begin(), place.session.end());
+  put_u64(out, place.round);
+  put_u64(out, place.hop);
+  put_u64(out, records_in);
+  put_u64(out, records_out);
+  put_u64(out, not_opened);
+  put_u64(out, duplicates);
+  out.insert(out.end(), received.begin(), received.end());
+  out.insert(out.end(), sent.begin(), sent.end());
+  return out;
+}
+
+MixHop::MixHop(std::uint32_t hop, KeyPair layer_keys, SigningKeyPair signing_keys)
+    : hop_(hop), layer_keys_(std::move(layer_keys)), signing_keys_(std::move(signing_keys)) {
+  if (hop >= onion::max_hops) throw std::invalid_argument("mix hop: a chain has at most " + std::to_string(onion::max_hops) + " hops");
+}
+
+MixHop::Mixed MixHop::mix(const MessageBatch& batch, const SessionId& session, std::uint32_t round, Rng& rng) {
+  Mixed m;
+  m.report.place = {session, round, hop_};
+  m.report.records_in = batch.count();
+  m.report.received = batch_digest(batch);
+  auto peeled = onion::peel(batch, layer_keys_, m.report.place);
+  shuffler_.shuffle(peeled.records, rng);
+  m.records = std::move(peeled.records);
+  m.report.records_out = m.records.count();
+  m.report.not_opened = peeled.not_opened;
+  m.report.duplicates = peeled.duplicates;
+  m.report.sent = batch_digest(m.records);
+  m.report.signature = signing_keys_.sign(m.report.signed_bytes());
+  return m;
+}
+
+std::optional<std::string> verify_chain(std::span<const HopReport> reports, std::span<const SigningPublicKey> hops,
+                                        const SessionId& session, std::uint32_t round, const MessageBatch& delivered,
+                                        const std::optional<BatchDigest>& submitted) {
+  ensure_sodium();
+  if (reports.size() != hops.size())
+    return "the chain has " + std::to_string(hops.size()) + " hops but " + std::to_string(reports.size()) + " reports arrived";
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    const HopReport& r = reports[i];
+    if (r.place.session != session || r.place.round != round || r.place.hop != i)
+      return hop_name(i) + "'s report is for another session, round or hop";
+    const auto bytes = r.signed_bytes();
+    if (crypto_sign_verify_detached(r.signature.data(), bytes.data(), bytes.size(), hops[i].data()) != 0)
+      return hop_name(i) + "'s signature does not verify";
+    if (r.records_out + r.not_opened + r.duplicates != r.records_in)
+      return hop_name(i) + " signed counts that do not add up (" + std::to_string(r.records_in) + " in, " + std::to_string(r.records_out) +
+             " out, " + std::to_string(r.not_opened) + " not opened, " + std::to_string(r.duplicates) + " copies)";
+    if (i == 0 && submitted && r.received != *submitted) return hop_name(0) + " signed that it received another batch than was submitted";
+    if (i > 0 && r.received != reports[i - 1].sent)
+      return hop_name(i) + " signed that it received another batch than " + hop_name(i - 1) + " signed that it sent";
+  }
+  if (!reports.empty() && reports.back().sent != batch_digest(delivered))
+    return hop_name(reports.size() - 1) + " signed that it sent another batch than the one delivered";
+  return std::nullopt;
+}
+
+}  // namespace shufflempc::net
