@@ -186,7 +186,7 @@ View run_chain(const Chain& c, const MessageBatch& wrapped, const std::vector<st
 
 }  // namespace
 
-TEST_CASE("onion anonymity: with one honest hop of 2 or 3, the coalition of the others sees the same whatever the inputs; all hops together link every record") {
+TEST_CASE("onion anonymity: with one honest hop of 2 or 3, the coalition of the others sees the same whatever the inputs, and all hops together link every record") {
   // 4 parties, one record each; the inputs are the values 0..3 given to the parties in each of the
   // 24 ways (each value repeated over a 16-byte record). For each assignment, the honest hop's permutation runs over all 24; the coalition's
   // permutations are fixed. Its view must have the same distribution for every assignment.
