@@ -60,6 +60,13 @@ void print_report(const Value& report, bool json) {
   for (const auto& [k, v] : report["details"].items()) std::cout << fmt::format("{:<32}{}\n", k, show(v));
   if (report.contains("run"))
     for (const auto& [k, v] : report["run"].items()) std::cout << fmt::format("{:<32}{}\n", "run: " + k, show(v));
+  if (report.contains("mix_chain"))
+    for (const auto& r : report["mix_chain"]["rounds"])
+      for (const auto& h : r["hops"])
+        std::cout << fmt::format("mix       round {} hop {}: {} records in, {} out, {} did not open, {} copies refused\n",
+                                 r["round"].get<std::size_t>(), h["hop"].get<std::size_t>(), h["records_in"].get<std::size_t>(),
+                                 h["records_out"].get<std::size_t>(), h["not_opened"].get<std::size_t>(),
+                                 h["duplicates"].get<std::size_t>());
 }
 
 Value analyzer_report(const RunResult& result) {

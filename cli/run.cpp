@@ -5,6 +5,7 @@
 #include "common.hpp"
 #include "report.hpp"
 #include "shufflempc/inproc.hpp"
+#include "shufflempc/net/mix_chain.hpp"
 
 namespace shufflempc::cli {
 
@@ -16,9 +17,14 @@ void add_run_command(CLI::App& app, const Registry& registry, Action& action) {
     auto owned = std::make_shared<RunArgs>();
     RunArgs& args = *owned;
     add_run_options(*cmd, info, args);
-    cmd->callback([cmd, owned, &info, &registry, &action] {
+    auto mix_servers = std::make_shared<std::size_t>(0);
+    cmd->add_option("--mix-servers", *mix_servers,
+                    "run the rounds through an in-process chain of this many mix hops (onion layers, per-hop shuffles and "
+                    "signed reports; docs/mix-chain.md); 0: the plain in-process shuffle (default 0)")
+        ->check(CLI::Range(std::size_t{0}, net::onion::max_hops));
+    cmd->callback([cmd, owned, mix_servers, &info, &registry, &action] {
       collect_params(*cmd, info, *owned);
-      action = [owned, &info, &registry] {
+      action = [owned, mix_servers, &info, &registry] {
         const RunArgs& args = *owned;
         if (args.dropouts >= args.parties) throw std::invalid_argument("--dropouts must be below --parties");
         RunOptions options;
@@ -31,8 +37,22 @@ void add_run_command(CLI::App& app, const Registry& registry, Action& action) {
         auto drop_rng = rng->fork(rng_labels::dropouts);
         while (options.dropouts.size() < args.dropouts)
           options.dropouts[static_cast<PartyId>(drop_rng->uniform(args.parties))] = 0;
-        const RunResult result = run_in_process(*protocol, inputs, *rng, options);
-        print_report(make_report(info.name, *protocol, args.parties, result, inputs), args.json);
+        if (*mix_servers == 0) {
+          print_report(make_report(info.name, *protocol, args.parties, run_in_process(*protocol, inputs, *rng, options), inputs), args.json);
+          return 0;
+        }
+        const auto chained = net::run_over_mix_chain(*protocol, inputs, *rng, *mix_servers, options);
+        Value report = make_report(info.name, *protocol, args.parties, chained.result, inputs);
+        Value rounds = Value::array();
+        for (std::size_t r = 0; r < chained.reports.size(); ++r) {
+          Value hops = Value::array();
+          for (const auto& h : chained.reports[r])
+            hops.push_back({{"hop", h.place.hop}, {"records_in", h.records_in}, {"records_out", h.records_out},
+                            {"not_opened", h.not_opened}, {"duplicates", h.duplicates}});
+          rounds.push_back({{"round", r}, {"hops", hops}});
+        }
+        report["mix_chain"] = {{"hops", *mix_servers}, {"rounds", rounds}};
+        print_report(report, args.json);
         return 0;
       };
     });

@@ -57,6 +57,28 @@ TEST_CASE("run --json prints the report fields") {
   CHECK(h["error"].get<double>() == doctest::Approx(worst));
 }
 
+TEST_CASE("run --mix-servers: the rounds go through an in-process chain, the seeded result is the plain run's, each hop is reported") {
+  const auto plain = run_command(cli() + " run split-mix-sum --parties 50 --seed 9 --json");
+  const auto chained = run_command(cli() + " run split-mix-sum --parties 50 --seed 9 --mix-servers 3 --json");
+  REQUIRE(plain.exit_code == 0);
+  REQUIRE(chained.exit_code == 0);
+  const auto a = nlohmann::json::parse(plain.out), b = nlohmann::json::parse(chained.out);
+  CHECK(b["output"] == a["output"]);
+  CHECK(b["messages"] == a["messages"]);
+  REQUIRE(b["mix_chain"]["hops"] == 3);
+  const auto& hops = b["mix_chain"]["rounds"][0]["hops"];
+  REQUIRE(hops.size() == 3);
+  for (const auto& h : hops) {
+    CHECK(h["records_in"] == a["messages"]);
+    CHECK(h["records_out"] == a["messages"]);
+    CHECK(h["not_opened"] == 0);
+  }
+  CHECK_FALSE(a.contains("mix_chain"));
+  const auto bad = run_command(cli() + " run split-mix-sum --parties 50 --mix-servers 17");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("--mix-servers: Value 17 not in range 0 to 16") != std::string::npos);
+}
+
 TEST_CASE("run reads inputs from a file and checks their count") {
   const std::string path = "/tmp/shufflempc-test-inputs.json";
   {

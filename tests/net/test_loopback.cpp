@@ -5,42 +5,10 @@
 #include "shufflempc/inproc.hpp"
 #include "shufflempc/net/loopback.hpp"
 #include "shufflempc/registry.hpp"
-
-namespace {
+#include "support/small_protocols.hpp"
 
 using namespace shufflempc;
-
-// The JSON "kind" of a value: its type, and for arrays/objects the kinds of their elements' shape.
-std::string kind(const Value& v) {
-  if (v.is_array()) return "array[" + std::to_string(v.size()) + "]";
-  if (v.is_object()) {
-    std::string k = "object{";
-    for (const auto& [key, _] : v.items()) k += key + ",";
-    return k + "}";
-  }
-  if (v.is_number()) return "number";
-  return v.type_name();
-}
-
-// A small configuration the protocol accepts: its defaults with 8 or 100 parties, else 100
-// parties with one of its declared choices changed (e.g. a calibrated noise rate), else 1500.
-std::unique_ptr<Protocol> create_small(const Registry& registry, const ProtocolInfo& info, std::size_t& n) {
-  std::vector<std::pair<std::size_t, std::map<std::string, std::string>>> tries = {{8, {}}, {100, {}}};
-  for (const auto& p : info.params)
-    for (const auto& c : p.choices) tries.push_back({100, {{p.name, c}}});
-  tries.push_back({1500, {}});
-  for (const auto& [candidate, params] : tries) {
-    n = std::clamp(candidate, info.min_parties, info.max_parties);
-    try {
-      return registry.create(info.name, params, n);
-    } catch (const std::invalid_argument&) {
-    }
-  }
-  FAIL("no small configuration accepted by " << info.name);
-  return nullptr;
-}
-
-}  // namespace
+using shufflempc::test::kind;
 
 TEST_CASE("run_over_loopback gives counting the same estimate as run_in_process") {
   const Registry registry = builtin_registry();
@@ -62,11 +30,7 @@ TEST_CASE("every registered protocol runs over loopback TCP with the same kind o
   const Registry registry = builtin_registry();
   for (const auto& info : registry.all()) {
     CAPTURE(info.name);
-    std::size_t n = 0;
-    auto protocol = create_small(registry, info, n);
-    SeededRng input_rng(11);
-    std::vector<Value> inputs;
-    for (std::size_t i = 0; i < n; ++i) inputs.push_back(protocol->random_input(static_cast<PartyId>(i), "", input_rng));
+    const auto [protocol, inputs] = shufflempc::test::small_run(registry, info);
     SeededRng a(3), b(3);
     const RunResult local = run_in_process(*protocol, inputs, a);
     const RunResult tcp = net::run_over_loopback(*protocol, inputs, b);
