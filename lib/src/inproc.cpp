@@ -12,10 +12,7 @@ RunResult run_in_process(const Protocol& protocol, std::span<const Value> inputs
   // a fresh generator from `rng` for every round's permutation. So the parties' messages are the same
   // as over TCP (run_over_loopback) for the same seed, and no permutation is ever reused.
   InProcessChannel channel(rng);
-  RoundDriver session(protocol, channel, rng, inputs.size());
-  for (std::size_t i = 0; i < inputs.size(); ++i) session.add_party(static_cast<PartyId>(i), inputs[i]);
-  session.host_analyzer();
-  return session.run(options);
+  return run_all_parties(protocol, channel, inputs, rng, options);
 }
 
 }  // namespace shufflempc

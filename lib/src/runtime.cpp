@@ -132,6 +132,14 @@ RunResult RoundDriver::run(const RunOptions& options) {
   return result;
 }
 
+RunResult run_all_parties(const Protocol& protocol, AnonymousChannel& channel, std::span<const Value> inputs, Rng& rng,
+                          const RunOptions& options) {
+  RoundDriver session(protocol, channel, rng, inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) session.add_party(static_cast<PartyId>(i), inputs[i]);
+  session.host_analyzer();
+  return session.run(options);
+}
+
 void keep_freed_buffers() {
 #if defined(__GLIBC__)
   mallopt(M_MMAP_THRESHOLD, 256 << 20);

@@ -60,6 +60,7 @@ LocalLauncher::LocalLauncher(SessionConfig base, const Protocol& protocol, std::
     : base_(std::move(base)), protocol_(protocol), parties_(parties), options_(std::move(options)) {
   if (parties_ == 0) throw std::invalid_argument("local launcher: a session needs at least one party");
   if (options_.executable.empty()) throw std::invalid_argument("local launcher: no executable to run");
+  base_.rounds = wire_rounds(protocol_);  // what the shuffler enforces, and what sizes the links
 }
 
 LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
@@ -75,7 +76,7 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
   {
     SessionConfig sizing;
     sizing.parties = n;
-    sizing.rounds = wire_rounds(protocol_);
+    sizing.rounds = base_.rounds;
     const std::size_t capacity = link_capacity(sizing);
     const std::size_t links = processes * ((k + capacity - 1) / capacity);
     ensure_descriptors(links + 1 + 64 + ShufflerOptions{}.max_unauthenticated,
@@ -88,7 +89,6 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
   SystemRng key_rng;
   SessionConfig base = base_;
   base.deadline = options_.deadline;
-  base.rounds = wire_rounds(protocol_);
   const LocalDeployment local = LocalDeployment::create(n, key_rng, std::move(base));
   local.save(dir.path());
   const std::string config_path = dir / session_config_file, inputs_path = dir / "inputs.json";

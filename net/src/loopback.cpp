@@ -38,10 +38,7 @@ RunResult run_over_loopback(const Protocol& protocol, std::span<const Value> inp
     RunResult result;
     {  // the links close with the channel, so the shuffler sees every client leave
       TcpChannel channel(config, local.all_identities(), "127.0.0.1", shuffler.port(), {}, {.share_links = true});
-      RoundDriver session(protocol, channel, rng, inputs.size());
-      for (std::size_t i = 0; i < inputs.size(); ++i) session.add_party(static_cast<PartyId>(i), inputs[i]);
-      session.host_analyzer();
-      result = session.run(options);
+      result = run_all_parties(protocol, channel, inputs, rng, options);
     }
     server.join();
     if (shuffler_error) std::rethrow_exception(shuffler_error);

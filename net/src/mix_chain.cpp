@@ -64,10 +64,7 @@ RoundOutcome InProcessMixChain::exchange(const RoundRules& spec, Submissions loc
 MixChainRun run_over_mix_chain(const Protocol& protocol, std::span<const Value> inputs, Rng& rng, std::size_t hops,
                                const RunOptions& options) {
   InProcessMixChain channel(hops, rng);
-  RoundDriver session(protocol, channel, rng, inputs.size());
-  for (std::size_t i = 0; i < inputs.size(); ++i) session.add_party(static_cast<PartyId>(i), inputs[i]);
-  session.host_analyzer();
-  MixChainRun run{session.run(options), {}};
+  MixChainRun run{run_all_parties(protocol, channel, inputs, rng, options), {}};
   run.reports = channel.reports();
   return run;
 }

@@ -13,7 +13,8 @@ static_assert(sizeof(Signature) == crypto_sign_BYTES);
 namespace {
 
 void put_u64(std::vector<std::uint8_t>& out, std::uint64_t v) {
-  for (int b = 0; b < 8; ++b) out.push_back(static_cast<std::uint8_t>(v >> (8 * b)));
+  out.resize(out.size() + 8);
+  store_le(out.data() + out.size() - 8, v);
 }
 
 std::string hop_name(std::size_t hop) { return "hop " + std::to_string(hop); }

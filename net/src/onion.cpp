@@ -29,10 +29,8 @@ std::array<std::uint8_t, crypto_box_NONCEBYTES> nonce_of(const std::uint8_t* eph
   crypto_generichash_update(&st, hop.data(), hop.size());
   crypto_generichash_update(&st, place.session.data(), place.session.size());
   std::array<std::uint8_t, 8> where{};
-  for (int b = 0; b < 4; ++b) {
-    where[static_cast<std::size_t>(b)] = static_cast<std::uint8_t>(place.round >> (8 * b));
-    where[static_cast<std::size_t>(4 + b)] = static_cast<std::uint8_t>(place.hop >> (8 * b));
-  }
+  store_le(where.data(), place.round);
+  store_le(where.data() + 4, place.hop);
   crypto_generichash_update(&st, where.data(), where.size());
   std::array<std::uint8_t, crypto_box_NONCEBYTES> nonce{};
   crypto_generichash_final(&st, nonce.data(), nonce.size());

@@ -11,8 +11,8 @@ std::string who(PartyId id) { return id == analyzer_id ? std::string("the analyz
 }  // namespace
 
 SessionRounds::SessionRounds(const SessionConfig& config)
-    : config_(config), rounds_(config.rounds), limits_(config.limits()), buffer_(1) {
-  if (rounds_.empty()) throw std::invalid_argument("a session needs at least one round");
+    : config_(config), limits_(config.limits()), buffer_(1) {
+  if (config_.rounds.empty()) throw std::invalid_argument("a session needs at least one round");
   const std::size_t n = config.parties;
   present_.assign(n, 0);
   expected_.assign(n, 1);
@@ -30,7 +30,7 @@ Limits SessionRounds::limits_for(PartyId first, std::uint32_t count) const {
     return l;
   }
   std::uint64_t payload = 0, width = 0, messages = 0;
-  for (const auto& r : rounds_) {
+  for (const auto& r : config_.rounds) {
     payload = std::max<std::uint64_t>(payload, std::uint64_t{r.width} * r.max_messages);
     width = std::max<std::uint64_t>(width, r.width);
     messages = std::max<std::uint64_t>(messages, r.max_messages);
@@ -106,7 +106,7 @@ std::optional<std::string> SessionRounds::submit(PartyId first, std::span<const 
   const std::size_t w = buffer_.width();
   if (width != w)
     return "submission of width " + std::to_string(width) + " rejected, the round's wire width is " + std::to_string(w);
-  const RoundShape& shape = rounds_[round_];
+  const RoundShape& shape = config_.rounds[round_];
   const std::size_t n = expected_.size();
   if (counts.empty() || first >= n || counts.size() > n - first)
     return std::string("submission rejected: it names parties outside the session");
@@ -187,7 +187,7 @@ bool SessionRounds::take_resend(PartyId first) { return ++resends_[first] <= max
 
 void SessionRounds::open_round() {
   resends_.clear();
-  buffer_ = MessageBatch(rounds_[round_].width);
+  buffer_ = MessageBatch(config_.rounds[round_].width);
   slices_.clear();
   std::fill(submitted_.begin(), submitted_.end(), 0);
   // A party that left during an earlier round is not expected any more; one that never connected
@@ -197,7 +197,7 @@ void SessionRounds::open_round() {
 
 SessionRounds::Closed SessionRounds::close(Rng& rng, Shuffler& shuffler) {
   if (finished_) throw std::logic_error("SessionRounds::close: the session has ended");
-  const RoundShape& shape = rounds_[round_];
+  const RoundShape& shape = config_.rounds[round_];
   RoundRules rules;
   rules.round = round_;
   rules.shape = shape;
@@ -219,7 +219,7 @@ SessionRounds::Closed SessionRounds::close(Rng& rng, Shuffler& shuffler) {
   std::sort(report_.dropped.begin(), report_.dropped.end());
   std::fill(expected_.begin(), expected_.end(), 0);
   for (PartyId id : out.submitted) expected_[id] = 1;
-  if (++round_ == rounds_.size()) {
+  if (++round_ == config_.rounds.size()) {
     finished_ = true;
     closed.last = true;
   } else {

@@ -18,12 +18,15 @@ namespace shufflempc::net {
 using detail::SecureLink;
 using detail::tcp;
 
+RoundShape wire_shape(const RoundShape& shape) {
+  RoundShape wire = shape;
+  wire.width = wire_width(shape.width, shape.delivery);
+  return wire;
+}
+
 std::vector<RoundShape> wire_rounds(const Protocol& protocol) {
   std::vector<RoundShape> plan;
-  for (std::uint32_t r = 0; r < protocol.rounds(); ++r) {
-    const RoundShape info = protocol.round(r);
-    plan.push_back({wire_width(info.width, info.delivery), info.delivery, info.min_messages, info.max_messages});
-  }
+  for (std::uint32_t r = 0; r < protocol.rounds(); ++r) plan.push_back(wire_shape(protocol.round(r)));
   return plan;
 }
 
@@ -42,7 +45,7 @@ void check_rounds(const SessionConfig& config, const Protocol& protocol) {
              std::to_string(declared.size()));
   for (std::size_t r = 0; r < declared.size(); ++r) {
     const RoundShape &a = config.rounds[r], &b = declared[r];
-    if (a.width != b.width || a.delivery != b.delivery || a.min_messages != b.min_messages || a.max_messages != b.max_messages)
+    if (a != b)
       mismatch("rounds[" + std::to_string(r) + "] is " + describe(a) + ", but the protocol " + config.protocol + " here declares " +
                describe(b));
   }

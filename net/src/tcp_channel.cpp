@@ -440,11 +440,10 @@ TcpChannel::~TcpChannel() {
 
 RoundOutcome TcpChannel::exchange(const RoundRules& spec, Submissions local) {
   auto& im = *impl_;
-  const std::size_t ww = wire_width(spec.shape.width, spec.shape.delivery);
+  const RoundShape wire = wire_shape(spec.shape);
+  const std::size_t ww = wire.width;
   if (!im.config.rounds.empty()) {  // the shuffler enforces the config's shapes: a different one would be refused there
-    const RoundShape* declared = spec.round < im.config.rounds.size() ? &im.config.rounds[spec.round] : nullptr;
-    if (!declared || declared->width != ww || declared->delivery != spec.shape.delivery ||
-        declared->min_messages != spec.shape.min_messages || declared->max_messages != spec.shape.max_messages)
+    if (spec.round >= im.config.rounds.size() || im.config.rounds[spec.round] != wire)
       throw std::invalid_argument("round " + std::to_string(spec.round) + ": the protocol's round shape is not the session config's (check_rounds)");
   }
   im.submit(spec, local, ww);

@@ -37,13 +37,10 @@ TEST_CASE("mix chain: each round's reports name every hop with what it received 
   auto protocol = registry.create("counting", {{"noise", "calibrated"}}, 200);
   std::vector<Value> inputs(200, 1);
   SeededRng rng(4);
-  net::InProcessMixChain channel(3, rng);
-  RoundDriver driver(*protocol, channel, rng, inputs.size());
-  for (std::size_t i = 0; i < inputs.size(); ++i) driver.add_party(static_cast<PartyId>(i), inputs[i]);
-  driver.host_analyzer();
-  const RunResult r = driver.run({});
-  REQUIRE(channel.reports().size() == 1);  // counting: one round
-  const auto& round = channel.reports()[0];
+  const auto run = net::run_over_mix_chain(*protocol, inputs, rng, 3);
+  const RunResult& r = run.result;
+  REQUIRE(run.reports.size() == 1);  // counting: one round
+  const auto& round = run.reports[0];
   REQUIRE(round.size() == 3);
   for (std::size_t h = 0; h < 3; ++h) {
     CHECK(round[h].place.hop == h);

@@ -48,6 +48,7 @@ struct RoundShape {
   [[nodiscard]] static RoundShape exactly(std::size_t width, Delivery delivery, std::size_t n) { return {width, delivery, n, n}; }
   [[nodiscard]] bool fixed_count() const { return min_messages == max_messages; }
   [[nodiscard]] bool accepts(std::size_t count) const { return count >= min_messages && count <= max_messages; }
+  bool operator==(const RoundShape&) const = default;
 };
 
 // What the channel enforces in one round: the shape, who is expected, how many must submit, and

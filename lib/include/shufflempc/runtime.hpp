@@ -163,6 +163,11 @@ class RoundDriver {
   std::unique_ptr<Analyzer> analyzer_;
 };
 
+// Runs `protocol` over `channel` with every party (party i gets inputs[i]) and the analyzer hosted
+// here: the common case of run_in_process and of the single-process transports.
+[[nodiscard]] RunResult run_all_parties(const Protocol& protocol, AnonymousChannel& channel, std::span<const Value> inputs, Rng& rng,
+                                        const RunOptions& options);
+
 // For programs that run many large rounds or trials (the CLI, the benchmarks): rounds allocate and
 // free buffers of megabytes, and glibc would hand each back to the kernel and fault it in afresh
 // next time, which on a virtual machine costs more than the work done in them. Asks glibc to keep

@@ -41,6 +41,8 @@ using Logger = std::function<void(const std::string&)>;
 void check_rounds(const SessionConfig& config, const Protocol& protocol);
 // Bytes per message on the wire: sealed to the analyzer (48 bytes more) in ESA mode.
 [[nodiscard]] std::size_t wire_width(std::size_t width, Delivery delivery);
+// A round's shape with its wire width.
+[[nodiscard]] RoundShape wire_shape(const RoundShape& shape);
 // How many consecutive parties one link may carry: as many as fit the session's largest frame
 // (max_frame_bytes) in the round that asks most of each party (of the config's rounds).
 [[nodiscard]] std::size_t link_capacity(const SessionConfig& config);

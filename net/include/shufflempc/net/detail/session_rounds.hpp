@@ -99,14 +99,13 @@ class SessionRounds {
   [[nodiscard]] std::uint32_t round() const { return round_; }
   [[nodiscard]] bool has_analyzer() const { return analyzer_present_; }
   [[nodiscard]] bool expected(PartyId id) const { return id < expected_.size() && expected_[id] != 0; }
-  [[nodiscard]] const RoundShape& shape() const { return rounds_[round_ < rounds_.size() ? round_ : rounds_.size() - 1]; }
+  [[nodiscard]] const RoundShape& shape() const { return config_.rounds[round_ < config_.rounds.size() ? round_ : config_.rounds.size() - 1]; }
   [[nodiscard]] const ShufflerReport& report() const { return report_; }
 
  private:
   void open_round();
 
   const SessionConfig& config_;
-  std::vector<RoundShape> rounds_;
   Limits limits_;
   std::vector<char> present_;    // connected (admitted and not left)
   std::vector<char> expected_;   // expected to submit in the current round
