@@ -44,12 +44,14 @@ void add_analyzer_command(CLI::App& app, const Registry& registry, Action& actio
       const auto c = channel.counters().at(net::analyzer_id);
       Value report = analyzer_report(result);
       report["bytes_received"] = c.bytes_received;
+      if (!config.mix_chain.empty()) report["mix_chain"] = mix_chain_report(config.mix_chain.size(), channel.hop_reports());
       if (client.json) {
         std::cout << report.dump() << std::endl;
       } else {
         std::cout << "output    " << result.output.dump() << '\n'
                   << fmt::format("traffic   {} messages, {} bytes, {:.3f} s\n", result.messages, result.bytes, result.seconds);
         if (!result.dropped.empty()) std::cout << "dropped   " << Value(result.dropped).dump() << '\n';
+        print_mix_chain(report);
       }
       return 0;
     };

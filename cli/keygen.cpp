@@ -13,6 +13,7 @@
 #include "shufflempc/files.hpp"
 #include "shufflempc/hex.hpp"
 #include "shufflempc/net/local.hpp"
+#include "shufflempc/net/mix_hop.hpp"
 #include "shufflempc/net/tcp.hpp"
 #include "shufflempc/process.hpp"
 
@@ -20,16 +21,23 @@ namespace shufflempc::cli {
 
 void add_keygen_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("keygen", "generate an X25519 key pair (party, shuffler or analyzer identity)");
-  struct Options { std::string out; };
+  struct Options {
+    std::string out;
+    bool mix_server = false;
+  };
   auto o = std::make_shared<Options>();  // owned by the callback, so it lives as long as the App
   cmd->add_option("--out,-o", o->out, "key file to write (mode 0600); its public key is printed")->required();
+  cmd->add_flag("--mix-server", o->mix_server,
+                "a server of a chain of mix servers (or the shuffler of a chained session): print KEY:SIGNING_KEY, its X25519 key "
+                "and the Ed25519 key it signs its reports with (for session --mix-server-keys)");
   cmd->callback([o, &action] {
     action = [o] {
-      const auto& [out] = *o;
+      const auto& [out, mix_server] = *o;
       SystemRng rng;
       const auto keys = net::KeyPair::generate(rng);
       keys.save(out);
-      std::cout << to_hex(keys.public_key()) << '\n';
+      if (mix_server) std::cout << net::to_string(net::MixServerKeys{keys.public_key(), net::SigningKeyPair::derive(keys).public_key()}) << '\n';
+      else std::cout << to_hex(keys.public_key()) << '\n';
       return 0;
     };
   });

@@ -63,6 +63,8 @@ struct LocalArgs {
   std::size_t deadline_ms = 30'000;
   std::string keep_dir;
   std::optional<std::size_t> kill_party_process;  // fault injection: kill this party process at once
+  std::size_t mix_servers = 1;  // 1: the one shuffler; more: a chain, the shuffler first
+  std::optional<std::size_t> kill_mix_server;  // fault injection: kill this further server at once
 };
 
 int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, const Registry& registry) {
@@ -79,13 +81,16 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
                              .deadline = std::chrono::milliseconds(la.deadline_ms),
                              .keep_dir = la.keep_dir,
                              .seed = args.seed,
-                             .kill_party_process = la.kill_party_process};
+                             .kill_party_process = la.kill_party_process,
+                             .mix_servers = la.mix_servers,
+                             .kill_mix_server = la.kill_mix_server};
   auto drop_rng = rng->fork(rng_labels::dropouts);
   while (options.dropouts.size() < args.dropouts) options.dropouts.insert(static_cast<PartyId>(drop_rng->uniform(n)));
   options.stop = [] { return interrupted != 0 ? "signal " + std::to_string(interrupted) : std::string(); };
   options.started = [&](const std::string& dir, std::size_t processes) {
     if (!args.json)
-      std::cout << "shufflempc local: shuffler, analyzer and " << processes << " party processes started; session files in " << dir
+      std::cout << "shufflempc local: shuffler, " << (la.mix_servers > 1 ? std::to_string(la.mix_servers - 1) + " further mix server(s), " : "")
+                << "analyzer and " << processes << " party processes started; session files in " << dir
                 << (la.keep_dir.empty() ? " (removed at the end)" : "") << std::endl;
   };
   net::SessionConfig base;
@@ -111,18 +116,20 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
     if (!p["dropped"].get<bool>()) result.party_outputs[p["party"].get<PartyId>()] = p["output"];
   Value report = make_report(info.name, *protocol, n, result, inputs);
   report["transport"] = "tcp";
-  report["processes"] = {{"shuffler", 1}, {"analyzer", 1}, {"party_processes", run.party_processes}, {"parties_per_process", run.parties_per_process}};
+  report["processes"] = {{"shuffler", 1}, {"mix_servers", la.mix_servers - 1}, {"analyzer", 1}, {"party_processes", run.party_processes}, {"parties_per_process", run.parties_per_process}};
   report["analyzer_bytes_received"] = analyzer["bytes_received"];
   report["lost_processes"] = run.lost;
   report["process_resources"] = run.process_resources;  // peak memory and CPU time (from wait4), for the scale benchmarks
   report["per_party"] = table;
+  if (analyzer.contains("mix_chain")) report["mix_chain"] = analyzer["mix_chain"];
   if (args.json) {
     print_report(report, true);
     return 0;
   }
   print_report(report, false);
-  std::cout << fmt::format("processes {} shuffler + 1 analyzer + {} party processes ({} parties each)\n\n", 1, run.party_processes,
-                           run.parties_per_process);
+  std::cout << fmt::format("processes {} shuffler{} + 1 analyzer + {} party processes ({} parties each)\n\n", 1,
+                           la.mix_servers > 1 ? fmt::format(" + {} further mix server(s)", la.mix_servers - 1) : std::string(),
+                           run.party_processes, run.parties_per_process);
   std::cout << fmt::format("{:>7} {:>9} {:>11} {:>9} {:>11} {:>6} {:>8}  {}\n", "party", "msgs sent", "bytes sent",
                            "msgs recv", "bytes recv", "rounds", "seconds", "output");
   const std::size_t shown = table.size() <= 32 ? table.size() : 10;
@@ -169,6 +176,15 @@ void add_local_command(CLI::App& app, const Registry& registry, Action& action) 
     cmd->add_option("--kill-party-process", both.second.kill_party_process,
                     "fault injection: kill party process K (from 0) as soon as it starts; its parties drop out")
         ->check(count_check());
+    cmd->add_option("--mix-servers", both.second.mix_servers,
+                    "servers the records cross: 1, the one shuffler (default; it reads every record in MPC mode and knows who "
+                    "sent it); 2 to 16, a chain of mix servers, the shuffler first, of which one honest server keeps every record "
+                    "unlinkable to its sender (docs/mix-chain.md)")
+        ->check(CLI::Range(std::size_t{1}, net::max_mix_servers));
+    cmd->add_option("--kill-mix-server", both.second.kill_mix_server,
+                    "fault injection: kill further mix server I (1 to --mix-servers - 1) as soon as it listens; the round fails "
+                    "with a line naming it")
+        ->check(CLI::Range(std::size_t{1}, net::max_mix_servers - 1));
     cmd->callback([cmd, owned, &info, &registry, &action] {
       collect_params(*cmd, info, owned->first);
       action = [owned, &info, &registry] { return run_local(info, owned->first, owned->second, registry); };

@@ -60,13 +60,28 @@ void print_report(const Value& report, bool json) {
   for (const auto& [k, v] : report["details"].items()) std::cout << fmt::format("{:<32}{}\n", k, show(v));
   if (report.contains("run"))
     for (const auto& [k, v] : report["run"].items()) std::cout << fmt::format("{:<32}{}\n", "run: " + k, show(v));
-  if (report.contains("mix_chain"))
-    for (const auto& r : report["mix_chain"]["rounds"])
-      for (const auto& h : r["hops"])
-        std::cout << fmt::format("mix       round {} hop {}: {} records in, {} out, {} did not open, {} copies refused\n",
-                                 r["round"].get<std::size_t>(), h["hop"].get<std::size_t>(), h["records_in"].get<std::size_t>(),
-                                 h["records_out"].get<std::size_t>(), h["not_opened"].get<std::size_t>(),
-                                 h["duplicates"].get<std::size_t>());
+  print_mix_chain(report);
+}
+
+void print_mix_chain(const Value& report) {
+  if (!report.contains("mix_chain")) return;
+  for (const auto& r : report["mix_chain"]["rounds"])
+    for (const auto& h : r["hops"])
+      std::cout << fmt::format("mix       round {} hop {}: {} records in, {} out, {} did not open, {} copies refused\n",
+                               r["round"].get<std::size_t>(), h["hop"].get<std::size_t>(), h["records_in"].get<std::size_t>(),
+                               h["records_out"].get<std::size_t>(), h["not_opened"].get<std::size_t>(), h["duplicates"].get<std::size_t>());
+}
+
+Value mix_chain_report(std::size_t servers, const std::map<std::uint32_t, std::vector<net::HopReport>>& rounds) {
+  Value out = Value::array();
+  for (const auto& [r, reports] : rounds) {
+    Value hops = Value::array();
+    for (const auto& h : reports)
+      hops.push_back({{"hop", h.place.hop}, {"records_in", h.records_in}, {"records_out", h.records_out}, {"not_opened", h.not_opened},
+                      {"duplicates", h.duplicates}});
+    out.push_back({{"round", r}, {"hops", hops}});
+  }
+  return {{"hops", servers}, {"rounds", out}};
 }
 
 Value analyzer_report(const RunResult& result) {

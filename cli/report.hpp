@@ -2,6 +2,10 @@
 // analyzer process's report that `local` assembles into it.
 #pragma once
 
+#include <map>
+
+#include "shufflempc/net/mix_hop.hpp"
+
 #include <string>
 #include <vector>
 
@@ -18,5 +22,10 @@ void print_report(const Value& report, bool json);
 
 // What `analyzer --json` prints: output, messages, bytes, seconds, dropped, round_stats.
 [[nodiscard]] Value analyzer_report(const RunResult& result);
+// The "mix_chain" of a report: the chain's length and, per round, what each hop signed it received,
+// sent and refused.
+// One line per round and hop of a report's "mix_chain", if it has one.
+void print_mix_chain(const Value& report);
+[[nodiscard]] Value mix_chain_report(std::size_t servers, const std::map<std::uint32_t, std::vector<net::HopReport>>& rounds);
 
 }  // namespace shufflempc::cli

@@ -43,15 +43,9 @@ void add_run_command(CLI::App& app, const Registry& registry, Action& action) {
         }
         const auto chained = net::run_over_mix_chain(*protocol, inputs, *rng, *mix_servers, options);
         Value report = make_report(info.name, *protocol, args.parties, chained.result, inputs);
-        Value rounds = Value::array();
-        for (std::size_t r = 0; r < chained.reports.size(); ++r) {
-          Value hops = Value::array();
-          for (const auto& h : chained.reports[r])
-            hops.push_back({{"hop", h.place.hop}, {"records_in", h.records_in}, {"records_out", h.records_out},
-                            {"not_opened", h.not_opened}, {"duplicates", h.duplicates}});
-          rounds.push_back({{"round", r}, {"hops", hops}});
-        }
-        report["mix_chain"] = {{"hops", *mix_servers}, {"rounds", rounds}};
+        std::map<std::uint32_t, std::vector<net::HopReport>> rounds;
+        for (std::size_t r = 0; r < chained.reports.size(); ++r) rounds[static_cast<std::uint32_t>(r)] = chained.reports[r];
+        report["mix_chain"] = mix_chain_report(*mix_servers, rounds);
         print_report(report, args.json);
         return 0;
       };

@@ -36,7 +36,7 @@ void add_session_command(CLI::App& app, const Registry& registry, Action& action
   auto* cmd = app.add_subcommand("session", "write a session config from the parties' public keys and the shuffler's address");
   struct Options {
     std::string protocol, shuffler_key, analyzer_key, party_keys, address = "127.0.0.1:0", out;
-    std::vector<std::string> params;
+    std::vector<std::string> params, mix_servers;
     std::size_t min_parties = 0, deadline_ms = 30'000;
   };
   auto o = std::make_shared<Options>();  // owned by the callback, so it lives as long as the App
@@ -46,6 +46,10 @@ void add_session_command(CLI::App& app, const Registry& registry, Action& action
   cmd->add_option("--analyzer-key", o->analyzer_key, "the analyzer's public key: 64 hex digits, or its key file")->required();
   cmd->add_option("--party-keys", o->party_keys, "file with one public key (hex, as keygen prints it) per line; line i is party i")
       ->required();
+  cmd->add_option("--mix-server-keys", o->mix_servers,
+                  "a chain of mix servers, in order, the shuffler first: KEY:SIGNING_KEY of each (as keygen --mix-server prints "
+                  "it), comma-separated; 2 to 16 servers (default: the one shuffler)")
+      ->delimiter(',');
   cmd->add_option("--shuffler-address", o->address, "HOST:PORT the parties connect to (default 127.0.0.1:0: given at run time)");
   cmd->add_option("--min-parties", o->min_parties, "rounds complete with at least this many parties; DP noise is calibrated for them (default: all)")
       ->check(count_check());
@@ -65,6 +69,13 @@ void add_session_command(CLI::App& app, const Registry& registry, Action& action
       }
       c.shuffler_key = public_key_of(o->shuffler_key, "--shuffler-key");
       c.analyzer_key = public_key_of(o->analyzer_key, "--analyzer-key");
+      if (o->mix_servers.size() == 1 || o->mix_servers.size() > net::max_mix_servers)
+        throw std::invalid_argument("--mix-server-keys must list 2 to " + std::to_string(net::max_mix_servers) +
+                                    " servers (the shuffler first), got " + std::to_string(o->mix_servers.size()));
+      for (std::size_t i = 0; i < o->mix_servers.size(); ++i)
+        c.mix_chain.push_back(net::parse_mix_server_keys(o->mix_servers[i], "--mix-server-keys item " + std::to_string(i + 1)));
+      if (!c.mix_chain.empty() && c.mix_chain.front().key != c.shuffler_key)
+        throw std::invalid_argument("--mix-server-keys: the first server is the shuffler (the entry of the chain): its key must be --shuffler-key");
       std::istringstream lines(read_text_file(o->party_keys, "--party-keys"));
       std::size_t number = 0;
       for (std::string line; std::getline(lines, line);) {
@@ -80,11 +91,12 @@ void add_session_command(CLI::App& app, const Registry& registry, Action& action
       (void)net::split_address(o->address, "--shuffler-address");
       c.shuffler_address = o->address;
       // The protocol, its parameters and the party counts must make a valid protocol.
-      c.rounds = net::wire_rounds(*registry.create(c.protocol, c.params, c.parties, c.min_parties));
+      c.rounds = net::wire_rounds(*registry.create(c.protocol, c.params, c.parties, c.min_parties), c.mix_chain.size());
       bind_files(c, registry);  // the content of every file a parameter names, so all hosts run the same
       c = net::SessionConfig::from_json(c.to_json());  // the same checks every process will make
       c.save(o->out);
-      std::cout << fmt::format("session {} of {} with {} parties written to {}\n", to_hex(c.session), c.protocol, c.parties, o->out);
+      std::cout << fmt::format("session {} of {} with {} parties{} written to {}\n", to_hex(c.session), c.protocol, c.parties,
+                               c.mix_chain.empty() ? std::string() : fmt::format(" over a chain of {} mix servers", c.mix_chain.size()), o->out);
       return 0;
     };
   });

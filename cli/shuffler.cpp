@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "commands.hpp"
@@ -14,10 +15,49 @@
 #include "shufflempc/files.hpp"
 #include "shufflempc/hex.hpp"
 #include "shufflempc/net/local.hpp"
+#include "shufflempc/net/mix_server.hpp"
 #include "shufflempc/net/tcp.hpp"
 #include "shufflempc/process.hpp"
 
 namespace shufflempc::cli {
+
+namespace {
+
+// `shuffler --hop I`: a further server of the sessions' mix chains.
+template <class Options>
+int run_mix_server(const Options& o, const net::KeyPair& keys, std::size_t hop) {
+  std::vector<net::SessionConfig> sessions;
+  for (const auto& path : o.configs) {
+    sessions.push_back(net::SessionConfig::load(path));
+    const auto at = net::mix_server_position(sessions.back(), keys);
+    if (at != hop)
+      throw std::invalid_argument("--hop " + std::to_string(hop) + ": this key is server " + std::to_string(at) + " of the chain of " +
+                                  path);
+  }
+  if (o.listen.empty()) throw std::invalid_argument("--hop needs --listen HOST:PORT (the address the shuffler is given in --mix-servers)");
+  const auto [host, port] = net::split_address(o.listen, "--listen");
+  net::TcpMixServer server(keys, sessions, host, port, stderr_logger("mix server " + std::to_string(hop)));
+  std::cout << "listening on " << host << ':' << server.port() << std::endl;
+  const auto reports = server.run();
+  int status = 0;
+  Value all = Value::array();
+  for (const auto& r : reports) {
+    Value rounds = Value::array();
+    for (const auto& h : r.rounds)
+      rounds.push_back({{"round", h.place.round}, {"records_in", h.records_in}, {"records_out", h.records_out},
+                        {"not_opened", h.not_opened}, {"duplicates", h.duplicates}});
+    all.push_back({{"session", to_hex(r.session)}, {"hop", r.hop}, {"rounds", rounds}, {"error", r.error}});
+    if (!r.error.empty()) status = 1;
+  }
+  if (o.json) std::cout << all.dump() << std::endl;
+  else
+    for (const auto& r : all)
+      std::cout << fmt::format("session {}: hop {} mixed {} round(s){}\n", r["session"].get<std::string>(), r["hop"].get<std::size_t>(),
+                               r["rounds"].size(), r["error"].get<std::string>().empty() ? std::string() : ", error: " + r["error"].get<std::string>());
+  return status;
+}
+
+}  // namespace
 
 void add_shuffler_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("shuffler", "serve one or more sessions: collect, validate, shuffle and deliver each round");
@@ -26,6 +66,8 @@ void add_shuffler_command(CLI::App& app, Action& action) {
     std::string key, listen;
     std::size_t grace_ms = static_cast<std::size_t>(net::ShufflerOptions{}.reconnect_grace.count());
     bool json = false;
+    std::vector<std::string> mix_servers;
+    std::optional<std::size_t> hop;
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("--config,-c", o->configs, "session config (repeat to serve several sessions)")->required()->check(CLI::ExistingFile);
@@ -35,11 +77,20 @@ void add_shuffler_command(CLI::App& app, Action& action) {
                   "how long a round waits for the parties of a link lost before they submitted to reconnect, in milliseconds "
                   "(default 2000; 0: give them up at once; the round's deadline still closes it first)")
       ->check(CLI::Range(std::size_t{0}, std::size_t{86'400'000}));
+  cmd->add_option("--mix-servers", o->mix_servers,
+                  "HOST:PORT of the further servers of the sessions' mix chain, in order (hop 1 first), comma-separated: this "
+                  "shuffler is the chain's entry")
+      ->delimiter(',');
+  cmd->add_option("--hop", o->hop,
+                  "run as further server I (1 to 15) of the sessions' mix chain instead of the shuffler: admit only the entry, "
+                  "peel, shuffle and sign each round's batch")
+      ->check(CLI::Range(std::size_t{1}, net::max_mix_servers - 1));
   cmd->add_flag("--json", o->json, "print the final report as JSON");
   cmd->callback([o, &action] {
     action = [o] {
-      const auto& [configs, key, listen, grace_ms, json] = *o;
+      const auto& [configs, key, listen, grace_ms, json, mix_servers, hop] = *o;
       const auto keys = net::KeyPair::load(key);
+      if (hop) return run_mix_server(*o, keys, *hop);
       // The shuffler enforces each config's round shapes and never builds a protocol: it reads no
       // protocol parameter and no file a parameter names (the parties and the analyzer check that
       // their protocol declares these shapes).
@@ -59,6 +110,7 @@ void add_shuffler_command(CLI::App& app, Action& action) {
       const auto [host, port] = net::split_address(listen.empty() ? sessions.front().shuffler_address : listen, "--listen");
       net::ShufflerOptions options;
       options.reconnect_grace = std::chrono::milliseconds(grace_ms);
+      options.mix_servers = mix_servers;
       net::TcpShuffler shuffler(keys, sessions, host, port, stderr_logger("shuffler"), options);
       // Readiness: the launcher (or the user) reads this line, then starts the clients.
       std::cout << "listening on " << host << ':' << shuffler.port() << std::endl;

@@ -130,6 +130,24 @@ SessionConfig SessionConfig::from_json(const Value& j) {
   if (c.analyzer_key == c.shuffler_key)
     throw std::invalid_argument("session config: 'analyzer_key' equals 'shuffler_key': the shuffler could open every ESA record; "
                                 "give the analyzer a key of its own (shufflempc keygen)");
+  if (j.contains("mix_chain")) {
+    const Value& chain = j["mix_chain"];
+    if (!chain.is_array() || chain.size() == 1 || chain.size() > max_mix_servers)
+      throw std::invalid_argument("session config: 'mix_chain' must list 0 or 2 to " + std::to_string(max_mix_servers) +
+                                  " mix servers (KEY:SIGNING_KEY, the shuffler first)");
+    for (std::size_t i = 0; i < chain.size(); ++i) {
+      const std::string where = "session config: mix_chain[" + std::to_string(i) + "]";
+      if (!chain[i].is_string()) throw std::invalid_argument(where + " must be a string KEY:SIGNING_KEY");
+      c.mix_chain.push_back(parse_mix_server_keys(chain[i].get<std::string>(), where));
+      if (c.mix_chain.back().key == c.analyzer_key)
+        throw std::invalid_argument(where + " is the analyzer's key: a mix server and the analyzer need keys of their own");
+      for (std::size_t k = 0; k < i; ++k)
+        if (c.mix_chain[k].key == c.mix_chain[i].key || c.mix_chain[k].signer == c.mix_chain[i].signer)
+          throw std::invalid_argument(where + " repeats mix_chain[" + std::to_string(k) + "]: each server of the chain needs its own keys");
+    }
+    if (!c.mix_chain.empty() && c.mix_chain.front().key != c.shuffler_key)
+      throw std::invalid_argument("session config: mix_chain[0] must be the shuffler (the entry of the chain): its key is not shuffler_key");
+  }
   const Value& keys = field("party_keys");
   if (!keys.is_array() || keys.size() != c.parties)
     throw std::invalid_argument("session config: 'party_keys' must list one key per party (" + std::to_string(c.parties) + ")");
@@ -147,7 +165,7 @@ Value SessionConfig::to_json() const {
   Value shapes = Value::array();
   for (const auto& r : rounds)
     shapes.push_back({{"width", r.width}, {"delivery", to_string(r.delivery)}, {"min_messages", r.min_messages}, {"max_messages", r.max_messages}});
-  return {{"session", to_hex(session)},
+  Value out = {{"session", to_hex(session)},
           {"protocol", protocol},
           {"params", params},
           {"file_digests", file_digests},
@@ -160,6 +178,12 @@ Value SessionConfig::to_json() const {
           {"shuffler_key", to_hex(shuffler_key)},
           {"analyzer_key", to_hex(analyzer_key)},
           {"party_keys", keys}};
+  if (!mix_chain.empty()) {  // absent for the one shuffler: those configs (and their digests) are as before
+    Value chain = Value::array();
+    for (const auto& m : mix_chain) chain.push_back(to_string(m));
+    out["mix_chain"] = chain;
+  }
+  return out;
 }
 
 SessionConfig SessionConfig::load(const std::string& path) {
@@ -187,6 +211,18 @@ Limits SessionConfig::limits() const {
   l.max_parties = static_cast<std::uint32_t>(parties);
   return l;
 }
+
+MixServerKeys parse_mix_server_keys(const std::string& text, const std::string& what) {
+  const auto colon = text.find(':');
+  if (colon == std::string::npos)
+    throw std::invalid_argument(what + " must be KEY:SIGNING_KEY (64 hex digits each, as keygen --mix-server prints them)");
+  MixServerKeys k;
+  k.key = parse_public_key(text.substr(0, colon), what + " (its X25519 key)");
+  from_hex(text.substr(colon + 1), k.signer, what + " (its Ed25519 signing key)");
+  return k;
+}
+
+std::string to_string(const MixServerKeys& keys) { return to_hex(keys.key) + ":" + to_hex(keys.signer); }
 
 std::pair<std::string, std::uint16_t> split_address(const std::string& address, const std::string& what) {
   const auto colon = address.rfind(':');

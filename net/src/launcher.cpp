@@ -60,7 +60,13 @@ LocalLauncher::LocalLauncher(SessionConfig base, const Protocol& protocol, std::
     : base_(std::move(base)), protocol_(protocol), parties_(parties), options_(std::move(options)) {
   if (parties_ == 0) throw std::invalid_argument("local launcher: a session needs at least one party");
   if (options_.executable.empty()) throw std::invalid_argument("local launcher: no executable to run");
-  base_.rounds = wire_rounds(protocol_);  // what the shuffler enforces, and what sizes the links
+  if (options_.mix_servers < 1 || options_.mix_servers > max_mix_servers)
+    throw std::invalid_argument("--mix-servers must be in [1, " + std::to_string(max_mix_servers) + "], got " +
+                                std::to_string(options_.mix_servers));
+  if (options_.kill_mix_server && (*options_.kill_mix_server < 1 || *options_.kill_mix_server >= options_.mix_servers))
+    throw std::invalid_argument("--kill-mix-server must be in [1, " + std::to_string(options_.mix_servers - 1) + "] (a further server of the chain)");
+  // What the shuffler enforces, and what sizes the links.
+  base_.rounds = wire_rounds(protocol_, options_.mix_servers > 1 ? options_.mix_servers : 0);
 }
 
 LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
@@ -89,7 +95,7 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
   SystemRng key_rng;
   SessionConfig base = base_;
   base.deadline = options_.deadline;
-  const LocalDeployment local = LocalDeployment::create(n, key_rng, std::move(base));
+  const LocalDeployment local = LocalDeployment::create(n, key_rng, std::move(base), options_.mix_servers);
   local.save(dir.path());
   const std::string config_path = dir / session_config_file, inputs_path = dir / "inputs.json";
   write_private_file(inputs_path, Value(inputs).dump() + "\n", "inputs file");  // private inputs: mode 0600
@@ -97,14 +103,30 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
   const auto start = std::chrono::steady_clock::now();
   const std::string& exe = options_.executable;
   std::vector<ChildProcess> children;
-  children.reserve(2 + processes);
-  children.emplace_back("shuffler", std::vector<std::string>{exe, "shuffler", "--config", config_path, "--key", dir / shuffler_key_file,
-                                                             "--listen", "127.0.0.1:0", "--json"});
-  const auto line = children.front().read_line(std::chrono::seconds(30));
-  if (!line) throw std::runtime_error("the shuffler did not report its port in time");
-  const std::string prefix = "listening on ";
-  if (line->rfind(prefix, 0) != 0) throw std::runtime_error("unexpected line from the shuffler: " + *line);
-  const std::string address = line->substr(prefix.size());
+  children.reserve(2 + processes + local.mix_servers.size());
+  const auto address_of = [](ChildProcess& c) {
+    const auto line = c.read_line(std::chrono::seconds(30));
+    if (!line) throw std::runtime_error(c.name() + " did not report its port in time");
+    const std::string prefix = "listening on ";
+    if (line->rfind(prefix, 0) != 0) throw std::runtime_error("unexpected line from " + c.name() + ": " + *line);
+    return line->substr(prefix.size());
+  };
+  // The further servers of a chain first (the shuffler is given their addresses), after the
+  // parties in `children`: children[0] is the shuffler, [1] the analyzer, then the party processes.
+  std::vector<ChildProcess> servers;
+  std::string chain;
+  for (std::size_t h = 1; h <= local.mix_servers.size(); ++h) {
+    servers.emplace_back("mix server " + std::to_string(h),
+                         std::vector<std::string>{exe, "shuffler", "--hop", std::to_string(h), "--config", config_path, "--key",
+                                                  mix_server_key_file(dir.path(), h), "--listen", "127.0.0.1:0", "--json"});
+    chain += (chain.empty() ? "" : ",") + address_of(servers.back());
+  }
+  if (options_.kill_mix_server) servers[*options_.kill_mix_server - 1].kill();
+  std::vector<std::string> shuffler_args = {exe, "shuffler", "--config", config_path, "--key", dir / shuffler_key_file,
+                                            "--listen", "127.0.0.1:0", "--json"};
+  if (!chain.empty()) shuffler_args.insert(shuffler_args.end(), {"--mix-servers", chain});
+  children.emplace_back("shuffler", shuffler_args);
+  const std::string address = address_of(children.front());
 
   std::vector<std::string> common = {"--config", config_path, "--connect", address, "--json"};
   if (options_.seed) common.insert(common.end(), {"--seed", std::to_string(*options_.seed)});
@@ -136,7 +158,14 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
   const auto limit = options_.deadline * 2 * (protocol_.rounds() + 1) + std::chrono::seconds(30);
   if (options_.started) options_.started(dir.path(), processes);
   const auto reason = [this] { return options_.stop ? options_.stop() : std::string(); };
+  const std::size_t party_end = children.size();
   const bool in_time = wait_all(children, start + limit, [&] { return !reason().empty(); });
+  // A further server ends when its last round is mixed or the shuffler's link says the session
+  // ended; one the shuffler never reached (a run that failed early) is stopped after a grace.
+  if (!servers.empty()) {
+    (void)wait_all(servers, std::chrono::steady_clock::now() + std::chrono::seconds(10), [&] { return !reason().empty(); });
+    for (auto& c : servers) children.push_back(std::move(c));
+  }
   if (const std::string why = reason(); !why.empty()) {
     for (auto& c : children) c.kill();
     throw std::runtime_error("interrupted by " + why + ": every process of the run was stopped" +
@@ -154,14 +183,15 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
     const auto& c = children[i];
     if (c.status() == 0) continue;
     const std::string what = c.name() + " exited with status " + std::to_string(c.status().value_or(-1));
-    if (i < 2) failures += (failures.empty() ? "" : "; ") + what;
+    if (i >= party_end && options_.kill_mix_server && c.name() == "mix server " + std::to_string(*options_.kill_mix_server)) continue;
+    if (i < 2 || i >= party_end) failures += (failures.empty() ? "" : "; ") + what;
     else r.lost.push_back(what);
   }
   if (!in_time) throw std::system_error(make_error_code(Errc::timeout), "local run exceeded " + std::to_string(limit.count()) + " ms");
   if (!failures.empty()) throw std::system_error(make_error_code(Errc::session_aborted), "local run failed: " + failures + " (see the lines above)");
 
   r.analyzer = read_report(outputs[0], "the analyzer");
-  for (std::size_t i = 2; i < children.size(); ++i) {
+  for (std::size_t i = 2; i < party_end; ++i) {
     if (children[i].status() != 0) continue;  // a lost process: its parties are in the analyzer's dropped list
     const Value v = read_report(outputs[i - 1], children[i].name());
     if (!v.contains("parties")) throw std::runtime_error(children[i].name() + " printed no report");

@@ -1,10 +1,16 @@
 #include "shufflempc/net/local.hpp"
 
+#include <stdexcept>
+
 namespace shufflempc::net {
 
 std::string party_key_file(const std::string& dir, PartyId id) { return dir + "/party-" + std::to_string(id) + ".key"; }
 
-LocalDeployment LocalDeployment::create(std::size_t parties, Rng& rng, SessionConfig base) {
+std::string mix_server_key_file(const std::string& dir, std::size_t hop) { return dir + "/mix-server-" + std::to_string(hop) + ".key"; }
+
+LocalDeployment LocalDeployment::create(std::size_t parties, Rng& rng, SessionConfig base, std::size_t chain) {
+  if (chain < 1 || chain > max_mix_servers)
+    throw std::invalid_argument("mix servers must be in [1, " + std::to_string(max_mix_servers) + "], got " + std::to_string(chain));
   LocalDeployment d;
   d.config = std::move(base);
   rng.fill(d.config.session);
@@ -19,6 +25,14 @@ LocalDeployment LocalDeployment::create(std::size_t parties, Rng& rng, SessionCo
   for (std::size_t i = 0; i < parties; ++i) {
     d.parties.push_back(KeyPair::generate(rng));
     d.config.party_keys.push_back(d.parties.back().public_key());
+  }
+  d.config.mix_chain.clear();
+  if (chain > 1) {
+    d.config.mix_chain.push_back({d.shuffler.public_key(), SigningKeyPair::derive(d.shuffler).public_key()});
+    for (std::size_t h = 1; h < chain; ++h) {
+      d.mix_servers.push_back(KeyPair::generate(rng));
+      d.config.mix_chain.push_back({d.mix_servers.back().public_key(), SigningKeyPair::derive(d.mix_servers.back()).public_key()});
+    }
   }
   return d;
 }
@@ -35,6 +49,7 @@ void LocalDeployment::save(const std::string& dir) const {
   shuffler.save(dir + "/" + shuffler_key_file);
   analyzer.save(dir + "/" + analyzer_key_file);
   for (std::size_t i = 0; i < parties.size(); ++i) parties[i].save(party_key_file(dir, static_cast<PartyId>(i)));
+  for (std::size_t h = 0; h < mix_servers.size(); ++h) mix_servers[h].save(mix_server_key_file(dir, h + 1));
   config.save(dir + "/" + session_config_file);
 }
 

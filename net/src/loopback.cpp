@@ -1,53 +1,99 @@
 #include "shufflempc/net/loopback.hpp"
 
 #include <exception>
+#include <memory>
+#include <stdexcept>
 #include <thread>
 
 #include "shufflempc/error.hpp"
 #include "shufflempc/net/local.hpp"
+#include "shufflempc/net/mix_server.hpp"
 #include "shufflempc/process.hpp"
 #include "shufflempc/net/tcp.hpp"
 
 namespace shufflempc::net {
 
-RunResult run_over_loopback(const Protocol& protocol, std::span<const Value> inputs, Rng& rng, const RunOptions& options) {
+namespace {
+
+// A server run in its own thread; stopped (if still running) and joined when this ends.
+template <class Server>
+class ServerThread {
+ public:
+  explicit ServerThread(Server& server) : server_(server), thread_([this] {
+    try {
+      (void)server_.run();
+    } catch (...) {
+      error_ = std::current_exception();
+    }
+  }) {}
+  ~ServerThread() {
+    if (thread_.joinable()) {
+      server_.stop();
+      thread_.join();
+    }
+  }
+  ServerThread(const ServerThread&) = delete;
+  ServerThread& operator=(const ServerThread&) = delete;
+  // Waits for the server to end; rethrows what it threw.
+  void join() {
+    thread_.join();
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  Server& server_;
+  std::exception_ptr error_;
+  std::thread thread_;
+};
+
+LoopbackChainRun run_loopback(const Protocol& protocol, std::span<const Value> inputs, Rng& rng, std::size_t chain,
+                              const RunOptions& options) {
   SystemRng keys_rng;
   SessionConfig base;
   base.protocol = "(in-process)";
   base.min_parties = options.min_parties;
   base.deadline = options.deadline.count() > 0 ? options.deadline : std::chrono::milliseconds(60'000);
-  base.rounds = wire_rounds(protocol);
-  const LocalDeployment local = LocalDeployment::create(inputs.size(), keys_rng, std::move(base));
+  base.rounds = wire_rounds(protocol, chain > 1 ? chain : 0);
+  const LocalDeployment local = LocalDeployment::create(inputs.size(), keys_rng, std::move(base), chain);
   const SessionConfig& config = local.config;
 
   // Both ends of every link live in this process: two sockets per link (the parties share theirs).
   const std::size_t capacity = link_capacity(config);
-  ensure_descriptors(2 * ((inputs.size() + capacity - 1) / capacity + 1) + 64,
+  ensure_descriptors(2 * ((inputs.size() + capacity - 1) / capacity + 1 + chain) + 64,
                      "run_over_loopback with " + std::to_string(inputs.size()) + " parties");
-  TcpShuffler shuffler(local.shuffler, {config}, "127.0.0.1", 0);
-  std::vector<ShufflerReport> reports;
-  std::exception_ptr shuffler_error;
-  std::thread server([&] {
-    try {
-      reports = shuffler.run();
-    } catch (...) {
-      shuffler_error = std::current_exception();
-    }
-  });
-  try {
-    RunResult result;
-    {  // the links close with the channel, so the shuffler sees every client leave
-      TcpChannel channel(config, local.all_identities(), "127.0.0.1", shuffler.port(), {}, {.share_links = true});
-      result = run_all_parties(protocol, channel, inputs, rng, options);
-    }
-    server.join();
-    if (shuffler_error) std::rethrow_exception(shuffler_error);
-    return result;
-  } catch (...) {
-    shuffler.stop();
-    server.join();
-    throw;
+  std::vector<std::unique_ptr<TcpMixServer>> mixers;
+  std::vector<std::unique_ptr<ServerThread<TcpMixServer>>> mixer_threads;
+  ShufflerOptions shuffler_options;
+  for (const auto& keys : local.mix_servers) {
+    mixers.push_back(std::make_unique<TcpMixServer>(keys, std::vector<SessionConfig>{config}, "127.0.0.1", 0));
+    shuffler_options.mix_servers.push_back("127.0.0.1:" + std::to_string(mixers.back()->port()));
   }
+  for (auto& m : mixers) mixer_threads.push_back(std::make_unique<ServerThread<TcpMixServer>>(*m));
+  TcpShuffler shuffler(local.shuffler, {config}, "127.0.0.1", 0, {}, shuffler_options);
+  ServerThread<TcpShuffler> server(shuffler);
+  LoopbackChainRun run;
+  {  // the links close with the channel, so the shuffler sees every client leave
+    TcpChannel channel(config, local.all_identities(), "127.0.0.1", shuffler.port(), {}, {.share_links = true});
+    run.result = run_all_parties(protocol, channel, inputs, rng, options);
+    run.reports = channel.hop_reports();
+  }
+  server.join();
+  for (auto& t : mixer_threads) t->join();
+  return run;
+}
+
+}  // namespace
+
+RunResult run_over_loopback(const Protocol& protocol, std::span<const Value> inputs, Rng& rng, const RunOptions& options) {
+  return run_loopback(protocol, inputs, rng, 1, options).result;
+}
+
+LoopbackChainRun run_over_loopback_chain(const Protocol& protocol, std::span<const Value> inputs, Rng& rng, std::size_t mix_servers,
+                                         const RunOptions& options) {
+  if (mix_servers < 2 || mix_servers > max_mix_servers)
+    throw std::invalid_argument("mix servers of a chain must be in [2, " + std::to_string(max_mix_servers) + "], got " +
+                                std::to_string(mix_servers));
+  return run_loopback(protocol, inputs, rng, mix_servers, options);
 }
 
 }  // namespace shufflempc::net

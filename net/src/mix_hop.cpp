@@ -2,7 +2,10 @@
 
 #include <sodium.h>
 
+#include <algorithm>
 #include <stdexcept>
+
+#include "shufflempc/error.hpp"
 #include <string_view>
 
 namespace shufflempc::net {
@@ -27,6 +30,18 @@ SigningKeyPair SigningKeyPair::generate(Rng& rng) {
   ensure_sodium();
   std::array<std::uint8_t, crypto_sign_SEEDBYTES> seed{};
   rng.fill(seed);
+  SigningKeyPair k;
+  crypto_sign_seed_keypair(k.public_.data(), k.secret_.data(), seed.data());
+  sodium_memzero(seed.data(), seed.size());
+  return k;
+}
+
+SigningKeyPair SigningKeyPair::derive(const KeyPair& keys) {
+  ensure_sodium();
+  constexpr std::string_view label = "shufflempc/mix-server-signing-key/v1";
+  std::array<std::uint8_t, crypto_sign_SEEDBYTES> seed{};
+  crypto_generichash(seed.data(), seed.size(), reinterpret_cast<const unsigned char*>(label.data()), label.size(),
+                     keys.secret_key().data(), keys.secret_key().size());
   SigningKeyPair k;
   crypto_sign_seed_keypair(k.public_.data(), k.secret_.data(), seed.data());
   sodium_memzero(seed.data(), seed.size());
@@ -67,6 +82,45 @@ std::vector<std::uint8_t> HopReport::signed_bytes() const {
   put_u64(out, duplicates);
   out.insert(out.end(), received.begin(), received.end());
   out.insert(out.end(), sent.begin(), sent.end());
+  return out;
+}
+
+std::vector<std::uint8_t> encode_reports(std::span<const HopReport> reports) {
+  std::vector<std::uint8_t> out(reports.size() * hop_report_bytes);
+  std::uint8_t* p = out.data();
+  for (const HopReport& r : reports) {
+    p = std::copy(r.place.session.begin(), r.place.session.end(), p);
+    store_le<std::uint32_t>(p, r.place.round), p += 4;
+    store_le<std::uint32_t>(p, r.place.hop), p += 4;
+    for (const std::uint64_t v : {r.records_in, r.records_out, r.not_opened, r.duplicates}) store_le<std::uint64_t>(p, v), p += 8;
+    p = std::copy(r.received.begin(), r.received.end(), p);
+    p = std::copy(r.sent.begin(), r.sent.end(), p);
+    p = std::copy(r.signature.begin(), r.signature.end(), p);
+  }
+  return out;
+}
+
+std::vector<HopReport> decode_reports(std::span<const std::uint8_t> bytes) {
+  if (bytes.size() % hop_report_bytes != 0)
+    throw_error(Errc::malformed_frame, "hop reports: " + std::to_string(bytes.size()) + " bytes is not a whole number of " +
+                                           std::to_string(hop_report_bytes) + "-byte reports");
+  std::vector<HopReport> out(bytes.size() / hop_report_bytes);
+  const std::uint8_t* p = bytes.data();
+  for (HopReport& r : out) {
+    std::copy(p, p + r.place.session.size(), r.place.session.begin()), p += r.place.session.size();
+    r.place.round = load_le<std::uint32_t>(p), p += 4;
+    r.place.hop = load_le<std::uint32_t>(p), p += 4;
+    for (std::uint64_t* v : {&r.records_in, &r.records_out, &r.not_opened, &r.duplicates}) *v = load_le<std::uint64_t>(p), p += 8;
+    std::copy(p, p + 32, r.received.begin()), p += 32;
+    std::copy(p, p + 32, r.sent.begin()), p += 32;
+    std::copy(p, p + 64, r.signature.begin()), p += 64;
+  }
+  return out;
+}
+
+std::vector<SigningPublicKey> signers_of(std::span<const MixServerKeys> chain) {
+  std::vector<SigningPublicKey> out;
+  for (const auto& m : chain) out.push_back(m.signer);
   return out;
 }
 

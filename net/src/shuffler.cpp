@@ -9,6 +9,7 @@
 #include "shufflempc/error.hpp"
 #include "shufflempc/net/detail/link.hpp"
 #include "shufflempc/net/detail/session_rounds.hpp"
+#include "shufflempc/net/onion.hpp"
 #include "shufflempc/net/sealing.hpp"
 #include "shufflempc/net/tcp.hpp"
 #include "shufflempc/parallel.hpp"
@@ -18,15 +19,16 @@ namespace shufflempc::net {
 using detail::SecureLink;
 using detail::tcp;
 
-RoundShape wire_shape(const RoundShape& shape) {
+RoundShape wire_shape(const RoundShape& shape, std::size_t mix_servers) {
   RoundShape wire = shape;
-  wire.width = wire_width(shape.width, shape.delivery);
+  wire.width = mix_servers == 0 || shape.width == 0 ? wire_width(shape.width, shape.delivery)
+                                                    : onion::record_width(shape.width, shape.delivery, mix_servers, 0);
   return wire;
 }
 
-std::vector<RoundShape> wire_rounds(const Protocol& protocol) {
+std::vector<RoundShape> wire_rounds(const Protocol& protocol, std::size_t mix_servers) {
   std::vector<RoundShape> plan;
-  for (std::uint32_t r = 0; r < protocol.rounds(); ++r) plan.push_back(wire_shape(protocol.round(r)));
+  for (std::uint32_t r = 0; r < protocol.rounds(); ++r) plan.push_back(wire_shape(protocol.round(r), mix_servers));
   return plan;
 }
 
@@ -35,7 +37,7 @@ void check_rounds(const SessionConfig& config, const Protocol& protocol) {
     return "width " + std::to_string(r.width) + " " + to_string(r.delivery) + ", " + std::to_string(r.min_messages) + ".." +
            std::to_string(r.max_messages) + " messages per party";
   };
-  const auto declared = wire_rounds(protocol);
+  const auto declared = wire_rounds(protocol, config.mix_chain.size());
   const auto mismatch = [&](const std::string& what) {
     throw std::invalid_argument("session config: " + what + " (the config was written for other parameters or by another version: "
                                 "write it again with shufflempc session)");
@@ -96,6 +98,13 @@ struct TcpShuffler::Impl {
       RoundOutcome outcome;
       std::vector<std::uint8_t> prefix;  // the full result prefix (encoded once for every receiver)
     } last;
+    // With a mix chain: this server's hop (0), the links to the further servers (index = hop; 0
+    // unused), whether a round's batch is crossing the chain, and every round's reports.
+    std::unique_ptr<MixHop> hop0;
+    std::vector<std::shared_ptr<SecureLink>> hops;
+    bool relaying = false;
+    std::string chain_error;
+    std::vector<std::vector<HopReport>> hop_reports;
   };
 
   asio::io_context io;
@@ -158,13 +167,23 @@ struct TcpShuffler::Impl {
   // The round closes early once the analyzer is here and every expected party has either
   // submitted or left.
   void maybe_close(ServedSession& s) {
-    if (s.rounds->ready()) close_round(s);
+    if (!s.relaying && s.rounds->ready()) close_round(s);
   }
 
   void abort_session(ServedSession& s, const std::string& reason) {
-    if (s.rounds->finished()) return;
+    if (s.rounds->finished() && !s.relaying) return;
     log(s.tag + "session aborted: " + reason);
     s.rounds->abort(reason);
+    if (s.relaying) s.chain_error = reason;  // the last round's chain failed: SessionRounds has already ended
+    s.relaying = false;
+    for (std::size_t h = 1; h < s.hops.size(); ++h) {
+      auto& l = s.hops[h];
+      if (l && l->is_open()) {
+        l->send(FrameType::abort, s.rounds->round(), std::span(reinterpret_cast<const std::uint8_t*>(reason.data()),
+                                                              std::min<std::size_t>(reason.size(), s.config.limits().max_abort_reason)));
+        l->close_after_flush();
+      }
+    }
     const std::span<const std::uint8_t> text(reinterpret_cast<const std::uint8_t*>(reason.data()),
                                              std::min<std::size_t>(reason.size(), s.config.limits().max_abort_reason));
     auto tell = [&](const std::shared_ptr<SecureLink>& l) {
@@ -186,6 +205,8 @@ struct TcpShuffler::Impl {
   void finish(ServedSession& s) {
     s.timer->cancel();
     cancel_grace(s);
+    for (auto& l : s.hops)
+      if (l) l->close_after_flush();
     if (all_finished()) {
       std::error_code ignored;
       acceptor.close(ignored);
@@ -212,6 +233,128 @@ struct TcpShuffler::Impl {
       return abort_session(s, e.what());
     }
     cancel_grace(s);
+    // A round of empty messages (width 0 before sealing) has nothing to carry: it skips the chain.
+    if (s.hop0 && closed.shape.width > wire_width(0, closed.shape.delivery)) {
+      // The batch crosses the chain before anyone sees an output.
+      s.relaying = true;
+      asio::co_spawn(io, relay(s, std::move(closed)), [this, &s](std::exception_ptr e) {
+        if (!e) return;
+        try {
+          std::rethrow_exception(e);
+        } catch (const std::exception& x) {
+          abort_session(s, std::string("mix chain: internal error: ") + x.what());
+        }
+      });
+      return;
+    }
+    deliver(s, std::move(closed), {});
+  }
+
+  // The address of further server `hop` (ShufflerOptions::mix_servers[hop - 1]).
+  std::string hop_name(std::size_t hop) const {
+    return "mix server " + std::to_string(hop) + " (" + options.mix_servers[hop - 1] + ")";
+  }
+
+  // Connects and authenticates the link to further server `hop` as the chain's entry.
+  asio::awaitable<void> dial_hop(ServedSession& s, std::size_t hop) {
+    auto link = std::make_shared<SecureLink>(tcp::socket(io), s.config.limits());
+    const auto [host, port] = split_address(options.mix_servers[hop - 1], "mix server address");
+    tcp::resolver resolver(io);
+    const auto endpoints = co_await resolver.async_resolve(host, std::to_string(port), asio::use_awaitable);
+    co_await asio::async_connect(link->socket(), endpoints, asio::use_awaitable);
+    std::error_code ignored;
+    link->socket().set_option(tcp::no_delay(true), ignored);
+    co_await link->connect_as(s.config.session, s.digest, entry_id, keys, s.config.mix_chain[hop].key, rng);
+    s.hops[hop] = std::move(link);
+  }
+
+  // One further server's answer to `batch` (the same batch again, once, over a new link if the
+  // link is lost: the server mixes a round once and answers a repeat with the same records).
+  asio::awaitable<detail::Frame> ask_hop(ServedSession& s, std::size_t hop, std::uint32_t round, const MessageBatch& batch) {
+    for (int attempt = 0;; ++attempt) {
+      bool timed_out = false;
+      asio::steady_timer timer(io, s.config.deadline);
+      timer.async_wait([&](std::error_code ec) {
+        if (ec) return;
+        timed_out = true;
+        if (s.hops[hop]) s.hops[hop]->close();
+      });
+      try {
+        if (!s.hops[hop] || !s.hops[hop]->is_open()) co_await dial_hop(s, hop);
+        s.hops[hop]->send(FrameType::mix, round, static_cast<std::uint32_t>(batch.width()), static_cast<std::uint32_t>(batch.count()),
+                          batch.bytes());
+        detail::Frame f = co_await s.hops[hop]->receive();
+        timer.cancel();
+        co_return f;
+      } catch (const std::system_error& e) {
+        timer.cancel();
+        if (s.hops[hop]) s.hops[hop]->close();
+        s.hops[hop].reset();
+        if (timed_out)
+          throw std::runtime_error(hop_name(hop) + " did not answer within the round's deadline of " +
+                                   std::to_string(s.config.deadline.count()) + " ms");
+        if (attempt > 0 || !s.relaying) throw std::runtime_error(hop_name(hop) + ": " + e.what());
+        log(s.tag + "round " + std::to_string(round) + ": the link to " + hop_name(hop) + " failed (" + e.what() + "); reconnecting once");
+      }
+    }
+  }
+
+  // Takes a closed round's batch through the chain: this server's layer, then each further server's;
+  // the reports are verified before the output is delivered.
+  asio::awaitable<void> relay(ServedSession& s, detail::SessionRounds::Closed closed) {
+    const std::string round = "round " + std::to_string(closed.round);
+    MessageBatch batch = closed.outcome.output ? std::move(*closed.outcome.output) : MessageBatch(closed.shape.width);
+    const BatchDigest submitted = batch_digest(batch);
+    std::vector<HopReport> reports;
+    auto first = s.hop0->mix(batch, s.config.session, closed.round, rng);
+    reports.push_back(first.report);
+    batch = std::move(first.records);
+    for (std::size_t hop = 1; hop < s.config.mix_chain.size(); ++hop) {
+      detail::Frame f;
+      try {
+        f = co_await ask_hop(s, hop, closed.round, batch);
+      } catch (const std::exception& e) {
+        if (s.relaying) abort_session(s, round + ": " + e.what());
+        co_return;
+      }
+      if (!s.relaying) co_return;  // the session was aborted meanwhile
+      if (f.header.type == FrameType::abort) {
+        abort_session(s, round + ": " + hop_name(hop) + " refused the batch: " + std::string(f.payload.begin(), f.payload.end()));
+        co_return;
+      }
+      if (f.header.type != FrameType::mixed || f.header.round != closed.round || f.header.payload_length < hop_report_bytes ||
+          f.header.width != batch.width() - onion::layer_overhead) {
+        abort_session(s, round + ": " + hop_name(hop) + " answered with a frame that is not this round's mixed batch");
+        co_return;
+      }
+      const std::span<const std::uint8_t> payload(f.payload);
+      reports.push_back(decode_reports(payload.first(hop_report_bytes)).front());
+      batch = MessageBatch::from_bytes(f.header.width, std::vector<std::uint8_t>(payload.begin() + hop_report_bytes, payload.end()));
+    }
+    if (auto fault = verify_chain(reports, signers_of(s.config.mix_chain), s.config.session, closed.round, batch, submitted)) {
+      abort_session(s, round + ": the mix chain's reports do not hold: " + *fault);
+      co_return;
+    }
+    std::size_t refused = 0;
+    for (const auto& r : reports) {
+      refused += r.not_opened + r.duplicates;
+      if (r.not_opened + r.duplicates > 0)
+        log(s.tag + round + ": hop " + std::to_string(r.place.hop) + " dropped " + std::to_string(r.not_opened) +
+            " record(s) that did not open and " + std::to_string(r.duplicates) + " copies");
+    }
+    s.relaying = false;
+    closed.outcome.discarded += refused;
+    closed.outcome.messages = batch.count();
+    closed.shape.width = batch.width();
+    closed.outcome.output = std::move(batch);
+    const auto encoded = encode_reports(reports);
+    s.hop_reports.push_back(std::move(reports));
+    deliver(s, std::move(closed), encoded);
+    maybe_close(s);  // parties that left while the batch crossed the chain
+  }
+
+  // Sends a closed round's outcome (with the chain's reports, if any) to every endpoint.
+  void deliver(ServedSession& s, detail::SessionRounds::Closed closed, std::span<const std::uint8_t> reports) {
     s.last.valid = true;
     s.last.round = closed.round;
     s.last.shape = closed.shape;
@@ -220,12 +363,15 @@ struct TcpShuffler::Impl {
     if (!out.dropped.empty())
       log(s.tag + "round " + std::to_string(closed.round) + ": " + std::to_string(out.dropped.size()) + " part" +
           (out.dropped.size() == 1 ? "y" : "ies") + " dropped (first: party " + std::to_string(out.dropped.front()) + ")");
-    // One prefix (counts and id lists), encoded once; the messages follow it in the frames that carry them.
-    s.last.prefix = encode_result(out.messages, out.submitted, out.dropped, {});
+    // One prefix (counts, id lists, hop reports), encoded once; the messages follow it in the frames that carry them.
+    s.last.prefix = encode_result(out.messages, out.submitted, out.dropped, reports, {});
     s.analyzer->send(FrameType::result, closed.round, static_cast<std::uint32_t>(closed.shape.width),
                      static_cast<std::uint32_t>(out.messages), s.last.prefix, output_bytes(out));
     for (auto& [first, pl] : s.party_links) send_result(s, pl);
     if (closed.last) {
+      // Goodbye to the chain's further servers (an abort frame without a reason): they end at once.
+      for (auto& l : s.hops)
+        if (l && l->is_open()) l->send(FrameType::abort, closed.round, {});
       for (auto& [first, pl] : s.party_links) pl.link->close_after_flush();
       s.analyzer->close_after_flush();
       finish(s);
@@ -266,7 +412,7 @@ struct TcpShuffler::Impl {
                     encode_result(out.messages, std::span(&*sub_begin, static_cast<std::size_t>(sub_end - sub_begin)),
                                   std::span(out.dropped.data() + (drop_begin - out.dropped.begin()),
                                             static_cast<std::size_t>(drop_end - drop_begin)),
-                                  {}));
+                                  {}, {}));
     }
   }
 
@@ -516,6 +662,21 @@ TcpShuffler::TcpShuffler(KeyPair keys, std::vector<SessionConfig> sessions, cons
     s->rounds = std::make_unique<detail::SessionRounds>(s->config);
     s->digest = s->config.digest();
     s->timer = std::make_unique<asio::steady_timer>(impl_->io);
+    if (!s->config.mix_chain.empty()) {
+      const std::size_t further = s->config.mix_chain.size() - 1;
+      if (options.mix_servers.size() != further)
+        throw std::invalid_argument("session " + to_hex(s->config.session).substr(0, 8) + " has a chain of " +
+                                    std::to_string(further + 1) + " mix servers: the shuffler (its entry) needs the addresses of the " +
+                                    std::to_string(further) + " further ones (--mix-servers), got " +
+                                    std::to_string(options.mix_servers.size()));
+      for (const auto& a : options.mix_servers) (void)split_address(a, "mix server address");
+      auto signing = SigningKeyPair::derive(impl_->keys);
+      if (signing.public_key() != s->config.mix_chain[0].signer)
+        throw std::invalid_argument("session " + to_hex(s->config.session).substr(0, 8) +
+                                    ": mix_chain[0]'s signing key is not the one the shuffler's key file derives");
+      s->hop0 = std::make_unique<MixHop>(0, impl_->keys, std::move(signing));
+      s->hops.resize(s->config.mix_chain.size());
+    }
     impl_->sessions.push_back(std::move(s));
   }
   const auto address = asio::ip::make_address(host);
@@ -537,6 +698,8 @@ std::vector<ShufflerReport> TcpShuffler::run() {
   for (auto& s : impl_->sessions) {
     s->rounds->abort("the shuffler was stopped");  // no effect on a session that has ended
     out.push_back(s->rounds->report());
+    if (out.back().error.empty()) out.back().error = s->chain_error;
+    out.back().hops = std::move(s->hop_reports);
   }
   return out;
 }

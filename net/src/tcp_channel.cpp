@@ -9,6 +9,7 @@
 
 #include "shufflempc/error.hpp"
 #include "shufflempc/net/detail/link.hpp"
+#include "shufflempc/net/onion.hpp"
 #include "shufflempc/net/sealing.hpp"
 #include "shufflempc/net/tcp.hpp"
 
@@ -64,6 +65,12 @@ struct TcpChannel::Impl {
   std::optional<std::size_t> analyzer_identity;
   std::map<PartyId, std::pair<std::size_t, std::size_t>> hosted;  // party -> (link, position in it)
   std::size_t connections = 0;
+  // With a mix chain: every server's onion key (hop 0 first), and the verified reports by round.
+  std::vector<PublicKey> layer_keys;
+  std::map<std::uint32_t, std::vector<HopReport>> hop_reports;
+
+  // Whether a round's records cross the mix chain (a chain, and messages to carry).
+  bool chained(const RoundShape& shape) const { return !layer_keys.empty() && shape.width > 0; }
 
   std::chrono::milliseconds wait_limit(const RoundRules* spec) const {
     const auto d = spec && spec->deadline.count() > 0 ? spec->deadline : config.deadline;
@@ -171,6 +178,12 @@ struct TcpChannel::Impl {
   void submit(const RoundRules& spec, const Submissions& local, std::size_t ww) {
     const std::size_t width = spec.shape.width;
     const bool sealed = spec.shape.delivery == Delivery::analyzer_only;
+    const bool onion = chained(spec.shape);
+    // Every hosted party's messages in the chain's onion at once (on every core), in local order.
+    const MessageBatch wrapped = onion && !local.messages.empty()
+                                     ? onion::wrap(local.messages.bytes(), width, spec.shape.delivery, config.analyzer_key, layer_keys,
+                                                   config.session, spec.round)
+                                     : MessageBatch(ww);
     // Each party link's batch: a count per party (submit_absent for one that does not submit: it
     // leaves the session), then the messages in party order.
     std::vector<std::vector<const Submissions::Slice*>> slices(links.size());
@@ -217,8 +230,14 @@ struct TcpChannel::Impl {
         if (counts[k] == submit_absent) continue;
         const auto* slice = slices[li][k];
         const std::uint8_t* src = local.messages.data() + slice->first * width;
-        if (sealed) sealing::seal({src, slice->count * width}, width, config.analyzer_key, {out, slice->count * ww});
-        else std::copy(src, src + slice->count * width, out);
+        if (onion) {
+          const std::uint8_t* from = wrapped.data() + slice->first * ww;
+          std::copy(from, from + slice->count * ww, out);
+        } else if (sealed) {
+          sealing::seal({src, slice->count * width}, width, config.analyzer_key, {out, slice->count * ww});
+        } else {
+          std::copy(src, src + slice->count * width, out);
+        }
         out += slice->count * ww;
         counters[l.identities[k]].messages_sent += slice->count;
       }
@@ -257,6 +276,8 @@ struct TcpChannel::Impl {
 
   // Who submitted, who dropped and (where this process may see it) the output, from the answers:
   // checked against the round's shape, the sealed records opened by the hosted analyzer.
+  // `ww` is the width of the records delivered (sealed to the analyzer in ESA mode; the chain's
+  // layers are gone).
   RoundOutcome outcome_of(const RoundRules& spec, const std::vector<Answer>& answers, std::size_t ww) {
     const std::size_t width = spec.shape.width;
     const bool sealed = spec.shape.delivery == Delivery::analyzer_only;
@@ -317,6 +338,14 @@ struct TcpChannel::Impl {
       if (with_output->header.width != ww || o.messages != r.messages || with_output->header.count != r.messages)
         throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": the output does not match the round's shape");
       const std::span<const std::uint8_t> records(o.output.data(), static_cast<std::size_t>(r.messages) * ww);
+      if (chained(spec.shape)) {
+        // Every server signed what it received and sent: the chain must lead to these records.
+        const auto reports = decode_reports(o.reports);
+        const auto delivered = MessageBatch::from_bytes(ww, std::vector<std::uint8_t>(records.begin(), records.end()));
+        if (auto fault = verify_chain(reports, signers_of(config.mix_chain), config.session, spec.round, delivered))
+          throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": the mix chain's reports do not hold: " + *fault);
+        hop_reports[spec.round] = reports;
+      }
       if (sealed) {
         auto opened = sealing::open(records, width, identities[*analyzer_identity].keys);
         if (opened.discarded > 0)
@@ -370,6 +399,7 @@ TcpChannel::TcpChannel(const SessionConfig& config, std::vector<Identity> identi
     }
     if (!by_id.emplace(ident.id, i).second) throw std::invalid_argument("identity " + std::to_string(ident.id) + " given twice");
   }
+  for (const auto& m : config.mix_chain) im.layer_keys.push_back(m.key);
   im.identities = std::move(identities);
   im.counters.resize(im.identities.size());
   im.in_session.assign(im.identities.size(), 1);
@@ -440,7 +470,7 @@ TcpChannel::~TcpChannel() {
 
 RoundOutcome TcpChannel::exchange(const RoundRules& spec, Submissions local) {
   auto& im = *impl_;
-  const RoundShape wire = wire_shape(spec.shape);
+  const RoundShape wire = wire_shape(spec.shape, im.chained(spec.shape) ? im.layer_keys.size() : 0);
   const std::size_t ww = wire.width;
   if (!im.config.rounds.empty()) {  // the shuffler enforces the config's shapes: a different one would be refused there
     if (spec.round >= im.config.rounds.size() || im.config.rounds[spec.round] != wire)
@@ -453,7 +483,7 @@ RoundOutcome TcpChannel::exchange(const RoundRules& spec, Submissions local) {
     for (const auto& [id, where] : im.hosted) out.dropped.push_back(id);
     return out;
   }
-  RoundOutcome out = im.outcome_of(spec, *answers, ww);
+  RoundOutcome out = im.outcome_of(spec, *answers, wire_width(spec.shape.width, spec.shape.delivery));
   im.leave(out.dropped);
   return out;
 }
@@ -476,5 +506,7 @@ std::map<PartyId, LinkCounters> TcpChannel::counters() const {
 }
 
 std::size_t TcpChannel::connections() const { return impl_->connections; }
+
+const std::map<std::uint32_t, std::vector<HopReport>>& TcpChannel::hop_reports() const { return impl_->hop_reports; }
 
 }  // namespace shufflempc::net

@@ -183,3 +183,50 @@ TEST_CASE("shufflempc local: a --keep-dir that is a symbolic link is refused bef
   CHECK(slurp(tmp / "err").find("--keep-dir " + link + " is a symbolic link") != std::string::npos);
   CHECK(std::filesystem::is_empty(elsewhere));
 }
+
+TEST_CASE("shufflempc local --mix-servers 3: separate server processes, the in-process result, and every hop named in the report") {
+  const test::TempDir tmp("shufflempc-localchain");
+  const std::string err = tmp / "err";
+  for (const std::string protocol : {"counting", "split-mix-sum"}) {
+    CAPTURE(protocol);
+    std::vector<std::string> common = {protocol, "--parties", "120", "--seed", "4", "--json"};
+    if (protocol == "counting") common.insert(common.end(), {"--noise", "calibrated"});
+    std::vector<std::string> local = {SHUFFLEMPC_CLI, "local"}, run = {SHUFFLEMPC_CLI, "run"};
+    local.insert(local.end(), common.begin(), common.end());
+    local.insert(local.end(), {"--mix-servers", "3", "--parties-per-process", "32"});
+    run.insert(run.end(), common.begin(), common.end());
+    const Value tcp = run_json(local, err);
+    const Value mem = run_json(run, err);
+    CHECK(tcp["output"] == mem["output"]);
+    CHECK(tcp["messages"] == mem["messages"]);
+    CHECK(tcp["processes"]["mix_servers"] == 2);
+    REQUIRE(tcp.contains("mix_chain"));
+    CHECK(tcp["mix_chain"]["hops"] == 3);
+    REQUIRE(tcp["mix_chain"]["rounds"].size() == 1);
+    const auto& hops = tcp["mix_chain"]["rounds"][0]["hops"];
+    REQUIRE(hops.size() == 3);
+    for (std::size_t h = 0; h < 3; ++h) {
+      CHECK(hops[h]["hop"] == h);
+      CHECK(hops[h]["records_in"] == mem["messages"]);
+      CHECK(hops[h]["records_out"] == mem["messages"]);
+      CHECK(hops[h]["not_opened"] == 0);
+    }
+  }
+}
+
+TEST_CASE("shufflempc local --mix-servers 3 --kill-mix-server 2: the run fails, and the shuffler's one line names the server") {
+  const test::TempDir tmp("shufflempc-localchainkill");
+  const std::string err = tmp / "err";
+  Process p({SHUFFLEMPC_CLI, "local", "counting", "--parties", "120", "--noise", "calibrated", "--mix-servers", "3", "--kill-mix-server", "2",
+             "--seed", "1", "--json"},
+            err);
+  const int status = p.wait(std::chrono::seconds(120));
+  const std::string text = slurp(err);
+  INFO("stderr: " << text);
+  CHECK(status != 0);
+  CHECK(text.find("shuffler: session ") != std::string::npos);
+  std::size_t lines = 0;
+  for (std::size_t at = 0; (at = text.find("session aborted: round 0: mix server 2 (127.0.0.1:", at)) != std::string::npos; ++at) ++lines;
+  CHECK(lines == 1);
+  CHECK(text.find("local run failed: shuffler exited with status 1") != std::string::npos);
+}

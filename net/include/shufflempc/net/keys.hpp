@@ -41,6 +41,22 @@ class KeyPair {
 
 [[nodiscard]] PublicKey parse_public_key(const std::string& hex, const std::string& what);
 
+// An Ed25519 public key: what a mix server signs its round reports with (net/mix_hop.hpp).
+using SigningPublicKey = std::array<std::uint8_t, 32>;
+// Most servers a chain of mix servers may have (net/onion.hpp, net/mix_server.hpp).
+inline constexpr std::size_t max_mix_servers = 16;
+
+// One server of a chain of mix servers: its X25519 key (its onion layer and its links) and its
+// Ed25519 signing key. `shufflempc keygen --mix-server` prints both as KEY:SIGNING_KEY.
+struct MixServerKeys {
+  PublicKey key{};
+  SigningPublicKey signer{};
+  bool operator==(const MixServerKeys&) const = default;
+};
+// "KEY:SIGNING_KEY" (64 + 1 + 64 hex digits) -> the keys; throws std::invalid_argument naming `what`.
+[[nodiscard]] MixServerKeys parse_mix_server_keys(const std::string& text, const std::string& what);
+[[nodiscard]] std::string to_string(const MixServerKeys& keys);
+
 // What every process of a session reads: the protocol, its parameters, its rounds' wire shapes, who
 // takes part, the keys, the round deadline and the minimum number of parties per round.
 struct SessionConfig {
@@ -64,6 +80,11 @@ struct SessionConfig {
   // parameters or files; every party and the analyzer check that their protocol declares exactly
   // these shapes (check_rounds()) before they connect.
   std::vector<RoundShape> rounds;
+  // The chain of mix servers the records cross, in order (docs/mix-chain.md): empty, the one
+  // shuffler reads every record; otherwise 2 to max_mix_servers servers, the first being the
+  // shuffler (the entry: its key is shuffler_key), every record wrapped in one onion layer per
+  // server, and each round's `rounds` width the onion's width at the entry.
+  std::vector<MixServerKeys> mix_chain;
 
   // Throws std::invalid_argument naming the offending field.
   [[nodiscard]] static SessionConfig from_json(const Value& json);

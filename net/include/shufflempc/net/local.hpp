@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "shufflempc/net/keys.hpp"
+#include "shufflempc/net/mix_hop.hpp"
 #include "shufflempc/net/tcp.hpp"
 
 namespace shufflempc::net {
@@ -16,22 +17,27 @@ namespace shufflempc::net {
 inline constexpr const char* shuffler_key_file = "shuffler.key";
 inline constexpr const char* analyzer_key_file = "analyzer.key";
 inline constexpr const char* session_config_file = "session.json";
+// The key file of further mix server `hop` (1 .. k-1) inside a session directory.
+[[nodiscard]] std::string mix_server_key_file(const std::string& dir, std::size_t hop);
 
 struct LocalDeployment {
   SessionConfig config;
   KeyPair shuffler;
   KeyPair analyzer;
   std::vector<KeyPair> parties;  // index = party id
+  std::vector<KeyPair> mix_servers;  // the further servers of the chain, hop 1 first (none without a chain)
 
   // A fresh session id and key pairs for the shuffler, the analyzer and `parties` parties, drawn
   // from `rng` (a SystemRng for anything real; tests may pass a SeededRng). `base` supplies the
   // protocol, its parameters, min_parties, the deadline and the frame limit; its keys, session id
-  // and party count are replaced.
-  [[nodiscard]] static LocalDeployment create(std::size_t parties, Rng& rng, SessionConfig base = {});
+  // and party count are replaced. `chain` > 1: a chain of that many mix servers, the shuffler first
+  // (config.mix_chain; base.rounds must be the onion's widths, wire_rounds(protocol, chain)).
+  [[nodiscard]] static LocalDeployment create(std::size_t parties, Rng& rng, SessionConfig base = {}, std::size_t chain = 1);
 
   // Every party (ids 0..n-1) and the analyzer, ready for a TcpChannel hosting all of them.
   [[nodiscard]] std::vector<Identity> all_identities() const;
-  // Writes shuffler.key, analyzer.key, party-<id>.key (mode 0600) and session.json into `dir`.
+  // Writes shuffler.key, analyzer.key, party-<id>.key, mix-server-<hop>.key (mode 0600) and
+  // session.json into `dir`.
   void save(const std::string& dir) const;
 };
 

@@ -4,7 +4,12 @@
 // same code path a multi-host deployment uses (handshakes, encryption, sealing, validation).
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <span>
+#include <vector>
+
+#include "shufflempc/net/mix_hop.hpp"
 
 #include "shufflempc/runtime.hpp"
 
@@ -15,5 +20,14 @@ namespace shufflempc::net {
 // Throws std::system_error (shufflempc::Errc) if the session fails.
 [[nodiscard]] RunResult run_over_loopback(const Protocol& protocol, std::span<const Value> inputs, Rng& rng,
                                           const RunOptions& options = {});
+
+// The same over a chain of `mix_servers` servers (2 to max_mix_servers): the shuffler is the entry
+// and each further server a TcpMixServer in its own thread, every link over TCP on 127.0.0.1.
+struct LoopbackChainRun {
+  RunResult result;
+  std::map<std::uint32_t, std::vector<HopReport>> reports;  // as the analyzer verified them, by round
+};
+[[nodiscard]] LoopbackChainRun run_over_loopback_chain(const Protocol& protocol, std::span<const Value> inputs, Rng& rng,
+                                                       std::size_t mix_servers, const RunOptions& options = {});
 
 }  // namespace shufflempc::net

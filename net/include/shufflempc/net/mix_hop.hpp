@@ -22,7 +22,6 @@
 
 namespace shufflempc::net {
 
-using SigningPublicKey = std::array<std::uint8_t, 32>;
 using Signature = std::array<std::uint8_t, 64>;
 using BatchDigest = std::array<std::uint8_t, 32>;
 
@@ -34,6 +33,9 @@ class SigningKeyPair {
   SigningKeyPair& operator=(const SigningKeyPair&) = default;
   ~SigningKeyPair();
   [[nodiscard]] static SigningKeyPair generate(Rng& rng);
+  // A mix server's signing key, derived from its X25519 secret key (BLAKE2b keyed by it), so that
+  // one key file holds the whole identity of a server.
+  [[nodiscard]] static SigningKeyPair derive(const KeyPair& keys);
   [[nodiscard]] const SigningPublicKey& public_key() const { return public_; }
   [[nodiscard]] Signature sign(std::span<const std::uint8_t> message) const;
 
@@ -54,6 +56,13 @@ struct HopReport {
   // The signed bytes: a label, the place, the counts and both digests.
   [[nodiscard]] std::vector<std::uint8_t> signed_bytes() const;
 };
+// A report on the wire: the place (16 + 4 + 4), the counts (4 x 8), both digests and the signature.
+inline constexpr std::size_t hop_report_bytes = 16 + 8 + 32 + 64 + 64;
+[[nodiscard]] std::vector<std::uint8_t> encode_reports(std::span<const HopReport> reports);
+// Throws std::system_error(malformed_frame) on a size that is not a whole number of reports.
+[[nodiscard]] std::vector<HopReport> decode_reports(std::span<const std::uint8_t> bytes);
+// The chain's keys of a session (MixServerKeys::signer, in order).
+[[nodiscard]] std::vector<SigningPublicKey> signers_of(std::span<const MixServerKeys> chain);
 
 class MixHop {
  public:

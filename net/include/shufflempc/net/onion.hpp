@@ -31,7 +31,7 @@ namespace shufflempc::net::onion {
 // The bytes one layer adds (the ephemeral public key and the MAC, as a sealed record).
 inline constexpr std::size_t layer_overhead = 48;
 // Most hops a chain may have.
-inline constexpr std::size_t max_hops = 16;
+inline constexpr std::size_t max_hops = max_mix_servers;
 
 // Where a layer belongs.
 struct Place {

@@ -23,6 +23,7 @@
 
 #include "shufflempc/channel.hpp"
 #include "shufflempc/net/keys.hpp"
+#include "shufflempc/net/mix_hop.hpp"
 #include "shufflempc/net/wire.hpp"
 #include "shufflempc/runtime.hpp"
 
@@ -34,15 +35,17 @@ using Logger = std::function<void(const std::string&)>;
 
 // The protocol's round shapes with their wire widths (the messages are opaque to the shuffler;
 // sealed to the analyzer in ESA mode): what a session config's `rounds` must hold.
-[[nodiscard]] std::vector<RoundShape> wire_rounds(const Protocol& protocol);
+// With a chain of `mix_servers` servers (SessionConfig::mix_chain), the width is the onion's at the
+// entry (net/onion.hpp).
+[[nodiscard]] std::vector<RoundShape> wire_rounds(const Protocol& protocol, std::size_t mix_servers = 0);
 // Throws std::invalid_argument naming the first round whose shape in `config` is not the one
 // `protocol` declares (a config written for other parameters or by another version, or edited):
 // every party and the analyzer check this before they connect.
 void check_rounds(const SessionConfig& config, const Protocol& protocol);
 // Bytes per message on the wire: sealed to the analyzer (48 bytes more) in ESA mode.
 [[nodiscard]] std::size_t wire_width(std::size_t width, Delivery delivery);
-// A round's shape with its wire width.
-[[nodiscard]] RoundShape wire_shape(const RoundShape& shape);
+// A round's shape with its wire width (at the entry of a chain of `mix_servers` servers).
+[[nodiscard]] RoundShape wire_shape(const RoundShape& shape, std::size_t mix_servers = 0);
 // How many consecutive parties one link may carry: as many as fit the session's largest frame
 // (max_frame_bytes) in the round that asks most of each party (of the config's rounds).
 [[nodiscard]] std::size_t link_capacity(const SessionConfig& config);
@@ -52,6 +55,7 @@ struct ShufflerReport {
   std::vector<RoundTraffic> rounds;  // bytes are wire bytes (sealed messages in ESA mode)
   std::vector<PartyId> dropped;
   std::string error;  // empty if the session completed
+  std::vector<std::vector<HopReport>> hops;  // with a mix chain: every round's reports, hop 0 first
 };
 
 // How the shuffler defends itself against connections that never authenticate (a flood of idle
@@ -70,6 +74,9 @@ struct ShufflerOptions {
   // says so (a submit frame with every count absent) and is not waited for. 0: a lost link's
   // parties are given up at once.
   std::chrono::milliseconds reconnect_grace{2'000};
+  // HOST:PORT of the further servers of the sessions' mix chains (hops 1 .. k-1, in order): a
+  // session whose config has a chain of k servers needs k - 1 of them; the shuffler is its entry.
+  std::vector<std::string> mix_servers;
 };
 
 class TcpShuffler {
@@ -129,6 +136,9 @@ class TcpChannel final : public AnonymousChannel {
   [[nodiscard]] std::map<PartyId, LinkCounters> counters() const;
   // Connections opened, reconnections included (one per link when nothing failed).
   [[nodiscard]] std::size_t connections() const;
+  // With a mix chain: the verified reports of every round whose output this process received, by
+  // round, hop 0 first.
+  [[nodiscard]] const std::map<std::uint32_t, std::vector<HopReport>>& hop_reports() const;
 
  private:
   struct Impl;

@@ -23,12 +23,15 @@ inline constexpr std::uint32_t hello_magic = 0x484d5053;  // "SPMH"
 // 2: the hello carries the session config digest. 3: one link carries a range of parties (the hello
 // names first and count, the submit frame one count per party). 4: the identity proof hashes the
 // aligned blocks that tile the claimed range (detail::IdentityTree), so the shuffler checks any
-// range in O(log n).
-inline constexpr std::uint16_t wire_version = 4;
+// range in O(log n). 5: chains of mix servers (the mix and mixed frames, the entry's identity, the
+// hop reports in a result).
+inline constexpr std::uint16_t wire_version = 5;
 inline constexpr std::size_t public_key_bytes = 32;
 inline constexpr std::size_t secret_key_bytes = 32;
 // The analyzer's identity on the wire (parties are 0 .. n-1).
 inline constexpr PartyId analyzer_id = 0xffff'ffffu;
+// The entry of a chain of mix servers (the shuffler) on its links to the further servers.
+inline constexpr PartyId entry_id = 0xffff'fffeu;
 
 using PublicKey = std::array<std::uint8_t, public_key_bytes>;
 inline constexpr std::size_t config_digest_bytes = 32;
@@ -41,7 +44,11 @@ enum class FrameType : std::uint16_t {
   submit = 2,   // link -> shuffler: the batches of the link's parties for `round` (encode_submit)
   result = 3,   // shuffler -> endpoint: the round's outcome (and output, if delivered here)
   abort = 4,    // shuffler -> endpoint: the session (or this link) ended; payload = reason (UTF-8)
+  mix = 5,      // entry -> mix server: a round's batch of onion records (payload: count x width bytes)
+  mixed = 6,    // mix server -> entry: its signed report, then the peeled, shuffled records
 };
+// Bytes a mixed frame may carry beside its records (the server's signed report).
+inline constexpr std::size_t max_mixed_extra = 4096;
 
 struct FrameHeader {
   std::uint32_t magic = frame_magic;
@@ -112,18 +119,21 @@ struct SubmitPayload {
 // the counts add up to the header's count. Throws std::system_error(malformed_frame).
 [[nodiscard]] SubmitPayload decode_submit(const FrameHeader& h, std::span<const std::uint8_t> payload, std::size_t parties);
 
-// The payload of a result frame.
+// The payload of a result frame: the counts, the id lists, the chain's signed hop reports (none
+// without a chain; net/mix_hop.hpp decodes them), the output.
 struct ResultPayload {
   std::uint64_t messages = 0;       // messages in the round's output (delivered here or not)
   std::vector<PartyId> submitted;   // ascending
   std::vector<PartyId> dropped;     // ascending
+  std::span<const std::uint8_t> reports;  // at most max_reports_bytes
   std::span<const std::uint8_t> output;  // header.count * header.width bytes, or empty
 };
+inline constexpr std::size_t max_reports_bytes = 1 << 16;
 [[nodiscard]] std::vector<std::uint8_t> encode_result(std::uint64_t messages, std::span<const PartyId> submitted,
-                                                      std::span<const PartyId> dropped,
+                                                      std::span<const PartyId> dropped, std::span<const std::uint8_t> reports,
                                                       std::span<const std::uint8_t> output);
 // The result payload's size before the output bytes.
-[[nodiscard]] std::size_t result_prefix_bytes(std::size_t submitted, std::size_t dropped);
+[[nodiscard]] std::size_t result_prefix_bytes(std::size_t submitted, std::size_t dropped, std::size_t report_bytes = 0);
 // Validates a result payload against its (already validated) header: id lists ascending, below
 // `parties`, disjoint in count from the output size. Throws std::system_error(malformed_frame).
 [[nodiscard]] ResultPayload decode_result(const FrameHeader& h, std::span<const std::uint8_t> payload,

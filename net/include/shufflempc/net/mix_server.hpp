@@ -1,0 +1,69 @@
+// A further server of a chain of mix servers (hop 1 .. k-1; the shuffler is hop 0, the entry), over
+// TCP. It accepts only the entry, authenticated by the shuffler's key as every link is (the same
+// handshake, the identity entry_id), and for each round of each session it serves it takes one
+// batch: it opens its onion layer of every record, refuses a copy and a record that does not open
+// (both counted), shuffles what opened with its own CSPRNG, signs what it received and what it sent
+// (net/mix_hop.hpp) and sends the records and its report back to the entry.
+//
+// Each round is mixed once: the entry that lost its link and sends the same batch again gets the
+// same answer (kept until the next round, so a server holds one round's output as the shuffler
+// does), and a different batch for a round already mixed, or a round out of order, ends the link
+// with the reason. A session ends when its last round is mixed, when the entry aborts it, or when
+// the entry sends nothing for twice the session's deadline plus 5 s; the server ends once every
+// session has and the entry has said goodbye (or, if its link was cut, after MixServerOptions::linger).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "shufflempc/net/keys.hpp"
+#include "shufflempc/net/mix_hop.hpp"
+#include "shufflempc/net/tcp.hpp"
+
+namespace shufflempc::net {
+
+struct MixServerOptions {
+  std::chrono::milliseconds handshake_timeout{5'000};
+  // How long a session waits for the entry's next batch; 0: twice the session's deadline plus 5 s.
+  std::chrono::milliseconds idle_timeout{0};
+  // After the last round, how long to wait for an entry whose link was cut to dial again (for the
+  // last answer) before the server ends; an entry that ends its session says goodbye, and the
+  // server ends at once.
+  std::chrono::milliseconds linger{5'000};
+};
+
+struct MixServerReport {
+  SessionId session{};
+  std::uint32_t hop = 0;
+  std::vector<HopReport> rounds;  // what it signed, round by round
+  std::string error;              // empty if every round was mixed
+};
+
+// The position of `keys` in `config`'s mix chain: in [1, chain size) for a further server. Throws
+// std::invalid_argument saying what is wrong (no chain, not in it, or the entry's key).
+[[nodiscard]] std::uint32_t mix_server_position(const SessionConfig& config, const KeyPair& keys);
+
+class TcpMixServer {
+ public:
+  // Binds host:port (port 0: the OS chooses). `keys` must be one further server of each session's
+  // chain (its signing key derived from them must be the chain's; std::invalid_argument if not).
+  TcpMixServer(KeyPair keys, std::vector<SessionConfig> sessions, const std::string& host, std::uint16_t port, Logger log = {},
+               MixServerOptions options = {});
+  ~TcpMixServer();
+  TcpMixServer(const TcpMixServer&) = delete;
+  TcpMixServer& operator=(const TcpMixServer&) = delete;
+  [[nodiscard]] std::uint16_t port() const;
+  // Serves until every session has ended; one report per session.
+  [[nodiscard]] std::vector<MixServerReport> run();
+  // Ends run() early (from any thread): every session that has not ended fails.
+  void stop();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace shufflempc::net

@@ -1,0 +1,303 @@
+// TcpMixServer: one io_context thread, one coroutine per connection (only the entry's are admitted),
+// one state per session.
+#include "shufflempc/net/mix_server.hpp"
+
+#include <sodium.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "shufflempc/error.hpp"
+#include "shufflempc/net/detail/link.hpp"
+
+namespace shufflempc::net {
+
+using detail::SecureLink;
+using detail::tcp;
+
+std::uint32_t mix_server_position(const SessionConfig& config, const KeyPair& keys) {
+  const std::string session = "session " + to_hex(config.session).substr(0, 8);
+  if (config.mix_chain.empty())
+    throw std::invalid_argument(session + " has no mix chain (its config lists no mix_chain): it needs no mix server");
+  const auto it = std::find_if(config.mix_chain.begin(), config.mix_chain.end(),
+                               [&](const MixServerKeys& m) { return m.key == keys.public_key(); });
+  if (it == config.mix_chain.end())
+    throw std::invalid_argument("this key is not one of the " + std::to_string(config.mix_chain.size()) + " servers of " + session +
+                                "'s mix chain");
+  const auto hop = static_cast<std::uint32_t>(it - config.mix_chain.begin());
+  if (hop == 0) throw std::invalid_argument("this key is " + session + "'s entry (hop 0): run it as the shuffler, without --hop");
+  if (SigningKeyPair::derive(keys).public_key() != it->signer)
+    throw std::invalid_argument(session + ": mix_chain[" + std::to_string(hop) +
+                                "]'s signing key is not the one this key file derives (write it with keygen --mix-server)");
+  return hop;
+}
+
+struct TcpMixServer::Impl {
+  struct Served {
+    SessionConfig config;
+    ConfigDigest digest{};
+    std::string tag;
+    std::uint32_t hop = 0;
+    std::unique_ptr<MixHop> mixer;
+    detail::IdentityProof entry_proof{};
+    Limits limits;
+    std::uint32_t next_round = 0;
+    bool ended = false;
+    bool goodbye = false;  // the entry said the session is over (an abort frame with no reason)
+    MixServerReport report;
+    // The last round mixed: the batch it took (its digest) and the answer, sent again to an entry
+    // that lost its link before it arrived.
+    struct Last {
+      bool valid = false;
+      std::uint32_t round = 0;
+      BatchDigest received{};
+      std::uint32_t width = 0, count = 0;
+      std::vector<std::uint8_t> payload;
+    } last;
+    std::shared_ptr<SecureLink> link;  // the entry's current link
+    std::unique_ptr<asio::steady_timer> idle;
+  };
+
+  asio::io_context io;
+  tcp::acceptor acceptor{io};
+  KeyPair keys;
+  Logger log_fn;
+  SystemRng rng;
+  MixServerOptions options;
+  std::vector<std::unique_ptr<Served>> sessions;
+  std::size_t open_connections = 0;
+  std::unique_ptr<asio::steady_timer> linger;
+
+  void log(const std::string& line) const {
+    if (log_fn) log_fn(line);
+  }
+
+  Served* find(const SessionId& id) {
+    for (auto& s : sessions)
+      if (s->config.session == id) return s.get();
+    return nullptr;
+  }
+
+  std::chrono::milliseconds idle_limit(const Served& s) const {
+    return options.idle_timeout.count() > 0 ? options.idle_timeout : 2 * s.config.deadline + std::chrono::seconds(5);
+  }
+
+  // A session ends when its last round is mixed (error empty) or when it fails.
+  void end(Served& s, const std::string& error) {
+    if (s.ended) return;
+    s.ended = true;
+    s.report.error = error;
+    if (!error.empty()) log(s.tag + "session failed: " + error);
+    s.idle->cancel();
+    maybe_stop();
+  }
+
+  // Whether nothing more can come for `s`: it failed, or its entry said goodbye after the last round.
+  static bool closed(const Served& s) { return s.ended && (s.goodbye || !s.report.error.empty()); }
+
+  // Stops once every session has ended and no link is open. A session whose last answer went out
+  // but whose entry has not said goodbye is given a while for the entry to dial again and fetch
+  // that answer (its link may have been cut before it arrived).
+  void maybe_stop() {
+    if (open_connections > 0 || !std::all_of(sessions.begin(), sessions.end(), [](const auto& x) { return x->ended; })) return;
+    if (std::all_of(sessions.begin(), sessions.end(), [](const auto& x) { return closed(*x); })) {
+      io.stop();
+      return;
+    }
+    if (linger) return;
+    linger = std::make_unique<asio::steady_timer>(io, options.linger);
+    linger->async_wait([this](std::error_code ec) {
+      if (!ec && open_connections == 0) io.stop();
+    });
+  }
+
+  void arm_idle(Served& s) {
+    s.idle->expires_after(idle_limit(s));
+    s.idle->async_wait([this, &s, round = s.next_round](std::error_code ec) {
+      if (ec || s.ended || s.next_round != round) return;
+      end(s, "round " + std::to_string(round) + ": no batch from the entry within " + std::to_string(idle_limit(s).count()) + " ms");
+      if (s.link) s.link->close();
+    });
+  }
+
+  void send_last(Served& s, SecureLink& link) {
+    link.send(FrameType::mixed, s.last.round, s.last.width, s.last.count, s.last.payload);
+  }
+
+  // One mix frame: the answer, or the reason the link ends.
+  std::optional<std::string> take(Served& s, SecureLink& link, detail::Frame& f) {
+    const std::uint32_t r = f.header.round;
+    const std::string round = "round " + std::to_string(r);
+    MessageBatch batch = MessageBatch::from_bytes(f.header.width, std::move(f.payload));
+    if (s.last.valid && r == s.last.round) {
+      if (batch_digest(batch) != s.last.received)
+        return round + " was mixed already, with another batch: a server mixes each round once";
+      send_last(s, link);  // the entry lost its link before the answer: the same answer again
+      return std::nullopt;
+    }
+    if (r != s.next_round) return round + " is out of order: the next round to mix is " + std::to_string(s.next_round);
+    if (r >= s.config.rounds.size()) return round + ": the session has " + std::to_string(s.config.rounds.size()) + " rounds";
+    const std::size_t width = s.config.rounds[r].width - onion::layer_overhead * s.hop;
+    if (f.header.width != width)
+      return round + ": records of " + std::to_string(f.header.width) + " bytes, this hop takes " + std::to_string(width);
+    auto mixed = s.mixer->mix(batch, s.config.session, r, rng);
+    const auto& rep = mixed.report;
+    if (rep.not_opened + rep.duplicates > 0)
+      log(s.tag + round + ": hop " + std::to_string(s.hop) + " dropped " + std::to_string(rep.not_opened) + " record(s) that did not open and " +
+          std::to_string(rep.duplicates) + " copies");
+    s.last.valid = true;
+    s.last.round = r;
+    s.last.received = rep.received;
+    s.last.width = static_cast<std::uint32_t>(mixed.records.width());
+    s.last.count = static_cast<std::uint32_t>(mixed.records.count());
+    s.last.payload = encode_reports(std::span(&rep, 1));
+    s.last.payload.insert(s.last.payload.end(), mixed.records.bytes().begin(), mixed.records.bytes().end());
+    s.report.rounds.push_back(rep);
+    send_last(s, link);
+    s.next_round = r + 1;
+    if (s.next_round == s.config.rounds.size()) end(s, "");
+    else arm_idle(s);
+    return std::nullopt;
+  }
+
+  asio::awaitable<void> serve(std::shared_ptr<SecureLink> link) {
+    ++open_connections;
+    std::string peer = "unknown peer";
+    {
+      std::error_code ec;
+      const auto ep = link->socket().remote_endpoint(ec);
+      if (!ec) peer = ep.address().to_string() + ":" + std::to_string(ep.port());
+    }
+    bool authenticated = false;
+    asio::steady_timer guard(io, options.handshake_timeout);
+    guard.async_wait([&authenticated, link](std::error_code ec) {
+      if (!ec && !authenticated) link->close();
+    });
+    Served* s = nullptr;
+    try {
+      const Hello hello = co_await link->read_hello();
+      s = find(hello.session);
+      if (!s) throw_error(Errc::wrong_session, "hello for unknown session " + to_hex(hello.session));
+      if (hello.first != entry_id || hello.count != 1)
+        throw_error(Errc::unknown_party, "a mix server admits only the entry of its chain (the shuffler)");
+      if (hello.config != s->digest)
+        throw_error(Errc::wrong_session, "holds a session config that differs from this server's: every server of a chain must read the same config");
+      if (closed(*s)) throw_error(Errc::session_aborted, "session " + to_hex(hello.session) + " has already ended");
+      link->set_limits(s->limits);
+      co_await link->accept(hello, keys, s->entry_proof, rng);
+      authenticated = true;
+      guard.cancel();
+      if (s->link && s->link != link) s->link->close();  // the entry reconnected: the new link replaces the old
+      s->link = link;
+      while (link->is_open()) {
+        detail::Frame f = co_await link->receive();
+        if (f.header.type == FrameType::abort) {
+          if (f.payload.empty()) {  // goodbye
+            s->goodbye = true;
+            end(*s, s->ended ? "" : "the entry ended the session before round " + std::to_string(s->next_round));
+          } else {
+            // Nothing more will come either way; a session this server finished failed elsewhere.
+            const std::string reason = "the entry aborted the session: " + std::string(f.payload.begin(), f.payload.end());
+            s->goodbye = true;
+            if (s->ended && s->report.error.empty()) {
+              s->report.error = reason;
+              log(s->tag + "session failed: " + reason);
+            }
+            end(*s, reason);
+          }
+          break;
+        }
+        std::optional<std::string> refusal;
+        if (f.header.type != FrameType::mix) refusal = "unexpected frame type " + std::to_string(static_cast<int>(f.header.type));
+        else if (s->ended && !(s->last.valid && f.header.round == s->last.round)) refusal = "the session has ended";
+        else refusal = take(*s, *link, f);
+        if (refusal) {
+          log(s->tag + "the entry (" + peer + "): refused: " + *refusal);
+          link->send(FrameType::abort, f.header.round, std::span(reinterpret_cast<const std::uint8_t*>(refusal->data()), refusal->size()));
+          link->close_after_flush();
+          break;
+        }
+      }
+    } catch (const std::system_error& e) {
+      if (!(e.code() == Errc::peer_closed && authenticated))
+        log((s ? s->tag : std::string()) + "connection from " + peer + ": " + (authenticated ? "" : "rejected: ") + e.what());
+    } catch (const std::exception& e) {
+      log("connection from " + peer + ": internal error: " + e.what());
+    }
+    link->close();
+    --open_connections;
+    maybe_stop();
+  }
+
+  asio::awaitable<void> accept_loop() {
+    for (;;) {
+      tcp::socket socket(io);
+      std::error_code ec;
+      co_await acceptor.async_accept(socket, asio::redirect_error(asio::use_awaitable, ec));
+      if (ec) {
+        if (!acceptor.is_open()) co_return;
+        log("accept failed: " + ec.message());
+        continue;
+      }
+      asio::co_spawn(io, serve(std::make_shared<SecureLink>(std::move(socket), Limits{})), asio::detached);
+    }
+  }
+};
+
+TcpMixServer::TcpMixServer(KeyPair keys, std::vector<SessionConfig> sessions, const std::string& host, std::uint16_t port, Logger log,
+                           MixServerOptions options)
+    : impl_(std::make_unique<Impl>()) {
+  auto& im = *impl_;
+  if (sessions.empty()) throw std::invalid_argument("TcpMixServer: at least one session is needed");
+  im.keys = std::move(keys);
+  im.log_fn = std::move(log);
+  im.options = options;
+  for (auto& config : sessions) {
+    if (im.find(config.session)) throw std::invalid_argument("TcpMixServer: session " + to_hex(config.session) + " given twice");
+    auto s = std::make_unique<Impl::Served>();
+    s->hop = mix_server_position(config, im.keys);
+    s->tag = "session " + to_hex(config.session).substr(0, 8) + " hop " + std::to_string(s->hop) + ": ";
+    s->config = std::move(config);
+    s->digest = s->config.digest();
+    s->mixer = std::make_unique<MixHop>(s->hop, im.keys, SigningKeyPair::derive(im.keys));
+    detail::StaticSecret k = detail::static_secret(im.keys.secret_key(), s->config.shuffler_key);
+    s->entry_proof = detail::identity_proof(std::span(&k, 1), entry_id);
+    sodium_memzero(k.data(), k.size());
+    s->limits = s->config.limits();
+    s->limits.max_parties = 0;
+    s->report.session = s->config.session;
+    s->report.hop = s->hop;
+    s->idle = std::make_unique<asio::steady_timer>(im.io);
+    im.sessions.push_back(std::move(s));
+  }
+  const tcp::endpoint ep(asio::ip::make_address(host), port);
+  im.acceptor.open(ep.protocol());
+  im.acceptor.set_option(tcp::acceptor::reuse_address(true));
+  im.acceptor.bind(ep);
+  im.acceptor.listen(asio::socket_base::max_listen_connections);
+}
+
+TcpMixServer::~TcpMixServer() = default;
+
+std::uint16_t TcpMixServer::port() const { return impl_->acceptor.local_endpoint().port(); }
+
+std::vector<MixServerReport> TcpMixServer::run() {
+  for (auto& s : impl_->sessions) impl_->arm_idle(*s);
+  asio::co_spawn(impl_->io, impl_->accept_loop(), asio::detached);
+  impl_->io.run();
+  std::vector<MixServerReport> out;
+  for (auto& s : impl_->sessions) {
+    if (!s->ended) s->report.error = "the mix server was stopped";
+    out.push_back(s->report);
+  }
+  return out;
+}
+
+void TcpMixServer::stop() {
+  asio::post(impl_->io, [this] {
+    for (auto& s : impl_->sessions) impl_->end(*s, "the mix server was stopped");
+    impl_->io.stop();
+  });
+}
+
+}  // namespace shufflempc::net
