@@ -222,3 +222,91 @@ TEST_CASE("an @FILE program that does not parse is refused with its position, ne
   CHECK_THROWS_WITH_AS((void)registry.create("mpc2", {{"function", "input x@*; output s = sum(x) + SECRETWORD"}}, 3),
                        doctest::Contains("SECRETWORD"), std::invalid_argument);
 }
+
+TEST_CASE("the multi-host commands of a chain of mix servers: keygen --mix-server, session --mix-server-keys, shuffler --hop and --mix-servers") {
+  const test::TempDir tmp("shufflempc-sessionchain");
+  const std::string& dir = tmp.path();
+  (void)make_keys(dir);
+  // Each server's token KEY:SIGNING_KEY (the shuffler of a chained session is its first server).
+  const auto token = [&](const std::string& name) {
+    Process p({SHUFFLEMPC_CLI, "keygen", "--mix-server", "--out", dir + "/" + name}, dir + "/keygen.err");
+    const std::string t = p.read_line();
+    REQUIRE(p.wait() == 0);
+    REQUIRE(t.size() == 64 + 1 + 64);
+    CHECK(t.substr(0, 64) == to_hex(net::KeyPair::load(dir + "/" + name).public_key()));
+    return t;
+  };
+  const std::string t0 = token("entry.key"), t1 = token("mix-1.key"), t2 = token("mix-2.key");
+  const auto session = [&](const std::string& chain, const std::string& out) {
+    return std::make_unique<Process>(
+        std::vector<std::string>{SHUFFLEMPC_CLI, "session", "--protocol", "central-laplace", "--shuffler-key", t0.substr(0, 64),
+                                 "--analyzer-key", dir + "/analyzer.key", "--party-keys", dir + "/party-keys.txt", "--mix-server-keys",
+                                 chain, "--out", dir + "/" + out},
+        dir + "/" + out + ".err");
+  };
+  {
+    auto s = session(t0 + "," + t1 + "," + t2, "session.json");
+    CHECK(s->read_line().find("over a chain of 3 mix servers written to") != std::string::npos);
+    REQUIRE_MESSAGE(s->wait() == 0, slurp(dir + "/session.json.err"));
+  }
+  const auto config = net::SessionConfig::load(dir + "/session.json");
+  REQUIRE(config.mix_chain.size() == 3);
+  CHECK(net::to_string(config.mix_chain[2]) == t2);
+  // Refused, each with one line: one server, the shuffler not first.
+  {
+    auto s = session(t0, "one.json");
+    CHECK(s->wait() == 2);
+    CHECK(slurp(dir + "/one.json.err").find("--mix-server-keys must list 2 to 16 servers") != std::string::npos);
+    auto t = session(t1 + "," + t0, "order.json");
+    CHECK(t->wait() == 2);
+    CHECK(slurp(dir + "/order.json.err").find("the first server is the shuffler") != std::string::npos);
+  }
+  // A server started at the wrong place of the chain says where its key is.
+  {
+    Process wrong({SHUFFLEMPC_CLI, "shuffler", "--hop", "2", "--config", dir + "/session.json", "--key", dir + "/mix-1.key", "--listen",
+                   "127.0.0.1:0"},
+                  dir + "/wrong.err");
+    CHECK(wrong.wait() == 2);
+    CHECK(slurp(dir + "/wrong.err").find("--hop 2: this key is server 1 of the chain") != std::string::npos);
+  }
+  // The run: two further servers, the shuffler given their addresses, the analyzer and the parties.
+  {
+    std::ofstream in(dir + "/inputs.json");
+    in << "[1, 1, 0]\n";
+  }
+  const auto start = [&](const std::string& name, std::vector<std::string> args) {
+    auto p = std::make_unique<Process>(std::move(args), dir + "/" + name + ".log");
+    const std::string line = p->read_line();
+    REQUIRE_MESSAGE(line.rfind("listening on 127.0.0.1:", 0) == 0, line << slurp(dir + "/" + name + ".log"));
+    return std::make_pair(std::move(p), line.substr(std::string("listening on ").size()));
+  };
+  auto [one, a1] = start("mix-1", {SHUFFLEMPC_CLI, "shuffler", "--hop", "1", "--config", dir + "/session.json", "--key", dir + "/mix-1.key",
+                                   "--listen", "127.0.0.1:0", "--json"});
+  auto [two, a2] = start("mix-2", {SHUFFLEMPC_CLI, "shuffler", "--hop", "2", "--config", dir + "/session.json", "--key", dir + "/mix-2.key",
+                                   "--listen", "127.0.0.1:0", "--json"});
+  auto [entry, address] = start("shuffler", {SHUFFLEMPC_CLI, "shuffler", "--config", dir + "/session.json", "--key", dir + "/entry.key",
+                                             "--mix-servers", a1 + "," + a2, "--json"});
+  Process analyzer({SHUFFLEMPC_CLI, "analyzer", "--config", dir + "/session.json", "--key", dir + "/analyzer.key", "--connect", address,
+                    "--json"},
+                   dir + "/analyzer.log");
+  Process parties({SHUFFLEMPC_CLI, "party", "--config", dir + "/session.json", "--id", "0-2", "--key-dir", dir, "--inputs",
+                   dir + "/inputs.json", "--connect", address, "--json"},
+                  dir + "/parties.log");
+  CHECK_MESSAGE(parties.wait() == 0, slurp(dir + "/parties.log"));
+  const Value report = Value::parse(analyzer.read_line(std::chrono::seconds(30)), nullptr, false);
+  CHECK_MESSAGE(analyzer.wait() == 0, slurp(dir + "/analyzer.log"));
+  CHECK_MESSAGE(entry->wait() == 0, slurp(dir + "/shuffler.log"));
+  const Value r1 = Value::parse(one->read_line(std::chrono::seconds(30)), nullptr, false);
+  CHECK_MESSAGE(one->wait() == 0, slurp(dir + "/mix-1.log"));
+  CHECK_MESSAGE(two->wait() == 0, slurp(dir + "/mix-2.log"));
+  REQUIRE_FALSE(report.is_discarded());
+  CHECK(report["messages"] == 3);
+  REQUIRE(report.contains("mix_chain"));
+  REQUIRE(report["mix_chain"]["rounds"].size() == 1);
+  CHECK(report["mix_chain"]["rounds"][0]["hops"].size() == 3);
+  CHECK(report["mix_chain"]["rounds"][0]["hops"][2]["records_out"] == 3);
+  REQUIRE_FALSE(r1.is_discarded());
+  CHECK(r1[0]["hop"] == 1);
+  CHECK(r1[0]["rounds"][0]["records_in"] == 3);
+  CHECK(r1[0]["error"] == "");
+}
