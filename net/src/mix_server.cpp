@@ -5,6 +5,7 @@
 #include <sodium.h>
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 
 #include "shufflempc/error.hpp"
@@ -67,6 +68,10 @@ struct TcpMixServer::Impl {
   std::vector<std::unique_ptr<Served>> sessions;
   std::size_t open_connections = 0;
   std::unique_ptr<asio::steady_timer> linger;
+  // Connections that have not authenticated yet, oldest first, and how many were evicted.
+  std::map<std::uint64_t, std::shared_ptr<SecureLink>> unauthenticated;
+  std::uint64_t next_connection = 0;
+  std::size_t evicted = 0;
 
   void log(const std::string& line) const {
     if (log_fn) log_fn(line);
@@ -168,6 +173,15 @@ struct TcpMixServer::Impl {
       const auto ep = link->socket().remote_endpoint(ec);
       if (!ec) peer = ep.address().to_string() + ":" + std::to_string(ep.port());
     }
+    const std::uint64_t key = next_connection++;
+    if (unauthenticated.size() >= options.max_unauthenticated) {
+      if (evicted++ == 0)
+        log("more than " + std::to_string(options.max_unauthenticated) +
+            " connections have not authenticated: the oldest are closed (this line is not repeated)");
+      unauthenticated.begin()->second->close();
+      unauthenticated.erase(unauthenticated.begin());
+    }
+    unauthenticated.emplace(key, link);
     bool authenticated = false;
     asio::steady_timer guard(io, options.handshake_timeout);
     guard.async_wait([&authenticated, link](std::error_code ec) {
@@ -186,6 +200,7 @@ struct TcpMixServer::Impl {
       link->set_limits(s->limits);
       co_await link->accept(hello, keys, s->entry_proof, rng);
       authenticated = true;
+      unauthenticated.erase(key);
       guard.cancel();
       if (s->link && s->link != link) s->link->close();  // the entry reconnected: the new link replaces the old
       s->link = link;
@@ -219,12 +234,16 @@ struct TcpMixServer::Impl {
         }
       }
     } catch (const std::system_error& e) {
-      if (!(e.code() == Errc::peer_closed && authenticated))
+      // Silent: a peer that hangs up, and a connection closed here (evicted or out of time) before it
+      // said anything; a refused hello or a failed handshake is one line.
+      const bool ours = e.code().category() == error_category();
+      if (e.code() != Errc::peer_closed && (authenticated || ours))
         log((s ? s->tag : std::string()) + "connection from " + peer + ": " + (authenticated ? "" : "rejected: ") + e.what());
     } catch (const std::exception& e) {
       log("connection from " + peer + ": internal error: " + e.what());
     }
     link->close();
+    unauthenticated.erase(key);
     --open_connections;
     maybe_stop();
   }
@@ -249,6 +268,7 @@ TcpMixServer::TcpMixServer(KeyPair keys, std::vector<SessionConfig> sessions, co
     : impl_(std::make_unique<Impl>()) {
   auto& im = *impl_;
   if (sessions.empty()) throw std::invalid_argument("TcpMixServer: at least one session is needed");
+  if (options.max_unauthenticated < 1) throw std::invalid_argument("TcpMixServer: max_unauthenticated must be at least 1");
   im.keys = std::move(keys);
   im.log_fn = std::move(log);
   im.options = options;

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <mutex>
 #include <thread>
 
 #include "shufflempc/error.hpp"
@@ -53,11 +54,12 @@ struct OneServer {
   SystemRng rng;
   net::LocalDeployment local;
   std::unique_ptr<net::TcpMixServer> server;
+  std::mutex log_mutex;
   std::vector<std::string> log;
   std::thread thread;
   std::vector<net::MixServerReport> reports;
 
-  OneServer() {
+  explicit OneServer(net::MixServerOptions options = {}) {
     net::SessionConfig base;
     base.protocol = "(test)";
     base.deadline = std::chrono::milliseconds(10'000);
@@ -65,7 +67,11 @@ struct OneServer {
                    RoundShape{.width = 8 + 3 * 48, .delivery = Delivery::all_parties, .min_messages = 1, .max_messages = 1}};
     local = net::LocalDeployment::create(4, rng, base, 3);
     server = std::make_unique<net::TcpMixServer>(local.mix_servers[0], std::vector<net::SessionConfig>{local.config}, "127.0.0.1", 0,
-                                                 [this](const std::string& l) { log.push_back(l); });
+                                                 [this](const std::string& l) {
+                                                   std::lock_guard lock(log_mutex);
+                                                   log.push_back(l);
+                                                 },
+                                                 options);
     thread = std::thread([this] { reports = server->run(); });
   }
   ~OneServer() {
@@ -174,6 +180,36 @@ TEST_CASE("mix server: a round is mixed once, the same batch again gets the same
   REQUIRE(s.reports.size() == 1);
   CHECK(s.reports[0].error.empty());
   CHECK(s.reports[0].rounds.size() == 2);
+}
+
+TEST_CASE("mix server: 200 idle connections neither exhaust it nor lock the entry out, and the log has one line for them") {
+  OneServer s(net::MixServerOptions{.max_unauthenticated = 8});
+  asio::io_context io;
+  std::vector<asio::ip::tcp::socket> idle;
+  for (int i = 0; i < 200; ++i) {
+    idle.emplace_back(io);
+    idle.back().connect({asio::ip::make_address("127.0.0.1"), s.server->port()});
+  }
+  const MessageBatch batch = s.batch(0, 0x5a);
+  as_entry(s, [&](net::detail::SecureLink& link) -> asio::awaitable<void> {
+    link.send(net::FrameType::mix, 0, static_cast<std::uint32_t>(batch.width()), 4, batch.bytes());
+    const auto f = co_await link.receive();
+    CHECK(f.header.type == net::FrameType::mixed);
+    CHECK(f.header.count == 4);
+  });
+  // All but the newest few idle connections were closed (a read sees the end of the stream).
+  std::size_t closed = 0;
+  for (auto& sock : idle) {
+    sock.non_blocking(true);
+    std::array<char, 1> b{};
+    std::error_code ec;
+    (void)sock.read_some(asio::buffer(b), ec);
+    if (ec && ec != asio::error::would_block) ++closed;
+  }
+  CHECK(closed >= 200 - 8);
+  std::lock_guard lock(s.log_mutex);
+  CHECK(s.log.size() == 1);
+  CHECK(s.log.front().find("the oldest are closed") != std::string::npos);
 }
 
 TEST_CASE("mix server: only the entry is admitted, and a key that is not in the chain is refused when the server starts") {

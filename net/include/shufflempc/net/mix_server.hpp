@@ -26,6 +26,9 @@
 namespace shufflempc::net {
 
 struct MixServerOptions {
+  // Connections not yet authenticated held at once; past this the oldest is closed, so a flood of
+  // idle sockets churns through its own connections while the entry's handshake completes.
+  std::size_t max_unauthenticated = 64;
   std::chrono::milliseconds handshake_timeout{5'000};
   // How long a session waits for the entry's next batch; 0: twice the session's deadline plus 5 s.
   std::chrono::milliseconds idle_timeout{0};
