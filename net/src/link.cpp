@@ -403,4 +403,12 @@ void SecureLink::close_after_flush() {
   close_when_flushed_ = true;
 }
 
+void listen_on(tcp::acceptor& acceptor, const std::string& host, std::uint16_t port) {
+  const tcp::endpoint ep(asio::ip::make_address(host), port);
+  acceptor.open(ep.protocol());
+  acceptor.set_option(tcp::acceptor::reuse_address(true));
+  acceptor.bind(ep);
+  acceptor.listen(asio::socket_base::max_listen_connections);
+}
+
 }  // namespace shufflempc::net::detail

@@ -290,11 +290,7 @@ TcpMixServer::TcpMixServer(KeyPair keys, std::vector<SessionConfig> sessions, co
     s->idle = std::make_unique<asio::steady_timer>(im.io);
     im.sessions.push_back(std::move(s));
   }
-  const tcp::endpoint ep(asio::ip::make_address(host), port);
-  im.acceptor.open(ep.protocol());
-  im.acceptor.set_option(tcp::acceptor::reuse_address(true));
-  im.acceptor.bind(ep);
-  im.acceptor.listen(asio::socket_base::max_listen_connections);
+  detail::listen_on(im.acceptor, host, port);
 }
 
 TcpMixServer::~TcpMixServer() = default;

@@ -679,12 +679,7 @@ TcpShuffler::TcpShuffler(KeyPair keys, std::vector<SessionConfig> sessions, cons
     }
     impl_->sessions.push_back(std::move(s));
   }
-  const auto address = asio::ip::make_address(host);
-  const tcp::endpoint ep(address, port);
-  impl_->acceptor.open(ep.protocol());
-  impl_->acceptor.set_option(tcp::acceptor::reuse_address(true));
-  impl_->acceptor.bind(ep);
-  impl_->acceptor.listen(asio::socket_base::max_listen_connections);
+  detail::listen_on(impl_->acceptor, host, port);
 }
 
 TcpShuffler::~TcpShuffler() = default;

@@ -338,13 +338,17 @@ struct TcpChannel::Impl {
       if (with_output->header.width != ww || o.messages != r.messages || with_output->header.count != r.messages)
         throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": the output does not match the round's shape");
       const std::span<const std::uint8_t> records(o.output.data(), static_cast<std::size_t>(r.messages) * ww);
+      // The records as delivered, copied once where they are needed whole: checked against the
+      // chain's reports, and the output in MPC mode (sealed records are opened from the frame).
+      std::optional<MessageBatch> delivered;
+      if (chained(spec.shape) || !sealed)
+        delivered = MessageBatch::from_bytes(ww, std::vector<std::uint8_t>(records.begin(), records.end()));
       if (chained(spec.shape)) {
         // Every server signed what it received and sent: the chain must lead to these records.
-        const auto reports = decode_reports(o.reports);
-        const auto delivered = MessageBatch::from_bytes(ww, std::vector<std::uint8_t>(records.begin(), records.end()));
-        if (auto fault = verify_chain(reports, signers_of(config.mix_chain), config.session, spec.round, delivered))
+        auto reports = decode_reports(o.reports);
+        if (auto fault = verify_chain(reports, signers_of(config.mix_chain), config.session, spec.round, *delivered))
           throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": the mix chain's reports do not hold: " + *fault);
-        hop_reports[spec.round] = reports;
+        hop_reports[spec.round] = std::move(reports);
       }
       if (sealed) {
         auto opened = sealing::open(records, width, identities[*analyzer_identity].keys);
@@ -354,7 +358,7 @@ struct TcpChannel::Impl {
         out.discarded = opened.discarded;
         out.output = std::move(opened.messages);
       } else {
-        out.output = MessageBatch::from_bytes(width, std::vector<std::uint8_t>(records.begin(), records.end()));
+        out.output = std::move(*delivered);
       }
     } else if (delivered && r.messages == 0) {
       out.output = MessageBatch(width);

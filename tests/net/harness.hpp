@@ -146,6 +146,19 @@ inline std::shared_ptr<net::detail::SecureLink> dial(asio::io_context& io, std::
 }
 
 // Waits until the shuffler closes the link (what a rejected peer observes); returns the code.
+// How many of `sockets` the peer has closed (a non-blocking read sees the end of the stream).
+inline std::size_t count_closed(std::vector<asio::ip::tcp::socket>& sockets) {
+  std::size_t closed = 0;
+  for (auto& s : sockets) {
+    s.non_blocking(true);
+    std::array<char, 1> b{};
+    std::error_code ec;
+    (void)s.read_some(asio::buffer(b), ec);
+    if (ec && ec != asio::error::would_block) ++closed;
+  }
+  return closed;
+}
+
 inline std::error_code wait_closed(asio::io_context& io, net::detail::SecureLink& link) {
   try {
     for (;;) (void)run_sync(io, link.receive());

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <thread>
 
+#include "net/harness.hpp"
 #include "shufflempc/error.hpp"
 #include "shufflempc/inproc.hpp"
 #include "shufflempc/net/detail/link.hpp"
@@ -198,14 +199,7 @@ TEST_CASE("mix server: 200 idle connections neither exhaust it nor lock the entr
     CHECK(f.header.count == 4);
   });
   // All but the newest few idle connections were closed (a read sees the end of the stream).
-  std::size_t closed = 0;
-  for (auto& sock : idle) {
-    sock.non_blocking(true);
-    std::array<char, 1> b{};
-    std::error_code ec;
-    (void)sock.read_some(asio::buffer(b), ec);
-    if (ec && ec != asio::error::would_block) ++closed;
-  }
+  const std::size_t closed = test::count_closed(idle);
   CHECK(closed >= 200 - 8);
   std::lock_guard lock(s.log_mutex);
   CHECK(s.log.size() == 1);

@@ -51,14 +51,7 @@ TEST_CASE("shuffler: 400 idle connections neither exhaust it nor lock the honest
   CHECK(result.messages == n);
   CHECK(result.dropped.empty());
   // The shuffler closed all but the newest few idle connections (a read sees the end of the stream).
-  std::size_t closed = 0;
-  for (auto& s : idle) {
-    s.non_blocking(true);
-    std::array<char, 1> b{};
-    std::error_code ec;
-    (void)s.read_some(asio::buffer(b), ec);
-    if (ec && ec != asio::error::would_block) ++closed;
-  }
+  const std::size_t closed = test::count_closed(idle);
   CHECK(closed >= 400 - options.max_unauthenticated);
   std::lock_guard lock(log_mutex);
   std::size_t evictions = 0;

@@ -27,6 +27,7 @@
 #include <deque>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "shufflempc/net/keys.hpp"
@@ -81,6 +82,10 @@ class IdentityTree {
   void wipe();
   std::vector<std::vector<StaticSecret>> levels_;  // levels_[j][k]: the hash of block [k 2^j, (k + 1) 2^j)
 };
+
+// Opens, binds and listens on host:port (port 0: the OS chooses), as every server of the transport
+// does. Throws std::system_error if it cannot.
+void listen_on(tcp::acceptor& acceptor, const std::string& host, std::uint16_t port);
 
 struct Frame {
   FrameHeader header;
