@@ -1,0 +1,69 @@
+// An anonymous channel through a verifiable re-encryption mix, every server in this process: the
+// parties encrypt each record (limbs of exponential ElGamal) under the round's key, the entry
+// checks the round as every channel does (complete_round), each of the k hops re-encrypts,
+// permutes and proves its shuffle, the next hop (and at the end the receiver) checks that proof
+// before it goes on, and the trustees decrypt with proved shares. MPC mode: the k servers hold the
+// key in shares (all of them needed); ESA mode: the analyzer holds it. The round's whole record
+// goes into a Transcript that anyone can check with verify_transcript.
+//
+// What this adds over InProcessMixChain is the defence against a malicious server (one that
+// drops, copies, replaces or alters a record is caught by the proof) and a public transcript, at
+// the cost of group operations per record instead of X25519 per hop. One process still holds
+// every key: the privacy is that of the protocol, the checks those of the networked chain.
+#pragma once
+
+#include <functional>
+#include <span>
+#include <string>
+
+#include "shufflempc/channel.hpp"
+#include "shufflempc/mixnet/transcript.hpp"
+#include "shufflempc/parallel.hpp"
+#include "shufflempc/runtime.hpp"
+
+namespace shufflempc::mixnet {
+
+inline constexpr std::size_t max_hops = 16;
+
+// Why `protocol` cannot run over the verifiable mix (a round whose records are wider than
+// max_record_bytes), or "" if it can.
+[[nodiscard]] std::string protocol_fit(const Protocol& protocol);
+
+class VerifiableMixChannel final : public AnonymousChannel {
+ public:
+  // `hops` in [1, max_hops]. The keys, the session id, the encryption and re-encryption randomness
+  // and the proofs' nonces come from the system CSPRNG; every round's permutations come from a
+  // fresh rng.split(), as in InProcessChannel.
+  VerifiableMixChannel(std::size_t hops, Rng& rng, unsigned threads = hardware_threads());
+  ~VerifiableMixChannel() override;
+  // Throws std::invalid_argument if the round's records do not fit, std::system_error
+  // (Errc::protocol_violation) naming the hop or trustee whose proof fails.
+  [[nodiscard]] RoundOutcome exchange(const RoundRules& spec, Submissions local) override;
+  [[nodiscard]] const Transcript& transcript() const { return transcript_; }
+
+  // Fault injection for the tests: called with every hop's output after its proof is made, so a
+  // test plays a server that alters its output.
+  using HopFault = std::function<void(std::uint32_t round, std::uint32_t hop, CiphertextBatch& output)>;
+  void inject_hop_fault(HopFault fault) { fault_ = std::move(fault); }
+
+ private:
+  Rng& rng_;
+  unsigned threads_;
+  std::unique_ptr<Rng> secret_rng_;
+  std::vector<ElGamalKey> server_keys_;
+  ElGamalKey analyzer_key_;
+  Transcript transcript_;
+  HopFault fault_;
+};
+
+struct VerifiableMixRun {
+  RunResult result;
+  Transcript transcript;
+};
+// Runs `protocol` with one party per input over a VerifiableMixChannel of `hops` hops (party i
+// gets inputs[i]; parties draw from `rng` exactly as in run_in_process). Throws
+// std::invalid_argument if the protocol's records do not fit or `hops` is out of range.
+[[nodiscard]] VerifiableMixRun run_over_verifiable_mix(const Protocol& protocol, std::span<const Value> inputs, Rng& rng, std::size_t hops,
+                                                       const RunOptions& options = {});
+
+}  // namespace shufflempc::mixnet

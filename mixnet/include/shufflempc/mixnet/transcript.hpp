@@ -1,0 +1,67 @@
+// The transcript of a verifiable mix: everything a third party needs to check a run without any
+// secret. Per round: the parties' ciphertexts, every hop's output and proof of shuffle, every
+// trustee's proved decryption shares and the records they decrypt to. `verify_transcript` checks
+// it all and names each hop or trustee whose proof fails; `shufflempc verify FILE` prints that.
+//
+// File format (JSON, one object): {"format": "shufflempc-verifiable-mix/1", "session": HEX,
+// "hops": K, "rounds": [{"round": R, "delivery": "all_parties" | "analyzer_only", "width": W,
+// "limbs": L, "trustee_keys": [HEX, ...], "input": HEX, "hops": [{"output": HEX, "proof": HEX}, ...], "decryption": [HEX, ...],
+// "records": HEX}, ...]}; the binary layouts inside the hex strings are those of
+// CiphertextBatch::to_bytes, ShuffleProof::to_bytes and DecryptionShares::to_bytes.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "shufflempc/channel.hpp"
+#include "shufflempc/messages.hpp"
+#include "shufflempc/mixnet/decryption.hpp"
+#include "shufflempc/mixnet/elgamal.hpp"
+#include "shufflempc/mixnet/shuffle_proof.hpp"
+
+namespace shufflempc::mixnet {
+
+inline constexpr const char* transcript_format = "shufflempc-verifiable-mix/1";
+
+struct HopTranscript {
+  CiphertextBatch output;
+  ShuffleProof proof;
+};
+
+struct RoundTranscript {
+  std::uint32_t round = 0;
+  Delivery delivery = Delivery::analyzer_only;
+  // Who decrypts: the mix servers (MPC mode) or the analyzer (ESA mode); the key is their sum.
+  std::vector<Point> trustee_keys;
+  std::size_t width = 0;  // record bytes
+  CiphertextBatch input;
+  std::vector<HopTranscript> hops;
+  std::vector<DecryptionShares> decryption;  // one per trustee
+  MessageBatch records;                      // what the decryption gave
+};
+
+struct Transcript {
+  SessionId session{};
+  std::size_t hops = 0;
+  std::vector<RoundTranscript> rounds;
+
+  [[nodiscard]] std::string to_json() const;
+  // Throws std::invalid_argument naming the field that does not parse.
+  [[nodiscard]] static Transcript from_json(const std::string& text);
+  void save(const std::filesystem::path& file) const;
+  [[nodiscard]] static Transcript load(const std::filesystem::path& file);
+};
+
+struct Verdict {
+  std::size_t rounds = 0, records = 0, hop_proofs = 0, decryption_proofs = 0;  // what was checked
+  std::vector<std::string> faults;  // one line each: "round R hop H: ..." or "round R trustee T: ..."
+  [[nodiscard]] bool ok() const { return faults.empty(); }
+};
+// Checks every hop's proof of shuffle (each against its own input: a later hop is checked even if
+// an earlier one cheated), every trustee's decryption proofs, and that the records are what the
+// proved shares decrypt to.
+[[nodiscard]] Verdict verify_transcript(const Transcript& t, unsigned threads);
+
+}  // namespace shufflempc::mixnet

@@ -1,0 +1,90 @@
+#include "shufflempc/mixnet/channel.hpp"
+
+#include <stdexcept>
+
+#include "shufflempc/error.hpp"
+
+namespace shufflempc::mixnet {
+
+std::string protocol_fit(const Protocol& protocol) {
+  for (std::uint32_t r = 0; r < protocol.rounds(); ++r) {
+    if (auto why = record_fit(protocol.round(r).width); !why.empty()) return "round " + std::to_string(r) + ": " + why;
+  }
+  return {};
+}
+
+VerifiableMixChannel::VerifiableMixChannel(std::size_t hops, Rng& rng, unsigned threads)
+    : rng_(rng), threads_(threads == 0 ? 1 : threads), secret_rng_(std::make_unique<SystemRng>()) {
+  if (hops < 1 || hops > max_hops)
+    throw std::invalid_argument("mix servers must be in [1, " + std::to_string(max_hops) + "], got " + std::to_string(hops));
+  secret_rng_->fill(transcript_.session);
+  transcript_.hops = hops;
+  for (std::size_t i = 0; i < hops; ++i) server_keys_.push_back(ElGamalKey::generate(*secret_rng_));
+  analyzer_key_ = ElGamalKey::generate(*secret_rng_);
+}
+
+VerifiableMixChannel::~VerifiableMixChannel() = default;
+
+RoundOutcome VerifiableMixChannel::exchange(const RoundRules& spec, Submissions local) {
+  auto round_rng = rng_.split();  // the round's permutations
+  const std::size_t width = spec.shape.width;
+  if (width == 0) return complete_round(spec, std::move(local), *round_rng);  // nothing to carry
+  if (auto why = record_fit(width); !why.empty()) throw std::invalid_argument("round " + std::to_string(spec.round) + ": " + why);
+  const std::string where = "round " + std::to_string(spec.round) + ": ";
+
+  RoundTranscript rt;
+  rt.round = spec.round;
+  rt.delivery = spec.shape.delivery;
+  rt.width = width;
+  std::vector<const ElGamalKey*> trustees;
+  if (rt.delivery == Delivery::all_parties) {
+    for (const auto& k : server_keys_) trustees.push_back(&k);
+  } else {
+    trustees.push_back(&analyzer_key_);
+  }
+  for (const auto* k : trustees) rt.trustee_keys.push_back(k->public_key);
+  const Point key = joint_key(rt.trustee_keys);
+
+  // The entry's checks (width, counts, parties, minimum), then the parties' records encrypted.
+  RoundOutcome out = complete_round(spec, std::move(local), *round_rng);
+  const MessageBatch plain = out.output ? std::move(*out.output) : MessageBatch(width);
+  rt.input = encrypt_batch(plain, key, *secret_rng_, threads_);
+
+  // The hops: each checks the proof of the hop before it, then shuffles and proves.
+  const CiphertextBatch* in = &rt.input;
+  for (std::uint32_t h = 0; h < transcript_.hops; ++h) {
+    const ProofContext ctx{transcript_.session, spec.round, h};
+    auto mixed = reencrypt_shuffle(*in, key, *round_rng, threads_);
+    ShuffleProof proof = prove_shuffle(ctx, key, *in, mixed.output, mixed.witness, *secret_rng_, threads_);
+    HopTranscript hop{std::move(mixed.output), std::move(proof)};
+    if (fault_) fault_(spec.round, h, hop.output);
+    if (auto fault = check_shuffle(ctx, key, *in, hop.output, hop.proof, threads_); !fault.empty())
+      throw_error(Errc::protocol_violation, where + "mix server " + std::to_string(h) + "'s proof of shuffle does not verify: " + fault);
+    rt.hops.push_back(std::move(hop));
+    in = &rt.hops.back().output;
+  }
+
+  // The trustees' proved shares; the receiver checks them before it decrypts.
+  const ProofContext dctx{transcript_.session, spec.round, static_cast<std::uint32_t>(transcript_.hops)};
+  for (std::uint32_t k = 0; k < trustees.size(); ++k) {
+    rt.decryption.push_back(decryption_shares(dctx, k, *trustees[k], *in, *secret_rng_, threads_));
+    if (auto fault = check_decryption_shares(dctx, k, trustees[k]->public_key, *in, rt.decryption.back(), threads_); !fault.empty())
+      throw_error(Errc::protocol_violation, where + "trustee " + std::to_string(k) + ": " + fault);
+  }
+  rt.records = combine_decryption(*in, rt.decryption, width, threads_);
+  out.messages = rt.records.count();
+  out.output = rt.records;
+  transcript_.rounds.push_back(std::move(rt));
+  return out;
+}
+
+VerifiableMixRun run_over_verifiable_mix(const Protocol& protocol, std::span<const Value> inputs, Rng& rng, std::size_t hops,
+                                         const RunOptions& options) {
+  if (auto why = protocol_fit(protocol); !why.empty()) throw std::invalid_argument(why);
+  VerifiableMixChannel channel(hops, rng);
+  VerifiableMixRun run{run_all_parties(protocol, channel, inputs, rng, options), {}};
+  run.transcript = channel.transcript();
+  return run;
+}
+
+}  // namespace shufflempc::mixnet

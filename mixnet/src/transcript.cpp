@@ -1,0 +1,168 @@
+#include "shufflempc/mixnet/transcript.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <stdexcept>
+
+#include "shufflempc/error.hpp"
+#include "shufflempc/files.hpp"
+#include "shufflempc/hex.hpp"
+
+namespace shufflempc::mixnet {
+namespace {
+
+using Json = nlohmann::json;
+
+std::vector<std::uint8_t> hex_field(const Json& j, const char* key, const std::string& where) {
+  if (!j.contains(key) || !j[key].is_string()) throw std::invalid_argument(where + ": \"" + key + "\" is missing or not a hex string");
+  const std::string& s = j[key].get_ref<const std::string&>();
+  if (s.size() % 2 != 0) throw std::invalid_argument(where + ": \"" + key + "\" has an odd number of hex digits");
+  std::vector<std::uint8_t> out(s.size() / 2);
+  from_hex(s, out, where + " " + key);
+  return out;
+}
+
+std::uint64_t count_field(const Json& j, const char* key, const std::string& where, std::uint64_t max) {
+  if (!j.contains(key) || !j[key].is_number_unsigned() || j[key].get<std::uint64_t>() > max)
+    throw std::invalid_argument(where + ": \"" + key + "\" must be an integer in [0, " + std::to_string(max) + "]");
+  return j[key].get<std::uint64_t>();
+}
+
+Point point_from(const std::string& hex, const std::string& what) {
+  Point p;
+  if (hex.size() != 2 * point_bytes) throw std::invalid_argument(what + ": a point is " + std::to_string(2 * point_bytes) + " hex digits");
+  from_hex(hex, p.bytes, what);
+  if (!valid_point(p)) throw std::invalid_argument(what + ": not a canonical ristretto255 encoding");
+  return p;
+}
+
+}  // namespace
+
+std::string Transcript::to_json() const {
+  Json j;
+  j["format"] = transcript_format;
+  j["session"] = to_hex(session);
+  j["hops"] = hops;
+  j["rounds"] = Json::array();
+  for (const auto& r : rounds) {
+    Json jr;
+    jr["round"] = r.round;
+    jr["delivery"] = to_string(r.delivery);
+    jr["trustee_keys"] = Json::array();
+    for (const auto& k : r.trustee_keys) jr["trustee_keys"].push_back(to_hex(k.bytes));
+    jr["width"] = r.width;
+    jr["limbs"] = r.input.limbs();
+    jr["input"] = to_hex(r.input.to_bytes());
+    jr["hops"] = Json::array();
+    for (const auto& h : r.hops) jr["hops"].push_back({{"output", to_hex(h.output.to_bytes())}, {"proof", to_hex(h.proof.to_bytes())}});
+    jr["decryption"] = Json::array();
+    for (const auto& d : r.decryption) jr["decryption"].push_back(to_hex(d.to_bytes()));
+    jr["records"] = to_hex(r.records.bytes());
+    j["rounds"].push_back(std::move(jr));
+  }
+  return j.dump(1);
+}
+
+Transcript Transcript::from_json(const std::string& text) {
+  Json j;
+  try {
+    j = Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    throw std::invalid_argument(std::string("transcript: not JSON: ") + e.what());
+  }
+  if (!j.is_object() || !j.contains("format") || j["format"] != transcript_format)
+    throw std::invalid_argument(std::string("transcript: \"format\" must be \"") + transcript_format + "\"");
+  Transcript t;
+  const auto session = hex_field(j, "session", "transcript");
+  if (session.size() != t.session.size()) throw std::invalid_argument("transcript: \"session\" must be 16 bytes");
+  std::copy(session.begin(), session.end(), t.session.begin());
+  t.hops = count_field(j, "hops", "transcript", 64);
+  if (!j.contains("rounds") || !j["rounds"].is_array()) throw std::invalid_argument("transcript: \"rounds\" must be a list");
+  for (const auto& jr : j["rounds"]) {
+    const std::string where = "transcript round " + std::to_string(t.rounds.size());
+    if (!jr.is_object()) throw std::invalid_argument(where + ": not an object");
+    RoundTranscript r;
+    r.round = static_cast<std::uint32_t>(count_field(jr, "round", where, 0xffffffffu));
+    if (!jr.contains("delivery") || (jr["delivery"] != to_string(Delivery::all_parties) && jr["delivery"] != to_string(Delivery::analyzer_only)))
+      throw std::invalid_argument(where + ": \"delivery\" must be \"" + to_string(Delivery::all_parties) + "\" or \"" +
+                                  to_string(Delivery::analyzer_only) + "\"");
+    r.delivery = jr["delivery"] == to_string(Delivery::all_parties) ? Delivery::all_parties : Delivery::analyzer_only;
+    if (!jr.contains("trustee_keys") || !jr["trustee_keys"].is_array() || jr["trustee_keys"].empty() || jr["trustee_keys"].size() > 64)
+      throw std::invalid_argument(where + ": \"trustee_keys\" must be a list of 1 to 64 points");
+    for (const auto& k : jr["trustee_keys"]) {
+      if (!k.is_string()) throw std::invalid_argument(where + ": a trustee key is not a hex string");
+      r.trustee_keys.push_back(point_from(k.get<std::string>(), where + " trustee key"));
+    }
+    r.width = count_field(jr, "width", where, max_record_bytes);
+    const std::size_t limbs = count_field(jr, "limbs", where, limbs_for(max_record_bytes));
+    if (r.width == 0 || limbs != limbs_for(r.width))
+      throw std::invalid_argument(where + ": records of " + std::to_string(r.width) + " bytes have " + std::to_string(limbs_for(r.width)) + " limbs, not " +
+                                  std::to_string(limbs));
+    r.input = CiphertextBatch::from_bytes(limbs, hex_field(jr, "input", where), where + " input");
+    if (!jr.contains("hops") || !jr["hops"].is_array() || jr["hops"].size() != t.hops)
+      throw std::invalid_argument(where + ": \"hops\" must list " + std::to_string(t.hops) + " hops");
+    for (const auto& jh : jr["hops"]) {
+      const std::string hw = where + " hop " + std::to_string(r.hops.size());
+      HopTranscript h;
+      h.output = CiphertextBatch::from_bytes(limbs, hex_field(jh, "output", hw), hw + " output");
+      h.proof = ShuffleProof::from_bytes(r.input.size(), limbs, hex_field(jh, "proof", hw), hw + " proof");
+      r.hops.push_back(std::move(h));
+    }
+    if (!jr.contains("decryption") || !jr["decryption"].is_array() || jr["decryption"].size() != r.trustee_keys.size())
+      throw std::invalid_argument(where + ": \"decryption\" must hold one entry per trustee (" + std::to_string(r.trustee_keys.size()) + ")");
+    for (const auto& jd : jr["decryption"]) {
+      const std::string dw = where + " trustee " + std::to_string(r.decryption.size());
+      if (!jd.is_string()) throw std::invalid_argument(dw + ": not a hex string");
+      std::vector<std::uint8_t> bytes(jd.get_ref<const std::string&>().size() / 2);
+      from_hex(jd.get_ref<const std::string&>(), bytes, dw);
+      r.decryption.push_back(DecryptionShares::from_bytes(r.input.all().size(), bytes, dw));
+    }
+    r.records = MessageBatch::from_bytes(r.width, hex_field(jr, "records", where));
+    t.rounds.push_back(std::move(r));
+  }
+  return t;
+}
+
+void Transcript::save(const std::filesystem::path& file) const { write_file(file.string(), to_json(), "transcript"); }
+
+Transcript Transcript::load(const std::filesystem::path& file) { return from_json(read_text_file(file.string(), "transcript")); }
+
+Verdict verify_transcript(const Transcript& t, unsigned threads) {
+  Verdict v;
+  for (const auto& r : t.rounds) {
+    const Point key = joint_key(r.trustee_keys);
+    ++v.rounds;
+    v.records += r.input.size();
+    const std::string where = "round " + std::to_string(r.round);
+    const CiphertextBatch* in = &r.input;
+    for (std::size_t h = 0; h < r.hops.size(); ++h) {
+      ++v.hop_proofs;
+      const ProofContext ctx{t.session, r.round, static_cast<std::uint32_t>(h)};
+      if (auto fault = check_shuffle(ctx, key, *in, r.hops[h].output, r.hops[h].proof, threads); !fault.empty())
+        v.faults.push_back(where + " hop " + std::to_string(h) + ": the proof of shuffle does not verify: " + fault);
+      in = &r.hops[h].output;
+    }
+    const ProofContext dctx{t.session, r.round, static_cast<std::uint32_t>(r.hops.size())};
+    bool shares_ok = r.decryption.size() == r.trustee_keys.size();
+    if (!shares_ok) v.faults.push_back(where + ": " + std::to_string(r.decryption.size()) + " trustees decrypted, the key has " +
+                                       std::to_string(r.trustee_keys.size()));
+    for (std::size_t k = 0; k < r.decryption.size() && k < r.trustee_keys.size(); ++k) {
+      ++v.decryption_proofs;
+      if (auto fault = check_decryption_shares(dctx, static_cast<std::uint32_t>(k), r.trustee_keys[k], *in, r.decryption[k], threads);
+          !fault.empty()) {
+        v.faults.push_back(where + " trustee " + std::to_string(k) + ": " + fault);
+        shares_ok = false;
+      }
+    }
+    if (!shares_ok) continue;
+    try {
+      if (combine_decryption(*in, r.decryption, r.width, threads) != r.records)
+        v.faults.push_back(where + ": the records are not what the proved shares decrypt to");
+    } catch (const std::exception& e) {
+      v.faults.push_back(where + ": " + e.what());
+    }
+  }
+  return v;
+}
+
+}  // namespace shufflempc::mixnet

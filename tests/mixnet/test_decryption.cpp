@@ -1,0 +1,87 @@
+// Decryption by the trustees (mixnet/decryption.hpp): 1 to 3 trustees recover every record; a
+// share from the wrong key, or any altered byte of a proof, is named by the check; a wrong share
+// makes the record undecodable rather than silently wrong.
+#include <doctest/doctest.h>
+
+#include "shufflempc/mixnet/decryption.hpp"
+
+using namespace shufflempc;
+using namespace shufflempc::mixnet;
+
+namespace {
+
+MessageBatch some_records(std::size_t width, std::size_t count, Rng& rng) {
+  MessageBatch m(width, count);
+  rng.fill(std::span<std::uint8_t>(m.data(), m.size_bytes()));
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("mixnet decryption: 1, 2 and 3 trustees recover records of 1, 2, 3, 8 and 16 bytes, every share proved") {
+  SeededRng rng(21);
+  const ProofContext ctx{{}, 0, 3};
+  for (std::size_t trustees : {1u, 2u, 3u}) {
+    for (std::size_t width : {1u, 2u, 3u, 8u, 16u}) {
+      CAPTURE(trustees);
+      CAPTURE(width);
+      std::vector<ElGamalKey> keys;
+      std::vector<Point> publics;
+      for (std::size_t k = 0; k < trustees; ++k) {
+        keys.push_back(ElGamalKey::generate(rng));
+        publics.push_back(keys.back().public_key);
+      }
+      const MessageBatch records = some_records(width, 9, rng);
+      const CiphertextBatch batch = encrypt_batch(records, joint_key(publics), rng, 2);
+      std::vector<DecryptionShares> shares;
+      for (std::uint32_t k = 0; k < trustees; ++k) {
+        shares.push_back(decryption_shares(ctx, k, keys[k], batch, rng, 2));
+        CHECK(check_decryption_shares(ctx, k, publics[k], batch, shares.back(), 2) == "");
+        CHECK(DecryptionShares::from_bytes(batch.all().size(), shares.back().to_bytes(), "shares") == shares.back());
+      }
+      CHECK(combine_decryption(batch, shares, width, 2) == records);
+      if (trustees > 1) {
+        // Without one trustee's shares nothing decodes.
+        CHECK_THROWS_AS((void)combine_decryption(batch, std::span(shares).first(trustees - 1), width, 2), std::system_error);
+      }
+    }
+  }
+}
+
+TEST_CASE("mixnet decryption: shares of the wrong key, or for another trustee index or context, are not proved") {
+  SeededRng rng(22);
+  const ProofContext ctx{{}, 1, 2};
+  const ElGamalKey key = ElGamalKey::generate(rng), other = ElGamalKey::generate(rng);
+  const CiphertextBatch batch = encrypt_batch(some_records(4, 5, rng), key.public_key, rng, 2);
+  const auto wrong = decryption_shares(ctx, 0, other, batch, rng, 2);
+  CHECK(check_decryption_shares(ctx, 0, key.public_key, batch, wrong, 2).find("record 0 limb 0") != std::string::npos);
+  const auto good = decryption_shares(ctx, 0, key, batch, rng, 2);
+  CHECK(check_decryption_shares(ctx, 1, key.public_key, batch, good, 2) != "");
+  CHECK(check_decryption_shares(ProofContext{{}, 2, 2}, 0, key.public_key, batch, good, 2) != "");
+  // A share replaced by another limb's (a trustee that answers for the wrong ciphertext).
+  auto swapped = good;
+  std::swap(swapped.shares[3], swapped.shares[4]);
+  CHECK(check_decryption_shares(ctx, 0, key.public_key, batch, swapped, 2).find("record 1 limb 1") != std::string::npos);
+  CHECK_THROWS_AS((void)combine_decryption(batch, std::span(&wrong, 1), 4, 2), std::system_error);
+}
+
+TEST_CASE("mixnet decryption: every single flipped byte of a trustee's proved shares is refused") {
+  SeededRng rng(23);
+  const ProofContext ctx{{}, 0, 1};
+  const ElGamalKey key = ElGamalKey::generate(rng);
+  const CiphertextBatch batch = encrypt_batch(some_records(2, 2, rng), key.public_key, rng, 1);
+  const auto bytes = decryption_shares(ctx, 0, key, batch, rng, 1).to_bytes();
+  std::size_t checked = 0;
+  for (std::size_t at = 0; at < bytes.size(); ++at) {
+    CAPTURE(at);
+    auto bad = bytes;
+    bad[at] ^= 0x80;
+    try {
+      const auto s = DecryptionShares::from_bytes(2, bad, "shares");
+      CHECK(check_decryption_shares(ctx, 0, key.public_key, batch, s, 1) != "");
+      ++checked;
+    } catch (const std::invalid_argument&) {
+    }
+  }
+  CHECK(checked > bytes.size() / 2);  // most flips parse, and the check refuses them
+}

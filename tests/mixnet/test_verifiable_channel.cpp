@@ -1,0 +1,237 @@
+// The verifiable mix as a channel and its transcript (mixnet/channel.hpp, mixnet/transcript.hpp):
+// every registered protocol whose records fit gives run_in_process's seeded result over 1, 2 and 3
+// hops and leaves a transcript that verifies and survives its JSON form; a protocol whose records
+// do not fit is refused with the reason; a hop that cheats stops the run with one line naming it;
+// the verifier names the one hop that cheated in a transcript, and accepts no transcript moved to
+// another session or round.
+#include <doctest/doctest.h>
+
+#include <set>
+#include <string>
+
+#include "shufflempc/error.hpp"
+#include "shufflempc/inproc.hpp"
+#include "shufflempc/mixnet/channel.hpp"
+#include "shufflempc/registry.hpp"
+#include "support/errors.hpp"
+#include "support/small_protocols.hpp"
+
+using namespace shufflempc;
+using namespace shufflempc::mixnet;
+
+TEST_CASE("verifiable mix: every registered protocol that fits runs unchanged over 1 and 3 hops (2 when larger), its transcript verified") {
+  // A run costs about 2 ms per record on two cores: protocols whose small configuration carries
+  // more than 3500 records are left to the decryption chain's tests (tests/net), and the ones the
+  // verifiable mix is for must all be run here.
+  constexpr std::size_t max_records = 3500;
+  const Registry registry = builtin_registry();
+  std::set<std::string> ran;
+  for (const auto& info : registry.all()) {
+    CAPTURE(info.name);
+    const auto [protocol, inputs] = shufflempc::test::small_run(registry, info);
+    const std::string why = protocol_fit(*protocol);
+    if (!why.empty()) {
+      CHECK(why.find("do not fit the verifiable mix") != std::string::npos);
+      SeededRng rng(5);
+      CHECK_THROWS_WITH_AS((void)run_over_verifiable_mix(*protocol, inputs, rng, 2), doctest::Contains("do not fit"), std::invalid_argument);
+      continue;
+    }
+    SeededRng a(5);
+    const RunResult local = run_in_process(*protocol, inputs, a);
+    if (local.messages > max_records) {
+      MESSAGE(info.name << ": " << local.messages << " records, left to the decryption chain's tests");
+      continue;
+    }
+    ran.insert(info.name);
+    // Small runs over 1 and 3 hops; the larger ones (histogram's 3200 records) over 2.
+    const std::vector<std::size_t> chains = local.messages <= 500 ? std::vector<std::size_t>{1, 3} : std::vector<std::size_t>{2};
+    for (const std::size_t hops : chains) {
+      CAPTURE(hops);
+      SeededRng b(5);
+      const auto run = run_over_verifiable_mix(*protocol, inputs, b, hops);
+      CHECK(run.result.output == local.output);
+      CHECK(run.result.messages == local.messages);
+      CHECK(run.result.party_outputs == local.party_outputs);
+      // The transcript survives its JSON form and verifies.
+      const Transcript back = Transcript::from_json(run.transcript.to_json());
+      CHECK(back.to_json() == run.transcript.to_json());
+      const Verdict v = verify_transcript(back, 2);
+      CHECK(v.ok());
+      CHECK(v.hop_proofs == hops * run.transcript.rounds.size());
+      for (const auto& r : run.transcript.rounds)
+        CHECK(r.trustee_keys.size() == (r.delivery == Delivery::all_parties ? hops : 1u));
+    }
+  }
+  for (const std::string name : {"counting", "histogram", "randomized-response", "xor-sum-exact", "xor-sum-rr", "split-mix-sum"}) {
+    CAPTURE(name);
+    CHECK(ran.count(name) == 1);
+  }
+}
+
+namespace {
+
+RoundRules rules_for(std::size_t parties, std::size_t width, Delivery delivery) {
+  RoundRules spec;
+  spec.round = 0;
+  spec.shape = RoundShape::exactly(width, delivery, 1);
+  for (PartyId p = 0; p < parties; ++p) spec.expected.push_back(p);
+  spec.min_parties = parties;
+  return spec;
+}
+
+Submissions one_each(std::size_t parties, std::size_t width) {
+  Submissions s;
+  s.messages = MessageBatch(width);
+  for (PartyId p = 0; p < parties; ++p) {
+    auto m = s.messages.append();
+    for (std::size_t j = 0; j < width; ++j) m[j] = static_cast<std::uint8_t>(p * 3 + j);
+    s.parties.push_back({p, p, 1});
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("verifiable mix: an MPC-mode round is decrypted by all the servers, delivers the multiset submitted, and verifies") {
+  for (const std::size_t width : {1u, 2u, 5u, 16u}) {
+    CAPTURE(width);
+    SeededRng rng(30);
+    VerifiableMixChannel channel(3, rng, 2);
+    const Submissions sent = one_each(9, width);
+    const MessageBatch submitted = sent.messages;
+    const RoundOutcome out = channel.exchange(rules_for(9, width, Delivery::all_parties), sent);
+    REQUIRE(out.output.has_value());
+    CHECK(out.messages == 9);
+    CHECK(out.submitted.size() == 9);
+    std::multiset<std::vector<std::uint8_t>> a, b;
+    for (std::size_t i = 0; i < 9; ++i) {
+      a.insert({submitted[i].begin(), submitted[i].end()});
+      b.insert({(*out.output)[i].begin(), (*out.output)[i].end()});
+    }
+    CHECK(a == b);
+    const auto& round = channel.transcript().rounds.at(0);
+    CHECK(round.trustee_keys.size() == 3);
+    CHECK(round.decryption.size() == 3);
+    CHECK(verify_transcript(channel.transcript(), 2).ok());
+  }
+}
+
+TEST_CASE("verifiable mix: a hop that swaps, drops, copies, replaces or alters a record stops the round with one line naming it") {
+  struct Cheat {
+    std::string name;
+    std::function<void(CiphertextBatch&)> act;
+  };
+  const Cheat cheats[] = {
+      {"swap", [](CiphertextBatch& o) { std::swap(o.at(0, 0), o.at(1, 0)); }},
+      {"drop", [](CiphertextBatch& o) { o = CiphertextBatch(o.limbs(), o.size() - 1); }},
+      {"copy", [](CiphertextBatch& o) { o.at(2, 0) = o.at(3, 0); }},
+      {"replace", [](CiphertextBatch& o) { o.at(4, 0) = encrypt_limb(7, base_point(), scalar_from_u64(5)); }},
+      {"alter", [](CiphertextBatch& o) { o.at(5, 0).c2 = o.at(5, 0).c2 + base_point(); }},
+  };
+  for (const auto& cheat : cheats) {
+    for (std::uint32_t bad_hop : {0u, 2u}) {
+      CAPTURE(cheat.name);
+      CAPTURE(bad_hop);
+      SeededRng rng(31);
+      VerifiableMixChannel channel(3, rng, 2);
+      channel.inject_hop_fault([&](std::uint32_t, std::uint32_t hop, CiphertextBatch& out) {
+        if (hop == bad_hop) cheat.act(out);
+      });
+      const std::string error = shufflempc::test::error_text([&] { (void)channel.exchange(rules_for(8, 2, Delivery::all_parties), one_each(8, 2)); });
+      CHECK(error.find("mix server " + std::to_string(bad_hop) + "'s proof of shuffle does not verify") != std::string::npos);
+      CHECK(error.find('\n') == std::string::npos);
+      CHECK(shufflempc::test::code_of([&] { (void)channel.exchange(rules_for(8, 2, Delivery::all_parties), one_each(8, 2)); }) ==
+            Errc::protocol_violation);
+    }
+  }
+}
+
+namespace {
+
+// A transcript of one round of `records` two-byte records through `hops` hops, with hop `cheater`
+// (if any) replacing one record by an encryption of its own choice and proving its output with its
+// witness, the later hops honest on what it passed on.
+Transcript transcript_with(std::size_t records, std::size_t hops, std::optional<std::size_t> cheater, Rng& rng) {
+  Transcript t;
+  t.session.fill(7);
+  t.hops = hops;
+  RoundTranscript r;
+  r.round = 3;
+  r.width = 2;
+  r.delivery = Delivery::analyzer_only;
+  const ElGamalKey analyzer = ElGamalKey::generate(rng);
+  r.trustee_keys = {analyzer.public_key};
+  MessageBatch plain(2, records);
+  for (std::size_t i = 0; i < records; ++i) plain[i][0] = static_cast<std::uint8_t>(i);
+  r.input = encrypt_batch(plain, analyzer.public_key, rng, 2);
+  const CiphertextBatch* in = &r.input;
+  for (std::uint32_t h = 0; h < hops; ++h) {
+    auto s = reencrypt_shuffle(*in, analyzer.public_key, rng, 2);
+    if (cheater == h) s.output.at(0, 0) = encrypt_limb(999, analyzer.public_key, random_scalar(rng));
+    r.hops.push_back({s.output, prove_shuffle({t.session, r.round, h}, analyzer.public_key, *in, s.output, s.witness, rng, 2)});
+    in = &r.hops.back().output;
+  }
+  const ProofContext dctx{t.session, r.round, static_cast<std::uint32_t>(hops)};
+  r.decryption.push_back(decryption_shares(dctx, 0, analyzer, *in, rng, 2));
+  r.records = combine_decryption(*in, r.decryption, 2, 2);
+  t.rounds.push_back(std::move(r));
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("verifiable mix: the verifier names the one hop that cheated, whichever it is, and passes the honest ones") {
+  SeededRng rng(41);
+  CHECK(verify_transcript(transcript_with(10, 3, std::nullopt, rng), 2).ok());
+  for (std::size_t cheater = 0; cheater < 3; ++cheater) {
+    CAPTURE(cheater);
+    const Verdict v = verify_transcript(transcript_with(10, 3, cheater, rng), 2);
+    REQUIRE(v.faults.size() == 1);
+    CHECK(v.faults[0].find("round 3 hop " + std::to_string(cheater) + ": the proof of shuffle does not verify") == 0);
+    CHECK(v.hop_proofs == 3);
+  }
+}
+
+TEST_CASE("verifiable mix: the verifier accepts no transcript moved to another session or round, and no altered record") {
+  SeededRng rng(42);
+  const Transcript honest = transcript_with(6, 2, std::nullopt, rng);
+  REQUIRE(verify_transcript(honest, 2).ok());
+  Transcript other_session = honest;
+  other_session.session[0] ^= 1;
+  const Verdict vs = verify_transcript(other_session, 2);
+  CHECK(vs.faults.size() == 3);  // both hops and the trustee
+  Transcript other_round = honest;
+  other_round.rounds[0].round = 4;
+  CHECK(verify_transcript(other_round, 2).faults.size() == 3);
+  Transcript other_records = honest;
+  other_records.rounds[0].records[0][1] ^= 1;
+  const Verdict vr = verify_transcript(other_records, 2);
+  REQUIRE(vr.faults.size() == 1);
+  CHECK(vr.faults[0].find("the records are not what the proved shares decrypt to") != std::string::npos);
+  Transcript other_trustee = honest;
+  other_trustee.rounds[0].trustee_keys[0] = base_point();
+  CHECK_FALSE(verify_transcript(other_trustee, 2).ok());
+}
+
+TEST_CASE("verifiable mix: a malformed transcript is refused naming what does not parse") {
+  SeededRng rng(43);
+  const std::string good = transcript_with(3, 2, std::nullopt, rng).to_json();
+  CHECK_THROWS_WITH_AS(Transcript::from_json("{"), doctest::Contains("not JSON"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(Transcript::from_json("{\"format\": \"other\"}"), doctest::Contains("\"format\""), std::invalid_argument);
+  auto j = nlohmann::json::parse(good);
+  j["rounds"][0]["hops"].erase(1);
+  CHECK_THROWS_WITH_AS(Transcript::from_json(j.dump()), doctest::Contains("must list 2 hops"), std::invalid_argument);
+  j = nlohmann::json::parse(good);
+  j["rounds"][0]["width"] = 40;
+  CHECK_THROWS_WITH_AS(Transcript::from_json(j.dump()), doctest::Contains("\"width\""), std::invalid_argument);
+  j = nlohmann::json::parse(good);
+  std::string proof = j["rounds"][0]["hops"][0]["proof"];
+  j["rounds"][0]["hops"][0]["proof"] = proof.substr(0, proof.size() - 64);
+  CHECK_THROWS_WITH_AS(Transcript::from_json(j.dump()), doctest::Contains("round 0 hop 0 proof"), std::invalid_argument);
+}
+
+TEST_CASE("verifiable mix: hop counts outside [1, 16] are refused naming the range") {
+  SeededRng rng(1);
+  CHECK_THROWS_WITH_AS(VerifiableMixChannel(0, rng), doctest::Contains("[1, 16]"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(VerifiableMixChannel(17, rng), doctest::Contains("[1, 16]"), std::invalid_argument);
+}
