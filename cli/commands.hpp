@@ -20,5 +20,6 @@ void add_session_command(CLI::App& app, const Registry& registry, Action& action
 void add_study_command(CLI::App& app, const Registry& registry, Action& action);    // grids of trials, and every experiment
 void add_account_command(CLI::App& app, const Registry& registry, Action& action);  // amplification bounds, exact delta of noise
 void add_net_commands(CLI::App& app, const Registry& registry, Action& action);  // keygen, shuffler, party, analyzer, local
+void add_verify_command(CLI::App& app, const Registry& registry, Action& action);  // check a verifiable mix's transcript
 
 }  // namespace shufflempc::cli

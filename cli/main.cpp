@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
     cli::add_wedding_command(app, registry, action);
     cli::add_net_commands(app, registry, action);
     cli::add_session_command(app, registry, action);
+    cli::add_verify_command(app, registry, action);
     if (argc > 1 && argv[1][0] != '-') {
       std::string names;
       bool known = false;

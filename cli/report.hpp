@@ -3,12 +3,11 @@
 #pragma once
 
 #include <map>
-
-#include "shufflempc/net/mix_hop.hpp"
-
 #include <string>
 #include <vector>
 
+#include "shufflempc/mixnet/transcript.hpp"
+#include "shufflempc/net/mix_hop.hpp"
 #include "shufflempc/runtime.hpp"
 
 namespace shufflempc::cli {
@@ -22,10 +21,13 @@ void print_report(const Value& report, bool json);
 
 // What `analyzer --json` prints: output, messages, bytes, seconds, dropped, round_stats.
 [[nodiscard]] Value analyzer_report(const RunResult& result);
+// One line per round and hop of a report's "mix_chain", and one per round of its "verifiable_mix".
+void print_mix_chain(const Value& report);
 // The "mix_chain" of a report: the chain's length and, per round, what each hop signed it received,
 // sent and refused.
-// One line per round and hop of a report's "mix_chain", if it has one.
-void print_mix_chain(const Value& report);
 [[nodiscard]] Value mix_chain_report(std::size_t servers, const std::map<std::uint32_t, std::vector<net::HopReport>>& rounds);
+// The "verifiable_mix" of a report: hops, per round its records, proofs and trustees, and the
+// transcript's file ("" if none is written).
+[[nodiscard]] Value verifiable_mix_report(const mixnet::Transcript& transcript, const std::string& file);
 
 }  // namespace shufflempc::cli

@@ -5,9 +5,19 @@
 #include "common.hpp"
 #include "report.hpp"
 #include "shufflempc/inproc.hpp"
+#include "shufflempc/mixnet/channel.hpp"
 #include "shufflempc/net/mix_chain.hpp"
 
 namespace shufflempc::cli {
+namespace {
+
+struct MixArgs {
+  std::size_t servers = 0;
+  std::string kind = "decryption";
+  std::string transcript;
+};
+
+}  // namespace
 
 void add_run_command(CLI::App& app, const Registry& registry, Action& action) {
   auto* run = add_protocol_group(app, "run", "run a protocol with every party in this process", registry);
@@ -17,16 +27,28 @@ void add_run_command(CLI::App& app, const Registry& registry, Action& action) {
     auto owned = std::make_shared<RunArgs>();
     RunArgs& args = *owned;
     add_run_options(*cmd, info, args);
-    auto mix_servers = std::make_shared<std::size_t>(0);
-    cmd->add_option("--mix-servers", *mix_servers,
-                    "run the rounds through an in-process chain of this many mix hops (onion layers, per-hop shuffles and "
-                    "signed reports; docs/mix-chain.md); 0: the plain in-process shuffle (default 0)")
+    auto mix = std::make_shared<MixArgs>();
+    cmd->add_option("--mix-servers", mix->servers,
+                    "run the rounds through an in-process chain of this many mix hops (see --mix); 0: the plain in-process "
+                    "shuffle (default 0)")
         ->check(CLI::Range(std::size_t{0}, net::onion::max_hops));
-    cmd->callback([cmd, owned, mix_servers, &info, &registry, &action] {
+    cmd->add_option("--mix", mix->kind,
+                    "the kind of chain: decryption (onion layers, per-hop shuffles and signed reports; docs/mix-chain.md) or "
+                    "verifiable (ElGamal re-encryption with a proof of shuffle per hop and proved decryption; "
+                    "docs/verifiable-shuffle.md) (default decryption)")
+        ->check(CLI::IsMember({"decryption", "verifiable"}));
+    cmd->add_option("--transcript", mix->transcript,
+                    "with --mix verifiable: write the run's transcript (every hop's output and proof, every decryption proof) "
+                    "to this file, for `shufflempc verify`");
+    cmd->callback([cmd, owned, mix, &info, &registry, &action] {
       collect_params(*cmd, info, *owned);
-      action = [owned, mix_servers, &info, &registry] {
+      action = [owned, mix, &info, &registry] {
         const RunArgs& args = *owned;
         if (args.dropouts >= args.parties) throw std::invalid_argument("--dropouts must be below --parties");
+        const bool verifiable = mix->kind == "verifiable";
+        if (verifiable && (mix->servers < 1 || mix->servers > mixnet::max_hops))
+          throw std::invalid_argument("--mix verifiable needs --mix-servers in [1, " + std::to_string(mixnet::max_hops) + "]");
+        if (!verifiable && !mix->transcript.empty()) throw std::invalid_argument("--transcript needs --mix verifiable");
         RunOptions options;
         options.min_parties = args.min_parties;
         if (args.dropouts > 0 && options.min_parties == 0) options.min_parties = args.parties - args.dropouts;
@@ -37,15 +59,25 @@ void add_run_command(CLI::App& app, const Registry& registry, Action& action) {
         auto drop_rng = rng->fork(rng_labels::dropouts);
         while (options.dropouts.size() < args.dropouts)
           options.dropouts[static_cast<PartyId>(drop_rng->uniform(args.parties))] = 0;
-        if (*mix_servers == 0) {
+        if (verifiable) {
+          if (auto why = mixnet::protocol_fit(*protocol); !why.empty())
+            throw std::invalid_argument(info.name + " cannot run over the verifiable mix: " + why + "; use --mix decryption");
+          const auto run = mixnet::run_over_verifiable_mix(*protocol, inputs, *rng, mix->servers, options);
+          Value report = make_report(info.name, *protocol, args.parties, run.result, inputs);
+          report["verifiable_mix"] = verifiable_mix_report(run.transcript, mix->transcript);
+          if (!mix->transcript.empty()) run.transcript.save(mix->transcript);
+          print_report(report, args.json);
+          return 0;
+        }
+        if (mix->servers == 0) {
           print_report(make_report(info.name, *protocol, args.parties, run_in_process(*protocol, inputs, *rng, options), inputs), args.json);
           return 0;
         }
-        const auto chained = net::run_over_mix_chain(*protocol, inputs, *rng, *mix_servers, options);
+        const auto chained = net::run_over_mix_chain(*protocol, inputs, *rng, mix->servers, options);
         Value report = make_report(info.name, *protocol, args.parties, chained.result, inputs);
         std::map<std::uint32_t, std::vector<net::HopReport>> rounds;
         for (std::size_t r = 0; r < chained.reports.size(); ++r) rounds[static_cast<std::uint32_t>(r)] = chained.reports[r];
-        report["mix_chain"] = mix_chain_report(*mix_servers, rounds);
+        report["mix_chain"] = mix_chain_report(mix->servers, rounds);
         print_report(report, args.json);
         return 0;
       };
