@@ -13,11 +13,12 @@ if [[ "${1:-}" == "--sanitizers" ]]; then
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-sanitize --output-on-failure -j"$(nproc)"
   # Short runs of the fuzz targets (clang + libFuzzer; see fuzz/): the network frame parser, the
-  # mpc2 functionality language and the Bristol circuit parser.
+  # mpc2 functionality language, the Bristol circuit parser and the verifiable mix's transcript.
   cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Release -DSHUFFLEMPC_FUZZ=ON \
     -DSHUFFLEMPC_BUILD_TESTS=OFF -DSHUFFLEMPC_BUILD_EXAMPLES=OFF -DSHUFFLEMPC_BUILD_BENCH=OFF >/dev/null
-  cmake --build build-fuzz -j"$(nproc)" --target fuzz_frame fuzz_functionality fuzz_bristol
+  cmake --build build-fuzz -j"$(nproc)" --target fuzz_frame fuzz_functionality fuzz_bristol fuzz_transcript
   build-fuzz/bin/fuzz/fuzz_frame -runs=200000 -max_len=512 -seed=1
   build-fuzz/bin/fuzz/fuzz_functionality -runs=200000 -max_len=4096 -seed=1
   build-fuzz/bin/fuzz/fuzz_bristol -runs=200000 -max_len=4096 -seed=1
+  build-fuzz/bin/fuzz/fuzz_transcript -runs=200000 -max_len=2048 -seed=1
 fi

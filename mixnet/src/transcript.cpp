@@ -67,7 +67,7 @@ Transcript Transcript::from_json(const std::string& text) {
   Json j;
   try {
     j = Json::parse(text);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // a parse error, or a number out of range (2e772)
     throw std::invalid_argument(std::string("transcript: not JSON: ") + e.what());
   }
   if (!j.is_object() || !j.contains("format") || j["format"] != transcript_format)

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "shufflempc/mixnet/shuffle_proof.hpp"
+#include "support/stats.hpp"
 
 using namespace shufflempc;
 using namespace shufflempc::mixnet;
@@ -203,4 +204,32 @@ TEST_CASE("proof of shuffle: a proof of the wrong size or with a non-canonical p
   bytes[0] = 0xff;
   bytes[31] = 0xff;
   CHECK_THROWS_WITH_AS(ShuffleProof::from_bytes(4, 2, bytes, "hop proof"), doctest::Contains("not a canonical encoding"), std::invalid_argument);
+}
+
+TEST_CASE("proof of shuffle: a hop's permutation is uniform over the 6 orders of 3 records, and its output decrypts to the permuted input") {
+  SeededRng rng(17);
+  const ElGamalKey key = ElGamalKey::generate(rng);
+  MessageBatch plain(2, 3);
+  for (std::size_t i = 0; i < 3; ++i) plain[i][0] = static_cast<std::uint8_t>(10 + i);
+  const CiphertextBatch input = encrypt_batch(plain, key.public_key, rng, 1);
+  constexpr std::size_t trials = 3000;
+  std::vector<std::uint64_t> counts(6);
+  for (std::size_t t = 0; t < trials; ++t) {
+    const auto s = reencrypt_shuffle(input, key.public_key, rng, 1);
+    const auto& p = s.witness.permutation;
+    // The order's index among the 6 permutations of {0, 1, 2}: 2 * first + (second > third).
+    counts[2 * p[0] + (p[1] > p[2] ? 1 : 0)] += 1;
+    if (t < 20) {
+      // What the hop claims is what the ciphertexts hold.
+      for (std::size_t i = 0; i < 3; ++i) {
+        const auto m = limb_log(s.output.at(i, 0).c2 - key.secret * s.output.at(i, 0).c1);
+        REQUIRE(m.has_value());
+        CHECK(*m == 10 + p[i]);
+      }
+    }
+  }
+  const auto chi = shufflempc::test::chi_square(counts, std::vector<double>(6, 1.0 / 6));
+  CAPTURE(chi.statistic);
+  CHECK(chi.passes());
+  for (auto c : counts) CHECK(c > 0);
 }

@@ -217,6 +217,7 @@ TEST_CASE("verifiable mix: a malformed transcript is refused naming what does no
   SeededRng rng(43);
   const std::string good = transcript_with(3, 2, std::nullopt, rng).to_json();
   CHECK_THROWS_WITH_AS(Transcript::from_json("{"), doctest::Contains("not JSON"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(Transcript::from_json("2e772"), doctest::Contains("not JSON"), std::invalid_argument);  // found by fuzz_transcript
   CHECK_THROWS_WITH_AS(Transcript::from_json("{\"format\": \"other\"}"), doctest::Contains("\"format\""), std::invalid_argument);
   auto j = nlohmann::json::parse(good);
   j["rounds"][0]["hops"].erase(1);

@@ -1,0 +1,51 @@
+// libFuzzer target for what `shufflempc verify` reads from a stranger: the verifiable mix's
+// transcript (JSON) and the binary layouts inside it (ciphertext batches, proofs of shuffle, proved
+// decryption shares). Any input must parse or be refused with std::invalid_argument, and whatever
+// parses must go through the checks (a verdict, never a crash). The first byte picks the parser.
+// Build with clang and -DSHUFFLEMPC_FUZZ=ON; run, e.g.:
+// build-fuzz/bin/fuzz/fuzz_transcript -max_total_time=60
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+
+#include "shufflempc/mixnet/transcript.hpp"
+
+using namespace shufflempc::mixnet;
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size < 3) return 0;
+  const std::uint8_t which = data[0] % 4;
+  const std::size_t records = data[1] % 5, limbs = 1 + data[2] % 3;
+  const std::span<const std::uint8_t> rest(data + 3, size - 3);
+  try {
+    switch (which) {
+      case 0: {
+        const auto t = Transcript::from_json(std::string(rest.begin(), rest.end()));
+        (void)verify_transcript(t, 1);
+        break;
+      }
+      case 1: {
+        const auto b = CiphertextBatch::from_bytes(limbs, rest, "fuzz batch");
+        if (b.all().size() * ciphertext_bytes != rest.size()) __builtin_trap();
+        break;
+      }
+      case 2: {
+        // A proof for a fixed statement of `records` identity ciphertexts: checked, never accepted
+        // unless it is a real proof (a fuzzer cannot make one).
+        const auto p = ShuffleProof::from_bytes(records, limbs, rest, "fuzz proof");
+        const CiphertextBatch zeros(limbs, records);
+        (void)check_shuffle({}, base_point(), zeros, zeros, p, 1);
+        break;
+      }
+      default: {
+        const auto s = DecryptionShares::from_bytes(records * limbs, rest, "fuzz shares");
+        (void)check_decryption_shares({}, 0, base_point(), CiphertextBatch(limbs, records), s, 1);
+        break;
+      }
+    }
+  } catch (const std::invalid_argument&) {
+  }
+  return 0;
+}
