@@ -67,9 +67,11 @@ void print_mix_chain(const Value& report) {
   if (report.contains("verifiable_mix")) {
     const auto& v = report["verifiable_mix"];
     for (const auto& r : v["rounds"])
-      std::cout << fmt::format("mix       round {}: {} records through {} hops, {} proofs of shuffle and {} trustees' decryption proofs verified\n",
+      std::cout << fmt::format("mix       round {}: {} records through {} hops, {} proofs of shuffle and the decryption proofs of {} of {} "
+                               "trustees ({} needed) verified\n",
                                r["round"].get<std::size_t>(), r["records"].get<std::size_t>(), v["hops"].get<std::size_t>(),
-                               v["hops"].get<std::size_t>(), r["trustees"].get<std::size_t>());
+                               v["hops"].get<std::size_t>(), r["decrypted_by"].size(), r["trustees"].get<std::size_t>(),
+                               r["threshold"].get<std::size_t>());
     if (!v["transcript"].get<std::string>().empty())
       std::cout << "transcript " << v["transcript"].get<std::string>() << " (check it with: shufflempc verify " << v["transcript"].get<std::string>()
                 << ")\n";
@@ -97,7 +99,8 @@ Value mix_chain_report(std::size_t servers, const std::map<std::uint32_t, std::v
 Value verifiable_mix_report(const mixnet::Transcript& transcript, const std::string& file) {
   Value rounds = Value::array();
   for (const auto& r : transcript.rounds)
-    rounds.push_back({{"round", r.round}, {"records", r.input.size()}, {"limbs", r.input.limbs()}, {"trustees", r.trustee_keys.size()},
+    rounds.push_back({{"round", r.round}, {"records", r.input.size()}, {"limbs", r.input.limbs()}, {"trustees", r.key.shares.size()},
+                      {"threshold", r.key.threshold}, {"decrypted_by", r.decrypted_by},
                       {"delivery", to_string(r.delivery)}});
   return {{"hops", transcript.hops}, {"rounds", rounds}, {"transcript", file}};
 }

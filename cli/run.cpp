@@ -15,6 +15,7 @@ struct MixArgs {
   std::size_t servers = 0;
   std::string kind = "decryption";
   std::string transcript;
+  std::size_t threshold = 0;
 };
 
 }  // namespace
@@ -40,6 +41,11 @@ void add_run_command(CLI::App& app, const Registry& registry, Action& action) {
     cmd->add_option("--transcript", mix->transcript,
                     "with --mix verifiable: write the run's transcript (every hop's output and proof, every decryption proof) "
                     "to this file, for `shufflempc verify`");
+    cmd->add_option("--decryption-threshold", mix->threshold,
+                    "with --mix verifiable: the mix servers needed to decrypt a round delivered to all parties, 1 to --mix-servers "
+                    "(default: all of them); fewer than all lets a round finish without some servers, and lets that many "
+                    "decrypt anything")
+        ->check(CLI::Range(std::size_t{1}, mixnet::max_hops));
     cmd->callback([cmd, owned, mix, &info, &registry, &action] {
       collect_params(*cmd, info, *owned);
       action = [owned, mix, &info, &registry] {
@@ -49,6 +55,9 @@ void add_run_command(CLI::App& app, const Registry& registry, Action& action) {
         if (verifiable && (mix->servers < 1 || mix->servers > mixnet::max_hops))
           throw std::invalid_argument("--mix verifiable needs --mix-servers in [1, " + std::to_string(mixnet::max_hops) + "]");
         if (!verifiable && !mix->transcript.empty()) throw std::invalid_argument("--transcript needs --mix verifiable");
+        if (!verifiable && mix->threshold != 0) throw std::invalid_argument("--decryption-threshold needs --mix verifiable");
+        if (mix->threshold > mix->servers)
+          throw std::invalid_argument("--decryption-threshold must be in [1, " + std::to_string(mix->servers) + "] (--mix-servers), got " + std::to_string(mix->threshold));
         RunOptions options;
         options.min_parties = args.min_parties;
         if (args.dropouts > 0 && options.min_parties == 0) options.min_parties = args.parties - args.dropouts;
@@ -62,7 +71,7 @@ void add_run_command(CLI::App& app, const Registry& registry, Action& action) {
         if (verifiable) {
           if (auto why = mixnet::protocol_fit(*protocol); !why.empty())
             throw std::invalid_argument(info.name + " cannot run over the verifiable mix: " + why + "; use --mix decryption");
-          const auto run = mixnet::run_over_verifiable_mix(*protocol, inputs, *rng, mix->servers, options);
+          const auto run = mixnet::run_over_verifiable_mix(*protocol, inputs, *rng, mix->servers, options, mix->threshold);
           Value report = make_report(info.name, *protocol, args.parties, run.result, inputs);
           report["verifiable_mix"] = verifiable_mix_report(run.transcript, mix->transcript);
           if (!mix->transcript.empty()) run.transcript.save(mix->transcript);

@@ -1,5 +1,6 @@
 #include "shufflempc/mixnet/channel.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "shufflempc/error.hpp"
@@ -13,14 +14,16 @@ std::string protocol_fit(const Protocol& protocol) {
   return {};
 }
 
-VerifiableMixChannel::VerifiableMixChannel(std::size_t hops, Rng& rng, unsigned threads)
+VerifiableMixChannel::VerifiableMixChannel(std::size_t hops, Rng& rng, unsigned threads, std::size_t threshold)
     : rng_(rng), threads_(threads == 0 ? 1 : threads), secret_rng_(std::make_unique<SystemRng>()) {
   if (hops < 1 || hops > max_hops)
     throw std::invalid_argument("mix servers must be in [1, " + std::to_string(max_hops) + "], got " + std::to_string(hops));
   secret_rng_->fill(transcript_.session);
   transcript_.hops = hops;
-  for (std::size_t i = 0; i < hops; ++i) server_keys_.push_back(ElGamalKey::generate(*secret_rng_));
-  analyzer_key_ = ElGamalKey::generate(*secret_rng_);
+  if (threshold > hops)
+    throw std::invalid_argument("the threshold must be in [1, " + std::to_string(hops) + "] (the mix servers), got " + std::to_string(threshold));
+  server_key_ = deal_key(hops, threshold == 0 ? hops : threshold, *secret_rng_);
+  analyzer_key_ = deal_key(1, 1, *secret_rng_);
 }
 
 VerifiableMixChannel::~VerifiableMixChannel() = default;
@@ -36,14 +39,9 @@ RoundOutcome VerifiableMixChannel::exchange(const RoundRules& spec, Submissions 
   rt.round = spec.round;
   rt.delivery = spec.shape.delivery;
   rt.width = width;
-  std::vector<const ElGamalKey*> trustees;
-  if (rt.delivery == Delivery::all_parties) {
-    for (const auto& k : server_keys_) trustees.push_back(&k);
-  } else {
-    trustees.push_back(&analyzer_key_);
-  }
-  for (const auto* k : trustees) rt.trustee_keys.push_back(k->public_key);
-  const Point key = joint_key(rt.trustee_keys);
+  const DealtKey& trustees = rt.delivery == Delivery::all_parties ? server_key_ : analyzer_key_;
+  rt.key = trustees.key;
+  const Point key = rt.key.key();
 
   // The entry's checks (width, counts, parties, minimum), then the parties' records encrypted.
   RoundOutcome out = complete_round(spec, std::move(local), *round_rng);
@@ -66,12 +64,17 @@ RoundOutcome VerifiableMixChannel::exchange(const RoundRules& spec, Submissions 
 
   // The trustees' proved shares; the receiver checks them before it decrypts.
   const ProofContext dctx{transcript_.session, spec.round, static_cast<std::uint32_t>(transcript_.hops)};
-  for (std::uint32_t k = 0; k < trustees.size(); ++k) {
-    rt.decryption.push_back(decryption_shares(dctx, k, *trustees[k], *in, *secret_rng_, threads_));
-    if (auto fault = check_decryption_shares(dctx, k, trustees[k]->public_key, *in, rt.decryption.back(), threads_); !fault.empty())
+  for (std::uint32_t k = 0; k < trustees.secrets.size(); ++k) {
+    if (rt.delivery == Delivery::all_parties && std::find(absent_.begin(), absent_.end(), k) != absent_.end()) continue;
+    rt.decrypted_by.push_back(k);
+    rt.decryption.push_back(decryption_shares(dctx, k, trustees.secrets[k], *in, *secret_rng_, threads_));
+    if (auto fault = check_decryption_shares(dctx, k, rt.key.shares[k], *in, rt.decryption.back(), threads_); !fault.empty())
       throw_error(Errc::protocol_violation, where + "trustee " + std::to_string(k) + ": " + fault);
   }
-  rt.records = combine_decryption(*in, rt.decryption, width, threads_);
+  if (rt.decrypted_by.size() < rt.key.threshold)
+    throw_error(Errc::protocol_violation, where + std::to_string(rt.decrypted_by.size()) + " of " + std::to_string(rt.key.shares.size()) +
+                                              " mix servers are there to decrypt, " + std::to_string(rt.key.threshold) + " needed");
+  rt.records = combine_decryption(*in, rt.decryption, rt.decrypted_by, width, threads_);
   out.messages = rt.records.count();
   out.output = rt.records;
   transcript_.rounds.push_back(std::move(rt));
@@ -79,9 +82,9 @@ RoundOutcome VerifiableMixChannel::exchange(const RoundRules& spec, Submissions 
 }
 
 VerifiableMixRun run_over_verifiable_mix(const Protocol& protocol, std::span<const Value> inputs, Rng& rng, std::size_t hops,
-                                         const RunOptions& options) {
+                                         const RunOptions& options, std::size_t threshold) {
   if (auto why = protocol_fit(protocol); !why.empty()) throw std::invalid_argument(why);
-  VerifiableMixChannel channel(hops, rng);
+  VerifiableMixChannel channel(hops, rng, hardware_threads(), threshold);
   VerifiableMixRun run{run_all_parties(protocol, channel, inputs, rng, options), {}};
   run.transcript = channel.transcript();
   return run;

@@ -97,18 +97,25 @@ std::string check_decryption_shares(const ProofContext& context, std::uint32_t t
   return {};
 }
 
-MessageBatch combine_decryption(const CiphertextBatch& batch, std::span<const DecryptionShares> trustees, std::size_t width, unsigned threads) {
+MessageBatch combine_decryption(const CiphertextBatch& batch, std::span<const DecryptionShares> shares, std::span<const std::uint32_t> trustees,
+                                std::size_t width, unsigned threads) {
   const std::size_t limbs = batch.limbs();
   if (limbs != limbs_for(width)) throw std::invalid_argument("combine_decryption: records of " + std::to_string(limbs) + " limbs, width " + std::to_string(width));
-  for (const auto& t : trustees)
+  if (shares.size() != trustees.size()) throw std::invalid_argument("combine_decryption: one trustee index per trustee's shares");
+  for (const auto& t : shares)
     if (t.shares.size() != batch.all().size()) throw std::invalid_argument("combine_decryption: a trustee's shares do not cover the batch");
+  const std::vector<Scalar> lambda = lagrange_at_zero(trustees);
+  const Scalar one = scalar_from_u64(1);
   MessageBatch out(width, batch.size());
   detail::FirstFailure bad(batch.size());
   parallel_for(batch.size(), threads, [&](std::size_t i) {
     std::vector<std::uint16_t> m(limbs);
     for (std::size_t j = 0; j < limbs; ++j) {
       Point p = batch.at(i, j).c2;
-      for (const auto& t : trustees) p = p - t.shares[i * limbs + j];
+      for (std::size_t k = 0; k < shares.size(); ++k) {
+        const Point& d = shares[k].shares[i * limbs + j];
+        p = p - (lambda[k] == one ? d : lambda[k] * d);
+      }
       const auto v = limb_log(p);
       if (!v) return bad.note(i);
       m[j] = *v;
@@ -119,12 +126,6 @@ MessageBatch combine_decryption(const CiphertextBatch& batch, std::span<const De
   if (bad.any())
     throw_error(Errc::protocol_violation, "record " + std::to_string(bad.index()) + " does not decrypt to a record of " + std::to_string(width) + " bytes");
   return out;
-}
-
-Point joint_key(std::span<const Point> trustee_keys) {
-  Point y;
-  for (const auto& k : trustee_keys) y = y + k;
-  return y;
 }
 
 }  // namespace shufflempc::mixnet

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <set>
 #include <stdexcept>
 
 #include "shufflempc/error.hpp"
@@ -48,15 +49,21 @@ std::string Transcript::to_json() const {
     Json jr;
     jr["round"] = r.round;
     jr["delivery"] = to_string(r.delivery);
-    jr["trustee_keys"] = Json::array();
-    for (const auto& k : r.trustee_keys) jr["trustee_keys"].push_back(to_hex(k.bytes));
+    Json key;
+    key["threshold"] = r.key.threshold;
+    key["commitments"] = Json::array();
+    for (const auto& a : r.key.commitments) key["commitments"].push_back(to_hex(a.bytes));
+    key["shares"] = Json::array();
+    for (const auto& y : r.key.shares) key["shares"].push_back(to_hex(y.bytes));
+    jr["key"] = std::move(key);
     jr["width"] = r.width;
     jr["limbs"] = r.input.limbs();
     jr["input"] = to_hex(r.input.to_bytes());
     jr["hops"] = Json::array();
     for (const auto& h : r.hops) jr["hops"].push_back({{"output", to_hex(h.output.to_bytes())}, {"proof", to_hex(h.proof.to_bytes())}});
     jr["decryption"] = Json::array();
-    for (const auto& d : r.decryption) jr["decryption"].push_back(to_hex(d.to_bytes()));
+    for (std::size_t k = 0; k < r.decryption.size(); ++k)
+      jr["decryption"].push_back({{"trustee", r.decrypted_by.at(k)}, {"shares", to_hex(r.decryption[k].to_bytes())}});
     jr["records"] = to_hex(r.records.bytes());
     j["rounds"].push_back(std::move(jr));
   }
@@ -87,11 +94,16 @@ Transcript Transcript::from_json(const std::string& text) {
       throw std::invalid_argument(where + ": \"delivery\" must be \"" + to_string(Delivery::all_parties) + "\" or \"" +
                                   to_string(Delivery::analyzer_only) + "\"");
     r.delivery = jr["delivery"] == to_string(Delivery::all_parties) ? Delivery::all_parties : Delivery::analyzer_only;
-    if (!jr.contains("trustee_keys") || !jr["trustee_keys"].is_array() || jr["trustee_keys"].empty() || jr["trustee_keys"].size() > 64)
-      throw std::invalid_argument(where + ": \"trustee_keys\" must be a list of 1 to 64 points");
-    for (const auto& k : jr["trustee_keys"]) {
-      if (!k.is_string()) throw std::invalid_argument(where + ": a trustee key is not a hex string");
-      r.trustee_keys.push_back(point_from(k.get<std::string>(), where + " trustee key"));
+    if (!jr.contains("key") || !jr["key"].is_object()) throw std::invalid_argument(where + ": \"key\" must be an object");
+    const Json& jk = jr["key"];
+    r.key.threshold = count_field(jk, "threshold", where + " key", max_trustees);
+    for (const char* list : {"commitments", "shares"}) {
+      if (!jk.contains(list) || !jk[list].is_array() || jk[list].empty() || jk[list].size() > max_trustees)
+        throw std::invalid_argument(where + " key: \"" + list + "\" must be a list of 1 to " + std::to_string(max_trustees) + " points");
+      for (const auto& p : jk[list]) {
+        if (!p.is_string()) throw std::invalid_argument(where + " key: a point of \"" + list + "\" is not a hex string");
+        (std::string(list) == "commitments" ? r.key.commitments : r.key.shares).push_back(point_from(p.get<std::string>(), where + " key " + list));
+      }
     }
     r.width = count_field(jr, "width", where, max_record_bytes);
     const std::size_t limbs = count_field(jr, "limbs", where, limbs_for(max_record_bytes));
@@ -108,14 +120,13 @@ Transcript Transcript::from_json(const std::string& text) {
       h.proof = ShuffleProof::from_bytes(r.input.size(), limbs, hex_field(jh, "proof", hw), hw + " proof");
       r.hops.push_back(std::move(h));
     }
-    if (!jr.contains("decryption") || !jr["decryption"].is_array() || jr["decryption"].size() != r.trustee_keys.size())
-      throw std::invalid_argument(where + ": \"decryption\" must hold one entry per trustee (" + std::to_string(r.trustee_keys.size()) + ")");
+    if (!jr.contains("decryption") || !jr["decryption"].is_array() || jr["decryption"].size() > r.key.shares.size())
+      throw std::invalid_argument(where + ": \"decryption\" must be a list of at most one entry per trustee (" + std::to_string(r.key.shares.size()) + ")");
     for (const auto& jd : jr["decryption"]) {
-      const std::string dw = where + " trustee " + std::to_string(r.decryption.size());
-      if (!jd.is_string()) throw std::invalid_argument(dw + ": not a hex string");
-      std::vector<std::uint8_t> bytes(jd.get_ref<const std::string&>().size() / 2);
-      from_hex(jd.get_ref<const std::string&>(), bytes, dw);
-      r.decryption.push_back(DecryptionShares::from_bytes(r.input.all().size(), bytes, dw));
+      const std::string dw = where + " decryption " + std::to_string(r.decryption.size());
+      if (!jd.is_object()) throw std::invalid_argument(dw + ": not an object");
+      r.decrypted_by.push_back(static_cast<std::uint32_t>(count_field(jd, "trustee", dw, r.key.shares.size() - 1)));
+      r.decryption.push_back(DecryptionShares::from_bytes(r.input.all().size(), hex_field(jd, "shares", dw), dw));
     }
     r.records = MessageBatch::from_bytes(r.width, hex_field(jr, "records", where));
     t.rounds.push_back(std::move(r));
@@ -130,10 +141,14 @@ Transcript Transcript::load(const std::filesystem::path& file) { return from_jso
 Verdict verify_transcript(const Transcript& t, unsigned threads) {
   Verdict v;
   for (const auto& r : t.rounds) {
-    const Point key = joint_key(r.trustee_keys);
+    const std::string where = "round " + std::to_string(r.round);
+    if (auto fault = r.key.check(); !fault.empty()) {
+      v.faults.push_back(where + ": the key does not hold: " + fault);
+      continue;
+    }
+    const Point& key = r.key.key();
     ++v.rounds;
     v.records += r.input.size();
-    const std::string where = "round " + std::to_string(r.round);
     const CiphertextBatch* in = &r.input;
     for (std::size_t h = 0; h < r.hops.size(); ++h) {
       ++v.hop_proofs;
@@ -143,20 +158,24 @@ Verdict verify_transcript(const Transcript& t, unsigned threads) {
       in = &r.hops[h].output;
     }
     const ProofContext dctx{t.session, r.round, static_cast<std::uint32_t>(r.hops.size())};
-    bool shares_ok = r.decryption.size() == r.trustee_keys.size();
-    if (!shares_ok) v.faults.push_back(where + ": " + std::to_string(r.decryption.size()) + " trustees decrypted, the key has " +
-                                       std::to_string(r.trustee_keys.size()));
-    for (std::size_t k = 0; k < r.decryption.size() && k < r.trustee_keys.size(); ++k) {
+    std::set<std::uint32_t> distinct(r.decrypted_by.begin(), r.decrypted_by.end());
+    bool shares_ok = r.decrypted_by.size() == r.decryption.size() && distinct.size() == r.decrypted_by.size() &&
+                     r.decryption.size() >= r.key.threshold && (r.decrypted_by.empty() || *distinct.rbegin() < r.key.shares.size());
+    if (!shares_ok)
+      v.faults.push_back(where + ": " + std::to_string(distinct.size()) + " distinct trustees of " + std::to_string(r.key.shares.size()) +
+                         " decrypted, " + std::to_string(r.key.threshold) + " needed");
+    if (!shares_ok) continue;
+    for (std::size_t k = 0; k < r.decryption.size(); ++k) {
       ++v.decryption_proofs;
-      if (auto fault = check_decryption_shares(dctx, static_cast<std::uint32_t>(k), r.trustee_keys[k], *in, r.decryption[k], threads);
-          !fault.empty()) {
-        v.faults.push_back(where + " trustee " + std::to_string(k) + ": " + fault);
+      const std::uint32_t trustee = r.decrypted_by[k];
+      if (auto fault = check_decryption_shares(dctx, trustee, r.key.shares[trustee], *in, r.decryption[k], threads); !fault.empty()) {
+        v.faults.push_back(where + " trustee " + std::to_string(trustee) + ": " + fault);
         shares_ok = false;
       }
     }
     if (!shares_ok) continue;
     try {
-      if (combine_decryption(*in, r.decryption, r.width, threads) != r.records)
+      if (combine_decryption(*in, r.decryption, r.decrypted_by, r.width, threads) != r.records)
         v.faults.push_back(where + ": the records are not what the proved shares decrypt to");
     } catch (const std::exception& e) {
       v.faults.push_back(where + ": " + e.what());

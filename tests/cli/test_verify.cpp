@@ -27,6 +27,9 @@ TEST_CASE("run --mix verifiable: the plain run's seeded result, a transcript tha
   const auto ok = run_command(cli() + " verify " + transcript);
   CHECK(ok.exit_code == 0);
   CHECK(ok.out.find("verified: 1 round(s), 40 records, 3 proofs of shuffle, 1 trustees' decryption proofs") != std::string::npos);
+  const auto text = run_command(cli() + " run randomized-response --parties 40 --seed 9 --mix verifiable --mix-servers 3");
+  CHECK(text.out.find("mix       round 0: 40 records through 3 hops, 3 proofs of shuffle and the decryption proofs of 1 of 1 trustees (1 needed) "
+                      "verified") != std::string::npos);
 
   // Hop 1's output with two records swapped: hop 1's proof fails, and hop 2's (made for what hop 1
   // really sent) fails too; a verifier names both, the first being hop 1.
@@ -62,4 +65,7 @@ TEST_CASE("run --mix verifiable: a protocol whose records do not fit is refused 
   const auto lone = run_command(cli() + " run randomized-response --parties 10 --transcript /tmp/x.json");
   CHECK(lone.exit_code == 2);
   CHECK(lone.err.find("--transcript needs --mix verifiable") != std::string::npos);
+  const auto over = run_command(cli() + " run randomized-response --parties 10 --mix verifiable --mix-servers 2 --decryption-threshold 3");
+  CHECK(over.exit_code == 2);
+  CHECK(over.err.find("--decryption-threshold must be in [1, 2] (--mix-servers), got 3") != std::string::npos);
 }

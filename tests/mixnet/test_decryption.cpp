@@ -1,6 +1,8 @@
-// Decryption by the trustees (mixnet/decryption.hpp): 1 to 3 trustees recover every record; a
-// share from the wrong key, or any altered byte of a proof, is named by the check; a wrong share
-// makes the record undecodable rather than silently wrong.
+// Decryption by the trustees (mixnet/decryption.hpp, mixnet/threshold.hpp): 1 to 3 trustees recover
+// every record; a key shared t-of-m opens to every set of t trustees and to no smaller one; a
+// public share off the committed polynomial is named; a share from the wrong key, or any altered
+// byte of a proof, is named by the check; a wrong share makes the record undecodable rather than
+// silently wrong.
 #include <doctest/doctest.h>
 
 #include "shufflempc/mixnet/decryption.hpp"
@@ -25,27 +27,77 @@ TEST_CASE("mixnet decryption: 1, 2 and 3 trustees recover records of 1, 2, 3, 8 
     for (std::size_t width : {1u, 2u, 3u, 8u, 16u}) {
       CAPTURE(trustees);
       CAPTURE(width);
-      std::vector<ElGamalKey> keys;
-      std::vector<Point> publics;
-      for (std::size_t k = 0; k < trustees; ++k) {
-        keys.push_back(ElGamalKey::generate(rng));
-        publics.push_back(keys.back().public_key);
-      }
+      const DealtKey dealt = deal_key(trustees, trustees, rng);
+      REQUIRE(dealt.key.check() == "");
       const MessageBatch records = some_records(width, 9, rng);
-      const CiphertextBatch batch = encrypt_batch(records, joint_key(publics), rng, 2);
+      const CiphertextBatch batch = encrypt_batch(records, dealt.key.key(), rng, 2);
       std::vector<DecryptionShares> shares;
+      std::vector<std::uint32_t> who;
       for (std::uint32_t k = 0; k < trustees; ++k) {
-        shares.push_back(decryption_shares(ctx, k, keys[k], batch, rng, 2));
-        CHECK(check_decryption_shares(ctx, k, publics[k], batch, shares.back(), 2) == "");
+        shares.push_back(decryption_shares(ctx, k, dealt.secrets[k], batch, rng, 2));
+        who.push_back(k);
+        CHECK(check_decryption_shares(ctx, k, dealt.key.shares[k], batch, shares.back(), 2) == "");
         CHECK(DecryptionShares::from_bytes(batch.all().size(), shares.back().to_bytes(), "shares") == shares.back());
       }
-      CHECK(combine_decryption(batch, shares, width, 2) == records);
+      CHECK(combine_decryption(batch, shares, who, width, 2) == records);
       if (trustees > 1) {
         // Without one trustee's shares nothing decodes.
-        CHECK_THROWS_AS((void)combine_decryption(batch, std::span(shares).first(trustees - 1), width, 2), std::system_error);
+        CHECK_THROWS_AS((void)combine_decryption(batch, std::span(shares).first(trustees - 1), std::span(who).first(trustees - 1), width, 2),
+                        std::system_error);
       }
     }
   }
+}
+
+TEST_CASE("mixnet decryption: a key shared t-of-m is decrypted by every set of t or more trustees and by no set of fewer") {
+  SeededRng rng(24);
+  const ProofContext ctx{{}, 0, 2};
+  for (const auto& [m, t] : std::vector<std::pair<std::size_t, std::size_t>>{{3, 2}, {4, 2}, {5, 3}, {4, 4}, {3, 1}}) {
+    CAPTURE(m);
+    CAPTURE(t);
+    const DealtKey dealt = deal_key(m, t, rng);
+    REQUIRE(dealt.key.check() == "");
+    CHECK(dealt.key.commitments.size() == t);
+    const MessageBatch records = some_records(3, 4, rng);
+    const CiphertextBatch batch = encrypt_batch(records, dealt.key.key(), rng, 2);
+    std::vector<DecryptionShares> all;
+    for (std::uint32_t k = 0; k < m; ++k) all.push_back(decryption_shares(ctx, k, dealt.secrets[k], batch, rng, 2));
+    // Every subset of the trustees, by its bit mask.
+    for (std::uint32_t mask = 1; mask < (1u << m); ++mask) {
+      std::vector<DecryptionShares> shares;
+      std::vector<std::uint32_t> who;
+      for (std::uint32_t k = 0; k < m; ++k)
+        if (mask & (1u << k)) {
+          shares.push_back(all[k]);
+          who.push_back(k);
+        }
+      CAPTURE(mask);
+      if (who.size() >= t) {
+        CHECK(combine_decryption(batch, shares, who, 3, 2) == records);
+      } else {
+        CHECK_THROWS_AS((void)combine_decryption(batch, shares, who, 3, 2), std::system_error);
+      }
+    }
+  }
+}
+
+TEST_CASE("mixnet decryption: a public share off the committed polynomial, or a threshold out of range, is named") {
+  SeededRng rng(25);
+  DealtKey dealt = deal_key(4, 3, rng);
+  REQUIRE(dealt.key.check() == "");
+  ThresholdKey moved = dealt.key;
+  moved.shares[2] = moved.shares[2] + base_point();
+  CHECK(moved.check() == "trustee 2's public share is not on the committed polynomial");
+  ThresholdKey fewer = dealt.key;
+  fewer.commitments.pop_back();
+  CHECK(fewer.check().find("2 commitments for a threshold of 3") != std::string::npos);
+  ThresholdKey too_high = dealt.key;
+  too_high.threshold = 5;
+  CHECK(too_high.check().find("1 <= t <= m") != std::string::npos);
+  CHECK_THROWS_WITH_AS((void)deal_key(3, 4, rng), doctest::Contains("the threshold must be in [1, 3]"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)deal_key(0, 1, rng), doctest::Contains("trustees must be in [1, 64]"), std::invalid_argument);
+  const std::uint32_t twice[] = {1, 1};
+  CHECK_THROWS_AS((void)lagrange_at_zero(twice), std::invalid_argument);
 }
 
 TEST_CASE("mixnet decryption: shares of the wrong key, or for another trustee index or context, are not proved") {
@@ -62,7 +114,8 @@ TEST_CASE("mixnet decryption: shares of the wrong key, or for another trustee in
   auto swapped = good;
   std::swap(swapped.shares[3], swapped.shares[4]);
   CHECK(check_decryption_shares(ctx, 0, key.public_key, batch, swapped, 2).find("record 1 limb 1") != std::string::npos);
-  CHECK_THROWS_AS((void)combine_decryption(batch, std::span(&wrong, 1), 4, 2), std::system_error);
+  const std::uint32_t first[] = {0};
+  CHECK_THROWS_AS((void)combine_decryption(batch, std::span(&wrong, 1), first, 4, 2), std::system_error);
 }
 
 TEST_CASE("mixnet decryption: every single flipped byte of a trustee's proved shares is refused") {

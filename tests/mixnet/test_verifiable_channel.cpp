@@ -59,7 +59,7 @@ TEST_CASE("verifiable mix: every registered protocol that fits runs unchanged ov
       CHECK(v.ok());
       CHECK(v.hop_proofs == hops * run.transcript.rounds.size());
       for (const auto& r : run.transcript.rounds)
-        CHECK(r.trustee_keys.size() == (r.delivery == Delivery::all_parties ? hops : 1u));
+        CHECK(r.key.shares.size() == (r.delivery == Delivery::all_parties ? hops : 1u));
     }
   }
   for (const std::string name : {"counting", "histogram", "randomized-response", "xor-sum-exact", "xor-sum-rr", "split-mix-sum"}) {
@@ -110,10 +110,34 @@ TEST_CASE("verifiable mix: an MPC-mode round is decrypted by all the servers, de
     }
     CHECK(a == b);
     const auto& round = channel.transcript().rounds.at(0);
-    CHECK(round.trustee_keys.size() == 3);
+    CHECK(round.key.shares.size() == 3);
+    CHECK(round.key.threshold == 3);
     CHECK(round.decryption.size() == 3);
     CHECK(verify_transcript(channel.transcript(), 2).ok());
   }
+}
+
+TEST_CASE("verifiable mix: with a decryption threshold of 2 of 3 servers a round survives one absent server, not two") {
+  SeededRng rng(32);
+  VerifiableMixChannel channel(3, rng, 2, 2);
+  channel.inject_absent_servers({1});
+  const RoundOutcome out = channel.exchange(rules_for(6, 3, Delivery::all_parties), one_each(6, 3));
+  CHECK(out.messages == 6);
+  const auto& round = channel.transcript().rounds.at(0);
+  CHECK(round.key.threshold == 2);
+  CHECK(round.decrypted_by == std::vector<std::uint32_t>{0, 2});
+  const Verdict v = verify_transcript(Transcript::from_json(channel.transcript().to_json()), 2);
+  CHECK(v.ok());
+  CHECK(v.decryption_proofs == 2);
+  // A transcript that drops one more decryption falls below the threshold.
+  Transcript short_of_one = channel.transcript();
+  short_of_one.rounds[0].decrypted_by.pop_back();
+  short_of_one.rounds[0].decryption.pop_back();
+  CHECK(verify_transcript(short_of_one, 2).faults.at(0) == "round 0: 1 distinct trustees of 3 decrypted, 2 needed");
+  channel.inject_absent_servers({0, 2});
+  const std::string error = shufflempc::test::error_text([&] { (void)channel.exchange(rules_for(6, 3, Delivery::all_parties), one_each(6, 3)); });
+  CHECK(error.find("round 0: 1 of 3 mix servers are there to decrypt, 2 needed") == 0);
+  CHECK_THROWS_WITH_AS(VerifiableMixChannel(3, rng, 2, 4), doctest::Contains("the threshold must be in [1, 3]"), std::invalid_argument);
 }
 
 TEST_CASE("verifiable mix: a hop that swaps, drops, copies, replaces or alters a record stops the round with one line naming it") {
@@ -159,8 +183,9 @@ Transcript transcript_with(std::size_t records, std::size_t hops, std::optional<
   r.round = 3;
   r.width = 2;
   r.delivery = Delivery::analyzer_only;
-  const ElGamalKey analyzer = ElGamalKey::generate(rng);
-  r.trustee_keys = {analyzer.public_key};
+  const DealtKey dealt = deal_key(1, 1, rng);
+  const ElGamalKey& analyzer = dealt.secrets[0];
+  r.key = dealt.key;
   MessageBatch plain(2, records);
   for (std::size_t i = 0; i < records; ++i) plain[i][0] = static_cast<std::uint8_t>(i);
   r.input = encrypt_batch(plain, analyzer.public_key, rng, 2);
@@ -173,7 +198,8 @@ Transcript transcript_with(std::size_t records, std::size_t hops, std::optional<
   }
   const ProofContext dctx{t.session, r.round, static_cast<std::uint32_t>(hops)};
   r.decryption.push_back(decryption_shares(dctx, 0, analyzer, *in, rng, 2));
-  r.records = combine_decryption(*in, r.decryption, 2, 2);
+  r.decrypted_by = {0};
+  r.records = combine_decryption(*in, r.decryption, r.decrypted_by, 2, 2);
   t.rounds.push_back(std::move(r));
   return t;
 }
@@ -209,8 +235,8 @@ TEST_CASE("verifiable mix: the verifier accepts no transcript moved to another s
   REQUIRE(vr.faults.size() == 1);
   CHECK(vr.faults[0].find("the records are not what the proved shares decrypt to") != std::string::npos);
   Transcript other_trustee = honest;
-  other_trustee.rounds[0].trustee_keys[0] = base_point();
-  CHECK_FALSE(verify_transcript(other_trustee, 2).ok());
+  other_trustee.rounds[0].key.shares[0] = base_point();
+  CHECK(verify_transcript(other_trustee, 2).faults.at(0) == "round 3: the key does not hold: trustee 0's public share is not on the committed polynomial");
 }
 
 TEST_CASE("verifiable mix: a malformed transcript is refused naming what does not parse") {

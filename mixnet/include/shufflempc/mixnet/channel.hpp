@@ -3,7 +3,8 @@
 // checks the round as every channel does (complete_round), each of the k hops re-encrypts,
 // permutes and proves its shuffle, the next hop (and at the end the receiver) checks that proof
 // before it goes on, and the trustees decrypt with proved shares. MPC mode: the k servers hold the
-// key in shares (all of them needed); ESA mode: the analyzer holds it. The round's whole record
+// key shared t-of-k (threshold.hpp; t = k by default: all of them needed); ESA mode: the analyzer
+// holds it. The round's whole record
 // goes into a Transcript that anyone can check with verify_transcript.
 //
 // What this adds over InProcessMixChain is the defence against a malicious server (one that
@@ -17,6 +18,7 @@
 #include <string>
 
 #include "shufflempc/channel.hpp"
+#include "shufflempc/mixnet/threshold.hpp"
 #include "shufflempc/mixnet/transcript.hpp"
 #include "shufflempc/parallel.hpp"
 #include "shufflempc/runtime.hpp"
@@ -31,13 +33,15 @@ inline constexpr std::size_t max_hops = 16;
 
 class VerifiableMixChannel final : public AnonymousChannel {
  public:
-  // `hops` in [1, max_hops]. The keys, the session id, the encryption and re-encryption randomness
-  // and the proofs' nonces come from the system CSPRNG; every round's permutations come from a
-  // fresh rng.split(), as in InProcessChannel.
-  VerifiableMixChannel(std::size_t hops, Rng& rng, unsigned threads = hardware_threads());
+  // `hops` in [1, max_hops]; `threshold` in [1, hops] (0: hops), the servers needed to decrypt an
+  // MPC-mode round. The keys, the session id, the encryption and re-encryption randomness and the
+  // proofs' nonces come from the system CSPRNG; every round's permutations come from a fresh
+  // rng.split(), as in InProcessChannel.
+  VerifiableMixChannel(std::size_t hops, Rng& rng, unsigned threads = hardware_threads(), std::size_t threshold = 0);
   ~VerifiableMixChannel() override;
   // Throws std::invalid_argument if the round's records do not fit, std::system_error
-  // (Errc::protocol_violation) naming the hop or trustee whose proof fails.
+  // (Errc::protocol_violation) naming the hop or trustee whose proof fails, or when fewer servers
+  // than the threshold are there to decrypt.
   [[nodiscard]] RoundOutcome exchange(const RoundRules& spec, Submissions local) override;
   [[nodiscard]] const Transcript& transcript() const { return transcript_; }
 
@@ -45,13 +49,16 @@ class VerifiableMixChannel final : public AnonymousChannel {
   // test plays a server that alters its output.
   using HopFault = std::function<void(std::uint32_t round, std::uint32_t hop, CiphertextBatch& output)>;
   void inject_hop_fault(HopFault fault) { fault_ = std::move(fault); }
+  // Fault injection: these servers (0-based) are gone when an MPC-mode round is decrypted.
+  void inject_absent_servers(std::vector<std::uint32_t> servers) { absent_ = std::move(servers); }
 
  private:
   Rng& rng_;
   unsigned threads_;
   std::unique_ptr<Rng> secret_rng_;
-  std::vector<ElGamalKey> server_keys_;
-  ElGamalKey analyzer_key_;
+  DealtKey server_key_;
+  DealtKey analyzer_key_;
+  std::vector<std::uint32_t> absent_;
   Transcript transcript_;
   HopFault fault_;
 };
@@ -64,6 +71,6 @@ struct VerifiableMixRun {
 // gets inputs[i]; parties draw from `rng` exactly as in run_in_process). Throws
 // std::invalid_argument if the protocol's records do not fit or `hops` is out of range.
 [[nodiscard]] VerifiableMixRun run_over_verifiable_mix(const Protocol& protocol, std::span<const Value> inputs, Rng& rng, std::size_t hops,
-                                                       const RunOptions& options = {});
+                                                       const RunOptions& options = {}, std::size_t threshold = 0);
 
 }  // namespace shufflempc::mixnet

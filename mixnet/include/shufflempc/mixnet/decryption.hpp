@@ -1,11 +1,12 @@
 // Decryption of the mixed batch by its key holders (the trustees), each proving its work.
 //
-// The key is Y = Y_0 + ... + Y_{t-1}, Y_k = x_k·G: trustee k alone holds x_k (MPC mode: the mix
-// servers, all of them needed to decrypt; ESA mode: the analyzer alone). For every limb ciphertext
-// (c1, c2), trustee k publishes its share d = x_k·c1 with a Chaum–Pedersen proof that
+// The key is shared t-of-m among the trustees (threshold.hpp): trustee k holds x_k and publishes
+// Y_k = x_k·G (MPC mode: the mix servers; ESA mode: the analyzer alone, t = m = 1). For every limb
+// ciphertext (c1, c2), trustee k publishes its share d = x_k·c1 with a Chaum–Pedersen proof that
 // log_G Y_k = log_c1 d (Chaum and Pedersen, CRYPTO '92; non-interactive by Fiat–Shamir over
 // BLAKE2b, the challenge binding the context, the trustee, its key, c1 and d). Anyone then computes
-// m·G = c2 - Σ_k d_k and m from the table of limb points.
+// m·G = c2 - Σ_k λ_k d_k over any t trustees (λ their Lagrange coefficients at 0) and m from the
+// table of limb points.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include "shufflempc/messages.hpp"
 #include "shufflempc/mixnet/elgamal.hpp"
 #include "shufflempc/mixnet/shuffle_proof.hpp"
+#include "shufflempc/mixnet/threshold.hpp"
 
 namespace shufflempc::mixnet {
 
@@ -37,13 +39,11 @@ struct DecryptionShares {
 // "" if every share is proved for `public_key`; otherwise the first limb whose proof fails.
 [[nodiscard]] std::string check_decryption_shares(const ProofContext& context, std::uint32_t trustee, const Point& public_key,
                                                   const CiphertextBatch& batch, const DecryptionShares& shares, unsigned threads);
-// The records of `width` bytes from the batch and every trustee's shares (checked or not: a wrong
-// share gives a point outside the limb table, reported). Throws std::system_error
-// (Errc::protocol_violation) naming the first record that does not decode.
-[[nodiscard]] MessageBatch combine_decryption(const CiphertextBatch& batch, std::span<const DecryptionShares> trustees, std::size_t width,
-                                              unsigned threads);
-
-// The joint key of the trustees' public keys.
-[[nodiscard]] Point joint_key(std::span<const Point> trustee_keys);
+// The records of `width` bytes from the batch and the shares of the trustees `trustees` (0-based,
+// distinct, at least the threshold; checked or not: a wrong share, or too few, give points outside
+// the limb table, reported). Throws std::system_error (Errc::protocol_violation) naming the first
+// record that does not decode.
+[[nodiscard]] MessageBatch combine_decryption(const CiphertextBatch& batch, std::span<const DecryptionShares> shares,
+                                              std::span<const std::uint32_t> trustees, std::size_t width, unsigned threads);
 
 }  // namespace shufflempc::mixnet

@@ -4,10 +4,11 @@
 // it all and names each hop or trustee whose proof fails; `shufflempc verify FILE` prints that.
 //
 // File format (JSON, one object): {"format": "shufflempc-verifiable-mix/1", "session": HEX,
-// "hops": K, "rounds": [{"round": R, "delivery": "all_parties" | "analyzer_only", "width": W,
-// "limbs": L, "trustee_keys": [HEX, ...], "input": HEX, "hops": [{"output": HEX, "proof": HEX}, ...], "decryption": [HEX, ...],
-// "records": HEX}, ...]}; the binary layouts inside the hex strings are those of
-// CiphertextBatch::to_bytes, ShuffleProof::to_bytes and DecryptionShares::to_bytes.
+// "hops": K, "rounds": [{"round": R, "delivery": "all-parties" | "analyzer-only", "width": W,
+// "limbs": L, "key": {"threshold": T, "commitments": [HEX, ...], "shares": [HEX, ...]},
+// "input": HEX, "hops": [{"output": HEX, "proof": HEX}, ...], "decryption": [{"trustee": I,
+// "shares": HEX}, ...], "records": HEX}, ...]}; the binary layouts inside the hex strings are those
+// of CiphertextBatch::to_bytes, ShuffleProof::to_bytes and DecryptionShares::to_bytes.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +21,7 @@
 #include "shufflempc/mixnet/decryption.hpp"
 #include "shufflempc/mixnet/elgamal.hpp"
 #include "shufflempc/mixnet/shuffle_proof.hpp"
+#include "shufflempc/mixnet/threshold.hpp"
 
 namespace shufflempc::mixnet {
 
@@ -33,12 +35,13 @@ struct HopTranscript {
 struct RoundTranscript {
   std::uint32_t round = 0;
   Delivery delivery = Delivery::analyzer_only;
-  // Who decrypts: the mix servers (MPC mode) or the analyzer (ESA mode); the key is their sum.
-  std::vector<Point> trustee_keys;
+  // Who decrypts: the mix servers (MPC mode, t of them) or the analyzer (ESA mode).
+  ThresholdKey key;
   std::size_t width = 0;  // record bytes
   CiphertextBatch input;
   std::vector<HopTranscript> hops;
-  std::vector<DecryptionShares> decryption;  // one per trustee
+  std::vector<std::uint32_t> decrypted_by;    // the trustees who decrypted, ascending
+  std::vector<DecryptionShares> decryption;  // theirs, in that order
   MessageBatch records;                      // what the decryption gave
 };
 
@@ -59,9 +62,10 @@ struct Verdict {
   std::vector<std::string> faults;  // one line each: "round R hop H: ..." or "round R trustee T: ..."
   [[nodiscard]] bool ok() const { return faults.empty(); }
 };
-// Checks every hop's proof of shuffle (each against its own input: a later hop is checked even if
-// an earlier one cheated), every trustee's decryption proofs, and that the records are what the
-// proved shares decrypt to.
+// Checks the key (the trustees' public shares on the committed polynomial), every hop's proof of
+// shuffle (each against its own input: a later hop is checked even if an earlier one cheated), that
+// at least the threshold of distinct trustees decrypted, each one's decryption proofs, and that the
+// records are what the proved shares decrypt to.
 [[nodiscard]] Verdict verify_transcript(const Transcript& t, unsigned threads);
 
 }  // namespace shufflempc::mixnet
