@@ -46,6 +46,15 @@ TEST_CASE("run --mix verifiable: the plain run's seeded result, a transcript tha
   CHECK(bad.err.find("NOT VERIFIED") != std::string::npos);
   CHECK(bad.err.find("hop 0") == std::string::npos);
 
+  const auto json = run_command(cli() + " verify --json " + altered);
+  CHECK(json.exit_code == 1);
+  const auto verdict = nlohmann::json::parse(json.out);
+  CHECK(verdict["verified"] == false);
+  CHECK(verdict["hop_proofs"] == 3);
+  REQUIRE(verdict["faults"].size() == 2);  // hop 1, and hop 2 whose input it no longer is
+  CHECK(verdict["faults"][0].get<std::string>().find("round 0 hop 1:") == 0);
+  CHECK(verdict["faults"][1].get<std::string>().find("round 0 hop 2:") == 0);
+
   const auto missing = run_command(cli() + " verify " + (dir / "none.json"));
   CHECK(missing.exit_code == 2);
   CHECK(missing.err.find("transcript") != std::string::npos);

@@ -101,6 +101,22 @@ TEST_CASE("proof of shuffle: honest shuffles of N = 1..16 and N = 31, 64, 100, 2
   }
 }
 
+TEST_CASE("proof of shuffle: an empty batch has a proof of the fixed size that verifies, and nothing can be added to it") {
+  SeededRng rng(18);
+  const ElGamalKey key = ElGamalKey::generate(rng);
+  const CiphertextBatch empty(2, 0);
+  const auto ctx = context_of(1, 0, 0);
+  const auto s = reencrypt_shuffle(empty, key.public_key, rng, threads);
+  CHECK(s.output.size() == 0);
+  const auto proof = prove_shuffle(ctx, key.public_key, empty, s.output, s.witness, rng, threads);
+  CHECK(proof.to_bytes().size() == ShuffleProof::size_bytes(0, 2));
+  CHECK(check_shuffle(ctx, key.public_key, empty, s.output, proof, threads) == "");
+  CiphertextBatch one(2, 1);
+  one.at(0, 0) = encrypt_limb(1, key.public_key, random_scalar(rng));
+  one.at(0, 1) = encrypt_limb(1, key.public_key, random_scalar(rng));
+  CHECK(check_shuffle(ctx, key.public_key, empty, one, proof, threads) == "the output has 1 records, the input 0");
+}
+
 TEST_CASE("proof of shuffle: records of 2, 3 and 8 limbs move as one and verify, N = 1..6 and 50") {
   SeededRng rng(12);
   for (std::size_t limbs : {2u, 3u, 8u}) {

@@ -117,6 +117,24 @@ TEST_CASE("verifiable mix: an MPC-mode round is decrypted by all the servers, de
   }
 }
 
+TEST_CASE("verifiable mix: a round in which every party stays silent delivers nothing and its transcript verifies") {
+  SeededRng rng(33);
+  VerifiableMixChannel channel(2, rng, 2);
+  RoundRules spec = rules_for(4, 2, Delivery::analyzer_only);
+  spec.shape.min_messages = 0;
+  Submissions silent;
+  silent.messages = MessageBatch(2);
+  for (PartyId p = 0; p < 4; ++p) silent.parties.push_back({p, 0, 0});
+  const RoundOutcome out = channel.exchange(spec, silent);
+  REQUIRE(out.output.has_value());
+  CHECK(out.output->count() == 0);
+  CHECK(out.submitted.size() == 4);
+  CHECK(channel.transcript().rounds.at(0).input.size() == 0);
+  const Verdict v = verify_transcript(Transcript::from_json(channel.transcript().to_json()), 2);
+  CHECK(v.ok());
+  CHECK(v.hop_proofs == 2);
+}
+
 TEST_CASE("verifiable mix: with a decryption threshold of 2 of 3 servers a round survives one absent server, not two") {
   SeededRng rng(32);
   VerifiableMixChannel channel(3, rng, 2, 2);
