@@ -92,7 +92,13 @@ void add_account_command(CLI::App& app, const Registry&, Action& action) {
         Value bounds = Value::array();
         for (const auto& b : amplification_bounds(o->parties, o->epsilon0, o->delta, o->k, progress_after_a_second("fmt-numeric")))
           bounds.push_back({{"name", b.name}, {"epsilon", optional_number(b.epsilon)}, {"source", b.source}, {"validity", b.validity}});
-        print({{"parties", o->parties}, {"epsilon0", o->epsilon0}, {"delta", o->delta}, {"bounds", bounds}}, o->json);
+        // How far from the truth the bounds can be (a lower bound, so not one of them).
+        Value lower = Value::array();
+        lower.push_back({{"name", "rr-exact"},
+                         {"epsilon", rr_exact_epsilon(o->parties, o->epsilon0, o->delta)},
+                         {"source", "exact curve of shuffled binary randomized response, all-zero dataset and its neighbour"},
+                         {"validity", "always (a lower bound: every bound valid for all eps0-LDP randomizers is at least this)"}});
+        print({{"parties", o->parties}, {"epsilon0", o->epsilon0}, {"delta", o->delta}, {"bounds", bounds}, {"lower_bound", lower}}, o->json);
         return 0;
       };
     });

@@ -1,6 +1,7 @@
 #include "shufflempc/amplification.hpp"
 
 #include <boost/math/distributions/binomial.hpp>
+#include <algorithm>
 #include <cmath>
 #include <mutex>
 #include <stdexcept>
@@ -185,6 +186,48 @@ double fmt_local_epsilon(std::uint64_t n, double eps, double delta, const Accoun
     (evaluate(n, mid, eps, total) <= delta ? lo : hi) = mid;
   }
   return lo;
+}
+
+double rr_exact_delta(std::uint64_t n, double eps0, double eps) {
+  check(n, eps0, 0.5, "rr_exact_delta");
+  if (!(eps >= 0)) throw std::invalid_argument("rr_exact_delta: epsilon must be at least 0");
+  if (eps >= eps0) return 0;  // the likelihood ratio is within [e^-eps0, e^eps0]
+  const double q = 1 / (std::exp(eps0) + 1), p = 1 - q, e_eps = std::exp(eps);
+  // K0(k) = q b(k-1) + p b(k) and K1(k) = p b(k-1) + q b(k), b the pmf of B ~ Bin(n - 1, q). With
+  // r = b(k-1)/b(k) = (k/(n-k)) (1-q)/q rising in k, K1/K0 = (p r + q)/(q r + p) rises with it.
+  const boost::math::binomial b(static_cast<double>(n - 1), q);
+  const double nd = static_cast<double>(n);
+  const auto at_least = [&](std::int64_t j) {  // P(B >= j)
+    if (j <= 0) return 1.0;
+    if (static_cast<std::uint64_t>(j) > n - 1) return 0.0;
+    return boost::math::cdf(boost::math::complement(b, static_cast<double>(j - 1)));
+  };
+  const auto at_most = [&](std::int64_t j) {  // P(B <= j)
+    if (j < 0) return 0.0;
+    if (static_cast<std::uint64_t>(j) >= n - 1) return 1.0;
+    return boost::math::cdf(b, static_cast<double>(j));
+  };
+  // K1 > e^eps K0 exactly when r > R = (e^eps p - q)/(p - e^eps q), i.e. when k > kappa.
+  const double big_r = (e_eps * p - q) / (p - e_eps * q);
+  const double kappa = big_r * nd * q / ((1 - q) + big_r * q);
+  const auto first = static_cast<std::int64_t>(std::floor(kappa)) + 1;  // the least k above kappa
+  const double upper = (p * at_least(first - 1) + q * at_least(first)) - e_eps * (q * at_least(first - 1) + p * at_least(first));
+  // K0 > e^eps K1 exactly when r < 1/R, i.e. when k < kappa' (the ratio falls as r rises).
+  const double kappa2 = (1 / big_r) * nd * q / ((1 - q) + q / big_r);
+  const auto last = static_cast<std::int64_t>(std::ceil(kappa2)) - 1;  // the greatest k below kappa'
+  const double lower = (q * at_most(last - 1) + p * at_most(last)) - e_eps * (p * at_most(last - 1) + q * at_most(last));
+  return std::clamp(std::max(upper, lower), 0.0, 1.0);
+}
+
+double rr_exact_epsilon(std::uint64_t n, double eps0, double delta) {
+  check(n, eps0, delta, "rr_exact_epsilon");
+  if (rr_exact_delta(n, eps0, 0) <= delta) return 0;
+  double lo = 0, hi = eps0;  // delta(lo) > delta >= delta(hi) = 0
+  while (hi - lo > 1e-9) {
+    const double mid = (lo + hi) / 2;
+    (rr_exact_delta(n, eps0, mid) <= delta ? hi : lo) = mid;
+  }
+  return lo;  // rounded down: still a lower bound
 }
 
 std::vector<AmplificationBound> amplification_bounds(std::uint64_t n, double eps0, double delta, std::uint64_t k,

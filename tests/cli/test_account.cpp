@@ -25,6 +25,12 @@ TEST_CASE("account amplify: every bound, the golden FMT21 values, null where a b
   CHECK(numeric <= 0.17279);
   CHECK(by_name.at("blanket")["epsilon"].get<double>() == doctest::Approx(0.336).epsilon(2e-3));
   CHECK(by_name.at("erlingsson")["epsilon"].is_null());
+  // The exact curve of shuffled binary randomized response, printed apart: below every bound.
+  REQUIRE(j["lower_bound"].size() == 1);
+  CHECK(j["lower_bound"][0]["name"] == "rr-exact");
+  const double lower = j["lower_bound"][0]["epsilon"].get<double>();
+  CHECK(lower == doctest::Approx(0.085).epsilon(0.02));
+  CHECK(lower < numeric);
   const auto text = run_command(cli() + " account amplify --epsilon0 4");
   REQUIRE(text.exit_code == 0);
   CHECK(text.out.find("0.537804") != std::string::npos);

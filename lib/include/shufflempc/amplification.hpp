@@ -50,6 +50,19 @@ using AccountingProgress = std::function<void(double done, std::size_t total)>;
 // randomizer a protocol may use to be (eps, delta)-DP after shuffling. At least eps.
 [[nodiscard]] double fmt_local_epsilon(std::uint64_t n, double eps, double delta, const AccountingProgress& progress = {});
 
+// How far from the truth the bounds above can be: the exact (eps, delta) of one mechanism on one
+// pair of neighbouring datasets. Binary randomized response with flip probability q = 1/(e^eps0 + 1)
+// is eps0-LDP; shuffled, its output is the count of ones. On the all-zero dataset the count is
+// K0 ~ Bin(n, q); with one user's bit set it is K1 ~ Bin(n - 1, q) + Bern(1 - q). rr_exact_delta is
+// the larger of the two e^eps-hockey-stick divergences between K0 and K1, in closed form (each is a
+// difference of binomial tails at the one point where the likelihood ratio crosses e^eps; O(1)
+// per call at any n). rr_exact_epsilon is the smallest eps (to 1e-9, rounded down) with
+// rr_exact_delta <= delta: a LOWER bound on the central epsilon of shuffled binary randomized
+// response, so every upper bound valid for all eps0-LDP randomizers (erlingsson, fmt-closed,
+// fmt-numeric; blanket with k = 2) is at least this.
+[[nodiscard]] double rr_exact_delta(std::uint64_t n, double eps0, double eps);
+[[nodiscard]] double rr_exact_epsilon(std::uint64_t n, double eps0, double delta);
+
 // Every bound above for one setting, with the reason a bound does not apply.
 struct AmplificationBound {
   std::string name;      // "erlingsson", "blanket", "fmt-closed", "fmt-numeric"
