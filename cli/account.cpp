@@ -90,7 +90,7 @@ void add_account_command(CLI::App& app, const Registry&, Action& action) {
     cmd->callback([o, &action] {
       action = [o] {
         Value bounds = Value::array();
-        for (const auto& b : amplification_bounds(o->parties, o->epsilon0, o->delta, o->k, progress_after_a_second("fmt-numeric")))
+        for (const auto& b : amplification_bounds(o->parties, o->epsilon0, o->delta, o->k, progress_after_a_second("numeric bounds")))
           bounds.push_back({{"name", b.name}, {"epsilon", optional_number(b.epsilon)}, {"source", b.source}, {"validity", b.validity}});
         // How far from the truth the bounds can be (a lower bound, so not one of them).
         Value lower = Value::array();
@@ -98,6 +98,12 @@ void add_account_command(CLI::App& app, const Registry&, Action& action) {
                          {"epsilon", rr_exact_epsilon(o->parties, o->epsilon0, o->delta)},
                          {"source", "exact curve of shuffled binary randomized response, all-zero dataset and its neighbour"},
                          {"validity", "always (a lower bound: every bound valid for all eps0-LDP randomizers is at least this)"}});
+        if (o->k > 2)
+          lower.push_back({{"name", "rr-exact-k"},
+                           {"epsilon", rr_exact_epsilon(o->parties, o->epsilon0, o->delta, o->k)},
+                           {"source", "exact curve of shuffled k-ary randomized response (k = " + std::to_string(o->k) +
+                                          "), every user on one value and its neighbour"},
+                           {"validity", "always (a lower bound: every bound valid for k-ary randomized response is at least this)"}});
         print({{"parties", o->parties}, {"epsilon0", o->epsilon0}, {"delta", o->delta}, {"bounds", bounds}, {"lower_bound", lower}}, o->json);
         return 0;
       };
@@ -114,6 +120,7 @@ void add_account_command(CLI::App& app, const Registry&, Action& action) {
     cmd->callback([o, &action] {
       action = [o] {
         const double fmt_eps0 = fmt_local_epsilon(o->parties, o->epsilon, o->delta, progress_after_a_second("fmt-numeric"));
+        const double exact_eps0 = blanket_exact_local_epsilon(o->parties, o->epsilon, o->delta, o->k, progress_after_a_second("blanket-exact"));
         const auto blanket = blanket_local_epsilon(o->parties, o->epsilon, o->delta, o->k);
         const double k = static_cast<double>(o->k);
         Value out = {{"parties", o->parties},
@@ -122,7 +129,9 @@ void add_account_command(CLI::App& app, const Registry&, Action& action) {
                      {"fmt_numeric_epsilon0", fmt_eps0},
                      {"fmt_numeric_rr_uniform_probability", k / (std::exp(fmt_eps0) + k - 1)},
                      {"blanket_epsilon0", optional_number(blanket)},
-                     {"blanket_rr_uniform_probability", blanket ? Value(k / (std::exp(*blanket) + k - 1)) : Value(nullptr)}};
+                     {"blanket_rr_uniform_probability", blanket ? Value(k / (std::exp(*blanket) + k - 1)) : Value(nullptr)},
+                     {"blanket_exact_epsilon0", exact_eps0},
+                     {"blanket_exact_rr_uniform_probability", k / (std::exp(exact_eps0) + k - 1)}};
         print(out, o->json);
         return 0;
       };

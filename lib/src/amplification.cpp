@@ -81,18 +81,20 @@ std::optional<double> fmt_closed_form(std::uint64_t n, double eps0, double delta
 
 namespace {
 
-// fmt_delta, telling `block_done(fraction)` (under a lock) as its blocks finish.
-double fmt_delta_reporting(std::uint64_t n, double eps0, double eps, const std::function<void(double)>& block_done) {
-  check(n, eps0, 0.5, "fmt_delta");
-  if (!(eps >= 0)) throw std::invalid_argument("fmt_delta: epsilon must be at least 0");
+// The pair of distributions both numeric bounds reduce to: C ~ Bin(n - 1, clone) other users whose
+// report could be either input's, A ~ Bin(C, 1/2) of them on the first, D ~ Bern(a) with
+// a = e^eps0/(e^eps0 + 1); P = (A + D, C - A + 1 - D), Q = (A + 1 - D, C - A + D). FMT21 has
+// clone = e^-eps0 for any eps0-LDP randomizer; the privacy blanket of k-ary randomized response has
+// clone = 2/(e^eps0 + k - 1) (docs/accounting.md).
+// Telling `block_done(fraction)` (under a lock) as its blocks finish.
+double clone_delta_reporting(std::uint64_t n, double clone, double eps0, double eps, const std::function<void(double)>& block_done) {
   if (eps >= eps0) return 0;  // the divergence vanishes once e^eps >= a / (1 - a) = e^eps0
   const double a = std::exp(eps0) / (1 + std::exp(eps0));
   const double e_eps = std::exp(eps);
   const double ratio = (a - e_eps * (1 - a)) / (e_eps * a - (1 - a));
-  const double q = std::exp(-eps0);
-  const boost::math::binomial clones(static_cast<double>(n - 1), q);
-  const double mean = static_cast<double>(n - 1) * q;
-  const double sd = std::sqrt(static_cast<double>(n - 1) * q * (1 - q));
+  const boost::math::binomial clones(static_cast<double>(n - 1), clone);
+  const double mean = static_cast<double>(n - 1) * clone;
+  const double sd = std::sqrt(static_cast<double>(n - 1) * clone * (1 - clone));
   const double lo_real = std::floor(mean - 16 * sd - 1), hi_real = std::ceil(mean + 16 * sd + 1);
   const std::uint64_t lo = lo_real <= 0 ? 0 : static_cast<std::uint64_t>(lo_real);
   const std::uint64_t hi = hi_real >= static_cast<double>(n - 1) ? n - 1 : static_cast<std::uint64_t>(hi_real);
@@ -126,9 +128,35 @@ double fmt_delta_reporting(std::uint64_t n, double eps0, double eps, const std::
   return std::min(1.0, delta);
 }
 
+// A numeric bound's delta(n, eps0, eps), telling its blocks as they finish.
+using DeltaFunction = std::function<double(std::uint64_t, double, double, const std::function<void(double)>&)>;
+
+double fmt_delta_reporting(std::uint64_t n, double eps0, double eps, const std::function<void(double)>& block_done) {
+  check(n, eps0, 0.5, "fmt_delta");
+  if (!(eps >= 0)) throw std::invalid_argument("fmt_delta: epsilon must be at least 0");
+  return clone_delta_reporting(n, std::exp(-eps0), eps0, eps, block_done);
+}
+
+// Given that the last user's report falls on x or x' (probability `weight`, the same under both
+// inputs), the blanket reports of the others that fall there are C ~ Bin(n - 1, 2/(e^eps0 + k - 1)),
+// each on x or x' with probability 1/2; given that it falls elsewhere, it has the same law under
+// both inputs. Joint convexity of the divergence bounds delta by weight times the conditional one.
+double blanket_delta_reporting(std::uint64_t n, double eps0, double eps, std::uint64_t k, const std::function<void(double)>& block_done) {
+  check(n, eps0, 0.5, "blanket_exact_delta");
+  if (!(eps >= 0)) throw std::invalid_argument("blanket_exact_delta: epsilon must be at least 0");
+  if (k < 2) throw std::invalid_argument("blanket_exact_delta: k must be at least 2");
+  const double spread = std::exp(eps0) + static_cast<double>(k) - 1;
+  const double weight = (std::exp(eps0) + 1) / spread;
+  return std::min(1.0, weight * clone_delta_reporting(n, 2 / spread, eps0, eps, block_done));
+}
+
 }  // namespace
 
 double fmt_delta(std::uint64_t n, double eps0, double eps) { return fmt_delta_reporting(n, eps0, eps, {}); }
+
+double blanket_exact_delta(std::uint64_t n, double eps0, double eps, std::uint64_t k) {
+  return blanket_delta_reporting(n, eps0, eps, k, {});
+}
 
 namespace {
 
@@ -139,28 +167,26 @@ std::size_t halvings(double width) {
   return k;
 }
 
-// fmt_delta for a search, counting its evaluations for an AccountingProgress: `total` is the
-// number the search expects in all.
+// A numeric bound's delta for a search, counting its evaluations for an AccountingProgress:
+// `total` is the number the search expects in all.
 struct Evaluations {
   const AccountingProgress& progress;
+  DeltaFunction delta_of;
   std::size_t done = 0;
   double operator()(std::uint64_t n, double eps0, double eps, std::size_t total) {
     total = std::max(total, done + 1);
     std::function<void(double)> partly;
     if (progress) partly = [&](double fraction) { progress(static_cast<double>(done) + fraction, total); };
-    const double delta = fmt_delta_reporting(n, eps0, eps, partly);
+    const double delta = delta_of(n, eps0, eps, partly);
     ++done;
     if (progress) progress(static_cast<double>(done), total);
     return delta;
   }
 };
 
-}  // namespace
-
-double fmt_numeric_epsilon(std::uint64_t n, double eps0, double delta, const AccountingProgress& progress) {
-  check(n, eps0, delta, "fmt_numeric_epsilon");
-  double lo = 0, hi = eps0;  // fmt_delta(hi) = 0 <= delta
-  Evaluations evaluate{progress};
+// The smallest eps (to 1e-9, rounded up) whose delta is at most `delta`.
+double numeric_epsilon(std::uint64_t n, double eps0, double delta, Evaluations& evaluate) {
+  double lo = 0, hi = eps0;  // delta(hi) = 0 <= delta
   const std::size_t total = 1 + halvings(hi - lo);
   if (evaluate(n, eps0, lo, total) <= delta) return 0;
   while (hi - lo > 1e-9) {
@@ -170,10 +196,9 @@ double fmt_numeric_epsilon(std::uint64_t n, double eps0, double delta, const Acc
   return hi;
 }
 
-double fmt_local_epsilon(std::uint64_t n, double eps, double delta, const AccountingProgress& progress) {
-  check(n, eps, delta, "fmt_local_epsilon");
-  double lo = eps, hi = 2 * eps + 1;  // fmt_delta(n, lo, eps) = 0
-  Evaluations evaluate{progress};
+// The largest eps0 (to 1e-9, rounded down) whose delta at eps is at most `delta`.
+double numeric_local_epsilon(std::uint64_t n, double eps, double delta, Evaluations& evaluate) {
+  double lo = eps, hi = 2 * eps + 1;  // delta(n, lo, eps) = 0
   // While bracketing: this evaluation, perhaps one more bracket, then the bisection.
   while (evaluate(n, hi, eps, evaluate.done + 2 + halvings(hi - lo)) <= delta) {
     lo = hi;
@@ -188,10 +213,105 @@ double fmt_local_epsilon(std::uint64_t n, double eps, double delta, const Accoun
   return lo;
 }
 
-double rr_exact_delta(std::uint64_t n, double eps0, double eps) {
+DeltaFunction blanket_of(std::uint64_t k) {
+  return [k](std::uint64_t n, double eps0, double eps, const std::function<void(double)>& done) {
+    return blanket_delta_reporting(n, eps0, eps, k, done);
+  };
+}
+
+}  // namespace
+
+double fmt_numeric_epsilon(std::uint64_t n, double eps0, double delta, const AccountingProgress& progress) {
+  check(n, eps0, delta, "fmt_numeric_epsilon");
+  Evaluations evaluate{progress, fmt_delta_reporting};
+  return numeric_epsilon(n, eps0, delta, evaluate);
+}
+
+double fmt_local_epsilon(std::uint64_t n, double eps, double delta, const AccountingProgress& progress) {
+  check(n, eps, delta, "fmt_local_epsilon");
+  Evaluations evaluate{progress, fmt_delta_reporting};
+  return numeric_local_epsilon(n, eps, delta, evaluate);
+}
+
+double blanket_exact_epsilon(std::uint64_t n, double eps0, double delta, std::uint64_t k, const AccountingProgress& progress) {
+  check(n, eps0, delta, "blanket_exact_epsilon");
+  if (k < 2) throw std::invalid_argument("blanket_exact_epsilon: k must be at least 2");
+  Evaluations evaluate{progress, blanket_of(k)};
+  return numeric_epsilon(n, eps0, delta, evaluate);
+}
+
+double blanket_exact_local_epsilon(std::uint64_t n, double eps, double delta, std::uint64_t k, const AccountingProgress& progress) {
+  check(n, eps, delta, "blanket_exact_local_epsilon");
+  if (k < 2) throw std::invalid_argument("blanket_exact_local_epsilon: k must be at least 2");
+  Evaluations evaluate{progress, blanket_of(k)};
+  return numeric_local_epsilon(n, eps, delta, evaluate);
+}
+
+namespace {
+
+// k-ary randomized response, k >= 3: every user holds x; the neighbour moves the last one to x'.
+// With I = N_x, J = N_x' the counts of the two values, the likelihood ratio of the histogram is
+// L = 1 + ((e^eps0 - 1) J - (1 - e^-eps0) I) / n (the other values' counts have the same
+// conditional law under both datasets). Under the all-x dataset J ~ Bin(n, r), r = 1/(e^eps0 + k - 1),
+// and I | J = j ~ Bin(n - j, pi), pi = e^eps0 r / (1 - r). Both directions of the divergence are
+// expectations of (L - e^eps)_+ and (1 - e^eps L)_+ under that law: for each j a binomial tail and
+// a partial mean (E[I; I <= m] = (n - j) pi P(Bin(n - j - 1, pi) <= m - 1)) at the one cutoff in I.
+// The j beyond 16 standard deviations are left out, which only lowers the sum: still a lower bound.
+double kary_rr_exact_delta(std::uint64_t n, double eps0, double eps, std::uint64_t k) {
+  const double nd = static_cast<double>(n);
+  const double r = 1 / (std::exp(eps0) + static_cast<double>(k) - 1);
+  const double pi = std::exp(eps0) * r / (1 - r);
+  const double alpha = std::expm1(eps0), beta = -std::expm1(-eps0), e_eps = std::exp(eps);
+  const boost::math::binomial others(nd, r);
+  const double mean = nd * r, sd = std::sqrt(nd * r * (1 - r));
+  const double lo_real = std::floor(mean - 16 * sd - 1), hi_real = std::ceil(mean + 16 * sd + 1);
+  const std::uint64_t lo = lo_real <= 0 ? 0 : static_cast<std::uint64_t>(lo_real);
+  const std::uint64_t hi = hi_real >= nd ? n : static_cast<std::uint64_t>(hi_real);
+  // P(Bin(m, pi) <= j) and P(Bin(m, pi) >= j), 0 or 1 outside the support.
+  const auto at_most = [pi](std::uint64_t m, double j) {
+    if (j < 0) return 0.0;
+    if (j >= static_cast<double>(m)) return 1.0;
+    return boost::math::cdf(boost::math::binomial(static_cast<double>(m), pi), j);
+  };
+  const auto at_least = [pi](std::uint64_t m, double j) {
+    if (j <= 0) return 1.0;
+    if (j > static_cast<double>(m)) return 0.0;
+    return boost::math::cdf(boost::math::complement(boost::math::binomial(static_cast<double>(m), pi), j - 1));
+  };
+  double up = 0, down = 0;
+  for (std::uint64_t j = lo; j <= hi; ++j) {
+    const double pj = boost::math::pdf(others, static_cast<double>(j));
+    if (pj == 0) continue;
+    const std::uint64_t m = n - j;  // I ~ Bin(m, pi)
+    const double md = static_cast<double>(m), jd = static_cast<double>(j);
+    // L > e^eps exactly when I < t = (n (1 - e^eps) + alpha j) / beta.
+    const double t = (nd * (1 - e_eps) + alpha * jd) / beta;
+    const double last = std::ceil(t) - 1;  // the greatest I below t
+    if (last >= 0) {
+      const double c = 1 + alpha * jd / nd - e_eps;
+      const double mean_part = m == 0 ? 0 : md * pi * at_most(m - 1, last - 1);
+      up += pj * std::max(0.0, c * at_most(m, last) - beta / nd * mean_part);
+    }
+    // e^eps L < 1 exactly when I > s = (n (1 - e^-eps) + alpha j) / beta.
+    const double s_cut = (nd * (1 - 1 / e_eps) + alpha * jd) / beta;
+    const double first = std::floor(s_cut) + 1;  // the least I above s
+    if (first <= md) {
+      const double d = 1 - e_eps - e_eps * alpha * jd / nd;
+      const double mean_part = m == 0 ? 0 : md * pi * at_least(m - 1, first - 1);
+      down += pj * std::max(0.0, d * at_least(m, first) + e_eps * beta / nd * mean_part);
+    }
+  }
+  return std::clamp(std::max(up, down), 0.0, 1.0);
+}
+
+}  // namespace
+
+double rr_exact_delta(std::uint64_t n, double eps0, double eps, std::uint64_t k) {
   check(n, eps0, 0.5, "rr_exact_delta");
   if (!(eps >= 0)) throw std::invalid_argument("rr_exact_delta: epsilon must be at least 0");
+  if (k < 2) throw std::invalid_argument("rr_exact_delta: k must be at least 2");
   if (eps >= eps0) return 0;  // the likelihood ratio is within [e^-eps0, e^eps0]
+  if (k > 2) return kary_rr_exact_delta(n, eps0, eps, k);
   const double q = 1 / (std::exp(eps0) + 1), p = 1 - q, e_eps = std::exp(eps);
   // K0(k) = q b(k-1) + p b(k) and K1(k) = p b(k-1) + q b(k), b the pmf of B ~ Bin(n - 1, q). With
   // r = b(k-1)/b(k) = (k/(n-k)) (1-q)/q rising in k, K1/K0 = (p r + q)/(q r + p) rises with it.
@@ -219,19 +339,24 @@ double rr_exact_delta(std::uint64_t n, double eps0, double eps) {
   return std::clamp(std::max(upper, lower), 0.0, 1.0);
 }
 
-double rr_exact_epsilon(std::uint64_t n, double eps0, double delta) {
+double rr_exact_epsilon(std::uint64_t n, double eps0, double delta, std::uint64_t k) {
   check(n, eps0, delta, "rr_exact_epsilon");
-  if (rr_exact_delta(n, eps0, 0) <= delta) return 0;
+  if (rr_exact_delta(n, eps0, 0, k) <= delta) return 0;
   double lo = 0, hi = eps0;  // delta(lo) > delta >= delta(hi) = 0
   while (hi - lo > 1e-9) {
     const double mid = (lo + hi) / 2;
-    (rr_exact_delta(n, eps0, mid) <= delta ? hi : lo) = mid;
+    (rr_exact_delta(n, eps0, mid, k) <= delta ? hi : lo) = mid;
   }
   return lo;  // rounded down: still a lower bound
 }
 
 std::vector<AmplificationBound> amplification_bounds(std::uint64_t n, double eps0, double delta, std::uint64_t k,
                                                      const AccountingProgress& progress) {
+  // Two searches of about the same number of evaluations: each told as one half of the whole.
+  const auto half = [&progress](int which) -> AccountingProgress {
+    if (!progress) return {};
+    return [&progress, which](double done, std::size_t total) { progress(static_cast<double>(which * total) + done, 2 * total); };
+  };
   std::vector<AmplificationBound> out;
   out.push_back({"erlingsson", "Erlingsson, Feldman, Mironov, Raghunathan, Talwar, Thakurta, SODA 2019", erlingsson_epsilon(n, eps0, delta),
                  "eps0 <= 1/2, n >= 1000, delta <= 0.01"});
@@ -239,8 +364,12 @@ std::vector<AmplificationBound> amplification_bounds(std::uint64_t n, double eps
                  blanket_epsilon(n, eps0, delta, k), "the bound is at most 1"});
   out.push_back({"fmt-closed", "Feldman, McMillan, Talwar, FOCS 2021, closed form", fmt_closed_form(n, eps0, delta),
                  "eps0 <= ln(n / (16 ln(4/delta)))"});
-  out.push_back({"fmt-numeric", "Feldman, McMillan, Talwar, FOCS 2021, numeric", fmt_numeric_epsilon(n, eps0, delta, progress),
-                 "every n and eps0 (the result is eps0 itself when shuffling does not help)"});
+  out.push_back({"fmt-numeric", "Feldman, McMillan, Talwar, FOCS 2021, numeric", fmt_numeric_epsilon(n, eps0, delta, half(0)),
+                 "every eps0-LDP randomizer, every n and eps0 (the result is eps0 itself when shuffling does not help)"});
+  out.push_back({"blanket-exact",
+                 "Balle, Bell, Gascon, Nissim, CRYPTO 2019, the blanket decomposition summed exactly (k-ary randomized response, k = " +
+                     std::to_string(k) + ")",
+                 blanket_exact_epsilon(n, eps0, delta, k, half(1)), "k-ary randomized response, every n and eps0"});
   return out;
 }
 

@@ -16,7 +16,7 @@ TEST_CASE("account amplify: every bound, the golden FMT21 values, null where a b
   REQUIRE(r.exit_code == 0);
   CHECK(r.err.empty());  // a search that ends within a second draws no progress
   const auto j = nlohmann::json::parse(r.out);
-  REQUIRE(j["bounds"].size() == 4);
+  REQUIRE(j["bounds"].size() == 5);
   std::map<std::string, nlohmann::json> by_name;
   for (const auto& b : j["bounds"]) by_name[b["name"].get<std::string>()] = b;
   CHECK(by_name.at("fmt-closed")["epsilon"].get<double>() == doctest::Approx(0.5378040242374512).epsilon(1e-14));
@@ -25,12 +25,21 @@ TEST_CASE("account amplify: every bound, the golden FMT21 values, null where a b
   CHECK(numeric <= 0.17279);
   CHECK(by_name.at("blanket")["epsilon"].get<double>() == doctest::Approx(0.336).epsilon(2e-3));
   CHECK(by_name.at("erlingsson")["epsilon"].is_null());
+  const double blanket_exact = by_name.at("blanket-exact")["epsilon"].get<double>();
+  CHECK(blanket_exact == doctest::Approx(shufflempc::blanket_exact_epsilon(100000, 4, 1e-6)).epsilon(1e-12));
+  CHECK(blanket_exact == doctest::Approx(0.118).epsilon(0.01));
   // The exact curve of shuffled binary randomized response, printed apart: below every bound.
   REQUIRE(j["lower_bound"].size() == 1);
   CHECK(j["lower_bound"][0]["name"] == "rr-exact");
   const double lower = j["lower_bound"][0]["epsilon"].get<double>();
   CHECK(lower == doctest::Approx(0.085).epsilon(0.02));
-  CHECK(lower < numeric);
+  CHECK(lower < blanket_exact);
+  CHECK(blanket_exact < numeric);
+  // With k > 2 the exact curve of k-ary randomized response comes beside the binary one.
+  const auto k4 = nlohmann::json::parse(run_command(cli() + " account amplify --parties 10000 --epsilon0 2 --k 4 --json").out);
+  REQUIRE(k4["lower_bound"].size() == 2);
+  CHECK(k4["lower_bound"][1]["name"] == "rr-exact-k");
+  CHECK(k4["lower_bound"][1]["epsilon"].get<double>() == doctest::Approx(shufflempc::rr_exact_epsilon(10000, 2, 1e-6, 4)).epsilon(1e-12));
   const auto text = run_command(cli() + " account amplify --epsilon0 4");
   REQUIRE(text.exit_code == 0);
   CHECK(text.out.find("0.537804") != std::string::npos);
@@ -43,6 +52,9 @@ TEST_CASE("account local and noise: the inverse bounds and the calibrated noises
   const auto lj = nlohmann::json::parse(l.out);
   CHECK(lj["fmt_numeric_epsilon0"].get<double>() == doctest::Approx(shufflempc::fmt_local_epsilon(100000, 0.5, 1e-6)).epsilon(1e-12));
   CHECK(lj["blanket_epsilon0"].get<double>() == doctest::Approx(shufflempc::blanket_local_epsilon(100000, 0.5, 1e-6).value()));
+  CHECK(lj["blanket_exact_epsilon0"].get<double>() ==
+        doctest::Approx(shufflempc::blanket_exact_local_epsilon(100000, 0.5, 1e-6)).epsilon(1e-12));
+  CHECK(lj["blanket_exact_epsilon0"].get<double>() > lj["fmt_numeric_epsilon0"].get<double>());
 
   const auto b = nlohmann::json::parse(run_command(cli() + " account noise --parties 100000 --epsilon 1 --delta 1e-6 --json").out);
   CHECK(b["p"].get<double>() == doctest::Approx(shufflempc::calibrate_binomial_p(100000, 1, 1e-6)));

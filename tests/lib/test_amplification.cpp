@@ -95,11 +95,15 @@ TEST_CASE("Erlingsson et al.: 12 eps0 sqrt(ln(1/delta)/n) inside its range only"
 
 TEST_CASE("amplification_bounds lists every bound, with the reason when one does not apply") {
   const auto b = amplification_bounds(100000, 4, 1e-6);
-  REQUIRE(b.size() == 4);
+  REQUIRE(b.size() == 5);
   CHECK(b[0].name == "erlingsson");
   CHECK_FALSE(b[0].epsilon.has_value());
   CHECK(b[2].epsilon.value() == doctest::Approx(0.5378040242374512));
-  CHECK(b[3].epsilon.value() < b[1].epsilon.value());  // the numeric analysis is the tightest here
+  CHECK(b[3].epsilon.value() < b[1].epsilon.value());  // the numeric analysis beats both closed forms
+  CHECK(b[3].epsilon.value() < b[2].epsilon.value());
+  CHECK(b[4].name == "blanket-exact");
+  CHECK(b[4].epsilon.value() < b[3].epsilon.value());  // and the blanket summed exactly beats it, for randomized response
+  for (const auto& bound : b) CHECK_FALSE(bound.validity.empty());
   CHECK_THROWS_AS((void)fmt_numeric_epsilon(1, 1, 1e-6), std::invalid_argument);
   CHECK_THROWS_AS((void)fmt_numeric_epsilon(100, 1, 0), std::invalid_argument);
 }

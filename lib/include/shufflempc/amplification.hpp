@@ -9,6 +9,9 @@
 //   fmt_closed_form        Feldman, McMillan, Talwar (FOCS'21), "Hiding among the clones", Theorem 3.1
 //   fmt_numeric_epsilon    the same paper's reduction evaluated numerically: the smallest eps whose
 //                          hockey-stick divergence fmt_delta is at most delta
+//   blanket_exact_epsilon  the privacy blanket of k-ary randomized response (Balle et al.) without
+//                          its concentration inequalities: the same divergence summed exactly over
+//                          the binomial law of the blanket count; for randomized response only
 //
 // Each returns std::nullopt outside the range where its theorem holds (the reason is in
 // amplification_validity). The numeric bound is an upper bound: the binomial tails it leaves out
@@ -50,6 +53,22 @@ using AccountingProgress = std::function<void(double done, std::size_t total)>;
 // randomizer a protocol may use to be (eps, delta)-DP after shuffling. At least eps.
 [[nodiscard]] double fmt_local_epsilon(std::uint64_t n, double eps, double delta, const AccountingProgress& progress = {});
 
+// The privacy blanket of k-ary randomized response (report x with probability
+// e^eps0/(e^eps0 + k - 1), each other value with probability 1/(e^eps0 + k - 1)) evaluated exactly.
+// Each report is a uniform value (the blanket) with probability k/(e^eps0 + k - 1), else the
+// user's input. Give the analyst every input outside the blanket and whether the last user's report
+// fell on the two inputs that differ, x or x' (probability w = (e^eps0 + 1)/(e^eps0 + k - 1) under
+// either input): then delta is at most w times the divergence fmt_delta computes with clones
+// C ~ Bin(n - 1, 2/(e^eps0 + k - 1)) instead of Bin(n - 1, e^-eps0) (docs/accounting.md has the
+// derivation). A rigorous upper bound for k-ary randomized response, not for other randomizers;
+// tails beyond 16 standard deviations of C are added whole, as in fmt_delta. The inverse is the
+// largest eps0 (to 1e-9, rounded down) meeting (eps, delta).
+[[nodiscard]] double blanket_exact_delta(std::uint64_t n, double eps0, double eps, std::uint64_t k = 2);
+[[nodiscard]] double blanket_exact_epsilon(std::uint64_t n, double eps0, double delta, std::uint64_t k = 2,
+                                           const AccountingProgress& progress = {});
+[[nodiscard]] double blanket_exact_local_epsilon(std::uint64_t n, double eps, double delta, std::uint64_t k = 2,
+                                                 const AccountingProgress& progress = {});
+
 // How far from the truth the bounds above can be: the exact (eps, delta) of one mechanism on one
 // pair of neighbouring datasets. Binary randomized response with flip probability q = 1/(e^eps0 + 1)
 // is eps0-LDP; shuffled, its output is the count of ones. On the all-zero dataset the count is
@@ -60,12 +79,19 @@ using AccountingProgress = std::function<void(double done, std::size_t total)>;
 // rr_exact_delta <= delta: a LOWER bound on the central epsilon of shuffled binary randomized
 // response, so every upper bound valid for all eps0-LDP randomizers (erlingsson, fmt-closed,
 // fmt-numeric; blanket with k = 2) is at least this.
-[[nodiscard]] double rr_exact_delta(std::uint64_t n, double eps0, double eps);
-[[nodiscard]] double rr_exact_epsilon(std::uint64_t n, double eps0, double delta);
+//
+// With k > 2 the mechanism is k-ary randomized response (report the input with probability
+// e^eps0/(e^eps0 + k - 1), each other value with probability 1/(e^eps0 + k - 1)), the dataset has
+// every user on one value x and its neighbour moves one user to x': the histogram's likelihood ratio
+// depends on the two counts N_x and N_x' only, and the divergence is a sum over N_x' of binomial
+// tails and partial means at one cutoff in N_x (O(sd) terms). Every valid upper bound for k-ary
+// randomized response (blanket_exact_epsilon with the same k among them) is at least this.
+[[nodiscard]] double rr_exact_delta(std::uint64_t n, double eps0, double eps, std::uint64_t k = 2);
+[[nodiscard]] double rr_exact_epsilon(std::uint64_t n, double eps0, double delta, std::uint64_t k = 2);
 
 // Every bound above for one setting, with the reason a bound does not apply.
 struct AmplificationBound {
-  std::string name;      // "erlingsson", "blanket", "fmt-closed", "fmt-numeric"
+  std::string name;      // "erlingsson", "blanket", "fmt-closed", "fmt-numeric", "blanket-exact"
   std::string source;    // the paper
   std::optional<double> epsilon;
   std::string validity;  // when it holds; why not, if epsilon is empty
