@@ -13,22 +13,24 @@ std::vector<ParamSpec> common_params() {
           {.name = "model", .type = ParamType::choice, .default_value = "shuffle",
            .help = "shuffle: the largest local epsilon0 the bound certifies for (epsilon, delta) after shuffling; local: epsilon0 = epsilon, the local-model baseline",
            .choices = {"shuffle", "local"}},
-          {.name = "bound", .type = ParamType::choice, .default_value = "fmt",
-           .help = "the amplification bound: fmt (Feldman-McMillan-Talwar 2021, numeric) or blanket (Balle-Bell-Gascon-Nissim 2019)",
-           .choices = {"fmt", "blanket"}}};
+          {.name = "bound", .type = ParamType::choice, .default_value = "tightest",
+           .help = "the amplification bound: fmt (Feldman-McMillan-Talwar 2021, numeric), blanket (Balle-Bell-Gascon-Nissim 2019, closed "
+                   "form), blanket-exact (the same blanket summed exactly, for randomized response) or tightest (the larger eps0 of fmt and "
+                   "blanket-exact)",
+           .choices = {"fmt", "blanket", "blanket-exact", "tightest"}}};
 }
 
 shuffled_rr::Config config_of(const Params& p, const Population& pop, std::uint32_t domain) {
   return shuffled_rr::configure(pop.guaranteed(), domain, p.real("epsilon"), p.real("delta"),
                                 p.text("model") == "local" ? shuffled_rr::Model::local : shuffled_rr::Model::shuffle,
-                                p.text("bound") == "blanket" ? shuffled_rr::Bound::blanket : shuffled_rr::Bound::fmt);
+                                shuffled_rr::bound_of(p.text("bound")));
 }
 
 }  // namespace
 
 void register_shuffled_rr(Registry& registry) {
   registry.add({.name = "counting-rr-amplified",
-                .summary = "single-message randomized response amplified by shuffling (FMT 2021 or the privacy blanket): each user sends one bit, "
+                .summary = "single-message randomized response amplified by shuffling (eps0 from the tightest valid bound): each user sends one bit, "
                            "replaced by a uniform bit with probability gamma",
                 .params = common_params(),
                 .min_parties = 2,
@@ -40,7 +42,7 @@ void register_shuffled_rr(Registry& registry) {
   auto params = common_params();
   params.push_back({.name = "domain", .type = ParamType::integer, .default_value = "16", .help = "domain size k", .min = 2.0, .max = 65536.0});
   registry.add({.name = "histogram-rr-amplified",
-                .summary = "k-ary randomized response amplified by shuffling (FMT 2021 or the privacy blanket): one message per user",
+                .summary = "k-ary randomized response amplified by shuffling (eps0 from the tightest valid bound): one message per user",
                 .params = params,
                 .min_parties = 2,
                 .input_help = "one element in [0, domain) per party (--random-inputs uniform[:K]: the first K, by default domain/2)",

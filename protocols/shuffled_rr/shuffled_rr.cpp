@@ -12,6 +12,28 @@
 
 namespace shufflempc::shuffled_rr {
 
+Bound bound_of(const std::string& name) {
+  if (name == "fmt") return Bound::fmt;
+  if (name == "blanket") return Bound::blanket;
+  if (name == "blanket-exact") return Bound::blanket_exact;
+  if (name == "tightest") return Bound::tightest;
+  throw std::invalid_argument("bound = " + name + " is not one of: fmt, blanket, blanket-exact, tightest");
+}
+
+namespace {
+
+std::string bound_name(Bound b) {
+  switch (b) {
+    case Bound::fmt: return "Feldman-McMillan-Talwar 2021, numeric";
+    case Bound::blanket: return "Balle-Bell-Gascon-Nissim 2019, privacy blanket";
+    case Bound::blanket_exact: return "Balle-Bell-Gascon-Nissim 2019, privacy blanket summed exactly";
+    case Bound::tightest: break;
+  }
+  return "tightest";
+}
+
+}  // namespace
+
 Config configure(std::uint64_t parties, std::uint32_t domain, double epsilon, double delta, Model model, Bound bound) {
   if (domain < 2 || domain > 65536) throw std::invalid_argument("domain = " + std::to_string(domain) + " is out of range: must be in [2, 65536]");
   if (!(epsilon > 0)) throw std::invalid_argument("epsilon must be positive");
@@ -24,19 +46,32 @@ Config configure(std::uint64_t parties, std::uint32_t domain, double epsilon, do
   c.delta = delta;
   c.model = model;
   c.bound = bound;
+  c.used = bound;
   if (model == Model::local) {
     c.epsilon0 = epsilon;
-  } else if (bound == Bound::fmt) {
-    c.epsilon0 = fmt_local_epsilon(parties, epsilon, delta);
-    c.achieved_delta = fmt_delta(parties, c.epsilon0, epsilon);
-  } else {
+  } else if (bound == Bound::blanket) {
     const auto e0 = blanket_local_epsilon(parties, epsilon, delta, domain);
     if (!e0)
       throw std::invalid_argument(fmt::format(
           "parties = {} is too few for the privacy blanket at epsilon = {}, delta = {}, k = {}: its bound needs epsilon <= 1 and "
-          "(n - 1) min(eps^2 / (14 ln(2/delta)), eps / 27) > k (use --bound fmt)",
+          "(n - 1) min(eps^2 / (14 ln(2/delta)), eps / 27) > k (use --bound fmt, blanket-exact or tightest)",
           parties, epsilon, delta, domain));
     c.epsilon0 = *e0;
+  } else {
+    // The numeric bounds: each certifies the largest eps0 it can; tightest takes the larger.
+    const bool try_fmt = bound == Bound::fmt || bound == Bound::tightest;
+    const bool try_exact = bound == Bound::blanket_exact || bound == Bound::tightest;
+    const double by_fmt = try_fmt ? fmt_local_epsilon(parties, epsilon, delta) : 0;
+    const double by_exact = try_exact ? blanket_exact_local_epsilon(parties, epsilon, delta, domain) : 0;
+    if (by_exact > by_fmt) {
+      c.used = Bound::blanket_exact;
+      c.epsilon0 = by_exact;
+      c.achieved_delta = blanket_exact_delta(parties, c.epsilon0, epsilon, domain);
+    } else {
+      c.used = Bound::fmt;
+      c.epsilon0 = by_fmt;
+      c.achieved_delta = fmt_delta(parties, c.epsilon0, epsilon);
+    }
   }
   const double k = domain;
   c.gamma = k / (std::exp(c.epsilon0) + k - 1);
@@ -77,9 +112,10 @@ Value describe(const Config& c) {
              {"uniform_probability", c.gamma},
              {"domain", c.domain}};
   if (c.model == Model::shuffle) {
-    v["bound"] = c.bound == Bound::fmt ? "Feldman-McMillan-Talwar 2021, numeric" : "Balle-Bell-Gascon-Nissim 2019, privacy blanket";
+    v["bound"] = bound_name(c.used);
+    if (c.bound == Bound::tightest) v["bound_choice"] = "tightest of fmt and blanket-exact";
     v["central"] = {{"epsilon", c.epsilon}, {"delta", c.delta}, {"parties", c.parties}};
-    if (c.bound == Bound::fmt) v["central"]["delta_at_epsilon0"] = c.achieved_delta;
+    if (c.used != Bound::blanket) v["central"]["delta_at_epsilon0"] = c.achieved_delta;
   } else {
     v["local"] = {{"epsilon", c.epsilon}};
   }

@@ -6,8 +6,11 @@
 // The local randomizer is eps0-LDP with e^eps0 = 1 + k (1 - gamma) / gamma. The central
 // (eps, delta) is not a hand formula: the accountant (shufflempc/amplification.hpp) picks the
 // largest eps0 that its bound certifies for n shuffled reports, by
-//   fmt      Feldman, McMillan, Talwar, "Hiding among the clones" (FOCS 2021), numeric (default)
-//   blanket  Balle, Bell, Gascon, Nissim, "The privacy blanket of the shuffle model" (CRYPTO 2019)
+//   fmt            Feldman, McMillan, Talwar, "Hiding among the clones" (FOCS 2021), numeric
+//   blanket        Balle, Bell, Gascon, Nissim, "The privacy blanket of the shuffle model" (CRYPTO 2019)
+//   blanket-exact  the same blanket decomposition summed exactly (amplification.hpp)
+//   tightest       the larger eps0 of fmt and blanket-exact, both valid for k-ary randomized response
+//                  (the registered protocols' default)
 // or, as the local baseline, eps0 = eps (model local, no shuffle needed).
 #pragma once
 
@@ -22,17 +25,20 @@
 namespace shufflempc::shuffled_rr {
 
 enum class Model { shuffle, local };
-enum class Bound { fmt, blanket };
+enum class Bound { fmt, blanket, blanket_exact, tightest };
+// "fmt", "blanket", "blanket-exact", "tightest" (the parameter's choices).
+[[nodiscard]] Bound bound_of(const std::string& name);
 
 struct Config {
   std::uint64_t parties = 0;  // the submitters the amplification is computed for
   std::uint32_t domain = 2;   // k
   double epsilon = 1, delta = 1e-6;
   Model model = Model::shuffle;
-  Bound bound = Bound::fmt;
+  Bound bound = Bound::fmt;   // as asked
+  Bound used = Bound::fmt;    // the bound eps0 comes from (tightest resolves to fmt or blanket_exact)
   double epsilon0 = 0;        // the local randomizer's epsilon
   double gamma = 0;           // probability of a uniform report: k / (e^eps0 + k - 1)
-  double achieved_delta = 0;  // the bound's delta at (epsilon0, epsilon); 0 in the local model
+  double achieved_delta = 0;  // the numeric bound's delta at (epsilon0, epsilon); 0 in the local model and for blanket
 };
 
 // Throws std::invalid_argument naming the parameter (too few parties for the bound, say).

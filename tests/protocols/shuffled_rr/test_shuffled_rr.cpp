@@ -33,6 +33,35 @@ TEST_CASE("shuffled randomized response: eps0 is what the chosen bound certifies
                        std::invalid_argument);
 }
 
+TEST_CASE("shuffled randomized response: blanket-exact and tightest certify a larger eps0 than fmt, and say which bound they used") {
+  using namespace shuffled_rr;
+  const auto fmt = configure(100000, 2, 1, 1e-6, Model::shuffle, Bound::fmt);
+  const auto exact = configure(100000, 2, 1, 1e-6, Model::shuffle, Bound::blanket_exact);
+  const auto tightest = configure(100000, 2, 1, 1e-6, Model::shuffle, Bound::tightest);
+  CHECK(exact.epsilon0 == doctest::Approx(7.76).epsilon(0.002));  // fmt: 7.07
+  CHECK(exact.epsilon0 > fmt.epsilon0);
+  CHECK(exact.achieved_delta <= 1e-6);
+  CHECK(blanket_exact_delta(100000, exact.epsilon0, 1) <= 1e-6);
+  CHECK(tightest.epsilon0 == exact.epsilon0);
+  CHECK(tightest.used == Bound::blanket_exact);
+  CHECK(tightest.bound == Bound::tightest);
+  // Less noise: at n = 10^5 the sd of the count falls from about 9.2 to about 6.5.
+  const double sd_fmt = count_sd(fmt, 100000, 50000), sd_exact = count_sd(tightest, 100000, 50000);
+  CHECK(sd_fmt == doctest::Approx(9.2).epsilon(0.02));
+  CHECK(sd_exact == doctest::Approx(6.5).epsilon(0.02));
+  const auto d = describe(tightest);
+  CHECK(d["bound"] == "Balle-Bell-Gascon-Nissim 2019, privacy blanket summed exactly");
+  CHECK(d["bound_choice"] == "tightest of fmt and blanket-exact");
+  CHECK(d["central"]["delta_at_epsilon0"].get<double>() <= 1e-6);
+  // Where FMT21 certifies more (small eps0, a large domain), tightest takes it.
+  const auto wide_fmt = configure(1000, 1000, 0.5, 1e-6, Model::shuffle, Bound::fmt);
+  const auto wide = configure(1000, 1000, 0.5, 1e-6, Model::shuffle, Bound::tightest);
+  CHECK(wide.epsilon0 >= wide_fmt.epsilon0);
+  CHECK(wide.epsilon0 >= configure(1000, 1000, 0.5, 1e-6, Model::shuffle, Bound::blanket_exact).epsilon0);
+  CHECK(bound_of("tightest") == Bound::tightest);
+  CHECK_THROWS_WITH_AS((void)bound_of("best"), doctest::Contains("fmt, blanket, blanket-exact, tightest"), std::invalid_argument);
+}
+
 TEST_CASE("shuffled randomized response: unbiased counts with the predicted spread, per bin") {
   const Registry registry = builtin_registry();
   const std::size_t n = 20000, trials = 400;
