@@ -15,6 +15,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "shufflempc/amplification.hpp"
+#include "shufflempc/pld.hpp"
 #include "shufflempc/privacy.hpp"
 #include "shufflempc/study/progress.hpp"
 
@@ -83,10 +84,18 @@ void add_account_command(CLI::App& app, const Registry&, Action& action) {
     auto* cmd = account->add_subcommand("amplify", "central epsilon of n shuffled reports of an eps0-LDP randomizer, by every bound");
     struct Options : Common {
       double epsilon0 = 1;
+      std::uint64_t rounds = 1;
+      double step = 1e-4;
     };
     auto o = std::make_shared<Options>();
     add_common(cmd, *o);
     cmd->add_option("--epsilon0", o->epsilon0, "the local randomizer's epsilon")->required()->check(CLI::Range(1e-6, 50.0));
+    cmd->add_option("--rounds", o->rounds,
+                    "also compose the numeric bounds over this many rounds (each a fresh shuffle of fresh reports) by their privacy-loss "
+                    "distributions")
+        ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1000}));
+    cmd->add_option("--pld-step", o->step, "grid of the privacy-loss distributions (each round may add up to one step to epsilon)")
+        ->check(CLI::Range(1e-6, 0.1));
     cmd->callback([o, &action] {
       action = [o] {
         Value bounds = Value::array();
@@ -104,7 +113,26 @@ void add_account_command(CLI::App& app, const Registry&, Action& action) {
                            {"source", "exact curve of shuffled k-ary randomized response (k = " + std::to_string(o->k) +
                                           "), every user on one value and its neighbour"},
                            {"validity", "always (a lower bound: every bound valid for k-ary randomized response is at least this)"}});
-        print({{"parties", o->parties}, {"epsilon0", o->epsilon0}, {"delta", o->delta}, {"bounds", bounds}, {"lower_bound", lower}}, o->json);
+        Value out = {{"parties", o->parties}, {"epsilon0", o->epsilon0}, {"delta", o->delta}, {"bounds", bounds}, {"lower_bound", lower}};
+        if (o->rounds > 1) {
+          // T rounds: the privacy-loss distribution of each numeric bound's pair, convolved T
+          // times, beside basic composition (T times the one-round epsilon at delta / T).
+          Value composed = Value::array();
+          const auto add = [&](const std::string& name, const PrivacyLossDistribution& one, const std::string& valid) {
+            const double t = static_cast<double>(o->rounds);
+            const double basic = t * one.epsilon(o->delta / t);
+            composed.push_back({{"name", name},
+                                {"epsilon", one.self_compose(o->rounds).epsilon(o->delta)},
+                                {"basic_composition", basic},
+                                {"source", fmt::format("privacy-loss distribution over {} rounds (basic composition: {:.6g})", o->rounds, basic)},
+                                {"validity", valid}});
+          };
+          add("fmt-numeric", fmt_pld(o->parties, o->epsilon0, o->step), "every eps0-LDP randomizer");
+          add("blanket-exact", blanket_exact_pld(o->parties, o->epsilon0, o->k, o->step), "k-ary randomized response");
+          out["rounds"] = o->rounds;
+          out["composed"] = composed;
+        }
+        print(out, o->json);
         return 0;
       };
     });
