@@ -1,5 +1,5 @@
 // The numeric FMT21 accountant: seconds per evaluation of delta(eps) (fmt_delta, summed on every
-// core) and per whole search (fmt_numeric_epsilon, about 31 evaluations) as n grows, against, in
+// core) and per whole search (fmt_numeric_epsilon, about a dozen evaluations) as n grows, against, in
 // the same run, the closed-form bound of the same paper (fmt_closed_form) for the same setting: what
 // the tighter epsilon costs.
 //

@@ -66,7 +66,7 @@ TEST_CASE("FMT21 numeric searches report their progress, end at done == total, a
     const double with = local ? fmt_local_epsilon(n, 0.5, 1e-6, record) : fmt_numeric_epsilon(n, 1, 1e-6, record);
     const double without = local ? fmt_local_epsilon(n, 0.5, 1e-6) : fmt_numeric_epsilon(n, 1, 1e-6);
     CHECK(with == without);
-    REQUIRE(calls.size() > 20);  // about 30 halvings to 1e-9
+    REQUIRE(calls.size() > 8);  // about a dozen evaluations, each reported (and its blocks)
     std::size_t whole = 0, partial = 0;
     for (std::size_t i = 0; i < calls.size(); ++i) {
       CHECK(calls[i].first <= static_cast<double>(calls[i].second));
