@@ -27,7 +27,7 @@ if(NOT cases EQUAL discovered)
 endif()
 # Each ctest test selects its case by name, and doctest reads a name as a pattern: a name with
 # '*' or '?', or two cases with one name, would select several cases (one of them run twice, under
-# another's test).
+# another's test). A '[' or ']' changes how CMake splits a list (and so the discovery itself).
 execute_process(COMMAND "${TESTS}" --list-test-cases --no-version OUTPUT_VARIABLE names RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "check_discovery: '${TESTS} --list-test-cases' failed (${rc})")
@@ -41,6 +41,9 @@ foreach(line IN LISTS lines)
   endif()
   if(line MATCHES "[*?]")
     message(FATAL_ERROR "check_discovery: the case '${line}' has a '*' or '?', which doctest reads as a wildcard")
+  endif()
+  if(line MATCHES "[][]")
+    message(FATAL_ERROR "check_discovery: the case '${line}' has a '[' or ']', which changes how CMake splits its lists")
   endif()
   string(TOLOWER "${line}" key)  # doctest matches names without regard to case
   if(key IN_LIST seen)

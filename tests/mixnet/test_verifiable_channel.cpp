@@ -275,7 +275,7 @@ TEST_CASE("verifiable mix: a malformed transcript is refused naming what does no
   CHECK_THROWS_WITH_AS(Transcript::from_json(j.dump()), doctest::Contains("round 0 hop 0 proof"), std::invalid_argument);
 }
 
-TEST_CASE("verifiable mix: hop counts outside [1, 16] are refused naming the range") {
+TEST_CASE("verifiable mix: hop counts outside 1 to 16 are refused naming the range") {
   SeededRng rng(1);
   CHECK_THROWS_WITH_AS(VerifiableMixChannel(0, rng), doctest::Contains("[1, 16]"), std::invalid_argument);
   CHECK_THROWS_WITH_AS(VerifiableMixChannel(17, rng), doctest::Contains("[1, 16]"), std::invalid_argument);
