@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "clone_pair.hpp"
 #include "shufflempc/parallel.hpp"
 
 namespace shufflempc {
@@ -82,27 +83,17 @@ std::optional<double> fmt_closed_form(std::uint64_t n, double eps0, double delta
 
 namespace {
 
-// The pair of distributions both numeric bounds reduce to: C ~ Bin(n - 1, clone) other users whose
-// report could be either input's, A ~ Bin(C, 1/2) of them on the first, D ~ Bern(a) with
-// a = e^eps0/(e^eps0 + 1); P = (A + D, C - A + 1 - D), Q = (A + 1 - D, C - A + D). FMT21 has
-// clone = e^-eps0 for any eps0-LDP randomizer; the privacy blanket of k-ary randomized response has
-// clone = 2/(e^eps0 + k - 1) (docs/accounting.md).
-// Telling `block_done(fraction)` (under a lock) as its blocks finish.
-double clone_delta_reporting(std::uint64_t n, double clone, double eps0, double eps, const std::function<void(double)>& block_done) {
+// The weighted divergence of the pair both numeric bounds reduce to (detail::ClonePair), telling
+// `block_done(fraction)` (under a lock) as its blocks finish.
+double clone_delta_reporting(std::uint64_t n, detail::ClonePair pair, double eps0, double eps, const std::function<void(double)>& block_done) {
   if (eps >= eps0) return 0;  // the divergence vanishes once e^eps >= a / (1 - a) = e^eps0
   const double a = std::exp(eps0) / (1 + std::exp(eps0));
   const double e_eps = std::exp(eps);
   const double ratio = (a - e_eps * (1 - a)) / (e_eps * a - (1 - a));
-  const boost::math::binomial clones(static_cast<double>(n - 1), clone);
-  const double mean = static_cast<double>(n - 1) * clone;
-  const double sd = std::sqrt(static_cast<double>(n - 1) * clone * (1 - clone));
-  const double lo_real = std::floor(mean - 16 * sd - 1), hi_real = std::ceil(mean + 16 * sd + 1);
-  const std::uint64_t lo = lo_real <= 0 ? 0 : static_cast<std::uint64_t>(lo_real);
-  const std::uint64_t hi = hi_real >= static_cast<double>(n - 1) ? n - 1 : static_cast<std::uint64_t>(hi_real);
+  const boost::math::binomial clones(static_cast<double>(n - 1), pair.clone);
+  const auto [lo, hi] = detail::sixteen_sd(n - 1, pair.clone);
   // The C outside [lo, hi] contribute at most their probability (a divergence is at most 1).
-  double delta = 0;
-  if (lo > 0) delta += boost::math::cdf(clones, static_cast<double>(lo - 1));
-  if (hi < n - 1) delta += boost::math::cdf(boost::math::complement(clones, static_cast<double>(hi)));
+  double delta = detail::mass_outside(clones, n - 1, {lo, hi});
   // Blocks of a fixed size, summed on every core, then added in block order: the number does not
   // depend on the machine. Each term is a few incomplete beta functions; at n = 10^10 there are
   // about 1.5 million.
@@ -126,7 +117,7 @@ double clone_delta_reporting(std::uint64_t n, double clone, double eps0, double 
     }
   });
   for (const double x : partial) delta += x;
-  return std::min(1.0, delta);
+  return pair.weight * std::min(1.0, delta);
 }
 
 // A numeric bound's delta(n, eps0, eps), telling its blocks as they finish.
@@ -135,20 +126,19 @@ using DeltaFunction = std::function<double(std::uint64_t, double, double, const 
 double fmt_delta_reporting(std::uint64_t n, double eps0, double eps, const std::function<void(double)>& block_done) {
   check(n, eps0, 0.5, "fmt_delta");
   if (!(eps >= 0)) throw std::invalid_argument("fmt_delta: epsilon must be at least 0");
-  return clone_delta_reporting(n, std::exp(-eps0), eps0, eps, block_done);
+  return clone_delta_reporting(n, detail::fmt_clones(eps0), eps0, eps, block_done);
 }
 
 // Given that the last user's report falls on x or x' (probability `weight`, the same under both
 // inputs), the blanket reports of the others that fall there are C ~ Bin(n - 1, 2/(e^eps0 + k - 1)),
 // each on x or x' with probability 1/2; given that it falls elsewhere, it has the same law under
-// both inputs. Joint convexity of the divergence bounds delta by weight times the conditional one.
+// both inputs. Joint convexity of the divergence bounds delta by weight times the conditional one
+// (detail::blanket_clones).
 double blanket_delta_reporting(std::uint64_t n, double eps0, double eps, std::uint64_t k, const std::function<void(double)>& block_done) {
   check(n, eps0, 0.5, "blanket_exact_delta");
   if (!(eps >= 0)) throw std::invalid_argument("blanket_exact_delta: epsilon must be at least 0");
   if (k < 2) throw std::invalid_argument("blanket_exact_delta: k must be at least 2");
-  const double spread = std::exp(eps0) + static_cast<double>(k) - 1;
-  const double weight = (std::exp(eps0) + 1) / spread;
-  return std::min(1.0, weight * clone_delta_reporting(n, 2 / spread, eps0, eps, block_done));
+  return clone_delta_reporting(n, detail::blanket_clones(eps0, k), eps0, eps, block_done);
 }
 
 }  // namespace
@@ -302,10 +292,7 @@ double kary_rr_exact_delta(std::uint64_t n, double eps0, double eps, std::uint64
   const double pi = std::exp(eps0) * r / (1 - r);
   const double alpha = std::expm1(eps0), beta = -std::expm1(-eps0), e_eps = std::exp(eps);
   const boost::math::binomial others(nd, r);
-  const double mean = nd * r, sd = std::sqrt(nd * r * (1 - r));
-  const double lo_real = std::floor(mean - 16 * sd - 1), hi_real = std::ceil(mean + 16 * sd + 1);
-  const std::uint64_t lo = lo_real <= 0 ? 0 : static_cast<std::uint64_t>(lo_real);
-  const std::uint64_t hi = hi_real >= nd ? n : static_cast<std::uint64_t>(hi_real);
+  const auto [lo, hi] = detail::sixteen_sd(n, r);
   // P(Bin(m, pi) <= j) and P(Bin(m, pi) >= j), 0 or 1 outside the support.
   const auto at_most = [pi](std::uint64_t m, double j) {
     if (j < 0) return 0.0;

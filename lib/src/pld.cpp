@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "clone_pair.hpp"
 #include "shufflempc/parallel.hpp"
 
 namespace shufflempc {
@@ -52,24 +53,18 @@ double half_pmf(std::uint64_t m, std::uint64_t j) {
   return std::exp(std::lgamma(md + 1) - std::lgamma(jd + 1) - std::lgamma(md - jd + 1) - md * std::log(2.0));
 }
 
-// FMT21's pair with clones C ~ Bin(n - 1, clone) (amplification.cpp has the same pair's delta):
-// P = (A + D, C - A + 1 - D), Q = (A + 1 - D, C - A + D), A ~ Bin(C, 1/2), D ~ Bern(a),
-// a = e^eps0/(e^eps0 + 1). The outcome (c, j) with j = A + D has loss
-// ln((a r + 1 - a)/((1 - a) r + a)), r = b(j - 1)/b(j) = j/(c + 1 - j). Scaled by `weight`, the
-// rest of the mass (1 - weight) at loss 0.
-PrivacyLossDistribution clone_pld(std::uint64_t n, double clone, double eps0, double weight, double step) {
+// The loss law of the pair both numeric bounds reduce to (detail::ClonePair; amplification.cpp sums
+// the same pair's delta). The outcome (c, j) with j = A + D has loss
+// ln((a r + 1 - a)/((1 - a) r + a)), a = e^eps0/(e^eps0 + 1), r = b(j - 1)/b(j) = j/(c + 1 - j).
+// Scaled by the pair's weight, the rest of the mass (1 - weight) at loss 0.
+PrivacyLossDistribution clone_pld(std::uint64_t n, detail::ClonePair pair, double eps0, double step) {
   check_step(step);
-  const double a = std::exp(eps0) / (1 + std::exp(eps0));
-  const boost::math::binomial clones(static_cast<double>(n - 1), clone);
-  const double mean = static_cast<double>(n - 1) * clone, sd = std::sqrt(static_cast<double>(n - 1) * clone * (1 - clone));
-  const double lo_real = std::floor(mean - 16 * sd - 1), hi_real = std::ceil(mean + 16 * sd + 1);
-  const std::uint64_t lo = lo_real <= 0 ? 0 : static_cast<std::uint64_t>(lo_real);
-  const std::uint64_t hi = hi_real >= static_cast<double>(n - 1) ? n - 1 : static_cast<std::uint64_t>(hi_real);
+  const double a = std::exp(eps0) / (1 + std::exp(eps0)), weight = pair.weight;
+  const boost::math::binomial clones(static_cast<double>(n - 1), pair.clone);
+  const auto [lo, hi] = detail::sixteen_sd(n - 1, pair.clone);
   const std::int64_t first = index_up(-eps0, step) - 1, last = index_up(eps0, step) + 1;
   const auto size = static_cast<std::size_t>(last - first + 1);
-  double infinite = 0;  // the clone counts left out
-  if (lo > 0) infinite += boost::math::cdf(clones, static_cast<double>(lo - 1));
-  if (hi < n - 1) infinite += boost::math::cdf(boost::math::complement(clones, static_cast<double>(hi)));
+  double infinite = detail::mass_outside(clones, n - 1, {lo, hi});  // the clone counts left out
   // Blocks of clone counts, each onto its own grid, added in block order: the same masses on any
   // machine.
   constexpr std::uint64_t block = 64;
@@ -84,18 +79,8 @@ PrivacyLossDistribution clone_pld(std::uint64_t n, double clone, double eps0, do
       const double pc = boost::math::pdf(clones, static_cast<double>(c));
       if (pc == 0) continue;
       // A within 16 standard deviations of c/2; the rest of A's law to +inf.
-      const double half_sd = std::sqrt(static_cast<double>(c)) / 2;
-      const double a_lo_real = std::floor(static_cast<double>(c) / 2 - 16 * half_sd - 1);
-      const double a_hi_real = std::ceil(static_cast<double>(c) / 2 + 16 * half_sd + 1);
-      const std::uint64_t a_lo = a_lo_real <= 0 ? 0 : static_cast<std::uint64_t>(a_lo_real);
-      const std::uint64_t a_hi = a_hi_real >= static_cast<double>(c) ? c : static_cast<std::uint64_t>(a_hi_real);
-      if (a_lo > 0 || a_hi < c) {
-        const boost::math::binomial half(static_cast<double>(c), 0.5);
-        double out = 0;
-        if (a_lo > 0) out += boost::math::cdf(half, static_cast<double>(a_lo - 1));
-        if (a_hi < c) out += boost::math::cdf(boost::math::complement(half, static_cast<double>(a_hi)));
-        g.infinite += pc * out;
-      }
+      const auto [a_lo, a_hi] = detail::sixteen_sd(c, 0.5);
+      if (a_lo > 0 || a_hi < c) g.infinite += pc * detail::mass_outside(boost::math::binomial(static_cast<double>(c), 0.5), c, {a_lo, a_hi});
       // Outcome j gets A = j - 1 with D = 1 and A = j with D = 0, each when A is kept.
       for (std::uint64_t j = a_lo; j <= a_hi + 1; ++j) {
         const double b_prev = (j >= a_lo + 1 && j - 1 <= a_hi) ? half_pmf(c, j - 1) : 0;
@@ -233,14 +218,13 @@ double PrivacyLossDistribution::epsilon(double delta) const {
 
 PrivacyLossDistribution fmt_pld(std::uint64_t n, double eps0, double step) {
   check_amplification(n, eps0, "fmt_pld");
-  return clone_pld(n, std::exp(-eps0), eps0, 1.0, step);
+  return clone_pld(n, detail::fmt_clones(eps0), eps0, step);
 }
 
 PrivacyLossDistribution blanket_exact_pld(std::uint64_t n, double eps0, std::uint64_t k, double step) {
   check_amplification(n, eps0, "blanket_exact_pld");
   if (k < 2) throw std::invalid_argument("blanket_exact_pld: k must be at least 2");
-  const double spread = std::exp(eps0) + static_cast<double>(k) - 1;
-  return clone_pld(n, 2 / spread, eps0, (std::exp(eps0) + 1) / spread, step);
+  return clone_pld(n, detail::blanket_clones(eps0, k), eps0, step);
 }
 
 PrivacyLossDistribution rr_pld(double eps0, double step) {
