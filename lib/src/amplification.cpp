@@ -91,7 +91,10 @@ double clone_delta_reporting(std::uint64_t n, detail::ClonePair pair, double eps
   const double e_eps = std::exp(eps);
   const double ratio = (a - e_eps * (1 - a)) / (e_eps * a - (1 - a));
   const boost::math::binomial clones(static_cast<double>(n - 1), pair.clone);
-  const auto [lo, hi] = detail::sixteen_sd(n - 1, pair.clone);
+  // Plain variables, not a structured binding: the lambda below captures them, which clang
+  // before 16 refuses for a binding (the fuzz build uses clang).
+  const detail::CountWindow window = detail::sixteen_sd(n - 1, pair.clone);
+  const std::uint64_t lo = window.lo, hi = window.hi;
   // The C outside [lo, hi] contribute at most their probability (a divergence is at most 1).
   double delta = detail::mass_outside(clones, n - 1, {lo, hi});
   // Blocks of a fixed size, summed on every core, then added in block order: the number does not

@@ -61,7 +61,10 @@ PrivacyLossDistribution clone_pld(std::uint64_t n, detail::ClonePair pair, doubl
   check_step(step);
   const double a = std::exp(eps0) / (1 + std::exp(eps0)), weight = pair.weight;
   const boost::math::binomial clones(static_cast<double>(n - 1), pair.clone);
-  const auto [lo, hi] = detail::sixteen_sd(n - 1, pair.clone);
+  // Plain variables, not a structured binding: the lambda below captures them, which clang
+  // before 16 refuses for a binding (the fuzz build uses clang).
+  const detail::CountWindow window = detail::sixteen_sd(n - 1, pair.clone);
+  const std::uint64_t lo = window.lo, hi = window.hi;
   const std::int64_t first = index_up(-eps0, step) - 1, last = index_up(eps0, step) + 1;
   const auto size = static_cast<std::size_t>(last - first + 1);
   double infinite = detail::mass_outside(clones, n - 1, {lo, hi});  // the clone counts left out
