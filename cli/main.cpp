@@ -1,6 +1,7 @@
 // shufflempc: secure multiparty computation in the shuffle model.
 #include <iostream>
 #include <stdexcept>
+#include <string>
 #include <system_error>
 
 #include "commands.hpp"
@@ -18,6 +19,12 @@ std::string usage_of(const CLI::App* app) {
   std::string path = app->get_name();
   for (const auto* p = app->get_parent(); p != nullptr; p = p->get_parent()) path = p->get_name() + " " + path;
   return "usage: " + path + " [OPTIONS]" + (app->get_subcommands({}).empty() ? "" : " SUBCOMMAND") + "  (" + path + " --help for details)";
+}
+
+// The error (and usage) as one write: the processes of a `local` run share one stderr, and a
+// line written in pieces interleaves with theirs.
+void error_line(const std::string& what, const std::string& usage = {}) {
+  std::cerr << ("shufflempc: error: " + what + "\n" + (usage.empty() ? std::string() : usage + "\n")) << std::flush;
 }
 
 }  // namespace
@@ -57,18 +64,18 @@ int main(int argc, char** argv) {
     } catch (const CLI::CallForAllHelp& e) {
       return app.exit(e);
     } catch (const CLI::ParseError& e) {
-      std::cerr << "shufflempc: error: " << e.what() << '\n' << usage_of(deepest(&app)) << '\n';
+      error_line(e.what(), usage_of(deepest(&app)));
       return 2;
     }
     return action ? action() : 0;
   } catch (const std::invalid_argument& e) {
-    std::cerr << "shufflempc: error: " << e.what() << '\n' << usage_of(deepest(&app)) << '\n';
+    error_line(e.what(), usage_of(deepest(&app)));
     return 2;
   } catch (const std::system_error& e) {
-    std::cerr << "shufflempc: error: " << e.what() << '\n';
+    error_line(e.what());
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "shufflempc: error: " << e.what() << '\n';
+    error_line(e.what());
     return 1;
   }
 }

@@ -11,7 +11,8 @@
 namespace shufflempc::cli {
 
 net::Logger stderr_logger(const std::string& who) {
-  return [who](const std::string& line) { std::cerr << "shufflempc " << who << ": " << line << std::endl; };
+  // One write per line: the processes of a `local` run share one stderr.
+  return [who](const std::string& line) { std::cerr << ("shufflempc " + who + ": " + line + "\n") << std::flush; };
 }
 
 std::pair<std::string, std::uint16_t> connect_address(const net::SessionConfig& config, const std::string& flag) {

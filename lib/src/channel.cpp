@@ -12,6 +12,30 @@ AnonymousChannel::~AnonymousChannel() = default;
 
 const char* to_string(Delivery d) { return d == Delivery::all_parties ? "all-parties" : "analyzer-only"; }
 
+std::string name_parties(std::span<const PartyId> ascending, std::size_t max_runs) {
+  if (ascending.empty()) return "no party";
+  if (ascending.size() == 1) return "party " + std::to_string(ascending.front());
+  std::string text = "parties ";
+  std::size_t runs = 0, i = 0;
+  while (i < ascending.size() && runs < max_runs) {
+    std::size_t j = i;
+    while (j + 1 < ascending.size() && ascending[j + 1] == ascending[j] + 1) ++j;
+    if (runs++ > 0) text += ", ";
+    text += std::to_string(ascending[i]);
+    if (j > i) {
+      text += '-';
+      text += std::to_string(ascending[j]);
+    }
+    i = j + 1;
+  }
+  if (i < ascending.size()) {
+    text += " and ";
+    text += std::to_string(ascending.size() - i);
+    text += " more";
+  }
+  return text;
+}
+
 RoundOutcome complete_round(const RoundRules& spec, Submissions all, Rng& rng) {
   Shuffler shuffler;
   return complete_round(spec, std::move(all), rng, shuffler);
@@ -48,7 +72,7 @@ RoundOutcome complete_round(const RoundRules& spec, Submissions all, Rng& rng, S
   if (out.submitted.size() < spec.min_parties)
     throw_error(Errc::too_few_parties, where + std::to_string(out.submitted.size()) + " of " +
                                            std::to_string(spec.expected.size()) + " parties submitted, at least " +
-                                           std::to_string(spec.min_parties) + " needed");
+                                           std::to_string(spec.min_parties) + " needed; missing: " + name_parties(out.dropped));
   if (all.messages.width() == 0) all.messages = MessageBatch(shape.width);
   shuffler.shuffle(all.messages, rng);
   out.messages = all.messages.count();

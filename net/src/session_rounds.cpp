@@ -183,6 +183,14 @@ bool SessionRounds::ready() const {
   return true;
 }
 
+std::vector<PartyId> SessionRounds::waiting_for() const {
+  std::vector<PartyId> ids;
+  if (finished_) return ids;
+  for (std::size_t i = 0; i < expected_.size(); ++i)
+    if (expected_[i] && !submitted_[i] && !gone_[i]) ids.push_back(static_cast<PartyId>(i));
+  return ids;
+}
+
 bool SessionRounds::take_resend(PartyId first) { return ++resends_[first] <= max_resends; }
 
 void SessionRounds::open_round() {

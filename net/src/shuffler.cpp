@@ -158,8 +158,11 @@ struct TcpShuffler::Impl {
     s.timer->expires_after(s.config.deadline);
     s.timer->async_wait([this, &s, round = s.rounds->round()](std::error_code ec) {
       if (ec || s.rounds->finished() || s.rounds->round() != round) return;
-      log(s.tag + "round " + std::to_string(round) + ": deadline of " + std::to_string(s.config.deadline.count()) +
-          " ms expired");
+      const auto waiting = s.rounds->waiting_for();
+      std::string missing = waiting.empty() ? std::string() : name_parties(waiting);
+      if (!s.rounds->has_analyzer()) missing += (missing.empty() ? "" : " and ") + std::string("the analyzer");
+      log(s.tag + "round " + std::to_string(round) + ": deadline of " + std::to_string(s.config.deadline.count()) + " ms expired" +
+          (missing.empty() ? std::string() : ", still waiting for " + missing));
       close_round(s);
     });
   }

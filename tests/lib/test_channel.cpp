@@ -31,6 +31,20 @@ RoundRules spec(std::size_t parties, std::size_t min) {
 using test::code_of;
 }  // namespace
 
+TEST_CASE("name_parties: one party, runs of consecutive ids, and a cut after max_runs runs") {
+  using V = std::vector<PartyId>;
+  CHECK(name_parties(V{}) == "no party");
+  CHECK(name_parties(V{3}) == "party 3");
+  CHECK(name_parties(V{3, 4}) == "parties 3-4");
+  CHECK(name_parties(V{0, 1, 2, 7, 50, 51, 52}) == "parties 0-2, 7, 50-52");
+  CHECK(name_parties(V{1, 3, 5, 7, 9}, 2) == "parties 1, 3 and 3 more");
+  CHECK(name_parties(V{1, 3, 4, 5, 9}, 2) == "parties 1, 3-5 and 1 more");
+  V many(100000);
+  for (std::size_t i = 0; i < many.size(); ++i) many[i] = static_cast<PartyId>(2 * i);  // no two consecutive
+  const std::string line = name_parties(many);
+  CHECK(line == "parties 0, 2, 4, 6, 8, 10 and 99994 more");
+}
+
 TEST_CASE("complete_round: shuffles everything, reports dropouts, refuses bad rounds with clear codes") {
   SeededRng rng(51);
   auto out = complete_round(spec(4, 3), subs(1, {{0, 2}, {1, 1}, {3, 3}}), rng);
@@ -48,7 +62,7 @@ TEST_CASE("complete_round: shuffles everything, reports dropouts, refuses bad ro
   try {
     (void)complete_round(spec(4, 4), subs(1, {{0, 1}}), rng);
   } catch (const std::system_error& e) {
-    CHECK(std::string(e.what()).find("1 of 4 parties submitted, at least 4 needed") != std::string::npos);
+    CHECK(std::string(e.what()).find("1 of 4 parties submitted, at least 4 needed; missing: parties 1-3") != std::string::npos);
   }
   // Silent parties (empty batches) are not dropouts.
   auto quiet = complete_round(spec(2, 2), subs(1, {{0, 0}, {1, 2}}), rng);

@@ -68,6 +68,6 @@ TEST_CASE("run_over_loopback fails with too_few_parties when the minimum is not 
     FAIL("the run should have been aborted");
   } catch (const std::system_error& e) {
     CHECK(e.code() == Errc::session_aborted);
-    CHECK(std::string(e.what()).find("97 of 100 parties submitted, at least 98 needed") != std::string::npos);
+    CHECK(std::string(e.what()).find("97 of 100 parties submitted, at least 98 needed; missing: parties 0-2") != std::string::npos);
   }
 }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <functional>
 #include <set>
+#include <thread>
 
 #include "net/harness.hpp"
 #include "shufflempc/error.hpp"
@@ -253,7 +254,7 @@ TEST_CASE("shuffler process: a party that misses the deadline is dropped and tol
   const auto frame = run_sync(io, link->receive());
   CHECK(frame.header.type == FrameType::abort);
   CHECK(std::string(frame.payload.begin(), frame.payload.end()).find("missed the deadline") != std::string::npos);
-  CHECK(sh.log().find("deadline of 1500 ms expired") != std::string::npos);
+  CHECK(sh.log().find("round 0: deadline of 1500 ms expired, still waiting for party 3") != std::string::npos);
   link->close();
   CHECK(sh.process.wait() == 0);
 }
@@ -266,10 +267,61 @@ TEST_CASE("shuffler process: too few parties ends the session with one clear err
     FAIL("the round should have failed");
   } catch (const std::system_error& e) {
     CHECK(e.code() == Errc::session_aborted);
-    CHECK(std::string(e.what()).find("3 of 4 parties submitted, at least 4 needed") != std::string::npos);
+    CHECK(std::string(e.what()).find("3 of 4 parties submitted, at least 4 needed; missing: party 3") != std::string::npos);
   }
   CHECK(sh.process.wait() == 1);
-  CHECK(sh.log().find("session aborted: round 0: 3 of 4 parties submitted, at least 4 needed") != std::string::npos);
+  CHECK(sh.log().find("session aborted: round 0: 3 of 4 parties submitted, at least 4 needed; missing: party 3") != std::string::npos);
+}
+
+TEST_CASE("shuffler process: a party lost between two MPC rounds ends round 1 at once, and the error names it") {
+  // Two rounds in MPC mode, every party needed. Party 3 submits round 0, reads its result and dies
+  // (its socket closes, as when its process is killed). The shuffler gives it up after the
+  // reconnection grace (2 s), not at the 60 s deadline, and every honest party gets one line
+  // naming party 3.
+  NetSession s(n_parties, 14, 0, std::chrono::seconds(60));
+  const RoundShape mpc = RoundShape::exactly(1, Delivery::all_parties, 1);
+  s.config.rounds = {mpc, mpc};
+  s.config.save(s.path("session.json"));
+  ShufflerProcess sh(s);
+  std::vector<net::Identity> ids;
+  for (PartyId id : honest) ids.push_back({id, s.parties[id]});
+  ids.push_back({net::analyzer_id, s.analyzer});
+  net::TcpChannel channel(s.config, std::move(ids), "127.0.0.1", sh.port);
+  const auto round_of = [&](std::uint32_t round) {
+    RoundRules spec;
+    spec.round = round;
+    spec.shape = mpc;
+    spec.expected = {0, 1, 2, 3};
+    Submissions local;
+    local.messages = MessageBatch(1);
+    for (PartyId id : honest) {
+      const std::uint8_t b = static_cast<std::uint8_t>(10 * round + id);
+      local.parties.push_back({id, local.messages.count(), 1});
+      local.messages.push_back(std::span(&b, 1));
+    }
+    return channel.exchange(spec, std::move(local));
+  };
+  asio::io_context io;
+  auto link = connect_party3(io, s, sh.port);
+  RoundOutcome first;
+  std::thread round0([&] { first = round_of(0); });
+  send_batch(*link, 0, 1, 1, {3});
+  const auto result = run_sync(io, link->receive());
+  round0.join();
+  CHECK(result.header.type == FrameType::result);
+  CHECK(first.submitted == std::vector<PartyId>{0, 1, 2, 3});
+  link->socket().close();  // party 3's process is gone
+  try {
+    (void)round_of(1);
+    FAIL("round 1 should have failed without party 3");
+  } catch (const std::system_error& e) {
+    CHECK(e.code() == Errc::session_aborted);
+    CHECK(std::string(e.what()).find("round 1: 3 of 4 parties submitted, at least 4 needed; missing: party 3") != std::string::npos);
+  }
+  // Well before the deadline: the wait below is a bound, far under the 60 s the round would take.
+  CHECK(sh.process.wait(std::chrono::seconds(30)) == 1);
+  CHECK(sh.log().find("session aborted: round 1: 3 of 4 parties submitted, at least 4 needed; missing: party 3") != std::string::npos);
+  CHECK(sh.log().find("deadline") == std::string::npos);
 }
 
 TEST_CASE("shuffler process: a corrupt party with a valid key cannot send more messages than the round declares") {

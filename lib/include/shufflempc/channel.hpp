@@ -10,6 +10,8 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "shufflempc/messages.hpp"
@@ -90,6 +92,11 @@ class AnonymousChannel {
   // Throws std::system_error (shufflempc::Errc) on timeouts, too few parties, or transport errors.
   [[nodiscard]] virtual RoundOutcome exchange(const RoundRules& spec, Submissions local) = 0;
 };
+
+// The parties of an ascending list in one phrase for an error line: "party 3", "parties 0-2, 7",
+// and after `max_runs` runs of consecutive ids "... and 40 more" (a deadline that misses 10^5
+// parties still gives one short line).
+[[nodiscard]] std::string name_parties(std::span<const PartyId> ascending, std::size_t max_runs = 6);
 
 // The core of every channel implementation: check a complete round's submissions against the
 // spec (width, known parties, no duplicates, enough parties), shuffle everything with `rng`, and

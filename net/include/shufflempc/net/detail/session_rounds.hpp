@@ -73,6 +73,9 @@ class SessionRounds {
   // Whether the current round may close before its deadline: the analyzer is here and every
   // expected party has submitted or left.
   [[nodiscard]] bool ready() const;
+  // The expected parties of the current round that have neither submitted nor left, ascending:
+  // whom the round is still waiting for (named when its deadline expires).
+  [[nodiscard]] std::vector<PartyId> waiting_for() const;
 
   struct Closed {
     std::uint32_t round = 0;
