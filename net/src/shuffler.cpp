@@ -85,7 +85,10 @@ struct TcpShuffler::Impl {
     };
     std::map<PartyId, PartyLink> party_links;  // admitted links, by their first party
     std::shared_ptr<SecureLink> analyzer;
+    // The round's deadline: it expires after config.deadline with no new link and no accepted
+    // batch, and at the latest twice config.deadline after the round opened (see progress()).
     std::unique_ptr<asio::steady_timer> timer;
+    std::chrono::steady_clock::time_point round_opened{};
     // One per party link lost this round before its parties submitted: when it fires, the round
     // stops waiting for those that have not reconnected. Cancelled when the round closes.
     std::vector<std::unique_ptr<asio::steady_timer>> grace;
@@ -155,14 +158,33 @@ struct TcpShuffler::Impl {
   }
 
   void start_round_timer(ServedSession& s) {
-    s.timer->expires_after(s.config.deadline);
+    s.round_opened = std::chrono::steady_clock::now();
+    arm_round_timer(s, s.round_opened + s.config.deadline);
+  }
+
+  // A link admitted or a batch accepted: the round is moving, so its deadline counts again from
+  // now, but never past twice the deadline from the round's opening. A loaded machine whose
+  // parties connect and submit slowly but steadily is not cut off at the first deadline, a
+  // party cannot stretch a round beyond twice it, and a client (which waits twice the deadline
+  // after its own batch) always hears the round's end.
+  void progress(ServedSession& s) {
+    if (s.rounds->finished() || s.relaying || !s.rounds->started()) return;
+    const auto when = std::min(s.round_opened + 2 * s.config.deadline, std::chrono::steady_clock::now() + s.config.deadline);
+    if (when > s.timer->expiry()) arm_round_timer(s, when);
+  }
+
+  void arm_round_timer(ServedSession& s, std::chrono::steady_clock::time_point when) {
+    s.timer->expires_at(when);  // cancels a wait already pending: its handler sees the error
     s.timer->async_wait([this, &s, round = s.rounds->round()](std::error_code ec) {
       if (ec || s.rounds->finished() || s.rounds->round() != round) return;
       const auto waiting = s.rounds->waiting_for();
       std::string missing = waiting.empty() ? std::string() : name_parties(waiting);
       if (!s.rounds->has_analyzer()) missing += (missing.empty() ? "" : " and ") + std::string("the analyzer");
-      log(s.tag + "round " + std::to_string(round) + ": deadline of " + std::to_string(s.config.deadline.count()) + " ms expired" +
-          (missing.empty() ? std::string() : ", still waiting for " + missing));
+      const bool capped = s.timer->expiry() >= s.round_opened + 2 * s.config.deadline;
+      const auto ms = [](auto d) { return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(d).count()); };
+      log(s.tag + "round " + std::to_string(round) + ": deadline expired (" +
+          (capped ? ms(2 * s.config.deadline) + " ms since the round opened" : ms(s.config.deadline) + " ms without a new link or batch") +
+          ")" + (missing.empty() ? std::string() : ", still waiting for " + missing));
       close_round(s);
     });
   }
@@ -542,6 +564,7 @@ struct TcpShuffler::Impl {
         if (first == analyzer_id) s->analyzer = link;
         else s->party_links[first] = {first, count, link};
         if (!was_started) start_round_timer(*s);
+        else progress(*s);
         maybe_close(*s);
       }
       while (s && !refused && link->is_open()) {
@@ -574,6 +597,7 @@ struct TcpShuffler::Impl {
           refuse("round " + std::to_string(s->rounds->round()) + ": " + *reason);
           break;
         }
+        progress(*s);
         maybe_close(*s);
       }
     } catch (const std::system_error& e) {

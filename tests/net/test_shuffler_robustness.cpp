@@ -254,7 +254,39 @@ TEST_CASE("shuffler process: a party that misses the deadline is dropped and tol
   const auto frame = run_sync(io, link->receive());
   CHECK(frame.header.type == FrameType::abort);
   CHECK(std::string(frame.payload.begin(), frame.payload.end()).find("missed the deadline") != std::string::npos);
-  CHECK(sh.log().find("round 0: deadline of 1500 ms expired, still waiting for party 3") != std::string::npos);
+  CHECK(sh.log().find("round 0: deadline expired (1500 ms without a new link or batch), still waiting for party 3") != std::string::npos);
+  link->close();
+  CHECK(sh.process.wait() == 0);
+}
+
+TEST_CASE("shuffler process: a round that keeps moving outlives its deadline, up to twice it") {
+  // Deadline 10 s. The honest parties submit at once; party 3 connects 6 s later (a slow machine)
+  // and submits 6 s after that, 12 s into the round. Its arrival counted as progress, so the
+  // round was still open: everyone's batch is in. The pauses play the slow party; they are not
+  // waits for a peer, and each leaves 4 s of slack to the deadline it must beat.
+  NetSession s(n_parties, 15, 0, std::chrono::seconds(10));
+  ShufflerProcess sh(s);
+  RoundOutcome out;
+  std::exception_ptr failed;
+  std::thread honest_parties([&] {
+    try {
+      out = run_honest(s, sh.port);
+    } catch (...) {
+      failed = std::current_exception();
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::seconds(6));
+  asio::io_context io;
+  auto link = connect_party3(io, s, sh.port);
+  std::this_thread::sleep_for(std::chrono::seconds(6));
+  send_batch(*link, 0, 49, 1, sealed(s, {231}));
+  honest_parties.join();
+  if (failed) std::rethrow_exception(failed);  // without party 3 the session cannot end well
+  auto want = expected(honest);
+  want.insert(231);
+  CHECK(received(out) == want);
+  CHECK(out.submitted == std::vector<PartyId>{0, 1, 2, 3});
+  CHECK(sh.log().find("deadline expired") == std::string::npos);
   link->close();
   CHECK(sh.process.wait() == 0);
 }
@@ -304,10 +336,18 @@ TEST_CASE("shuffler process: a party lost between two MPC rounds ends round 1 at
   asio::io_context io;
   auto link = connect_party3(io, s, sh.port);
   RoundOutcome first;
-  std::thread round0([&] { first = round_of(0); });
+  std::exception_ptr failed;
+  std::thread round0([&] {
+    try {
+      first = round_of(0);
+    } catch (...) {
+      failed = std::current_exception();
+    }
+  });
   send_batch(*link, 0, 1, 1, {3});
   const auto result = run_sync(io, link->receive());
   round0.join();
+  if (failed) std::rethrow_exception(failed);
   CHECK(result.header.type == FrameType::result);
   CHECK(first.submitted == std::vector<PartyId>{0, 1, 2, 3});
   link->socket().close();  // party 3's process is gone
