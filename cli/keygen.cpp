@@ -22,7 +22,7 @@ namespace shufflempc::cli {
 void add_keygen_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("keygen", "generate an X25519 key pair (party, shuffler or analyzer identity)");
   struct Options {
-    std::string out;
+    std::string out, parties;
     bool mix_server = false;
   };
   auto o = std::make_shared<Options>();  // owned by the callback, so it lives as long as the App
@@ -30,10 +30,31 @@ void add_keygen_command(CLI::App& app, Action& action) {
   cmd->add_flag("--mix-server", o->mix_server,
                 "a server of a chain of mix servers (or the shuffler of a chained session): print KEY:SIGNING_KEY, its X25519 key "
                 "and the Ed25519 key it signs its reports with (for session --mix-server-keys)");
+  cmd->add_option("--parties", o->parties,
+                  "FIRST-LAST: a key bundle for this range of parties (party --key-bundle) instead of one key; prints one public key "
+                  "per line, party FIRST first (lines of session --party-keys)");
   cmd->callback([o, &action] {
     action = [o] {
-      const auto& [out, mix_server] = *o;
+      const auto& [out, parties, mix_server] = *o;
       SystemRng rng;
+      if (!parties.empty()) {
+        if (mix_server) throw std::invalid_argument("--parties and --mix-server exclude each other");
+        constexpr std::size_t most = 10'000'000;  // about 700 MB of key file
+        const auto [first, last] = parse_ids(parties, std::size_t{net::analyzer_id}, "--parties");
+        if (std::size_t{last} - first + 1 > most)
+          throw std::invalid_argument("--parties may name at most " + std::to_string(most) + " parties in one bundle, got " + parties);
+        net::KeyBundle bundle;
+        bundle.first = first;
+        bundle.keys.reserve(std::size_t{last} - first + 1);
+        std::string lines;
+        for (PartyId id = first; id <= last; ++id) {
+          bundle.keys.push_back(net::KeyPair::generate(rng));
+          lines += to_hex(bundle.keys.back().public_key()) + "\n";
+        }
+        bundle.save(out);
+        std::cout << lines;
+        return 0;
+      }
       const auto keys = net::KeyPair::generate(rng);
       keys.save(out);
       if (mix_server) std::cout << net::to_string(net::MixServerKeys{keys.public_key(), net::SigningKeyPair::derive(keys).public_key()}) << '\n';

@@ -23,12 +23,12 @@ std::pair<std::string, std::uint16_t> connect_address(const net::SessionConfig& 
 }
 
 // "3" or "0-99" -> [first, last].
-std::pair<PartyId, PartyId> parse_ids(const std::string& text, std::size_t parties) {
+std::pair<PartyId, PartyId> parse_ids(const std::string& text, std::size_t parties, const std::string& flag) {
   const auto dash = text.find('-');
   const auto first = parse_unsigned(text.substr(0, dash));
   const auto last = dash == std::string::npos ? first : parse_unsigned(text.substr(dash + 1));
   if (first && last && *first <= *last && *last < parties) return {static_cast<PartyId>(*first), static_cast<PartyId>(*last)};
-  throw std::invalid_argument("--id must be a party id or a range FIRST-LAST within [0, " + std::to_string(parties - 1) +
+  throw std::invalid_argument(flag + " must be a party id or a range FIRST-LAST within [0, " + std::to_string(parties - 1) +
                               "], got '" + text + "'");
 }
 

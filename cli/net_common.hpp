@@ -29,7 +29,7 @@ void add_local_command(CLI::App& app, const Registry& registry, Action& action);
 // The shuffler's address: --connect, or the config's shuffler_address (which must then name a port).
 [[nodiscard]] std::pair<std::string, std::uint16_t> connect_address(const net::SessionConfig& config, const std::string& flag);
 // "3" or "0-99" -> [first, last], within [0, parties).
-[[nodiscard]] std::pair<PartyId, PartyId> parse_ids(const std::string& text, std::size_t parties);
+[[nodiscard]] std::pair<PartyId, PartyId> parse_ids(const std::string& text, std::size_t parties, const std::string& flag = "--id");
 [[nodiscard]] Value read_json_file(const std::string& path, const std::string& what);
 
 // Records in `config` the BLAKE2b-256 of every file its protocol's parameters read (an mpc2 @FILE

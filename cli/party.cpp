@@ -21,7 +21,7 @@ namespace shufflempc::cli {
 void add_party_command(CLI::App& app, const Registry& registry, Action& action) {
   auto* cmd = app.add_subcommand("party", "run one or more parties of a session, each over its own authenticated link");
   struct Options {
-    std::string ids, key, key_dir, input, inputs_file, dropouts;
+    std::string ids, key, key_dir, key_bundle, input, inputs_file, dropouts;
     ClientArgs client;
   };
   auto o = std::make_shared<Options>();
@@ -29,16 +29,19 @@ void add_party_command(CLI::App& app, const Registry& registry, Action& action) 
   cmd->add_option("--id", o->ids, "party id, or a range FIRST-LAST of parties hosted by this process")->required();
   cmd->add_option("--key,-k", o->key, "the party's key file (one party)")->check(CLI::ExistingFile);
   cmd->add_option("--key-dir", o->key_dir, "directory of key files party-<id>.key (a range of parties)")->check(CLI::ExistingDirectory);
+  cmd->add_option("--key-bundle", o->key_bundle, "one file with the keys of a range of parties (keygen --parties), holding every --id")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--input", o->input, "the party's input as JSON (one party)");
   cmd->add_option("--inputs", o->inputs_file, "JSON array with every party's input, indexed by id")->check(CLI::ExistingFile);
   cmd->add_option("--dropouts", o->dropouts, "comma-separated ids of hosted parties that drop out before round 0 (simulation)");
   cmd->callback([o, &registry, &action] {
     action = [o, &registry] {
-      const auto& [ids, key, key_dir, input, inputs_file, dropouts, client] = *o;
+      const auto& [ids, key, key_dir, key_bundle, input, inputs_file, dropouts, client] = *o;
       const auto config = net::SessionConfig::load(client.config_path);
       auto protocol = session_protocol(config, registry);
       const auto [first, last] = parse_ids(ids, config.parties);
-      if (key.empty() == key_dir.empty()) throw std::invalid_argument("give exactly one of --key (one party) and --key-dir");
+      if (int{!key.empty()} + int{!key_dir.empty()} + int{!key_bundle.empty()} != 1)
+        throw std::invalid_argument("give exactly one of --key (one party), --key-dir and --key-bundle");
       if (!key.empty() && first != last) throw std::invalid_argument("--key is for one party; use --key-dir for a range");
       if (input.empty() == inputs_file.empty()) throw std::invalid_argument("give exactly one of --input and --inputs");
       if (!input.empty() && first != last) throw std::invalid_argument("--input is for one party; use --inputs for a range");
@@ -57,8 +60,16 @@ void add_party_command(CLI::App& app, const Registry& registry, Action& action) 
         pos = comma == std::string::npos ? dropouts.size() : comma + 1;
       }
       std::vector<net::Identity> identities;
-      for (PartyId id = first; id <= last; ++id)
-        identities.push_back({id, net::KeyPair::load(key.empty() ? net::party_key_file(key_dir, id) : key)});
+      if (!key_bundle.empty()) {
+        const auto bundle = net::KeyBundle::load(key_bundle);
+        if (first < bundle.first || last > bundle.last())
+          throw std::invalid_argument("--id " + ids + " is not inside --key-bundle " + key_bundle + ", which holds parties " +
+                                      std::to_string(bundle.first) + "-" + std::to_string(bundle.last()));
+        for (PartyId id = first; id <= last; ++id) identities.push_back({id, bundle.of(id)});
+      } else {
+        for (PartyId id = first; id <= last; ++id)
+          identities.push_back({id, net::KeyPair::load(key.empty() ? net::party_key_file(key_dir, id) : key)});
+      }
       const auto [host, port] = connect_address(config, client.connect);
       const std::size_t capacity = net::link_capacity(config);
       ensure_descriptors((identities.size() + capacity - 1) / capacity + 64, "party process " + ids + " (one link per " +

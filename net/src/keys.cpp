@@ -48,6 +48,48 @@ KeyPair KeyPair::load(const std::string& path) {
   return k;
 }
 
+const KeyPair& KeyBundle::of(PartyId id) const {
+  if (keys.empty() || id < first || id > last())
+    throw std::invalid_argument("party " + std::to_string(id) + " is not in the key bundle (it holds parties " + std::to_string(first) +
+                                "-" + std::to_string(last()) + ")");
+  return keys[id - first];
+}
+
+void KeyBundle::save(const std::string& path) const {
+  if (keys.empty()) throw std::invalid_argument("a key bundle holds at least one key");
+  std::string text = "{\"first\":" + std::to_string(first) + ",\"secret_keys\":[";
+  text.reserve(text.size() + keys.size() * (2 * secret_key_bytes + 4));
+  for (std::size_t i = 0; i < keys.size(); ++i) text += (i ? ",\"" : "\"") + to_hex(keys[i].secret_key()) + "\"";
+  text += "]}\n";
+  write_private_file(path, text, "key bundle");
+  sodium_memzero(text.data(), text.size());
+}
+
+KeyBundle KeyBundle::load(const std::string& path) {
+  check_private_file(path, "key bundle");
+  std::string text = read_text_file(path, "key bundle");
+  const Value v = Value::parse(text, nullptr, false);
+  sodium_memzero(text.data(), text.size());
+  if (v.is_discarded() || !v.is_object() || !v.contains("first") || !v["first"].is_number_unsigned() || !v.contains("secret_keys") ||
+      !v["secret_keys"].is_array() || v["secret_keys"].empty())
+    throw std::invalid_argument("key bundle " + path + " is not a shufflempc key bundle (JSON with first and a non-empty secret_keys)");
+  const auto first = v["first"].get<std::uint64_t>();
+  const auto& list = v["secret_keys"];
+  if (first + list.size() - 1 >= analyzer_id)
+    throw std::invalid_argument("key bundle " + path + ": parties " + std::to_string(first) + " onwards are out of range");
+  KeyBundle b;
+  b.first = static_cast<PartyId>(first);
+  b.keys.reserve(list.size());
+  std::array<std::uint8_t, secret_key_bytes> secret{};
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (!list[i].is_string()) throw std::invalid_argument("key bundle " + path + ": secret key " + std::to_string(i) + " is not a string");
+    from_hex(list[i].get<std::string>(), secret, path + ": secret key " + std::to_string(i));
+    b.keys.push_back(KeyPair::from_secret(secret));
+  }
+  sodium_memzero(secret.data(), secret.size());
+  return b;
+}
+
 PublicKey parse_public_key(const std::string& hex, const std::string& what) {
   PublicKey k{};
   from_hex(hex, k, what);

@@ -96,7 +96,7 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
   SessionConfig base = base_;
   base.deadline = options_.deadline;
   const LocalDeployment local = LocalDeployment::create(n, key_rng, std::move(base), options_.mix_servers);
-  local.save(dir.path());
+  local.save(dir.path(), k);  // one key bundle per party process
   const std::string config_path = dir / session_config_file, inputs_path = dir / "inputs.json";
   write_private_file(inputs_path, Value(inputs).dump() + "\n", "inputs file");  // private inputs: mode 0600
 
@@ -140,7 +140,9 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
   for (std::size_t first = 0; first < n; first += k) {
     const std::size_t last = std::min(n, first + k) - 1;
     const std::string range = std::to_string(first) + "-" + std::to_string(last);
-    std::vector<std::string> a = {exe, "party", "--id", range, "--key-dir", dir.path(), "--inputs", inputs_path};
+    std::vector<std::string> a = {exe,   "party",       "--id",
+                                  range, "--key-bundle", party_key_bundle_file(dir.path(), static_cast<PartyId>(first), static_cast<PartyId>(last)),
+                                  "--inputs", inputs_path};
     a.insert(a.end(), common.begin(), common.end());
     std::string drops;
     for (PartyId id : options_.dropouts)

@@ -1,10 +1,15 @@
 #include "shufflempc/net/local.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace shufflempc::net {
 
 std::string party_key_file(const std::string& dir, PartyId id) { return dir + "/party-" + std::to_string(id) + ".key"; }
+
+std::string party_key_bundle_file(const std::string& dir, PartyId first, PartyId last) {
+  return dir + "/parties-" + std::to_string(first) + "-" + std::to_string(last) + ".keys";
+}
 
 std::string mix_server_key_file(const std::string& dir, std::size_t hop) { return dir + "/mix-server-" + std::to_string(hop) + ".key"; }
 
@@ -45,10 +50,20 @@ std::vector<Identity> LocalDeployment::all_identities() const {
   return ids;
 }
 
-void LocalDeployment::save(const std::string& dir) const {
+void LocalDeployment::save(const std::string& dir, std::size_t parties_per_bundle) const {
   shuffler.save(dir + "/" + shuffler_key_file);
   analyzer.save(dir + "/" + analyzer_key_file);
-  for (std::size_t i = 0; i < parties.size(); ++i) parties[i].save(party_key_file(dir, static_cast<PartyId>(i)));
+  if (parties_per_bundle == 0) {
+    for (std::size_t i = 0; i < parties.size(); ++i) parties[i].save(party_key_file(dir, static_cast<PartyId>(i)));
+  } else {
+    for (std::size_t first = 0; first < parties.size(); first += parties_per_bundle) {
+      KeyBundle b;
+      b.first = static_cast<PartyId>(first);
+      b.keys.assign(parties.begin() + static_cast<std::ptrdiff_t>(first),
+                    parties.begin() + static_cast<std::ptrdiff_t>(std::min(parties.size(), first + parties_per_bundle)));
+      b.save(party_key_bundle_file(dir, b.first, b.last()));
+    }
+  }
   for (std::size_t h = 0; h < mix_servers.size(); ++h) mix_servers[h].save(mix_server_key_file(dir, h + 1));
   config.save(dir + "/" + session_config_file);
 }

@@ -119,6 +119,17 @@ TEST_CASE("shufflempc keygen writes a key file the party command accepts, and ba
   CHECK(pub.size() == 64);
   CHECK(to_hex(net::KeyPair::load(dir + "/k.key").public_key()) == pub);
   CHECK((std::filesystem::status(dir + "/k.key").permissions() & std::filesystem::perms::others_read) == std::filesystem::perms::none);
+  // A bundle for parties 2..4: one public key per line, in order; a party process outside it is refused.
+  Process bundle({SHUFFLEMPC_CLI, "keygen", "--parties", "2-4", "--out", dir + "/b.keys"}, dir + "/err3");
+  std::vector<std::string> lines;
+  for (int i = 0; i < 3; ++i) lines.push_back(bundle.read_line());
+  CHECK(bundle.wait() == 0);
+  const auto keys = net::KeyBundle::load(dir + "/b.keys");
+  REQUIRE(keys.keys.size() == 3);
+  for (PartyId id = 2; id <= 4; ++id) CHECK(to_hex(keys.of(id).public_key()) == lines[id - 2]);
+  Process mixed({SHUFFLEMPC_CLI, "keygen", "--parties", "4-2", "--out", dir + "/c.keys"}, dir + "/err4");
+  CHECK(mixed.wait() == 2);
+  CHECK(slurp(dir + "/err4").find("--parties must be a party id or a range FIRST-LAST") != std::string::npos);
   Process bad({SHUFFLEMPC_CLI, "local", "counting", "--parties", "10", "--parties-per-process", "0"}, dir + "/err2");
   CHECK(bad.wait() == 2);
   CHECK(slurp(dir + "/err2").find("parties-per-process") != std::string::npos);
@@ -152,7 +163,7 @@ TEST_CASE("shufflempc local: interrupted, it stops every process and removes its
   REQUIRE_MESSAGE(at != std::string::npos, line << slurp(err));
   const std::string dir = line.substr(at + marker.size(), line.find(" (removed") - at - marker.size());
   CHECK(std::filesystem::exists(dir + "/session.json"));
-  CHECK(std::filesystem::exists(dir + "/party-0.key"));
+  CHECK(std::filesystem::exists(dir + "/parties-0-99.keys"));  // one key bundle per party process
   REQUIRE(::kill(p.pid(), SIGINT) == 0);
   CHECK(p.wait(std::chrono::seconds(30)) == 1);
   CHECK_FALSE(std::filesystem::exists(dir));

@@ -74,6 +74,15 @@ TEST_CASE("shufflempc session writes the config every process of a multi-host ru
   REQUIRE_FALSE(report.is_discarded());
   CHECK(report["messages"] == 3);
 
+  // A key bundle that does not hold every party of --id: one line naming both, exit 2.
+  Process bundle({SHUFFLEMPC_CLI, "keygen", "--parties", "0-1", "--out", dir + "/two.keys"}, dir + "/bundle.err");
+  CHECK(bundle.wait() == 0);
+  Process short_bundle({SHUFFLEMPC_CLI, "party", "--config", dir + "/session.json", "--id", "0-2", "--key-bundle", dir + "/two.keys",
+                        "--inputs", dir + "/inputs.json", "--connect", address},
+                       dir + "/short.err");
+  CHECK(short_bundle.wait() == 2);
+  CHECK(slurp(dir + "/short.err").find("--id 0-2 is not inside --key-bundle " + dir + "/two.keys, which holds parties 0-1") != std::string::npos);
+
   // A parameter the protocol does not accept: one line naming it, exit 2.
   Process bad({SHUFFLEMPC_CLI, "session", "--protocol", "central-laplace", "--param", "epsilon=0", "--shuffler-key", shuffler_pub,
                "--analyzer-key", shuffler_pub, "--party-keys", dir + "/party-keys.txt", "--out", dir + "/bad.json"},

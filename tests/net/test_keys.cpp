@@ -29,6 +29,40 @@ SessionConfig sample_config(Rng& rng) {
 }
 }  // namespace
 
+TEST_CASE("key bundles: a range of parties in one 0600 file loads back; a party outside it, a public file and junk are refused") {
+  SeededRng rng(32);
+  KeyBundle b;
+  b.first = 5;
+  for (int i = 0; i < 4; ++i) b.keys.push_back(KeyPair::generate(rng));
+  const test::TempDir tmp("shufflempc-keystest");
+  const std::string path = tmp.path() + "/parties-5-8.keys";
+  b.save(path);
+  struct stat st {};
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  const KeyBundle back = KeyBundle::load(path);
+  CHECK(back.first == 5);
+  CHECK(back.last() == 8);
+  REQUIRE(back.keys.size() == 4);
+  for (PartyId id = 5; id <= 8; ++id) CHECK(back.of(id).public_key() == b.keys[id - 5].public_key());
+  CHECK_THROWS_WITH_AS((void)back.of(4), doctest::Contains("party 4 is not in the key bundle (it holds parties 5-8)"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)back.of(9), doctest::Contains("party 9 is not in the key bundle"), std::invalid_argument);
+  ::chmod(path.c_str(), 0644);
+  CHECK_THROWS_AS((void)KeyBundle::load(path), std::invalid_argument);  // readable by others: refused
+  for (const std::string text : {"not json", R"({"first":0,"secret_keys":[]})", R"({"first":0,"secret_keys":["abcd"]})",
+                                 R"({"first":-1,"secret_keys":["00"]})", R"({"secret_keys":["00"]})"}) {
+    CAPTURE(text);
+    const std::string junk = tmp.path() + "/junk.keys";
+    {
+      std::ofstream f(junk);
+      f << text;
+    }
+    ::chmod(junk.c_str(), 0600);
+    CHECK_THROWS_WITH_AS((void)KeyBundle::load(junk), doctest::Contains("junk.keys"), std::invalid_argument);
+  }
+  CHECK_THROWS_AS(KeyBundle{}.save(tmp.path() + "/empty.keys"), std::invalid_argument);
+}
+
 TEST_CASE("keys: the public key is X25519 of the secret, files are written 0600 and load back, a mismatched file is refused") {
   SeededRng rng(31);
   const auto k = KeyPair::generate(rng);

@@ -14,6 +14,8 @@ namespace shufflempc::net {
 
 // File names inside a session directory (`local --keep-dir`, `party --key-dir`).
 [[nodiscard]] std::string party_key_file(const std::string& dir, PartyId id);
+// The key bundle of parties first .. last inside a session directory (KeyBundle).
+[[nodiscard]] std::string party_key_bundle_file(const std::string& dir, PartyId first, PartyId last);
 inline constexpr const char* shuffler_key_file = "shuffler.key";
 inline constexpr const char* analyzer_key_file = "analyzer.key";
 inline constexpr const char* session_config_file = "session.json";
@@ -36,9 +38,10 @@ struct LocalDeployment {
 
   // Every party (ids 0..n-1) and the analyzer, ready for a TcpChannel hosting all of them.
   [[nodiscard]] std::vector<Identity> all_identities() const;
-  // Writes shuffler.key, analyzer.key, party-<id>.key, mix-server-<hop>.key (mode 0600) and
-  // session.json into `dir`.
-  void save(const std::string& dir) const;
+  // Writes shuffler.key, analyzer.key, mix-server-<hop>.key (mode 0600), session.json and the
+  // parties' keys into `dir`: party-<id>.key each, or with parties_per_bundle > 0 one bundle
+  // parties-<first>-<last>.keys per that many parties (the ranges `local` gives its processes).
+  void save(const std::string& dir, std::size_t parties_per_bundle = 0) const;
 };
 
 }  // namespace shufflempc::net
