@@ -2,6 +2,7 @@
 
 #include "shufflempc/files.hpp"
 #include "shufflempc/numbers.hpp"
+#include "shufflempc/parallel.hpp"
 
 #include <sodium.h>
 #include <sys/stat.h>
@@ -79,14 +80,15 @@ KeyBundle KeyBundle::load(const std::string& path) {
     throw std::invalid_argument("key bundle " + path + ": parties " + std::to_string(first) + " onwards are out of range");
   KeyBundle b;
   b.first = static_cast<PartyId>(first);
-  b.keys.reserve(list.size());
-  std::array<std::uint8_t, secret_key_bytes> secret{};
+  std::vector<std::array<std::uint8_t, secret_key_bytes>> secrets(list.size());
   for (std::size_t i = 0; i < list.size(); ++i) {
     if (!list[i].is_string()) throw std::invalid_argument("key bundle " + path + ": secret key " + std::to_string(i) + " is not a string");
-    from_hex(list[i].get<std::string>(), secret, path + ": secret key " + std::to_string(i));
-    b.keys.push_back(KeyPair::from_secret(secret));
+    from_hex(list[i].get<std::string>(), secrets[i], path + ": secret key " + std::to_string(i));
   }
-  sodium_memzero(secret.data(), secret.size());
+  // The public keys on every core (a scalar multiplication each).
+  b.keys.resize(list.size());
+  parallel_for(list.size(), list.size() >= 1024 ? hardware_threads() : 1, [&](std::size_t i) { b.keys[i] = KeyPair::from_secret(secrets[i]); });
+  sodium_memzero(secrets.data(), secrets.size() * secret_key_bytes);
   return b;
 }
 
