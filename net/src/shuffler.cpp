@@ -390,19 +390,29 @@ struct TcpShuffler::Impl {
           (out.dropped.size() == 1 ? "y" : "ies") + " dropped (first: party " + std::to_string(out.dropped.front()) + ")");
     // One prefix (counts, id lists, hop reports), encoded once; the messages follow it in the frames that carry them.
     s.last.prefix = encode_result(out.messages, out.submitted, out.dropped, reports, {});
-    s.analyzer->send(FrameType::result, closed.round, static_cast<std::uint32_t>(closed.shape.width),
-                     static_cast<std::uint32_t>(out.messages), s.last.prefix, output_bytes(out));
+    if (!s.analyzer && closed.last) {
+      // Lost while the last batch crossed the chain: nobody would ever read the output.
+      return abort_session(s, "round " + std::to_string(closed.round) + ": the analyzer's link was lost before the result reached it");
+    }
+    send_analyzer_result(s);  // if it is away, it asks again when it reconnects
     for (auto& [first, pl] : s.party_links) send_result(s, pl);
     if (closed.last) {
       // Goodbye to the chain's further servers (an abort frame without a reason): they end at once.
       for (auto& l : s.hops)
         if (l && l->is_open()) l->send(FrameType::abort, closed.round, {});
       for (auto& [first, pl] : s.party_links) pl.link->close_after_flush();
-      s.analyzer->close_after_flush();
+      if (s.analyzer) s.analyzer->close_after_flush();
       finish(s);
       return;
     }
     start_round_timer(s);
+  }
+
+  // The last closed round's result, with every message, to the analyzer (if it is connected).
+  void send_analyzer_result(ServedSession& s) {
+    if (!s.analyzer || !s.analyzer->is_open()) return;
+    s.analyzer->send(FrameType::result, s.last.round, static_cast<std::uint32_t>(s.last.shape.width),
+                     static_cast<std::uint32_t>(s.last.outcome.messages), s.last.prefix, output_bytes(s.last.outcome));
   }
 
   static std::span<const std::uint8_t> output_bytes(const RoundOutcome& out) {
@@ -446,7 +456,20 @@ struct TcpShuffler::Impl {
   // a link the shuffler refused are not.
   void on_leave(ServedSession& s, PartyId first, std::uint32_t count, const std::shared_ptr<SecureLink>& link, bool refused) {
     if (first == analyzer_id) {
-      if (s.analyzer != link) return;  // a refused second link
+      if (s.analyzer != link) return;  // a refused second link, or one a reconnection replaced
+      s.analyzer = nullptr;
+      (void)s.rounds->leave(analyzer_id);
+      if (s.rounds->finished()) return;
+      // No round closes without the analyzer: it is waited for as a lost party link is, then the
+      // session ends naming it.
+      const std::string reason = "round " + std::to_string(s.rounds->round()) + ": the analyzer's link was lost";
+      if (options.reconnect_grace.count() <= 0) return abort_session(s, reason);
+      auto& t = s.grace.emplace_back(std::make_unique<asio::steady_timer>(io, options.reconnect_grace));
+      t->async_wait([this, &s, reason, round = s.rounds->round()](std::error_code ec) {
+        if (ec || s.rounds->finished() || s.rounds->round() != round || s.rounds->has_analyzer()) return;
+        abort_session(s, reason + " and it did not reconnect within " + std::to_string(options.reconnect_grace.count()) + " ms");
+      });
+      return;
     } else {
       const auto it = s.party_links.find(first);
       if (it == s.party_links.end() || it->second.link != link) return;  // refused, or replaced by a reconnection
@@ -554,6 +577,10 @@ struct TcpShuffler::Impl {
           (void)s->rounds->leave(first, count);
           old->close();
         }
+      } else if (s->analyzer) {
+        auto old = std::move(s->analyzer);  // the analyzer's key again: the same replacement
+        (void)s->rounds->leave(analyzer_id);
+        old->close();
       }
       const bool was_started = s->rounds->started();
       if (auto refusal = s->rounds->admit(first, count)) {
@@ -570,7 +597,35 @@ struct TcpShuffler::Impl {
       while (s && !refused && link->is_open()) {
         detail::Frame f = co_await link->receive();
         if (s->rounds->finished()) continue;  // late frames after the end: read and ignore until the peer closes
-        if (f.header.type != FrameType::submit || first == analyzer_id) {
+        if (first == analyzer_id) {
+          // The analyzer sends one frame: after it reconnects, an empty batch (a submit frame with
+          // its one count, 0) naming the round whose result it awaits. The round before the open
+          // one is sent again (once per connection, max_resends per round); the open one it gets
+          // when that round closes.
+          const bool empty_batch = f.header.count == 0 && f.payload.size() == 4 &&
+                                   std::all_of(f.payload.begin(), f.payload.end(), [](std::uint8_t b) { return b == 0; });
+          if (f.header.type != FrameType::submit || !empty_batch) {
+            refuse("unexpected frame type " + std::to_string(static_cast<int>(f.header.type)) + " from the analyzer");
+            break;
+          }
+          const bool previous = s->last.valid && f.header.round == s->last.round && s->rounds->round() == s->last.round + 1;
+          if (!previous && f.header.round != s->rounds->round()) {
+            refuse("the analyzer asked for round " + std::to_string(f.header.round) + ", the session is in round " +
+                   std::to_string(s->rounds->round()));
+            break;
+          }
+          if (previous && !resent) {
+            resent = true;
+            if (!s->rounds->take_resend(analyzer_id)) {
+              refuse("round " + std::to_string(f.header.round) + "'s result was sent to the analyzer " +
+                     std::to_string(detail::SessionRounds::max_resends) + " times already");
+              break;
+            }
+            send_analyzer_result(*s);
+          }
+          continue;
+        }
+        if (f.header.type != FrameType::submit) {
           refuse("unexpected frame type " + std::to_string(static_cast<int>(f.header.type)));
           break;
         }

@@ -132,9 +132,10 @@ struct TcpChannel::Impl {
     co_await l.link->connect_as(config.session, digest, l.first, l.count, l.proof, config.shuffler_key, rng);
   }
 
-  // The round's result on `l`. A party link whose connection drops first reconnects (a new
-  // handshake, with backoff, until `give_up`) and sends its batch again: the shuffler takes an
-  // identical batch once, and sends the result of a round that closed meanwhile again.
+  // The round's result on `l`. A link whose connection drops first reconnects (a new handshake,
+  // with backoff, until `give_up`) and sends its batch again: the shuffler takes an identical
+  // batch once, and sends the result of a round that closed meanwhile again. The analyzer's link
+  // sends an empty batch, which asks for that round's result.
   asio::awaitable<detail::Frame> result_of(Link& l, std::uint32_t round, std::uint32_t width,
                                            std::chrono::steady_clock::time_point give_up) {
     auto pause = std::chrono::milliseconds(50);
@@ -144,7 +145,7 @@ struct TcpChannel::Impl {
       try {
         co_return co_await l.link->receive();
       } catch (const std::system_error& e) {
-        if (l.first == analyzer_id || e.code() != Errc::peer_closed || std::chrono::steady_clock::now() + pause > give_up) throw;
+        if (e.code() != Errc::peer_closed || std::chrono::steady_clock::now() + pause > give_up) throw;
       }
       if (!told) log("round " + std::to_string(round) + ": " + name(l) + " was lost; reconnecting until the deadline");
       told = true;
@@ -198,6 +199,8 @@ struct TcpChannel::Impl {
       l.waiting = false;
       if (l.first == analyzer_id) {
         l.waiting = l.link->is_open();
+        l.pending.assign(4, 0);  // what it sends after a reconnection: an empty batch, "this round's result"
+        l.pending_count = 0;
         continue;
       }
       std::vector<std::uint32_t> counts(l.count, submit_absent);

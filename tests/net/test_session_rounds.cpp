@@ -147,7 +147,8 @@ TEST_CASE("SessionRounds: too few parties fail the round, the analyzer leaving a
     const auto cfg = config_of(2, {RoundShape::exactly(1, Delivery::analyzer_only, 1)});
     SessionRounds s(cfg);
     admit_all(s, 2);
-    CHECK(s.leave(net::analyzer_id).value() == "the analyzer disconnected");
+    CHECK_FALSE(s.leave(net::analyzer_id).has_value());  // it may reconnect: the shuffler waits a grace
+    CHECK_FALSE(s.finished());
     CHECK_FALSE(s.has_analyzer());
     CHECK_FALSE(s.ready());
   }
@@ -165,7 +166,7 @@ TEST_CASE("SessionRounds: a link for a range of parties is admitted, submits and
   // Limits: four parties' largest batch (2 messages of 1 byte) and a count each.
   CHECK(s.limits_for(0, 4).max_payload == 4 * (2 + 4));
   CHECK(s.limits_for(0, 4).max_count == 8);
-  CHECK(s.limits_for(net::analyzer_id, 1).max_payload == 0);
+  CHECK(s.limits_for(net::analyzer_id, 1).max_payload == 4);  // an empty batch: "that round again"
   // A frame with one bad count is refused whole: nothing of it stands.
   const std::vector<std::uint32_t> bad = {1, 1, 3, 1};
   CHECK(s.submit(0, bad, 0, 1, batch(1, 6, 1)).value().find("submission of 3 messages by party 2 rejected") != std::string::npos);

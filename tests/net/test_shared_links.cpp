@@ -4,6 +4,8 @@
 #include <sodium.h>
 
 #include <condition_variable>
+#include <future>
+#include <limits>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -52,7 +54,8 @@ std::multiset<int> received(const RoundOutcome& out) {
 }
 
 // A TCP relay in front of the shuffler that cuts its first connection once it has carried
-// `cut_after` bytes from the client, and counts what every connection carried.
+// `cut_after` bytes from the client (or when cut() is called), and counts what every connection
+// carried.
 class CuttingProxy {
  public:
   CuttingProxy(std::uint16_t target, std::size_t cut_after) : target_(target), cut_after_(cut_after), acceptor_(io_) {
@@ -77,6 +80,20 @@ class CuttingProxy {
     const std::lock_guard lock(m_);
     return forwarded_.size();
   }
+  // Cuts connection `index` now (both of its sockets closed on the relay's thread).
+  void cut(std::size_t index) {
+    std::promise<void> done;
+    asio::post(io_, [&] {
+      const std::lock_guard lock(m_);
+      if (index < sockets_.size()) {
+        std::error_code ignored;
+        sockets_[index].first->close(ignored);
+        sockets_[index].second->close(ignored);
+      }
+      done.set_value();
+    });
+    done.get_future().wait();
+  }
 
   std::uint16_t port = 0;
 
@@ -92,6 +109,7 @@ class CuttingProxy {
         const std::lock_guard lock(m_);
         index = forwarded_.size();
         forwarded_.push_back(0);
+        sockets_.emplace_back(client, server);
       }
       asio::co_spawn(io_, pump(client, server, index, true), asio::detached);
       asio::co_spawn(io_, pump(server, client, index, false), asio::detached);
@@ -133,6 +151,7 @@ class CuttingProxy {
   std::mutex m_;
   std::condition_variable cv_;
   std::vector<std::size_t> forwarded_;
+  std::vector<std::pair<std::shared_ptr<net::detail::tcp::socket>, std::shared_ptr<net::detail::tcp::socket>>> sockets_;
 };
 
 }  // namespace
@@ -242,6 +261,38 @@ TEST_CASE("shared links: a link cut after its batch reconnects, its batch counts
   CHECK(theirs.dropped.empty());
   CHECK(client_log.find("round 0: the link of parties 0..2 was lost; reconnecting until the deadline") != std::string::npos);
   CHECK(proxy.connections() == 2);
+}
+
+TEST_CASE("shared links: the analyzer's link cut after its handshake reconnects like a party's, and the analyzer gets the round's result") {
+  NetSession s(4, 82, 0, std::chrono::seconds(20));
+  ShufflerProcess sh(s);
+  // The analyzer connects through the relay, which cuts that connection once the handshake is done.
+  CuttingProxy proxy(sh.port, std::numeric_limits<std::size_t>::max());
+  std::string analyzer_log;
+  std::vector<net::Identity> ids = {{net::analyzer_id, s.analyzer}};
+  net::TcpChannel analyzer_channel(s.config, std::move(ids), "127.0.0.1", proxy.port,
+                                   [&](const std::string& l) { analyzer_log += l + "\n"; }, {.share_links = true});
+  proxy.cut(0);
+  RoundOutcome seen;
+  std::exception_ptr error;
+  std::thread analyzer([&] {
+    try {
+      seen = analyzer_channel.exchange(rules_for(4), batches_of({}));
+    } catch (...) {
+      error = std::current_exception();
+    }
+  });
+  std::vector<net::Identity> parties;
+  for (PartyId id = 0; id < 4; ++id) parties.push_back({id, s.parties[id]});
+  net::TcpChannel channel(s.config, std::move(parties), "127.0.0.1", sh.port, {}, {.share_links = true});
+  const RoundOutcome out = channel.exchange(rules_for(4), batches_of({0, 1, 2, 3}));
+  analyzer.join();
+  if (error) std::rethrow_exception(error);
+  CHECK(out.submitted == std::vector<PartyId>{0, 1, 2, 3});
+  CHECK(received(seen) == values_of({0, 1, 2, 3}));
+  CHECK(analyzer_log.find("round 0: the analyzer's link was lost; reconnecting until the deadline") != std::string::npos);
+  CHECK(proxy.connections() == 2);
+  CHECK(sh.process.wait() == 0);
 }
 
 TEST_CASE("shared links: a link cut inside its submit frame, after every other party submitted, reconnects within the grace and counts") {

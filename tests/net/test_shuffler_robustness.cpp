@@ -74,6 +74,57 @@ std::shared_ptr<net::detail::SecureLink> connect_party3(asio::io_context& io, co
   return link;
 }
 
+// One message of one byte per party, in MPC mode.
+const RoundShape mpc_round = RoundShape::exactly(1, Delivery::all_parties, 1);
+
+// Rewrites the session as two MPC rounds (the shuffler enforces the config's shapes).
+void two_mpc_rounds(NetSession& s) {
+  s.config.rounds = {mpc_round, mpc_round};
+  s.config.save(s.path("session.json"));
+}
+
+// `body` on a thread of its own; what it throws lands in `error` (rethrown by the test after join).
+template <class F>
+std::thread on_thread(std::exception_ptr& error, F body) {
+  return std::thread([&error, body = std::move(body)]() mutable {
+    try {
+      body();
+    } catch (...) {
+      error = std::current_exception();
+    }
+  });
+}
+
+// The analyzer's identity on a link of its own (the test plays it).
+std::shared_ptr<net::detail::SecureLink> connect_analyzer(asio::io_context& io, const NetSession& s, std::uint16_t port) {
+  auto link = dial(io, port, s.config.limits());
+  SystemRng rng;
+  run_sync(io, link->connect_as(s.config.session, s.config.digest(), net::analyzer_id, s.analyzer, s.config.shuffler_key, rng));
+  return link;
+}
+
+// Every party (0 .. 3) on one TcpChannel without the analyzer: one message `10 * round + id` each.
+RoundOutcome all_parties_round(net::TcpChannel& channel, std::uint32_t round, const RoundShape& shape) {
+  RoundRules spec;
+  spec.round = round;
+  spec.shape = shape;
+  Submissions local;
+  local.messages = MessageBatch(1);
+  for (PartyId id = 0; id < n_parties; ++id) {
+    spec.expected.push_back(id);
+    const std::uint8_t b = static_cast<std::uint8_t>(10 * round + id);
+    local.parties.push_back({id, local.messages.count(), 1});
+    local.messages.push_back(std::span(&b, 1));
+  }
+  return channel.exchange(spec, std::move(local));
+}
+
+std::vector<net::Identity> every_party(const NetSession& s) {
+  std::vector<net::Identity> ids;
+  for (PartyId id = 0; id < n_parties; ++id) ids.push_back({id, s.parties[id]});
+  return ids;
+}
+
 void check_honest_only(const NetSession& s, const ShufflerProcess& sh, const std::vector<PartyId>& dropped) {
   const RoundOutcome out = run_honest(s, sh.port);
   CHECK(received(out) == expected(honest));
@@ -268,13 +319,7 @@ TEST_CASE("shuffler process: a round that keeps moving outlives its deadline, up
   ShufflerProcess sh(s);
   RoundOutcome out;
   std::exception_ptr failed;
-  std::thread honest_parties([&] {
-    try {
-      out = run_honest(s, sh.port);
-    } catch (...) {
-      failed = std::current_exception();
-    }
-  });
+  std::thread honest_parties = on_thread(failed, [&] { out = run_honest(s, sh.port); });
   std::this_thread::sleep_for(std::chrono::seconds(6));
   asio::io_context io;
   auto link = connect_party3(io, s, sh.port);
@@ -289,6 +334,78 @@ TEST_CASE("shuffler process: a round that keeps moving outlives its deadline, up
   CHECK(sh.log().find("deadline expired") == std::string::npos);
   link->close();
   CHECK(sh.process.wait() == 0);
+}
+
+TEST_CASE("shuffler process: the analyzer's link is cut and comes back; the round waits for it and it gets the result") {
+  NetSession s(n_parties, 16, 0, std::chrono::seconds(20));
+  ShufflerProcess sh(s);
+  asio::io_context io;
+  auto cut = connect_analyzer(io, s, sh.port);
+  cut->socket().close();  // the connection is lost ...
+  auto back = connect_analyzer(io, s, sh.port);  // ... and the analyzer reconnects
+  RoundOutcome out;
+  std::exception_ptr failed;
+  std::thread parties = on_thread(failed, [&] {
+    net::TcpChannel channel(s.config, every_party(s), "127.0.0.1", sh.port);
+    out = all_parties_round(channel, 0, RoundShape::exactly(1, Delivery::analyzer_only, 1));
+  });
+  const auto result = run_sync(io, back->receive());
+  parties.join();
+  if (failed) std::rethrow_exception(failed);
+  CHECK(result.header.type == FrameType::result);
+  CHECK(result.header.count == n_parties);
+  CHECK(out.submitted == std::vector<PartyId>{0, 1, 2, 3});
+  back->close();
+  CHECK(sh.process.wait() == 0);
+}
+
+TEST_CASE("shuffler process: a result lost on the analyzer's way is sent again when it reconnects and asks, then the next round goes on") {
+  // Two MPC rounds. Round 0's result reaches the analyzer's socket but the connection dies before
+  // it is read; the analyzer reconnects, asks for round 0 (an empty submit frame) and gets it, then
+  // round 1's result as usual.
+  NetSession s(n_parties, 17, 0, std::chrono::seconds(20));
+  two_mpc_rounds(s);
+  ShufflerProcess sh(s);
+  asio::io_context io;
+  auto lost = connect_analyzer(io, s, sh.port);
+  net::TcpChannel channel(s.config, every_party(s), "127.0.0.1", sh.port);
+  CHECK(all_parties_round(channel, 0, mpc_round).submitted.size() == n_parties);  // round 0 closed: its result was sent
+  lost->socket().close();
+  auto back = connect_analyzer(io, s, sh.port);
+  const std::vector<std::uint8_t> empty_batch(4, 0);  // its one count, 0: "round 0's result again"
+  back->send(FrameType::submit, 0, 1, 0, empty_batch);
+  const auto again = run_sync(io, back->receive());
+  CHECK(again.header.type == FrameType::result);
+  CHECK(again.header.round == 0);
+  CHECK(again.header.count == n_parties);
+  RoundOutcome second;
+  std::exception_ptr failed;
+  std::thread parties = on_thread(failed, [&] { second = all_parties_round(channel, 1, mpc_round); });
+  const auto next = run_sync(io, back->receive());
+  parties.join();
+  if (failed) std::rethrow_exception(failed);
+  CHECK(next.header.type == FrameType::result);
+  CHECK(next.header.round == 1);
+  CHECK(received(second) == std::multiset<std::uint8_t>{10, 11, 12, 13});
+  back->close();
+  CHECK(sh.process.wait() == 0);
+}
+
+TEST_CASE("shuffler process: an analyzer that does not come back ends the session after the grace, with one line naming it") {
+  NetSession s(n_parties, 18, 0, std::chrono::seconds(60));
+  ShufflerProcess sh(s);
+  asio::io_context io;
+  auto cut = connect_analyzer(io, s, sh.port);
+  cut->socket().close();
+  net::TcpChannel channel(s.config, every_party(s), "127.0.0.1", sh.port);
+  try {
+    (void)all_parties_round(channel, 0, RoundShape::exactly(1, Delivery::analyzer_only, 1));
+    FAIL("the round should have failed without the analyzer");
+  } catch (const std::system_error& e) {
+    CHECK(e.code() == Errc::session_aborted);
+    CHECK(std::string(e.what()).find("round 0: the analyzer's link was lost and it did not reconnect within 2000 ms") != std::string::npos);
+  }
+  CHECK(sh.process.wait(std::chrono::seconds(30)) == 1);  // a bound far under the 60 s deadline
 }
 
 TEST_CASE("shuffler process: too few parties ends the session with one clear error to everyone") {
@@ -311,9 +428,7 @@ TEST_CASE("shuffler process: a party lost between two MPC rounds ends round 1 at
   // reconnection grace (2 s), not at the 60 s deadline, and every honest party gets one line
   // naming party 3.
   NetSession s(n_parties, 14, 0, std::chrono::seconds(60));
-  const RoundShape mpc = RoundShape::exactly(1, Delivery::all_parties, 1);
-  s.config.rounds = {mpc, mpc};
-  s.config.save(s.path("session.json"));
+  two_mpc_rounds(s);
   ShufflerProcess sh(s);
   std::vector<net::Identity> ids;
   for (PartyId id : honest) ids.push_back({id, s.parties[id]});
@@ -322,7 +437,7 @@ TEST_CASE("shuffler process: a party lost between two MPC rounds ends round 1 at
   const auto round_of = [&](std::uint32_t round) {
     RoundRules spec;
     spec.round = round;
-    spec.shape = mpc;
+    spec.shape = mpc_round;
     spec.expected = {0, 1, 2, 3};
     Submissions local;
     local.messages = MessageBatch(1);
@@ -337,13 +452,7 @@ TEST_CASE("shuffler process: a party lost between two MPC rounds ends round 1 at
   auto link = connect_party3(io, s, sh.port);
   RoundOutcome first;
   std::exception_ptr failed;
-  std::thread round0([&] {
-    try {
-      first = round_of(0);
-    } catch (...) {
-      failed = std::current_exception();
-    }
-  });
+  std::thread round0 = on_thread(failed, [&] { first = round_of(0); });
   send_batch(*link, 0, 1, 1, {3});
   const auto result = run_sync(io, link->receive());
   round0.join();

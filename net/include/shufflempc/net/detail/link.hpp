@@ -104,7 +104,7 @@ class SecureLink : public std::enable_shared_from_this<SecureLink> {
   // (Errc::unauthenticated when the shuffler is not who the config says or refuses our keys).
   asio::awaitable<void> connect_as(const SessionId& session, const ConfigDigest& config, PartyId first, std::uint32_t count,
                                    const IdentityProof& proof, const PublicKey& shuffler, Rng& rng);
-  // The same for one identity holding `mine`.
+  // The same for one identity holding `mine` (a party, or the analyzer: id = analyzer_id).
   asio::awaitable<void> connect_as(const SessionId& session, const ConfigDigest& config, PartyId id, const KeyPair& mine,
                                    const PublicKey& shuffler, Rng& rng);
   // Server side, step 1: reads and parses the client's hello (the caller checks session and range).

@@ -35,8 +35,9 @@ class SessionRounds {
   // An admitted link ended. A submitted batch stands; a party that had not submitted in the current
   // round is still waited for (its link may have been cut and reconnect) until lapse() gives it up
   // or the deadline closes the round. A party that leaves on purpose says so first (a submit frame
-  // with its count absent). Returns the abort reason if the session must end (the analyzer left
-  // before the end).
+  // with its count absent). The analyzer's link may also come back: no round closes without it
+  // (ready() is false), and the shuffler decides how long to wait. Returns the abort reason if the
+  // session must end (today never; kept for the transports' rules).
   [[nodiscard]] std::optional<std::string> leave(PartyId first, std::uint32_t count = 1);
   // The round stops waiting for the parties of the range that are not connected and have not
   // submitted (their link was lost and has not come back): they count as gone for it. Returns
