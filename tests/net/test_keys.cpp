@@ -29,7 +29,7 @@ SessionConfig sample_config(Rng& rng) {
 }
 }  // namespace
 
-TEST_CASE("key bundles: a range of parties in one 0600 file loads back; a party outside it, a public file and junk are refused") {
+TEST_CASE("key bundles: a range of parties in one 0600 file loads back, a party outside it, a public file and junk are refused") {
   SeededRng rng(32);
   KeyBundle b;
   b.first = 5;

@@ -336,7 +336,7 @@ TEST_CASE("shuffler process: a round that keeps moving outlives its deadline, up
   CHECK(sh.process.wait() == 0);
 }
 
-TEST_CASE("shuffler process: the analyzer's link is cut and comes back; the round waits for it and it gets the result") {
+TEST_CASE("shuffler process: the analyzer's link is cut and comes back, the round waits for it and it gets the result") {
   NetSession s(n_parties, 16, 0, std::chrono::seconds(20));
   ShufflerProcess sh(s);
   asio::io_context io;
