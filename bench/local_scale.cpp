@@ -3,11 +3,12 @@
 // bytes each party sends and receives. Baseline in the same run: `shufflempc run` of the same
 // protocol and parties, all in one process.
 //
-//   build/bin/bench/local_scale [N ...]        (default: 1000 10000 100000)
+//   build/bin/bench/local_scale [N ...]        (default: 1000 10000 100000; --deadline-ms max(30000, 0.3 N))
 //
 // A count the machine cannot host (descriptors) is reported with the command's own one-line error.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <string>
@@ -45,7 +46,11 @@ int main(int argc, char** argv) {
   for (const std::size_t n : counts) {
     std::cerr << "local_scale: " << n << " parties over TCP..." << std::endl;
     const std::string parties = std::to_string(n);
-    const Timed local = timed({cli, "local", "counting", "--noise", "calibrated", "--parties", parties, "--seed", "1", "--json"});
+    // The round deadline grows with the work: 30 s, or 0.3 ms per party (10^6 parties: 300 s), since
+    // every party costs its process and the analyzer about 0.3 ms of X25519 (keys, seals, openings).
+    const std::string deadline = std::to_string(std::max<std::size_t>(30'000, n * 3 / 10));
+    const Timed local = timed({cli, "local", "counting", "--noise", "calibrated", "--parties", parties, "--seed", "1", "--deadline-ms",
+                               deadline, "--json"});
     std::cerr << "local_scale: " << n << " parties in one process (baseline)..." << std::endl;
     const Timed run = timed({cli, "run", "counting", "--noise", "calibrated", "--parties", parties, "--seed", "1", "--json"});
     if (local.result.exit_code != 0) {
