@@ -63,6 +63,7 @@ struct LocalArgs {
   std::size_t deadline_ms = 30'000;
   std::string keep_dir;
   std::optional<std::size_t> kill_party_process;  // fault injection: kill this party process at once
+  std::optional<std::uint32_t> kill_before_round;  // ... or just before it submits this round
   std::size_t mix_servers = 1;  // 1: the one shuffler; more: a chain, the shuffler first
   std::optional<std::size_t> kill_mix_server;  // fault injection: kill this further server at once
 };
@@ -82,6 +83,7 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
                              .keep_dir = la.keep_dir,
                              .seed = args.seed,
                              .kill_party_process = la.kill_party_process,
+                             .kill_before_round = la.kill_before_round,
                              .mix_servers = la.mix_servers,
                              .kill_mix_server = la.kill_mix_server};
   auto drop_rng = rng->fork(rng_labels::dropouts);
@@ -176,6 +178,9 @@ void add_local_command(CLI::App& app, const Registry& registry, Action& action) 
     cmd->add_option("--kill-party-process", both.second.kill_party_process,
                     "fault injection: kill party process K (from 0) as soon as it starts; its parties drop out")
         ->check(count_check());
+    cmd->add_option("--kill-before-round", both.second.kill_before_round,
+                    "fault injection, with --kill-party-process: that process kills itself just before it submits round R (from 0), "
+                    "after the earlier rounds' results reached it");
     cmd->add_option("--mix-servers", both.second.mix_servers,
                     "servers the records cross: 1, the one shuffler (default; it reads every record in MPC mode and knows who "
                     "sent it); 2 to 16, a chain of mix servers, the shuffler first, of which one honest server keeps every record "

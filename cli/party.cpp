@@ -1,9 +1,11 @@
 // `shufflempc party`: runs one or more parties of a session over authenticated links (docs/network.md).
 #include <fmt/format.h>
 
+#include <csignal>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "commands.hpp"
@@ -18,10 +20,30 @@
 
 namespace shufflempc::cli {
 
+namespace {
+
+// Fault injection for `local --kill-before-round`: the process kills itself (SIGKILL, as `kill -9`
+// would) when its parties are about to submit `round`, after the earlier rounds' results arrived.
+class DyingChannel final : public AnonymousChannel {
+ public:
+  DyingChannel(AnonymousChannel& inner, std::uint32_t round) : inner_(inner), round_(round) {}
+  RoundOutcome exchange(const RoundRules& spec, Submissions local) override {
+    if (spec.round == round_) ::raise(SIGKILL);
+    return inner_.exchange(spec, std::move(local));
+  }
+
+ private:
+  AnonymousChannel& inner_;
+  std::uint32_t round_;
+};
+
+}  // namespace
+
 void add_party_command(CLI::App& app, const Registry& registry, Action& action) {
   auto* cmd = app.add_subcommand("party", "run one or more parties of a session, each over its own authenticated link");
   struct Options {
     std::string ids, key, key_dir, key_bundle, input, inputs_file, dropouts;
+    std::optional<std::uint32_t> kill_before_round;
     ClientArgs client;
   };
   auto o = std::make_shared<Options>();
@@ -33,10 +55,13 @@ void add_party_command(CLI::App& app, const Registry& registry, Action& action) 
       ->check(CLI::ExistingFile);
   cmd->add_option("--input", o->input, "the party's input as JSON (one party)");
   cmd->add_option("--inputs", o->inputs_file, "JSON array with every party's input, indexed by id")->check(CLI::ExistingFile);
+  cmd->add_option("--fault-kill-before-round", o->kill_before_round,
+                  "fault injection (local --kill-before-round): kill this process just before its parties submit round R")
+      ->group("");  // not in --help: a test's tool
   cmd->add_option("--dropouts", o->dropouts, "comma-separated ids of hosted parties that drop out before round 0 (simulation)");
   cmd->callback([o, &registry, &action] {
     action = [o, &registry] {
-      const auto& [ids, key, key_dir, key_bundle, input, inputs_file, dropouts, client] = *o;
+      const auto& [ids, key, key_dir, key_bundle, input, inputs_file, dropouts, kill_before_round, client] = *o;
       const auto config = net::SessionConfig::load(client.config_path);
       auto protocol = session_protocol(config, registry);
       const auto [first, last] = parse_ids(ids, config.parties);
@@ -76,7 +101,9 @@ void add_party_command(CLI::App& app, const Registry& registry, Action& action) 
                                                                                       std::to_string(capacity) + " hosted parties)");
       auto rng = make_rng(client.seed);
       net::TcpChannel channel(config, std::move(identities), host, port, stderr_logger("party " + ids), {.share_links = true});
-      RoundDriver session(*protocol, channel, *rng, config.parties);
+      std::optional<DyingChannel> dying;
+      if (kill_before_round) dying.emplace(channel, *kill_before_round);
+      RoundDriver session(*protocol, dying ? static_cast<AnonymousChannel&>(*dying) : channel, *rng, config.parties);
       for (PartyId id = first; id <= last; ++id) {
         Value v;
         if (!input.empty()) {

@@ -63,6 +63,11 @@ LocalLauncher::LocalLauncher(SessionConfig base, const Protocol& protocol, std::
   if (options_.mix_servers < 1 || options_.mix_servers > max_mix_servers)
     throw std::invalid_argument("--mix-servers must be in [1, " + std::to_string(max_mix_servers) + "], got " +
                                 std::to_string(options_.mix_servers));
+  if (options_.kill_before_round && !options_.kill_party_process)
+    throw std::invalid_argument("--kill-before-round needs --kill-party-process (the process that dies)");
+  if (options_.kill_before_round && *options_.kill_before_round >= protocol_.rounds())
+    throw std::invalid_argument("--kill-before-round must be in [0, " + std::to_string(protocol_.rounds() - 1) + "] (the protocol has " +
+                                std::to_string(protocol_.rounds()) + " rounds)");
   if (options_.kill_mix_server && (*options_.kill_mix_server < 1 || *options_.kill_mix_server >= options_.mix_servers))
     throw std::invalid_argument("--kill-mix-server must be in [1, " + std::to_string(options_.mix_servers - 1) + "] (a further server of the chain)");
   // What the shuffler enforces, and what sizes the links.
@@ -148,13 +153,15 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
     for (PartyId id : options_.dropouts)
       if (id >= first && id <= last) drops += (drops.empty() ? "" : ",") + std::to_string(id);
     if (!drops.empty()) a.insert(a.end(), {"--dropouts", drops});
+    if (options_.kill_party_process && options_.kill_before_round && first / k == *options_.kill_party_process)
+      a.insert(a.end(), {"--fault-kill-before-round", std::to_string(*options_.kill_before_round)});
     outputs.push_back(dir / ("party-" + range + ".out"));
     children.emplace_back("parties " + range, a, ProcessOptions{.stdout_path = outputs.back()});
   }
   if (options_.kill_party_process) {
     if (*options_.kill_party_process >= processes)
       throw std::invalid_argument("--kill-party-process must be below the number of party processes (" + std::to_string(processes) + ")");
-    children[2 + *options_.kill_party_process].kill();
+    if (!options_.kill_before_round) children[2 + *options_.kill_party_process].kill();
   }
   // Every round may take its deadline (twice, counting the clients' grace) plus start-up time.
   const auto limit = options_.deadline * 2 * (protocol_.rounds() + 1) + std::chrono::seconds(30);

@@ -150,6 +150,27 @@ TEST_CASE("shufflempc local: a party process that dies is a dropout, the run sta
   CHECK(slurp(err).find("warning: parties 50-99 exited with status 137; its parties count as dropped") != std::string::npos);
 }
 
+TEST_CASE("shufflempc local mpc2: a party process killed between the rounds ends round 1 at its link's loss, and the error names its parties") {
+  const test::TempDir tmp("shufflempc-localtest");
+  const std::string err = tmp / "err";
+  // Process 1 hosts parties 2 and 3; it gets round 0's result, then dies (SIGKILL) before round 1.
+  // mpc2 needs every party: the session ends after the reconnection grace, long before the 60 s
+  // deadline (the wait below is a bound, not a timing).
+  Process p({SHUFFLEMPC_CLI, "local", "mpc2", "--parties", "6", "--function", "inner-product", "--length", "20", "--parties-per-process",
+             "2", "--kill-party-process", "1", "--kill-before-round", "1", "--deadline-ms", "60000", "--seed", "2"},
+            err);
+  CHECK(p.wait(std::chrono::seconds(40)) == 1);
+  const std::string log = slurp(err);
+  CHECK(log.find("session aborted: round 1: 4 of 6 parties submitted, at least 6 needed; missing: parties 2-3") != std::string::npos);
+  CHECK(log.find("deadline expired") == std::string::npos);
+  // A round the protocol does not have: one line naming the range, exit 2.
+  Process bad({SHUFFLEMPC_CLI, "local", "mpc2", "--parties", "6", "--function", "inner-product", "--length", "20", "--kill-party-process", "1",
+               "--kill-before-round", "2"},
+              tmp / "err2");
+  CHECK(bad.wait() == 2);
+  CHECK(slurp(tmp / "err2").find("--kill-before-round must be in [0, 1] (the protocol has 2 rounds)") != std::string::npos);
+}
+
 TEST_CASE("shufflempc local: interrupted, it stops every process and removes its temporary keys") {
   const test::TempDir tmp("shufflempc-localtest");
   const std::string err = tmp / "err";

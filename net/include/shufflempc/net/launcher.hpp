@@ -28,6 +28,9 @@ struct LaunchOptions {
   std::optional<std::uint64_t> seed;    // passed to every process (a reproducible simulation)
   std::set<PartyId> dropouts;           // parties that vanish before round 0 (--dropouts of their process)
   std::optional<std::size_t> kill_party_process;  // fault injection: kill this party process at once
+  // With kill_party_process: instead of at once, that process kills itself (SIGKILL) just before it
+  // submits this round, after the earlier rounds' results reached it.
+  std::optional<std::uint32_t> kill_before_round;
   std::size_t mix_servers = 1;          // 1: the one shuffler; 2 to 16: a chain of that many servers, the shuffler first
   std::optional<std::size_t> kill_mix_server;  // fault injection: kill further server I (1 .. mix_servers - 1) once it listens
   // Polled when a signal interrupts the wait: a non-empty reason ("signal 2") stops every process.
