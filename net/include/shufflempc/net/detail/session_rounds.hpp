@@ -93,9 +93,10 @@ class SessionRounds {
 
   // What a link for first .. first+count-1 may send, from the round plan: its frame never holds
   // more than the widest round's largest batch for each of its parties (and one count each), the
-  // analyzer only its 4-byte empty batch (a round's result again). The shuffler sets these limits on a link as soon as its hello names the
-  // session, so a frame header claiming more is refused before any payload is allocated: memory
-  // per connection is bounded by the plan, not by max_frame_bytes.
+  // analyzer only its 4-byte empty batch (a round's result again). The shuffler sets these limits
+  // on a link as soon as its hello names the session, so a frame header claiming more is refused
+  // before any payload is allocated: memory per connection is bounded by the plan, not by
+  // max_frame_bytes.
   [[nodiscard]] Limits limits_for(PartyId first, std::uint32_t count = 1) const;
 
   [[nodiscard]] bool started() const { return started_; }
