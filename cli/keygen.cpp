@@ -1,5 +1,6 @@
 // `shufflempc keygen`: an X25519 key pair for a party, the shuffler or the analyzer (docs/network.md).
 #include <fmt/format.h>
+#include <sodium.h>
 
 #include <fstream>
 #include <iostream>
@@ -43,14 +44,12 @@ void add_keygen_command(CLI::App& app, Action& action) {
         const auto [first, last] = parse_ids(parties, std::size_t{net::analyzer_id}, "--parties");
         if (std::size_t{last} - first + 1 > most)
           throw std::invalid_argument("--parties may name at most " + std::to_string(most) + " parties in one bundle, got " + parties);
-        net::KeyBundle bundle;
-        bundle.first = first;
-        bundle.keys.reserve(std::size_t{last} - first + 1);
+        std::vector<net::SecretKey> secrets(std::size_t{last} - first + 1);
+        for (auto& s : secrets) rng.fill(s);
+        net::KeyBundle bundle{first, net::key_pairs_from(secrets)};
+        sodium_memzero(secrets.data(), secrets.size() * sizeof(net::SecretKey));
         std::string lines;
-        for (PartyId id = first; id <= last; ++id) {
-          bundle.keys.push_back(net::KeyPair::generate(rng));
-          lines += to_hex(bundle.keys.back().public_key()) + "\n";
-        }
+        for (const auto& k : bundle.keys) lines += to_hex(k.public_key()) + "\n";
         bundle.save(out);
         std::cout << lines;
         return 0;

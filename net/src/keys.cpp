@@ -49,6 +49,13 @@ KeyPair KeyPair::load(const std::string& path) {
   return k;
 }
 
+std::vector<KeyPair> key_pairs_from(std::span<const SecretKey> secrets) {
+  std::vector<KeyPair> keys(secrets.size());
+  parallel_for(secrets.size(), secrets.size() >= 1024 ? hardware_threads() : 1,
+               [&](std::size_t i) { keys[i] = KeyPair::from_secret(secrets[i]); });
+  return keys;
+}
+
 const KeyPair& KeyBundle::of(PartyId id) const {
   if (keys.empty() || id < first || id > last())
     throw std::invalid_argument("party " + std::to_string(id) + " is not in the key bundle (it holds parties " + std::to_string(first) +
@@ -80,14 +87,12 @@ KeyBundle KeyBundle::load(const std::string& path) {
     throw std::invalid_argument("key bundle " + path + ": parties " + std::to_string(first) + " onwards are out of range");
   KeyBundle b;
   b.first = static_cast<PartyId>(first);
-  std::vector<std::array<std::uint8_t, secret_key_bytes>> secrets(list.size());
+  std::vector<SecretKey> secrets(list.size());
   for (std::size_t i = 0; i < list.size(); ++i) {
     if (!list[i].is_string()) throw std::invalid_argument("key bundle " + path + ": secret key " + std::to_string(i) + " is not a string");
     from_hex(list[i].get<std::string>(), secrets[i], path + ": secret key " + std::to_string(i));
   }
-  // The public keys on every core (a scalar multiplication each).
-  b.keys.resize(list.size());
-  parallel_for(list.size(), list.size() >= 1024 ? hardware_threads() : 1, [&](std::size_t i) { b.keys[i] = KeyPair::from_secret(secrets[i]); });
+  b.keys = key_pairs_from(secrets);
   sodium_memzero(secrets.data(), secrets.size() * secret_key_bytes);
   return b;
 }

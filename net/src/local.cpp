@@ -3,10 +3,7 @@
 #include <sodium.h>
 
 #include <algorithm>
-#include <array>
 #include <stdexcept>
-
-#include "shufflempc/parallel.hpp"
 
 namespace shufflempc::net {
 
@@ -32,11 +29,10 @@ LocalDeployment LocalDeployment::create(std::size_t parties, Rng& rng, SessionCo
   d.config.party_keys.clear();
   d.config.party_keys.reserve(parties);
   // The secrets drawn in party order (the keys KeyPair::generate would make), the public keys
-  // computed on every core: at 10^6 parties one core spends about 20 s on them.
-  std::vector<std::array<std::uint8_t, secret_key_bytes>> secrets(parties);
+  // computed on every core.
+  std::vector<SecretKey> secrets(parties);
   for (auto& s : secrets) rng.fill(s);
-  d.parties.resize(parties);
-  parallel_for(parties, parties >= 1024 ? hardware_threads() : 1, [&](std::size_t i) { d.parties[i] = KeyPair::from_secret(secrets[i]); });
+  d.parties = key_pairs_from(secrets);
   sodium_memzero(secrets.data(), secrets.size() * secret_key_bytes);
   for (const auto& k : d.parties) d.config.party_keys.push_back(k.public_key());
   d.config.mix_chain.clear();
