@@ -28,6 +28,7 @@ TEST_CASE("protocols: the predicted sd is the one their reports print, and every
       {"counting-rr-amplified", {{"model", "local"}}, TrustModel::local, "noise_sd"},
       {"histogram-rr-amplified", {}, TrustModel::shuffle, "noise_sd_per_bin"},
       {"split-mix-dp-sum", {}, TrustModel::shuffle, "noise_sd"},
+      {"counting-correlated", {}, TrustModel::shuffle, "noise_sd"},
       {"sum-local-laplace", {}, TrustModel::local, "noise_sd"},
       {"sum-central-laplace", {}, TrustModel::central, "noise_sd"},
   };

@@ -164,7 +164,10 @@ class OneRoundProtocol final : public Protocol {
     }
     const RoundShape shape = m_.shape();
     MessageBatch batch(shape.width);
-    if (shape.max_messages <= 4096) batch.reserve(parties * shape.max_messages);
+    // A fixed count exactly; a variable one only its least count plus one (a party may send up to
+    // thousands of messages where it usually sends one or two), the batch grows beyond that.
+    const std::size_t expected = shape.fixed_count() ? shape.max_messages : std::min(shape.max_messages, shape.min_messages + 1);
+    if (expected <= 4096) batch.reserve(parties * expected);
     {
       // One generator for every party: a simulation, so the parties need not have their own.
       auto party_rng = rng->fork(rng_labels::party(0, 0));

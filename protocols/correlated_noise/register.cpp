@@ -1,0 +1,73 @@
+// Registry entry of counting-correlated (correlated_noise.hpp).
+#include <algorithm>
+#include <cmath>
+
+#include "correlated_noise/correlated_noise.hpp"
+#include "shufflempc/registry.hpp"
+
+namespace shufflempc {
+namespace correlated_noise {
+
+std::int64_t CorrelatedCountingMechanism::truth(std::span<const bool> xs) const { return std::count(xs.begin(), xs.end(), true); }
+
+Value CorrelatedCountingMechanism::run_details(const RoundOutcome& outcome) const {
+  // More submitters than min_parties only add independent noise to both counts (post-processing),
+  // so the calibrated delta bounds what any number of submitters from min_parties up achieved.
+  return {{"achieved",
+           {{"submitted", outcome.submitted.size()},
+            {"calibrated_for", config.min_parties},
+            {"epsilon", config.epsilon},
+            {"delta_at_most", config.delta_total()},
+            {"noise_sd", config.noise_sd(outcome.submitted.size())}}}};
+}
+
+Value CorrelatedCountingMechanism::describe() const {
+  const Config& c = config;
+  const double central_a = std::exp(-c.epsilon);
+  return {{"epsilon", c.epsilon},
+          {"delta", c.delta},
+          {"epsilon_central_noise", c.epsilon_c},
+          {"a", c.a},
+          {"min_parties", c.min_parties},
+          {"flood_pairs", c.flood.mean},
+          {"flood_dispersion", c.flood.dispersion},
+          {"flood_shape", c.flood.shape()},
+          {"view_delta", c.view_delta},
+          {"truncation_delta", c.truncation_delta},
+          {"max_noise_messages", c.max_noise},
+          {"max_flood_pairs", c.max_pairs},
+          {"max_messages", c.max_messages()},
+          {"expected_messages_per_party", c.expected_messages()},
+          {"noise_sd", predicted_sd()},
+          {"central_laplace_sd", std::sqrt(2 * central_a) / (1 - central_a)}};
+}
+
+}  // namespace correlated_noise
+
+namespace protocols {
+
+void register_correlated_noise(Registry& registry) {
+  using namespace correlated_noise;
+  registry.add({.name = "counting-correlated",
+                .summary = "counting bits with almost central error in 1 + o(1) messages per party: the bit, discrete Laplace noise split "
+                           "into +1/-1 shares, and flooding pairs that cancel (after Ghazi, Kumar, Manurangsi, Pagh, Sinha, ICML 2021)",
+                .params = {{.name = "epsilon", .type = ParamType::real, .default_value = "1", .help = "privacy parameter epsilon",
+                            .min = 0.0, .max = 20.0, .min_exclusive = true},
+                           {.name = "delta", .type = ParamType::real, .default_value = "1e-6", .help = "privacy parameter delta",
+                            .min = 0.0, .max = 1.0, .min_exclusive = true, .max_exclusive = true},
+                           {.name = "flood-pairs", .type = ParamType::real, .default_value = "1000",
+                            .help = "expected flooding pairs (+1, -1) in total, shared by the parties", .min = 1.0, .max = 1e7},
+                           {.name = "flood-dispersion", .type = ParamType::real, .default_value = "0.03",
+                            .help = "1 - b of the flooding law NegativeBinomial(shape, b): smaller is flatter and wider",
+                            .min = 1e-4, .max = 1.0, .max_exclusive = true}},
+                .input_help = bit_input_help,
+                .random_inputs = bit_forms(),
+                .create = [](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {
+                  const Flood flood{.mean = p.real("flood-pairs"), .dispersion = p.real("flood-dispersion")};
+                  return make_one_round(CorrelatedCountingMechanism{
+                      .config = configure(pop.parties, pop.min_parties, p.real("epsilon"), p.real("delta"), flood)});
+                }});
+}
+
+}  // namespace protocols
+}  // namespace shufflempc
