@@ -36,7 +36,7 @@ double best_of(int reps, F&& f) {
 int main(int argc, char** argv) {
   const std::size_t n = argc > 1 ? std::stoull(argv[1]) : 1'000'000;
   const int reps = argc > 2 ? std::stoi(argv[2]) : 3;
-  std::vector<std::string> names = {"counting", "randomized-response", "central-laplace", "counting-balcer-cheu", "histogram"};
+  std::vector<std::string> names = {"counting", "randomized-response", "central-laplace", "counting-balcer-cheu", "histogram", "counting-correlated"};
   if (argc > 3) {
     names.clear();
     std::istringstream list(argv[3]);

@@ -41,6 +41,22 @@ double polya_tail_bound(double r, double q, std::uint64_t k) {
   return static_cast<double>(std::min<ld>(1, first / (1 - rho)));
 }
 
+std::uint64_t draw_polya(Rng& rng, double r, double q) {
+  if (r > 0.1 || q == 0) return polya(rng, r, q);
+  const double positive = -std::expm1(r * std::log1p(-q));  // P(X >= 1)
+  if (!bernoulli(rng, positive)) return 0;
+  // Given X >= 1: P(X = k) / P(X >= 1), walked from k = 1 with P(k + 1) = P(k) q (k + r)/(k + 1).
+  double u = rng.uniform01() * positive;
+  double p = r * q * std::exp(r * std::log1p(-q));
+  std::uint64_t k = 1;
+  while (u >= p && p > 1e-300) {
+    u -= p;
+    p *= q * (static_cast<double>(k) + r) / static_cast<double>(k + 1);
+    ++k;
+  }
+  return k;
+}
+
 double view_delta(double eps_c, double eps, const Flood& flood) {
   if (!(eps_c > 0 && eps_c <= eps)) throw std::invalid_argument("view_delta: needs 0 < eps_c <= eps");
   if (!(flood.mean > 0 && flood.dispersion > 0 && flood.dispersion < 1)) throw std::invalid_argument("view_delta: needs a flooding law");
@@ -189,9 +205,9 @@ void encode(bool x, const Config& c, Rng& rng, MessageBatch& out) {
   const double pair_shape = c.flood.shape() / static_cast<double>(c.min_parties);
   std::uint64_t noise_plus = 0, noise_minus = 0, pairs = 0;
   do {
-    noise_plus = polya(rng, r, c.a);
-    noise_minus = polya(rng, r, c.a);
-    pairs = polya(rng, pair_shape, c.flood.b());
+    noise_plus = draw_polya(rng, r, c.a);
+    noise_minus = draw_polya(rng, r, c.a);
+    pairs = draw_polya(rng, pair_shape, c.flood.b());
   } while (noise_plus > c.max_noise || noise_minus > c.max_noise || pairs > c.max_pairs);
   for (std::uint64_t i = 0; i < noise_plus + pairs; ++i) out.append()[0] = plus;
   for (std::uint64_t i = 0; i < noise_minus + pairs; ++i) out.append()[0] = minus;

@@ -48,6 +48,12 @@ struct Flood {
 // F beyond the summed window bounded rigorously and added whole. Needs 0 < eps_c <= eps.
 [[nodiscard]] double view_delta(double eps_c, double eps, const Flood& flood);
 
+// One Polya(r, q) draw, as the parties make it. For r <= 0.1 (the usual case: r = 1/m or f/m) a
+// Bernoulli(1 - (1 - q)^r) decides whether X > 0, and only then is X drawn given X >= 1, by
+// inversion on the pmf's recurrence: one random byte for most parties instead of a Gamma and a
+// Poisson draw. Larger r uses the library's polya. Both are exact in law up to IEEE doubles.
+[[nodiscard]] std::uint64_t draw_polya(Rng& rng, double r, double q);
+
 // P(X > k) for X ~ Polya(r, q), bounded from above by a geometric series (exact to the bound's
 // first term). r > 0, 0 <= q < 1.
 [[nodiscard]] double polya_tail_bound(double r, double q, std::uint64_t k);

@@ -12,7 +12,8 @@ namespace {
 
 std::vector<Series> counting_series() {
   return {{"", "randomized-response", {}},     {"", "counting", {}}, {"", "counting", {{"noise", "calibrated"}}},
-          {"", "counting-balcer-cheu", {}},   {"", "counting-rr-amplified", {}}, {"", "central-laplace", {}}};
+          {"", "counting-balcer-cheu", {}},   {"", "counting-rr-amplified", {}}, {"", "counting-correlated", {}},
+          {"", "central-laplace", {}}};
 }
 std::vector<Series> histogram_series() {
   return {{"", "histogram-rr-amplified", {{"model", "local"}}},

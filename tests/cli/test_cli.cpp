@@ -124,8 +124,8 @@ TEST_CASE("demo compares local, shuffle and central errors on the same data") {
   const auto r = run_command(cli() + " demo --parties 20000 --trials 2 --seed 5 --json");
   REQUIRE(r.exit_code == 0);
   const auto rows = nlohmann::json::parse(r.out);
-  REQUIRE(rows.size() == 6);
-  const std::vector<std::string> models = {"local", "shuffle", "shuffle", "shuffle", "shuffle", "central"};
+  REQUIRE(rows.size() == 7);
+  const std::vector<std::string> models = {"local", "shuffle", "shuffle", "shuffle", "shuffle", "shuffle", "central"};
   for (std::size_t i = 0; i < rows.size(); ++i) CHECK(rows[i]["model"] == models[i]);
   // Same data for every row: 30% (the default --ones) of 20000 parties hold 1 (Hoeffding, 1e-10).
   const double truth = rows[0]["truth"].get<double>();
@@ -143,9 +143,16 @@ TEST_CASE("demo compares local, shuffle and central errors on the same data") {
   }
   // What the table is for: local noise is far above shuffle noise, which is far above central noise.
   CHECK(rows[0]["predicted_sd"].get<double>() > 4 * rows[1]["predicted_sd"].get<double>());
-  CHECK(rows[1]["predicted_sd"].get<double>() > 4 * rows[5]["predicted_sd"].get<double>());
+  CHECK(rows[1]["predicted_sd"].get<double>() > 4 * rows[6]["predicted_sd"].get<double>());
   CHECK(rows[0]["messages_per_user"] == 1.0);
   CHECK(rows[1]["messages_per_user"] == 2.0);
+  // counting-correlated: within 5% of central noise in 1 + (2 F + A + B)/n messages a party, where
+  // the flooding F ~ NB(30.9, 0.97) has mean 1000 and exceeds 3000 with probability below 1.5e-12
+  // (Chernoff: min over t of e^(-3000 t) E[e^(t F)]), and A + B exceeds 100 with far less.
+  CHECK(rows[5]["protocol"] == "counting-correlated");
+  CHECK(rows[5]["predicted_sd"].get<double>() <= 1.05 * rows[6]["predicted_sd"].get<double>());
+  CHECK(rows[5]["messages_per_user"].get<double>() >= 1.0);
+  CHECK(rows[5]["messages_per_user"].get<double>() <= 1.0 + 6100.0 / 20000);
 }
 
 TEST_CASE("a boolean protocol parameter works as a bare flag or with a value") {

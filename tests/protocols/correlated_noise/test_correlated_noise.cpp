@@ -107,6 +107,23 @@ TEST_CASE("counting-correlated: the one-dimensional delta equals the hockey-stic
   CHECK_THROWS_AS((void)cn::view_delta(1.1, 1.0, {10, 0.5}), std::invalid_argument);
 }
 
+TEST_CASE("counting-correlated: a party's Polya draw has the negative binomial law, on both of its paths") {
+  // r <= 0.1: a Bernoulli for X > 0, then inversion given X >= 1; r > 0.1: the library's sampler.
+  // Pearson chi-square over 10^6 draws per law against the exact pmf, at 1e-10.
+  struct Law {
+    double r, q;
+  };
+  SeededRng rng(404);
+  for (const Law law : {Law{0.01, 0.37}, Law{0.05, 0.97}, Law{0.1, 0.8}, Law{0.5, 0.37}, Law{3.0, 0.9}}) {
+    CAPTURE(law.r);
+    CAPTURE(law.q);
+    const std::uint64_t runs = 1'000'000;
+    std::map<long, std::uint64_t> counts;
+    for (std::uint64_t i = 0; i < runs; ++i) counts[static_cast<long>(cn::draw_polya(rng, law.r, law.q))] += 1;
+    CHECK(fits(counts, runs, 400, [&](long k) { return nb_pmf(law.r, law.q, k); }));
+  }
+}
+
 TEST_CASE("counting-correlated: the parties' messages have exactly the view law the accounting assumes") {
   // 8 parties (3 ones), caps far beyond reach: (N+ - N- - 3, N-) must be (A - B, B + F) with
   // A, B ~ Geometric(a) and F ~ NegativeBinomial(f, b). Pearson chi-square of the joint law over
