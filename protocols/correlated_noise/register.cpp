@@ -37,6 +37,7 @@ Value CorrelatedCountingMechanism::describe() const {
           {"max_noise_messages", c.max_noise},
           {"max_flood_pairs", c.max_pairs},
           {"max_messages", c.max_messages()},
+          {"max_influence", c.max_messages()},  // a lying party moves the count by at most this
           {"expected_messages_per_party", c.expected_messages()},
           {"noise_sd", predicted_sd()},
           {"central_laplace_sd", std::sqrt(2 * central_a) / (1 - central_a)}};

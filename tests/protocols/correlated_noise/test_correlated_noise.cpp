@@ -29,15 +29,16 @@ ld nb_pmf(ld shape, ld b, long k) {
 }
 
 // The analyzer's whole view for the count s in {0, 1}, P(N+ = u, N- = v) as a dense table indexed
-// [u][v], by enumerating A, B and F up to L each (A, B ~ Geometric(a), F ~ NegativeBinomial): no
-// reduction, no formula of the library.
+// [u][v], by enumerating A, B and F up to L each: no reduction, no formula of the library. With
+// r = 1 (min-parties submitters) A, B ~ Geometric(a) and F ~ NegativeBinomial(f, b); with r times
+// as many submitters A, B ~ Polya(r, a) and F ~ NegativeBinomial(r f, b).
 using View = std::vector<std::vector<ld>>;
-View brute_view(long s, ld a, const cn::Flood& f, long L) {
+View brute_view(long s, ld a, const cn::Flood& f, long L, ld r = 1) {
   View pmf(static_cast<std::size_t>(3 * L + 2), std::vector<ld>(static_cast<std::size_t>(2 * L + 1), 0));
   std::vector<ld> geo(static_cast<std::size_t>(L + 1));
-  for (long i = 0; i <= L; ++i) geo[static_cast<std::size_t>(i)] = geometric_pmf(a, i);
+  for (long i = 0; i <= L; ++i) geo[static_cast<std::size_t>(i)] = nb_pmf(r, a, i);
   for (long k = 0; k <= L; ++k) {
-    const ld pf = nb_pmf(f.shape(), f.b(), k);
+    const ld pf = nb_pmf(r * f.shape(), f.b(), k);
     for (long i = 0; i <= L; ++i)
       for (long j = 0; j <= L; ++j)
         pmf[static_cast<std::size_t>(s + i + k)][static_cast<std::size_t>(j + k)] += pf * geo[static_cast<std::size_t>(i)] * geo[static_cast<std::size_t>(j)];
@@ -122,6 +123,47 @@ TEST_CASE("counting-correlated: a party's Polya draw has the negative binomial l
     for (std::uint64_t i = 0; i < runs; ++i) counts[static_cast<long>(cn::draw_polya(rng, law.r, law.q))] += 1;
     CHECK(fits(counts, runs, 400, [&](long k) { return nb_pmf(law.r, law.q, k); }));
   }
+}
+
+TEST_CASE("counting-correlated: more submitters than min-parties keep the calibrated delta, computed on the whole view") {
+  // The guarantee is calibrated for m submitters; with r m submitters every total is a sum of r
+  // times as many shares. That only adds independent noise (post-processing), so delta can only
+  // fall: checked here on the enumerated view, not assumed.
+  const double eps_c = 0.7, eps = 1.0;
+  const cn::Flood flood{12, 0.3};
+  const double calibrated = cn::view_delta(eps_c, eps, flood);
+  REQUIRE(calibrated > 1e-4);
+  const ld a = std::exp(-static_cast<ld>(eps_c));
+  ld previous = calibrated;
+  for (const ld r : {1.25L, 1.5L, 2.0L, 3.0L}) {
+    CAPTURE(static_cast<double>(r));
+    const auto p0 = brute_view(0, a, flood, 200, r);
+    const auto p1 = brute_view(1, a, flood, 200, r);
+    const ld delta = std::max(hockey_stick(p0, p1, eps), hockey_stick(p1, p0, eps));
+    CHECK(delta <= previous * (1 + 1e-9));
+    previous = delta;
+  }
+  CHECK(previous < calibrated / 2);  // three times the submitters: well below
+}
+
+TEST_CASE("counting-correlated: a lying party moves the count by at most its declared influence") {
+  // The channel refuses a party with more than max_messages messages (RoundShape::accepts), so a
+  // liar's messages move the analyzer's count by at most max_messages: all of them +1.
+  const auto p = shufflempc::builtin_registry().create("counting-correlated", {}, 1000);
+  const auto d = p->describe();
+  const auto cap = d["max_messages"].get<std::size_t>();
+  CHECK(d["max_influence"].get<std::size_t>() == cap);
+  CHECK(p->round(0).accepts(cap));
+  CHECK_FALSE(p->round(0).accepts(cap + 1));
+  SeededRng rng(405);
+  MessageBatch honest(1);
+  const cn::Config config = cn::configure(1000, 0, 1, 1e-6, {1000, 0.03});
+  for (int i = 0; i < 999; ++i) cn::encode(i % 2 == 0, config, rng, honest);
+  MessageBatch with_liar = honest;
+  for (std::size_t i = 0; i < cap; ++i) with_liar.append()[0] = cn::plus;
+  MessageBatch with_honest_last = honest;
+  with_honest_last.append()[0] = cn::dummy;
+  CHECK(cn::analyze(with_liar) - cn::analyze(with_honest_last) == static_cast<double>(cap));
 }
 
 TEST_CASE("counting-correlated: the parties' messages have exactly the view law the accounting assumes") {
