@@ -60,6 +60,7 @@ void add_study_command(CLI::App& app, const Registry& registry, Action& action) 
     std::vector<std::string> protocols, vary, set, plots;
     std::optional<std::size_t> parties, trials;
     std::optional<std::string> inputs, title, x, y;
+    std::optional<double> honest, dropouts;
     std::optional<std::uint64_t> seed;
     unsigned jobs = 0;
     std::string csv, json;
@@ -70,9 +71,13 @@ void add_study_command(CLI::App& app, const Registry& registry, Action& action) 
   cmd->add_option("--preset", o->preset, "start from a preset (the survey's experiments, the demo): --list-presets names them");
   cmd->add_flag("--list-presets", o->list, "print the presets and what each shows");
   cmd->add_option("--protocol,-p", o->protocols, "a series: NAME or NAME:KEY=V:KEY=V (repeat; replaces the preset's)");
-  cmd->add_option("--vary", o->vary, "an axis: KEY=V1,V2,... or KEY=lin:A:B:K or KEY=geom:A:B:K; KEY is a parameter, parties or inputs (repeat; replaces the preset's)");
+  cmd->add_option("--vary", o->vary, "an axis: KEY=V1,V2,... or KEY=lin:A:B:K or KEY=geom:A:B:K; KEY is a parameter, parties, inputs, honest or dropouts (repeat; replaces the preset's)");
   cmd->add_option("--set", o->set, "KEY=VALUE for every protocol that has the parameter (repeat)");
   cmd->add_option("--parties,-n", o->parties, "parties when parties is not varied")->check(CLI::Range(1, 1'000'000'000));
+  cmd->add_option("--honest", o->honest,
+                  "the fraction of parties the protocols may count on: they calibrate for min-parties = ceil(honest n), in (0, 1] (default: "
+                  "all, or the submitters when --dropouts is given)");
+  cmd->add_option("--dropouts", o->dropouts, "the fraction of parties that do not submit in each trial, in [0, 1) (default 0)");
   cmd->add_option("--inputs", o->inputs, "the protocols' --random-inputs spec when inputs is not varied (bernoulli:Q, normal:MEAN:SD, ...)");
   cmd->add_option("--trials", o->trials, "trials per cell")->check(CLI::Range(1, 1'000'000));
   cmd->add_option("--seed", o->seed, "seed of the whole study (default 1)")->check(seed_check());
@@ -126,6 +131,8 @@ void add_study_command(CLI::App& app, const Registry& registry, Action& action) 
       }
       if (o->parties) spec.parties = *o->parties;
       if (o->inputs) spec.inputs = *o->inputs;
+      if (o->honest) spec.honest = *o->honest;
+      if (o->dropouts) spec.dropouts = *o->dropouts;
       if (o->trials) spec.trials = *o->trials;
       if (o->seed) spec.seed = *o->seed;
       if (o->title) spec.title = *o->title;

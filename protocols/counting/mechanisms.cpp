@@ -41,7 +41,7 @@ Value HistogramMechanism::run_details(const RoundOutcome& outcome) const {
 }
 
 double CountingMechanism::predicted_sd() const { return noise_sd(config.parties, config.p); }
-double BalcerCheuMechanism::predicted_sd() const { return noise_sd(parties, gamma); }
+double BalcerCheuMechanism::predicted_sd() const { return noise_sd(all_parties, gamma); }
 double RandomizedResponseMechanism::predicted_sd() const {
   const double q = randomized_response_flip(epsilon);
   return std::sqrt(static_cast<double>(parties) * q * (1 - q)) / (1 - 2 * q);

@@ -51,7 +51,9 @@ struct BalcerCheuMechanism : BitInputs {
   std::uint64_t parties = 0;  // the submitters gamma is calibrated for
   double epsilon = 1;
   double gamma = 0;
-  BalcerCheuMechanism(std::uint64_t n, double eps, double delta) : parties(n), epsilon(eps), gamma(balcer_cheu_gamma(n, eps, delta)) {}
+  std::uint64_t all_parties = 0;  // every party that may submit: the predicted sd is for all of them
+  BalcerCheuMechanism(std::uint64_t n, double eps, double delta, std::uint64_t all = 0)
+      : parties(n), epsilon(eps), gamma(balcer_cheu_gamma(n, eps, delta)), all_parties(all == 0 ? n : all) {}
   [[nodiscard]] RoundShape shape() const { return RoundShape::exactly(1, Delivery::analyzer_only, 2); }
   void encode(bool x, Rng& rng, MessageBatch& out) const { encode_balcer_cheu(x, gamma, rng, out); }
   [[nodiscard]] double analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng&) const {

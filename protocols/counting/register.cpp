@@ -72,7 +72,7 @@ void register_counting(Registry& registry) {
                 .input_help = bit_input_help,
                 .random_inputs = bit_forms(),
                 .create = [](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {
-                  return make_one_round(BalcerCheuMechanism(pop.guaranteed(), p.real("epsilon"), p.real("delta")));
+                  return make_one_round(BalcerCheuMechanism(pop.guaranteed(), p.real("epsilon"), p.real("delta"), pop.parties));
                 }});
   registry.add({.name = "randomized-response",
                 .summary = "local-model baseline: each user sends its bit flipped with probability 1/(1+e^eps)",

@@ -21,9 +21,11 @@ std::vector<ParamSpec> common_params() {
 }
 
 shuffled_rr::Config config_of(const Params& p, const Population& pop, std::uint32_t domain) {
-  return shuffled_rr::configure(pop.guaranteed(), domain, p.real("epsilon"), p.real("delta"),
-                                p.text("model") == "local" ? shuffled_rr::Model::local : shuffled_rr::Model::shuffle,
-                                shuffled_rr::bound_of(p.text("bound")));
+  auto c = shuffled_rr::configure(pop.guaranteed(), domain, p.real("epsilon"), p.real("delta"),
+                                  p.text("model") == "local" ? shuffled_rr::Model::local : shuffled_rr::Model::shuffle,
+                                  shuffled_rr::bound_of(p.text("bound")));
+  c.all_parties = pop.parties;
+  return c;
 }
 
 }  // namespace

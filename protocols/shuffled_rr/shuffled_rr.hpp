@@ -31,6 +31,7 @@ enum class Bound { fmt, blanket, blanket_exact, tightest };
 
 struct Config {
   std::uint64_t parties = 0;  // the submitters the amplification is computed for
+  std::uint64_t all_parties = 0;  // every party that may submit (the predicted sd is for all of them; 0: parties)
   std::uint32_t domain = 2;   // k
   double epsilon = 1, delta = 1e-6;
   Model model = Model::shuffle;
@@ -76,7 +77,7 @@ struct AmplifiedCountingMechanism {
   [[nodiscard]] std::int64_t truth(std::span<const bool> xs) const;
   [[nodiscard]] Value describe() const;
   // The spread is the same for a 0 and a 1: it does not depend on the data.
-  [[nodiscard]] double predicted_sd() const { return count_sd(config, config.parties, 0); }
+  [[nodiscard]] double predicted_sd() const { return count_sd(config, config.all_parties ? config.all_parties : config.parties, 0); }
   [[nodiscard]] TrustModel trust_model() const { return config.model == Model::local ? TrustModel::local : TrustModel::shuffle; }
 };
 
@@ -98,7 +99,7 @@ struct AmplifiedHistogramMechanism {
   [[nodiscard]] std::vector<std::int64_t> truth(std::span<const std::uint32_t> xs) const;
   [[nodiscard]] Value describe() const;
   // An empty bin's; a bin held by f users adds f (a(1-a) - b(1-b)) to the variance.
-  [[nodiscard]] double predicted_sd() const { return count_sd(config, config.parties, 0); }
+  [[nodiscard]] double predicted_sd() const { return count_sd(config, config.all_parties ? config.all_parties : config.parties, 0); }
   [[nodiscard]] TrustModel trust_model() const { return config.model == Model::local ? TrustModel::local : TrustModel::shuffle; }
 };
 

@@ -62,6 +62,8 @@ std::string x_label(const Spec& spec) {
     for (const auto& a : spec.axes)
       if (a.key == "inputs") return "inputs (" + a.values.front().text.substr(0, a.values.front().text.rfind(':') + 1) + "...)";
   if (spec.x == "epsilon") return "epsilon (central, or local for the local baselines)";
+  if (spec.x == "honest") return "honest: the fraction of parties the noise counts on (min-parties / n; all submit)";
+  if (spec.x == "dropouts") return "dropouts: the fraction of parties that do not submit";
   return spec.x;
 }
 
@@ -160,6 +162,8 @@ void plot(const Spec& spec, const std::vector<Cell>& cells, const std::string& p
   if (spec.x != "parties") subtitle = fmt::format("n = {}, ", spec.parties) + subtitle;
   if (!spec.inputs.empty() && spec.x != "inputs") subtitle += ", inputs " + spec.inputs;
   for (const auto& [k, v] : spec.fixed) subtitle += ", " + k + " = " + v;
+  if (spec.honest && spec.x != "honest") subtitle += fmt::format(", honest = {}", *spec.honest);
+  if (spec.dropouts > 0 && spec.x != "dropouts") subtitle += fmt::format(", dropouts = {}", spec.dropouts);
   g << "set title " << gnuplot_text(spec.title + "\n" + subtitle) << '\n';
   g << "set xlabel " << gnuplot_text(x_label(spec)) << '\n';
   g << "set ylabel " << gnuplot_text(y_label(spec.y)) << '\n';

@@ -84,6 +84,40 @@ const Preset presets[] = {
        s.trials = 10;
        return s;
      }},
+    {"counting-honest",
+     [] {
+       Spec s;
+       s.title = "Counting bits: error against the fraction of honest parties (robust shuffle privacy)";
+       s.note = "noise calibrated for min-parties = honest n, every party submits: robust protocols pay about 1/sqrt(honest) in error";
+       s.series = {{"", "randomized-response", {}},
+                   {"", "counting", {{"noise", "calibrated"}}},
+                   {"", "counting-balcer-cheu", {}},
+                   {"", "counting-rr-amplified", {}},
+                   {"", "counting-correlated", {}},
+                   {"", "split-mix-dp-sum", {}},
+                   {"", "central-laplace", {}}};
+       s.axes = {axis("honest", {"0.1", "0.2", "0.3", "0.5", "0.7", "1"})};
+       s.fixed = {{"epsilon", "1"}, {"delta", "1e-6"}};
+       s.parties = 100000;
+       s.trials = 50;  // each protocol's default inputs: fair bits, and uniform reals for the split-mix sum
+       return s;
+     }},
+    {"counting-dropouts",
+     [] {
+       Spec s;
+       s.title = "Counting bits: error against the fraction of parties that drop out (calibrated for half)";
+       s.note = "min-parties = n/2: up to half may vanish and the guarantee holds for whoever submits; the noise shrinks with them";
+       s.series = {{"", "counting", {{"noise", "calibrated"}}},
+                   {"", "counting-correlated", {}},
+                   {"", "split-mix-dp-sum", {}},
+                   {"", "central-laplace", {}}};
+       s.axes = {axis("dropouts", {"0", "0.1", "0.2", "0.3", "0.4", "0.5"})};
+       s.fixed = {{"epsilon", "1"}, {"delta", "1e-6"}};
+       s.honest = 0.5;
+       s.parties = 100000;
+       s.trials = 50;  // each protocol's default inputs
+       return s;
+     }},
     {"histogram-epsilon",
      [] {
        Spec s;

@@ -80,11 +80,22 @@ AxisValue parties_value(const AxisValue& value, const std::string& where) {
   return whole(value);
 }
 
+AxisValue fraction_value(const AxisValue& value, const std::string& where, bool zero_allowed) {
+  const bool ok = value.number && (zero_allowed ? *value.number >= 0 && *value.number < 1 : *value.number > 0 && *value.number <= 1);
+  if (!ok)
+    throw std::invalid_argument(where + ": must be a fraction in " + (zero_allowed ? "[0, 1)" : "(0, 1]") + ", got '" + value.text + "'");
+  return value;
+}
+
 // Parameters given for every series (the fixed ones and the axes) apply where declared; the key
 // must be declared by at least one series.
 void check_key(const Registry& registry, Spec& spec, const std::string& key, std::vector<AxisValue>& values, const std::string& where) {
   if (key == "parties") {
     for (auto& v : values) v = parties_value(v, where);
+    return;
+  }
+  if (key == "honest" || key == "dropouts") {
+    for (auto& v : values) v = fraction_value(v, where, key == "dropouts");
     return;
   }
   if (key == "inputs") {
@@ -104,7 +115,8 @@ void check_key(const Registry& registry, Spec& spec, const std::string& key, std
   if (!declared) {
     std::string known;
     for (const auto& s : spec.series) known += (known.empty() ? "" : "; ") + s.protocol + " has " + param_names(registry.get(s.protocol));
-    throw std::invalid_argument(where + ": no chosen protocol has a parameter '" + key + "' (" + known + "; every study has parties and inputs)");
+    throw std::invalid_argument(where + ": no chosen protocol has a parameter '" + key + "' (" + known +
+                                "; every study has parties, inputs, honest and dropouts)");
   }
 }
 
@@ -188,7 +200,8 @@ void validate(const Registry& registry, Spec& spec) {
   }
   for (auto& [key, value] : spec.fixed) {
     if (keys.count(key)) throw std::invalid_argument("--set " + key + ": the key is also varied");
-    if (key == "parties" || key == "inputs") throw std::invalid_argument("--set " + key + ": use --" + key);
+    if (key == "parties" || key == "inputs" || key == "honest" || key == "dropouts")
+      throw std::invalid_argument("--set " + key + ": use --" + key);
     std::vector<AxisValue> one{AxisValue(value)};
     check_key(registry, spec, key, one, "--set " + key);
     value = one[0].text;
@@ -197,6 +210,8 @@ void validate(const Registry& registry, Spec& spec) {
   if (!spec.x.empty() && !keys.count(spec.x)) throw std::invalid_argument("--x " + spec.x + ": not a varied key");
   static const std::set<std::string> ys = {"rmse", "bias", "max_error", "seconds", "messages_per_user", "bytes_per_user"};
   if (!ys.count(spec.y)) throw std::invalid_argument("--y " + spec.y + ": must be one of rmse, bias, max_error, seconds, messages_per_user, bytes_per_user");
+  if (spec.honest) (void)fraction_value(AxisValue(std::to_string(*spec.honest), *spec.honest), "--honest", false);
+  (void)fraction_value(AxisValue(std::to_string(spec.dropouts), spec.dropouts), "--dropouts", true);
   if (spec.title.empty()) spec.title = spec.name.empty() ? "study" : spec.name;
 }
 
@@ -269,6 +284,15 @@ std::vector<Cell> run(const Registry& registry, const Spec& spec, const Progress
       cell.point = point;
       cell.parties = point.count("parties") ? static_cast<std::size_t>(point.at("parties").number.value()) : spec.parties;
       cell.inputs = point.count("inputs") ? point.at("inputs").text : spec.inputs;
+      // Who submits and what the protocols may count on.
+      const double dropouts = point.count("dropouts") ? point.at("dropouts").number.value() : spec.dropouts;
+      const std::optional<double> honest = point.count("honest") ? point.at("honest").number : spec.honest;
+      const auto gone = static_cast<std::size_t>(std::floor(dropouts * static_cast<double>(cell.parties)));
+      cell.submitters = std::max<std::size_t>(1, cell.parties - std::min(gone, cell.parties));
+      if (honest)
+        cell.min_parties = std::min(cell.parties, static_cast<std::size_t>(std::ceil(*honest * static_cast<double>(cell.parties) - 1e-9)));
+      else
+        cell.min_parties = cell.submitters < cell.parties ? cell.submitters : 0;
       for (const auto& [k, v] : spec.fixed)
         if (find_param(info, k)) cell.params[k] = v;
       for (const auto& [k, v] : series.params) cell.params[k] = v;
@@ -276,9 +300,16 @@ std::vector<Cell> run(const Registry& registry, const Spec& spec, const Progress
         if (find_param(info, k)) cell.params[k] = v.text;
       std::unique_ptr<Protocol> protocol;
       try {
-        protocol = registry.create(series.protocol, cell.params, cell.parties);
+        if (cell.min_parties > cell.submitters)
+          throw std::invalid_argument(fmt::format("honest = {} needs {} submitters, and dropouts = {} leaves {}", honest.value_or(1),
+                                                  cell.min_parties, dropouts, cell.submitters));
+        protocol = registry.create(series.protocol, cell.params, cell.parties, cell.min_parties);
         cell.describe = protocol->describe();
         cell.predicted_sd = protocol->predicted_sd();
+        // A protocol predicts its error for all of its parties submitting; with dropouts, ask the
+        // same calibration (the same min-parties) about the submitters.
+        if (cell.submitters < cell.parties)
+          cell.predicted_sd = registry.create(series.protocol, cell.params, cell.submitters, cell.min_parties)->predicted_sd();
         cell.model = protocol->trust_model();
       } catch (const std::invalid_argument& e) {
         cell.feasible = false;
@@ -324,7 +355,7 @@ std::vector<Cell> run(const Registry& registry, const Spec& spec, const Progress
     auto rng = root.fork((std::uint64_t{cell_point[c]} << 24) | t);
     TrialRecord record;
     const auto start = std::chrono::steady_clock::now();
-    if (auto r = protocol.trial(cell.parties, cell.inputs, *rng)) {
+    if (auto r = protocol.trial(cell.submitters, cell.inputs, *rng)) {
       record.error = r->error;
       record.max_error = r->max_error;
       record.output = std::move(r->output);
@@ -335,9 +366,13 @@ std::vector<Cell> run(const Registry& registry, const Spec& spec, const Progress
       auto input_rng = rng->fork(rng_labels::random_inputs);
       std::vector<Value> inputs(cell.parties);
       for (std::size_t p = 0; p < cell.parties; ++p) inputs[p] = protocol.random_input(static_cast<PartyId>(p), cell.inputs, *input_rng);
-      const RunResult result = run_in_process(protocol, inputs, *rng);
+      // The last parties drop before the first round; the truth is the submitters'.
+      RunOptions options;
+      options.min_parties = cell.min_parties;
+      for (std::size_t p = cell.submitters; p < cell.parties; ++p) options.dropouts[static_cast<PartyId>(p)] = 0;
+      const RunResult result = run_in_process(protocol, inputs, *rng, options);
       if (protocol.has_error())
-        if (const auto truth = protocol.truth(inputs))
+        if (const auto truth = protocol.truth(std::span<const Value>(inputs).first(cell.submitters)))
           if (const auto e = trial_errors(result.output, *truth)) {
             record.error = e->first;
             record.max_error = e->second;
@@ -356,7 +391,7 @@ std::vector<Cell> run(const Registry& registry, const Spec& spec, const Progress
   });
   for (std::size_t c = 0; c < cells.size(); ++c) {
     cells[c].path = paths[c];
-    if (cells[c].feasible) cells[c].summary = summarize(cells[c].trials, cells[c].parties, cells[c].predicted_sd);
+    if (cells[c].feasible) cells[c].summary = summarize(cells[c].trials, cells[c].submitters, cells[c].predicted_sd);
   }
   return cells;
 }
@@ -366,7 +401,7 @@ namespace {
 std::vector<std::string> axis_columns(const Spec& spec) {
   std::vector<std::string> keys;
   for (const auto& a : spec.axes)
-    if (a.key != "parties" && a.key != "inputs") keys.push_back(a.key);
+    if (a.key != "parties" && a.key != "inputs" && a.key != "honest" && a.key != "dropouts") keys.push_back(a.key);
   return keys;
 }
 
@@ -377,8 +412,9 @@ void write_csv(std::ostream& out, const Spec& spec, const std::vector<Cell>& cel
   std::vector<std::string> columns = {"series", "protocol"};
   columns.insert(columns.end(), keys.begin(), keys.end());
   const std::vector<std::string> rest =
-      per_trial ? std::vector<std::string>{"parties", "inputs", "trial", "error", "max_error", "output", "seconds", "messages", "bytes"}
-                : std::vector<std::string>{"parties", "inputs", "feasible", "reason", "trials", "bias", "rmse", "rmse_low", "rmse_high",
+      per_trial ? std::vector<std::string>{"parties", "min_parties", "submitters", "inputs", "trial", "error", "max_error", "output", "seconds",
+                                           "messages", "bytes"}
+                : std::vector<std::string>{"parties", "min_parties", "submitters", "inputs", "feasible", "reason", "trials", "bias", "rmse", "rmse_low", "rmse_high",
                                            "predicted_sd", "max_error", "seconds", "seconds_sd", "messages_per_user", "bytes_per_user", "path"};
   columns.insert(columns.end(), rest.begin(), rest.end());
   CsvWriter csv(out, std::move(columns));
@@ -388,6 +424,8 @@ void write_csv(std::ostream& out, const Spec& spec, const std::vector<Cell>& cel
     std::vector<std::string> head = {s.label, s.protocol};
     for (const auto& k : keys) head.push_back(c.point.count(k) ? c.point.at(k).text : std::string());
     head.push_back(std::to_string(c.parties));
+    head.push_back(std::to_string(c.min_parties == 0 ? c.parties : c.min_parties));
+    head.push_back(std::to_string(c.submitters));
     head.push_back(c.inputs);
     if (per_trial) {
       for (std::size_t t = 0; t < c.trials.size(); ++t) {
@@ -426,6 +464,7 @@ Value to_json(const Spec& spec, const std::vector<Cell>& cells, bool with_trials
   }
   Value out = {{"study", spec.name},   {"title", spec.title},   {"series", series}, {"axes", axes},
                {"fixed", spec.fixed},  {"parties", spec.parties}, {"inputs", spec.inputs},
+               {"honest", spec.honest ? Value(*spec.honest) : Value(nullptr)}, {"dropouts", spec.dropouts},
                {"trials", spec.trials}, {"seed", spec.seed},     {"cells", Value::array()}};
   for (const auto& c : cells) {
     const Summary& m = c.summary;
@@ -436,6 +475,8 @@ Value to_json(const Spec& spec, const std::vector<Cell>& cells, bool with_trials
                   {"point", point},
                   {"params", c.params},
                   {"parties", c.parties},
+                  {"min_parties", c.min_parties == 0 ? c.parties : c.min_parties},
+                  {"submitters", c.submitters},
                   {"inputs", c.inputs},
                   {"feasible", c.feasible}};
     if (!c.feasible) {

@@ -2,6 +2,7 @@
 // standard deviation and whom they trust (Protocol::predicted_sd, Protocol::trust_model).
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <map>
 #include <string>
 
@@ -47,4 +48,19 @@ TEST_CASE("protocols: the predicted sd is the one their reports print, and every
     CHECK_FALSE(registry.create(name, {}, 16)->predicted_sd().has_value());
   }
   CHECK(std::string(to_string(TrustModel::central)) == "central");
+}
+
+TEST_CASE("protocols: calibrated for min-parties, the predicted sd is still for every party submitting") {
+  // The noise is sized for min-parties; when all n submit there is more of it, and the prediction
+  // must say so (study --honest reports it beside the measured error).
+  const Registry registry = builtin_registry();
+  for (const char* name : {"counting", "counting-balcer-cheu", "counting-rr-amplified", "counting-correlated", "split-mix-dp-sum"}) {
+    CAPTURE(name);
+    const auto all = registry.create(name, {}, 100000);
+    const auto robust = registry.create(name, {}, 100000, 10000);  // calibrated for a tenth
+    const auto few = registry.create(name, {}, 10000);              // the same calibration, 10000 parties
+    // Each protocol's noise variance is linear in the submitters for a fixed calibration.
+    CHECK(*robust->predicted_sd() == doctest::Approx(*few->predicted_sd() * std::sqrt(10.0)).epsilon(0.02));
+    CHECK(*robust->predicted_sd() > 2 * *all->predicted_sd());
+  }
 }

@@ -61,7 +61,7 @@ TEST_CASE("study: the CSV's RMSE and bias match each protocol's error formula on
   const auto rows = parse_csv(csv.str());
   REQUIRE(rows.size() == 1 + 6);
   const auto& h = rows[0];
-  const std::vector<std::string> expected = {"series", "protocol", "epsilon", "parties", "inputs", "feasible", "reason", "trials", "bias", "rmse",
+  const std::vector<std::string> expected = {"series", "protocol", "epsilon", "parties", "min_parties", "submitters", "inputs", "feasible", "reason", "trials", "bias", "rmse",
                                              "rmse_low", "rmse_high", "predicted_sd", "max_error", "seconds", "seconds_sd",
                                              "messages_per_user", "bytes_per_user", "path"};
   CHECK(h == expected);
@@ -83,6 +83,55 @@ TEST_CASE("study: the CSV's RMSE and bias match each protocol's error formula on
     CHECK(std::stod(row[column(h, "rmse_low")]) < rmse);
     CHECK(std::stod(row[column(h, "rmse_high")]) > rmse);
   }
+}
+
+TEST_CASE("study: honest and dropouts calibrate the protocols for min-parties and run the submitters") {
+  // n = 4000; honest 0.5 (min-parties 2000) or 1 (all); dropouts 0 or 0.25 (3000 submit, and
+  // without honest the protocol calibrates for them). Binomial noise of >= 3000 parties is nearly
+  // normal: the RMSE lies within the chi-square bounds of the cell's prediction, as above.
+  const Registry registry = builtin_registry();
+  study::Spec spec;
+  spec.series = {study::parse_series("counting:noise=calibrated")};
+  spec.axes = {study::parse_axis("honest=0.5,1"), study::parse_axis("dropouts=0,0.25,0.6")};
+  spec.parties = 4000;
+  spec.inputs = "bernoulli:0.3";
+  spec.trials = 1000;
+  study::validate(registry, spec);
+  const auto cells = study::run(registry, spec);
+  REQUIRE(cells.size() == 6);
+  const auto [lo, hi] = test::rmse_ratio_bounds(1000);
+  for (const auto& c : cells) {
+    const double honest = c.point.at("honest").number.value(), dropouts = c.point.at("dropouts").number.value();
+    CAPTURE(honest);
+    CAPTURE(dropouts);
+    CHECK(c.submitters == static_cast<std::size_t>(4000 - std::floor(dropouts * 4000)));
+    CHECK(c.min_parties == static_cast<std::size_t>(std::ceil(honest * 4000)));
+    if (c.min_parties > c.submitters) {  // honest 0.5 with 1600 submitters, or honest 1 with any dropout
+      CHECK_FALSE(c.feasible);
+      CHECK(c.reason.find("submitters, and dropouts") != std::string::npos);
+      continue;
+    }
+    REQUIRE(c.feasible);
+    // The noise rate is the one calibrated for min-parties; the prediction is for the submitters.
+    const auto calibrated = registry.create("counting", {{"noise", "calibrated"}}, c.min_parties);
+    const double p = calibrated->describe()["p"].get<double>();
+    CHECK(c.describe["p"].get<double>() == p);
+    CHECK(*c.predicted_sd == doctest::Approx(std::sqrt(static_cast<double>(c.submitters) * p * (1 - p))));
+    CHECK(c.summary.messages_per_user == 2.0);
+    CHECK(*c.summary.rmse >= lo * *c.predicted_sd * 0.98);
+    CHECK(*c.summary.rmse <= hi * *c.predicted_sd * 1.02);
+  }
+  // Dropouts alone: the protocols calibrate for whoever is left.
+  spec.axes = {study::parse_axis("dropouts=0.25")};
+  spec.x.clear();
+  spec.trials = 2;
+  study::validate(registry, spec);
+  const auto alone = study::run(registry, spec);
+  CHECK(alone[0].min_parties == 3000);
+  CHECK(alone[0].submitters == 3000);
+  std::ostringstream csv;
+  study::write_csv(csv, spec, alone, false);
+  CHECK(csv.str().find(",4000,3000,3000,bernoulli:0.3,true,") != std::string::npos);
 }
 
 TEST_CASE("study: infeasible cells are reported with the protocol's reason, the others run") {
@@ -172,7 +221,8 @@ TEST_CASE("study: figures in PNG and SVG through gnuplot") {
 TEST_CASE("study command: presets, CSV on standard output, progress on stderr") {
   const auto list = run_command(cli() + " study --list-presets");
   REQUIRE(list.exit_code == 0);
-  for (const char* name : {"demo", "counting-epsilon", "counting-parties", "counting-ones", "histogram-epsilon", "histogram-domain", "sum-epsilon", "sum-parties"})
+  for (const char* name : {"demo", "counting-epsilon", "counting-parties", "counting-ones", "counting-honest", "counting-dropouts", "histogram-epsilon",
+                           "histogram-domain", "sum-epsilon", "sum-parties"})
     CHECK_MESSAGE(list.out.find(name) != std::string::npos, name);
   const auto r = run_command(cli() + " study --preset sum-epsilon --vary epsilon=1 -n 3000 --trials 4 --csv -");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
@@ -198,6 +248,10 @@ TEST_CASE("study command: a bad grid gets one line naming the option, exit code 
            {"study --protocol counting --vary epsilon=1 --inputs gaussian", "--inputs 'gaussian' for counting"},
            {"study --protocol counting --vary epsilon=1 --plot out.pdf", "must end in .png or .svg"},
            {"study --preset nosuch", "unknown preset 'nosuch'"},
+           {"study --protocol counting --vary honest=0,1", "--vary honest: must be a fraction in (0, 1], got '0'"},
+           {"study --protocol counting --vary dropouts=0.5,1", "--vary dropouts: must be a fraction in [0, 1), got '1'"},
+           {"study --protocol counting --dropouts 1.5", "--dropouts: must be a fraction in [0, 1)"},
+           {"study --protocol counting --set honest=0.5", "--set honest: use --honest"},
            {"study", "a study needs at least one protocol"}}) {
     const auto r = run_command(cli() + " " + args);
     CHECK_MESSAGE(r.exit_code == 2, args);

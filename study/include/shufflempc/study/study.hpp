@@ -4,7 +4,10 @@
 // guide.
 //
 // A study has series (a registered protocol, possibly with some parameters fixed: one line of a
-// figure) and axes (a parameter, `parties` or `inputs`, with a list of values). Every series is run
+// figure) and axes (a parameter, `parties`, `inputs`, `honest` or `dropouts`, with a list of
+// values). `honest` is the fraction of the n parties the protocols may count on (they calibrate
+// for min-parties = ceil(honest n)); `dropouts` the fraction that vanish in every trial (the
+// others submit; without `honest`, the protocols calibrate for them, as `run --dropouts` does). Every series is run
 // at every point of the grid (the cartesian product of the axes); an axis or fixed parameter
 // applies to the series whose protocol declares it. A cell the protocol refuses (too few parties
 // for its noise rule, a value out of its range) is reported infeasible with the protocol's reason.
@@ -46,7 +49,7 @@ struct AxisValue {
 };
 
 struct Axis {
-  std::string key;  // a protocol parameter, "parties" or "inputs"
+  std::string key;  // a protocol parameter, "parties", "inputs", "honest" or "dropouts"
   std::vector<AxisValue> values;
   bool geometric = false;  // given as geom:A:B:K (a log axis on the plot)
 };
@@ -59,6 +62,8 @@ struct Spec {
   std::map<std::string, std::string> fixed;  // parameters for every series that declares them
   std::size_t parties = 10000;
   std::string inputs;  // the protocols' --random-inputs spec ("" = each protocol's default)
+  std::optional<double> honest;  // in (0, 1]: min-parties = ceil(honest n); none: all, or the submitters
+  double dropouts = 0;           // in [0, 1): floor(dropouts n) parties do not submit in a trial
   std::size_t trials = 20;
   std::uint64_t seed = 1;
   unsigned jobs = 0;  // 0: every core
@@ -99,6 +104,8 @@ struct Cell {
   std::map<std::string, AxisValue> point;  // the axes' values at this cell
   std::map<std::string, std::string> params;  // what the protocol was given
   std::size_t parties = 0;
+  std::size_t min_parties = 0;  // what the protocols were calibrated for (0: every party)
+  std::size_t submitters = 0;   // parties that submit in each trial
   std::string inputs;
   bool feasible = true;
   std::string reason;  // why not
