@@ -41,17 +41,22 @@ double polya_tail_bound(double r, double q, std::uint64_t k) {
   return static_cast<double>(std::min<ld>(1, first / (1 - rho)));
 }
 
-std::uint64_t draw_polya(Rng& rng, double r, double q) {
-  if (r > 0.1 || q == 0) return polya(rng, r, q);
-  const double positive = -std::expm1(r * std::log1p(-q));  // P(X >= 1)
-  if (!bernoulli(rng, positive)) return 0;
+PolyaLaw::PolyaLaw(double r, double q) : r_(r), q_(q) {
+  if (!(r > 0) || !(q >= 0 && q < 1)) throw std::invalid_argument("PolyaLaw: needs r > 0 and 0 <= q < 1");
+  positive_ = -std::expm1(r * std::log1p(-q));
+  first_ = r * q * std::exp(r * std::log1p(-q));
+}
+
+std::uint64_t PolyaLaw::operator()(Rng& rng) const {
+  if (r_ > 0.1 || q_ == 0) return polya(rng, r_, q_);
+  if (!bernoulli(rng, positive_)) return 0;
   // Given X >= 1: P(X = k) / P(X >= 1), walked from k = 1 with P(k + 1) = P(k) q (k + r)/(k + 1).
-  double u = rng.uniform01() * positive;
-  double p = r * q * std::exp(r * std::log1p(-q));
+  double u = rng.uniform01() * positive_;
+  double p = first_;
   std::uint64_t k = 1;
   while (u >= p && p > 1e-300) {
     u -= p;
-    p *= q * (static_cast<double>(k) + r) / static_cast<double>(k + 1);
+    p *= q_ * (static_cast<double>(k) + r_) / static_cast<double>(k + 1);
     ++k;
   }
   return k;
@@ -94,6 +99,11 @@ double view_delta(double eps_c, double eps, const Flood& flood) {
   }
   const ld delta = (1 - a) * sum + (1 + ea) * dropped / (1 + a);
   return static_cast<double>(delta);
+}
+
+void Config::prepare() {
+  noise_law = PolyaLaw(1.0 / static_cast<double>(min_parties), a);
+  pairs_law = PolyaLaw(flood.shape() / static_cast<double>(min_parties), flood.b());
 }
 
 double Config::expected_messages() const {
@@ -196,18 +206,17 @@ Config configure(std::uint64_t parties, std::uint64_t min_parties, double epsilo
   c.max_noise = best.max_noise;
   c.view_delta = best.view;
   c.truncation_delta = best.truncation;
+  c.prepare();
   return c;
 }
 
 void encode(bool x, const Config& c, Rng& rng, MessageBatch& out) {
   out.append()[0] = x ? plus : dummy;
-  const double r = 1.0 / static_cast<double>(c.min_parties);
-  const double pair_shape = c.flood.shape() / static_cast<double>(c.min_parties);
   std::uint64_t noise_plus = 0, noise_minus = 0, pairs = 0;
   do {
-    noise_plus = draw_polya(rng, r, c.a);
-    noise_minus = draw_polya(rng, r, c.a);
-    pairs = draw_polya(rng, pair_shape, c.flood.b());
+    noise_plus = c.noise_law(rng);
+    noise_minus = c.noise_law(rng);
+    pairs = c.pairs_law(rng);
   } while (noise_plus > c.max_noise || noise_minus > c.max_noise || pairs > c.max_pairs);
   for (std::uint64_t i = 0; i < noise_plus + pairs; ++i) out.append()[0] = plus;
   for (std::uint64_t i = 0; i < noise_minus + pairs; ++i) out.append()[0] = minus;

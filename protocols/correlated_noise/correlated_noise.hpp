@@ -48,11 +48,23 @@ struct Flood {
 // F beyond the summed window bounded rigorously and added whole. Needs 0 < eps_c <= eps.
 [[nodiscard]] double view_delta(double eps_c, double eps, const Flood& flood);
 
-// One Polya(r, q) draw, as the parties make it. For r <= 0.1 (the usual case: r = 1/m or f/m) a
+// Polya(r, q) as the parties draw it. For r <= 0.1 (the usual case: r = 1/m or f/m) a
 // Bernoulli(1 - (1 - q)^r) decides whether X > 0, and only then is X drawn given X >= 1, by
 // inversion on the pmf's recurrence: one random byte for most parties instead of a Gamma and a
 // Poisson draw. Larger r uses the library's polya. Both are exact in law up to IEEE doubles.
-[[nodiscard]] std::uint64_t draw_polya(Rng& rng, double r, double q);
+// The law's constants are computed once, not per party.
+class PolyaLaw {
+ public:
+  PolyaLaw() = default;
+  PolyaLaw(double r, double q);
+  [[nodiscard]] std::uint64_t operator()(Rng& rng) const;
+
+ private:
+  double r_ = 1, q_ = 0;
+  double positive_ = 0;  // P(X >= 1)
+  double first_ = 0;     // P(X = 1)
+};
+[[nodiscard]] inline std::uint64_t draw_polya(Rng& rng, double r, double q) { return PolyaLaw(r, q)(rng); }
 
 // P(X > k) for X ~ Polya(r, q), bounded from above by a geometric series (exact to the bound's
 // first term). r > 0, 0 <= q < 1.
@@ -71,6 +83,10 @@ struct Config {
   double view_delta = 0;        // delta of the view at epsilon, with the untruncated noise
   double truncation_delta = 0;  // (1 + e^eps) times the total variation the caps cost
   [[nodiscard]] double delta_total() const { return view_delta + truncation_delta; }
+  PolyaLaw noise_law;  // Polya(1/m, a): one party's share of A (and of B)
+  PolyaLaw pairs_law;  // Polya(f/m, b): one party's share of F
+  // Sets the two laws from min_parties, a and flood (configure calls it).
+  void prepare();
   [[nodiscard]] std::size_t max_messages() const { return 1 + 2 * max_noise + 2 * max_pairs; }
   // Expected messages per party when `submitters` submit: 1 + (2 a/(1-a) + 2 mean F) / m.
   [[nodiscard]] double expected_messages() const;

@@ -176,6 +176,7 @@ TEST_CASE("counting-correlated: the parties' messages have exactly the view law 
   c.a = std::exp(-0.8);
   c.flood = {6, 0.5};
   c.max_noise = c.max_pairs = 100'000;
+  c.prepare();
   const ld a = c.a;
   SeededRng rng(401);
   std::map<std::pair<long, long>, std::uint64_t> counts;
