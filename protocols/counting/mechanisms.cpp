@@ -71,15 +71,22 @@ Value CountingMechanism::describe() const {
           {"exact_log10_delta", d.log10_delta()},
           {"exact_log10_delta_if_all_submit", binomial_noise_delta(c.parties, c.p, c.epsilon).log10_delta()},
           {"epsilon", c.epsilon},
-          {"delta", c.delta}};
+          {"delta", c.delta},
+          {"max_influence", 2}};  // a lying party's two bits move the sum by at most 2
 }
 
 Value BalcerCheuMechanism::describe() const {
-  return {{"gamma", gamma}, {"noise_sd", predicted_sd()}, {"exact_log10_delta", binomial_noise_delta(parties, gamma, epsilon).log10_delta()}};
+  // A lying party moves the count c by at most 2, but the exact zero below c = n makes the output
+  // jump from 0 to c - n (1 - gamma) <= n gamma + 2 where c crosses n.
+  return {{"gamma", gamma},
+          {"noise_sd", predicted_sd()},
+          {"exact_log10_delta", binomial_noise_delta(parties, gamma, epsilon).log10_delta()},
+          {"max_influence", static_cast<double>(all_parties) * gamma + 2}};
 }
 
 Value RandomizedResponseMechanism::describe() const {
-  return {{"flip_probability", randomized_response_flip(epsilon)}, {"noise_sd", predicted_sd()}};
+  const double q = randomized_response_flip(epsilon);
+  return {{"flip_probability", q}, {"noise_sd", predicted_sd()}, {"max_influence", 1 / (1 - 2 * q)}};  // one report, debiased
 }
 
 double CentralLaplaceMechanism::analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng& rng) const {
@@ -88,7 +95,7 @@ double CentralLaplaceMechanism::analyze(const MessageBatch& shuffled, const Roun
 }
 
 Value CentralLaplaceMechanism::describe() const {
-  return {{"noise", "discrete Laplace"}, {"noise_sd", predicted_sd()}};
+  return {{"noise", "discrete Laplace"}, {"noise_sd", predicted_sd()}, {"max_influence", 1}};
 }
 
 std::uint32_t HistogramMechanism::parse_input(PartyId id, const Value& v) const { return parse_element(id, v, domain); }

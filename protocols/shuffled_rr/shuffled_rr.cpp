@@ -127,6 +127,7 @@ std::int64_t AmplifiedCountingMechanism::truth(std::span<const bool> xs) const {
 Value AmplifiedCountingMechanism::describe() const {
   Value v = shuffled_rr::describe(config);
   v["noise_sd"] = predicted_sd();
+  v["max_influence"] = 1 / (1 - config.gamma);  // one report moves the count of ones by one, debiased
   return v;
 }
 
