@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -131,49 +133,83 @@ void plot(const Spec& spec, const std::vector<Cell>& cells, const std::string& p
   const bool log_x = spec.log_x.value_or(geometric);
   const bool log_y = spec.log_y.value_or(spec.y != "bias");
 
-  // The data: one block per series (gnuplot's index), rows x, y, low, high.
-  std::vector<std::string> titles;
-  for (std::size_t s = 0; s < spec.series.size(); ++s) {
-    std::vector<std::array<double, 4>> rows;
-    for (const auto& c : cells) {
-      if (c.series != s || !c.feasible || !c.point.count(spec.x)) continue;
-      const auto x = c.point.at(spec.x).number;
-      const Summary& m = c.summary;
-      std::optional<double> y, lo, hi;
-      if (spec.y == "rmse" && m.rmse) y = m.rmse, lo = m.rmse_low, hi = m.rmse_high;
-      else if (spec.y == "bias") y = m.bias;
-      else if (spec.y == "max_error") y = m.max_error;
-      else if (spec.y == "seconds") y = m.seconds, lo = std::max(m.seconds - m.seconds_sd, m.seconds * 0.5), hi = m.seconds + m.seconds_sd;
-      else if (spec.y == "messages_per_user") y = m.messages_per_user;
-      else if (spec.y == "bytes_per_user") y = m.bytes_per_user;
-      if (!x || !y || (log_y && *y <= 0)) continue;
-      rows.push_back({*x, *y, lo.value_or(*y), hi.value_or(*y)});
-    }
-    if (rows.empty()) continue;
-    std::sort(rows.begin(), rows.end());
-    for (const auto& r : rows) fig.data << fmt::format("{:.10g} {:.10g} {:.10g} {:.10g}\n", r[0], r[1], r[2], r[3]);
-    fig.data << "\n\n";
-    titles.push_back(spec.series[s].label);
+  // The data: one block per line (gnuplot's index), rows x, y, low, high, predicted ('?' where
+  // there is none). A line is a series at one combination of the other axes' values, so a second
+  // varied axis draws one line per value instead of a zigzag through every cell.
+  struct Line {
+    std::size_t series = 0;
+    std::string title;
+    std::vector<std::array<double, 5>> rows;
+  };
+  std::vector<Line> lines;
+  bool any_predicted = false, any_band = false;
+  for (const auto& c : cells) {
+    if (!c.feasible || !c.point.count(spec.x)) continue;
+    const auto x = c.point.at(spec.x).number;
+    const Summary& m = c.summary;
+    std::optional<double> y, lo, hi;
+    if (spec.y == "rmse" && m.rmse) y = m.rmse, lo = m.rmse_low, hi = m.rmse_high;
+    else if (spec.y == "bias") y = m.bias;
+    else if (spec.y == "max_error") y = m.max_error;
+    else if (spec.y == "seconds") y = m.seconds, lo = std::max(m.seconds - m.seconds_sd, m.seconds * 0.5), hi = m.seconds + m.seconds_sd;
+    else if (spec.y == "messages_per_user") y = m.messages_per_user;
+    else if (spec.y == "bytes_per_user") y = m.bytes_per_user;
+    if (!x || !y || (log_y && *y <= 0)) continue;
+    std::string title = spec.series[c.series].label;
+    for (const auto& a : spec.axes)
+      if (a.key != spec.x) title += " " + a.key + "=" + c.point.at(a.key).text;
+    auto it = std::find_if(lines.begin(), lines.end(), [&](const Line& l) { return l.series == c.series && l.title == title; });
+    if (it == lines.end()) it = lines.insert(lines.end(), Line{c.series, title, {}});
+    const double predicted = spec.y == "rmse" && c.predicted_sd ? *c.predicted_sd : std::nan("");
+    any_predicted = any_predicted || !std::isnan(predicted);
+    any_band = any_band || lo.has_value();
+    it->rows.push_back({*x, *y, lo.value_or(*y), hi.value_or(*y), predicted});
   }
-  if (titles.empty()) throw std::runtime_error("--plot: no feasible cell has a value to draw");
+  if (lines.empty()) throw std::runtime_error("--plot: no feasible cell has a value to draw");
+  for (auto& l : lines) {
+    std::sort(l.rows.begin(), l.rows.end());
+    for (const auto& r : l.rows)
+      fig.data << fmt::format("{:.10g} {:.10g} {:.10g} {:.10g} {}\n", r[0], r[1], r[2], r[3], std::isnan(r[4]) ? "?" : fmt::format("{:.10g}", r[4]));
+    fig.data << "\n\n";
+  }
 
   auto& g = fig.script;
+  // The fixed settings of this grid: what no axis varies.
+  const auto varied = [&](const char* key) {
+    return std::any_of(spec.axes.begin(), spec.axes.end(), [&](const Axis& a) { return a.key == key; });
+  };
   std::string subtitle = fmt::format("{} trials per point, seed {}", spec.trials, spec.seed);
-  if (spec.x != "parties") subtitle = fmt::format("n = {}, ", spec.parties) + subtitle;
-  if (!spec.inputs.empty() && spec.x != "inputs") subtitle += ", inputs " + spec.inputs;
+  if (!varied("parties")) subtitle = fmt::format("n = {}, ", spec.parties) + subtitle;
+  if (!spec.inputs.empty() && !varied("inputs")) subtitle += ", inputs " + spec.inputs;
   for (const auto& [k, v] : spec.fixed) subtitle += ", " + k + " = " + v;
-  if (spec.honest && spec.x != "honest") subtitle += fmt::format(", honest = {}", *spec.honest);
-  if (spec.dropouts > 0 && spec.x != "dropouts") subtitle += fmt::format(", dropouts = {}", spec.dropouts);
+  if (spec.honest && !varied("honest")) subtitle += fmt::format(", honest = {}", *spec.honest);
+  if (spec.dropouts > 0 && !varied("dropouts")) subtitle += fmt::format(", dropouts = {}", spec.dropouts);
+  // What the marks mean, on a line of its own (a long subtitle would be cut at the figure's edge).
+  std::string marks;
+  if (any_band) marks += spec.y == "seconds" ? "shaded: mean +- sd" : "shaded: 95% interval";
+  if (any_predicted) marks += std::string(marks.empty() ? "" : "; ") + "dashed: the protocol's predicted sd";
+  if (!marks.empty()) subtitle += "\n" + marks;
   g << "set title " << gnuplot_text(spec.title + "\n" + subtitle) << '\n';
   g << "set xlabel " << gnuplot_text(x_label(spec)) << '\n';
   g << "set ylabel " << gnuplot_text(y_label(spec.y)) << '\n';
   if (log_x) g << "set logscale x\n";
   if (log_y) g << "set logscale y\n";
-  g << "set grid\nset key outside right top box\nset bars small\n";
+  g << "set grid\nset key outside right top box\nset datafile missing '?'\n";
   g << "plot ";
-  for (std::size_t i = 0; i < titles.size(); ++i)
-    g << (i ? ", \\\n     " : "") << fig.data_file() << " index " << i << " using 1:2:3:4 with yerrorlines lw 2 pt " << (i % 12) + 1
-      << " ps 1.3 lc rgb '" << colour(i) << "' title " << gnuplot_text(titles[i]);
+  bool first = true;
+  const auto next = [&]() -> std::ofstream& {
+    g << (first ? "" : ", \\\n     ");
+    first = false;
+    return g;
+  };
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string rgb = std::string("lc rgb '") + colour(i) + "'";
+    if (any_band)
+      next() << fig.data_file() << " index " << i << " using 1:3:4 with filledcurves fs transparent solid 0.15 noborder " << rgb << " notitle";
+    next() << fig.data_file() << " index " << i << " using 1:2 with linespoints lw 2 pt " << (i % 12) + 1 << " ps 1.3 " << rgb
+           << " title " << gnuplot_text(lines[i].title);
+    if (any_predicted) next() << fig.data_file() << " index " << i << " using 1:5 with lines dt 2 lw 1.5 " << rgb << " notitle";
+  }
   g << '\n';
   fig.draw();
 }

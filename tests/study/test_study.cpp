@@ -218,6 +218,23 @@ TEST_CASE("study: figures in PNG and SVG through gnuplot") {
   CHECK(text.find("central-laplace") != std::string::npos);  // the legend names each series
 }
 
+TEST_CASE("study: with two varied axes, one line per value of the second, and the subtitle prints only what no axis varies") {
+  REQUIRE_MESSAGE(study::gnuplot_available(), "gnuplot is missing: scripts/setup.sh installs gnuplot-nox");
+  shufflempc::test::TempDir dir;
+  const std::string svg = dir.path() + "/f.svg";
+  const auto r = run_command(cli() + " study --protocol counting:noise=calibrated --protocol central-laplace --vary epsilon=0.5,1 --vary parties=3000,6000 "
+                                     "--trials 3 --quiet --plot " + svg);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  std::ifstream s(svg);
+  const std::string text((std::istreambuf_iterator<char>(s)), std::istreambuf_iterator<char>());
+  for (const char* title : {"counting noise=calibrated parties=3000", "counting noise=calibrated parties=6000", "central-laplace parties=3000",
+                            "central-laplace parties=6000"})
+    CHECK_MESSAGE(text.find(title) != std::string::npos, title);
+  CHECK(text.find("n = 10000") == std::string::npos);  // the default party count is not a setting of this grid
+  CHECK(text.find("3 trials per point") != std::string::npos);
+  CHECK(text.find("dashed: the protocol") != std::string::npos);  // the predicted sd is drawn for RMSE
+}
+
 TEST_CASE("study command: presets, CSV on standard output, progress on stderr") {
   const auto list = run_command(cli() + " study --list-presets");
   REQUIRE(list.exit_code == 0);
