@@ -1,0 +1,85 @@
+// The command line's entry point (shufflempc/cli.hpp): the registry, the subcommands, one error line.
+#include <iostream>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+
+#include "commands.hpp"
+#include "shufflempc/cli.hpp"
+
+namespace {
+
+// The deepest subcommand that was parsed, for the usage line.
+const CLI::App* deepest(const CLI::App* app) {
+  for (const auto* sub : app->get_subcommands())
+    if (sub->parsed()) return deepest(sub);
+  return app;
+}
+
+std::string usage_of(const CLI::App* app) {
+  std::string path = app->get_name();
+  for (const auto* p = app->get_parent(); p != nullptr; p = p->get_parent()) path = p->get_name() + " " + path;
+  return "usage: " + path + " [OPTIONS]" + (app->get_subcommands({}).empty() ? "" : " SUBCOMMAND") + "  (" + path + " --help for details)";
+}
+
+// The error (and usage) as one write: the processes of a `local` run share one stderr, and a
+// line written in pieces interleaves with theirs.
+void error_line(const std::string& what, const std::string& usage = {}) {
+  std::cerr << ("shufflempc: error: " + what + "\n" + (usage.empty() ? std::string() : usage + "\n")) << std::flush;
+}
+
+}  // namespace
+
+int shufflempc::cli::main(int argc, char** argv, const std::function<void(Registry&)>& add_protocols) {
+  // Keep freed megabyte buffers rather than fault them in afresh every round (docs/PERFORMANCE.md).
+  shufflempc::keep_freed_buffers();
+  CLI::App app{"shufflempc: secure multiparty computation in the shuffle model", "shufflempc"};
+  app.require_subcommand(1);
+  cli::Action action;
+  try {
+    const Registry registry = [&] {
+      Registry r = builtin_registry();
+      if (add_protocols) add_protocols(r);
+      return r;
+    }();
+    cli::add_list_command(app, registry, action);
+    cli::add_run_command(app, registry, action);
+    cli::add_demo_command(app, registry, action);
+    cli::add_study_command(app, registry, action);
+    cli::add_account_command(app, registry, action);
+    cli::add_wedding_command(app, registry, action);
+    cli::add_net_commands(app, registry, action);
+    cli::add_session_command(app, registry, action);
+    cli::add_verify_command(app, registry, action);
+    if (argc > 1 && argv[1][0] != '-') {
+      std::string names;
+      bool known = false;
+      for (const auto* sub : app.get_subcommands({})) {
+        names += (names.empty() ? "" : ", ") + sub->get_name();
+        known = known || sub->get_name() == argv[1];
+      }
+      if (!known)
+        throw std::invalid_argument("unknown command '" + std::string(argv[1]) + "' (commands: " + names + ")");
+    }
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+      return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+      return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+      error_line(e.what(), usage_of(deepest(&app)));
+      return 2;
+    }
+    return action ? action() : 0;
+  } catch (const std::invalid_argument& e) {
+    error_line(e.what(), usage_of(deepest(&app)));
+    return 2;
+  } catch (const std::system_error& e) {
+    error_line(e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    error_line(e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,69 @@
+# CTest check: a protocol built outside the tree (examples/external_protocol) against the installed
+# package reaches the command line: installed with `cmake --install`, found with find_package, linked
+# with shufflempc::cli, listed by `list`, refused with the parameter's range, and run by `local` in
+# real processes over TCP on loopback (shuffler, analyzer and parties all started from that binary)
+# with the exact tally, and by `study`.
+#   cmake -DBUILD_DIR=<shufflempc build> -DSOURCE_DIR=<source> -DWORK_DIR=<scratch> -DCXX=<compiler>
+#         [-DLAUNCHER=<ccache>] [-DBUILD_TYPE=<type>] [-DSANITIZE=ON] -P external_protocol.cmake
+cmake_minimum_required(VERSION 3.25)
+
+function(step what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "external_protocol: ${what} failed (${rc}):\n${out}\n${err}")
+  endif()
+  set(step_output "${out}" PARENT_SCOPE)
+endfunction()
+
+file(REMOVE_RECURSE "${WORK_DIR}")
+set(prefix "${WORK_DIR}/prefix")
+set(build "${WORK_DIR}/build")
+step("install" ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}")
+set(configure ${CMAKE_COMMAND} -S "${SOURCE_DIR}/examples/external_protocol" -B "${build}"
+    "-DCMAKE_PREFIX_PATH=${prefix}" "-DCMAKE_CXX_COMPILER=${CXX}")
+if(LAUNCHER)
+  list(APPEND configure "-DCMAKE_CXX_COMPILER_LAUNCHER=${LAUNCHER}")
+endif()
+if(SANITIZE)  # the user's code under the same sanitizers as the installed libraries
+  list(APPEND configure "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined -fno-omit-frame-pointer"
+       "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined")
+endif()
+if(BUILD_TYPE)
+  list(APPEND configure "-DCMAKE_BUILD_TYPE=${BUILD_TYPE}")
+endif()
+step("configure against the installed package" ${configure})
+step("build" ${CMAKE_COMMAND} --build "${build}")
+set(tool "${build}/poll-shufflempc")
+
+step("list" "${tool}" list)
+if(NOT step_output MATCHES "anonymous-poll" OR NOT step_output MATCHES "counting")
+  message(FATAL_ERROR "external_protocol: `list` does not show both the added and the built-in protocols:\n${step_output}")
+endif()
+
+execute_process(COMMAND "${tool}" run anonymous-poll --options 1 --parties 3 RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET)
+if(NOT rc EQUAL 2 OR NOT err MATCHES "'options' = 1 is out of range: must be an integer in \\[2, 256\\]")
+  message(FATAL_ERROR "external_protocol: a bad parameter gave exit ${rc} and:\n${err}")
+endif()
+
+step("local over TCP" "${tool}" local anonymous-poll --parties 40 --options 4 --random-inputs uniform:4 --json)
+string(JSON protocol GET "${step_output}" protocol)
+string(JSON transport GET "${step_output}" transport)
+string(JSON output GET "${step_output}" output)
+string(JSON truth GET "${step_output}" truth)
+string(JSON processes GET "${step_output}" processes)
+string(JSON bins LENGTH "${output}")
+set(total 0)
+math(EXPR last "${bins} - 1")
+foreach(i RANGE ${last})
+  string(JSON votes GET "${output}" ${i})
+  math(EXPR total "${total} + ${votes}")
+endforeach()
+if(NOT protocol STREQUAL "anonymous-poll" OR NOT output STREQUAL truth OR NOT bins EQUAL 4 OR NOT total EQUAL 40)
+  message(FATAL_ERROR "external_protocol: `local` gave protocol ${protocol}, output ${output}, truth ${truth}")
+endif()
+message(STATUS "external_protocol: local over ${transport}: ${output} (truth ${truth}); processes ${processes}")
+
+step("study" "${tool}" study -p anonymous-poll -n 100 --trials 3 --seed 1 --quiet)
+if(NOT step_output MATCHES "anonymous-poll +100 +0 ")
+  message(FATAL_ERROR "external_protocol: `study` did not run the protocol exactly:\n${step_output}")
+endif()
