@@ -10,6 +10,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "mpi.hpp"
 #include "shufflempc/study/experiment.hpp"
 #include "shufflempc/study/progress.hpp"
 #include "shufflempc/study/study.hpp"
@@ -98,7 +99,14 @@ void add_study_command(CLI::App& app, const Registry& registry, Action& action) 
   for (const auto& e : experiments.all()) {
     auto* sub = cmd->add_subcommand(e.name, e.summary);
     auto run = std::make_shared<std::function<int()>>(e.configure(*sub));
-    sub->callback([run, &action] { action = *run; });
+    sub->callback([run, &action, name = e.name] {
+      action = [run, name] {
+        if (const int n = launcher_world_size(); n > 1)
+          throw std::invalid_argument("study " + name + " runs in one process, not over " + std::to_string(n) +
+                                      " MPI ranks (only grid studies spread over ranks; start it without mpirun)");
+        return (*run)();
+      };
+    });
     subcommands.push_back(sub);
   }
   cmd->callback([o, &registry, &action, subcommands] {
@@ -145,8 +153,21 @@ void add_study_command(CLI::App& app, const Registry& registry, Action& action) 
       for (const auto& path : o->plots)
         if (!path.ends_with(".png") && !path.ends_with(".svg"))
           throw std::invalid_argument("--plot " + path + ": the file must end in .png or .svg");
+      // Under mpirun or srun the ranks share the trials and rank 0 writes everything (docs/study.md).
+      const auto job = MpiJob::join();
+      const study::Ranks ranks = job ? job->ranks() : study::Ranks{};
       study::ProgressBar bar;
-      const auto cells = study::run(registry, spec, o->quiet ? study::Progress{} : study::Progress(std::ref(bar)));
+      const bool show_progress = !o->quiet && ranks.rank == 0;
+      std::vector<study::Cell> cells;
+      try {
+        cells = study::run(registry, spec, show_progress ? study::Progress(std::ref(bar)) : study::Progress{}, ranks);
+      } catch (const std::exception& e) {
+        if (!job) throw;
+        std::cerr << fmt::format("shufflempc: error: study rank {} of {}: {}\n", ranks.rank, ranks.size, e.what()) << std::flush;
+        job->abort(1);  // the other ranks would wait for this one's records
+      }
+      if (ranks.rank != 0) return 0;
+      if (job) std::cerr << fmt::format("study: the trials ran over {} MPI ranks; rank 0 gathered them\n", ranks.size);
       if (!o->csv.empty()) write_to(o->csv, [&](std::ostream& out) { study::write_csv(out, spec, cells, o->per_trial); });
       if (!o->json.empty()) write_to(o->json, [&](std::ostream& out) { out << study::to_json(spec, cells, true).dump(2) << '\n'; });
       for (const auto& path : o->plots) {

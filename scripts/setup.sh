@@ -14,7 +14,8 @@ if [[ "${1:-}" == "--sanitize" ]]; then
 fi
 
 packages=(build-essential cmake pkg-config libsodium-dev libasio-dev libboost-dev libgmp-dev doctest-dev
-          libcli11-dev nlohmann-json3-dev libfmt-dev libeigen3-dev coinor-libclp-dev iproute2 clang libclang-rt-dev ccache gnuplot-nox)
+          libcli11-dev nlohmann-json3-dev libfmt-dev libeigen3-dev coinor-libclp-dev iproute2 clang libclang-rt-dev ccache gnuplot-nox
+          libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

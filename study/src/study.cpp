@@ -257,7 +257,38 @@ Summary summarize(const std::vector<TrialRecord>& trials, std::size_t parties, s
   return s;
 }
 
-std::vector<Cell> run(const Registry& registry, const Spec& spec, const Progress& progress) {
+namespace {
+
+// A trial's record between ranks: [cell, trial, error, max_error, output, seconds, messages,
+// bytes, path]. Doubles go through JSON's shortest round-trip form, so they arrive bit for bit.
+Value record_to_json(std::size_t cell, std::size_t trial, const TrialRecord& r, const std::string& path) {
+  const auto opt = [](const std::optional<double>& v) { return v ? Value(*v) : Value(nullptr); };
+  return Value::array({cell, trial, opt(r.error), opt(r.max_error), r.output, r.seconds, r.messages, r.bytes, path});
+}
+
+void merge_records(const std::string& bytes, std::vector<Cell>& cells, std::vector<std::string>& paths) {
+  const auto opt = [](const Value& v) { return v.is_null() ? std::optional<double>() : std::optional<double>(v.get<double>()); };
+  const Value records = Value::parse(bytes);
+  for (const auto& j : records) {
+    const auto c = j.at(0).get<std::size_t>(), t = j.at(1).get<std::size_t>();
+    if (c >= cells.size() || t >= cells[c].trials.size())
+      throw std::runtime_error(fmt::format("study ranks: a record of cell {} trial {}, which this study does not have", c, t));
+    TrialRecord& r = cells[c].trials[t];
+    r.error = opt(j.at(2));
+    r.max_error = opt(j.at(3));
+    r.output = j.at(4);
+    r.seconds = j.at(5).get<double>();
+    r.messages = j.at(6).get<std::size_t>();
+    r.bytes = j.at(7).get<std::size_t>();
+    if (t == 0) paths[c] = j.at(8).get<std::string>();
+  }
+}
+
+}  // namespace
+
+std::vector<Cell> run(const Registry& registry, const Spec& spec, const Progress& progress, const Ranks& ranks) {
+  if (ranks.size < 1 || ranks.rank < 0 || ranks.rank >= ranks.size || (ranks.size > 1 && !ranks.gather))
+    throw std::invalid_argument(fmt::format("study ranks: rank {} of {} (needs 0 <= rank < size and a gather when size > 1)", ranks.rank, ranks.size));
   // The grid: every series at every point of the product of the axes.
   std::vector<std::map<std::string, AxisValue>> points(1);
   for (const auto& axis : spec.axes) {
@@ -333,14 +364,16 @@ std::vector<Cell> run(const Registry& registry, const Spec& spec, const Progress
   struct Task {
     std::size_t cell, trial;
   };
-  std::vector<Task> tasks;
+  std::vector<Task> tasks;  // this rank's share of the study's (cell, trial) list
   double total_weight = 0;
+  std::size_t index = 0;
   for (std::size_t c = 0; c < cells.size(); ++c)
     if (cells[c].feasible)
-      for (std::size_t t = 0; t < spec.trials; ++t) {
-        tasks.push_back({c, t});
-        total_weight += static_cast<double>(cells[c].parties);
-      }
+      for (std::size_t t = 0; t < spec.trials; ++t, ++index)
+        if (index % static_cast<std::size_t>(ranks.size) == static_cast<std::size_t>(ranks.rank)) {
+          tasks.push_back({c, t});
+          total_weight += static_cast<double>(cells[c].parties);
+        }
   const SeededRng root(spec.seed);
   std::mutex mutex;
   double done_weight = 0;
@@ -389,6 +422,18 @@ std::vector<Cell> run(const Registry& registry, const Spec& spec, const Progress
     ++done;
     if (progress) progress(done_weight, total_weight, done, tasks.size());
   });
+  if (ranks.size > 1) {
+    Value mine = Value::array();
+    for (const auto& [c, t] : tasks) mine.push_back(record_to_json(c, t, cells[c].trials[t], t == 0 ? paths[c] : std::string()));
+    const auto all = ranks.gather(mine.dump());
+    if (ranks.rank != 0) {
+      for (auto& cell : cells) cell.trials.clear();
+      return cells;
+    }
+    if (all.size() != static_cast<std::size_t>(ranks.size))
+      throw std::runtime_error(fmt::format("study ranks: gathered {} ranks' records, expected {}", all.size(), ranks.size));
+    for (std::size_t r = 1; r < all.size(); ++r) merge_records(all[r], cells, paths);
+  }
   for (std::size_t c = 0; c < cells.size(); ++c) {
     cells[c].path = paths[c];
     if (cells[c].feasible) cells[c].summary = summarize(cells[c].trials, cells[c].submitters, cells[c].predicted_sd);

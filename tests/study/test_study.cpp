@@ -183,6 +183,67 @@ TEST_CASE("study: the same seed gives the same trials whatever the number of job
   CHECK(j["cells"][3]["describe"]["bound_choice"] == "tightest of fmt and blanket-exact");
 }
 
+TEST_CASE("study: spread over three ranks, rank 0 gathers the trials of a single run bit for bit") {
+  const Registry registry = builtin_registry();
+  study::Spec spec;
+  // A one-round series, a multi-round one (driver path), an infeasible cell, 7 trials over 3 ranks
+  // (so the ranks' shares differ in size and a cell's trials are split between ranks).
+  spec.series = {study::parse_series("counting"), study::parse_series("split-mix-dp-sum")};
+  spec.axes = {study::parse_axis("parties=500,4000")};
+  spec.trials = 7;
+  spec.seed = 5;
+  study::validate(registry, spec);
+  const auto single = study::run(registry, spec);
+
+  std::vector<std::string> sent(3);
+  std::vector<std::vector<study::Cell>> results(3);
+  for (int r : {2, 1, 0}) {  // ranks 1 and 2 finish first; rank 0 receives everyone's bytes
+    study::Ranks ranks{.rank = r, .size = 3};
+    ranks.gather = [&, r](const std::string& mine) {
+      sent[static_cast<std::size_t>(r)] = mine;
+      return r == 0 ? sent : std::vector<std::string>{};
+    };
+    results[static_cast<std::size_t>(r)] = study::run(registry, spec, {}, ranks);
+  }
+  const auto& gathered = results[0];
+  REQUIRE(gathered.size() == single.size());
+  std::size_t compared = 0;
+  for (std::size_t c = 0; c < single.size(); ++c) {
+    CHECK(gathered[c].feasible == single[c].feasible);
+    CHECK(gathered[c].path == single[c].path);
+    REQUIRE(gathered[c].trials.size() == single[c].trials.size());
+    for (std::size_t t = 0; t < single[c].trials.size(); ++t, ++compared) {
+      CHECK(gathered[c].trials[t].output == single[c].trials[t].output);
+      CHECK(gathered[c].trials[t].error == single[c].trials[t].error);  // the same double, not a near one
+      CHECK(gathered[c].trials[t].messages == single[c].trials[t].messages);
+    }
+    CHECK(gathered[c].summary.rmse == single[c].summary.rmse);
+  }
+  CHECK(compared == 3 * 7);  // counting at n = 500 is infeasible
+  // The other ranks hold no trials (they write nothing), and every rank sent a share.
+  for (int r : {1, 2})
+    for (const auto& cell : results[static_cast<std::size_t>(r)]) CHECK(cell.trials.empty());
+  for (const auto& bytes : sent) CHECK(Value::parse(bytes).size() >= 7);
+
+  // A gather that loses a rank, a record of a cell the study does not have, a bad rank: errors.
+  study::Ranks lossy{.rank = 0, .size = 3, .gather = [](const std::string& mine) { return std::vector<std::string>{mine}; }};
+  CHECK_THROWS_WITH_AS((void)study::run(registry, spec, {}, lossy), doctest::Contains("gathered 1 ranks' records, expected 3"),
+                       std::runtime_error);
+  study::Ranks forged{.rank = 0, .size = 2, .gather = [](const std::string& mine) {
+                        return std::vector<std::string>{mine, R"([[99,0,null,null,0,0,0,0,""]])"};
+                      }};
+  CHECK_THROWS_WITH_AS((void)study::run(registry, spec, {}, forged), doctest::Contains("cell 99"), std::runtime_error);
+  CHECK_THROWS_AS((void)study::run(registry, spec, {}, study::Ranks{.rank = 3, .size = 3}), std::invalid_argument);
+  CHECK_THROWS_AS((void)study::run(registry, spec, {}, study::Ranks{.rank = 0, .size = 2}), std::invalid_argument);  // no gather
+}
+
+TEST_CASE("study: an experiment refuses to run on several MPI ranks") {
+  // OMPI_COMM_WORLD_SIZE is what mpirun announces to each rank.
+  const auto r = run_command("/usr/bin/env OMPI_COMM_WORLD_SIZE=3 " + cli() + " study xor-sum");
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(r.err.find("study xor-sum runs in one process, not over 3 MPI ranks") != std::string::npos, r.err);
+}
+
 TEST_CASE("study: a multi-round protocol runs through the in-process driver") {
   const Registry registry = builtin_registry();
   study::Spec spec;

@@ -126,7 +126,21 @@ struct Cell {
 // by the cells' party counts, so that the estimate of the time left is fair across n.
 using Progress = std::function<void(double done, double total, std::size_t trials_done, std::size_t trials_total)>;
 
-[[nodiscard]] std::vector<Cell> run(const Registry& registry, const Spec& spec, const Progress& progress = {});
+// One study spread over processes (the ranks of an MPI job: `mpirun -np N shufflempc study ...`).
+// Rank r of `size` runs the trials whose index in the study's list of (cell, trial) is r modulo
+// size; `gather` then brings every rank's records to rank 0. A trial's generator depends only on
+// (seed, grid point, trial), so rank 0 ends with the numbers a single process would have computed.
+struct Ranks {
+  int rank = 0, size = 1;
+  // Called once on every rank with that rank's records (bytes the study writes and reads); returns
+  // on rank 0 every rank's bytes, in rank order (what it returns elsewhere is ignored).
+  std::function<std::vector<std::string>(const std::string& mine)> gather;
+};
+
+// Runs the grid. With ranks.size > 1, only rank 0's cells hold every trial and a summary; the
+// other ranks get the cells without them (write output on rank 0 only). Progress counts this
+// rank's trials.
+[[nodiscard]] std::vector<Cell> run(const Registry& registry, const Spec& spec, const Progress& progress = {}, const Ranks& ranks = {});
 
 // One row per cell (or per trial) with a header; columns in docs/study.md.
 void write_csv(std::ostream& out, const Spec& spec, const std::vector<Cell>& cells, bool per_trial);
