@@ -15,8 +15,11 @@ TEST_CASE("study xor-sum prints the one-round and two-round tables and writes th
   const auto c = run_command(cli() + " study xor-sum --parties 16 --runs 1 --protocols exact --epsilon 0 --csv - --quiet");
   REQUIRE(c.exit_code == 0);
   CHECK(c.out.starts_with("rounds,protocol,parties,alpha,alpha_measured,epsilon,ceiling,decoder,queries,"));
-  // The exact endpoint: recovered 1 with no queries (the row with queries 0).
-  CHECK(c.out.find("1,exact,16,0,0,inf,1,least-squares,0,,,,1,1,1,1,1") != std::string::npos);
+  // The exact endpoint: recovered 1 with no queries (the row with queries 0, G's output read
+  // directly, not a replay); the rows with queries are replays.
+  CHECK(c.out.find("1,exact,16,0,0,inf,1,least-squares,0,read directly,,,1,1,1,1,1") != std::string::npos);
+  CHECK(c.out.find("1,exact,16,0,0,inf,1,least-squares,16,replay,,,1,1,1,1,1") != std::string::npos);
+  CHECK(r.out.find("(read: G's output read directly") != std::string::npos);
 }
 
 TEST_CASE("study xor-sum: a bad option names itself and its range") {

@@ -204,9 +204,10 @@ void print_tables(std::ostream& out, const XorSumStudy& s) {
   const auto& o = s.options;
   out << fmt::format("One round: the pause-and-replay attack, {} secret(s) per row, decoder {}; recovered fraction of x\n", o.runs, o.decoder);
   out << fmt::format("{:<10} {:>5} {:>6} {:>9} {:>9} {:>8} {:>8}", "protocol", "n", "alpha", "measured", "epsilon", "decoder", "ceiling");
-  out << fmt::format(" {:>8}", "m=0");
+  out << fmt::format(" {:>8}", "read");
   for (auto q : o.queries) out << fmt::format(" {:>8}", fmt::format("m={}n", q));
   out << fmt::format(" {:>10}\n", "of G @max");
+  out << "(read: G's output read directly, the analyzer's own estimate of x, no replay; m=kn: k*n replay queries)\n";
   for (const auto& r : s.one_round) {
     out << fmt::format("{:<10} {:>5} {:>6} {:>9.3f} {:>9.3g} {:>8} {:>8.3f}", r.protocol, r.n, r.alpha, r.alpha_measured, r.epsilon0,
                        r.decoder == attacks::Decoder::lp ? "lp" : "ls", r.ceiling);
@@ -233,7 +234,8 @@ void write_csv(std::ostream& out, const XorSumStudy& s) {
   for (const auto& r : s.one_round)
     for (const auto& a : r.at)
       csv.row({"1", r.protocol, std::to_string(r.n), r.alpha, N::number(r.alpha_measured), N::number(r.epsilon0), N::number(r.ceiling),
-               attacks::to_string(r.decoder), std::to_string(a.queries), "", "", "", N::number(a.recovered), N::number(a.recovered_min),
+               attacks::to_string(r.decoder), std::to_string(a.queries), a.queries == 0 ? "read directly" : "replay", "", "",
+               N::number(a.recovered), N::number(a.recovered_min),
                N::number(a.recovered_max), N::number(a.of_encoded), std::to_string(o.runs)});
   const auto decoder = decoders_of(o.decoder).front();
   for (const auto& t : s.two_rounds) {
