@@ -329,6 +329,10 @@ std::vector<Cell> run(const Registry& registry, const Spec& spec, const Progress
       for (const auto& [k, v] : series.params) cell.params[k] = v;
       for (const auto& [k, v] : point)
         if (find_param(info, k)) cell.params[k] = v.text;
+      for (const auto& p : info.params) {
+        const auto given = cell.params.find(p.name);
+        cell.settings[p.name] = given != cell.params.end() ? given->second : p.default_value;
+      }
       std::unique_ptr<Protocol> protocol;
       try {
         if (cell.min_parties > cell.submitters)
@@ -458,9 +462,10 @@ void write_csv(std::ostream& out, const Spec& spec, const std::vector<Cell>& cel
   columns.insert(columns.end(), keys.begin(), keys.end());
   const std::vector<std::string> rest =
       per_trial ? std::vector<std::string>{"parties", "min_parties", "submitters", "inputs", "trial", "error", "max_error", "output", "seconds",
-                                           "messages", "bytes"}
+                                           "messages", "bytes", "settings", "seed"}
                 : std::vector<std::string>{"parties", "min_parties", "submitters", "inputs", "feasible", "reason", "trials", "bias", "rmse", "rmse_low", "rmse_high",
-                                           "predicted_sd", "max_error", "seconds", "seconds_sd", "messages_per_user", "bytes_per_user", "path"};
+                                           "predicted_sd", "max_error", "seconds", "seconds_sd", "messages_per_user", "bytes_per_user", "path",
+                                           "settings", "seed"};
   columns.insert(columns.end(), rest.begin(), rest.end());
   CsvWriter csv(out, std::move(columns));
   using N = CsvWriter;
@@ -472,13 +477,15 @@ void write_csv(std::ostream& out, const Spec& spec, const std::vector<Cell>& cel
     head.push_back(std::to_string(c.min_parties == 0 ? c.parties : c.min_parties));
     head.push_back(std::to_string(c.submitters));
     head.push_back(c.inputs);
+    // Every parameter of the protocol, defaults included, so that a row says all it ran with.
+    const std::string settings = Value(c.settings).dump();
     if (per_trial) {
       for (std::size_t t = 0; t < c.trials.size(); ++t) {
         const auto& r = c.trials[t];
         auto row = head;
         row.insert(row.end(), {std::to_string(t), N::number(r.error, 10), N::number(r.max_error, 10),
                                r.output.is_number() ? N::number(r.output.get<double>(), 10) : std::string(), N::number(r.seconds),
-                               std::to_string(r.messages), std::to_string(r.bytes)});
+                               std::to_string(r.messages), std::to_string(r.bytes), settings, std::to_string(spec.seed)});
         csv.row(row);
       }
       continue;
@@ -492,7 +499,7 @@ void write_csv(std::ostream& out, const Spec& spec, const std::vector<Cell>& cel
       row.insert(row.end(), {N::number(m.seconds), N::number(m.seconds_sd), N::number(m.messages_per_user), N::number(m.bytes_per_user)});
     else
       row.insert(row.end(), 4, std::string());
-    row.push_back(c.path);
+    row.insert(row.end(), {c.path, settings, std::to_string(spec.seed)});
     csv.row(row);
   }
 }
@@ -519,6 +526,7 @@ Value to_json(const Spec& spec, const std::vector<Cell>& cells, bool with_trials
                   {"protocol", spec.series[c.series].protocol},
                   {"point", point},
                   {"params", c.params},
+                  {"settings", c.settings},
                   {"parties", c.parties},
                   {"min_parties", c.min_parties == 0 ? c.parties : c.min_parties},
                   {"submitters", c.submitters},

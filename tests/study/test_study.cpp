@@ -25,8 +25,10 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
     std::vector<std::string> row;
     std::string field;
     bool quoted = false;
-    for (char c : line) {
-      if (c == '"') quoted = !quoted;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      const char c = line[i];
+      if (c == '"' && quoted && i + 1 < line.size() && line[i + 1] == '"') field += line[++i];  // "" in a quoted field
+      else if (c == '"') quoted = !quoted;
       else if (c == ',' && !quoted) row.push_back(std::exchange(field, {}));
       else field += c;
     }
@@ -63,7 +65,7 @@ TEST_CASE("study: the CSV's RMSE and bias match each protocol's error formula on
   const auto& h = rows[0];
   const std::vector<std::string> expected = {"series", "protocol", "epsilon", "parties", "min_parties", "submitters", "inputs", "feasible", "reason", "trials", "bias", "rmse",
                                              "rmse_low", "rmse_high", "predicted_sd", "max_error", "seconds", "seconds_sd",
-                                             "messages_per_user", "bytes_per_user", "path"};
+                                             "messages_per_user", "bytes_per_user", "path", "settings", "seed"};
   CHECK(h == expected);
   const auto [lo, hi] = test::rmse_ratio_bounds(1000);
   for (std::size_t r = 1; r < rows.size(); ++r) {
@@ -242,6 +244,37 @@ TEST_CASE("study: an experiment refuses to run on several MPI ranks") {
   const auto r = run_command("/usr/bin/env OMPI_COMM_WORLD_SIZE=3 " + cli() + " study xor-sum");
   CHECK(r.exit_code == 2);
   CHECK_MESSAGE(r.err.find("study xor-sum runs in one process, not over 3 MPI ranks") != std::string::npos, r.err);
+}
+
+TEST_CASE("study: every CSV row records every parameter, defaults included, and the seed") {
+  const Registry registry = builtin_registry();
+  study::Spec spec;
+  spec.series = {study::parse_series("counting:noise=calibrated"), study::parse_series("randomized-response")};
+  spec.axes = {study::parse_axis("epsilon=0.5,1")};
+  spec.fixed = {{"delta", "1e-7"}};
+  spec.parties = 3000;
+  spec.trials = 2;
+  spec.seed = 77;
+  study::validate(registry, spec);
+  const auto cells = study::run(registry, spec);
+  for (const bool per_trial : {false, true}) {
+    std::ostringstream out;
+    study::write_csv(out, spec, cells, per_trial);
+    const auto rows = parse_csv(out.str());
+    REQUIRE(rows.size() == 1 + (per_trial ? 8 : 4));
+    const auto settings = column(rows[0], "settings"), seed = column(rows[0], "seed");
+    // counting at epsilon 0.5: the series' noise, the axis' epsilon, the fixed delta; no default left out.
+    const Value counting = Value::parse(rows[1][settings]);
+    CHECK(counting == Value{{"noise", "calibrated"}, {"epsilon", "0.5"}, {"delta", "1e-7"}});
+    CHECK(rows[1][seed] == "77");
+    // randomized-response declares only epsilon (no delta): its row says so, from its own declaration.
+    const Value rr = Value::parse(rows.back()[settings]);
+    const auto& info = registry.get("randomized-response");
+    CHECK(rr.size() == info.params.size());
+    CHECK(rr["epsilon"] == "1");
+    CHECK(!rr.contains("delta"));
+  }
+  CHECK(study::to_json(spec, cells, false)["cells"][0]["settings"]["noise"] == "calibrated");
 }
 
 TEST_CASE("study: a multi-round protocol runs through the in-process driver") {

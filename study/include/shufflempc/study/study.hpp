@@ -103,6 +103,7 @@ struct Cell {
   std::size_t series = 0;
   std::map<std::string, AxisValue> point;  // the axes' values at this cell
   std::map<std::string, std::string> params;  // what the protocol was given
+  std::map<std::string, std::string> settings;  // every parameter it declares: as given, else its default
   std::size_t parties = 0;
   std::size_t min_parties = 0;  // what the protocols were calibrated for (0: every party)
   std::size_t submitters = 0;   // parties that submit in each trial
