@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <system_error>
 
 namespace shufflempc {
@@ -39,6 +40,12 @@ std::optional<std::uint64_t> parse_unsigned(std::string_view text, std::uint64_t
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || end != text.data() + text.size() || v > max) return std::nullopt;
   return v;
+}
+
+std::string format_real(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
 }
 
 }  // namespace shufflempc

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "shufflempc/error.hpp"
+#include "shufflempc/numbers.hpp"
 #include "shufflempc/samplers.hpp"
 
 namespace shufflempc::correlated_noise {
@@ -14,11 +15,6 @@ namespace {
 
 using ld = long double;
 
-std::string num(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
 
 // log P(F = k) for F ~ NegativeBinomial(shape, b).
 ld nb_log_pmf(ld k, ld shape, ld b) {
@@ -157,14 +153,14 @@ Config configure(std::uint64_t parties, std::uint64_t min_parties, double epsilo
                                 std::to_string(parties));
   const std::uint64_t m = min_parties == 0 ? parties : min_parties;
   if (m < 1) throw std::invalid_argument("parties must be at least 1");
-  if (!(epsilon > 0 && epsilon <= 20)) throw std::invalid_argument("epsilon = " + num(epsilon) + " is out of range: must be in (0, 20]");
-  if (!(delta > 0 && delta < 1)) throw std::invalid_argument("delta = " + num(delta) + " is out of range: must be in (0, 1)");
+  if (!(epsilon > 0 && epsilon <= 20)) throw std::invalid_argument("epsilon = " + format_real(epsilon) + " is out of range: must be in (0, 20]");
+  if (!(delta > 0 && delta < 1)) throw std::invalid_argument("delta = " + format_real(delta) + " is out of range: must be in (0, 1)");
   if (!(flood.mean >= 1 && flood.mean <= 1e7))
-    throw std::invalid_argument("flood-pairs = " + num(flood.mean) + " is out of range: must be in [1, 1e7]");
+    throw std::invalid_argument("flood-pairs = " + format_real(flood.mean) + " is out of range: must be in [1, 1e7]");
   if (!(flood.dispersion >= 1e-4 && flood.dispersion < 1))
-    throw std::invalid_argument("flood-dispersion = " + num(flood.dispersion) + " is out of range: must be in [1e-4, 1)");
+    throw std::invalid_argument("flood-dispersion = " + format_real(flood.dispersion) + " is out of range: must be in [1e-4, 1)");
   if (flood.mean / flood.dispersion > 1e12)
-    throw std::invalid_argument("flood-pairs / flood-dispersion = " + num(flood.mean / flood.dispersion) +
+    throw std::invalid_argument("flood-pairs / flood-dispersion = " + format_real(flood.mean / flood.dispersion) +
                                 " is out of range (the flooding variance): must be at most 1e12");
   Config c;
   c.parties = parties;
@@ -185,8 +181,8 @@ Config configure(std::uint64_t parties, std::uint64_t min_parties, double epsilo
   if (!meets(epsilon, best)) {
     double lo = epsilon * 1e-3, hi = epsilon;
     if (!meets(lo, best))
-      throw std::invalid_argument("flood-pairs = " + num(flood.mean) + " is too few for epsilon = " + num(epsilon) + ", delta = " +
-                                  num(delta) + ": the flooding pairs cannot hide the -1 noise; raise flood-pairs (1000 suits delta >= 1e-9)");
+      throw std::invalid_argument("flood-pairs = " + format_real(flood.mean) + " is too few for epsilon = " + format_real(epsilon) + ", delta = " +
+                                  format_real(delta) + ": the flooding pairs cannot hide the -1 noise; raise flood-pairs (1000 suits delta >= 1e-9)");
     Candidate at_lo = best;
     while (hi - lo > 1e-9 * epsilon) {
       const double mid = (lo + hi) / 2;

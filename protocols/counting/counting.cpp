@@ -7,16 +7,10 @@
 #include <string>
 
 #include "shufflempc/privacy.hpp"
+#include "shufflempc/numbers.hpp"
 #include "shufflempc/samplers.hpp"
 
 namespace shufflempc::counting {
-namespace {
-std::string num(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-}  // namespace
 
 Config configure(std::uint64_t all_parties, double epsilon, double delta, NoiseRule rule, std::uint64_t min_parties) {
   if (min_parties > all_parties)
@@ -26,8 +20,8 @@ Config configure(std::uint64_t all_parties, double epsilon, double delta, NoiseR
   const std::uint64_t parties = min_parties == 0 ? all_parties : min_parties;
   const std::string who = min_parties == 0 || min_parties == all_parties ? "parties" : "min-parties";
   if (!(epsilon > 0 && epsilon <= 1))
-    throw std::invalid_argument("epsilon = " + num(epsilon) + " is out of range: must be in (0, 1] (the lectures' analysis assumes eps <= 1)");
-  if (!(delta > 0 && delta < 1)) throw std::invalid_argument("delta = " + num(delta) + " is out of range: must be in (0, 1)");
+    throw std::invalid_argument("epsilon = " + format_real(epsilon) + " is out of range: must be in (0, 1] (the lectures' analysis assumes eps <= 1)");
+  if (!(delta > 0 && delta < 1)) throw std::invalid_argument("delta = " + format_real(delta) + " is out of range: must be in (0, 1)");
   if (parties < 1) throw std::invalid_argument("parties must be at least 1");
   Config c;
   c.parties = all_parties;
@@ -39,9 +33,9 @@ Config configure(std::uint64_t all_parties, double epsilon, double delta, NoiseR
   if (rule == NoiseRule::lecture) {
     if (c.p_lecture > 0.5)
       throw std::invalid_argument(
-          who + " = " + std::to_string(parties) + " is too few for epsilon = " + num(epsilon) + ", delta = " + num(delta) +
+          who + " = " + std::to_string(parties) + " is too few for epsilon = " + format_real(epsilon) + ", delta = " + format_real(delta) +
           ": the lectures assume n >> ln(1/delta)/eps^2, and their noise rate p = 48 ln(2/delta)/(eps^2 n) = " +
-          num(c.p_lecture) + " must be at most 1/2, so " + who + " must be at least " +
+          format_real(c.p_lecture) + " must be at most 1/2, so " + who + " must be at least " +
           std::to_string(static_cast<std::uint64_t>(std::ceil(96 * std::log(2 / delta) / (epsilon * epsilon)))) +
           " (or use --noise calibrated)");
     c.p = c.p_lecture;
@@ -71,12 +65,12 @@ double analyze(const MessageBatch& shuffled, std::uint64_t submitted, double p) 
 double noise_sd(std::uint64_t parties, double p) { return std::sqrt(static_cast<double>(parties) * p * (1 - p)); }
 
 double balcer_cheu_gamma(std::uint64_t parties, double epsilon, double delta) {
-  if (!(epsilon > 0 && epsilon <= 1)) throw std::invalid_argument("epsilon = " + num(epsilon) + " is out of range: must be in (0, 1]");
-  if (!(delta > 0 && delta < 1)) throw std::invalid_argument("delta = " + num(delta) + " is out of range: must be in (0, 1)");
+  if (!(epsilon > 0 && epsilon <= 1)) throw std::invalid_argument("epsilon = " + format_real(epsilon) + " is out of range: must be in (0, 1]");
+  if (!(delta > 0 && delta < 1)) throw std::invalid_argument("delta = " + format_real(delta) + " is out of range: must be in (0, 1)");
   const double need = 100 * std::log(2 / delta) / (epsilon * epsilon);
   if (static_cast<double>(parties) < need)
     throw std::invalid_argument("parties = " + std::to_string(parties) + " is too few: Balcer-Cheu needs n >= 100 ln(2/delta)/eps^2 = " +
-                                num(std::ceil(need)));
+                                format_real(std::ceil(need)));
   return 50 * std::log(2 / delta) / (epsilon * epsilon * static_cast<double>(parties));
 }
 

@@ -32,9 +32,6 @@ std::vector<std::string> split(const std::string& s, char sep) {
   }
 }
 
-
-std::string format_number(double v) { return fmt::format("{:.6g}", v); }
-
 const ParamSpec* find_param(const ProtocolInfo& info, const std::string& key) {
   for (const auto& p : info.params)
     if (p.name == key) return &p;
@@ -145,7 +142,7 @@ Axis parse_axis(const std::string& text) {
     const auto count = static_cast<int>(*k);
     for (int i = 0; i < count; ++i) {
       const double t = static_cast<double>(i) / (count - 1);
-      axis.values.emplace_back(format_number(axis.geometric ? *a * std::pow(*b / *a, t) : *a + (*b - *a) * t));
+      axis.values.emplace_back(format_real(axis.geometric ? *a * std::pow(*b / *a, t) : *a + (*b - *a) * t));
     }
     return axis;
   }

@@ -59,3 +59,13 @@ TEST_CASE("params: each value is read once into its declared type, and asking fo
   CHECK_THROWS_WITH_AS((void)Params::parse(schema, {{"k", "2.5"}}), "parameter 'k' = 2.5 is not an integer: must be an integer in [1, 1e+06]",
                        std::invalid_argument);
 }
+
+TEST_CASE("format_real prints six significant digits and parse_real reads them back") {
+  CHECK(shufflempc::format_real(0.5) == "0.5");
+  CHECK(shufflempc::format_real(1e-6) == "1e-06");
+  CHECK(shufflempc::format_real(0.69641616) == "0.696416");
+  CHECK(shufflempc::format_real(100000) == "100000");
+  CHECK(shufflempc::format_real(1234567) == "1.23457e+06");
+  for (double v : {0.5, 1e-6, 3.25, -2.0, 1e300})
+    CHECK(shufflempc::parse_real(shufflempc::format_real(v)) == doctest::Approx(v).epsilon(1e-6));
+}

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace shufflempc {
@@ -16,5 +17,9 @@ namespace shufflempc {
 [[nodiscard]] std::optional<std::int64_t> parse_integer(std::string_view text);
 // Digits only ("0042" is 42), at most `max`.
 [[nodiscard]] std::optional<std::uint64_t> parse_unsigned(std::string_view text, std::uint64_t max = ~std::uint64_t{0});
+
+// A real as errors and generated values print it: six significant digits, as printf's "%.6g"
+// ("0.5", "1e-06", "0.696416"); parse_real reads it back.
+[[nodiscard]] std::string format_real(double v);
 
 }  // namespace shufflempc
