@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "shufflempc/numbers.hpp"
+
 #ifdef SHUFFLEMPC_WITH_MPI
 #include <mpi.h>
 #endif
@@ -13,13 +15,8 @@ namespace shufflempc::cli {
 
 int launcher_world_size() {
   for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"})
-    if (const char* v = std::getenv(name)) {
-      try {
-        const int n = std::stoi(v);
-        if (n > 0) return n;
-      } catch (const std::exception&) {
-      }
-    }
+    if (const char* v = std::getenv(name))
+      if (const auto n = parse_unsigned(v, std::numeric_limits<int>::max()); n && *n > 0) return static_cast<int>(*n);
   return 1;
 }
 

@@ -256,28 +256,29 @@ Summary summarize(const std::vector<TrialRecord>& trials, std::size_t parties, s
 
 namespace {
 
-// A trial's record between ranks: [cell, trial, error, max_error, output, seconds, messages,
-// bytes, path]. Doubles go through JSON's shortest round-trip form, so they arrive bit for bit.
-Value record_to_json(std::size_t cell, std::size_t trial, const TrialRecord& r, const std::string& path) {
-  const auto opt = [](const std::optional<double>& v) { return v ? Value(*v) : Value(nullptr); };
-  return Value::array({cell, trial, opt(r.error), opt(r.max_error), r.output, r.seconds, r.messages, r.bytes, path});
+Value optional_value(const std::optional<double>& v) { return v ? Value(*v) : Value(nullptr); }
+
+// One trial as the JSON output lists it, and as ranks send it to rank 0: doubles go through JSON's
+// shortest round-trip form, so they arrive bit for bit.
+Value trial_to_json(const TrialRecord& r) {
+  return {{"error", optional_value(r.error)}, {"max_error", optional_value(r.max_error)}, {"output", r.output},
+          {"seconds", r.seconds},             {"messages", r.messages},                   {"bytes", r.bytes}};
 }
 
-void merge_records(const std::string& bytes, std::vector<Cell>& cells, std::vector<std::string>& paths) {
+TrialRecord trial_from_json(const Value& j) {
   const auto opt = [](const Value& v) { return v.is_null() ? std::optional<double>() : std::optional<double>(v.get<double>()); };
-  const Value records = Value::parse(bytes);
-  for (const auto& j : records) {
+  return {.error = opt(j.at("error")), .max_error = opt(j.at("max_error")), .output = j.at("output"), .seconds = j.at("seconds").get<double>(),
+          .messages = j.at("messages").get<std::size_t>(), .bytes = j.at("bytes").get<std::size_t>()};
+}
+
+// What a rank sends: [cell, trial, path (of trial 0), the trial].
+void merge_records(const std::string& bytes, std::vector<Cell>& cells, std::vector<std::string>& paths) {
+  for (const auto& j : Value::parse(bytes)) {
     const auto c = j.at(0).get<std::size_t>(), t = j.at(1).get<std::size_t>();
     if (c >= cells.size() || t >= cells[c].trials.size())
       throw std::runtime_error(fmt::format("study ranks: a record of cell {} trial {}, which this study does not have", c, t));
-    TrialRecord& r = cells[c].trials[t];
-    r.error = opt(j.at(2));
-    r.max_error = opt(j.at(3));
-    r.output = j.at(4);
-    r.seconds = j.at(5).get<double>();
-    r.messages = j.at(6).get<std::size_t>();
-    r.bytes = j.at(7).get<std::size_t>();
-    if (t == 0) paths[c] = j.at(8).get<std::string>();
+    if (t == 0) paths[c] = j.at(2).get<std::string>();
+    cells[c].trials[t] = trial_from_json(j.at(3));
   }
 }
 
@@ -425,7 +426,7 @@ std::vector<Cell> run(const Registry& registry, const Spec& spec, const Progress
   });
   if (ranks.size > 1) {
     Value mine = Value::array();
-    for (const auto& [c, t] : tasks) mine.push_back(record_to_json(c, t, cells[c].trials[t], t == 0 ? paths[c] : std::string()));
+    for (const auto& [c, t] : tasks) mine.push_back(Value::array({c, t, t == 0 ? paths[c] : std::string(), trial_to_json(cells[c].trials[t])}));
     const auto all = ranks.gather(mine.dump());
     if (ranks.rank != 0) {
       for (auto& cell : cells) cell.trials.clear();
@@ -502,7 +503,7 @@ void write_csv(std::ostream& out, const Spec& spec, const std::vector<Cell>& cel
 }
 
 Value to_json(const Spec& spec, const std::vector<Cell>& cells, bool with_trials) {
-  const auto opt = [](const std::optional<double>& v) { return v ? Value(*v) : Value(nullptr); };
+  const auto opt = optional_value;
   Value series = Value::array();
   for (const auto& s : spec.series) series.push_back({{"label", s.label}, {"protocol", s.protocol}, {"params", s.params}});
   Value axes = Value::array();
@@ -542,9 +543,7 @@ Value to_json(const Spec& spec, const std::vector<Cell>& cells, bool with_trials
                          {"bytes_per_user", m.bytes_per_user}};
       if (with_trials) {
         Value trials = Value::array();
-        for (const auto& r : c.trials)
-          trials.push_back({{"error", opt(r.error)}, {"max_error", opt(r.max_error)}, {"output", r.output}, {"seconds", r.seconds},
-                            {"messages", r.messages}, {"bytes", r.bytes}});
+        for (const auto& r : c.trials) trials.push_back(trial_to_json(r));
         cell["trials"] = std::move(trials);
       }
     }

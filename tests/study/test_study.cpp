@@ -232,7 +232,7 @@ TEST_CASE("study: spread over three ranks, rank 0 gathers the trials of a single
   CHECK_THROWS_WITH_AS((void)study::run(registry, spec, {}, lossy), doctest::Contains("gathered 1 ranks' records, expected 3"),
                        std::runtime_error);
   study::Ranks forged{.rank = 0, .size = 2, .gather = [](const std::string& mine) {
-                        return std::vector<std::string>{mine, R"([[99,0,null,null,0,0,0,0,""]])"};
+                        return std::vector<std::string>{mine, R"([[99,0,"",{"error":null,"max_error":null,"output":0,"seconds":0,"messages":0,"bytes":0}]])"};
                       }};
   CHECK_THROWS_WITH_AS((void)study::run(registry, spec, {}, forged), doctest::Contains("cell 99"), std::runtime_error);
   CHECK_THROWS_AS((void)study::run(registry, spec, {}, study::Ranks{.rank = 3, .size = 3}), std::invalid_argument);
