@@ -59,32 +59,35 @@ void collect_params(const CLI::App& cmd, const ProtocolInfo& info, RunArgs& args
   }
 }
 
-std::vector<Value> load_inputs(const Protocol& protocol, const RunArgs& args, Rng& rng) {
+std::optional<std::vector<Value>> read_inputs(const RunArgs& args) {
+  if (args.inputs_file.empty()) return std::nullopt;
+  if (!args.random_inputs.empty()) throw std::invalid_argument("--inputs and --random-inputs exclude each other");
   std::vector<Value> inputs;
-  if (!args.inputs_file.empty()) {
-    if (!args.random_inputs.empty()) throw std::invalid_argument("--inputs and --random-inputs exclude each other");
-    const std::string text = read_text_file(args.inputs_file, "--inputs");
-    Value all = Value::parse(text, nullptr, false);
-    if (!all.is_discarded() && all.is_array()) {
-      inputs.assign(all.begin(), all.end());
-    } else {
-      std::istringstream lines(text);
-      std::string line;
-      std::size_t number = 0;
-      while (std::getline(lines, line)) {
-        ++number;
-        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-        Value v = Value::parse(line, nullptr, false);
-        if (v.is_discarded())
-          throw std::invalid_argument(args.inputs_file + ":" + std::to_string(number) + ": not a JSON value: " + line);
-        inputs.push_back(std::move(v));
-      }
+  const std::string text = read_text_file(args.inputs_file, "--inputs");
+  Value all = Value::parse(text, nullptr, false);
+  if (!all.is_discarded() && all.is_array()) {
+    inputs.assign(all.begin(), all.end());
+  } else {
+    std::istringstream lines(text);
+    std::string line;
+    std::size_t number = 0;
+    while (std::getline(lines, line)) {
+      ++number;
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      Value v = Value::parse(line, nullptr, false);
+      if (v.is_discarded()) throw std::invalid_argument(args.inputs_file + ":" + std::to_string(number) + ": not a JSON value: " + line);
+      inputs.push_back(std::move(v));
     }
-    if (inputs.size() != args.parties)
-      throw std::invalid_argument("--inputs " + args.inputs_file + " holds " + std::to_string(inputs.size()) +
-                                  " inputs for --parties " + std::to_string(args.parties));
-    return inputs;
   }
+  if (inputs.size() != args.parties)
+    throw std::invalid_argument("--inputs " + args.inputs_file + " holds " + std::to_string(inputs.size()) + " inputs for --parties " +
+                                std::to_string(args.parties));
+  return inputs;
+}
+
+std::vector<Value> load_inputs(const Protocol& protocol, const RunArgs& args, Rng& rng) {
+  if (auto given = read_inputs(args)) return std::move(*given);
+  std::vector<Value> inputs;
   auto input_rng = rng.fork(rng_labels::random_inputs);
   inputs.reserve(args.parties);
   for (std::size_t i = 0; i < args.parties; ++i)

@@ -43,7 +43,10 @@ CLI::App* add_protocol_subcommand(CLI::App& group, const ProtocolInfo& info);
 void add_run_options(CLI::App& cmd, const ProtocolInfo& info, RunArgs& args);
 void collect_params(const CLI::App& cmd, const ProtocolInfo& info, RunArgs& args);
 
-// The inputs of all parties: from --inputs (a JSON array, or one JSON value per line), else random.
+// The inputs of --inputs (a JSON array, or one JSON value per line), one per party; none without it.
+[[nodiscard]] std::optional<std::vector<Value>> read_inputs(const RunArgs& args);
+// The inputs of all parties: from --inputs, else drawn as --random-inputs says (rng's
+// rng_labels::random_inputs fork).
 [[nodiscard]] std::vector<Value> load_inputs(const Protocol& protocol, const RunArgs& args, Rng& rng);
 
 }  // namespace shufflempc::cli

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "shufflempc/cli/api.hpp"
 
 namespace shufflempc::cli {
 
@@ -14,15 +15,7 @@ void add_list_command(CLI::App& app, const Registry& registry, Action& action) {
   cmd->callback([json, &registry, &action] {
     action = [json, &registry] {
       if (*json) {
-        Value all = Value::array();
-        for (const auto& p : registry.all()) {
-          Value params = Value::array();
-          for (const auto& s : p.params)
-            params.push_back({{"name", s.name}, {"default", s.default_value}, {"range", s.range_text()}, {"help", s.help}});
-          all.push_back({{"name", p.name}, {"summary", p.summary}, {"min_parties", p.min_parties},
-                         {"max_parties", p.max_parties}, {"inputs", p.input_help}, {"random_inputs", describe(p.random_inputs)}, {"params", params}});
-        }
-        std::cout << all.dump(2) << '\n';
+        std::cout << protocol_list(registry).dump(2) << '\n';
         return 0;
       }
       for (const auto& p : registry.all()) {

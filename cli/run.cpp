@@ -4,9 +4,9 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "report.hpp"
-#include "shufflempc/inproc.hpp"
+#include "shufflempc/cli/api.hpp"
 #include "shufflempc/mixnet/channel.hpp"
-#include "shufflempc/net/mix_chain.hpp"
+#include "shufflempc/net/onion.hpp"
 
 namespace shufflempc::cli {
 namespace {
@@ -50,44 +50,20 @@ void add_run_command(CLI::App& app, const Registry& registry, Action& action) {
       collect_params(*cmd, info, *owned);
       action = [owned, mix, &info, &registry] {
         const RunArgs& args = *owned;
-        if (args.dropouts >= args.parties) throw std::invalid_argument("--dropouts must be below --parties");
-        const bool verifiable = mix->kind == "verifiable";
-        if (verifiable && (mix->servers < 1 || mix->servers > mixnet::max_hops))
-          throw std::invalid_argument("--mix verifiable needs --mix-servers in [1, " + std::to_string(mixnet::max_hops) + "]");
-        if (!verifiable && !mix->transcript.empty()) throw std::invalid_argument("--transcript needs --mix verifiable");
-        if (!verifiable && mix->threshold != 0) throw std::invalid_argument("--decryption-threshold needs --mix verifiable");
-        if (mix->threshold > mix->servers)
-          throw std::invalid_argument("--decryption-threshold must be in [1, " + std::to_string(mix->servers) + "] (--mix-servers), got " + std::to_string(mix->threshold));
-        RunOptions options;
-        options.min_parties = args.min_parties;
-        if (args.dropouts > 0 && options.min_parties == 0) options.min_parties = args.parties - args.dropouts;
-        // The protocol calibrates for the parties guaranteed to submit.
-        auto protocol = registry.create(info.name, args.params, args.parties, options.min_parties);
-        auto rng = make_rng(args.seed);
-        const std::vector<Value> inputs = load_inputs(*protocol, args, *rng);
-        auto drop_rng = rng->fork(rng_labels::dropouts);
-        while (options.dropouts.size() < args.dropouts)
-          options.dropouts[static_cast<PartyId>(drop_rng->uniform(args.parties))] = 0;
-        if (verifiable) {
-          if (auto why = mixnet::protocol_fit(*protocol); !why.empty())
-            throw std::invalid_argument(info.name + " cannot run over the verifiable mix: " + why + "; use --mix decryption");
-          const auto run = mixnet::run_over_verifiable_mix(*protocol, inputs, *rng, mix->servers, options, mix->threshold);
-          Value report = make_report(info.name, *protocol, args.parties, run.result, inputs);
-          report["verifiable_mix"] = verifiable_mix_report(run.transcript, mix->transcript);
-          if (!mix->transcript.empty()) run.transcript.save(mix->transcript);
-          print_report(report, args.json);
-          return 0;
-        }
-        if (mix->servers == 0) {
-          print_report(make_report(info.name, *protocol, args.parties, run_in_process(*protocol, inputs, *rng, options), inputs), args.json);
-          return 0;
-        }
-        const auto chained = net::run_over_mix_chain(*protocol, inputs, *rng, mix->servers, options);
-        Value report = make_report(info.name, *protocol, args.parties, chained.result, inputs);
-        std::map<std::uint32_t, std::vector<net::HopReport>> rounds;
-        for (std::size_t r = 0; r < chained.reports.size(); ++r) rounds[static_cast<std::uint32_t>(r)] = chained.reports[r];
-        report["mix_chain"] = mix_chain_report(mix->servers, rounds);
-        print_report(report, args.json);
+        RunRequest req;
+        req.protocol = info.name;
+        req.params = args.params;
+        req.parties = args.parties;
+        req.inputs = read_inputs(args);
+        req.random_inputs = args.random_inputs;
+        req.seed = args.seed;
+        req.min_parties = args.min_parties;
+        req.dropouts = args.dropouts;
+        req.mix_servers = mix->servers;
+        req.mix = mix->kind;
+        req.transcript = mix->transcript;
+        req.decryption_threshold = mix->threshold;
+        print_report(run_report(registry, req), args.json);
         return 0;
       };
     });

@@ -454,50 +454,99 @@ std::vector<std::string> axis_columns(const Spec& spec) {
 
 }  // namespace
 
-void write_csv(std::ostream& out, const Spec& spec, const std::vector<Cell>& cells, bool per_trial) {
-  const auto keys = axis_columns(spec);
-  std::vector<std::string> columns = {"series", "protocol"};
-  columns.insert(columns.end(), keys.begin(), keys.end());
-  const std::vector<std::string> rest =
-      per_trial ? std::vector<std::string>{"parties", "min_parties", "submitters", "inputs", "trial", "error", "max_error", "output", "seconds",
-                                           "messages", "bytes", "settings", "seed"}
-                : std::vector<std::string>{"parties", "min_parties", "submitters", "inputs", "feasible", "reason", "trials", "bias", "rmse", "rmse_low", "rmse_high",
-                                           "predicted_sd", "max_error", "seconds", "seconds_sd", "messages_per_user", "bytes_per_user", "path",
-                                           "settings", "seed"};
-  columns.insert(columns.end(), rest.begin(), rest.end());
-  CsvWriter csv(out, std::move(columns));
+std::vector<Column> table(const Spec& spec, const std::vector<Cell>& cells, bool per_trial) {
+  using K = Column::Kind;
   using N = CsvWriter;
-  for (const auto& c : cells) {
+  std::vector<Column> cols;
+  const auto column = [&cols](std::string name, K kind) {
+    cols.push_back(Column{kind, std::move(name), {}, {}});
+    return cols.size() - 1;
+  };
+  const auto keys = axis_columns(spec);
+  const std::size_t series = column("series", K::text), protocol = column("protocol", K::text);
+  std::vector<std::size_t> axis;
+  for (const auto& k : keys) axis.push_back(column(k, K::text));
+  const std::size_t parties = column("parties", K::integer), min_parties = column("min_parties", K::integer),
+                    submitters = column("submitters", K::integer), inputs = column("inputs", K::text);
+  // A row's field: its text as the CSV writes it and, for a number, its value.
+  const auto put = [&cols](std::size_t c, std::string text, std::optional<double> number = std::nullopt) {
+    cols[c].text.push_back(std::move(text));
+    cols[c].number.push_back(number);
+  };
+  const auto real = [&put](std::size_t c, const std::optional<double>& v, int digits) { put(c, N::number(v, digits), v); };
+  const auto whole = [&put](std::size_t c, std::size_t v) { put(c, std::to_string(v), static_cast<double>(v)); };
+  const auto head = [&](const Cell& c) {
     const Series& s = spec.series[c.series];
-    std::vector<std::string> head = {s.label, s.protocol};
-    for (const auto& k : keys) head.push_back(c.point.count(k) ? c.point.at(k).text : std::string());
-    head.push_back(std::to_string(c.parties));
-    head.push_back(std::to_string(c.min_parties == 0 ? c.parties : c.min_parties));
-    head.push_back(std::to_string(c.submitters));
-    head.push_back(c.inputs);
-    // Every parameter of the protocol, defaults included, so that a row says all it ran with.
-    const std::string settings = Value(c.settings).dump();
-    if (per_trial) {
+    put(series, s.label);
+    put(protocol, s.protocol);
+    for (std::size_t i = 0; i < keys.size(); ++i) put(axis[i], c.point.count(keys[i]) ? c.point.at(keys[i]).text : std::string());
+    whole(parties, c.parties);
+    whole(min_parties, c.min_parties == 0 ? c.parties : c.min_parties);
+    whole(submitters, c.submitters);
+    put(inputs, c.inputs);
+  };
+  if (per_trial) {
+    const std::size_t trial = column("trial", K::integer), error = column("error", K::real), max_error = column("max_error", K::real),
+                      output = column("output", K::real), seconds = column("seconds", K::real), messages = column("messages", K::integer),
+                      bytes = column("bytes", K::integer), settings = column("settings", K::text), seed = column("seed", K::integer);
+    for (const auto& c : cells) {
+      // Every parameter of the protocol, defaults included, so that a row says all it ran with.
+      const std::string set = Value(c.settings).dump();
       for (std::size_t t = 0; t < c.trials.size(); ++t) {
         const auto& r = c.trials[t];
-        auto row = head;
-        row.insert(row.end(), {std::to_string(t), N::number(r.error, 10), N::number(r.max_error, 10),
-                               r.output.is_number() ? N::number(r.output.get<double>(), 10) : std::string(), N::number(r.seconds),
-                               std::to_string(r.messages), std::to_string(r.bytes), settings, std::to_string(spec.seed)});
-        csv.row(row);
+        head(c);
+        whole(trial, t);
+        real(error, r.error, 10);
+        real(max_error, r.max_error, 10);
+        real(output, r.output.is_number() ? std::optional<double>(r.output.get<double>()) : std::nullopt, 10);
+        real(seconds, r.seconds, 6);
+        whole(messages, r.messages);
+        whole(bytes, r.bytes);
+        put(settings, set);
+        put(seed, std::to_string(spec.seed), static_cast<double>(spec.seed));
       }
-      continue;
     }
+    return cols;
+  }
+  const std::size_t feasible = column("feasible", K::boolean), reason = column("reason", K::text), trials = column("trials", K::integer),
+                    bias = column("bias", K::real), rmse = column("rmse", K::real), rmse_low = column("rmse_low", K::real),
+                    rmse_high = column("rmse_high", K::real), predicted_sd = column("predicted_sd", K::real),
+                    max_error = column("max_error", K::real), seconds = column("seconds", K::real), seconds_sd = column("seconds_sd", K::real),
+                    messages = column("messages_per_user", K::real), bytes = column("bytes_per_user", K::real),
+                    path = column("path", K::text), settings = column("settings", K::text), seed = column("seed", K::integer);
+  for (const auto& c : cells) {
     const Summary& m = c.summary;
-    auto row = head;
-    row.insert(row.end(), {c.feasible ? "true" : "false", c.reason, std::to_string(m.trials), N::number(m.bias, 10), N::number(m.rmse, 10),
-                           N::number(m.rmse_low, 10), N::number(m.rmse_high, 10), N::number(m.predicted_sd, 10),
-                           N::number(m.max_error, 10)});
-    if (c.feasible)
-      row.insert(row.end(), {N::number(m.seconds), N::number(m.seconds_sd), N::number(m.messages_per_user), N::number(m.bytes_per_user)});
-    else
-      row.insert(row.end(), 4, std::string());
-    row.insert(row.end(), {c.path, settings, std::to_string(spec.seed)});
+    head(c);
+    put(feasible, c.feasible ? "true" : "false", c.feasible ? 1.0 : 0.0);
+    put(reason, c.reason);
+    whole(trials, m.trials);
+    real(bias, m.bias, 10);
+    real(rmse, m.rmse, 10);
+    real(rmse_low, m.rmse_low, 10);
+    real(rmse_high, m.rmse_high, 10);
+    real(predicted_sd, m.predicted_sd, 10);
+    real(max_error, m.max_error, 10);
+    const auto cost = [&](double v) { return c.feasible ? std::optional<double>(v) : std::nullopt; };
+    real(seconds, cost(m.seconds), 6);
+    real(seconds_sd, cost(m.seconds_sd), 6);
+    real(messages, cost(m.messages_per_user), 6);
+    real(bytes, cost(m.bytes_per_user), 6);
+    put(path, c.path);
+    put(settings, Value(c.settings).dump());
+    put(seed, std::to_string(spec.seed), static_cast<double>(spec.seed));
+  }
+  return cols;
+}
+
+void write_csv(std::ostream& out, const Spec& spec, const std::vector<Cell>& cells, bool per_trial) {
+  const auto cols = table(spec, cells, per_trial);
+  std::vector<std::string> names;
+  for (const auto& c : cols) names.push_back(c.name);
+  CsvWriter csv(out, std::move(names));
+  const std::size_t rows = cols.empty() ? 0 : cols.front().text.size();
+  std::vector<std::string> row(cols.size());
+  for (std::size_t r = 0; r < rows; ++r) {
+    for (std::size_t c = 0; c < cols.size(); ++c) row[c] = cols[c].text[r];
     csv.row(row);
   }
 }

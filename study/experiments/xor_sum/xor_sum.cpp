@@ -226,23 +226,52 @@ void print_tables(std::ostream& out, const XorSumStudy& s) {
   }
 }
 
-void write_csv(std::ostream& out, const XorSumStudy& s) {
-  const auto& o = s.options;
-  CsvWriter csv(out, {"rounds", "protocol", "parties", "alpha", "alpha_measured", "epsilon", "ceiling", "decoder", "queries", "strategy",
-                      "executions", "epsilon_total", "recovered", "recovered_min", "recovered_max", "of_encoded", "runs"});
+std::vector<Column> table(const XorSumStudy& s) {
+  using K = Column::Kind;
   using N = CsvWriter;
+  const auto& o = s.options;
+  std::vector<Column> cols;
+  for (const auto& [name, kind] : std::initializer_list<std::pair<const char*, K>>{
+           {"rounds", K::integer}, {"protocol", K::text}, {"parties", K::integer}, {"alpha", K::text}, {"alpha_measured", K::real},
+           {"epsilon", K::real}, {"ceiling", K::real}, {"decoder", K::text}, {"queries", K::integer}, {"strategy", K::text},
+           {"executions", K::integer}, {"epsilon_total", K::real}, {"recovered", K::real}, {"recovered_min", K::real},
+           {"recovered_max", K::real}, {"of_encoded", K::real}, {"runs", K::integer}})
+    cols.push_back(Column{kind, name, {}, {}});
+  // One row: per column its text as the CSV writes it, and its value for a number (none: empty).
+  using Field = std::pair<std::string, std::optional<double>>;
+  const auto row = [&cols](const std::vector<Field>& fields) {
+    for (std::size_t c = 0; c < cols.size(); ++c) {
+      cols[c].text.push_back(fields[c].first);
+      cols[c].number.push_back(fields[c].second);
+    }
+  };
+  const auto real = [](double v) { return Field{N::number(v), v}; };
+  const auto whole = [](std::size_t v) { return Field{std::to_string(v), static_cast<double>(v)}; };
+  const Field none{"", std::nullopt};
   for (const auto& r : s.one_round)
     for (const auto& a : r.at)
-      csv.row({"1", r.protocol, std::to_string(r.n), r.alpha, N::number(r.alpha_measured), N::number(r.epsilon0), N::number(r.ceiling),
-               attacks::to_string(r.decoder), std::to_string(a.queries), a.queries == 0 ? "read directly" : "replay", "", "",
-               N::number(a.recovered), N::number(a.recovered_min),
-               N::number(a.recovered_max), N::number(a.of_encoded), std::to_string(o.runs)});
+      row({whole(1), {r.protocol, {}}, whole(r.n), {r.alpha, {}}, real(r.alpha_measured), real(r.epsilon0), real(r.ceiling),
+           {attacks::to_string(r.decoder), {}}, whole(a.queries), {a.queries == 0 ? "read directly" : "replay", {}}, none, none,
+           real(a.recovered), real(a.recovered_min), real(a.recovered_max), real(a.of_encoded), whole(o.runs)});
   const auto decoder = decoders_of(o.decoder).front();
   for (const auto& t : s.two_rounds) {
     const auto& e = t.row;
-    csv.row({"2", "circuit-v1", std::to_string(t.n), "", N::number(t.alpha), N::number(o.epsilon), "", attacks::to_string(decoder), "",
-             e.strategy, std::to_string(e.executions), N::number(e.epsilon_total), N::number(t.recovered), N::number(t.recovered_min),
-             N::number(t.recovered_max), "", std::to_string(o.runs)});
+    row({whole(2), {"circuit-v1", {}}, whole(t.n), none, real(t.alpha), real(o.epsilon), none, {attacks::to_string(decoder), {}}, none,
+         {e.strategy, {}}, whole(e.executions), real(e.epsilon_total), real(t.recovered), real(t.recovered_min), real(t.recovered_max), none,
+         whole(o.runs)});
+  }
+  return cols;
+}
+
+void write_csv(std::ostream& out, const XorSumStudy& s) {
+  const auto cols = table(s);
+  std::vector<std::string> names;
+  for (const auto& c : cols) names.push_back(c.name);
+  CsvWriter csv(out, std::move(names));
+  std::vector<std::string> fields(cols.size());
+  for (std::size_t r = 0; r < cols.front().text.size(); ++r) {
+    for (std::size_t c = 0; c < cols.size(); ++c) fields[c] = cols[c].text[r];
+    csv.row(fields);
   }
 }
 

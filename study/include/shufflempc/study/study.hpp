@@ -143,6 +143,17 @@ struct Ranks {
 // rank's trials.
 [[nodiscard]] std::vector<Cell> run(const Registry& registry, const Spec& spec, const Progress& progress = {}, const Ranks& ranks = {});
 
+// The grid's results as typed columns, in the CSV's order (docs/study.md has them): one row per
+// cell, or per trial. The CSV writes their text; the Python module hands them over as arrays.
+struct Column {
+  enum class Kind { text, integer, real, boolean };
+  Kind kind = Kind::text;
+  std::string name;
+  std::vector<std::string> text;              // every row, as the CSV writes it
+  std::vector<std::optional<double>> number;  // every row's value for a number (none: empty)
+};
+[[nodiscard]] std::vector<Column> table(const Spec& spec, const std::vector<Cell>& cells, bool per_trial);
+
 // One row per cell (or per trial) with a header; columns in docs/study.md.
 void write_csv(std::ostream& out, const Spec& spec, const std::vector<Cell>& cells, bool per_trial);
 [[nodiscard]] Value to_json(const Spec& spec, const std::vector<Cell>& cells, bool with_trials);

@@ -94,8 +94,11 @@ struct XorSumStudy {
 // work weighted by its cost.
 [[nodiscard]] XorSumStudy run_xor_sum_study(const XorSumStudyOptions& o, const Progress& progress = {});
 
-// The two tables as text, the CSV (17 columns, docs/xor-sum.md) and the figure's lines.
+// The two tables as text, the CSV (17 columns, docs/xor-sum.md; table() has them typed, one row per
+// one-round protocol, n, alpha, decoder and query count, then one per two-round strategy) and the
+// figure's lines.
 void print_tables(std::ostream& out, const XorSumStudy& s);
+[[nodiscard]] std::vector<Column> table(const XorSumStudy& s);
 void write_csv(std::ostream& out, const XorSumStudy& s);
 [[nodiscard]] std::vector<Line> figure_lines(const XorSumStudy& s);
 [[nodiscard]] std::string figure_title(const XorSumStudy& s);

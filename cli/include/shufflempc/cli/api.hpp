@@ -1,0 +1,74 @@
+// What the commands compute, as JSON values: one definition shared by the command line (which
+// prints them) and the Python module (which hands them to Python as dicts). Each throws
+// std::invalid_argument naming the parameter and its accepted range on bad input, and
+// std::system_error (shufflempc::Errc) when a run fails.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "shufflempc/amplification.hpp"
+#include "shufflempc/registry.hpp"
+
+namespace shufflempc::cli {
+
+// `list --json`: every registered protocol with its parameters, defaults and ranges.
+[[nodiscard]] Value protocol_list(const Registry& registry);
+
+// One run with every party in this process (`run PROTOCOL`).
+struct RunRequest {
+  std::string protocol;
+  std::map<std::string, std::string> params;  // only those given; the others take their defaults
+  std::size_t parties = 0;
+  std::optional<std::vector<Value>> inputs;    // one per party; else drawn as random_inputs says
+  std::string random_inputs;                   // the protocol's --random-inputs spec ("" = its default)
+  std::optional<std::uint64_t> seed;           // none: the system's randomness
+  std::size_t min_parties = 0;                 // 0: every party must submit
+  std::size_t dropouts = 0;                    // parties that vanish (chosen from the seed)
+  std::size_t mix_servers = 0;                 // 0: the plain in-process shuffle
+  std::string mix = "decryption";              // or "verifiable"
+  std::string transcript;                      // with mix = "verifiable": write it here ("" = none)
+  std::size_t decryption_threshold = 0;        // with mix = "verifiable": 0 = all of the servers
+};
+// The report `run --json` prints: protocol, parties, rounds, output, truth, error, messages, bytes,
+// seconds, dropped, party_outputs, details, run, and mix_chain or verifiable_mix with a chain.
+[[nodiscard]] Value run_report(const Registry& registry, const RunRequest& request);
+
+// `account amplify`: the central epsilon of n shuffled eps0-LDP reports by every bound, the exact
+// lower bound, and with rounds > 1 the bounds composed over the rounds.
+struct AmplifyQuery {
+  std::uint64_t parties = 100000;
+  double epsilon0 = 1;
+  double delta = 1e-6;
+  std::uint64_t k = 2;
+  std::uint64_t rounds = 1;
+  double pld_step = 1e-4;
+};
+[[nodiscard]] Value account_amplify(const AmplifyQuery& q, const AccountingProgress& progress = {});
+
+// `account local`: the largest eps0 a randomizer may have for a central (eps, delta), by each bound.
+struct LocalQuery {
+  std::uint64_t parties = 100000;
+  double epsilon = 1;
+  double delta = 1e-6;
+  std::uint64_t k = 2;
+};
+[[nodiscard]] Value account_local(const LocalQuery& q, const AccountingProgress& fmt_progress = {},
+                                  const AccountingProgress& exact_progress = {});
+
+// `account noise`: the exact delta of binomial, discrete Laplace or Polya-difference noise, or the
+// least noise that meets (epsilon, delta).
+struct NoiseQuery {
+  std::string noise = "binomial";  // binomial, discrete-laplace or polya
+  std::uint64_t parties = 100000;
+  double epsilon = 1;
+  std::optional<double> delta, p, scale;
+  double shape = 1;
+  std::uint64_t sensitivity = 1;
+};
+[[nodiscard]] Value account_noise(const NoiseQuery& q);
+
+}  // namespace shufflempc::cli
