@@ -71,3 +71,14 @@ def test_multi_round_protocols_have_no_randomizer_to_call():
     with pytest.raises(ValueError, match="one-round protocols"):
         q.encode(0)
     assert q.trial() is None
+
+
+def test_encode_all_is_every_partys_encode_in_order():
+    # encode_all runs blocks of 4096 parties on every core: each party's rows are its own encode,
+    # in party order, across the blocks' edges.
+    p = shufflempc.Protocol("counting", 10000, noise="calibrated")
+    inputs = np.array(p.random_inputs(seed=21))
+    messages, senders = p.encode_all(inputs, seed=22)
+    assert np.all(np.diff(senders) >= 0) and set(senders) == set(range(10000))
+    for party in (0, 4095, 4096, 8191, 8192, 9999):
+        assert np.array_equal(messages[senders == party], p.encode(inputs[party], party=party, seed=22))
