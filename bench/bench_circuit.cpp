@@ -2,7 +2,9 @@
 // two garblers and a helper) and v3 (designated garbler, ESA), 3 parties, in-process and over TCP
 // loopback (`shufflempc local`: shuffler, analyzer and party processes), against, in the same run:
 // plain evaluation of the circuit, the bare shuffle of the same two batches, and the cost floors of
-// the primitives (ChaCha20 garbling hashes the variant needs, one X25519 per TCP link).
+// the primitives (the garbling hashes the variant needs, one X25519 per TCP link). First, the
+// garbling hash itself: ns per hash and half-gates garbling and evaluation of AES-128 in AND gates a
+// second, with fixed-key AES (the default) and with ChaCha20.
 //
 //   build/bin/bench/bench_circuit [REPS=5]
 //
@@ -74,17 +76,22 @@ int run(int reps) {
   const Registry registry = builtin_registry();
   SystemRng rng;
   Shuffler shuffler;
-  // Cost floors, measured here: one garbling hash (a ChaCha20 block under a fresh key) and one X25519.
-  double hash_ns = 0, x25519_us = 0;
-  {
-    circuit::Block k{1, 2}, out[4];
+  // Cost floors, measured here: one garbling hash per hash instance (four keys a call, as half-gates
+  // garbles an AND gate) and one X25519.
+  const auto hash_cost_ns = [](circuit::GarblingHash h) {
+    circuit::Block k[4] = {{1, 2}, {3, 4}, {5, 6}, {7, 8}}, out[4];
+    const std::uint8_t sides[4] = {0, 0, 1, 1};
     const int calls = 200'000;
     const auto t0 = Clock::now();
     for (int i = 0; i < calls; ++i) {
-      circuit::hash4(k, static_cast<std::uint64_t>(i), 0, out);
-      k ^= out[0];
+      circuit::hash1_many(h, k, static_cast<std::uint64_t>(i), sides, 4, out);
+      k[0] ^= out[0];
     }
-    hash_ns = 1e6 * ms_since(t0) / calls;
+    return 1e6 * ms_since(t0) / (4.0 * calls);
+  };
+  const double hash_ns = hash_cost_ns(circuit::GarblingHash::aes), chacha_ns = hash_cost_ns(circuit::GarblingHash::chacha20);
+  double x25519_us = 0;
+  {
     std::uint8_t sk[32], pk[32], shared[32];
     randombytes_buf(sk, sizeof sk);
     crypto_scalarmult_base(pk, sk);
@@ -93,7 +100,24 @@ int run(int reps) {
       if (crypto_scalarmult(shared, sk, pk) != 0) return 1;
     x25519_us = 1e3 * ms_since(t1) / 2000;
   }
-  fmt::print("garbling hash (ChaCha20 block, fresh key): {:.0f} ns; X25519: {:.1f} us\n\n", hash_ns, x25519_us);
+  fmt::print("garbling hash: fixed-key AES {:.1f} ns, ChaCha20 block under a fresh key {:.1f} ns; X25519: {:.1f} us\n", hash_ns, chacha_ns,
+             x25519_us);
+  {
+    // Half-gates on AES-128 (6800 AND gates): garbling and evaluation rates with each hash, against
+    // plain evaluation of the same circuit.
+    const circuit::Circuit aes = circuit::load(std::string(SHUFFLEMPC_SOURCE_DIR) + "/circuits/aes_128.txt");
+    const std::vector<std::uint8_t> zeros(aes.input_bits(), 0);
+    const double plain_ms = time_median(25, [&] { (void)circuit::evaluate(aes, zeros); });
+    for (const auto h : {circuit::GarblingHash::aes, circuit::GarblingHash::chacha20}) {
+      circuit::half_gates::Garbled g;
+      const double garble = time_median(25, [&] { g = circuit::half_gates::garble(aes, rng, h); });
+      const auto pub = circuit::half_gates::encode_public(g);
+      const double eval = time_median(25, [&] { (void)circuit::half_gates::evaluate(aes, pub, g.zero_labels, h); });
+      fmt::print("half-gates AES-128 with {:<8}: garble {:.3f} ms ({:.1f} M AND/s), evaluate {:.3f} ms ({:.1f} M AND/s); plain evaluation {:.3f} ms\n",
+                 circuit::to_string(h), garble, aes.and_gates / garble / 1e3, eval, aes.and_gates / eval / 1e3, plain_ms);
+    }
+    fmt::print("\n");
+  }
   const std::string block = "61626380" + std::string(104, '0') + "0000000000000018";
   const std::vector<Case> cases = {
       {"aes_128", {"000102030405060708090a0b0c0d0e0f", "00112233445566778899aabbccddeeff", nullptr}, "69c4e0d86a7b0430d8cdb78070b4c55a"},

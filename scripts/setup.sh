@@ -13,7 +13,7 @@ if [[ "${1:-}" == "--sanitize" ]]; then
   cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHUFFLEMPC_SANITIZE=ON)
 fi
 
-packages=(build-essential cmake pkg-config libsodium-dev libasio-dev libboost-dev libgmp-dev doctest-dev
+packages=(build-essential cmake pkg-config libsodium-dev libssl-dev libasio-dev libboost-dev libgmp-dev doctest-dev
           libcli11-dev nlohmann-json3-dev libfmt-dev libeigen3-dev coinor-libclp-dev iproute2 clang libclang-rt-dev ccache gnuplot-nox
           libopenmpi-dev openmpi-bin
           pybind11-dev pybind11-json-dev python3-dev python3-numpy python3-pytest python3-pandas python3-matplotlib)

@@ -257,11 +257,14 @@ std::vector<std::uint8_t> round2_share(const Layout& l, const Holdings& h) {
             }
         }
         if (own) {
-          Block ha[2][4], hb[2][4];
-          hash4(okey[a], ai, 0, ha[0]);
-          hash4(okey[a] ^ own->delta, ai, 0, ha[1]);
-          hash4(okey[b], ai, 1, hb[0]);
-          hash4(okey[b] ^ own->delta, ai, 1, hb[1]);
+          // H of both labels of a (side 0) and of b (side 1), in one call: ha[alpha] = hashed[alpha],
+          // hb[beta] = hashed[2 + beta].
+          const Block keys[4] = {okey[a], okey[a] ^ own->delta, okey[b], okey[b] ^ own->delta};
+          static constexpr std::uint8_t sides[4] = {0, 0, 1, 1};
+          Block hashed[4][4];
+          hash4_many(l.hash, keys, ai, sides, 4, hashed);
+          const auto& ha = hashed;
+          const Block(*hb)[4] = hashed + 2;
           const std::uint8_t la = olam[a], lb = olam[b], lc = olam[o];
           for (int j = 0; j < 2; ++j)
             for (std::uint8_t alpha = 0; alpha < 2; ++alpha)
@@ -337,10 +340,14 @@ std::vector<std::uint8_t> evaluate(const Layout& l, std::span<const std::uint8_t
         const std::uint8_t la = lam[a], lb = lam[b];
         const std::uint8_t* rows = payload.data() + l.rows_offset() + ai * 8 * block_bytes;
         Block out[2] = {Block::load(rows + (2 * la + lb) * block_bytes), Block::load(rows + (4 + 2 * la + lb) * block_bytes)};
+        // H of each garbler's active labels of a (side 0) and b (side 1), in one call.
+        const Block keys[4] = {key[0][a], key[0][b], key[1][a], key[1][b]};
+        static constexpr std::uint8_t sides[4] = {0, 1, 0, 1};
+        Block hashed[4][4];
+        hash4_many(l.hash, keys, ai, sides, 4, hashed);
         for (int i = 0; i < 2; ++i) {
-          Block ha[4], hb[4];
-          hash4(key[i][a], ai, 0, ha);
-          hash4(key[i][b], ai, 1, hb);
+          const Block* ha = hashed[2 * i];
+          const Block* hb = hashed[2 * i + 1];
           for (int j = 0; j < 2; ++j) out[j] ^= ha[2 * j + lb] ^ hb[2 * j + la];
         }
         key[0][o] = out[0];

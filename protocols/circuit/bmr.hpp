@@ -1,6 +1,6 @@
 // V1: BMR with two garblers and a helper (docs/two-round-mpc.md, "v1 step by step"), the pure computations.
 //
-// Computing parties G1 = 0 and G2 = 1 garble (free-XOR, point-and-permute, the ChaCha20 hash of
+// Computing parties G1 = 0 and G2 = 1 garble (free-XOR, point-and-permute, the garbling hash of
 // garble.hpp); the helper H = 2 only computes. Every product in a garbled row of multi-party BMR
 // with two garblers involves at most two parties, so round 1 replicated-secret-shares (RSS over
 // GF(2), party k holds shares k and k+1 of three) each garbler's values and every input bit, and
@@ -37,6 +37,7 @@ struct Layout {
   std::vector<std::uint32_t> fresh;  // per wire: its fresh index, or no_fresh
   static constexpr std::uint32_t no_fresh = ~std::uint32_t{0};
   std::size_t fresh_wires = 0, ands = 0, inputs = 0, outputs = 0;
+  GarblingHash hash = GarblingHash::aes;  // the garbling hash (the protocol's `hash` parameter)
 
   [[nodiscard]] std::size_t vectors() const { return 1 + fresh_wires; }  // Delta, then lambda_w Delta
   [[nodiscard]] std::size_t bits() const { return fresh_wires + ands; }  // lambda_w, then lambda_a lambda_b

@@ -122,6 +122,7 @@ Value CircuitProtocol::describe() const {
   Value d = {{"circuit", {{"name", s.c().name}, {"inputs", s.c().inputs}, {"outputs", s.c().outputs}, {"and_gates", s.c().and_gates},
                           {"xor_gates", s.c().xor_gates}, {"inv_gates", s.c().inv_gates}, {"wires", s.c().wires}}},
              {"variant", to_string(s.variant)},
+             {"garbling_hash", to_string(s.hash)},
              {"round_2", to_string(s.delivery)},
              {"osm", {{"chaff_per_pair", s.osm.chaff}, {"message_bytes", s.osm.width}, {"hubs", s.osm.hubs}}},
              {"round_2_message_bytes", s.round2_width},
@@ -156,6 +157,7 @@ std::unique_ptr<Protocol> make_protocol(std::shared_ptr<const Circuit> circuit, 
   const Circuit& c = *circuit;
   s->circuit = std::move(circuit);
   s->variant = o.variant;
+  s->hash = o.hash;
   s->n = n;
   if (n < 3) throw std::invalid_argument(fmt::format("circuit needs at least 3 parties, got {}", n));
   if (min_parties != 0 && min_parties != n)
@@ -168,6 +170,7 @@ std::unique_ptr<Protocol> make_protocol(std::shared_ptr<const Circuit> circuit, 
     s->t = 1;
     s->delivery = o.delivery;
     s->layout.emplace(c);
+    s->layout->hash = o.hash;
   } else {
     const std::size_t max_t = (n - 1) / 2;
     if (o.threshold > max_t)

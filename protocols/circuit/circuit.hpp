@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "circuit/bristol.hpp"
+#include "circuit/garble.hpp"
 #include "shufflempc/registry.hpp"
 #include "shufflempc/secret_messages.hpp"
 
@@ -36,6 +37,7 @@ struct Options {
   std::size_t threshold = 0;    // corruptions asked for; 0: the variant's largest
   Delivery delivery = Delivery::all_parties;  // round 2 (v1); v3 runs in ESA mode only
   std::size_t chaff = 0;        // OSM chaff labels per pair (0: 160)
+  GarblingHash hash = GarblingHash::aes;  // the garbling hash (garble.hpp)
 };
 
 // Throws std::invalid_argument naming the parameter (variant, threshold, owners, delivery, chaff,

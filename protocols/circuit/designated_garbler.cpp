@@ -39,7 +39,7 @@ class DesignatedGarblerParty final : public CircuitParty {
       to[q].insert(to[q].end(), buf, buf + block_bytes);
     };
     if (id_ == garbler) {
-      garbled_ = half_gates::garble(s.c(), rng);
+      garbled_ = half_gates::garble(s.c(), rng, s.hash);
       std::vector<Block> shares(s.n);
       shamir::share(gf128::Field{}, garbled_->delta, s.t, rng, std::span<Block>(shares));
       for (PartyId q = 0; q < s.n; ++q) {
@@ -123,7 +123,7 @@ std::vector<std::uint8_t> evaluate_designated_garbler(const Setup& s, std::span<
     for (std::size_t off = 0; off < bytes.size(); off += block_bytes)
       labels[(at + off) / block_bytes] ^= gf128::mul(l[j], Block::load(bytes.data() + off));
   });
-  return half_gates::evaluate(s.c(), gc, labels);
+  return half_gates::evaluate(s.c(), gc, labels, s.hash);
 }
 
 std::unique_ptr<Party> make_designated_garbler_party(std::shared_ptr<const Setup> s, PartyId id, std::vector<std::uint8_t> bits) {

@@ -1,9 +1,19 @@
 // Pieces shared by the garbled-circuit variants: 128-bit labels, the garbling hash and seeds.
 //
-// The garbling hash is ChaCha20 from libsodium (libsodium has no raw AES):
-//   H(K, g, side) = ChaCha20-IETF(key = K | 0^16, nonce = u64le(g) | side | 0^3), one 64-byte block
-// read as four labels. K is a wire label, so every call keys ChaCha20 afresh; free-XOR needs H to
-// behave as a random function on related keys (K and K xor Delta), the usual assumption.
+// The garbling hash H(K, g, side) gives four 128-bit blocks from a wire label K, the gate's index g
+// among the AND gates and a side (0 or 1). Free-XOR needs H to behave as a random function on
+// related keys (K and K xor Delta). Two instances, chosen by the protocol's `hash` parameter (every
+// party of a run must use the same one):
+//
+//   aes       fixed-key AES-128 through OpenSSL's libcrypto (AES-NI where the processor has it), as
+//             the tweakable circular correlation-robust hash of Guo, Katz, Wang and Yu (S&P 2020):
+//             block j is pi(sigma(K) xor T_j) xor sigma(K), with pi AES-128 under a public fixed key,
+//             sigma(L || R) = (L xor R) || L (a linear orthomorphism) and the tweak
+//             T_j = (g, side * 256 + j) as two 64-bit halves. Secure in the ideal-permutation model
+//             for AES under the fixed key. The default.
+//   chacha20  ChaCha20-IETF keyed by the label (key = K | 0^16, nonce = u64le(g) | side | 0^3), one
+//             64-byte block read as four labels; a key schedule per call, so about ten times slower
+//             where AES-NI is present, and the faster choice where it is not.
 #pragma once
 
 #include <array>
@@ -44,16 +54,20 @@ struct Block {
 };
 inline constexpr std::size_t block_bytes = 16;
 
+enum class GarblingHash { aes, chacha20 };
+[[nodiscard]] const char* to_string(GarblingHash h);
+
+// H(keys[i], gate, sides[i]) for i < n: four blocks each, out[i][0..3]. n is at most 8; the blocks
+// of one call go through AES together (pipelined).
+void hash4_many(GarblingHash h, const Block* keys, std::uint64_t gate, const std::uint8_t* sides, std::size_t n, Block (*out)[4]);
+// The first block of H(keys[i], gate, sides[i]) for i < n (n at most 8): what half-gates needs.
+void hash1_many(GarblingHash h, const Block* keys, std::uint64_t gate, const std::uint8_t* sides, std::size_t n, Block* out);
+
 // H(K, g, side): four blocks.
-inline void hash4(const Block& k, std::uint64_t gate, std::uint8_t side, Block out[4]) {
-  std::array<std::uint8_t, crypto_stream_chacha20_ietf_KEYBYTES> key{};
-  k.store(key.data());
-  std::array<std::uint8_t, crypto_stream_chacha20_ietf_NONCEBYTES> nonce{};
-  store_le<std::uint64_t>(nonce.data(), gate);
-  nonce[8] = side;
-  std::array<std::uint8_t, 64> buf;
-  crypto_stream_chacha20_ietf(buf.data(), buf.size(), nonce.data(), key.data());
-  for (int i = 0; i < 4; ++i) out[i] = Block::load(buf.data() + 16 * i);
+inline void hash4(GarblingHash h, const Block& k, std::uint64_t gate, std::uint8_t side, Block out[4]) {
+  Block four[1][4];
+  hash4_many(h, &k, gate, &side, 1, four);
+  for (int j = 0; j < 4; ++j) out[j] = four[0][j];
 }
 
 using Seed = std::array<std::uint8_t, 32>;

@@ -5,17 +5,14 @@
 namespace shufflempc::circuit::half_gates {
 namespace {
 
-Block h(const Block& label, std::size_t gate, std::uint8_t side) {
-  Block out[4];
-  hash4(label, gate, side, out);
-  return out[0];
-}
+constexpr std::uint8_t garble_sides[4] = {0, 0, 1, 1};
+constexpr std::uint8_t evaluate_sides[2] = {0, 1};
 
 }  // namespace
 
 std::size_t public_bytes(const Circuit& c) { return c.and_gates * 2 * block_bytes + (c.output_bits() + 7) / 8; }
 
-Garbled garble(const Circuit& c, Rng& rng) {
+Garbled garble(const Circuit& c, Rng& rng, GarblingHash hash) {
   Garbled g;
   g.delta = Block::random(rng);
   g.delta.lo |= 1;
@@ -35,7 +32,10 @@ Garbled garble(const Circuit& c, Rng& rng) {
       case GateType::and_gate: {
         const Block a0 = zero[gate.a], b0 = zero[gate.b];
         const std::uint8_t pa = a0.lsb(), pb = b0.lsb();
-        const Block ha0 = h(a0, ai, 0), ha1 = h(a0 ^ r, ai, 0), hb0 = h(b0, ai, 1), hb1 = h(b0 ^ r, ai, 1);
+        const Block keys[4] = {a0, a0 ^ r, b0, b0 ^ r};
+        Block hashed[4];
+        hash1_many(hash, keys, ai, garble_sides, 4, hashed);
+        const Block ha0 = hashed[0], ha1 = hashed[1], hb0 = hashed[2], hb1 = hashed[3];
         const Block tg = ha0 ^ ha1 ^ r.times(pb);
         const Block wg0 = ha0 ^ tg.times(pa);
         const Block te = hb0 ^ hb1 ^ a0;
@@ -61,7 +61,8 @@ std::vector<std::uint8_t> encode_public(const Garbled& g) {
   return out;
 }
 
-std::vector<std::uint8_t> evaluate(const Circuit& c, std::span<const std::uint8_t> public_part, std::span<const Block> input_labels) {
+std::vector<std::uint8_t> evaluate(const Circuit& c, std::span<const std::uint8_t> public_part, std::span<const Block> input_labels,
+                                   GarblingHash hash) {
   if (public_part.size() != public_bytes(c) || input_labels.size() != c.input_bits())
     throw std::invalid_argument("half-gates: the garbled circuit or the input labels have the wrong size");
   std::vector<Block> label(c.wires);
@@ -77,8 +78,11 @@ std::vector<std::uint8_t> evaluate(const Circuit& c, std::span<const std::uint8_
         const Block a = label[gate.a], b = label[gate.b];
         const Block tg = Block::load(public_part.data() + (2 * ai) * block_bytes);
         const Block te = Block::load(public_part.data() + (2 * ai + 1) * block_bytes);
-        const Block wg = h(a, ai, 0) ^ tg.times(a.lsb());
-        const Block we = h(b, ai, 1) ^ (te ^ a).times(b.lsb());
+        const Block keys[2] = {a, b};
+        Block hashed[2];
+        hash1_many(hash, keys, ai, evaluate_sides, 2, hashed);
+        const Block wg = hashed[0] ^ tg.times(a.lsb());
+        const Block we = hashed[1] ^ (te ^ a).times(b.lsb());
         label[gate.out] = wg ^ we;
         ++ai;
         break;

@@ -65,7 +65,12 @@ void register_circuit(Registry& registry) {
                    .help = "who receives round 2: auto (v1: mpc, v3: esa), mpc (every party) or esa (the analyzer only; v3 needs it)",
                    .choices = {"auto", "mpc", "esa"}},
                   {.name = "chaff", .type = ParamType::integer, .default_value = "0",
-                   .help = "OSM chaff labels per pair (0: 160)", .min = 0.0, .max = 65536.0}},
+                   .help = "OSM chaff labels per pair (0: 160)", .min = 0.0, .max = 65536.0},
+                  {.name = "hash", .type = ParamType::choice, .default_value = "aes",
+                   .help = "the garbling hash: aes (fixed-key AES-128, a tweakable correlation-robust hash; AES-NI where the "
+                           "processor has it) or chacha20 (a ChaCha20 block keyed by the label: the faster one without AES-NI); "
+                           "every party of a run uses the same",
+                   .choices = {"aes", "chacha20"}}},
        .min_parties = 3,
        .max_parties = 256,
        .input_help = "the hex text of each input group the party owns (the group's big-endian integer, e.g. an AES key "
@@ -82,6 +87,7 @@ void register_circuit(Registry& registry) {
          o.delivery = delivery == "esa" || (delivery == "auto" && o.variant == circuit::Variant::designated_garbler) ? Delivery::analyzer_only
                                                                                                     : Delivery::all_parties;
          o.chaff = static_cast<std::size_t>(p.integer("chaff"));
+         o.hash = p.text("hash") == "chacha20" ? circuit::GarblingHash::chacha20 : circuit::GarblingHash::aes;
          return circuit::make_protocol(std::move(c), pop.parties, o, pop.min_parties);
        }});
 }

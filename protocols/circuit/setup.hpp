@@ -34,6 +34,7 @@ inline constexpr PartyId garbler = 0;                                     // v3'
 struct Setup {
   std::shared_ptr<const Circuit> circuit;
   Variant variant = Variant::two_garblers;
+  GarblingHash hash = GarblingHash::aes;  // the garbling hash (garble.hpp)
   std::optional<bmr::Layout> layout;  // v1
   std::size_t n = 0, t = 0;
   Delivery delivery = Delivery::all_parties;

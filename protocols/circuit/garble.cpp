@@ -1,0 +1,102 @@
+#include "circuit/garble.hpp"
+
+#include <openssl/evp.h>
+
+#include <stdexcept>
+
+namespace shufflempc::circuit {
+namespace {
+
+// AES-128 under the public fixed key: one ECB context per thread (a context is not shared between
+// threads), made on first use.
+class FixedKeyAes {
+ public:
+  FixedKeyAes() : ctx_(EVP_CIPHER_CTX_new()) {
+    std::array<std::uint8_t, 16> key{};
+    static const char label[] = "shufflempc garbling hash: fixed AES-128 key";
+    crypto_generichash(key.data(), key.size(), reinterpret_cast<const unsigned char*>(label), sizeof label - 1, nullptr, 0);
+    if (ctx_ == nullptr || EVP_EncryptInit_ex(ctx_, EVP_aes_128_ecb(), nullptr, key.data(), nullptr) != 1 ||
+        EVP_CIPHER_CTX_set_padding(ctx_, 0) != 1)
+      throw std::runtime_error("the garbling hash could not set up AES-128 (OpenSSL)");
+  }
+  FixedKeyAes(const FixedKeyAes&) = delete;
+  FixedKeyAes& operator=(const FixedKeyAes&) = delete;
+  ~FixedKeyAes() { EVP_CIPHER_CTX_free(ctx_); }
+  // In place: `n` blocks of 16 bytes.
+  void encrypt(std::uint8_t* blocks, std::size_t n) {
+    // EVP_Cipher: the cipher itself, without EVP_EncryptUpdate's buffering (whole blocks only).
+    if (EVP_Cipher(ctx_, blocks, blocks, static_cast<unsigned>(16 * n)) <= 0) throw std::runtime_error("the garbling hash: AES-128 failed (OpenSSL)");
+  }
+
+ private:
+  EVP_CIPHER_CTX* ctx_;
+};
+
+FixedKeyAes& aes() {
+  thread_local FixedKeyAes a;
+  return a;
+}
+
+// sigma(L || R) = (L xor R) || L, with lo the left half.
+Block sigma(const Block& k) { return {k.lo ^ k.hi, k.lo}; }
+
+// out[m] = pi(sigma(k[m / per]) xor T(gate, side[m / per], m % per)) xor sigma(...), for m < n * per.
+void tccr(const Block* keys, std::uint64_t gate, const std::uint8_t* sides, std::size_t n, std::size_t per, Block* out) {
+  std::array<std::uint8_t, 8 * 4 * 16> buf;
+  std::array<Block, 8> s;
+  for (std::size_t i = 0; i < n; ++i) {
+    s[i] = sigma(keys[i]);
+    for (std::size_t j = 0; j < per; ++j) {
+      const Block t{gate, (std::uint64_t{sides[i]} << 8) | j};
+      (s[i] ^ t).store(buf.data() + 16 * (i * per + j));
+    }
+  }
+  aes().encrypt(buf.data(), n * per);
+  for (std::size_t m = 0; m < n * per; ++m) out[m] = Block::load(buf.data() + 16 * m) ^ s[m / per];
+}
+
+void chacha4(const Block& k, std::uint64_t gate, std::uint8_t side, Block out[4]) {
+  std::array<std::uint8_t, crypto_stream_chacha20_ietf_KEYBYTES> key{};
+  k.store(key.data());
+  std::array<std::uint8_t, crypto_stream_chacha20_ietf_NONCEBYTES> nonce{};
+  store_le<std::uint64_t>(nonce.data(), gate);
+  nonce[8] = side;
+  std::array<std::uint8_t, 64> buf;
+  crypto_stream_chacha20_ietf(buf.data(), buf.size(), nonce.data(), key.data());
+  for (int i = 0; i < 4; ++i) out[i] = Block::load(buf.data() + 16 * i);
+}
+
+void check(std::size_t n) {
+  if (n > 8) throw std::logic_error("the garbling hash takes at most 8 keys a call");
+}
+
+}  // namespace
+
+const char* to_string(GarblingHash h) { return h == GarblingHash::aes ? "aes" : "chacha20"; }
+
+void hash4_many(GarblingHash h, const Block* keys, std::uint64_t gate, const std::uint8_t* sides, std::size_t n, Block (*out)[4]) {
+  check(n);
+  if (h == GarblingHash::chacha20) {
+    for (std::size_t i = 0; i < n; ++i) chacha4(keys[i], gate, sides[i], out[i]);
+    return;
+  }
+  std::array<Block, 32> all;
+  tccr(keys, gate, sides, n, 4, all.data());
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < 4; ++j) out[i][j] = all[4 * i + j];
+}
+
+void hash1_many(GarblingHash h, const Block* keys, std::uint64_t gate, const std::uint8_t* sides, std::size_t n, Block* out) {
+  check(n);
+  if (h == GarblingHash::chacha20) {
+    Block four[4];
+    for (std::size_t i = 0; i < n; ++i) {
+      chacha4(keys[i], gate, sides[i], four);
+      out[i] = four[0];
+    }
+    return;
+  }
+  tccr(keys, gate, sides, n, 1, out);
+}
+
+}  // namespace shufflempc::circuit
