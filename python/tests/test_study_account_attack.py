@@ -32,10 +32,11 @@ def test_study_columns_are_the_csvs(cli):
     assert list(table) == list(rows[0])
     assert len(table["rmse"]) == len(rows) == 4
     assert table["rmse"].dtype == np.float64 and table["parties"].dtype == np.int64 and table["feasible"].dtype == bool
+    assert table["epsilon"].dtype == np.float64  # a varied number is a number, a choice stays text
     for i, row in enumerate(rows):
-        for key in ("bias", "rmse", "rmse_low", "rmse_high", "predicted_sd", "max_error", "messages_per_user"):
+        for key in ("epsilon", "bias", "rmse", "rmse_low", "rmse_high", "predicted_sd", "max_error", "messages_per_user"):
             assert same_number(row[key], table[key][i]), key
-        for key in ("series", "protocol", "epsilon", "inputs", "path", "settings"):
+        for key in ("series", "protocol", "inputs", "path", "settings"):
             assert row[key] == table[key][i], key
         assert int(row["parties"]) == table["parties"][i]
 
@@ -56,6 +57,9 @@ def test_study_presets_progress_and_errors():
     calls = []
     table = shufflempc.study(preset="demo", parties=2000, trials=2, progress=lambda *a: calls.append(a), as_frame=False)
     assert len(table["series"]) >= 5 and calls and calls[-1][2] == calls[-1][3]
+    choice = shufflempc.study(protocols="histogram", axes={"variant": ["inverted", "parallel"]}, parties=2000, trials=2,
+                              progress=False, as_frame=False)
+    assert list(choice["variant"]) == ["inverted", "parallel"]
     with pytest.raises(ValueError, match="--trials must be in"):
         shufflempc.study(protocols="counting", trials=0, progress=False)
     with pytest.raises(ValueError, match="unknown protocol"):

@@ -465,7 +465,11 @@ std::vector<Column> table(const Spec& spec, const std::vector<Cell>& cells, bool
   const auto keys = axis_columns(spec);
   const std::size_t series = column("series", K::text), protocol = column("protocol", K::text);
   std::vector<std::size_t> axis;
-  for (const auto& k : keys) axis.push_back(column(k, K::text));
+  // A varied parameter is a real column when every value is a number (epsilon), else text (a choice).
+  for (const auto& k : keys) {
+    const bool numeric = std::all_of(cells.begin(), cells.end(), [&k](const Cell& c) { return c.point.count(k) && c.point.at(k).number; });
+    axis.push_back(column(k, numeric ? K::real : K::text));
+  }
   const std::size_t parties = column("parties", K::integer), min_parties = column("min_parties", K::integer),
                     submitters = column("submitters", K::integer), inputs = column("inputs", K::text);
   // A row's field: its text as the CSV writes it and, for a number, its value.
@@ -479,7 +483,11 @@ std::vector<Column> table(const Spec& spec, const std::vector<Cell>& cells, bool
     const Series& s = spec.series[c.series];
     put(series, s.label);
     put(protocol, s.protocol);
-    for (std::size_t i = 0; i < keys.size(); ++i) put(axis[i], c.point.count(keys[i]) ? c.point.at(keys[i]).text : std::string());
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      const auto at = c.point.find(keys[i]);
+      if (at == c.point.end()) put(axis[i], std::string());
+      else put(axis[i], at->second.text, at->second.number);
+    }
     whole(parties, c.parties);
     whole(min_parties, c.min_parties == 0 ? c.parties : c.min_parties);
     whole(submitters, c.submitters);
