@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <stdexcept>
 #include <vector>
@@ -34,6 +35,8 @@ template <class F>
 using Elem = shamir::Element<F>;
 
 inline std::uint64_t to_elem(const ZqSmall& f, const BigInt& x) {
+  // The common coefficients (1, small integers) without a big-integer division.
+  if (x >= 0 && x <= std::numeric_limits<std::uint64_t>::max()) return f.reduce(static_cast<std::uint64_t>(x));
   BigInt m = x % f.modulus();
   if (m < 0) m += f.modulus();
   return static_cast<std::uint64_t>(m);

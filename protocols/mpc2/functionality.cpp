@@ -123,7 +123,7 @@ class Parser {
     if (f_.variables.size() + d.length > max_variables) fail(fmt::format("more than {} input elements", max_variables));
     d.first = static_cast<std::uint32_t>(f_.variables.size());
     for (std::size_t i = 0; i < d.length; ++i)
-      f_.variables.push_back({d.scalar ? d.name : fmt::format("{}[{}]", d.name, i),
+      f_.variables.push_back({d.scalar ? d.name : d.name + "[" + std::to_string(i) + "]",  // not fmt: 10^5 elements a vector
                               d.per_party ? static_cast<PartyId>(i) : d.owner, d.bit, d.noise});
     f_.inputs.push_back(std::move(d));
   }

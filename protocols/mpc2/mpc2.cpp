@@ -308,9 +308,9 @@ class Mpc2Party final : public Party {
       const std::size_t count = s.elements_to_peer(k);
       const auto bytes = osm_->open(k, count * s.elem_bytes());
       const auto& owned = s.fn.owned[k];
+      const std::string from = "a share from party " + std::to_string(k);  // once, not per element
       for (std::size_t i = 0; i < count; ++i) {
-        const E e = decode_element(f, std::span(bytes).subspan(i * s.elem_bytes(), s.elem_bytes()),
-                                   fmt::format("a share from party {}", k));
+        const E e = decode_element(f, std::span(bytes).subspan(i * s.elem_bytes(), s.elem_bytes()), from);
         if (i < owned.size()) shares_[owned[i]] = e;
         else zero_[i - owned.size()] = f.add(zero_[i - owned.size()], e);
       }
