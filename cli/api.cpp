@@ -12,6 +12,7 @@
 #include "shufflempc/numbers.hpp"
 #include "shufflempc/pld.hpp"
 #include "shufflempc/privacy.hpp"
+#include "shufflempc/random_inputs.hpp"
 
 namespace shufflempc::cli {
 namespace {
@@ -72,15 +73,7 @@ Value run_report(const Registry& registry, const RunRequest& req) {
   // The protocol calibrates for the parties guaranteed to submit.
   auto protocol = registry.create(req.protocol, req.params, req.parties, options.min_parties);
   auto rng = make_rng(req.seed);
-  std::vector<Value> inputs;
-  if (req.inputs) {
-    inputs = *req.inputs;
-  } else {
-    auto input_rng = rng->fork(rng_labels::random_inputs);
-    inputs.reserve(req.parties);
-    for (std::size_t i = 0; i < req.parties; ++i)
-      inputs.push_back(protocol->random_input(static_cast<PartyId>(i), req.random_inputs, *input_rng));
-  }
+  const std::vector<Value> inputs = req.inputs ? *req.inputs : draw_random_inputs(*protocol, req.parties, req.random_inputs, *rng);
   auto drop_rng = rng->fork(rng_labels::dropouts);
   while (options.dropouts.size() < req.dropouts) options.dropouts[static_cast<PartyId>(drop_rng->uniform(req.parties))] = 0;
   if (verifiable) {

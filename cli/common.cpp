@@ -1,6 +1,7 @@
 #include "common.hpp"
 
 #include "shufflempc/files.hpp"
+#include "shufflempc/random_inputs.hpp"
 
 #include <fstream>
 #include <sstream>
@@ -87,12 +88,7 @@ std::optional<std::vector<Value>> read_inputs(const RunArgs& args) {
 
 std::vector<Value> load_inputs(const Protocol& protocol, const RunArgs& args, Rng& rng) {
   if (auto given = read_inputs(args)) return std::move(*given);
-  std::vector<Value> inputs;
-  auto input_rng = rng.fork(rng_labels::random_inputs);
-  inputs.reserve(args.parties);
-  for (std::size_t i = 0; i < args.parties; ++i)
-    inputs.push_back(protocol.random_input(static_cast<PartyId>(i), args.random_inputs, *input_rng));
-  return inputs;
+  return draw_random_inputs(protocol, args.parties, args.random_inputs, rng);
 }
 
 }  // namespace shufflempc::cli

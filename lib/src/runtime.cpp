@@ -199,3 +199,17 @@ std::optional<double> result_error(const Value& output, const Value& truth) {
 }
 
 }  // namespace shufflempc
+
+#include "shufflempc/random_inputs.hpp"
+
+namespace shufflempc {
+
+std::vector<Value> draw_random_inputs(const Protocol& protocol, std::size_t parties, std::string_view spec, const Rng& rng) {
+  auto input_rng = rng.fork(rng_labels::random_inputs);
+  std::vector<Value> inputs;
+  inputs.reserve(parties);
+  for (std::size_t i = 0; i < parties; ++i) inputs.push_back(protocol.random_input(static_cast<PartyId>(i), spec, *input_rng));
+  return inputs;
+}
+
+}  // namespace shufflempc

@@ -23,6 +23,7 @@
 #include "shufflempc/attacks/xor_sum.hpp"
 #include "shufflempc/cli/api.hpp"
 #include "shufflempc/parallel.hpp"
+#include "shufflempc/random_inputs.hpp"
 #include "shufflempc/registry.hpp"
 #include "shufflempc/shuffle.hpp"
 #include "shufflempc/study/progress.hpp"
@@ -147,8 +148,13 @@ py::dict columns_to_python(const std::vector<study::Column>& cols) {
     } else if ((c.kind == K::integer || c.kind == K::boolean) &&
                std::all_of(c.number.begin(), c.number.end(), [](const auto& v) { return v.has_value(); })) {
       py::list values;
-      for (const auto& v : c.number) values.append(c.kind == K::boolean ? py::object(py::bool_(*v != 0)) : py::object(py::int_(static_cast<std::uint64_t>(*v))));
-      out[py::str(c.name)] = np.attr("array")(values, c.kind == K::boolean ? py::str("bool") : py::str("int64"));
+      // An integer from its text, exact at any size (a seed may exceed 2^53); numpy picks int64,
+      // else uint64.
+      const py::object to_int = py::module_::import("builtins").attr("int");
+      for (std::size_t i = 0; i < n; ++i)
+        values.append(c.kind == K::boolean ? py::object(py::bool_(*c.number[i] != 0)) : to_int(py::str(c.text[i])));
+      if (c.kind == K::boolean || n == 0) out[py::str(c.name)] = np.attr("array")(values, c.kind == K::boolean ? "bool" : "int64");
+      else out[py::str(c.name)] = np.attr("array")(values);
     } else {
       py::list values;
       for (const auto& t : c.text) values.append(py::str(t));
@@ -192,10 +198,7 @@ class PyProtocol {
       py::gil_scoped_release release;
       // The stream `run` draws its random inputs from, so run(inputs=p.random_inputs(seed=s), seed=s)
       // is run(seed=s).
-      auto rng = make_rng(seed_value);
-      auto input_rng = rng->fork(rng_labels::random_inputs);
-      inputs.reserve(n);
-      for (std::size_t i = 0; i < n; ++i) inputs.push_back(protocol_->random_input(static_cast<PartyId>(i), spec, *input_rng));
+      inputs = draw_random_inputs(*protocol_, n, spec, *make_rng(seed_value));
     }
     py::list out;
     for (const auto& v : inputs) out.append(to_python(v));

@@ -16,6 +16,7 @@
 
 #include "shufflempc/inputs.hpp"
 #include "shufflempc/inproc.hpp"
+#include "shufflempc/random_inputs.hpp"
 #include "shufflempc/parallel.hpp"
 
 namespace shufflempc::study {
@@ -398,9 +399,7 @@ std::vector<Cell> run(const Registry& registry, const Spec& spec, const Progress
       record.bytes = r->bytes;
       if (t == 0) paths[c] = "trial";
     } else {
-      auto input_rng = rng->fork(rng_labels::random_inputs);
-      std::vector<Value> inputs(cell.parties);
-      for (std::size_t p = 0; p < cell.parties; ++p) inputs[p] = protocol.random_input(static_cast<PartyId>(p), cell.inputs, *input_rng);
+      const std::vector<Value> inputs = draw_random_inputs(protocol, cell.parties, cell.inputs, *rng);
       // The last parties drop before the first round; the truth is the submitters'.
       RunOptions options;
       options.min_parties = cell.min_parties;
