@@ -60,6 +60,9 @@ def test_study_presets_progress_and_errors():
     choice = shufflempc.study(protocols="histogram", axes={"variant": ["inverted", "parallel"]}, parties=2000, trials=2,
                               progress=False, as_frame=False)
     assert list(choice["variant"]) == ["inverted", "parallel"]
+    top_seed = shufflempc.study(protocols="counting:noise=calibrated", parties=200, trials=1, seed=2**64 - 1, progress=False,
+                                as_frame=False)
+    assert int(top_seed["seed"][0]) == 2**64 - 1  # exact, past double's 2^53
     with pytest.raises(ValueError, match="--trials must be in"):
         shufflempc.study(protocols="counting", trials=0, progress=False)
     with pytest.raises(ValueError, match="unknown protocol"):
