@@ -1,6 +1,7 @@
 // libFuzzer target for what `shufflempc verify` reads from a stranger: the verifiable mix's
 // transcript (JSON) and the binary layouts inside it (ciphertext batches, proofs of shuffle, proved
-// decryption shares). Any input must parse or be refused with std::invalid_argument, and whatever
+// decryption shares), and the round evidence a verifiable chain's result frame carries over TCP.
+// Any input must parse or be refused with std::invalid_argument, and whatever
 // parses must go through the checks (a verdict, never a crash). The first byte picks the parser.
 // Build with clang and -DSHUFFLEMPC_FUZZ=ON; run, e.g.:
 // build-fuzz/bin/fuzz/fuzz_transcript -max_total_time=60
@@ -16,7 +17,7 @@ using namespace shufflempc::mixnet;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 3) return 0;
-  const std::uint8_t which = data[0] % 4;
+  const std::uint8_t which = data[0] % 5;
   const std::size_t records = data[1] % 5, limbs = 1 + data[2] % 3;
   const std::span<const std::uint8_t> rest(data + 3, size - 3);
   try {
@@ -37,6 +38,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const auto p = ShuffleProof::from_bytes(records, limbs, rest, "fuzz proof");
         const CiphertextBatch zeros(limbs, records);
         (void)check_shuffle({}, base_point(), zeros, zeros, p, 1);
+        break;
+      }
+      case 4: {
+        // Evidence for a round of `limbs`-limb records through 1 to 3 hops under a 2-of-2 key:
+        // parsed, then every hop's proof checked (never accepted unless real).
+        const ThresholdKey key{2, {base_point(), base_point()}, {base_point(), base_point()}};
+        const auto r = decode_evidence(rest, 0, shufflempc::Delivery::all_parties, 2 * limbs, key, 1 + records % 3, 64);
+        (void)hop_faults({}, r, 1);
         break;
       }
       default: {

@@ -31,7 +31,7 @@ std::vector<std::uint8_t> share_prefix(const ProofContext& context, std::uint32_
 
 std::vector<std::uint8_t> DecryptionShares::to_bytes() const {
   std::vector<std::uint8_t> out;
-  out.reserve(shares.size() * 96);
+  out.reserve(shares.size() * bytes_per_share);
   for (std::size_t i = 0; i < shares.size(); ++i) {
     out.insert(out.end(), shares[i].bytes.begin(), shares[i].bytes.end());
     out.insert(out.end(), challenge[i].bytes.begin(), challenge[i].bytes.end());
@@ -98,7 +98,7 @@ std::string check_decryption_shares(const ProofContext& context, std::uint32_t t
 }
 
 MessageBatch combine_decryption(const CiphertextBatch& batch, std::span<const DecryptionShares> shares, std::span<const std::uint32_t> trustees,
-                                std::size_t width, unsigned threads) {
+                                std::size_t width, unsigned threads, std::size_t* undecodable) {
   const std::size_t limbs = batch.limbs();
   if (limbs != limbs_for(width)) throw std::invalid_argument("combine_decryption: records of " + std::to_string(limbs) + " limbs, width " + std::to_string(width));
   if (shares.size() != trustees.size()) throw std::invalid_argument("combine_decryption: one trustee index per trustee's shares");
@@ -108,6 +108,7 @@ MessageBatch combine_decryption(const CiphertextBatch& batch, std::span<const De
   const Scalar one = scalar_from_u64(1);
   MessageBatch out(width, batch.size());
   detail::FirstFailure bad(batch.size());
+  std::vector<char> decoded(batch.size(), 1);
   parallel_for(batch.size(), threads, [&](std::size_t i) {
     std::vector<std::uint16_t> m(limbs);
     for (std::size_t j = 0; j < limbs; ++j) {
@@ -117,12 +118,19 @@ MessageBatch combine_decryption(const CiphertextBatch& batch, std::span<const De
         p = p - (lambda[k] == one ? d : lambda[k] * d);
       }
       const auto v = limb_log(p);
-      if (!v) return bad.note(i);
+      if (!v) return bad.note(i), void(decoded[i] = 0);
       m[j] = *v;
     }
-    if (width % 2 == 1 && m.back() > 0xff) return bad.note(i);
+    if (width % 2 == 1 && m.back() > 0xff) return bad.note(i), void(decoded[i] = 0);
     from_limbs(m, out[i]);
   });
+  if (undecodable) {  // drop them, in order, and count them
+    MessageBatch kept(width);
+    for (std::size_t i = 0; i < out.count(); ++i)
+      if (decoded[i]) kept.push_back(out[i]);
+    *undecodable = out.count() - kept.count();
+    return kept;
+  }
   if (bad.any())
     throw_error(Errc::protocol_violation, "record " + std::to_string(bad.index()) + " does not decrypt to a record of " + std::to_string(width) + " bytes");
   return out;

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <set>
 #include <stdexcept>
 
@@ -138,6 +139,88 @@ void Transcript::save(const std::filesystem::path& file) const { write_file(file
 
 Transcript Transcript::load(const std::filesystem::path& file) { return from_json(read_text_file(file.string(), "transcript")); }
 
+std::vector<std::uint8_t> encode_evidence(const RoundTranscript& r) {
+  std::vector<std::uint8_t> out(12);
+  store_le<std::uint64_t>(out.data(), r.input.size());
+  store_le<std::uint32_t>(out.data() + 8, static_cast<std::uint32_t>(r.hops.size()));
+  const auto append = [&](const std::vector<std::uint8_t>& b) { out.insert(out.end(), b.begin(), b.end()); };
+  append(r.input.to_bytes());
+  for (const auto& h : r.hops) {
+    append(h.output.to_bytes());
+    append(h.proof.to_bytes());
+  }
+  std::uint8_t n[4];
+  store_le<std::uint32_t>(n, static_cast<std::uint32_t>(r.decryption.size()));
+  out.insert(out.end(), n, n + 4);
+  for (std::size_t k = 0; k < r.decryption.size(); ++k) {
+    store_le<std::uint32_t>(n, r.decrypted_by[k]);
+    out.insert(out.end(), n, n + 4);
+    append(r.decryption[k].to_bytes());
+  }
+  return out;
+}
+
+RoundTranscript decode_evidence(std::span<const std::uint8_t> bytes, std::uint32_t round, Delivery delivery, std::size_t width,
+                                const ThresholdKey& key, std::size_t hops, std::size_t max_records) {
+  const std::string where = "round " + std::to_string(round) + " evidence";
+  RoundTranscript r;
+  r.round = round;
+  r.delivery = delivery;
+  r.width = width;
+  r.key = key;
+  const std::size_t limbs = limbs_for(width);
+  std::size_t at = 0;
+  const auto take = [&](std::size_t n, const std::string& what) {
+    if (bytes.size() - at < n) throw std::invalid_argument(where + ": ends inside " + what);
+    auto s = bytes.subspan(at, n);
+    at += n;
+    return s;
+  };
+  const auto head = take(12, "its header");
+  const std::uint64_t records = load_le<std::uint64_t>(head.data());
+  if (records > max_records) throw std::invalid_argument(where + ": " + std::to_string(records) + " records, at most " + std::to_string(max_records));
+  if (load_le<std::uint32_t>(head.data() + 8) != hops)
+    throw std::invalid_argument(where + ": " + std::to_string(load_le<std::uint32_t>(head.data() + 8)) + " hops, the chain has " + std::to_string(hops));
+  const std::size_t n = static_cast<std::size_t>(records);
+  const std::size_t batch_bytes = n * limbs * ciphertext_bytes;
+  r.input = CiphertextBatch::from_bytes(limbs, take(batch_bytes, "the input"), where + " input");
+  for (std::size_t h = 0; h < hops; ++h) {
+    const std::string hw = where + " hop " + std::to_string(h);
+    HopTranscript t;
+    t.output = CiphertextBatch::from_bytes(limbs, take(batch_bytes, hw + "'s output"), hw + " output");
+    t.proof = ShuffleProof::from_bytes(n, limbs, take(ShuffleProof::size_bytes(n, limbs), hw + "'s proof"), hw + " proof");
+    r.hops.push_back(std::move(t));
+  }
+  const std::uint32_t trustees = load_le<std::uint32_t>(take(4, "the trustee count").data());
+  if (trustees > key.shares.size())
+    throw std::invalid_argument(where + ": " + std::to_string(trustees) + " trustees' shares, the key has " + std::to_string(key.shares.size()));
+  const std::size_t share_bytes = DecryptionShares::bytes_per_share;
+  for (std::uint32_t k = 0; k < trustees; ++k) {
+    const std::uint32_t index = load_le<std::uint32_t>(take(4, "a trustee's index").data());
+    if (index >= key.shares.size() || std::find(r.decrypted_by.begin(), r.decrypted_by.end(), index) != r.decrypted_by.end())
+      throw std::invalid_argument(where + ": trustee " + std::to_string(index) + " is out of range or listed twice");
+    r.decrypted_by.push_back(index);
+    r.decryption.push_back(DecryptionShares::from_bytes(n * limbs, take(n * limbs * share_bytes, "trustee " + std::to_string(index) + "'s shares"),
+                                                        where + " trustee " + std::to_string(index)));
+  }
+  if (at != bytes.size()) throw std::invalid_argument(where + ": " + std::to_string(bytes.size() - at) + " bytes after its end");
+  return r;
+}
+
+std::vector<std::string> hop_faults(const SessionId& session, const RoundTranscript& r, unsigned threads, std::optional<std::uint32_t> skip) {
+  std::vector<std::string> faults;
+  const Point& key = r.key.key();
+  const CiphertextBatch* in = &r.input;
+  for (std::size_t h = 0; h < r.hops.size(); ++h) {
+    const ProofContext ctx{session, r.round, static_cast<std::uint32_t>(h)};
+    if (!skip || *skip != h)
+      if (auto fault = check_shuffle(ctx, key, *in, r.hops[h].output, r.hops[h].proof, threads); !fault.empty())
+        faults.push_back("hop " + std::to_string(h) + ": the proof of shuffle does not verify: " + fault);
+    in = &r.hops[h].output;
+  }
+  return faults;
+}
+
 Verdict verify_transcript(const Transcript& t, unsigned threads) {
   Verdict v;
   for (const auto& r : t.rounds) {
@@ -146,17 +229,11 @@ Verdict verify_transcript(const Transcript& t, unsigned threads) {
       v.faults.push_back(where + ": the key does not hold: " + fault);
       continue;
     }
-    const Point& key = r.key.key();
     ++v.rounds;
     v.records += r.input.size();
-    const CiphertextBatch* in = &r.input;
-    for (std::size_t h = 0; h < r.hops.size(); ++h) {
-      ++v.hop_proofs;
-      const ProofContext ctx{t.session, r.round, static_cast<std::uint32_t>(h)};
-      if (auto fault = check_shuffle(ctx, key, *in, r.hops[h].output, r.hops[h].proof, threads); !fault.empty())
-        v.faults.push_back(where + " hop " + std::to_string(h) + ": the proof of shuffle does not verify: " + fault);
-      in = &r.hops[h].output;
-    }
+    v.hop_proofs += r.hops.size();
+    for (auto& fault : hop_faults(t.session, r, threads)) v.faults.push_back(where + " " + fault);
+    const CiphertextBatch* in = r.hops.empty() ? &r.input : &r.hops.back().output;
     const ProofContext dctx{t.session, r.round, static_cast<std::uint32_t>(r.hops.size())};
     std::set<std::uint32_t> distinct(r.decrypted_by.begin(), r.decrypted_by.end());
     bool shares_ok = r.decrypted_by.size() == r.decryption.size() && distinct.size() == r.decrypted_by.size() &&
@@ -175,7 +252,10 @@ Verdict verify_transcript(const Transcript& t, unsigned threads) {
     }
     if (!shares_ok) continue;
     try {
-      if (combine_decryption(*in, r.decryption, r.decrypted_by, r.width, threads) != r.records)
+      // Records that do not decode (a sender's ciphertext outside the record's range) are dropped,
+      // as the receiver dropped them.
+      std::size_t undecodable = 0;
+      if (combine_decryption(*in, r.decryption, r.decrypted_by, r.width, threads, &undecodable) != r.records)
         v.faults.push_back(where + ": the records are not what the proved shares decrypt to");
     } catch (const std::exception& e) {
       v.faults.push_back(where + ": " + e.what());

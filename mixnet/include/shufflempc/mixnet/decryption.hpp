@@ -28,6 +28,7 @@ struct DecryptionShares {
   std::vector<Point> shares;
   std::vector<Scalar> challenge;
   std::vector<Scalar> response;
+  static constexpr std::size_t bytes_per_share = point_bytes + 2 * scalar_bytes;  // share, challenge, response
   [[nodiscard]] std::vector<std::uint8_t> to_bytes() const;
   [[nodiscard]] static DecryptionShares from_bytes(std::size_t count, std::span<const std::uint8_t> bytes, const std::string& what);
   friend bool operator==(const DecryptionShares&, const DecryptionShares&) = default;
@@ -42,8 +43,11 @@ struct DecryptionShares {
 // The records of `width` bytes from the batch and the shares of the trustees `trustees` (0-based,
 // distinct, at least the threshold; checked or not: a wrong share, or too few, give points outside
 // the limb table, reported). Throws std::system_error (Errc::protocol_violation) naming the first
-// record that does not decode.
+// record that does not decode; with `undecodable`, such records are dropped instead and counted
+// there (with proved shares, a record that does not decode is one its sender encrypted outside the
+// record's range: over a network a party can, and the round goes on without it).
 [[nodiscard]] MessageBatch combine_decryption(const CiphertextBatch& batch, std::span<const DecryptionShares> shares,
-                                              std::span<const std::uint32_t> trustees, std::size_t width, unsigned threads);
+                                              std::span<const std::uint32_t> trustees, std::size_t width, unsigned threads,
+                                              std::size_t* undecodable = nullptr);
 
 }  // namespace shufflempc::mixnet

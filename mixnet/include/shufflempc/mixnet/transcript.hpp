@@ -13,6 +13,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -62,6 +64,23 @@ struct Verdict {
   std::vector<std::string> faults;  // one line each: "round R hop H: ..." or "round R trustee T: ..."
   [[nodiscard]] bool ok() const { return faults.empty(); }
 };
+// One round's evidence as a networked chain carries it to the receivers in a result frame, in binary:
+// u64 N | u32 hops | the input batch | per hop: its output batch, its proof | u32 D | per trustee
+// that decrypted: u32 index, its shares. The key and the records are not in it (the receiver holds
+// the key from the session config and computes the records).
+[[nodiscard]] std::vector<std::uint8_t> encode_evidence(const RoundTranscript& round);
+// The round back, with `round`, `delivery`, `width` and `key` filled from the arguments. Throws
+// std::invalid_argument naming what does not parse: a size, a count above `max_records` or the
+// hops, a point or scalar that is not canonical, a trustee out of range or listed twice.
+[[nodiscard]] RoundTranscript decode_evidence(std::span<const std::uint8_t> bytes, std::uint32_t round, Delivery delivery, std::size_t width,
+                                              const ThresholdKey& key, std::size_t hops, std::size_t max_records);
+
+// One line per hop of `round` whose proof of shuffle does not verify ("hop H: the proof of shuffle
+// does not verify: ..."), each checked against its own input; hop `skip` (the checker's own) is not
+// checked. Empty if every proof holds.
+[[nodiscard]] std::vector<std::string> hop_faults(const SessionId& session, const RoundTranscript& round, unsigned threads,
+                                                  std::optional<std::uint32_t> skip = std::nullopt);
+
 // Checks the key (the trustees' public shares on the committed polynomial), every hop's proof of
 // shuffle (each against its own input: a later hop is checked even if an earlier one cheated), that
 // at least the threshold of distinct trustees decrypted, each one's decryption proofs, and that the
