@@ -3,6 +3,7 @@
 #include "shufflempc/files.hpp"
 #include "shufflempc/numbers.hpp"
 #include "shufflempc/parallel.hpp"
+#include "shufflempc/net/verifiable.hpp"
 
 #include <sodium.h>
 #include <sys/stat.h>
@@ -197,6 +198,36 @@ SessionConfig SessionConfig::from_json(const Value& j) {
     if (!c.mix_chain.empty() && c.mix_chain.front().key != c.shuffler_key)
       throw std::invalid_argument("session config: mix_chain[0] must be the shuffler (the entry of the chain): its key is not shuffler_key");
   }
+  if (j.contains("mix")) {
+    const Value& m = j["mix"];
+    if (m == to_string(MixKind::verifiable)) c.mix = MixKind::verifiable;
+    else if (m != to_string(MixKind::decryption))
+      throw std::invalid_argument("session config: 'mix' must be \"decryption\" or \"verifiable\"");
+  }
+  if (j.contains("analyzer_elgamal_key"))
+    c.analyzer_elgamal = parse_verifiable_key(text("analyzer_elgamal_key"), "session config: 'analyzer_elgamal_key'");
+  if (c.mix == MixKind::verifiable) {
+    if (c.mix_chain.empty())
+      throw std::invalid_argument("session config: a verifiable mix needs a chain of mix servers ('mix_chain', 2 to " +
+                                  std::to_string(max_mix_servers) + ")");
+    if (!c.analyzer_elgamal)
+      throw std::invalid_argument("session config: a verifiable mix needs 'analyzer_elgamal_key' (keygen --verifiable prints it)");
+    if (auto why = check_verifiable_key(*c.analyzer_elgamal, c.analyzer_key); !why.empty())
+      throw std::invalid_argument("session config: 'analyzer_elgamal_key': " + why);
+    for (std::size_t i = 0; i < c.mix_chain.size(); ++i) {
+      const std::string where = "session config: mix_chain[" + std::to_string(i) + "]";
+      if (!c.mix_chain[i].elgamal)
+        throw std::invalid_argument(where + " has no ElGamal key: a verifiable mix needs KEY:SIGNING_KEY:ELGAMAL_KEY:PROOF "
+                                            "(keygen --mix-server --verifiable)");
+      if (auto why = check_verifiable_key(*c.mix_chain[i].elgamal, c.mix_chain[i].key); !why.empty())
+        throw std::invalid_argument(where + ": " + why);
+      if (c.mix_chain[i].elgamal->key == c.analyzer_elgamal->key)
+        throw std::invalid_argument(where + "'s ElGamal key is the analyzer's");
+      for (std::size_t k = 0; k < i; ++k)
+        if (c.mix_chain[k].elgamal->key == c.mix_chain[i].elgamal->key)
+          throw std::invalid_argument(where + "'s ElGamal key repeats mix_chain[" + std::to_string(k) + "]'s");
+    }
+  }
   const Value& keys = field("party_keys");
   if (!keys.is_array() || keys.size() != c.parties)
     throw std::invalid_argument("session config: 'party_keys' must list one key per party (" + std::to_string(c.parties) + ")");
@@ -232,6 +263,8 @@ Value SessionConfig::to_json() const {
     for (const auto& m : mix_chain) chain.push_back(to_string(m));
     out["mix_chain"] = chain;
   }
+  if (mix != MixKind::decryption) out["mix"] = to_string(mix);  // absent for the onion chain: its digests are as before
+  if (analyzer_elgamal) out["analyzer_elgamal_key"] = to_string(*analyzer_elgamal);
   return out;
 }
 
@@ -261,17 +294,49 @@ Limits SessionConfig::limits() const {
   return l;
 }
 
+namespace {
+std::vector<std::string> split_colons(const std::string& text) {
+  std::vector<std::string> parts;
+  std::size_t from = 0;
+  for (std::size_t at; (at = text.find(':', from)) != std::string::npos; from = at + 1) parts.push_back(text.substr(from, at - from));
+  parts.push_back(text.substr(from));
+  return parts;
+}
+}  // namespace
+
 MixServerKeys parse_mix_server_keys(const std::string& text, const std::string& what) {
-  const auto colon = text.find(':');
-  if (colon == std::string::npos)
-    throw std::invalid_argument(what + " must be KEY:SIGNING_KEY (64 hex digits each, as keygen --mix-server prints them)");
+  const auto parts = split_colons(text);
+  if (parts.size() != 2 && parts.size() != 4)
+    throw std::invalid_argument(what + " must be KEY:SIGNING_KEY, or KEY:SIGNING_KEY:ELGAMAL_KEY:PROOF for a verifiable mix "
+                                       "(as keygen --mix-server [--verifiable] prints them)");
   MixServerKeys k;
-  k.key = parse_public_key(text.substr(0, colon), what + " (its X25519 key)");
-  from_hex(text.substr(colon + 1), k.signer, what + " (its Ed25519 signing key)");
+  k.key = parse_public_key(parts[0], what + " (its X25519 key)");
+  from_hex(parts[1], k.signer, what + " (its Ed25519 signing key)");
+  if (parts.size() == 4) k.elgamal = parse_verifiable_key(parts[2] + ":" + parts[3], what);
   return k;
 }
 
-std::string to_string(const MixServerKeys& keys) { return to_hex(keys.key) + ":" + to_hex(keys.signer); }
+std::string to_string(const MixServerKeys& keys) {
+  std::string out = to_hex(keys.key) + ":" + to_hex(keys.signer);
+  if (keys.elgamal) {
+    out += ':';
+    out += to_string(*keys.elgamal);
+  }
+  return out;
+}
+
+VerifiableKey parse_verifiable_key(const std::string& text, const std::string& what) {
+  const auto parts = split_colons(text);
+  if (parts.size() != 2) throw std::invalid_argument(what + " must be ELGAMAL_KEY:PROOF (64 and 128 hex digits, as keygen --verifiable prints them)");
+  VerifiableKey k;
+  from_hex(parts[0], k.key, what + " (its ElGamal key)");
+  from_hex(parts[1], k.proof, what + " (its proof of possession)");
+  return k;
+}
+
+std::string to_string(const VerifiableKey& key) { return to_hex(key.key) + ":" + to_hex(key.proof); }
+
+std::string to_string(MixKind kind) { return kind == MixKind::verifiable ? "verifiable" : "decryption"; }
 
 std::pair<std::string, std::uint16_t> split_address(const std::string& address, const std::string& what) {
   const auto colon = address.rfind(':');

@@ -70,8 +70,15 @@ LocalLauncher::LocalLauncher(SessionConfig base, const Protocol& protocol, std::
                                 std::to_string(protocol_.rounds()) + " rounds)");
   if (options_.kill_mix_server && (*options_.kill_mix_server < 1 || *options_.kill_mix_server >= options_.mix_servers))
     throw std::invalid_argument("--kill-mix-server must be in [1, " + std::to_string(options_.mix_servers - 1) + "] (a further server of the chain)");
+  if (options_.mix == MixKind::verifiable && options_.mix_servers < 2)
+    throw std::invalid_argument("--mix verifiable needs --mix-servers in [2, " + std::to_string(max_mix_servers) + "] (a chain)");
+  if (options_.mix != MixKind::verifiable && (options_.tamper_mix_server || !options_.transcript.empty()))
+    throw std::invalid_argument(std::string(options_.tamper_mix_server ? "--tamper-mix-server" : "--transcript") + " needs --mix verifiable");
+  if (options_.tamper_mix_server && (*options_.tamper_mix_server < 1 || *options_.tamper_mix_server >= options_.mix_servers))
+    throw std::invalid_argument("--tamper-mix-server must be in [1, " + std::to_string(options_.mix_servers - 1) + "] (a further server of the chain)");
   // What the shuffler enforces, and what sizes the links.
-  base_.rounds = wire_rounds(protocol_, options_.mix_servers > 1 ? options_.mix_servers : 0);
+  base_.mix = options_.mix;
+  base_.rounds = wire_rounds(protocol_, options_.mix_servers > 1 ? options_.mix_servers : 0, options_.mix);
 }
 
 LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
@@ -121,9 +128,10 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
   std::vector<ChildProcess> servers;
   std::string chain;
   for (std::size_t h = 1; h <= local.mix_servers.size(); ++h) {
-    servers.emplace_back("mix server " + std::to_string(h),
-                         std::vector<std::string>{exe, "shuffler", "--hop", std::to_string(h), "--config", config_path, "--key",
-                                                  mix_server_key_file(dir.path(), h), "--listen", "127.0.0.1:0", "--json"});
+    std::vector<std::string> args{exe, "shuffler", "--hop", std::to_string(h), "--config", config_path, "--key",
+                                  mix_server_key_file(dir.path(), h), "--listen", "127.0.0.1:0", "--json"};
+    if (options_.tamper_mix_server == h) args.push_back("--fault-tamper");
+    servers.emplace_back("mix server " + std::to_string(h), args);
     chain += (chain.empty() ? "" : ",") + address_of(servers.back());
   }
   if (options_.kill_mix_server) servers[*options_.kill_mix_server - 1].kill();
@@ -138,6 +146,7 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
   std::vector<std::string> outputs;  // stdout files of the analyzer and the party processes
   {
     std::vector<std::string> a = {exe, "analyzer", "--key", dir / analyzer_key_file};
+    if (!options_.transcript.empty()) a.insert(a.end(), {"--transcript", options_.transcript});
     a.insert(a.end(), common.begin(), common.end());
     outputs.push_back(dir / "analyzer.out");
     children.emplace_back("analyzer", a, ProcessOptions{.stdout_path = outputs.back()});

@@ -1,4 +1,5 @@
 #include "shufflempc/net/local.hpp"
+#include "shufflempc/net/verifiable.hpp"
 
 #include <sodium.h>
 
@@ -42,6 +43,13 @@ LocalDeployment LocalDeployment::create(std::size_t parties, Rng& rng, SessionCo
       d.mix_servers.push_back(KeyPair::generate(rng));
       d.config.mix_chain.push_back({d.mix_servers.back().public_key(), SigningKeyPair::derive(d.mix_servers.back()).public_key()});
     }
+  }
+  d.config.analyzer_elgamal.reset();
+  if (d.config.mix == MixKind::verifiable) {
+    if (chain < 2) throw std::invalid_argument("a verifiable mix needs a chain of 2 to " + std::to_string(max_mix_servers) + " mix servers");
+    d.config.analyzer_elgamal = verifiable_key_of(d.analyzer, rng);
+    d.config.mix_chain[0].elgamal = verifiable_key_of(d.shuffler, rng);
+    for (std::size_t h = 1; h < chain; ++h) d.config.mix_chain[h].elgamal = verifiable_key_of(d.mix_servers[h - 1], rng);
   }
   return d;
 }

@@ -47,13 +47,14 @@ class ServerThread {
 };
 
 LoopbackChainRun run_loopback(const Protocol& protocol, std::span<const Value> inputs, Rng& rng, std::size_t chain,
-                              const RunOptions& options) {
+                              const RunOptions& options, MixKind kind = MixKind::decryption, const LoopbackFault& fault = {}) {
   SystemRng keys_rng;
   SessionConfig base;
   base.protocol = "(in-process)";
   base.min_parties = options.min_parties;
   base.deadline = options.deadline.count() > 0 ? options.deadline : std::chrono::milliseconds(60'000);
-  base.rounds = wire_rounds(protocol, chain > 1 ? chain : 0);
+  base.rounds = wire_rounds(protocol, chain > 1 ? chain : 0, kind);
+  base.mix = kind;
   const LocalDeployment local = LocalDeployment::create(inputs.size(), keys_rng, std::move(base), chain);
   const SessionConfig& config = local.config;
 
@@ -64,11 +65,14 @@ LoopbackChainRun run_loopback(const Protocol& protocol, std::span<const Value> i
   std::vector<std::unique_ptr<TcpMixServer>> mixers;
   std::vector<std::unique_ptr<ServerThread<TcpMixServer>>> mixer_threads;
   ShufflerOptions shuffler_options;
-  for (const auto& keys : local.mix_servers) {
-    mixers.push_back(std::make_unique<TcpMixServer>(keys, std::vector<SessionConfig>{config}, "127.0.0.1", 0));
+  for (std::size_t h = 0; h < local.mix_servers.size(); ++h) {
+    MixServerOptions mo;
+    if (fault.tamper && fault.hop == h + 1) mo.tamper = fault.tamper;
+    mixers.push_back(std::make_unique<TcpMixServer>(local.mix_servers[h], std::vector<SessionConfig>{config}, "127.0.0.1", 0, Logger{}, mo));
     shuffler_options.mix_servers.push_back("127.0.0.1:" + std::to_string(mixers.back()->port()));
   }
   for (auto& m : mixers) mixer_threads.push_back(std::make_unique<ServerThread<TcpMixServer>>(*m));
+  if (fault.tamper && fault.hop == 0) shuffler_options.tamper_admitted = fault.tamper;
   TcpShuffler shuffler(local.shuffler, {config}, "127.0.0.1", 0, {}, shuffler_options);
   ServerThread<TcpShuffler> server(shuffler);
   LoopbackChainRun run;
@@ -76,6 +80,7 @@ LoopbackChainRun run_loopback(const Protocol& protocol, std::span<const Value> i
     TcpChannel channel(config, local.all_identities(), "127.0.0.1", shuffler.port(), {}, {.share_links = true});
     run.result = run_all_parties(protocol, channel, inputs, rng, options);
     run.reports = channel.hop_reports();
+    run.transcript = channel.transcript();
   }
   server.join();
   for (auto& t : mixer_threads) t->join();
@@ -89,11 +94,13 @@ RunResult run_over_loopback(const Protocol& protocol, std::span<const Value> inp
 }
 
 LoopbackChainRun run_over_loopback_chain(const Protocol& protocol, std::span<const Value> inputs, Rng& rng, std::size_t mix_servers,
-                                         const RunOptions& options) {
+                                         const RunOptions& options, MixKind kind, const LoopbackFault& fault) {
   if (mix_servers < 2 || mix_servers > max_mix_servers)
     throw std::invalid_argument("mix servers of a chain must be in [2, " + std::to_string(max_mix_servers) + "], got " +
                                 std::to_string(mix_servers));
-  return run_loopback(protocol, inputs, rng, mix_servers, options);
+  if (fault.tamper && fault.hop >= mix_servers)
+    throw std::invalid_argument("the tampering hop must be in [0, " + std::to_string(mix_servers - 1) + "]");
+  return run_loopback(protocol, inputs, rng, mix_servers, options, kind, fault);
 }
 
 }  // namespace shufflempc::net

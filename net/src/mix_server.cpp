@@ -9,7 +9,12 @@
 #include <stdexcept>
 
 #include "shufflempc/error.hpp"
+#include "shufflempc/mixnet/decryption.hpp"
+#include "shufflempc/mixnet/shuffle_proof.hpp"
+#include "shufflempc/mixnet/transcript.hpp"
 #include "shufflempc/net/detail/link.hpp"
+#include "shufflempc/net/verifiable.hpp"
+#include "shufflempc/parallel.hpp"
 
 namespace shufflempc::net {
 
@@ -30,6 +35,9 @@ std::uint32_t mix_server_position(const SessionConfig& config, const KeyPair& ke
   if (SigningKeyPair::derive(keys).public_key() != it->signer)
     throw std::invalid_argument(session + ": mix_chain[" + std::to_string(hop) +
                                 "]'s signing key is not the one this key file derives (write it with keygen --mix-server)");
+  if (config.mix == MixKind::verifiable && elgamal_key_of(keys).public_key.bytes != it->elgamal->key)
+    throw std::invalid_argument(session + ": mix_chain[" + std::to_string(hop) +
+                                "]'s ElGamal key is not the one this key file derives (write it with keygen --mix-server --verifiable)");
   return hop;
 }
 
@@ -52,9 +60,15 @@ struct TcpMixServer::Impl {
       bool valid = false;
       std::uint32_t round = 0;
       BatchDigest received{};
+      FrameType type = FrameType::mixed;
       std::uint32_t width = 0, count = 0;
       std::vector<std::uint8_t> payload;
     } last;
+    // A verifiable chain: the last round's output as this server made it, and the last round it
+    // decrypted (the evidence it took and its answer).
+    std::vector<std::uint8_t> shuffled_output;
+    Last decrypted;
+    BatchDigest decrypted_evidence{};
     std::shared_ptr<SecureLink> link;  // the entry's current link
     std::unique_ptr<asio::steady_timer> idle;
   };
@@ -125,8 +139,106 @@ struct TcpMixServer::Impl {
     });
   }
 
-  void send_last(Served& s, SecureLink& link) {
-    link.send(FrameType::mixed, s.last.round, s.last.width, s.last.count, s.last.payload);
+  void send_last(Served& s, SecureLink& link) { link.send(s.last.type, s.last.round, s.last.width, s.last.count, s.last.payload); }
+
+  unsigned threads() const { return options.threads == 0 ? hardware_threads() : options.threads; }
+
+  static bool verifiable(const Served& s) { return s.config.mix == MixKind::verifiable; }
+
+  // After round r: the session ends with its last round, unless that round still has to be decrypted.
+  void after_round(Served& s, std::uint32_t r, bool decrypt_next) {
+    s.next_round = r + 1;
+    if (s.next_round == s.config.rounds.size() && !decrypt_next) end(s, "");
+    else arm_idle(s);
+  }
+
+  // A verifiable chain's shuffle frame: re-encrypt, permute, prove (and send it all back).
+  std::optional<std::string> take_shuffle(Served& s, SecureLink& link, detail::Frame& f) {
+    const std::uint32_t r = f.header.round;
+    const std::string round = "round " + std::to_string(r);
+    const MessageBatch batch = MessageBatch::from_bytes(f.header.width, std::move(f.payload));
+    if (s.last.valid && r == s.last.round && s.last.type == FrameType::shuffled) {
+      if (batch_digest(batch) != s.last.received) return round + " was shuffled already, with another batch: a server shuffles each round once";
+      send_last(s, link);
+      return std::nullopt;
+    }
+    if (r != s.next_round) return round + " is out of order: the next round to shuffle is " + std::to_string(s.next_round);
+    if (r >= s.config.rounds.size()) return round + ": the session has " + std::to_string(s.config.rounds.size()) + " rounds";
+    const RoundShape& shape = s.config.rounds[r];
+    if (f.header.width != shape.width)
+      return round + ": records of " + std::to_string(f.header.width) + " bytes, this chain takes " + std::to_string(shape.width);
+    const std::size_t limbs = shape.width / mixnet::ciphertext_bytes;
+    mixnet::CiphertextBatch in;
+    try {
+      in = mixnet::CiphertextBatch::from_bytes(limbs, batch.bytes(), round + "'s batch");
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    const mixnet::Point key = round_key(s.config, shape.delivery).key();
+    auto mixed = mixnet::reencrypt_shuffle(in, key, rng, threads());
+    const auto proof = mixnet::prove_shuffle({s.config.session, r, s.hop}, key, in, mixed.output, mixed.witness, rng, threads());
+    if (options.tamper) options.tamper(r, mixed.output);
+    s.shuffled_output = mixed.output.to_bytes();
+    s.last.valid = true;
+    s.last.type = FrameType::shuffled;
+    s.last.round = r;
+    s.last.received = batch_digest(batch);
+    s.last.width = static_cast<std::uint32_t>(shape.width);
+    s.last.count = static_cast<std::uint32_t>(mixed.output.size());
+    s.last.payload = s.shuffled_output;
+    const auto p = proof.to_bytes();
+    s.last.payload.insert(s.last.payload.end(), p.begin(), p.end());
+    HopReport rep;
+    rep.place = {s.config.session, r, s.hop};
+    rep.records_in = in.size();
+    rep.records_out = mixed.output.size();
+    rep.received = s.last.received;
+    rep.sent = batch_digest(MessageBatch::from_bytes(shape.width, std::vector<std::uint8_t>(s.shuffled_output)));
+    s.report.rounds.push_back(rep);
+    send_last(s, link);
+    after_round(s, r, shape.delivery == Delivery::all_parties && in.size() > 0);
+    return std::nullopt;
+  }
+
+  // A verifiable chain's decrypt frame: this server's proved shares of the chain's output, once the
+  // evidence shows its own hop as it made it and every other hop's proof holds.
+  std::optional<std::string> take_decrypt(Served& s, SecureLink& link, detail::Frame& f) {
+    const std::uint32_t r = f.header.round;
+    const std::string round = "round " + std::to_string(r);
+    const BatchDigest digest = batch_digest(MessageBatch::from_bytes(1, std::vector<std::uint8_t>(f.payload)));
+    if (s.decrypted.valid && s.decrypted.round == r) {
+      if (digest != s.decrypted_evidence) return round + " was decrypted already, with other evidence: a server decrypts each round once";
+      link.send(FrameType::decrypted, r, s.decrypted.width, s.decrypted.count, s.decrypted.payload);
+      return std::nullopt;
+    }
+    if (!(s.last.valid && s.last.round == r && s.last.type == FrameType::shuffled) || s.config.rounds[r].delivery != Delivery::all_parties)
+      return round + ": nothing to decrypt here (this server decrypts only the output of the round it shuffled last, in a round delivered to every party)";
+    const RoundShape& shape = s.config.rounds[r];
+    const std::size_t limbs = shape.width / mixnet::ciphertext_bytes;
+    mixnet::RoundTranscript rt;
+    try {
+      rt = mixnet::decode_evidence(f.payload, r, shape.delivery, 2 * limbs, round_key(s.config, shape.delivery), s.config.mix_chain.size(),
+                                   f.header.count);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    if (!rt.decryption.empty()) return round + ": the evidence to decrypt already carries decryption shares";
+    if (rt.hops[s.hop].output.to_bytes() != s.shuffled_output)
+      return round + ": the evidence's hop " + std::to_string(s.hop) + " is not the batch this server sent";
+    if (batch_digest(MessageBatch::from_bytes(shape.width, rt.hops[s.hop - 1].output.to_bytes())) != s.last.received)
+      return round + ": the evidence's hop " + std::to_string(s.hop - 1) + " is not the batch this server received";
+    if (auto faults = mixnet::hop_faults(s.config.session, rt, threads(), s.hop); !faults.empty()) return round + ": " + faults.front();
+    const mixnet::ProofContext dctx{s.config.session, r, static_cast<std::uint32_t>(rt.hops.size())};
+    const auto shares = mixnet::decryption_shares(dctx, s.hop, server_share(s.config, keys, s.hop), rt.hops.back().output, rng, threads());
+    s.decrypted.valid = true;
+    s.decrypted.round = r;
+    s.decrypted.width = static_cast<std::uint32_t>(mixnet::DecryptionShares::bytes_per_share);
+    s.decrypted.count = static_cast<std::uint32_t>(shares.shares.size());
+    s.decrypted.payload = shares.to_bytes();
+    s.decrypted_evidence = digest;
+    link.send(FrameType::decrypted, r, s.decrypted.width, s.decrypted.count, s.decrypted.payload);
+    if (r + 1 == s.config.rounds.size()) end(s, "");
+    return std::nullopt;
   }
 
   // One mix frame: the answer, or the reason the link ends.
@@ -223,8 +335,12 @@ struct TcpMixServer::Impl {
           break;
         }
         std::optional<std::string> refusal;
-        if (f.header.type != FrameType::mix) refusal = "unexpected frame type " + std::to_string(static_cast<int>(f.header.type));
-        else if (s->ended && !(s->last.valid && f.header.round == s->last.round)) refusal = "the session has ended";
+        const bool repeat = (s->last.valid && f.header.round == s->last.round) || (s->decrypted.valid && f.header.round == s->decrypted.round);
+        if (verifiable(*s) ? f.header.type != FrameType::shuffle && f.header.type != FrameType::decrypt : f.header.type != FrameType::mix)
+          refusal = "unexpected frame type " + std::to_string(static_cast<int>(f.header.type));
+        else if (s->ended && !repeat) refusal = "the session has ended";
+        else if (f.header.type == FrameType::shuffle) refusal = take_shuffle(*s, *link, f);
+        else if (f.header.type == FrameType::decrypt) refusal = take_decrypt(*s, *link, f);
         else refusal = take(*s, *link, f);
         if (refusal) {
           log(s->tag + "the entry (" + peer + "): refused: " + *refusal);

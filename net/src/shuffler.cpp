@@ -12,6 +12,7 @@
 #include "shufflempc/net/onion.hpp"
 #include "shufflempc/net/sealing.hpp"
 #include "shufflempc/net/tcp.hpp"
+#include "shufflempc/net/verifiable.hpp"
 #include "shufflempc/parallel.hpp"
 
 namespace shufflempc::net {
@@ -19,16 +20,22 @@ namespace shufflempc::net {
 using detail::SecureLink;
 using detail::tcp;
 
-RoundShape wire_shape(const RoundShape& shape, std::size_t mix_servers) {
+RoundShape wire_shape(const RoundShape& shape, std::size_t mix_servers, MixKind kind) {
   RoundShape wire = shape;
-  wire.width = mix_servers == 0 || shape.width == 0 ? wire_width(shape.width, shape.delivery)
-                                                    : onion::record_width(shape.width, shape.delivery, mix_servers, 0);
+  if (mix_servers == 0 || shape.width == 0) wire.width = wire_width(shape.width, shape.delivery);
+  else if (kind == MixKind::verifiable) wire.width = verifiable_width(shape.width);
+  else wire.width = onion::record_width(shape.width, shape.delivery, mix_servers, 0);
   return wire;
 }
 
-std::vector<RoundShape> wire_rounds(const Protocol& protocol, std::size_t mix_servers) {
+std::vector<RoundShape> wire_rounds(const Protocol& protocol, std::size_t mix_servers, MixKind kind) {
   std::vector<RoundShape> plan;
-  for (std::uint32_t r = 0; r < protocol.rounds(); ++r) plan.push_back(wire_shape(protocol.round(r), mix_servers));
+  for (std::uint32_t r = 0; r < protocol.rounds(); ++r) {
+    if (kind == MixKind::verifiable && mix_servers > 0)
+      if (auto why = mixnet::record_fit(protocol.round(r).width); !why.empty())
+        throw std::invalid_argument("round " + std::to_string(r) + ": " + why + "; use --mix decryption");
+    plan.push_back(wire_shape(protocol.round(r), mix_servers, kind));
+  }
   return plan;
 }
 
@@ -37,7 +44,7 @@ void check_rounds(const SessionConfig& config, const Protocol& protocol) {
     return "width " + std::to_string(r.width) + " " + to_string(r.delivery) + ", " + std::to_string(r.min_messages) + ".." +
            std::to_string(r.max_messages) + " messages per party";
   };
-  const auto declared = wire_rounds(protocol, config.mix_chain.size());
+  const auto declared = wire_rounds(protocol, config.mix_chain.size(), config.mix);
   const auto mismatch = [&](const std::string& what) {
     throw std::invalid_argument("session config: " + what + " (the config was written for other parameters or by another version: "
                                 "write it again with shufflempc session)");
@@ -293,9 +300,11 @@ struct TcpShuffler::Impl {
     s.hops[hop] = std::move(link);
   }
 
-  // One further server's answer to `batch` (the same batch again, once, over a new link if the
-  // link is lost: the server mixes a round once and answers a repeat with the same records).
-  asio::awaitable<detail::Frame> ask_hop(ServedSession& s, std::size_t hop, std::uint32_t round, const MessageBatch& batch) {
+  // One further server's answer to a frame (the same frame again, once, over a new link if the
+  // link is lost: the server mixes, shuffles or decrypts a round once and answers a repeat with the
+  // same bytes).
+  asio::awaitable<detail::Frame> ask_hop(ServedSession& s, std::size_t hop, std::uint32_t round, FrameType type, std::uint32_t width,
+                                         std::uint32_t count, std::span<const std::uint8_t> payload) {
     for (int attempt = 0;; ++attempt) {
       bool timed_out = false;
       asio::steady_timer timer(io, s.config.deadline);
@@ -306,8 +315,7 @@ struct TcpShuffler::Impl {
       });
       try {
         if (!s.hops[hop] || !s.hops[hop]->is_open()) co_await dial_hop(s, hop);
-        s.hops[hop]->send(FrameType::mix, round, static_cast<std::uint32_t>(batch.width()), static_cast<std::uint32_t>(batch.count()),
-                          batch.bytes());
+        s.hops[hop]->send(type, round, width, count, payload);
         detail::Frame f = co_await s.hops[hop]->receive();
         timer.cancel();
         co_return f;
@@ -324,9 +332,137 @@ struct TcpShuffler::Impl {
     }
   }
 
+  // Further server `hop`'s answer to a frame of the chain, or nothing when the session ended: the
+  // link failed or timed out, the session was aborted meanwhile, or the server refused (`refusing`
+  // names what it refused, e.g. "the batch"); each of those aborts the session with one line.
+  asio::awaitable<std::optional<detail::Frame>> answer_of(ServedSession& s, std::size_t hop, std::uint32_t round, FrameType type,
+                                                          std::uint32_t width, std::uint32_t count, std::span<const std::uint8_t> payload,
+                                                          const std::string& refusing) {
+    const std::string where = "round " + std::to_string(round) + ": ";
+    detail::Frame f;
+    try {
+      f = co_await ask_hop(s, hop, round, type, width, count, payload);
+    } catch (const std::exception& e) {
+      if (s.relaying) abort_session(s, where + e.what());
+      co_return std::nullopt;
+    }
+    if (!s.relaying) co_return std::nullopt;  // the session was aborted meanwhile
+    if (f.header.type == FrameType::abort) {
+      abort_session(s, where + hop_name(hop) + " refused " + refusing + ": " + std::string(f.payload.begin(), f.payload.end()));
+      co_return std::nullopt;
+    }
+    co_return f;
+  }
+
+  // Takes a closed round's ElGamal records through a verifiable chain (net/verifiable.hpp): this
+  // server's shuffle and proof, then each further server's, each proof checked as it arrives; in a
+  // round delivered to every party, every server's proved decryption shares. The receivers get the
+  // evidence, check it all again and decrypt.
+  asio::awaitable<void> relay_verifiable(ServedSession& s, detail::SessionRounds::Closed closed) {
+    const std::string round = "round " + std::to_string(closed.round);
+    const std::uint32_t width = static_cast<std::uint32_t>(closed.shape.width);
+    const std::size_t limbs = width / mixnet::ciphertext_bytes;
+    const unsigned threads = hardware_threads();
+    MessageBatch records = closed.outcome.output ? std::move(*closed.outcome.output) : MessageBatch(width);
+    Admitted admitted = admit_records(records, limbs);
+    if (admitted.malformed + admitted.duplicates > 0)
+      log(s.tag + round + ": " + std::to_string(admitted.malformed) + " record(s) that are not ElGamal ciphertexts and " +
+          std::to_string(admitted.duplicates) + " copies were not admitted to the chain");
+    mixnet::RoundTranscript rt;
+    rt.round = closed.round;
+    rt.delivery = closed.shape.delivery;
+    rt.width = 2 * limbs;
+    rt.key = round_key(s.config, closed.shape.delivery);
+    const mixnet::Point key = rt.key.key();
+    rt.input = std::move(admitted.batch);
+    if (options.tamper_admitted) options.tamper_admitted(closed.round, rt.input);
+    const std::size_t n = rt.input.size();
+    if (n > 0) {
+      auto mixed = mixnet::reencrypt_shuffle(rt.input, key, rng, threads);
+      auto proof = mixnet::prove_shuffle({s.config.session, closed.round, 0}, key, rt.input, mixed.output, mixed.witness, rng, threads);
+      rt.hops.push_back({std::move(mixed.output), std::move(proof)});
+      for (std::size_t hop = 1; hop < s.config.mix_chain.size(); ++hop) {
+        const auto sent = rt.hops.back().output.to_bytes();
+        auto answer = co_await answer_of(s, hop, closed.round, FrameType::shuffle, width, static_cast<std::uint32_t>(n), sent, "the batch");
+        if (!answer) co_return;
+        const detail::Frame& f = *answer;
+        if (f.header.type != FrameType::shuffled || f.header.round != closed.round || f.header.width != width) {
+          abort_session(s, round + ": " + hop_name(hop) + " answered with a frame that is not this round's shuffled batch");
+          co_return;
+        }
+        if (f.header.count != n) {
+          abort_session(s, round + ": " + hop_name(hop) + " returned " + std::to_string(f.header.count) + " records for the " +
+                               std::to_string(n) + " it was sent: a hop of a verifiable mix keeps every record");
+          co_return;
+        }
+        mixnet::HopTranscript h;
+        try {
+          const std::span<const std::uint8_t> payload(f.payload);
+          h.output = mixnet::CiphertextBatch::from_bytes(limbs, payload.first(n * width), hop_name(hop) + "'s batch");
+          h.proof = mixnet::ShuffleProof::from_bytes(n, limbs, payload.subspan(n * width), hop_name(hop) + "'s proof of shuffle");
+        } catch (const std::invalid_argument& e) {
+          abort_session(s, round + ": " + e.what());
+          co_return;
+        }
+        if (auto fault = mixnet::check_shuffle({s.config.session, closed.round, static_cast<std::uint32_t>(hop)}, key, rt.hops.back().output,
+                                               h.output, h.proof, threads);
+            !fault.empty()) {
+          abort_session(s, round + ": " + hop_name(hop) + "'s proof of shuffle does not verify: " + fault);
+          co_return;
+        }
+        rt.hops.push_back(std::move(h));
+      }
+      if (rt.delivery == Delivery::all_parties) {
+        // Every server decrypts; each further server checks the evidence first (mix_server.hpp).
+        const auto evidence = mixnet::encode_evidence(rt);
+        const std::size_t shares = n * limbs;
+        const mixnet::ProofContext dctx{s.config.session, closed.round, static_cast<std::uint32_t>(rt.hops.size())};
+        const auto& last = rt.hops.back().output;
+        rt.decrypted_by.push_back(0);
+        rt.decryption.push_back(mixnet::decryption_shares(dctx, 0, server_share(s.config, keys, 0), last, rng, threads));
+        for (std::size_t hop = 1; hop < s.config.mix_chain.size(); ++hop) {
+          auto answer = co_await answer_of(s, hop, closed.round, FrameType::decrypt, width, static_cast<std::uint32_t>(n), evidence,
+                                           "to decrypt");
+          if (!answer) co_return;
+          const detail::Frame& f = *answer;
+          if (f.header.type != FrameType::decrypted || f.header.round != closed.round || f.header.count != shares ||
+              f.header.width != mixnet::DecryptionShares::bytes_per_share) {
+            abort_session(s, round + ": " + hop_name(hop) + " answered with a frame that is not its decryption shares of this round");
+            co_return;
+          }
+          mixnet::DecryptionShares d;
+          try {
+            d = mixnet::DecryptionShares::from_bytes(shares, f.payload, hop_name(hop) + "'s decryption shares");
+          } catch (const std::invalid_argument& e) {
+            abort_session(s, round + ": " + e.what());
+            co_return;
+          }
+          if (auto fault = mixnet::check_decryption_shares(dctx, static_cast<std::uint32_t>(hop), rt.key.shares[hop], last, d, threads);
+              !fault.empty()) {
+            abort_session(s, round + ": " + hop_name(hop) + "'s decryption shares do not verify: " + fault);
+            co_return;
+          }
+          rt.decrypted_by.push_back(static_cast<std::uint32_t>(hop));
+          rt.decryption.push_back(std::move(d));
+        }
+      }
+    }
+    s.relaying = false;
+    closed.outcome.discarded += admitted.malformed + admitted.duplicates;
+    closed.outcome.messages = n;
+    closed.outcome.output.reset();  // no records travel: each receiver decrypts the evidence
+    const auto evidence = n > 0 ? mixnet::encode_evidence(rt) : std::vector<std::uint8_t>{};
+    deliver(s, std::move(closed), {}, evidence);
+    maybe_close(s);
+  }
+
   // Takes a closed round's batch through the chain: this server's layer, then each further server's;
   // the reports are verified before the output is delivered.
   asio::awaitable<void> relay(ServedSession& s, detail::SessionRounds::Closed closed) {
+    if (s.config.mix == MixKind::verifiable) {
+      co_await relay_verifiable(s, std::move(closed));
+      co_return;
+    }
     const std::string round = "round " + std::to_string(closed.round);
     MessageBatch batch = closed.outcome.output ? std::move(*closed.outcome.output) : MessageBatch(closed.shape.width);
     const BatchDigest submitted = batch_digest(batch);
@@ -335,18 +471,10 @@ struct TcpShuffler::Impl {
     reports.push_back(first.report);
     batch = std::move(first.records);
     for (std::size_t hop = 1; hop < s.config.mix_chain.size(); ++hop) {
-      detail::Frame f;
-      try {
-        f = co_await ask_hop(s, hop, closed.round, batch);
-      } catch (const std::exception& e) {
-        if (s.relaying) abort_session(s, round + ": " + e.what());
-        co_return;
-      }
-      if (!s.relaying) co_return;  // the session was aborted meanwhile
-      if (f.header.type == FrameType::abort) {
-        abort_session(s, round + ": " + hop_name(hop) + " refused the batch: " + std::string(f.payload.begin(), f.payload.end()));
-        co_return;
-      }
+      auto answer = co_await answer_of(s, hop, closed.round, FrameType::mix, static_cast<std::uint32_t>(batch.width()),
+                                       static_cast<std::uint32_t>(batch.count()), batch.bytes(), "the batch");
+      if (!answer) co_return;
+      detail::Frame& f = *answer;
       if (f.header.type != FrameType::mixed || f.header.round != closed.round || f.header.payload_length < hop_report_bytes ||
           f.header.width != batch.width() - onion::layer_overhead) {
         abort_session(s, round + ": " + hop_name(hop) + " answered with a frame that is not this round's mixed batch");
@@ -379,7 +507,8 @@ struct TcpShuffler::Impl {
   }
 
   // Sends a closed round's outcome (with the chain's reports, if any) to every endpoint.
-  void deliver(ServedSession& s, detail::SessionRounds::Closed closed, std::span<const std::uint8_t> reports) {
+  void deliver(ServedSession& s, detail::SessionRounds::Closed closed, std::span<const std::uint8_t> reports,
+               std::span<const std::uint8_t> evidence = {}) {
     s.last.valid = true;
     s.last.round = closed.round;
     s.last.shape = closed.shape;
@@ -389,7 +518,7 @@ struct TcpShuffler::Impl {
       log(s.tag + "round " + std::to_string(closed.round) + ": " + std::to_string(out.dropped.size()) + " part" +
           (out.dropped.size() == 1 ? "y" : "ies") + " dropped (first: party " + std::to_string(out.dropped.front()) + ")");
     // One prefix (counts, id lists, hop reports), encoded once; the messages follow it in the frames that carry them.
-    s.last.prefix = encode_result(out.messages, out.submitted, out.dropped, reports, {});
+    s.last.prefix = encode_result(out.messages, out.submitted, out.dropped, reports, {}, evidence);
     if (!s.analyzer && closed.last) {
       // Lost while the last batch crossed the chain: nobody would ever read the output.
       return abort_session(s, "round " + std::to_string(closed.round) + ": the analyzer's link was lost before the result reached it");
@@ -411,9 +540,12 @@ struct TcpShuffler::Impl {
   // The last closed round's result, with every message, to the analyzer (if it is connected).
   void send_analyzer_result(ServedSession& s) {
     if (!s.analyzer || !s.analyzer->is_open()) return;
-    s.analyzer->send(FrameType::result, s.last.round, static_cast<std::uint32_t>(s.last.shape.width),
-                     static_cast<std::uint32_t>(s.last.outcome.messages), s.last.prefix, output_bytes(s.last.outcome));
+    s.analyzer->send(FrameType::result, s.last.round, static_cast<std::uint32_t>(s.last.shape.width), carried(s.last.outcome), s.last.prefix,
+                     output_bytes(s.last.outcome));
   }
+
+  // Messages a result frame carries: none when the round's output travels as a verifiable chain's evidence.
+  static std::uint32_t carried(const RoundOutcome& out) { return out.output ? static_cast<std::uint32_t>(out.messages) : 0; }
 
   static std::span<const std::uint8_t> output_bytes(const RoundOutcome& out) {
     return out.output ? out.output->bytes() : std::span<const std::uint8_t>{};
@@ -440,8 +572,8 @@ struct TcpShuffler::Impl {
       return;
     }
     if (s.last.shape.delivery == Delivery::all_parties) {
-      pl.link->send(FrameType::result, s.last.round, static_cast<std::uint32_t>(s.last.shape.width),
-                    static_cast<std::uint32_t>(out.messages), s.last.prefix, output_bytes(out));
+      pl.link->send(FrameType::result, s.last.round, static_cast<std::uint32_t>(s.last.shape.width), carried(out), s.last.prefix,
+                    output_bytes(out));
     } else {
       pl.link->send(FrameType::result, s.last.round, 0, 0,
                     encode_result(out.messages, std::span(&*sub_begin, static_cast<std::size_t>(sub_end - sub_begin)),
@@ -756,6 +888,9 @@ TcpShuffler::TcpShuffler(KeyPair keys, std::vector<SessionConfig> sessions, cons
       if (signing.public_key() != s->config.mix_chain[0].signer)
         throw std::invalid_argument("session " + to_hex(s->config.session).substr(0, 8) +
                                     ": mix_chain[0]'s signing key is not the one the shuffler's key file derives");
+      if (s->config.mix == MixKind::verifiable && elgamal_key_of(impl_->keys).public_key.bytes != s->config.mix_chain[0].elgamal->key)
+        throw std::invalid_argument("session " + to_hex(s->config.session).substr(0, 8) +
+                                    ": mix_chain[0]'s ElGamal key is not the one the shuffler's key file derives");
       s->hop0 = std::make_unique<MixHop>(0, impl_->keys, std::move(signing));
       s->hops.resize(s->config.mix_chain.size());
     }

@@ -12,6 +12,8 @@
 #include "shufflempc/net/onion.hpp"
 #include "shufflempc/net/sealing.hpp"
 #include "shufflempc/net/tcp.hpp"
+#include "shufflempc/net/verifiable.hpp"
+#include "shufflempc/parallel.hpp"
 
 namespace shufflempc::net {
 
@@ -68,6 +70,9 @@ struct TcpChannel::Impl {
   // With a mix chain: every server's onion key (hop 0 first), and the verified reports by round.
   std::vector<PublicKey> layer_keys;
   std::map<std::uint32_t, std::vector<HopReport>> hop_reports;
+  mixnet::Transcript transcript;  // a verifiable chain's rounds, as verified here
+  MessageBatch own_records;       // a verifiable chain: this round's ciphertexts of the parties hosted here
+  bool verifiable() const { return config.mix == MixKind::verifiable && !layer_keys.empty(); }
 
   // Whether a round's records cross the mix chain (a chain, and messages to carry).
   bool chained(const RoundShape& shape) const { return !layer_keys.empty() && shape.width > 0; }
@@ -180,11 +185,15 @@ struct TcpChannel::Impl {
     const std::size_t width = spec.shape.width;
     const bool sealed = spec.shape.delivery == Delivery::analyzer_only;
     const bool onion = chained(spec.shape);
-    // Every hosted party's messages in the chain's onion at once (on every core), in local order.
-    const MessageBatch wrapped = onion && !local.messages.empty()
-                                     ? onion::wrap(local.messages.bytes(), width, spec.shape.delivery, config.analyzer_key, layer_keys,
-                                                   config.session, spec.round)
-                                     : MessageBatch(ww);
+    // Every hosted party's messages in the chain's onion at once (on every core), in local order;
+    // for a verifiable chain, encrypted under the round's key (each limb with fresh randomness).
+    MessageBatch wrapped(ww);
+    if (onion && !local.messages.empty() && verifiable()) {
+      const auto key = round_key(config, spec.shape.delivery).key();
+      wrapped = MessageBatch::from_bytes(ww, mixnet::encrypt_batch(local.messages, key, rng, hardware_threads()).to_bytes());
+    } else if (onion && !local.messages.empty()) {
+      wrapped = onion::wrap(local.messages.bytes(), width, spec.shape.delivery, config.analyzer_key, layer_keys, config.session, spec.round);
+    }
     // Each party link's batch: a count per party (submit_absent for one that does not submit: it
     // leaves the session), then the messages in party order.
     std::vector<std::vector<const Submissions::Slice*>> slices(links.size());
@@ -236,6 +245,8 @@ struct TcpChannel::Impl {
         if (onion) {
           const std::uint8_t* from = wrapped.data() + slice->first * ww;
           std::copy(from, from + slice->count * ww, out);
+          if (verifiable())
+            for (std::size_t m = 0; m < slice->count; ++m) own_records.push_back(std::span(from + m * ww, ww));
         } else if (sealed) {
           sealing::seal({src, slice->count * width}, width, config.analyzer_key, {out, slice->count * ww});
         } else {
@@ -336,7 +347,26 @@ struct TcpChannel::Impl {
       }
     }
     const bool delivered = spec.shape.delivery == Delivery::all_parties || analyzer.has_value();
-    if (delivered && with_output) {
+    if (delivered && verifiable() && spec.shape.width > 0) {
+      // No records travel: the evidence does. Every proof is checked here before anything is decrypted.
+      const ResultPayload e = decode_result(primary->header, primary->payload, config.parties, limits);
+      if (e.evidence.empty() && r.messages > 0)
+        throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": the result carries no evidence of the verifiable mix");
+      if (r.messages > 0) {
+        auto rt = open_evidence(config, spec.round, spec.shape, e.evidence, analyzer_identity ? &identities[*analyzer_identity].keys : nullptr,
+                                static_cast<std::size_t>(r.messages), hardware_threads(), &own_records, &out.discarded);
+        if (rt.input.size() != r.messages)
+          throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": the evidence holds " +
+                                                    std::to_string(rt.input.size()) + " records, the result says " + std::to_string(r.messages));
+        if (out.discarded > 0)
+          log("round " + std::to_string(spec.round) + ": " + std::to_string(out.discarded) +
+              " record(s) did not decrypt to a record of the round's width and were discarded");
+        out.output = rt.records;
+        transcript.rounds.push_back(std::move(rt));
+      } else {
+        out.output = MessageBatch(width);
+      }
+    } else if (delivered && with_output) {
       const ResultPayload o = decode_result(with_output->header, with_output->payload, config.parties, limits);
       if (with_output->header.width != ww || o.messages != r.messages || with_output->header.count != r.messages)
         throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": the output does not match the round's shape");
@@ -407,6 +437,8 @@ TcpChannel::TcpChannel(const SessionConfig& config, std::vector<Identity> identi
     if (!by_id.emplace(ident.id, i).second) throw std::invalid_argument("identity " + std::to_string(ident.id) + " given twice");
   }
   for (const auto& m : config.mix_chain) im.layer_keys.push_back(m.key);
+  im.transcript.session = config.session;
+  im.transcript.hops = config.mix_chain.size();
   im.identities = std::move(identities);
   im.counters.resize(im.identities.size());
   im.in_session.assign(im.identities.size(), 1);
@@ -477,12 +509,13 @@ TcpChannel::~TcpChannel() {
 
 RoundOutcome TcpChannel::exchange(const RoundRules& spec, Submissions local) {
   auto& im = *impl_;
-  const RoundShape wire = wire_shape(spec.shape, im.chained(spec.shape) ? im.layer_keys.size() : 0);
+  const RoundShape wire = wire_shape(spec.shape, im.chained(spec.shape) ? im.layer_keys.size() : 0, im.config.mix);
   const std::size_t ww = wire.width;
   if (!im.config.rounds.empty()) {  // the shuffler enforces the config's shapes: a different one would be refused there
     if (spec.round >= im.config.rounds.size() || im.config.rounds[spec.round] != wire)
       throw std::invalid_argument("round " + std::to_string(spec.round) + ": the protocol's round shape is not the session config's (check_rounds)");
   }
+  im.own_records = MessageBatch(ww);
   im.submit(spec, local, ww);
   const auto answers = im.await_results(spec, ww);
   if (!answers) {  // every party hosted here has left and no analyzer is hosted
@@ -490,7 +523,7 @@ RoundOutcome TcpChannel::exchange(const RoundRules& spec, Submissions local) {
     for (const auto& [id, where] : im.hosted) out.dropped.push_back(id);
     return out;
   }
-  RoundOutcome out = im.outcome_of(spec, *answers, wire_width(spec.shape.width, spec.shape.delivery));
+  RoundOutcome out = im.outcome_of(spec, *answers, im.verifiable() ? ww : wire_width(spec.shape.width, spec.shape.delivery));
   im.leave(out.dropped);
   return out;
 }
@@ -515,5 +548,7 @@ std::map<PartyId, LinkCounters> TcpChannel::counters() const {
 std::size_t TcpChannel::connections() const { return impl_->connections; }
 
 const std::map<std::uint32_t, std::vector<HopReport>>& TcpChannel::hop_reports() const { return impl_->hop_reports; }
+
+const mixnet::Transcript& TcpChannel::transcript() const { return impl_->transcript; }
 
 }  // namespace shufflempc::net

@@ -17,6 +17,10 @@ const char* type_name(std::uint16_t t) {
     case FrameType::abort: return "abort";
     case FrameType::mix: return "mix";
     case FrameType::mixed: return "mixed";
+    case FrameType::shuffle: return "shuffle";
+    case FrameType::shuffled: return "shuffled";
+    case FrameType::decrypt: return "decrypt";
+    case FrameType::decrypted: return "decrypted";
   }
   return "unknown";
 }
@@ -51,7 +55,7 @@ FrameHeader decode_header(std::span<const std::uint8_t> bytes, const SessionId& 
     bad(Errc::malformed_frame, "version " + std::to_string(h.version) + ", this build speaks " + std::to_string(wire_version));
   const auto type = load_le<std::uint16_t>(p);
   p += 2;
-  if (type < 1 || type > 6) bad(Errc::malformed_frame, "unknown type " + std::to_string(type));
+  if (type < 1 || type > max_frame_type) bad(Errc::malformed_frame, "unknown type " + std::to_string(type));
   h.type = static_cast<FrameType>(type);
   std::copy(p, p + session_id_bytes, h.session.begin()), p += session_id_bytes;
   if (h.session != session) bad(Errc::wrong_session, "session id " + to_hex(h.session) + " is not this session's");
@@ -94,6 +98,19 @@ FrameHeader decode_header(std::span<const std::uint8_t> bytes, const SessionId& 
       if ((h.count > 0 && h.width == 0) || h.payload_length < message_bytes || h.payload_length - message_bytes > max_mixed_extra)
         bad(Errc::malformed_frame, "mixed: payload of " + std::to_string(h.payload_length) + " bytes for " + std::to_string(h.count) +
                                        " records of " + std::to_string(h.width) + " bytes and a report");
+      break;
+    case FrameType::shuffle:
+    case FrameType::decrypted:
+      if (h.width == 0 || h.payload_length != message_bytes)
+        bad(Errc::malformed_frame, t + ": payload of " + std::to_string(h.payload_length) + " bytes is not " + std::to_string(h.count) +
+                                       " items of " + std::to_string(h.width) + " bytes");
+      break;
+    case FrameType::shuffled:
+    case FrameType::decrypt:
+      // The proof (or the earlier batches and proofs) after the records: sized by the receiver.
+      if (h.width == 0 || h.payload_length < message_bytes)
+        bad(Errc::malformed_frame, t + ": payload of " + std::to_string(h.payload_length) + " bytes for " + std::to_string(h.count) +
+                                       " records of " + std::to_string(h.width) + " bytes");
       break;
     case FrameType::abort:
       if (h.width != 0 || h.count != 0) bad(Errc::malformed_frame, "abort frame with messages");
@@ -167,23 +184,25 @@ SubmitPayload decode_submit(const FrameHeader& h, std::span<const std::uint8_t> 
   return s;
 }
 
-std::size_t result_prefix_bytes(std::size_t submitted, std::size_t dropped, std::size_t report_bytes) {
-  return 20 + 4 * (submitted + dropped) + report_bytes;
+std::size_t result_prefix_bytes(std::size_t submitted, std::size_t dropped, std::size_t report_bytes, std::size_t evidence_bytes) {
+  return 24 + 4 * (submitted + dropped) + report_bytes + evidence_bytes;
 }
 
 std::vector<std::uint8_t> encode_result(std::uint64_t messages, std::span<const PartyId> submitted,
                                         std::span<const PartyId> dropped, std::span<const std::uint8_t> reports,
-                                        std::span<const std::uint8_t> output) {
+                                        std::span<const std::uint8_t> output, std::span<const std::uint8_t> evidence) {
   if (reports.size() > max_reports_bytes) throw std::invalid_argument("encode_result: hop reports above max_reports_bytes");
-  std::vector<std::uint8_t> out(result_prefix_bytes(submitted.size(), dropped.size(), reports.size()) + output.size());
+  std::vector<std::uint8_t> out(result_prefix_bytes(submitted.size(), dropped.size(), reports.size(), evidence.size()) + output.size());
   std::uint8_t* p = out.data();
   store_le<std::uint64_t>(p, messages), p += 8;
   store_le<std::uint32_t>(p, static_cast<std::uint32_t>(submitted.size())), p += 4;
   store_le<std::uint32_t>(p, static_cast<std::uint32_t>(dropped.size())), p += 4;
   store_le<std::uint32_t>(p, static_cast<std::uint32_t>(reports.size())), p += 4;
+  store_le<std::uint32_t>(p, static_cast<std::uint32_t>(evidence.size())), p += 4;
   for (PartyId id : submitted) store_le<std::uint32_t>(p, id), p += 4;
   for (PartyId id : dropped) store_le<std::uint32_t>(p, id), p += 4;
   if (!reports.empty()) p = std::copy(reports.begin(), reports.end(), p);
+  if (!evidence.empty()) p = std::copy(evidence.begin(), evidence.end(), p);
   if (!output.empty()) std::copy(output.begin(), output.end(), p);
   return out;
 }
@@ -199,13 +218,14 @@ ResultPayload decode_result(const FrameHeader& h, std::span<const std::uint8_t> 
   const auto ns = load_le<std::uint32_t>(p);
   const auto nd = load_le<std::uint32_t>(p + 4);
   const auto nr = load_le<std::uint32_t>(p + 8);
-  p += 12;
+  const auto ne = load_le<std::uint32_t>(p + 12);
+  p += 16;
   if (ns > limits.max_parties || nd > limits.max_parties || std::uint64_t{ns} + nd > parties)
     fail("more ids than parties in the session");
   if (nr > max_reports_bytes) fail("hop reports of " + std::to_string(nr) + " bytes, above the limit " + std::to_string(max_reports_bytes));
   const std::uint64_t message_bytes = std::uint64_t{h.width} * h.count;
-  if (result_prefix_bytes(ns, nd, nr) + message_bytes != payload.size())
-    fail("payload size does not match its id lists, hop reports and messages");
+  if (result_prefix_bytes(ns, nd, nr, ne) + message_bytes != payload.size())
+    fail("payload size does not match its id lists, hop reports, evidence and messages");
   if (h.count != 0 && h.count != r.messages) fail("carries " + std::to_string(h.count) + " of " + std::to_string(r.messages) + " messages");
   const auto read_ids = [&](std::uint32_t n, std::vector<PartyId>& ids) {
     ids.reserve(n);
@@ -219,6 +239,8 @@ ResultPayload decode_result(const FrameHeader& h, std::span<const std::uint8_t> 
   read_ids(nd, r.dropped);
   r.reports = std::span<const std::uint8_t>(p, nr);
   p += nr;
+  r.evidence = std::span<const std::uint8_t>(p, ne);
+  p += ne;
   r.output = std::span<const std::uint8_t>(p, static_cast<std::size_t>(message_bytes));
   return r;
 }

@@ -53,7 +53,7 @@ TEST_CASE("wire KAT: a frame header is 40 little-endian bytes in a fixed order")
   h.payload_length = 151;  // one party's count (4 bytes) and 3 messages of 49 bytes
   const auto bytes = net::encode_header(h);
   CHECK(to_hex(bytes) ==
-        "53504d43" "0500" "0200" "000102030405060708090a0b0c0d0e0f" "07000000" "31000000" "03000000" "97000000");
+        "53504d43" "0600" "0200" "000102030405060708090a0b0c0d0e0f" "07000000" "31000000" "03000000" "97000000");
   const auto back = net::decode_header(bytes, h.session, net::Limits{});
   CHECK(back.type == net::FrameType::submit);
   CHECK(back.round == 7);
@@ -96,7 +96,7 @@ TEST_CASE("wire KAT: the hello and the result payload") {
   hello.count = 5;
   hello.ephemeral_key = bytes_of<32>(alice_public);
   hello.config.fill(0xcc);
-  CHECK(to_hex(net::encode_hello(hello)) == "53504d48" "0500" "0000" "000102030405060708090a0b0c0d0e0f" "04030201" "05000000" +
+  CHECK(to_hex(net::encode_hello(hello)) == "53504d48" "0600" "0000" "000102030405060708090a0b0c0d0e0f" "04030201" "05000000" +
                                                 alice_public + std::string(64, 'c'));
   const auto back = net::decode_hello(net::encode_hello(hello));
   CHECK(back.first == 0x01020304);
@@ -112,8 +112,10 @@ TEST_CASE("wire KAT: the hello and the result payload") {
 
   const std::vector<PartyId> submitted = {1, 3}, dropped = {2};
   const std::vector<std::uint8_t> output = {0xaa, 0xbb}, reports = {0x11, 0x22};
-  const auto payload = net::encode_result(2, submitted, dropped, reports, output);
-  CHECK(to_hex(payload) == "0200000000000000" "02000000" "01000000" "02000000" "01000000" "03000000" "02000000" "1122" "aabb");
+  const std::vector<std::uint8_t> evidence = {0x33, 0x44, 0x55};
+  const auto payload = net::encode_result(2, submitted, dropped, reports, output, evidence);
+  CHECK(to_hex(payload) == "0200000000000000" "02000000" "01000000" "02000000" "03000000" "01000000" "03000000" "02000000" "1122" "334455"
+                           "aabb");
   net::FrameHeader h;
   h.type = net::FrameType::result;
   h.width = 1;
@@ -124,6 +126,7 @@ TEST_CASE("wire KAT: the hello and the result payload") {
   CHECK(r.submitted == submitted);
   CHECK(r.dropped == dropped);
   CHECK(to_hex(r.reports) == "1122");
+  CHECK(to_hex(r.evidence) == "334455");
   CHECK(to_hex(r.output) == "aabb");
 }
 

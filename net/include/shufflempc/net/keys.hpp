@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -70,16 +71,37 @@ using SigningPublicKey = std::array<std::uint8_t, 32>;
 // Most servers a chain of mix servers may have (net/onion.hpp, net/mix_server.hpp).
 inline constexpr std::size_t max_mix_servers = 16;
 
-// One server of a chain of mix servers: its X25519 key (its onion layer and its links) and its
-// Ed25519 signing key. `shufflempc keygen --mix-server` prints both as KEY:SIGNING_KEY.
+// What a chain of mix servers carries (docs/mix-chain.md, docs/verifiable-shuffle.md): onion records
+// that each server peels and signs for (decryption), or ElGamal records that each server
+// re-encrypts, permutes and proves it did (verifiable).
+enum class MixKind : std::uint8_t { decryption, verifiable };
+[[nodiscard]] std::string to_string(MixKind kind);
+
+// An ElGamal public key (ristretto255) for a verifiable chain, derived from its owner's X25519 key
+// file (net/verifiable.hpp), with a Schnorr proof of possession bound to the owner's X25519 key.
+struct VerifiableKey {
+  std::array<std::uint8_t, 32> key{};
+  std::array<std::uint8_t, 64> proof{};
+  bool operator==(const VerifiableKey&) const = default;
+};
+
+// One server of a chain of mix servers: its X25519 key (its onion layer and its links), its
+// Ed25519 signing key and, for a verifiable chain, its ElGamal key. `shufflempc keygen --mix-server`
+// prints KEY:SIGNING_KEY, with --verifiable KEY:SIGNING_KEY:ELGAMAL_KEY:PROOF.
 struct MixServerKeys {
   PublicKey key{};
   SigningPublicKey signer{};
+  std::optional<VerifiableKey> elgamal;
   bool operator==(const MixServerKeys&) const = default;
 };
-// "KEY:SIGNING_KEY" (64 + 1 + 64 hex digits) -> the keys; throws std::invalid_argument naming `what`.
+// "KEY:SIGNING_KEY" (64 + 1 + 64 hex digits), or with ":ELGAMAL_KEY:PROOF" (64 and 128 more) ->
+// the keys (the proof is not checked here: SessionConfig::from_json does); throws
+// std::invalid_argument naming `what`.
 [[nodiscard]] MixServerKeys parse_mix_server_keys(const std::string& text, const std::string& what);
 [[nodiscard]] std::string to_string(const MixServerKeys& keys);
+// "ELGAMAL_KEY:PROOF" -> the key; throws std::invalid_argument naming `what`.
+[[nodiscard]] VerifiableKey parse_verifiable_key(const std::string& text, const std::string& what);
+[[nodiscard]] std::string to_string(const VerifiableKey& key);
 
 // What every process of a session reads: the protocol, its parameters, its rounds' wire shapes, who
 // takes part, the keys, the round deadline and the minimum number of parties per round.
@@ -109,6 +131,11 @@ struct SessionConfig {
   // shuffler (the entry: its key is shuffler_key), every record wrapped in one onion layer per
   // server, and each round's `rounds` width the onion's width at the entry.
   std::vector<MixServerKeys> mix_chain;
+  // What the chain carries. Verifiable: every server of mix_chain has its ElGamal key, the analyzer
+  // has analyzer_elgamal, each with its proof of possession (checked by from_json), and each
+  // round's width is its ElGamal records' (wire_shape).
+  MixKind mix = MixKind::decryption;
+  std::optional<VerifiableKey> analyzer_elgamal;
 
   // Throws std::invalid_argument naming the offending field.
   [[nodiscard]] static SessionConfig from_json(const Value& json);

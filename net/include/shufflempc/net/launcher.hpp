@@ -33,6 +33,9 @@ struct LaunchOptions {
   std::optional<std::uint32_t> kill_before_round;
   std::size_t mix_servers = 1;          // 1: the one shuffler; 2 to 16: a chain of that many servers, the shuffler first
   std::optional<std::size_t> kill_mix_server;  // fault injection: kill further server I (1 .. mix_servers - 1) once it listens
+  MixKind mix = MixKind::decryption;    // what the chain carries (verifiable: ElGamal records and proofs of shuffle)
+  std::optional<std::size_t> tamper_mix_server;  // fault injection (verifiable): further server I alters a record after its proof
+  std::string transcript;               // verifiable: the analyzer writes the rounds it verified here
   // Polled when a signal interrupts the wait: a non-empty reason ("signal 2") stops every process.
   std::function<std::string()> stop;
   std::function<void(const std::string& dir, std::size_t party_processes)> started;  // once all processes run

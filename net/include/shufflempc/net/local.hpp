@@ -33,7 +33,9 @@ struct LocalDeployment {
   // from `rng` (a SystemRng for anything real; tests may pass a SeededRng). `base` supplies the
   // protocol, its parameters, min_parties, the deadline and the frame limit; its keys, session id
   // and party count are replaced. `chain` > 1: a chain of that many mix servers, the shuffler first
-  // (config.mix_chain; base.rounds must be the onion's widths, wire_rounds(protocol, chain)).
+  // (config.mix_chain; base.rounds must be the onion's widths, wire_rounds(protocol, chain)). With
+  // base.mix verifiable (chain > 1), every server's and the analyzer's ElGamal key is published with
+  // its proof of possession (base.rounds: wire_rounds(protocol, chain, MixKind::verifiable)).
   [[nodiscard]] static LocalDeployment create(std::size_t parties, Rng& rng, SessionConfig base = {}, std::size_t chain = 1);
 
   // Every party (ids 0..n-1) and the analyzer, ready for a TcpChannel hosting all of them.

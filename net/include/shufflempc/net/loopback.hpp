@@ -9,7 +9,10 @@
 #include <span>
 #include <vector>
 
+#include "shufflempc/mixnet/transcript.hpp"
+#include "shufflempc/net/keys.hpp"
 #include "shufflempc/net/mix_hop.hpp"
+#include "shufflempc/net/mix_server.hpp"
 
 #include "shufflempc/runtime.hpp"
 
@@ -23,11 +26,19 @@ namespace shufflempc::net {
 
 // The same over a chain of `mix_servers` servers (2 to max_mix_servers): the shuffler is the entry
 // and each further server a TcpMixServer in its own thread, every link over TCP on 127.0.0.1.
+// With `kind` verifiable the records are ElGamal ciphertexts and every hop proves its shuffle
+// (net/verifiable.hpp); `tamper`, if given, is further server `tamper_hop`'s fault (MixServerOptions::tamper).
 struct LoopbackChainRun {
   RunResult result;
   std::map<std::uint32_t, std::vector<HopReport>> reports;  // as the analyzer verified them, by round
+  mixnet::Transcript transcript;  // a verifiable chain's rounds, as the analyzer verified them
+};
+struct LoopbackFault {
+  std::size_t hop = 0;  // 1 .. mix_servers - 1: that server's output; 0: the entry's admitted batch (ShufflerOptions::tamper_admitted)
+  std::function<void(std::uint32_t round, mixnet::CiphertextBatch& output)> tamper;
 };
 [[nodiscard]] LoopbackChainRun run_over_loopback_chain(const Protocol& protocol, std::span<const Value> inputs, Rng& rng,
-                                                       std::size_t mix_servers, const RunOptions& options = {});
+                                                       std::size_t mix_servers, const RunOptions& options = {},
+                                                       MixKind kind = MixKind::decryption, const LoopbackFault& fault = {});
 
 }  // namespace shufflempc::net

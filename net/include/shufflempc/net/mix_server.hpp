@@ -8,17 +8,27 @@
 // Each round is mixed once: the entry that lost its link and sends the same batch again gets the
 // same answer (kept until the next round, so a server holds one round's output as the shuffler
 // does), and a different batch for a round already mixed, or a round out of order, ends the link
-// with the reason. A session ends when its last round is mixed, when the entry aborts it, or when
+// with the reason.
+//
+// In a verifiable chain (SessionConfig::mix) the records are ElGamal ciphertexts: the server takes a
+// round's batch in a shuffle frame, re-encrypts and permutes it and answers with the batch and its
+// proof of shuffle (shuffled). In a round delivered to every party it then takes the round's
+// evidence (decrypt): it checks that its own hop is there as it made it, and every other hop's
+// proof, and only then answers with its proved decryption shares (decrypted), once per round, so
+// nobody can use it to decrypt anything but the output of a chain it took part in.
+// A session ends when its last round is mixed (and decrypted), when the entry aborts it, or when
 // the entry sends nothing for twice the session's deadline plus 5 s; the server ends once every
 // session has and the entry has said goodbye (or, if its link was cut, after MixServerOptions::linger).
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "shufflempc/mixnet/elgamal.hpp"
 #include "shufflempc/net/keys.hpp"
 #include "shufflempc/net/mix_hop.hpp"
 #include "shufflempc/net/tcp.hpp"
@@ -36,6 +46,11 @@ struct MixServerOptions {
   // last answer) before the server ends; an entry that ends its session says goodbye, and the
   // server ends at once.
   std::chrono::milliseconds linger{5'000};
+  // Threads for a verifiable chain's group operations (0: every core).
+  unsigned threads = 0;
+  // Fault injection for the tests and `local --tamper-mix-server`: a verifiable chain's server that
+  // alters its output after it has proved its shuffle (a cheating server, which must be caught).
+  std::function<void(std::uint32_t round, mixnet::CiphertextBatch& output)> tamper;
 };
 
 struct MixServerReport {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "shufflempc/channel.hpp"
+#include "shufflempc/mixnet/transcript.hpp"
 #include "shufflempc/net/keys.hpp"
 #include "shufflempc/net/mix_hop.hpp"
 #include "shufflempc/net/wire.hpp"
@@ -36,8 +37,9 @@ using Logger = std::function<void(const std::string&)>;
 // The protocol's round shapes with their wire widths (the messages are opaque to the shuffler;
 // sealed to the analyzer in ESA mode): what a session config's `rounds` must hold.
 // With a chain of `mix_servers` servers (SessionConfig::mix_chain), the width is the onion's at the
-// entry (net/onion.hpp).
-[[nodiscard]] std::vector<RoundShape> wire_rounds(const Protocol& protocol, std::size_t mix_servers = 0);
+// entry (net/onion.hpp), or with a verifiable chain its ElGamal records' (net/verifiable.hpp; a
+// round whose records do not fit is refused with std::invalid_argument saying why).
+[[nodiscard]] std::vector<RoundShape> wire_rounds(const Protocol& protocol, std::size_t mix_servers = 0, MixKind kind = MixKind::decryption);
 // Throws std::invalid_argument naming the first round whose shape in `config` is not the one
 // `protocol` declares (a config written for other parameters or by another version, or edited):
 // every party and the analyzer check this before they connect.
@@ -45,7 +47,7 @@ void check_rounds(const SessionConfig& config, const Protocol& protocol);
 // Bytes per message on the wire: sealed to the analyzer (48 bytes more) in ESA mode.
 [[nodiscard]] std::size_t wire_width(std::size_t width, Delivery delivery);
 // A round's shape with its wire width (at the entry of a chain of `mix_servers` servers).
-[[nodiscard]] RoundShape wire_shape(const RoundShape& shape, std::size_t mix_servers = 0);
+[[nodiscard]] RoundShape wire_shape(const RoundShape& shape, std::size_t mix_servers = 0, MixKind kind = MixKind::decryption);
 // How many consecutive parties one link may carry: as many as fit the session's largest frame
 // (max_frame_bytes) in the round that asks most of each party (of the config's rounds).
 [[nodiscard]] std::size_t link_capacity(const SessionConfig& config);
@@ -77,6 +79,9 @@ struct ShufflerOptions {
   // HOST:PORT of the further servers of the sessions' mix chains (hops 1 .. k-1, in order): a
   // session whose config has a chain of k servers needs k - 1 of them; the shuffler is its entry.
   std::vector<std::string> mix_servers;
+  // Fault injection for the tests: a verifiable chain's entry that alters the batch it admitted
+  // before it proves its own hop (the n - 1 attack: the proofs all hold, the parties left out notice).
+  std::function<void(std::uint32_t round, mixnet::CiphertextBatch& admitted)> tamper_admitted;
 };
 
 class TcpShuffler {
@@ -139,6 +144,9 @@ class TcpChannel final : public AnonymousChannel {
   // With a mix chain: the verified reports of every round whose output this process received, by
   // round, hop 0 first.
   [[nodiscard]] const std::map<std::uint32_t, std::vector<HopReport>>& hop_reports() const;
+  // With a verifiable chain: every round this process received an output of, as it verified it
+  // (mixnet::verify_transcript accepts it; Transcript::save writes the file `shufflempc verify` reads).
+  [[nodiscard]] const mixnet::Transcript& transcript() const;
 
  private:
   struct Impl;

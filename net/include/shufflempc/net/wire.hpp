@@ -24,8 +24,9 @@ inline constexpr std::uint32_t hello_magic = 0x484d5053;  // "SPMH"
 // names first and count, the submit frame one count per party). 4: the identity proof hashes the
 // aligned blocks that tile the claimed range (detail::IdentityTree), so the shuffler checks any
 // range in O(log n). 5: chains of mix servers (the mix and mixed frames, the entry's identity, the
-// hop reports in a result).
-inline constexpr std::uint16_t wire_version = 5;
+// hop reports in a result). 6: verifiable chains (the shuffle, shuffled, decrypt and decrypted
+// frames; a result's evidence).
+inline constexpr std::uint16_t wire_version = 6;
 inline constexpr std::size_t public_key_bytes = 32;
 inline constexpr std::size_t secret_key_bytes = 32;
 // The analyzer's identity on the wire (parties are 0 .. n-1).
@@ -46,7 +47,13 @@ enum class FrameType : std::uint16_t {
   abort = 4,    // shuffler -> endpoint: the session (or this link) ended; payload = reason (UTF-8)
   mix = 5,      // entry -> mix server: a round's batch of onion records (payload: count x width bytes)
   mixed = 6,    // mix server -> entry: its signed report, then the peeled, shuffled records
+  // A verifiable chain (docs/verifiable-shuffle.md): records are ElGamal ciphertexts.
+  shuffle = 7,    // entry -> mix server: a round's batch (payload: count x width bytes)
+  shuffled = 8,   // mix server -> entry: the re-encrypted, permuted batch (count x width), then its proof of shuffle
+  decrypt = 9,    // entry -> mix server: the round's evidence (mixnet::encode_evidence), count = its records
+  decrypted = 10, // mix server -> entry: its proved decryption shares (width = bytes per share, count = shares)
 };
+inline constexpr std::uint16_t max_frame_type = 10;
 // Bytes a mixed frame may carry beside its records (the server's signed report).
 inline constexpr std::size_t max_mixed_extra = 4096;
 
@@ -120,20 +127,23 @@ struct SubmitPayload {
 [[nodiscard]] SubmitPayload decode_submit(const FrameHeader& h, std::span<const std::uint8_t> payload, std::size_t parties);
 
 // The payload of a result frame: the counts, the id lists, the chain's signed hop reports (none
-// without a chain; net/mix_hop.hpp decodes them), the output.
+// without a chain; net/mix_hop.hpp decodes them), a verifiable chain's evidence of the round (none
+// otherwise; mixnet::decode_evidence reads it), the output.
 struct ResultPayload {
   std::uint64_t messages = 0;       // messages in the round's output (delivered here or not)
   std::vector<PartyId> submitted;   // ascending
   std::vector<PartyId> dropped;     // ascending
   std::span<const std::uint8_t> reports;  // at most max_reports_bytes
+  std::span<const std::uint8_t> evidence;
   std::span<const std::uint8_t> output;  // header.count * header.width bytes, or empty
 };
 inline constexpr std::size_t max_reports_bytes = 1 << 16;
 [[nodiscard]] std::vector<std::uint8_t> encode_result(std::uint64_t messages, std::span<const PartyId> submitted,
                                                       std::span<const PartyId> dropped, std::span<const std::uint8_t> reports,
-                                                      std::span<const std::uint8_t> output);
+                                                      std::span<const std::uint8_t> output, std::span<const std::uint8_t> evidence = {});
 // The result payload's size before the output bytes.
-[[nodiscard]] std::size_t result_prefix_bytes(std::size_t submitted, std::size_t dropped, std::size_t report_bytes = 0);
+[[nodiscard]] std::size_t result_prefix_bytes(std::size_t submitted, std::size_t dropped, std::size_t report_bytes = 0,
+                                              std::size_t evidence_bytes = 0);
 // Validates a result payload against its (already validated) header: id lists ascending, below
 // `parties`, disjoint in count from the output size. Throws std::system_error(malformed_frame).
 [[nodiscard]] ResultPayload decode_result(const FrameHeader& h, std::span<const std::uint8_t> payload,

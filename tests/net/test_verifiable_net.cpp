@@ -1,0 +1,340 @@
+// The verifiable chain over TCP (net/verifiable.hpp): the shuffler as the entry, further servers as
+// TcpMixServers, every party and the analyzer on their own links, all on 127.0.0.1. Each protocol
+// the verifiable mix is for gives run_in_process's seeded result and leaves a transcript, as the
+// analyzer verified it, that verify_transcript accepts; a further server that swaps, drops, copies,
+// replaces or alters a record after proving its shuffle stops the session with one line naming it,
+// in an analyzer-only round and in a round delivered to every party; session configs whose
+// verifiable keys are missing or unproved are refused naming the field.
+#include <doctest/doctest.h>
+
+#include <set>
+#include <string>
+#include <thread>
+
+#include "shufflempc/error.hpp"
+#include "shufflempc/inproc.hpp"
+#include "shufflempc/mixnet/transcript.hpp"
+#include "shufflempc/net/detail/link.hpp"
+#include "shufflempc/net/local.hpp"
+#include "shufflempc/net/loopback.hpp"
+#include "shufflempc/net/mix_server.hpp"
+#include "shufflempc/mixnet/decryption.hpp"
+#include "shufflempc/net/tcp.hpp"
+#include "shufflempc/net/verifiable.hpp"
+#include "shufflempc/registry.hpp"
+#include "support/errors.hpp"
+#include "support/small_protocols.hpp"
+
+using namespace shufflempc;
+
+TEST_CASE("verifiable chain over TCP: the protocols it is for give the in-process result, and the analyzer's transcript verifies") {
+  const Registry registry = builtin_registry();
+  for (const std::string name : {"counting", "randomized-response", "xor-sum-exact", "split-mix-sum", "ikos-key-exchange"}) {
+    CAPTURE(name);
+    // IKOS (a round to every party, so the servers decrypt) with short keys: 36 records.
+    auto [protocol, inputs] = shufflempc::test::small_run(registry, *registry.find(name));
+    if (name == "ikos-key-exchange") {
+      protocol = registry.create(name, {{"k", "2"}, {"labels", "6"}}, 3);
+      inputs.assign(3, Value());
+    }
+    SeededRng a(11), b(11);
+    const RunResult local = run_in_process(*protocol, inputs, a);
+    const auto run = net::run_over_loopback_chain(*protocol, inputs, b, 3, {}, net::MixKind::verifiable);
+    CHECK(run.result.output == local.output);
+    CHECK(run.result.messages == local.messages);
+    CHECK(run.result.party_outputs == local.party_outputs);
+    const auto& t = run.transcript;
+    CHECK(t.hops == 3);
+    REQUIRE(!t.rounds.empty());
+    for (const auto& r : t.rounds) {
+      CHECK(r.hops.size() == 3);
+      CHECK(r.key.shares.size() == (r.delivery == Delivery::all_parties ? 3u : 1u));
+      CHECK(r.decryption.size() == r.key.shares.size());
+    }
+    const auto back = mixnet::Transcript::from_json(t.to_json());
+    const auto verdict = mixnet::verify_transcript(back, 2);
+    CHECK(verdict.ok());
+    CHECK(verdict.hop_proofs == 3 * t.rounds.size());
+  }
+}
+
+TEST_CASE("verifiable chain over TCP: a further server that cheats after proving its shuffle is named, in ESA and in MPC mode") {
+  struct Cheat {
+    std::string name, expect;
+    std::function<void(mixnet::CiphertextBatch&)> act;
+  };
+  const std::vector<Cheat> cheats = {
+      {"swap", "proof of shuffle does not verify", [](mixnet::CiphertextBatch& o) { std::swap(o.at(0, 0), o.at(1, 0)); }},
+      {"drop", "records for the", [](mixnet::CiphertextBatch& o) { o = mixnet::CiphertextBatch(o.limbs(), o.size() - 1); }},
+      {"copy", "proof of shuffle does not verify", [](mixnet::CiphertextBatch& o) { o.at(2, 0) = o.at(3, 0); }},
+      {"replace", "proof of shuffle does not verify",
+       [](mixnet::CiphertextBatch& o) { o.at(4, 0) = mixnet::encrypt_limb(7, mixnet::base_point(), mixnet::scalar_from_u64(5)); }},
+      {"alter", "proof of shuffle does not verify", [](mixnet::CiphertextBatch& o) { o.at(5, 0).c2 = o.at(5, 0).c2 + mixnet::base_point(); }},
+  };
+  const Registry registry = builtin_registry();
+  // randomized-response: one analyzer-only round of 8 records; IKOS: one round to every party (36 records).
+  for (const auto& [name, params] :
+       std::vector<std::pair<std::string, std::map<std::string, std::string>>>{{"randomized-response", {}}, {"ikos-key-exchange", {{"k", "2"}, {"labels", "6"}}}}) {
+    const bool ikos = name == "ikos-key-exchange";
+    const auto protocol = registry.create(name, params, ikos ? 3 : 8);
+    std::vector<Value> inputs(ikos ? 3 : 8, ikos ? Value() : Value(1));
+    for (const auto& cheat : cheats) {
+      CAPTURE(name);
+      CAPTURE(cheat.name);
+      SeededRng rng(12);
+      net::LoopbackFault fault{2, [&](std::uint32_t, mixnet::CiphertextBatch& o) { cheat.act(o); }};
+      const std::string error = shufflempc::test::error_text(
+          [&] { (void)net::run_over_loopback_chain(*protocol, inputs, rng, 3, {}, net::MixKind::verifiable, fault); });
+      CHECK(error.find("mix server 2") != std::string::npos);
+      CHECK(error.find(cheat.expect) != std::string::npos);
+      CHECK(error.find('\n') == std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("verifiable chain over TCP: an entry that replaces admitted records (the n - 1 attack) is caught by the parties it left out") {
+  const Registry registry = builtin_registry();
+  const auto protocol = registry.create("ikos-key-exchange", {{"k", "2"}, {"labels", "6"}}, 3);
+  const std::vector<Value> inputs(3, Value());
+  SeededRng rng(13);
+  // Every proof holds (the entry proves its own hop on the altered batch): only the senders can tell.
+  // Record 0 replaced by a copy of record 1: a valid ciphertext, so every proof and decryption holds.
+  net::LoopbackFault fault{0, [](std::uint32_t, mixnet::CiphertextBatch& admitted) {
+                             for (std::size_t l = 0; l < admitted.limbs(); ++l) admitted.at(0, l) = admitted.at(1, l);
+                           }};
+  const std::string error = shufflempc::test::error_text(
+      [&] { (void)net::run_over_loopback_chain(*protocol, inputs, rng, 3, {}, net::MixKind::verifiable, fault); });
+  INFO(error);
+  CHECK(error.find("1 of the 36 records submitted from this process are not in the batch the entry admitted to the chain") != std::string::npos);
+  CHECK(error.find('\n') == std::string::npos);
+}
+
+TEST_CASE("verifiable chain over TCP: a session config without verifiable keys, or with an unproved one, is refused naming the field") {
+  SystemRng rng;
+  net::SessionConfig base;
+  base.protocol = "counting";
+  base.rounds = {RoundShape::exactly(128, Delivery::analyzer_only, 2)};
+  base.mix = net::MixKind::verifiable;
+  const auto d = net::LocalDeployment::create(3, rng, base, 3);
+  REQUIRE(d.config.analyzer_elgamal.has_value());
+  const auto round_trip = [](const net::SessionConfig& c) { return net::SessionConfig::from_json(c.to_json()); };
+  CHECK(round_trip(d.config).mix == net::MixKind::verifiable);
+  CHECK(round_trip(d.config).digest() == d.config.digest());
+  const auto refused = [&](net::SessionConfig c, const std::string& what) {
+    CAPTURE(what);
+    CHECK_THROWS_WITH_AS((void)round_trip(c), doctest::Contains(what.c_str()), std::invalid_argument);
+  };
+  {
+    auto c = d.config;
+    c.analyzer_elgamal.reset();
+    refused(c, "a verifiable mix needs 'analyzer_elgamal_key'");
+  }
+  {
+    auto c = d.config;
+    c.mix_chain[1].elgamal.reset();
+    refused(c, "mix_chain[1] has no ElGamal key");
+  }
+  {
+    auto c = d.config;
+    c.mix_chain[2].elgamal->proof[0] ^= 1;
+    refused(c, "mix_chain[2]: the proof of possession");
+  }
+  {  // a server's key and proof copied for another server: the proof is bound to its X25519 key
+    auto c = d.config;
+    c.mix_chain[2].elgamal = c.mix_chain[1].elgamal;
+    refused(c, "mix_chain[2]: the proof of possession of the ElGamal key does not verify for its X25519 key");
+  }
+  {
+    auto c = d.config;
+    c.mix_chain.clear();
+    refused(c, "a verifiable mix needs a chain of mix servers");
+  }
+  {
+    auto c = d.config;
+    c.analyzer_elgamal->key = {};
+    refused(c, "'analyzer_elgamal_key': the ElGamal key is not a canonical ristretto255 point other than the identity");
+  }
+  // Keys as text: the four-part mix server form and the analyzer's two-part form parse back.
+  CHECK(net::parse_mix_server_keys(net::to_string(d.config.mix_chain[1]), "x") == d.config.mix_chain[1]);
+  CHECK(net::parse_verifiable_key(net::to_string(*d.config.analyzer_elgamal), "x") == *d.config.analyzer_elgamal);
+  CHECK_THROWS_WITH_AS((void)net::parse_mix_server_keys("aa:bb:cc", "--mix-server-keys item 2"),
+                       doctest::Contains("--mix-server-keys item 2 must be KEY:SIGNING_KEY, or KEY:SIGNING_KEY:ELGAMAL_KEY:PROOF"),
+                       std::invalid_argument);
+}
+
+TEST_CASE("verifiable chain over TCP: a protocol whose records do not fit is refused with the reason") {
+  const Registry registry = builtin_registry();
+  const auto protocol = registry.create("circuit", {}, 3);
+  CHECK_THROWS_WITH_AS((void)net::wire_rounds(*protocol, 3, net::MixKind::verifiable), doctest::Contains("do not fit the verifiable mix"),
+                       std::invalid_argument);
+}
+
+namespace {
+
+// Further server 1 of a verifiable chain of 3 (two rounds to every party, one-limb records), and a
+// client playing the entry: what the server shuffles and what it agrees to decrypt.
+struct VerifiableServer {
+  SystemRng rng;
+  net::LocalDeployment local;
+  std::unique_ptr<net::TcpMixServer> server;
+  std::thread thread;
+  mixnet::ThresholdKey key;
+
+  VerifiableServer() {
+    net::SessionConfig base;
+    base.protocol = "(test)";
+    base.deadline = std::chrono::milliseconds(10'000);
+    base.mix = net::MixKind::verifiable;
+    const RoundShape shape{.width = 64, .delivery = Delivery::all_parties, .min_messages = 1, .max_messages = 1};
+    base.rounds = {shape, shape};
+    local = net::LocalDeployment::create(4, rng, base, 3);
+    key = net::round_key(local.config, Delivery::all_parties);
+    server = std::make_unique<net::TcpMixServer>(local.mix_servers[0], std::vector<net::SessionConfig>{local.config}, "127.0.0.1", 0);
+    thread = std::thread([this] { (void)server->run(); });
+  }
+  ~VerifiableServer() {
+    server->stop();
+    thread.join();
+  }
+  template <class Body>
+  void as_entry(Body body) {
+    asio::io_context io;
+    std::exception_ptr error;
+    asio::co_spawn(
+        io,
+        [&]() -> asio::awaitable<void> {
+          auto link = std::make_shared<net::detail::SecureLink>(asio::ip::tcp::socket(io), local.config.limits());
+          co_await link->socket().async_connect({asio::ip::make_address("127.0.0.1"), server->port()}, asio::use_awaitable);
+          co_await link->connect_as(local.config.session, local.config.digest(), net::entry_id, local.shuffler, local.config.mix_chain[1].key, rng);
+          co_await body(*link);
+          link->close();
+        },
+        [&](std::exception_ptr e) { error = e; });
+    io.run();
+    if (error) std::rethrow_exception(error);
+  }
+  // Hop `hop` played here: shuffled and proved honestly.
+  mixnet::HopTranscript shuffle(std::uint32_t round, std::uint32_t hop, const mixnet::CiphertextBatch& in) {
+    auto mixed = mixnet::reencrypt_shuffle(in, key.key(), rng, 2);
+    auto proof = mixnet::prove_shuffle({local.config.session, round, hop}, key.key(), in, mixed.output, mixed.witness, rng, 2);
+    return {std::move(mixed.output), std::move(proof)};
+  }
+};
+
+}  // namespace
+
+TEST_CASE("verifiable chain over TCP: a server decrypts only the output of a chain it took part in, each round once, its hop as it made it") {
+  VerifiableServer s;
+  const std::uint32_t round = 0;
+  const MessageBatch plain = MessageBatch::from_bytes(1, std::vector<std::uint8_t>{1, 2, 3, 4});
+  mixnet::RoundTranscript rt;
+  rt.round = round;
+  rt.delivery = Delivery::all_parties;
+  rt.width = 2;
+  rt.key = s.key;
+  rt.input = mixnet::encrypt_batch(plain, s.key.key(), s.rng, 2);
+  rt.hops.push_back(s.shuffle(round, 0, rt.input));
+  const auto reason = [](const net::detail::Frame& f) {
+    CHECK(f.header.type == net::FrameType::abort);
+    return std::string(f.payload.begin(), f.payload.end());
+  };
+  s.as_entry([&](net::detail::SecureLink& link) -> asio::awaitable<void> {
+    // Nothing shuffled yet: nothing to decrypt.
+    const auto early = mixnet::encode_evidence(rt);
+    link.send(net::FrameType::decrypt, round, 64, 4, early);
+    CHECK(reason(co_await link.receive()).find("nothing to decrypt here") != std::string::npos);
+  });
+  mixnet::CiphertextBatch server_output;
+  s.as_entry([&](net::detail::SecureLink& link) -> asio::awaitable<void> {
+    const auto sent = rt.hops[0].output.to_bytes();
+    link.send(net::FrameType::shuffle, round, 64, 4, sent);
+    auto f = co_await link.receive();
+    REQUIRE(f.header.type == net::FrameType::shuffled);
+    REQUIRE(f.header.count == 4);
+    server_output = mixnet::CiphertextBatch::from_bytes(1, std::span(f.payload).first(4 * 64), "output");
+    const auto proof = mixnet::ShuffleProof::from_bytes(4, 1, std::span(f.payload).subspan(4 * 64), "proof");
+    CHECK(mixnet::check_shuffle({s.local.config.session, round, 1}, s.key.key(), rt.hops[0].output, server_output, proof, 2) == "");
+    rt.hops.push_back({server_output, proof});
+    // The same batch again: the same answer; another batch for the round: refused.
+    link.send(net::FrameType::shuffle, round, 64, 4, sent);
+    auto again = co_await link.receive();
+    CHECK(again.payload == f.payload);
+    const auto other = s.shuffle(round, 0, rt.input).output.to_bytes();
+    link.send(net::FrameType::shuffle, round, 64, 4, other);
+    CHECK(reason(co_await link.receive()).find("round 0 was shuffled already, with another batch") != std::string::npos);
+  });
+  rt.hops.push_back(s.shuffle(round, 2, rt.hops[1].output));
+  const auto ask = [&](const mixnet::RoundTranscript& evidence) {
+    std::string answer;
+    s.as_entry([&](net::detail::SecureLink& link) -> asio::awaitable<void> {
+      link.send(net::FrameType::decrypt, round, 64, 4, mixnet::encode_evidence(evidence));
+      auto f = co_await link.receive();
+      answer = f.header.type == net::FrameType::decrypted ? "decrypted" : std::string(f.payload.begin(), f.payload.end());
+    });
+    return answer;
+  };
+  {  // The entry's own chain, without the server's hop: refused (no decryption of anything but a chain it took part in).
+    auto forged = rt;
+    forged.hops[1] = s.shuffle(round, 1, rt.hops[0].output);
+    forged.hops[2] = s.shuffle(round, 2, forged.hops[1].output);
+    CHECK(ask(forged).find("the evidence's hop 1 is not the batch this server sent") != std::string::npos);
+  }
+  {  // A victim's records behind the server's hop: its input is not what it received.
+    auto forged = rt;
+    forged.hops[0] = s.shuffle(round, 0, mixnet::encrypt_batch(plain, s.key.key(), s.rng, 2));
+    CHECK(ask(forged).find("the evidence's hop 0 is not the batch this server received") != std::string::npos);
+  }
+  {  // A later hop whose proof fails.
+    auto forged = rt;
+    std::swap(forged.hops[2].output.at(0, 0), forged.hops[2].output.at(1, 0));
+    CHECK(ask(forged).find("hop 2: the proof of shuffle does not verify") != std::string::npos);
+  }
+  {  // The evidence already carrying shares.
+    auto forged = rt;
+    forged.decrypted_by = {0};
+    forged.decryption = {mixnet::DecryptionShares{std::vector<mixnet::Point>(4), std::vector<mixnet::Scalar>(4), std::vector<mixnet::Scalar>(4)}};
+    CHECK(ask(forged).find("already carries decryption shares") != std::string::npos);
+  }
+  CHECK(ask(rt) == "decrypted");
+  CHECK(ask(rt) == "decrypted");  // the same evidence again: the same answer
+  {
+    auto other = rt;
+    other.hops[2] = s.shuffle(round, 2, rt.hops[1].output);
+    CHECK(ask(other).find("round 0 was decrypted already, with other evidence") != std::string::npos);
+  }
+}
+
+TEST_CASE("verifiable chain over TCP: a record its sender encrypted outside the round's width is dropped and counted, the rest delivered") {
+  SystemRng rng;
+  net::SessionConfig base;
+  base.protocol = "(test)";
+  base.mix = net::MixKind::verifiable;
+  base.rounds = {RoundShape::exactly(64, Delivery::analyzer_only, 1)};
+  const auto d = net::LocalDeployment::create(4, rng, base, 3);
+  const auto key = net::round_key(d.config, Delivery::analyzer_only);
+  // Four one-byte records; the last party encrypted 300, which no byte decrypts to.
+  mixnet::RoundTranscript rt;
+  rt.round = 0;
+  rt.delivery = Delivery::analyzer_only;
+  rt.width = 1;
+  rt.key = key;
+  rt.input = mixnet::encrypt_batch(MessageBatch::from_bytes(1, std::vector<std::uint8_t>{7, 8, 9, 10}), key.key(), rng, 2);
+  rt.input.at(3, 0) = mixnet::encrypt_limb(300, key.key(), mixnet::random_scalar(rng));
+  const mixnet::CiphertextBatch* in = &rt.input;
+  for (std::uint32_t h = 0; h < 3; ++h) {
+    auto mixed = mixnet::reencrypt_shuffle(*in, key.key(), rng, 2);
+    auto proof = mixnet::prove_shuffle({d.config.session, 0, h}, key.key(), *in, mixed.output, mixed.witness, rng, 2);
+    rt.hops.push_back({std::move(mixed.output), std::move(proof)});
+    in = &rt.hops.back().output;
+  }
+  std::size_t discarded = 0;
+  const auto opened = net::open_evidence(d.config, 0, RoundShape::exactly(1, Delivery::analyzer_only, 1), mixnet::encode_evidence(rt),
+                                         &d.analyzer, 4, 2, nullptr, &discarded);
+  CHECK(discarded == 1);
+  REQUIRE(opened.records.count() == 3);
+  std::multiset<std::uint8_t> got;
+  for (std::size_t i = 0; i < 3; ++i) got.insert(opened.records[i][0]);
+  CHECK(got == std::multiset<std::uint8_t>{7, 8, 9});
+  // The transcript of that round verifies: the records are what the proved shares decrypt to.
+  CHECK(mixnet::verify_transcript(mixnet::Transcript{d.config.session, 3, {opened}}, 2).ok());
+}
