@@ -22,16 +22,21 @@ namespace shufflempc::cli {
 void add_analyzer_command(CLI::App& app, const Registry& registry, Action& action) {
   auto* cmd = app.add_subcommand("analyzer", "receive each round's shuffled output and run the protocol's analyzer");
   struct Options {
-    std::string key;
+    std::string key, transcript;
     ClientArgs client;
   };
   auto o = std::make_shared<Options>();
   add_client_options(*cmd, o->client, "the analyzer's");
   cmd->add_option("--key,-k", o->key, "the analyzer's key file")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--transcript", o->transcript,
+                  "with a verifiable chain (the config's mix): write the rounds this analyzer verified (every hop's output and proof, "
+                  "every decryption proof) to this file, for shufflempc verify");
   cmd->callback([o, &registry, &action] {
     action = [o, &registry] {
-      const auto& [key, client] = *o;
+      const auto& [key, transcript, client] = *o;
       const auto config = net::SessionConfig::load(client.config_path);
+      if (!transcript.empty() && config.mix != net::MixKind::verifiable)
+        throw std::invalid_argument("--transcript needs a session over a verifiable chain (its config's mix is " + to_string(config.mix) + ")");
       auto protocol = session_protocol(config, registry);
       const auto [host, port] = connect_address(config, client.connect);
       auto rng = make_rng(client.seed);
@@ -44,7 +49,12 @@ void add_analyzer_command(CLI::App& app, const Registry& registry, Action& actio
       const auto c = channel.counters().at(net::analyzer_id);
       Value report = analyzer_report(result);
       report["bytes_received"] = c.bytes_received;
-      if (!config.mix_chain.empty()) report["mix_chain"] = mix_chain_report(config.mix_chain.size(), channel.hop_reports());
+      if (config.mix == net::MixKind::verifiable) {
+        report["verifiable_mix"] = verifiable_mix_report(channel.transcript(), transcript);
+        if (!transcript.empty()) channel.transcript().save(transcript);
+      } else if (!config.mix_chain.empty()) {
+        report["mix_chain"] = mix_chain_report(config.mix_chain.size(), channel.hop_reports());
+      }
       if (client.json) {
         std::cout << report.dump() << std::endl;
       } else {

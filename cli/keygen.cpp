@@ -16,6 +16,7 @@
 #include "shufflempc/net/local.hpp"
 #include "shufflempc/net/mix_hop.hpp"
 #include "shufflempc/net/tcp.hpp"
+#include "shufflempc/net/verifiable.hpp"
 #include "shufflempc/process.hpp"
 
 namespace shufflempc::cli {
@@ -24,22 +25,26 @@ void add_keygen_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("keygen", "generate an X25519 key pair (party, shuffler or analyzer identity)");
   struct Options {
     std::string out, parties;
-    bool mix_server = false;
+    bool mix_server = false, verifiable = false;
   };
   auto o = std::make_shared<Options>();  // owned by the callback, so it lives as long as the App
   cmd->add_option("--out,-o", o->out, "key file to write (mode 0600); its public key is printed")->required();
   cmd->add_flag("--mix-server", o->mix_server,
                 "a server of a chain of mix servers (or the shuffler of a chained session): print KEY:SIGNING_KEY, its X25519 key "
                 "and the Ed25519 key it signs its reports with (for session --mix-server-keys)");
+  cmd->add_flag("--verifiable", o->verifiable,
+                "for a verifiable chain (session --mix verifiable): also print the ElGamal key this key file derives and its proof of "
+                "possession: with --mix-server KEY:SIGNING_KEY:ELGAMAL_KEY:PROOF (for session --mix-server-keys), without it (the "
+                "analyzer) KEY:ELGAMAL_KEY:PROOF (for session --analyzer-key)");
   cmd->add_option("--parties", o->parties,
                   "FIRST-LAST: a key bundle for this range of parties (party --key-bundle) instead of one key; prints one public key "
                   "per line, party FIRST first (lines of session --party-keys)");
   cmd->callback([o, &action] {
     action = [o] {
-      const auto& [out, parties, mix_server] = *o;
+      const auto& [out, parties, mix_server, verifiable] = *o;
       SystemRng rng;
       if (!parties.empty()) {
-        if (mix_server) throw std::invalid_argument("--parties and --mix-server exclude each other");
+        if (mix_server || verifiable) throw std::invalid_argument(std::string("--parties and ") + (mix_server ? "--mix-server" : "--verifiable") + " exclude each other");
         constexpr std::size_t most = 10'000'000;  // about 700 MB of key file
         const auto [first, last] = parse_ids(parties, std::size_t{net::analyzer_id}, "--parties");
         if (std::size_t{last} - first + 1 > most)
@@ -56,8 +61,11 @@ void add_keygen_command(CLI::App& app, Action& action) {
       }
       const auto keys = net::KeyPair::generate(rng);
       keys.save(out);
-      if (mix_server) std::cout << net::to_string(net::MixServerKeys{keys.public_key(), net::SigningKeyPair::derive(keys).public_key()}) << '\n';
-      else std::cout << to_hex(keys.public_key()) << '\n';
+      std::optional<net::VerifiableKey> elgamal;
+      if (verifiable) elgamal = net::verifiable_key_of(keys, rng);
+      if (mix_server)
+        std::cout << net::to_string(net::MixServerKeys{keys.public_key(), net::SigningKeyPair::derive(keys).public_key(), elgamal}) << '\n';
+      else std::cout << to_hex(keys.public_key()) << (elgamal ? ":" + net::to_string(*elgamal) : std::string()) << '\n';
       return 0;
     };
   });

@@ -66,6 +66,9 @@ struct LocalArgs {
   std::optional<std::uint32_t> kill_before_round;  // ... or just before it submits this round
   std::size_t mix_servers = 1;  // 1: the one shuffler; more: a chain, the shuffler first
   std::optional<std::size_t> kill_mix_server;  // fault injection: kill this further server at once
+  std::string mix = "decryption";               // what the chain carries
+  std::optional<std::size_t> tamper_mix_server;  // fault injection: this further server alters a record after its proof
+  std::string transcript;                        // verifiable: the analyzer's transcript file
 };
 
 int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, const Registry& registry) {
@@ -85,7 +88,10 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
                              .kill_party_process = la.kill_party_process,
                              .kill_before_round = la.kill_before_round,
                              .mix_servers = la.mix_servers,
-                             .kill_mix_server = la.kill_mix_server};
+                             .kill_mix_server = la.kill_mix_server,
+                             .mix = la.mix == "verifiable" ? net::MixKind::verifiable : net::MixKind::decryption,
+                             .tamper_mix_server = la.tamper_mix_server,
+                             .transcript = la.transcript.empty() ? std::string() : std::filesystem::absolute(la.transcript).string()};
   auto drop_rng = rng->fork(rng_labels::dropouts);
   while (options.dropouts.size() < args.dropouts) options.dropouts.insert(static_cast<PartyId>(drop_rng->uniform(n)));
   options.stop = [] { return interrupted != 0 ? "signal " + std::to_string(interrupted) : std::string(); };
@@ -124,6 +130,7 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
   report["process_resources"] = run.process_resources;  // peak memory and CPU time (from wait4), for the scale benchmarks
   report["per_party"] = table;
   if (analyzer.contains("mix_chain")) report["mix_chain"] = analyzer["mix_chain"];
+  if (analyzer.contains("verifiable_mix")) report["verifiable_mix"] = analyzer["verifiable_mix"];
   if (args.json) {
     print_report(report, true);
     return 0;
@@ -189,6 +196,18 @@ void add_local_command(CLI::App& app, const Registry& registry, Action& action) 
     cmd->add_option("--kill-mix-server", both.second.kill_mix_server,
                     "fault injection: kill further mix server I (1 to --mix-servers - 1) as soon as it listens; the round fails "
                     "with a line naming it")
+        ->check(CLI::Range(std::size_t{1}, net::max_mix_servers - 1));
+    cmd->add_option("--mix", both.second.mix,
+                    "what a chain carries: decryption (onion records each server peels and signs for; default) or verifiable "
+                    "(ElGamal records each server re-encrypts, permutes and proves, so a server that alters one is caught; "
+                    "docs/verifiable-shuffle.md)")
+        ->check(CLI::IsMember({"decryption", "verifiable"}));
+    cmd->add_option("--transcript", both.second.transcript,
+                    "with --mix verifiable: the analyzer writes every round it verified (each hop's output and proof, each decryption "
+                    "proof) to this file (check it with shufflempc verify)");
+    cmd->add_option("--tamper-mix-server", both.second.tamper_mix_server,
+                    "fault injection, with --mix verifiable: further mix server I (1 to --mix-servers - 1) replaces one record after "
+                    "proving its shuffle; the run fails with a line naming it")
         ->check(CLI::Range(std::size_t{1}, net::max_mix_servers - 1));
     cmd->callback([cmd, owned, &info, &registry, &action] {
       collect_params(*cmd, info, owned->first);

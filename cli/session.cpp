@@ -19,6 +19,7 @@ namespace {
 
 // A public key given as 64 hex digits, or as the path of a key file or of a file holding the hex.
 net::PublicKey public_key_of(const std::string& given, const std::string& what) {
+  if (given.size() > 64 && given[64] == ':') return net::parse_public_key(given.substr(0, 64), what);
   if (given.size() == 64 && given.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos)
     return net::parse_public_key(given, what);
   const std::string text = read_text_file(given, what, 1 << 16);
@@ -35,7 +36,7 @@ net::PublicKey public_key_of(const std::string& given, const std::string& what) 
 void add_session_command(CLI::App& app, const Registry& registry, Action& action) {
   auto* cmd = app.add_subcommand("session", "write a session config from the parties' public keys and the shuffler's address");
   struct Options {
-    std::string protocol, shuffler_key, analyzer_key, party_keys, address = "127.0.0.1:0", out;
+    std::string protocol, shuffler_key, analyzer_key, party_keys, address = "127.0.0.1:0", out, mix = "decryption";
     std::vector<std::string> params, mix_servers;
     std::size_t min_parties = 0, deadline_ms = 30'000;
   };
@@ -43,7 +44,14 @@ void add_session_command(CLI::App& app, const Registry& registry, Action& action
   cmd->add_option("--protocol,-p", o->protocol, "the registered protocol (shufflempc list)")->required();
   cmd->add_option("--param", o->params, "a protocol parameter NAME=VALUE (repeat), checked against the protocol's declaration");
   cmd->add_option("--shuffler-key", o->shuffler_key, "the shuffler's public key: 64 hex digits, or its key file")->required();
-  cmd->add_option("--analyzer-key", o->analyzer_key, "the analyzer's public key: 64 hex digits, or its key file")->required();
+  cmd->add_option("--analyzer-key", o->analyzer_key,
+                  "the analyzer's public key: 64 hex digits, or its key file; with --mix verifiable KEY:ELGAMAL_KEY:PROOF (as keygen "
+                  "--verifiable prints it)")
+      ->required();
+  cmd->add_option("--mix", o->mix,
+                  "what the chain carries: decryption (onion records; default) or verifiable (ElGamal records with a proof of shuffle "
+                  "per server; every --mix-server-keys item and --analyzer-key then carry an ElGamal key: keygen --verifiable)")
+      ->check(CLI::IsMember({"decryption", "verifiable"}));
   cmd->add_option("--party-keys", o->party_keys, "file with one public key (hex, as keygen prints it) per line; line i is party i")
       ->required();
   cmd->add_option("--mix-server-keys", o->mix_servers,
@@ -69,6 +77,12 @@ void add_session_command(CLI::App& app, const Registry& registry, Action& action
       }
       c.shuffler_key = public_key_of(o->shuffler_key, "--shuffler-key");
       c.analyzer_key = public_key_of(o->analyzer_key, "--analyzer-key");
+      c.mix = o->mix == "verifiable" ? net::MixKind::verifiable : net::MixKind::decryption;
+      if (c.mix == net::MixKind::verifiable) {
+        if (o->analyzer_key.size() <= 65 || o->analyzer_key[64] != ':')
+          throw std::invalid_argument("--mix verifiable: --analyzer-key must be KEY:ELGAMAL_KEY:PROOF (keygen --verifiable prints it)");
+        c.analyzer_elgamal = net::parse_verifiable_key(o->analyzer_key.substr(65), "--analyzer-key");
+      }
       if (o->mix_servers.size() == 1 || o->mix_servers.size() > net::max_mix_servers)
         throw std::invalid_argument("--mix-server-keys must list 2 to " + std::to_string(net::max_mix_servers) +
                                     " servers (the shuffler first), got " + std::to_string(o->mix_servers.size()));
@@ -91,12 +105,14 @@ void add_session_command(CLI::App& app, const Registry& registry, Action& action
       (void)net::split_address(o->address, "--shuffler-address");
       c.shuffler_address = o->address;
       // The protocol, its parameters and the party counts must make a valid protocol.
-      c.rounds = net::wire_rounds(*registry.create(c.protocol, c.params, c.parties, c.min_parties), c.mix_chain.size());
+      c.rounds = net::wire_rounds(*registry.create(c.protocol, c.params, c.parties, c.min_parties), c.mix_chain.size(), c.mix);
       bind_files(c, registry);  // the content of every file a parameter names, so all hosts run the same
       c = net::SessionConfig::from_json(c.to_json());  // the same checks every process will make
       c.save(o->out);
       std::cout << fmt::format("session {} of {} with {} parties{} written to {}\n", to_hex(c.session), c.protocol, c.parties,
-                               c.mix_chain.empty() ? std::string() : fmt::format(" over a chain of {} mix servers", c.mix_chain.size()), o->out);
+                               c.mix_chain.empty() ? std::string()
+                                                    : fmt::format(" over a {}chain of {} mix servers",
+                                                                  c.mix == net::MixKind::verifiable ? "verifiable " : "", c.mix_chain.size()), o->out);
       return 0;
     };
   });

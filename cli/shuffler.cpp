@@ -15,6 +15,7 @@
 #include "shufflempc/files.hpp"
 #include "shufflempc/hex.hpp"
 #include "shufflempc/net/local.hpp"
+#include "shufflempc/mixnet/elgamal.hpp"
 #include "shufflempc/net/mix_server.hpp"
 #include "shufflempc/net/tcp.hpp"
 #include "shufflempc/process.hpp"
@@ -36,7 +37,15 @@ int run_mix_server(const Options& o, const net::KeyPair& keys, std::size_t hop) 
   }
   if (o.listen.empty()) throw std::invalid_argument("--hop needs --listen HOST:PORT (the address the shuffler is given in --mix-servers)");
   const auto [host, port] = net::split_address(o.listen, "--listen");
-  net::TcpMixServer server(keys, sessions, host, port, stderr_logger("mix server " + std::to_string(hop)));
+  net::MixServerOptions options;
+  if (o.fault_tamper) {
+    // Fault injection (local --tamper-mix-server): after proving its shuffle, replace one record by
+    // an encryption of a value of its own choosing, as a server tracing a sender would.
+    options.tamper = [](std::uint32_t, mixnet::CiphertextBatch& output) {
+      if (output.size() > 0) output.at(0, 0) = mixnet::encrypt_limb(1, mixnet::base_point(), mixnet::scalar_from_u64(2));
+    };
+  }
+  net::TcpMixServer server(keys, sessions, host, port, stderr_logger("mix server " + std::to_string(hop)), options);
   std::cout << "listening on " << host << ':' << server.port() << std::endl;
   const auto reports = server.run();
   int status = 0;
@@ -68,6 +77,7 @@ void add_shuffler_command(CLI::App& app, Action& action) {
     bool json = false;
     std::vector<std::string> mix_servers;
     std::optional<std::size_t> hop;
+    bool fault_tamper = false;
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("--config,-c", o->configs, "session config (repeat to serve several sessions)")->required()->check(CLI::ExistingFile);
@@ -86,11 +96,16 @@ void add_shuffler_command(CLI::App& app, Action& action) {
                   "peel, shuffle and sign each round's batch")
       ->check(CLI::Range(std::size_t{1}, net::max_mix_servers - 1));
   cmd->add_flag("--json", o->json, "print the final report as JSON");
+  cmd->add_flag("--fault-tamper", o->fault_tamper,
+                "fault injection, with --hop in a verifiable chain: replace one record after proving the shuffle (a cheating "
+                "server; the entry must name it)")
+      ->group("");  // hidden: for local --tamper-mix-server and the tests
   cmd->callback([o, &action] {
     action = [o] {
-      const auto& [configs, key, listen, grace_ms, json, mix_servers, hop] = *o;
+      const auto& [configs, key, listen, grace_ms, json, mix_servers, hop, fault_tamper] = *o;
       const auto keys = net::KeyPair::load(key);
       if (hop) return run_mix_server(*o, keys, *hop);
+      if (fault_tamper) throw std::invalid_argument("--fault-tamper needs --hop (a further server of a verifiable chain)");
       // The shuffler enforces each config's round shapes and never builds a protocol: it reads no
       // protocol parameter and no file a parameter names (the parties and the analyzer check that
       // their protocol declares these shapes).

@@ -262,3 +262,66 @@ TEST_CASE("shufflempc local --mix-servers 3 --kill-mix-server 2: the run fails, 
   CHECK(lines == 1);
   CHECK(text.find("local run failed: shuffler exited with status 1") != std::string::npos);
 }
+
+TEST_CASE("shufflempc local --mix verifiable: separate server processes, the in-process result, and a transcript verify accepts") {
+  const test::TempDir tmp("shufflempc-localverifiable");
+  const std::string err = tmp / "err";
+  // counting: one analyzer-only round (the analyzer decrypts); IKOS: one round to every party (the servers do).
+  for (const std::vector<std::string>& common : {std::vector<std::string>{"counting", "--parties", "120", "--noise", "calibrated"},
+                                                std::vector<std::string>{"ikos-key-exchange", "--parties", "3", "--k", "2", "--labels", "6"}}) {
+    CAPTURE(common[0]);
+    std::vector<std::string> local = {SHUFFLEMPC_CLI, "local"}, run = {SHUFFLEMPC_CLI, "run"};
+    local.insert(local.end(), common.begin(), common.end());
+    run.insert(run.end(), common.begin(), common.end());
+    const std::string transcript = tmp / (common[0] + ".json");
+    local.insert(local.end(), {"--seed", "4", "--json", "--mix-servers", "3", "--mix", "verifiable", "--transcript", transcript});
+    run.insert(run.end(), {"--seed", "4", "--json"});
+    const Value tcp = run_json(local, err);
+    const Value mem = run_json(run, err);
+    CHECK(tcp["output"] == mem["output"]);
+    CHECK(tcp["messages"] == mem["messages"]);
+    REQUIRE(tcp.contains("verifiable_mix"));
+    CHECK(tcp["verifiable_mix"]["hops"] == 3);
+    CHECK(tcp["verifiable_mix"]["rounds"][0]["records"] == mem["messages"]);
+    CHECK(tcp["verifiable_mix"]["rounds"][0]["trustees"] == (common[0] == "counting" ? 1 : 3));
+    Process verify({SHUFFLEMPC_CLI, "verify", transcript}, tmp / "verify.err");
+    CHECK(verify.read_line().find("verified: 1 round(s)") == 0);
+    CHECK(verify.wait() == 0);
+  }
+}
+
+TEST_CASE("shufflempc local --mix verifiable --tamper-mix-server 2: the run fails, and the shuffler's one line names the cheating server") {
+  const test::TempDir tmp("shufflempc-localtamper");
+  const std::string err = tmp / "err";
+  Process p({SHUFFLEMPC_CLI, "local", "counting", "--parties", "120", "--noise", "calibrated", "--mix-servers", "3", "--mix", "verifiable",
+             "--tamper-mix-server", "2", "--seed", "1", "--json"},
+            err);
+  const int status = p.wait(std::chrono::seconds(120));
+  const std::string text = slurp(err);
+  INFO("stderr: " << text);
+  CHECK(status != 0);
+  std::size_t lines = 0;
+  for (std::size_t at = 0; (at = text.find("session aborted: round 0: mix server 2 (127.0.0.1:", at)) != std::string::npos; ++at) ++lines;
+  CHECK(lines == 1);
+  CHECK(text.find("'s proof of shuffle does not verify") != std::string::npos);
+  CHECK(text.find("local run failed: shuffler exited with status 1") != std::string::npos);
+}
+
+TEST_CASE("shufflempc local --mix verifiable: a chain too short, a protocol whose records do not fit, or a stray flag is refused naming it") {
+  const test::TempDir tmp("shufflempc-localverifiablebad");
+  const auto refused = [&](std::vector<std::string> args, const std::string& what) {
+    CAPTURE(what);
+    args.insert(args.begin(), {SHUFFLEMPC_CLI, "local"});
+    Process p(args, tmp / "err");
+    CHECK(p.wait(std::chrono::seconds(60)) == 2);
+    CHECK(slurp(tmp / "err").find(what) != std::string::npos);
+  };
+  refused({"counting", "--parties", "120", "--noise", "calibrated", "--mix", "verifiable"}, "--mix verifiable needs --mix-servers in [2, 16]");
+  refused({"circuit", "--parties", "3", "--mix-servers", "2", "--mix", "verifiable"},
+          "round 0: records of 48 bytes do not fit the verifiable mix (at most 16 bytes, 8 ElGamal limbs of 16 bits); use --mix decryption");
+  refused({"counting", "--parties", "120", "--noise", "calibrated", "--mix-servers", "2", "--transcript", tmp / "t.json"},
+          "--transcript needs --mix verifiable");
+  refused({"counting", "--parties", "120", "--noise", "calibrated", "--mix-servers", "3", "--mix", "verifiable", "--tamper-mix-server", "3"},
+          "--tamper-mix-server must be in [1, 2]");
+  refused({"counting", "--parties", "120", "--mix", "onion"}, "--mix: onion not in {decryption,verifiable}");
+}

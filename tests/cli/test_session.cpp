@@ -232,30 +232,46 @@ TEST_CASE("an @FILE program that does not parse is refused with its position, ne
                        doctest::Contains("SECRETWORD"), std::invalid_argument);
 }
 
-TEST_CASE("the multi-host commands of a chain of mix servers: keygen --mix-server, session --mix-server-keys, shuffler --hop and --mix-servers") {
+namespace {
+
+// keygen --mix-server, session --mix-server-keys, shuffler --hop and --mix-servers, the analyzer and
+// the parties as separate processes; with `verifiable`, keygen --verifiable, session --mix
+// verifiable, and the analyzer's transcript checked by shufflempc verify.
+void multi_host_chain(bool verifiable) {
   const test::TempDir tmp("shufflempc-sessionchain");
   const std::string& dir = tmp.path();
   (void)make_keys(dir);
+  std::string analyzer_key = dir + "/analyzer.key";
+  if (verifiable) {  // the analyzer's KEY:ELGAMAL_KEY:PROOF, from a key file of its own
+    Process p({SHUFFLEMPC_CLI, "keygen", "--verifiable", "--out", dir + "/analyzer-v.key"}, dir + "/keygen.err");
+    analyzer_key = p.read_line();
+    REQUIRE(p.wait() == 0);
+    REQUIRE(analyzer_key.size() == 64 + 1 + 64 + 1 + 128);
+    std::filesystem::rename(dir + "/analyzer-v.key", dir + "/analyzer.key");
+  }
   // Each server's token KEY:SIGNING_KEY (the shuffler of a chained session is its first server).
   const auto token = [&](const std::string& name) {
-    Process p({SHUFFLEMPC_CLI, "keygen", "--mix-server", "--out", dir + "/" + name}, dir + "/keygen.err");
+    std::vector<std::string> args{SHUFFLEMPC_CLI, "keygen", "--mix-server", "--out", dir + "/" + name};
+    if (verifiable) args.push_back("--verifiable");
+    Process p(args, dir + "/keygen.err");
     const std::string t = p.read_line();
     REQUIRE(p.wait() == 0);
-    REQUIRE(t.size() == 64 + 1 + 64);
+    REQUIRE(t.size() == (verifiable ? 64 + 1 + 64 + 1 + 64 + 1 + 128 : 64 + 1 + 64));
     CHECK(t.substr(0, 64) == to_hex(net::KeyPair::load(dir + "/" + name).public_key()));
     return t;
   };
   const std::string t0 = token("entry.key"), t1 = token("mix-1.key"), t2 = token("mix-2.key");
   const auto session = [&](const std::string& chain, const std::string& out) {
-    return std::make_unique<Process>(
-        std::vector<std::string>{SHUFFLEMPC_CLI, "session", "--protocol", "central-laplace", "--shuffler-key", t0.substr(0, 64),
-                                 "--analyzer-key", dir + "/analyzer.key", "--party-keys", dir + "/party-keys.txt", "--mix-server-keys",
-                                 chain, "--out", dir + "/" + out},
-        dir + "/" + out + ".err");
+    std::vector<std::string> args{SHUFFLEMPC_CLI,     "session", "--protocol",     "central-laplace", "--shuffler-key",
+                                  t0.substr(0, 64),   "--analyzer-key", analyzer_key, "--party-keys", dir + "/party-keys.txt",
+                                  "--mix-server-keys", chain,      "--out",          dir + "/" + out};
+    if (verifiable) args.insert(args.end(), {"--mix", "verifiable"});
+    return std::make_unique<Process>(args, dir + "/" + out + ".err");
   };
   {
     auto s = session(t0 + "," + t1 + "," + t2, "session.json");
-    CHECK(s->read_line().find("over a chain of 3 mix servers written to") != std::string::npos);
+    CHECK(s->read_line().find(verifiable ? "over a verifiable chain of 3 mix servers written to" : "over a chain of 3 mix servers written to") !=
+          std::string::npos);
     REQUIRE_MESSAGE(s->wait() == 0, slurp(dir + "/session.json.err"));
   }
   const auto config = net::SessionConfig::load(dir + "/session.json");
@@ -295,9 +311,10 @@ TEST_CASE("the multi-host commands of a chain of mix servers: keygen --mix-serve
                                    "--listen", "127.0.0.1:0", "--json"});
   auto [entry, address] = start("shuffler", {SHUFFLEMPC_CLI, "shuffler", "--config", dir + "/session.json", "--key", dir + "/entry.key",
                                              "--mix-servers", a1 + "," + a2, "--json"});
-  Process analyzer({SHUFFLEMPC_CLI, "analyzer", "--config", dir + "/session.json", "--key", dir + "/analyzer.key", "--connect", address,
-                    "--json"},
-                   dir + "/analyzer.log");
+  std::vector<std::string> analyzer_args{SHUFFLEMPC_CLI, "analyzer", "--config", dir + "/session.json", "--key", dir + "/analyzer.key",
+                                         "--connect", address, "--json"};
+  if (verifiable) analyzer_args.insert(analyzer_args.end(), {"--transcript", dir + "/transcript.json"});
+  Process analyzer(analyzer_args, dir + "/analyzer.log");
   Process parties({SHUFFLEMPC_CLI, "party", "--config", dir + "/session.json", "--id", "0-2", "--key-dir", dir, "--inputs",
                    dir + "/inputs.json", "--connect", address, "--json"},
                   dir + "/parties.log");
@@ -310,12 +327,31 @@ TEST_CASE("the multi-host commands of a chain of mix servers: keygen --mix-serve
   CHECK_MESSAGE(two->wait() == 0, slurp(dir + "/mix-2.log"));
   REQUIRE_FALSE(report.is_discarded());
   CHECK(report["messages"] == 3);
-  REQUIRE(report.contains("mix_chain"));
-  REQUIRE(report["mix_chain"]["rounds"].size() == 1);
-  CHECK(report["mix_chain"]["rounds"][0]["hops"].size() == 3);
-  CHECK(report["mix_chain"]["rounds"][0]["hops"][2]["records_out"] == 3);
   REQUIRE_FALSE(r1.is_discarded());
   CHECK(r1[0]["hop"] == 1);
   CHECK(r1[0]["rounds"][0]["records_in"] == 3);
   CHECK(r1[0]["error"] == "");
+  if (verifiable) {
+    REQUIRE(report.contains("verifiable_mix"));
+    CHECK(report["verifiable_mix"]["rounds"][0]["records"] == 3);
+    CHECK(report["verifiable_mix"]["hops"] == 3);
+    Process verify({SHUFFLEMPC_CLI, "verify", dir + "/transcript.json"}, dir + "/verify.err");
+    CHECK(verify.read_line().find("verified: 1 round(s), 3 records, 3 proofs of shuffle") == 0);
+    CHECK(verify.wait() == 0);
+    return;
+  }
+  REQUIRE(report.contains("mix_chain"));
+  REQUIRE(report["mix_chain"]["rounds"].size() == 1);
+  CHECK(report["mix_chain"]["rounds"][0]["hops"].size() == 3);
+  CHECK(report["mix_chain"]["rounds"][0]["hops"][2]["records_out"] == 3);
+}
+
+}  // namespace
+
+TEST_CASE("the multi-host commands of a chain of mix servers: keygen --mix-server, session --mix-server-keys, shuffler --hop and --mix-servers") {
+  multi_host_chain(false);
+}
+
+TEST_CASE("the multi-host commands of a verifiable chain: keygen --verifiable, session --mix verifiable, analyzer --transcript, verify") {
+  multi_host_chain(true);
 }
