@@ -376,83 +376,83 @@ struct TcpShuffler::Impl {
     const mixnet::Point key = rt.key.key();
     rt.input = std::move(admitted.batch);
     if (options.tamper_admitted) options.tamper_admitted(closed.round, rt.input);
+    // An empty batch crosses the chain too (its proofs are trivial), so every server stays on the
+    // session's rounds; only its decryption is skipped.
     const std::size_t n = rt.input.size();
-    if (n > 0) {
-      auto mixed = mixnet::reencrypt_shuffle(rt.input, key, rng, threads);
-      auto proof = mixnet::prove_shuffle({s.config.session, closed.round, 0}, key, rt.input, mixed.output, mixed.witness, rng, threads);
-      rt.hops.push_back({std::move(mixed.output), std::move(proof)});
+    auto mixed = mixnet::reencrypt_shuffle(rt.input, key, rng, threads);
+    auto proof = mixnet::prove_shuffle({s.config.session, closed.round, 0}, key, rt.input, mixed.output, mixed.witness, rng, threads);
+    rt.hops.push_back({std::move(mixed.output), std::move(proof)});
+    for (std::size_t hop = 1; hop < s.config.mix_chain.size(); ++hop) {
+      const auto sent = rt.hops.back().output.to_bytes();
+      auto answer = co_await answer_of(s, hop, closed.round, FrameType::shuffle, width, static_cast<std::uint32_t>(n), sent, "the batch");
+      if (!answer) co_return;
+      const detail::Frame& f = *answer;
+      if (f.header.type != FrameType::shuffled || f.header.round != closed.round || f.header.width != width) {
+        abort_session(s, round + ": " + hop_name(hop) + " answered with a frame that is not this round's shuffled batch");
+        co_return;
+      }
+      if (f.header.count != n) {
+        abort_session(s, round + ": " + hop_name(hop) + " returned " + std::to_string(f.header.count) + " records for the " +
+                             std::to_string(n) + " it was sent: a hop of a verifiable mix keeps every record");
+        co_return;
+      }
+      mixnet::HopTranscript h;
+      try {
+        const std::span<const std::uint8_t> payload(f.payload);
+        h.output = mixnet::CiphertextBatch::from_bytes(limbs, payload.first(n * width), hop_name(hop) + "'s batch");
+        h.proof = mixnet::ShuffleProof::from_bytes(n, limbs, payload.subspan(n * width), hop_name(hop) + "'s proof of shuffle");
+      } catch (const std::invalid_argument& e) {
+        abort_session(s, round + ": " + e.what());
+        co_return;
+      }
+      if (auto fault = mixnet::check_shuffle({s.config.session, closed.round, static_cast<std::uint32_t>(hop)}, key, rt.hops.back().output,
+                                             h.output, h.proof, threads);
+          !fault.empty()) {
+        abort_session(s, round + ": " + hop_name(hop) + "'s proof of shuffle does not verify: " + fault);
+        co_return;
+      }
+      rt.hops.push_back(std::move(h));
+    }
+    if (rt.delivery == Delivery::all_parties && n > 0) {
+      // Every server decrypts; each further server checks the evidence first (mix_server.hpp).
+      const auto evidence = mixnet::encode_evidence(rt);
+      const std::size_t shares = n * limbs;
+      const mixnet::ProofContext dctx{s.config.session, closed.round, static_cast<std::uint32_t>(rt.hops.size())};
+      const auto& last = rt.hops.back().output;
+      rt.decrypted_by.push_back(0);
+      rt.decryption.push_back(mixnet::decryption_shares(dctx, 0, server_share(s.config, keys, 0), last, rng, threads));
       for (std::size_t hop = 1; hop < s.config.mix_chain.size(); ++hop) {
-        const auto sent = rt.hops.back().output.to_bytes();
-        auto answer = co_await answer_of(s, hop, closed.round, FrameType::shuffle, width, static_cast<std::uint32_t>(n), sent, "the batch");
+        auto answer = co_await answer_of(s, hop, closed.round, FrameType::decrypt, width, static_cast<std::uint32_t>(n), evidence,
+                                         "to decrypt");
         if (!answer) co_return;
         const detail::Frame& f = *answer;
-        if (f.header.type != FrameType::shuffled || f.header.round != closed.round || f.header.width != width) {
-          abort_session(s, round + ": " + hop_name(hop) + " answered with a frame that is not this round's shuffled batch");
+        if (f.header.type != FrameType::decrypted || f.header.round != closed.round || f.header.count != shares ||
+            f.header.width != mixnet::DecryptionShares::bytes_per_share) {
+          abort_session(s, round + ": " + hop_name(hop) + " answered with a frame that is not its decryption shares of this round");
           co_return;
         }
-        if (f.header.count != n) {
-          abort_session(s, round + ": " + hop_name(hop) + " returned " + std::to_string(f.header.count) + " records for the " +
-                               std::to_string(n) + " it was sent: a hop of a verifiable mix keeps every record");
-          co_return;
-        }
-        mixnet::HopTranscript h;
+        mixnet::DecryptionShares d;
         try {
-          const std::span<const std::uint8_t> payload(f.payload);
-          h.output = mixnet::CiphertextBatch::from_bytes(limbs, payload.first(n * width), hop_name(hop) + "'s batch");
-          h.proof = mixnet::ShuffleProof::from_bytes(n, limbs, payload.subspan(n * width), hop_name(hop) + "'s proof of shuffle");
+          d = mixnet::DecryptionShares::from_bytes(shares, f.payload, hop_name(hop) + "'s decryption shares");
         } catch (const std::invalid_argument& e) {
           abort_session(s, round + ": " + e.what());
           co_return;
         }
-        if (auto fault = mixnet::check_shuffle({s.config.session, closed.round, static_cast<std::uint32_t>(hop)}, key, rt.hops.back().output,
-                                               h.output, h.proof, threads);
+        if (auto fault = mixnet::check_decryption_shares(dctx, static_cast<std::uint32_t>(hop), rt.key.shares[hop], last, d, threads);
             !fault.empty()) {
-          abort_session(s, round + ": " + hop_name(hop) + "'s proof of shuffle does not verify: " + fault);
+          abort_session(s, round + ": " + hop_name(hop) + "'s decryption shares do not verify: " + fault);
           co_return;
         }
-        rt.hops.push_back(std::move(h));
-      }
-      if (rt.delivery == Delivery::all_parties) {
-        // Every server decrypts; each further server checks the evidence first (mix_server.hpp).
-        const auto evidence = mixnet::encode_evidence(rt);
-        const std::size_t shares = n * limbs;
-        const mixnet::ProofContext dctx{s.config.session, closed.round, static_cast<std::uint32_t>(rt.hops.size())};
-        const auto& last = rt.hops.back().output;
-        rt.decrypted_by.push_back(0);
-        rt.decryption.push_back(mixnet::decryption_shares(dctx, 0, server_share(s.config, keys, 0), last, rng, threads));
-        for (std::size_t hop = 1; hop < s.config.mix_chain.size(); ++hop) {
-          auto answer = co_await answer_of(s, hop, closed.round, FrameType::decrypt, width, static_cast<std::uint32_t>(n), evidence,
-                                           "to decrypt");
-          if (!answer) co_return;
-          const detail::Frame& f = *answer;
-          if (f.header.type != FrameType::decrypted || f.header.round != closed.round || f.header.count != shares ||
-              f.header.width != mixnet::DecryptionShares::bytes_per_share) {
-            abort_session(s, round + ": " + hop_name(hop) + " answered with a frame that is not its decryption shares of this round");
-            co_return;
-          }
-          mixnet::DecryptionShares d;
-          try {
-            d = mixnet::DecryptionShares::from_bytes(shares, f.payload, hop_name(hop) + "'s decryption shares");
-          } catch (const std::invalid_argument& e) {
-            abort_session(s, round + ": " + e.what());
-            co_return;
-          }
-          if (auto fault = mixnet::check_decryption_shares(dctx, static_cast<std::uint32_t>(hop), rt.key.shares[hop], last, d, threads);
-              !fault.empty()) {
-            abort_session(s, round + ": " + hop_name(hop) + "'s decryption shares do not verify: " + fault);
-            co_return;
-          }
-          rt.decrypted_by.push_back(static_cast<std::uint32_t>(hop));
-          rt.decryption.push_back(std::move(d));
-        }
+        rt.decrypted_by.push_back(static_cast<std::uint32_t>(hop));
+        rt.decryption.push_back(std::move(d));
       }
     }
     s.relaying = false;
+    // The result counts every record submitted; the evidence holds the n admitted, so each receiver
+    // counts the others as discarded (as records that do not open or decrypt are).
     closed.outcome.discarded += admitted.malformed + admitted.duplicates;
-    closed.outcome.messages = n;
     closed.outcome.output.reset();  // no records travel: each receiver decrypts the evidence
-    const auto evidence = n > 0 ? mixnet::encode_evidence(rt) : std::vector<std::uint8_t>{};
-    deliver(s, std::move(closed), {}, evidence);
+    deliver(s, std::move(closed), {}, mixnet::encode_evidence(rt));
     maybe_close(s);
   }
 

@@ -109,6 +109,23 @@ TEST_CASE("verifiable chain over TCP: an entry that replaces admitted records (t
   CHECK(error.find('\n') == std::string::npos);
 }
 
+TEST_CASE("verifiable chain over TCP: records the entry does not admit are counted as discarded, and an empty batch crosses every server") {
+  const Registry registry = builtin_registry();
+  const auto protocol = registry.create("randomized-response", {}, 8);
+  const std::vector<Value> inputs(8, Value(1));
+  SeededRng rng(14);
+  // Every record refused at the entry (as malformed records from their senders would be): the empty
+  // batch crosses and is proved at every hop, and the analyzer counts the 8 records as discarded.
+  net::LoopbackFault fault{0, [](std::uint32_t, mixnet::CiphertextBatch& admitted) { admitted = mixnet::CiphertextBatch(admitted.limbs(), 0); }};
+  const auto run = net::run_over_loopback_chain(*protocol, inputs, rng, 3, {}, net::MixKind::verifiable, fault);
+  CHECK(run.result.messages == 8);
+  CHECK(run.result.details.value("discarded_records", 0) == 8);
+  REQUIRE(run.transcript.rounds.size() == 1);
+  CHECK(run.transcript.rounds[0].input.size() == 0);
+  CHECK(run.transcript.rounds[0].hops.size() == 3);
+  CHECK(mixnet::verify_transcript(run.transcript, 2).ok());
+}
+
 TEST_CASE("verifiable chain over TCP: a session config without verifiable keys, or with an unproved one, is refused naming the field") {
   SystemRng rng;
   net::SessionConfig base;
@@ -337,4 +354,20 @@ TEST_CASE("verifiable chain over TCP: a record its sender encrypted outside the 
   CHECK(got == std::multiset<std::uint8_t>{7, 8, 9});
   // The transcript of that round verifies: the records are what the proved shares decrypt to.
   CHECK(mixnet::verify_transcript(mixnet::Transcript{d.config.session, 3, {opened}}, 2).ok());
+}
+
+TEST_CASE("verifiable chain over TCP: a server shuffles and proves an empty batch, and takes the next round after it") {
+  VerifiableServer s;
+  s.as_entry([&](net::detail::SecureLink& link) -> asio::awaitable<void> {
+    for (std::uint32_t round = 0; round < 2; ++round) {
+      CAPTURE(round);
+      link.send(net::FrameType::shuffle, round, 64, 0, std::span<const std::uint8_t>{});
+      auto f = co_await link.receive();
+      REQUIRE(f.header.type == net::FrameType::shuffled);
+      CHECK(f.header.count == 0);
+      const mixnet::CiphertextBatch empty(1, 0);
+      const auto proof = mixnet::ShuffleProof::from_bytes(0, 1, f.payload, "proof");
+      CHECK(mixnet::check_shuffle({s.local.config.session, round, 1}, s.key.key(), empty, empty, proof, 2) == "");
+    }
+  });
 }
