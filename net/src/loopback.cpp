@@ -73,6 +73,7 @@ LoopbackChainRun run_loopback(const Protocol& protocol, std::span<const Value> i
   }
   for (auto& m : mixers) mixer_threads.push_back(std::make_unique<ServerThread<TcpMixServer>>(*m));
   if (fault.tamper && fault.hop == 0) shuffler_options.tamper_admitted = fault.tamper;
+  shuffler_options.tamper_submitted = fault.submitted;
   TcpShuffler shuffler(local.shuffler, {config}, "127.0.0.1", 0, {}, shuffler_options);
   ServerThread<TcpShuffler> server(shuffler);
   LoopbackChainRun run;

@@ -459,6 +459,7 @@ struct TcpShuffler::Impl {
   // Takes a closed round's batch through the chain: this server's layer, then each further server's;
   // the reports are verified before the output is delivered.
   asio::awaitable<void> relay(ServedSession& s, detail::SessionRounds::Closed closed) {
+    if (options.tamper_submitted && closed.outcome.output) options.tamper_submitted(closed.round, *closed.outcome.output);
     if (s.config.mix == MixKind::verifiable) {
       co_await relay_verifiable(s, std::move(closed));
       co_return;

@@ -385,6 +385,8 @@ struct TcpChannel::Impl {
         auto reports = decode_reports(o.reports);
         if (auto fault = verify_chain(reports, signers_of(config.mix_chain), config.session, spec.round, *delivered))
           throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": the mix chain's reports do not hold: " + *fault);
+        // What a hop refused (records that did not open, copies) its signed report counts: discarded.
+        for (const auto& rep : reports) out.discarded += static_cast<std::size_t>(rep.not_opened + rep.duplicates);
         hop_reports[spec.round] = std::move(reports);
       }
       if (sealed) {
@@ -392,7 +394,7 @@ struct TcpChannel::Impl {
         if (opened.discarded > 0)
           log("round " + std::to_string(spec.round) + ": " + std::to_string(opened.discarded) +
               " message(s) were not sealed to this analyzer and were discarded");
-        out.discarded = opened.discarded;
+        out.discarded += opened.discarded;
         out.output = std::move(opened.messages);
       } else {
         out.output = std::move(*delivered);

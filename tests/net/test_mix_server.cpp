@@ -403,3 +403,31 @@ TEST_CASE("mix chain over TCP: the entry's link to a server cut before the answe
   CHECK(reports[0].hops[0][1].sent == one_reports[0].rounds[0].sent);
   CHECK(reports[0].hops[0][2].records_in == reports[0].hops[0][0].records_in);
 }
+
+TEST_CASE("chains over TCP: a sender's garbled record is refused at a hop and counted as discarded where the output is delivered, the others kept") {
+  const Registry registry = builtin_registry();
+  const auto protocol = registry.create("randomized-response", {}, 8);
+  const std::vector<Value> inputs(8, Value(1));
+  for (const auto kind : {net::MixKind::decryption, net::MixKind::verifiable}) {
+    CAPTURE(net::to_string(kind));
+    SeededRng rng(15);
+    // Decryption chain: an onion whose layer does not open at hop 0. Verifiable chain: a record
+    // whose first point is not a ristretto255 encoding, which the entry does not admit.
+    net::LoopbackFault fault;
+    fault.submitted = [kind](std::uint32_t, MessageBatch& records) {
+      if (kind == net::MixKind::decryption) records[0][records.width() - 1] ^= 1;
+      else std::fill_n(records[0].data(), 32, std::uint8_t{0xff});
+    };
+    const auto run = net::run_over_loopback_chain(*protocol, inputs, rng, 3, {}, kind, fault);
+    CHECK(run.result.details.value("discarded_records", 0) == 1);
+    if (kind == net::MixKind::decryption) {
+      REQUIRE(run.reports.count(0) == 1);
+      CHECK(run.reports.at(0)[0].not_opened == 1);
+      CHECK(run.reports.at(0)[2].records_out == 7);
+    } else {
+      REQUIRE(run.transcript.rounds.size() == 1);
+      CHECK(run.transcript.rounds[0].input.size() == 7);
+      CHECK(mixnet::verify_transcript(run.transcript, 2).ok());
+    }
+  }
+}

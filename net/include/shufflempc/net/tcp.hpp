@@ -82,6 +82,9 @@ struct ShufflerOptions {
   // Fault injection for the tests: a verifiable chain's entry that alters the batch it admitted
   // before it proves its own hop (the n - 1 attack: the proofs all hold, the parties left out notice).
   std::function<void(std::uint32_t round, mixnet::CiphertextBatch& admitted)> tamper_admitted;
+  // Fault injection for the tests: alters a closed round's records before they enter a chain, as
+  // senders of malformed records would have sent them.
+  std::function<void(std::uint32_t round, MessageBatch& records)> tamper_submitted;
 };
 
 class TcpShuffler {
