@@ -54,15 +54,17 @@ Signature SigningKeyPair::sign(std::span<const std::uint8_t> message) const {
   return s;
 }
 
-BatchDigest batch_digest(const MessageBatch& batch) {
+BatchDigest batch_digest(const MessageBatch& batch) { return batch_digest(batch.width(), batch.bytes()); }
+
+BatchDigest batch_digest(std::size_t width, std::span<const std::uint8_t> bytes) {
   ensure_sodium();
   std::vector<std::uint8_t> head;
-  put_u64(head, batch.width());
-  put_u64(head, batch.count());
+  put_u64(head, width);
+  put_u64(head, width == 0 ? 0 : bytes.size() / width);
   crypto_generichash_state st;
   crypto_generichash_init(&st, nullptr, 0, 32);
   crypto_generichash_update(&st, head.data(), head.size());
-  crypto_generichash_update(&st, batch.data(), batch.size_bytes());
+  crypto_generichash_update(&st, bytes.data(), bytes.size());
   BatchDigest d{};
   crypto_generichash_final(&st, d.data(), d.size());
   return d;

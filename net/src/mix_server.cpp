@@ -193,7 +193,7 @@ struct TcpMixServer::Impl {
     rep.records_in = in.size();
     rep.records_out = mixed.output.size();
     rep.received = s.last.received;
-    rep.sent = batch_digest(MessageBatch::from_bytes(shape.width, std::vector<std::uint8_t>(s.shuffled_output)));
+    rep.sent = batch_digest(shape.width, s.shuffled_output);
     s.report.rounds.push_back(rep);
     send_last(s, link);
     after_round(s, r, shape.delivery == Delivery::all_parties && in.size() > 0);
@@ -205,7 +205,7 @@ struct TcpMixServer::Impl {
   std::optional<std::string> take_decrypt(Served& s, SecureLink& link, detail::Frame& f) {
     const std::uint32_t r = f.header.round;
     const std::string round = "round " + std::to_string(r);
-    const BatchDigest digest = batch_digest(MessageBatch::from_bytes(1, std::vector<std::uint8_t>(f.payload)));
+    const BatchDigest digest = batch_digest(1, f.payload);
     if (s.decrypted.valid && s.decrypted.round == r) {
       if (digest != s.decrypted_evidence) return round + " was decrypted already, with other evidence: a server decrypts each round once";
       link.send(FrameType::decrypted, r, s.decrypted.width, s.decrypted.count, s.decrypted.payload);
@@ -225,7 +225,7 @@ struct TcpMixServer::Impl {
     if (!rt.decryption.empty()) return round + ": the evidence to decrypt already carries decryption shares";
     if (rt.hops[s.hop].output.to_bytes() != s.shuffled_output)
       return round + ": the evidence's hop " + std::to_string(s.hop) + " is not the batch this server sent";
-    if (batch_digest(MessageBatch::from_bytes(shape.width, rt.hops[s.hop - 1].output.to_bytes())) != s.last.received)
+    if (batch_digest(shape.width, rt.hops[s.hop - 1].output.to_bytes()) != s.last.received)
       return round + ": the evidence's hop " + std::to_string(s.hop - 1) + " is not the batch this server received";
     if (auto faults = mixnet::hop_faults(s.config.session, rt, threads(), s.hop); !faults.empty()) return round + ": " + faults.front();
     const mixnet::ProofContext dctx{s.config.session, r, static_cast<std::uint32_t>(rt.hops.size())};

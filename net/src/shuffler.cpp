@@ -421,11 +421,28 @@ struct TcpShuffler::Impl {
       const auto& last = rt.hops.back().output;
       rt.decrypted_by.push_back(0);
       rt.decryption.push_back(mixnet::decryption_shares(dctx, 0, server_share(s.config, keys, 0), last, rng, threads));
-      for (std::size_t hop = 1; hop < s.config.mix_chain.size(); ++hop) {
-        auto answer = co_await answer_of(s, hop, closed.round, FrameType::decrypt, width, static_cast<std::uint32_t>(n), evidence,
-                                         "to decrypt");
-        if (!answer) co_return;
-        const detail::Frame& f = *answer;
+      // Every further server is asked at once: each checks the evidence's proofs before it answers,
+      // and across hosts those checks run side by side.
+      const std::size_t k = s.config.mix_chain.size();
+      std::vector<std::optional<detail::Frame>> answers(k);
+      std::size_t pending = k - 1;
+      asio::steady_timer all_in(io, asio::steady_timer::time_point::max());
+      for (std::size_t hop = 1; hop < k; ++hop)
+        asio::co_spawn(
+            io,
+            [&, hop]() -> asio::awaitable<void> {
+              answers[hop] = co_await answer_of(s, hop, closed.round, FrameType::decrypt, width, static_cast<std::uint32_t>(n), evidence,
+                                                "to decrypt");
+              if (--pending == 0) all_in.cancel();
+            },
+            asio::detached);
+      if (pending > 0) {  // the asks run once this coroutine waits; the last one wakes it
+        std::error_code ignored;
+        co_await all_in.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+      }
+      for (std::size_t hop = 1; hop < k; ++hop) {
+        if (!answers[hop]) co_return;  // the session was aborted, naming why
+        const detail::Frame& f = *answers[hop];
         if (f.header.type != FrameType::decrypted || f.header.round != closed.round || f.header.count != shares ||
             f.header.width != mixnet::DecryptionShares::bytes_per_share) {
           abort_session(s, round + ": " + hop_name(hop) + " answered with a frame that is not its decryption shares of this round");

@@ -347,29 +347,27 @@ struct TcpChannel::Impl {
       }
     }
     const bool delivered = spec.shape.delivery == Delivery::all_parties || analyzer.has_value();
-    if (delivered && verifiable() && spec.shape.width > 0) {
+    if (delivered && verifiable() && chained(spec.shape)) {
       // No records travel: the evidence does. Every proof is checked here before anything is decrypted.
       const ResultPayload e = decode_result(primary->header, primary->payload, config.parties, limits);
       if (e.evidence.empty())
         throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": the result carries no evidence of the verifiable mix");
-      {
-        auto rt = open_evidence(config, spec.round, spec.shape, e.evidence, analyzer_identity ? &identities[*analyzer_identity].keys : nullptr,
-                                static_cast<std::size_t>(r.messages), hardware_threads(),
-                                // The parties' own check, in a round they receive (in an analyzer-only
-                                // round only a simulation hosts parties beside the analyzer).
-                                spec.shape.delivery == Delivery::all_parties ? &own_records : nullptr, &out.discarded);
-        // open_evidence refused more records than the result counts; the entry did not admit the rest.
-        const std::size_t refused = static_cast<std::size_t>(r.messages) - rt.input.size();
-        if (out.discarded > 0)
-          log("round " + std::to_string(spec.round) + ": " + std::to_string(out.discarded) +
-              " record(s) did not decrypt to a record of the round's width and were discarded");
-        if (refused > 0)
-          log("round " + std::to_string(spec.round) + ": the entry did not admit " + std::to_string(refused) +
-              " record(s) (not ElGamal ciphertexts, or copies)");
-        out.discarded += refused;
-        out.output = rt.records;
-        transcript.rounds.push_back(std::move(rt));
-      }
+      auto rt = open_evidence(config, spec.round, spec.shape, e.evidence, analyzer_identity ? &identities[*analyzer_identity].keys : nullptr,
+                              static_cast<std::size_t>(r.messages), hardware_threads(),
+                              // The parties' own check, in a round they receive (in an analyzer-only
+                              // round only a simulation hosts parties beside the analyzer).
+                              spec.shape.delivery == Delivery::all_parties ? &own_records : nullptr, &out.discarded);
+      // The result counts every record submitted; those not in the evidence the entry did not admit.
+      const std::size_t refused = static_cast<std::size_t>(r.messages) - rt.input.size();
+      if (out.discarded > 0)
+        log("round " + std::to_string(spec.round) + ": " + std::to_string(out.discarded) +
+            " record(s) did not decrypt to a record of the round's width and were discarded");
+      if (refused > 0)
+        log("round " + std::to_string(spec.round) + ": the entry did not admit " + std::to_string(refused) +
+            " record(s) (not ElGamal ciphertexts, or copies)");
+      out.discarded += refused;
+      out.output = rt.records;
+      transcript.rounds.push_back(std::move(rt));
     } else if (delivered && with_output) {
       const ResultPayload o = decode_result(with_output->header, with_output->payload, config.parties, limits);
       if (with_output->header.width != ww || o.messages != r.messages || with_output->header.count != r.messages)

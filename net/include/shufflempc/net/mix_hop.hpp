@@ -46,6 +46,8 @@ class SigningKeyPair {
 
 // BLAKE2b-256 of a batch: its width, its count and its bytes.
 [[nodiscard]] BatchDigest batch_digest(const MessageBatch& batch);
+// The same of records of `width` bytes held as bytes (`bytes` a whole number of them), without a copy.
+[[nodiscard]] BatchDigest batch_digest(std::size_t width, std::span<const std::uint8_t> bytes);
 
 // What a hop signs for one round.
 struct HopReport {
