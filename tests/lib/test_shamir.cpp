@@ -94,3 +94,38 @@ TEST_CASE("shamir: a dealing consumes one field element per coefficient, in orde
   CHECK(shares == expect);
   CHECK(a.next_u64() == b.next_u64());
 }
+
+namespace {
+
+// Sharing at precomputed points gives exactly the shares of share() and consumes the same draws.
+template <class F>
+void check_same_at_points(const F& f, std::size_t degree, std::size_t n) {
+  SeededRng a(degree * 100 + n), b(degree * 100 + n);
+  const auto at = shamir::points(f, n);
+  std::vector<shamir::Element<F>> plain(n), fast(n);
+  for (int i = 0; i < 20; ++i) {
+    const auto secret = f.uniform(a);
+    (void)f.uniform(b);
+    shamir::share(f, secret, degree, a, std::span<shamir::Element<F>>(plain));
+    shamir::share(f, secret, degree, b, std::span<shamir::Element<F>>(fast), std::span<const shamir::Element<F>>(at));
+    REQUIRE(plain == fast);
+  }
+  CHECK(a.next_u64() == b.next_u64());
+}
+
+}  // namespace
+
+TEST_CASE("shamir: sharing at precomputed points equals sharing without them, on and off the stack") {
+  const ZqSmall small((std::uint64_t{1} << 61) - 1);
+  const ZqBig big((BigInt(1) << 127) - 1);
+  for (const auto& [degree, n] : std::vector<std::pair<std::size_t, std::size_t>>{{1, 3}, {3, 7}, {16, 33}, {20, 41}}) {
+    check_same_at_points(small, degree, n);
+    check_same_at_points(big, degree, n);
+  }
+  // One point per share, or none.
+  SeededRng rng(1);
+  std::vector<std::uint64_t> out(3);
+  const auto two = shamir::points(small, 2);
+  CHECK_THROWS_AS(shamir::share(small, std::uint64_t{1}, 1, rng, std::span<std::uint64_t>(out), std::span<const std::uint64_t>(two)),
+                  std::invalid_argument);
+}

@@ -8,10 +8,12 @@
 // an Rng). Elements are values; the field object carries the modulus, if any.
 #pragma once
 
+#include <array>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <stdexcept>
 #include <vector>
 
 #include "shufflempc/random.hpp"
@@ -49,13 +51,43 @@ void share_with(const F& f, const Element<F>& secret, std::span<const Element<F>
   }
 }
 
-// The same on a fresh random polynomial of degree `degree` (coefficients drawn from `rng` in order
-// c_1, ..., c_d).
+// The same at given points: out[k] is the polynomial at points[k] (points(f, n) for parties 0..n-1).
+// For callers that share many values: the points are computed once, not once per value.
 template <ShamirField F>
-void share(const F& f, const Element<F>& secret, std::size_t degree, Rng& rng, std::span<Element<F>> out) {
-  std::vector<Element<F>> coeffs(degree);
+void share_at(const F& f, const Element<F>& secret, std::span<const Element<F>> coeffs, std::span<const Element<F>> points,
+              std::span<Element<F>> out) {
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    Element<F> acc{};
+    for (std::size_t i = coeffs.size(); i-- > 0;) acc = f.add(f.mul(acc, points[k]), coeffs[i]);
+    out[k] = f.add(f.mul(acc, points[k]), secret);
+  }
+}
+
+// Every party's point, for share_at.
+template <ShamirField F>
+[[nodiscard]] std::vector<Element<F>> points(const F& f, std::size_t parties) {
+  std::vector<Element<F>> p(parties);
+  for (std::size_t k = 0; k < parties; ++k) p[k] = point(f, static_cast<std::uint32_t>(k));
+  return p;
+}
+
+// The same on a fresh random polynomial of degree `degree` (coefficients drawn from `rng` in order
+// c_1, ..., c_d), at `at` (from points(f, out.size())) when given.
+template <ShamirField F>
+void share(const F& f, const Element<F>& secret, std::size_t degree, Rng& rng, std::span<Element<F>> out,
+           std::span<const Element<F>> at = {}) {
+  // Called once per shared value (10^5 times for a vector input): small degrees stay off the heap.
+  constexpr std::size_t on_stack = 16;
+  std::array<Element<F>, on_stack> small;  // not value-initialised: every coefficient used is drawn below
+  std::vector<Element<F>> large(degree > on_stack ? degree : 0);
+  const std::span<Element<F>> coeffs = degree > on_stack ? std::span<Element<F>>(large) : std::span<Element<F>>(small.data(), degree);
   for (auto& c : coeffs) c = f.uniform(rng);
-  share_with(f, secret, std::span<const Element<F>>(coeffs), out);
+  if (at.empty()) {
+    share_with(f, secret, std::span<const Element<F>>(coeffs), out);
+    return;
+  }
+  if (at.size() != out.size()) throw std::invalid_argument("shamir::share: give one point per share");
+  share_at(f, secret, std::span<const Element<F>>(coeffs), at, out);
 }
 
 // Lagrange coefficients at `x` for the points of `parties` (distinct ids whose points are distinct

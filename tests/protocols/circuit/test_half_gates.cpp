@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -47,6 +48,23 @@ TEST_CASE("gf128: the product of two degree-t sharings interpolates from 2t + 1 
       Block acc{};
       for (std::size_t j = 0; j < n; ++j) acc ^= gf128::mul(l[j], gf128::mul(xs[j], ds[j]));
       CHECK(acc == delta.times(bit));
+    }
+  }
+}
+
+TEST_CASE("gf128: sharing at precomputed points equals sharing at each party's point") {
+  // In GF(2^128) the points are the bit patterns of 1..n, not 1, 1 + 1, ...: points() must agree.
+  const gf128::Field field;
+  for (std::size_t n : {3u, 7u, 20u}) {
+    const auto at = shamir::points(field, n);
+    SeededRng a(n), b(n);
+    for (int i = 0; i < 10; ++i) {
+      const Block secret = Block::random(a);
+      (void)Block::random(b);
+      std::vector<Block> plain(n), fast(n);
+      shamir::share(field, secret, (n - 1) / 2, a, std::span<Block>(plain));
+      shamir::share(field, secret, (n - 1) / 2, b, std::span<Block>(fast), std::span<const Block>(at));
+      CHECK(plain == fast);
     }
   }
 }
