@@ -37,6 +37,10 @@ using Elem = shamir::Element<F>;
 inline std::uint64_t to_elem(const ZqSmall& f, const BigInt& x) {
   // The common coefficients (1, small integers) without a big-integer division.
   if (x >= 0 && x <= std::numeric_limits<std::uint64_t>::max()) return f.reduce(static_cast<std::uint64_t>(x));
+  if (x < 0 && x >= std::numeric_limits<std::int64_t>::min()) {  // -|x| = q - (|x| mod q)
+    const auto v = static_cast<std::int64_t>(x);
+    return f.neg(f.reduce(v == std::numeric_limits<std::int64_t>::min() ? std::uint64_t{1} << 63 : static_cast<std::uint64_t>(-v)));
+  }
   BigInt m = x % f.modulus();
   if (m < 0) m += f.modulus();
   return static_cast<std::uint64_t>(m);
@@ -53,16 +57,26 @@ inline BigInt to_big(const ZqBig&, const BigInt& e) { return e; }
 template <class F>
 struct Compiled {
   using E = Elem<F>;
+  struct Range {
+    std::uint32_t first = 0, length = 0;
+    E coef{};
+  };
   struct Linear {
     std::vector<std::pair<std::uint32_t, E>> terms;
+    std::vector<Range> ranges;
     E constant{};
   };
   struct Prod {
     E coef{};
     Linear a, b;
   };
+  struct Dot {
+    std::uint32_t first_a = 0, first_b = 0, length = 0;
+    E coef{};
+  };
   struct Out {
     std::vector<Prod> products;
+    std::vector<Dot> dots;
     Linear linear;
   };
   std::vector<Out> outputs;
@@ -73,6 +87,7 @@ typename Compiled<F>::Linear compile_linear(const F& f, const LinearForm& l) {
   typename Compiled<F>::Linear c;
   c.terms.reserve(l.terms.size());
   for (const auto& [v, k] : l.terms) c.terms.push_back({v, to_elem(f, k)});
+  for (const auto& r : l.ranges) c.ranges.push_back({r.first, r.length, to_elem(f, r.coef)});
   c.constant = to_elem(f, l.constant);
   return c;
 }
@@ -85,6 +100,7 @@ Compiled<F> compile(const F& f, const Functionality& fn) {
     out.linear = compile_linear(f, o.linear);
     out.products.reserve(o.products.size());
     for (const auto& p : o.products) out.products.push_back({to_elem(f, p.coef), compile_linear(f, p.a), compile_linear(f, p.b)});
+    for (const auto& d : o.dots) out.dots.push_back({d.first_a, d.first_b, d.length, to_elem(f, d.coef)});
     c.outputs.push_back(std::move(out));
   }
   return c;
@@ -94,6 +110,11 @@ template <class F>
 Elem<F> evaluate_linear(const F& f, const typename Compiled<F>::Linear& l, std::span<const Elem<F>> values) {
   Elem<F> s = l.constant;
   for (const auto& [v, k] : l.terms) s = f.add(s, f.mul(k, values[v]));
+  for (const auto& r : l.ranges) {
+    Elem<F> sum{};
+    for (std::uint32_t i = 0; i < r.length; ++i) sum = f.add(sum, values[r.first + i]);
+    s = f.add(s, f.mul(r.coef, sum));
+  }
   return s;
 }
 
@@ -106,6 +127,11 @@ std::vector<Elem<F>> evaluate_local(const F& f, const Compiled<F>& c, std::span<
     Elem<F> s = evaluate_linear(f, o.linear, values);
     for (const auto& p : o.products)
       s = f.add(s, f.mul(p.coef, f.mul(evaluate_linear(f, p.a, values), evaluate_linear(f, p.b, values))));
+    for (const auto& d : o.dots) {
+      Elem<F> sum{};
+      for (std::uint32_t i = 0; i < d.length; ++i) sum = f.add(sum, f.mul(values[d.first_a + i], values[d.first_b + i]));
+      s = f.add(s, f.mul(d.coef, sum));
+    }
     out.push_back(s);
   }
   return out;

@@ -1,5 +1,6 @@
 #include "mpc2/functionality.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <map>
@@ -19,25 +20,31 @@ struct Token {
   std::size_t column = 0;  // 1-based, within the line
 };
 
-// A value while parsing: products (degree 2) plus a linear form (degree <= 1).
+// A value while parsing: products and dots (degree 2) plus a linear form (degree <= 1).
 struct Poly {
   std::vector<Product> products;
+  std::vector<Dot> dots;
   LinearForm linear;
-  [[nodiscard]] bool constant() const { return products.empty() && linear.terms.empty(); }
-  [[nodiscard]] int degree() const { return !products.empty() ? 2 : linear.terms.empty() ? 0 : 1; }
+  [[nodiscard]] bool linear_constant() const { return linear.terms.empty() && linear.ranges.empty(); }
+  [[nodiscard]] bool constant() const { return products.empty() && dots.empty() && linear_constant(); }
+  [[nodiscard]] int degree() const { return !products.empty() || !dots.empty() ? 2 : linear_constant() ? 0 : 1; }
 };
 
 void scale(LinearForm& l, const BigInt& c) {
   for (auto& [v, k] : l.terms) k *= c;
+  for (auto& r : l.ranges) r.coef *= c;
   l.constant *= c;
 }
 void scale(Poly& p, const BigInt& c) {
   for (auto& pr : p.products) pr.coef *= c;
+  for (auto& d : p.dots) d.coef *= c;
   scale(p.linear, c);
 }
 void add_into(Poly& a, Poly&& b) {
   for (auto& pr : b.products) a.products.push_back(std::move(pr));
+  for (auto& d : b.dots) a.dots.push_back(std::move(d));
   for (auto& t : b.linear.terms) a.linear.terms.push_back(std::move(t));
+  for (auto& r : b.linear.ranges) a.linear.ranges.push_back(std::move(r));
   a.linear.constant += b.linear.constant;
 }
 
@@ -122,9 +129,7 @@ class Parser {
       fail("'" + d.name + "' is a function name, not an input name");
     if (f_.variables.size() + d.length > max_variables) fail(fmt::format("more than {} input elements", max_variables));
     d.first = static_cast<std::uint32_t>(f_.variables.size());
-    for (std::size_t i = 0; i < d.length; ++i)
-      f_.variables.push_back({d.scalar ? d.name : d.name + "[" + std::to_string(i) + "]",  // not fmt: 10^5 elements a vector
-                              d.per_party ? static_cast<PartyId>(i) : d.owner, d.bit, d.noise});
+    for (std::size_t i = 0; i < d.length; ++i) f_.variables.push_back({d.per_party ? static_cast<PartyId>(i) : d.owner, d.bit, d.noise});
     f_.inputs.push_back(std::move(d));
   }
 
@@ -194,6 +199,7 @@ class Parser {
       o.divisor = *d;
     }
     o.products = std::move(p.products);
+    o.dots = std::move(p.dots);
     o.linear = std::move(p.linear);
     f_.outputs.push_back(std::move(o));
   }
@@ -322,19 +328,11 @@ class Parser {
       if (b->length != a.length) fail(fmt::format("dot({}, {}): lengths {} and {} differ", a.name, b->name, a.length, b->length));
     }
     expect(")");
-    count_terms(a.length);
+    count_terms(a.length);  // the work of evaluating it, though it is held in one term
     Poly p;
-    if (fn == "sum") {
-      for (std::uint32_t i = 0; i < a.length; ++i) p.linear.terms.push_back({a.first + i, BigInt(1)});
-      return p;
-    }
-    p.products.reserve(a.length);
-    for (std::uint32_t i = 0; i < a.length; ++i) {
-      Product pr;
-      pr.a.terms.push_back({a.first + i, BigInt(1)});
-      pr.b.terms.push_back({b->first + i, BigInt(1)});
-      p.products.push_back(std::move(pr));
-    }
+    const auto length = static_cast<std::uint32_t>(a.length);
+    if (fn == "sum") p.linear.ranges.push_back({a.first, length, BigInt(1)});
+    else p.dots.push_back({a.first, b->first, length, BigInt(1)});
     return p;
   }
 
@@ -349,6 +347,11 @@ class Parser {
 BigInt eval(const LinearForm& l, const std::vector<BigInt>& values) {
   BigInt s = l.constant;
   for (const auto& [v, c] : l.terms) s += c * values[v];
+  for (const auto& r : l.ranges) {
+    BigInt sum = 0;
+    for (std::uint32_t i = 0; i < r.length; ++i) sum += values[r.first + i];
+    s += r.coef * sum;
+  }
   return s;
 }
 
@@ -360,12 +363,30 @@ bool Functionality::has_noise() const {
   return false;
 }
 
+const InputDecl& Functionality::declaration_of(std::uint32_t v) const {
+  // Declarations hold consecutive variables in order: the last one starting at or before v.
+  const auto after = std::upper_bound(inputs.begin(), inputs.end(), v, [](std::uint32_t x, const InputDecl& d) { return x < d.first; });
+  if (v >= variables.size() || after == inputs.begin()) throw std::out_of_range("mpc2: no variable " + std::to_string(v));
+  return *(after - 1);
+}
+
+std::string Functionality::variable_name(std::uint32_t v) const {
+  const InputDecl& d = declaration_of(v);
+  if (d.scalar) return d.name;
+  return d.name + "[" + std::to_string(v - d.first) + "]";
+}
+
 std::vector<BigInt> Functionality::evaluate(const std::vector<BigInt>& values) const {
   std::vector<BigInt> out;
   out.reserve(outputs.size());
   for (const auto& o : outputs) {
     BigInt s = eval(o.linear, values);
     for (const auto& p : o.products) s += p.coef * eval(p.a, values) * eval(p.b, values);
+    for (const auto& d : o.dots) {
+      BigInt sum = 0;
+      for (std::uint32_t i = 0; i < d.length; ++i) sum += values[d.first_a + i] * values[d.first_b + i];
+      s += d.coef * sum;
+    }
     out.push_back(std::move(s));
   }
   return out;

@@ -38,9 +38,9 @@ inline constexpr std::size_t max_variables = std::size_t{1} << 20;  // input ele
 inline constexpr std::size_t max_terms = std::size_t{1} << 23;      // terms of all outputs together
 inline constexpr std::size_t max_depth = 256;                       // parentheses and unary signs, nested
 
-// One shared value: an element of a declared input or a party's noise share.
+// One shared value: an element of a declared input or a party's noise share. Its name ("x[3]",
+// "a[0]", "e[2]") is Functionality::variable_name: a vector of 10^5 elements keeps no strings.
 struct Variable {
-  std::string name;  // "x[3]", "a[0]", "e[2]"
   PartyId owner = 0;
   bool bit = false;
   bool noise = false;
@@ -58,18 +58,31 @@ struct InputDecl {
   std::uint32_t first = 0;  // index of element 0 among the variables
 };
 
-// sum of coef * variable, plus a constant
+// coef * (v[first] + ... + v[first + length - 1]): sum(v) in one term, whatever v's length.
+struct RangeSum {
+  std::uint32_t first = 0, length = 0;
+  BigInt coef = 1;
+};
+// sum of coef * variable, plus coef * (sum of a range), plus a constant
 struct LinearForm {
   std::vector<std::pair<std::uint32_t, BigInt>> terms;
+  std::vector<RangeSum> ranges;
   BigInt constant = 0;
 };
 struct Product {
   BigInt coef = 1;
   LinearForm a, b;
 };
+// coef * (a[0] b[0] + ... + a[length-1] b[length-1]) for the variables a = first_a.., b = first_b..:
+// dot(a, b) and sumsq(a) in one term, not one Product (and two heap-held forms) per element.
+struct Dot {
+  std::uint32_t first_a = 0, first_b = 0, length = 0;
+  BigInt coef = 1;
+};
 struct Output {
   std::string name;
   std::vector<Product> products;
+  std::vector<Dot> dots;
   LinearForm linear;
   std::optional<double> divisor;  // the decoded integer is divided by this (a real output)
 };
@@ -84,6 +97,9 @@ struct Functionality {
 
   // Whether some party draws a noise share (the output is then randomized).
   [[nodiscard]] bool has_noise() const;
+  // The declaration variable v belongs to, and its name as the program writes it ("a[3]", "x").
+  [[nodiscard]] const InputDecl& declaration_of(std::uint32_t v) const;
+  [[nodiscard]] std::string variable_name(std::uint32_t v) const;
   // Direct evaluation over the integers with every noise share 0: values per variable.
   [[nodiscard]] std::vector<BigInt> evaluate(const std::vector<BigInt>& values) const;
 };

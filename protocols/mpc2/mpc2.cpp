@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 #include <stdexcept>
+#include <type_traits>
 
 #include <fmt/format.h>
 #include <sodium.h>
@@ -35,6 +36,7 @@ struct Setup {
   std::size_t noise_parties = 0;
   osm::Config osm;
   std::size_t round1_min = 0, round1_max = 0;  // messages per party
+  std::vector<E> points;                       // every party's Shamir point
 
   explicit Setup(F f) : field(std::move(f)) {}
   [[nodiscard]] std::size_t outputs() const { return fn.outputs.size(); }
@@ -57,9 +59,11 @@ Value decode_output(const BigInt& p, const BigInt& e, const Output& o) {
   return integer_to_value(v);
 }
 
-BigInt parse_integer(const Value& v, const Variable& var, PartyId id) {
+BigInt parse_integer(const Value& v, const Functionality& fn, std::uint32_t v_index, PartyId id) {
+  const Variable& var = fn.variables[v_index];
+  if (!var.bit && v.is_number_integer()) return v.is_number_unsigned() ? BigInt(v.get<std::uint64_t>()) : BigInt(v.get<std::int64_t>());
   const auto bad = [&]() {
-    return std::invalid_argument(fmt::format("{}: input {} must be {}, got {}", party_name(id), var.name,
+    return std::invalid_argument(fmt::format("{}: input {} must be {}, got {}", party_name(id), fn.variable_name(v_index),
                                              var.bit ? "0 or 1" : "an integer (a JSON number or a decimal string)", v.dump()));
   };
   if (v.is_boolean() && var.bit) return v.get<bool>() ? 1 : 0;
@@ -76,56 +80,87 @@ std::vector<const InputDecl*> own_declarations(const Functionality& fn, PartyId 
   return own;
 }
 
-// Party `id`'s input: (variable, integer) for each owned non-noise variable, in variable order
-// (declarations are taken in order, and each one's variables are consecutive).
-using PartyInput = std::vector<std::pair<std::uint32_t, BigInt>>;
-PartyInput parse_party_input(const Functionality& fn, PartyId id, const Value& input, const BigInt& p) {
+// Walks party `id`'s input: emit(variable, value) for each owned non-noise variable, in variable
+// order (declarations are taken in order, and each one's variables are consecutive). Checks the
+// input's shape; emit checks each value.
+template <class Emit>
+void visit_party_input(const Functionality& fn, PartyId id, const Value& input, Emit&& emit) {
   const auto own = own_declarations(fn, id);
-  PartyInput values;
   if (own.empty()) {
     if (!input.is_null())
       throw std::invalid_argument(fmt::format("{} owns no input in this functionality: give null, got {}", party_name(id), input.dump()));
-    return values;
+    return;
   }
   const auto take = [&](const InputDecl& d, const Value& v) {
     if (d.per_party || d.scalar) {
-      const std::uint32_t var = d.first + (d.per_party ? id : 0);
-      values.emplace_back(var, parse_integer(v, fn.variables[var], id));
+      emit(d.first + (d.per_party ? id : 0), v);
       return;
     }
     if (!v.is_array() || v.size() != d.length)
       throw std::invalid_argument(fmt::format("{}: input {} must be an array of {} integers, got {}", party_name(id), d.name,
                                               d.length, v.is_array() ? fmt::format("an array of {}", v.size()) : v.dump()));
-    values.reserve(values.size() + d.length);
-    for (std::uint32_t i = 0; i < d.length; ++i) values.emplace_back(d.first + i, parse_integer(v[i], fn.variables[d.first + i], id));
+    const auto& elements = v.get_ref<const Value::array_t&>();
+    for (std::uint32_t i = 0; i < d.length; ++i) emit(d.first + i, elements[i]);
   };
   if (own.size() == 1 && !input.is_object()) {
     take(*own[0], input);
-  } else {
-    if (!input.is_object())
-      throw std::invalid_argument(fmt::format("{} owns several inputs: give an object {{\"name\": value, ...}}, got {}", party_name(id), input.dump()));
-    for (const auto* d : own) {
-      if (!input.contains(d->name)) throw std::invalid_argument(fmt::format("{}: input '{}' is missing", party_name(id), d->name));
-      take(*d, input.at(d->name));
-    }
-    for (const auto& [k, v] : input.items()) {
-      bool known = false;
-      for (const auto* d : own) known = known || d->name == k;
-      if (!known) throw std::invalid_argument(fmt::format("{}: '{}' is not one of its inputs", party_name(id), k));
-    }
+    return;
   }
+  if (!input.is_object())
+    throw std::invalid_argument(fmt::format("{} owns several inputs: give an object {{\"name\": value, ...}}, got {}", party_name(id), input.dump()));
+  for (const auto* d : own) {
+    if (!input.contains(d->name)) throw std::invalid_argument(fmt::format("{}: input '{}' is missing", party_name(id), d->name));
+    take(*d, input.at(d->name));
+  }
+  for (const auto& [k, v] : input.items()) {
+    bool known = false;
+    for (const auto* d : own) known = known || d->name == k;
+    if (!known) throw std::invalid_argument(fmt::format("{}: '{}' is not one of its inputs", party_name(id), k));
+  }
+}
+
+[[noreturn]] void outside_field(const Functionality& fn, PartyId id, std::uint32_t var, const BigInt& x, const BigInt& p) {
+  throw std::invalid_argument(fmt::format("{}: input {} = {} is outside [-(p-1)/2, (p-1)/2] for prime {}", party_name(id),
+                                          fn.variable_name(var), x.str(), p.str()));
+}
+
+// Party `id`'s input as integers: (variable, integer) in variable order. For the truth.
+using PartyInput = std::vector<std::pair<std::uint32_t, BigInt>>;
+PartyInput parse_party_input(const Functionality& fn, PartyId id, const Value& input, const BigInt& p) {
+  PartyInput values;
   const BigInt half = (p - 1) / 2;
-  for (const auto& [var, x] : values)
-    if (x > half || x < -half)
-      throw std::invalid_argument(fmt::format("{}: input {} = {} is outside [-(p-1)/2, (p-1)/2] for prime {}", party_name(id),
-                                              fn.variables[var].name, x.str(), p.str()));
+  visit_party_input(fn, id, input, [&](std::uint32_t var, const Value& v) {
+    BigInt x = parse_integer(v, fn, var, id);
+    if (x > half || x < -half) outside_field(fn, id, var, x, p);
+    values.emplace_back(var, std::move(x));
+  });
   return values;
 }
 
+// The same as field elements, in variable order: what a party shares. A JSON integer in a field
+// below 2^64 (the default) takes 64-bit arithmetic, no big integer.
 template <class F>
-std::vector<std::uint8_t> encode_elements(const F& f, std::span<const Elem<F>> elems) {
-  std::vector<std::uint8_t> out(elems.size() * f.bytes());
-  for (std::size_t i = 0; i < elems.size(); ++i) f.encode(elems[i], std::span(out).subspan(i * f.bytes(), f.bytes()));
+std::vector<Elem<F>> party_elements(const F& f, const Functionality& fn, PartyId id, const Value& input) {
+  std::vector<Elem<F>> out;
+  const BigInt p(f.modulus());
+  const BigInt half = (p - 1) / 2;
+  [[maybe_unused]] std::uint64_t small_half = 0;  // (p - 1) / 2 when p < 2^64
+  if constexpr (std::is_same_v<F, ZqSmall>) small_half = half > std::numeric_limits<std::uint64_t>::max() ? 0 : static_cast<std::uint64_t>(half);
+  visit_party_input(fn, id, input, [&](std::uint32_t var, const Value& v) {
+    if constexpr (std::is_same_v<F, ZqSmall>) {
+      if (small_half != 0 && !fn.variables[var].bit && v.is_number_integer()) {
+        const bool negative = !v.is_number_unsigned() && v.get<std::int64_t>() < 0;
+        const std::uint64_t magnitude =
+            negative ? std::uint64_t{0} - static_cast<std::uint64_t>(v.get<std::int64_t>()) : v.get<std::uint64_t>();
+        if (magnitude > small_half) outside_field(fn, id, var, negative ? -BigInt(magnitude) : BigInt(magnitude), p);
+        out.push_back(negative ? f.neg(f.reduce(magnitude)) : f.reduce(magnitude));
+        return;
+      }
+    }
+    const BigInt x = parse_integer(v, fn, var, id);
+    if (x > half || x < -half) outside_field(fn, id, var, x, p);
+    out.push_back(to_elem(f, x));
+  });
   return out;
 }
 
@@ -225,7 +260,7 @@ template <class F>
 class Mpc2Party final : public Party {
  public:
   using E = Elem<F>;
-  Mpc2Party(std::shared_ptr<const Setup<F>> s, PartyId id, PartyInput inputs)
+  Mpc2Party(std::shared_ptr<const Setup<F>> s, PartyId id, std::vector<E> inputs)
       : s_(std::move(s)), id_(id), inputs_(std::move(inputs)) {}
 
   void send(std::uint32_t round, Rng& rng, MessageBatch& out) override {
@@ -244,14 +279,27 @@ class Mpc2Party final : public Party {
   void send_shares(Rng& rng, MessageBatch& out) {
     const Setup<F>& s = *s_;
     const F& f = s.field;
+    const std::size_t eb = s.elem_bytes();
+    out.reserve(out.count() + s.round1_messages(id_));
     osm_.emplace(s.osm, id_, rng);
     osm_->append_chaff(out);
     shares_.assign(s.fn.variables.size(), E{});
     const auto& owned = s.fn.owned[id_];
-    // plaintext[k]: this party's shares at k's point, then its zero shares for k (dealt).
-    std::vector<std::vector<E>> plaintext(s.n);
-    for (auto& p : plaintext) p.reserve(s.elements_to_peer(id_));
+    // plaintext[k]: the encoded elements for peer k, this party's shares at k's point, then its zero
+    // shares for k (dealt); written in place, element `at` at byte at * eb.
+    std::vector<std::vector<std::uint8_t>> plaintext(s.n);
+    for (PartyId k = 0; k < s.n; ++k)
+      if (k != id_) plaintext[k].resize(s.elements_to_peer(id_) * eb);
+    std::size_t at = 0;
     std::vector<E> points(s.n);
+    const auto deal = [&](const E& secret, std::size_t degree, E& own) {
+      shamir::share(f, secret, degree, rng, std::span<E>(points), std::span<const E>(s.points));
+      for (PartyId k = 0; k < s.n; ++k) {
+        if (k == id_) own = points[k];
+        else f.encode(points[k], std::span(plaintext[k]).subspan(at * eb, eb));
+      }
+      ++at;
+    };
     auto input = inputs_.begin();  // the owned non-noise variables, in the same order as `owned`
     for (std::uint32_t v : owned) {
       const Variable& var = s.fn.variables[v];
@@ -266,36 +314,21 @@ class Mpc2Party final : public Party {
         const auto minus = static_cast<std::int64_t>(polya(rng, r, a));
         secret = to_elem(f, BigInt(plus - minus));
       } else {
-        secret = to_elem(f, (input++)->second);
+        secret = *input++;
       }
-      shamir::share(f, secret, s.t, rng, std::span<E>(points));
-      for (PartyId k = 0; k < s.n; ++k) {
-        if (k == id_) shares_[v] = points[k];
-        else plaintext[k].push_back(points[k]);
-      }
+      deal(secret, s.t, shares_[v]);
     }
     zero_.assign(s.outputs(), E{});
-    if (s.zero_sharing == ZeroSharing::dealt) {
-      for (std::size_t o = 0; o < s.outputs(); ++o) {
-        shamir::share(f, E{}, 2 * s.t, rng, std::span<E>(points));
-        for (PartyId k = 0; k < s.n; ++k) {
-          if (k == id_) zero_[o] = points[k];
-          else plaintext[k].push_back(points[k]);
-        }
-      }
-    }
+    if (s.zero_sharing == ZeroSharing::dealt)
+      for (std::size_t o = 0; o < s.outputs(); ++o) deal(E{}, 2 * s.t, zero_[o]);
     for (PartyId k = 0; k < s.n; ++k) {
       if (k == id_) continue;
-      auto bytes = encode_elements(f, std::span<const E>(plaintext[k]));
-      osm_->append_ciphertext(k, bytes, out);
+      osm_->append_ciphertext(k, plaintext[k], out);
+      sodium_memzero(plaintext[k].data(), plaintext[k].size());
     }
   }
 
-  double noise_epsilon(std::uint32_t v) const {
-    for (const auto& d : s_->fn.inputs)
-      if (d.noise && v >= d.first && v < d.first + d.length) return d.epsilon;
-    return 1;
-  }
+  double noise_epsilon(std::uint32_t v) const { return s_->fn.declaration_of(v).epsilon; }
 
   void receive_shares(const MessageBatch& output, const RoundOutcome& outcome) {
     const Setup<F>& s = *s_;
@@ -348,7 +381,7 @@ class Mpc2Party final : public Party {
 
   std::shared_ptr<const Setup<F>> s_;
   PartyId id_;
-  PartyInput inputs_;
+  std::vector<E> inputs_;  // the owned non-noise variables' values, in variable order
   std::optional<osm::SecretMessages> osm_;
   std::vector<E> shares_;  // this party's share of every variable
   std::vector<E> zero_;    // this party's zero share of every output
@@ -405,7 +438,7 @@ class Mpc2Protocol final : public Protocol {
     return RoundShape::exactly(s_->round2_width(), s_->delivery, s_->outputs());
   }
   std::unique_ptr<Party> make_party(PartyId id, const Value& input) const override {
-    return std::make_unique<Mpc2Party<F>>(s_, id, parse_party_input(s_->fn, id, input, modulus()));
+    return std::make_unique<Mpc2Party<F>>(s_, id, party_elements(s_->field, s_->fn, id, input));
   }
   std::unique_ptr<Analyzer> make_analyzer() const override { return std::make_unique<Mpc2Analyzer<F>>(s_); }
   Value random_input(PartyId id, std::string_view spec, Rng& rng) const override {
@@ -485,6 +518,7 @@ std::unique_ptr<Protocol> build(F field, Functionality fn, const Options& o, std
   s->zero_sharing = o.zero_sharing;
   s->delivery = o.delivery;
   s->compiled = compile(s->field, fn);
+  s->points = shamir::points(s->field, s->n);
   s->fn = std::move(fn);
   const std::size_t guaranteed = min_parties == 0 ? s->n : min_parties;
   s->noise_parties = o.noise_parties != 0 ? o.noise_parties : guaranteed;

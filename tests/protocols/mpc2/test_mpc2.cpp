@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <functional>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <system_error>
@@ -101,6 +102,72 @@ TEST_CASE("mpc2: random degree-2 polynomials give their direct evaluation for n 
       CHECK(r.output == *protocol->truth(inputs));
       for (const auto& [id, out] : r.party_outputs) CHECK(out == r.output);  // MPC mode: every party gets it
     }
+}
+
+TEST_CASE("mpc2: dot, sumsq and sum are one term each, scaled, negated and mixed with products, and give their direct evaluation") {
+  const std::string program =
+      "input a[40]@0, b[40]@1, c[40]@2\n"
+      "output y = 3*dot(a, b) - sumsq(c) + 2*sum(b)*sum(a) - (sum(a) - 1)*(b[0] + 2) + -(dot(c, a) - 7)\n"
+      "output z = -(2*sum(c) + dot(b, b)) * 5";
+  const auto fn = mpc2::parse(program, 3);
+  // Held compactly: a vector of 40 (or 10^5) elements is one Dot or one RangeSum, never 40 terms.
+  CHECK(fn.outputs[0].dots.size() == 3);
+  CHECK(fn.outputs[0].products.size() == 2);
+  CHECK(fn.outputs[1].dots.size() == 1);
+  CHECK(fn.outputs[1].products.empty());
+  CHECK(fn.outputs[1].linear.ranges.size() == 1);
+  CHECK(fn.outputs[1].linear.terms.empty());
+  CHECK(fn.variable_name(0) == "a[0]");
+  CHECK(fn.variable_name(79) == "b[39]");
+  CHECK(fn.variable_name(80) == "c[0]");
+  SeededRng rng(23);
+  for (int trial = 0; trial < 3; ++trial) {
+    std::vector<std::vector<std::int64_t>> v(3, std::vector<std::int64_t>(40));
+    for (auto& vec : v)
+      for (auto& x : vec) x = rng.uniform_between(-5000, 5000);
+    const auto dot = [&](std::size_t i, std::size_t j) {
+      std::int64_t s = 0;
+      for (std::size_t k = 0; k < 40; ++k) s += v[i][k] * v[j][k];
+      return s;
+    };
+    const auto sum = [&](std::size_t i) {
+      std::int64_t s = 0;
+      for (auto x : v[i]) s += x;
+      return s;
+    };
+    const std::int64_t y = 3 * dot(0, 1) - dot(2, 2) + 2 * sum(1) * sum(0) - (sum(0) - 1) * (v[1][0] + 2) - (dot(2, 0) - 7);
+    const std::int64_t z = -(2 * sum(2) + dot(1, 1)) * 5;
+    const std::vector<Value> inputs = {v[0], v[1], v[2]};
+    const auto protocol = make(program, 3);
+    const RunResult r = run_in_process(*protocol, inputs, rng);
+    CHECK(r.output == Value({{"y", y}, {"z", z}}));
+    CHECK(r.output == *protocol->truth(inputs));
+  }
+}
+
+TEST_CASE("mpc2 inputs: a JSON integer and its decimal string share the same value, and the field's range is named either way") {
+  SeededRng rng(24);
+  mpc2::Options p101;
+  p101.prime = "101";
+  const auto small = make("input x@*\noutput s = sum(x)", 3, p101);
+  // 50 = (p - 1) / 2 is the largest magnitude; a string takes the big-integer path, a number the
+  // 64-bit one, and both give the same sum.
+  CHECK(run_in_process(*small, std::vector<Value>{50, -50, -7}, rng).output["s"] == -7);
+  CHECK(run_in_process(*small, std::vector<Value>{"50", "-50", "-7"}, rng).output["s"] == -7);
+  for (const Value& bad : {Value(51), Value(-51), Value("51"), Value(std::numeric_limits<std::int64_t>::min()),
+                           Value(std::numeric_limits<std::uint64_t>::max())}) {
+    CAPTURE(bad.dump());
+    CHECK(error_text([&] { (void)small->make_party(1, bad); }).find("party 1: input x[1] = ") != std::string::npos);
+    CHECK(error_text([&] { (void)small->make_party(1, bad); }).find("is outside [-(p-1)/2, (p-1)/2] for prime 101") != std::string::npos);
+  }
+  CHECK(error_text([&] { (void)small->make_party(1, std::numeric_limits<std::int64_t>::min()); })
+            .ends_with("party 1: input x[1] = -9223372036854775808 is outside [-(p-1)/2, (p-1)/2] for prime 101"));
+  // The default prime 2^61 - 1: every int64 of magnitude below 2^60 is accepted, 2^62 is not.
+  const auto dflt = make("input x@*\noutput s = sum(x)", 3);
+  const std::int64_t big = std::int64_t{1} << 60;
+  CHECK(run_in_process(*dflt, std::vector<Value>{big - 1, -(big - 1), 5}, rng).output["s"] == 5);
+  CHECK(error_text([&] { (void)dflt->make_party(0, std::int64_t{1} << 62); }).find("party 0: input x[0] = 4611686018427387904 is outside") !=
+        std::string::npos);
 }
 
 TEST_CASE("mpc2: vectors, a 127-bit prime, ESA delivery, the coset OSM and the threshold below n/2") {
