@@ -54,7 +54,10 @@ void add_party_command(CLI::App& app, const Registry& registry, Action& action) 
   cmd->add_option("--key-bundle", o->key_bundle, "one file with the keys of a range of parties (keygen --parties), holding every --id")
       ->check(CLI::ExistingFile);
   cmd->add_option("--input", o->input, "the party's input as JSON (one party)");
-  cmd->add_option("--inputs", o->inputs_file, "JSON array with every party's input, indexed by id")->check(CLI::ExistingFile);
+  cmd->add_option("--inputs", o->inputs_file,
+                  "JSON array of the hosted parties' inputs in id order (this host needs no one else's), or of every party's, "
+                  "indexed by id")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--fault-kill-before-round", o->kill_before_round,
                   "fault injection (local --kill-before-round): kill this process just before its parties submit round R")
       ->group("");  // not in --help: a test's tool
@@ -73,8 +76,18 @@ void add_party_command(CLI::App& app, const Registry& registry, Action& action) 
       Value all_inputs;
       if (!inputs_file.empty()) {
         all_inputs = read_json_file(inputs_file, "--inputs");
-        if (!all_inputs.is_array() || all_inputs.size() != config.parties)
-          throw std::invalid_argument("--inputs must be a JSON array of " + std::to_string(config.parties) + " inputs");
+        const std::size_t hosted = std::size_t{last} - first + 1;
+        // Either reading is the same when the process hosts every party (first = 0).
+        if (!all_inputs.is_array() || (all_inputs.size() != config.parties && all_inputs.size() != hosted))
+          throw std::invalid_argument("--inputs must be a JSON array of " + std::to_string(hosted) + " inputs (parties " + ids +
+                                      ", in id order) or of " + std::to_string(config.parties) + " (every party's, by id), got " +
+                                      (all_inputs.is_array() ? "an array of " + std::to_string(all_inputs.size()) : std::string("a ") + all_inputs.type_name()));
+        if (all_inputs.size() != config.parties) {  // the hosted parties' only: put them at their ids
+          Value by_id = Value::array();
+          by_id.get_ref<Value::array_t&>().resize(last + 1);
+          for (std::size_t i = 0; i < hosted; ++i) by_id[first + i] = std::move(all_inputs[i]);
+          all_inputs = std::move(by_id);
+        }
       }
       RunOptions options;
       for (std::size_t pos = 0; pos < dropouts.size();) {

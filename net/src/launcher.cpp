@@ -109,8 +109,22 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
   base.deadline = options_.deadline;
   const LocalDeployment local = LocalDeployment::create(n, key_rng, std::move(base), options_.mix_servers);
   local.save(dir.path(), k);  // one key bundle per party process
-  const std::string config_path = dir / session_config_file, inputs_path = dir / "inputs.json";
-  write_private_file(inputs_path, Value(inputs).dump() + "\n", "inputs file");  // private inputs: mode 0600
+  const std::string config_path = dir / session_config_file;
+  // Each party process gets its own parties' inputs only (mode 0600): it parses no one else's, as a
+  // host of a real deployment holds only its own.
+  const auto inputs_file = [&](std::size_t first, std::size_t last) {
+    return dir / ("inputs-" + std::to_string(first) + "-" + std::to_string(last) + ".json");
+  };
+  for (std::size_t first = 0; first < n; first += k) {
+    const std::size_t last = std::min(n, first + k) - 1;
+    std::string text = "[";
+    for (std::size_t id = first; id <= last; ++id) {
+      if (id > first) text += ',';
+      text += inputs[id].dump();
+    }
+    text += "]\n";
+    write_private_file(inputs_file(first, last), text, "inputs file");
+  }
 
   const auto start = std::chrono::steady_clock::now();
   const std::string& exe = options_.executable;
@@ -156,7 +170,7 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
     const std::string range = std::to_string(first) + "-" + std::to_string(last);
     std::vector<std::string> a = {exe,   "party",       "--id",
                                   range, "--key-bundle", party_key_bundle_file(dir.path(), static_cast<PartyId>(first), static_cast<PartyId>(last)),
-                                  "--inputs", inputs_path};
+                                  "--inputs", inputs_file(first, last)};
     a.insert(a.end(), common.begin(), common.end());
     std::string drops;
     for (PartyId id : options_.dropouts)

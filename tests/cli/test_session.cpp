@@ -83,6 +83,19 @@ TEST_CASE("shufflempc session writes the config every process of a multi-host ru
   CHECK(short_bundle.wait() == 2);
   CHECK(slurp(dir + "/short.err").find("--id 0-2 is not inside --key-bundle " + dir + "/two.keys, which holds parties 0-1") != std::string::npos);
 
+  // --inputs holds the hosted parties' inputs in id order or every party's: any other length is
+  // refused with both counts named, exit 2. (`local` gives each party process its own parties' only.)
+  {
+    std::ofstream in(dir + "/one.json");
+    in << "[1]\n";
+  }
+  Process wrong_inputs({SHUFFLEMPC_CLI, "party", "--config", dir + "/session.json", "--id", "0-1", "--key-dir", dir, "--inputs",
+                        dir + "/one.json", "--connect", address},
+                       dir + "/wrong-inputs.err");
+  CHECK(wrong_inputs.wait() == 2);
+  CHECK(slurp(dir + "/wrong-inputs.err").find("--inputs must be a JSON array of 2 inputs (parties 0-1, in id order) or of 3 (every party's, by id), got an array of 1") !=
+        std::string::npos);
+
   // A parameter the protocol does not accept: one line naming it, exit 2.
   Process bad({SHUFFLEMPC_CLI, "session", "--protocol", "central-laplace", "--param", "epsilon=0", "--shuffler-key", shuffler_pub,
                "--analyzer-key", shuffler_pub, "--party-keys", dir + "/party-keys.txt", "--out", dir + "/bad.json"},
