@@ -9,10 +9,12 @@
 
 #include "circuit/bmr.hpp"
 #include "circuit/gf128.hpp"
+#include "circuit/gf256.hpp"
 #include "circuit/half_gates.hpp"
 #include "circuit/setup.hpp"
 #include "shufflempc/error.hpp"
 #include "shufflempc/inputs.hpp"
+#include "shufflempc/private_channel.hpp"
 #include "shufflempc/shamir.hpp"
 
 namespace shufflempc::circuit {
@@ -36,8 +38,11 @@ class CircuitAnalyzer final : public Analyzer {
       if (s_->variant == Variant::designated_garbler) gc_ = public_circuit(*s_, output);
       return;
     }
+    if (round + 1 < s_->rounds()) return;  // bgw's layer rounds: private messages among the parties
     const auto t0 = std::chrono::steady_clock::now();
-    const auto bits = s_->variant == Variant::two_garblers ? evaluate_two_garblers(*s_, output, outcome) : evaluate_designated_garbler(*s_, gc_, output, outcome);
+    const auto bits = s_->variant == Variant::two_garblers         ? evaluate_two_garblers(*s_, output, outcome)
+                      : s_->variant == Variant::designated_garbler ? evaluate_designated_garbler(*s_, gc_, output, outcome)
+                                                                   : evaluate_bgw(*s_, output, outcome);
     evaluate_ms_ = ms_since(t0);
     result_ = output_value(s_->c(), bits);
   }
@@ -64,9 +69,12 @@ class CircuitAnalyzer final : public Analyzer {
 class CircuitProtocol final : public Protocol {
  public:
   explicit CircuitProtocol(std::shared_ptr<const Setup> s) : s_(std::move(s)) {}
-  std::uint32_t rounds() const override { return 2; }
+  std::uint32_t rounds() const override { return s_->rounds(); }
   RoundShape round(std::uint32_t r) const override {
     if (r == 0) return {s_->osm.width, Delivery::all_parties, s_->round1_min, s_->round1_max};
+    if (r + 1 < s_->rounds())  // bgw, layer r: sealed private messages, the same count from every party
+      return RoundShape::exactly(private_channel::sealed_width(s_->layer_payload[r]), Delivery::all_parties,
+                                 (s_->n - 1) * s_->layer_chunks[r]);
     const std::size_t min = s_->variant == Variant::two_garblers && s_->n > bmr::computing_parties ? 0 : s_->round2_chunks;
     return {s_->round2_width, s_->delivery, min, s_->round2_chunks};
   }
@@ -74,6 +82,7 @@ class CircuitProtocol final : public Protocol {
     if (id >= s_->n) throw std::invalid_argument(fmt::format("circuit: party {} is outside [0, {})", id, s_->n));
     auto bits = parse_input(*s_, id, input);
     if (s_->variant == Variant::two_garblers) return make_two_garblers_party(s_, id, std::move(bits));
+    if (s_->variant == Variant::bgw) return make_bgw_party(s_, id, std::move(bits));
     return make_designated_garbler_party(s_, id, std::move(bits));
   }
   std::unique_ptr<Analyzer> make_analyzer() const override { return std::make_unique<CircuitAnalyzer>(s_); }
@@ -107,6 +116,7 @@ class CircuitProtocol final : public Protocol {
 Value CircuitProtocol::describe() const {
   const Setup& s = *s_;
   const auto role = [&](PartyId p) -> std::string {
+    if (s.variant == Variant::bgw) return "party";
     if (s.variant == Variant::designated_garbler) return p == garbler ? "garbler" : "party";
     return p == 0 ? "garbler G1" : p == 1 ? "garbler G2" : p == 2 ? "helper" : "client";
   };
@@ -127,7 +137,20 @@ Value CircuitProtocol::describe() const {
              {"osm", {{"chaff_per_pair", s.osm.chaff}, {"message_bytes", s.osm.width}, {"hubs", s.osm.hubs}}},
              {"round_2_message_bytes", s.round2_width},
              {"per_party", parties}};
-  if (s.variant == Variant::two_garblers) {
+  d["shuffle_rounds"] = s.rounds();
+  if (s.variant == Variant::bgw) {
+    d["threshold"] = s.t;
+    d["and_depth"] = s.and_depth;
+    d["threat_model"] = fmt::format(
+        "semi-honest; private against any {} part{} even when everyone sees every round (the layer rounds' shares travel "
+        "through private channels keyed in round 1)",
+        s.t, s.t == 1 ? "y" : "ies");
+    Value layers = Value::array();
+    for (std::size_t r = 1; r <= s.and_depth; ++r)
+      layers.push_back({{"round", r + 1}, {"and_gates", s.and_layers[r].size()}, {"messages_per_party", (s.n - 1) * s.layer_chunks[r]},
+                        {"bytes_per_party", (s.n - 1) * s.layer_chunks[r] * private_channel::sealed_width(s.layer_payload[r])}});
+    d["layer_rounds"] = layers;
+  } else if (s.variant == Variant::two_garblers) {
     d["threshold"] = 1;
     d["threat_model"] =
         "semi-honest; private against one corrupted computing party (0, 1 or 2) plus any number of input-only clients, "
@@ -145,7 +168,7 @@ Value CircuitProtocol::describe() const {
 
 }  // namespace
 
-const char* to_string(Variant v) { return v == Variant::two_garblers ? "v1" : "v3"; }
+const char* to_string(Variant v) { return v == Variant::two_garblers ? "v1" : v == Variant::designated_garbler ? "v3" : "bgw"; }
 
 const std::vector<InputForm>& input_forms() {
   static const std::vector<InputForm> forms{{"uniform", {}}};
@@ -171,6 +194,16 @@ std::unique_ptr<Protocol> make_protocol(std::shared_ptr<const Circuit> circuit, 
     s->delivery = o.delivery;
     s->layout.emplace(c);
     s->layout->hash = o.hash;
+  } else if (o.variant == Variant::bgw) {
+    const std::size_t max_t = (n - 1) / 2;
+    if (o.threshold > max_t)
+      throw std::invalid_argument(fmt::format("parameter 'threshold' = {}: variant bgw tolerates at most floor((n - 1) / 2) = {} parties for n = {}",
+                                              o.threshold, max_t, n));
+    if (n > 255) throw std::invalid_argument(fmt::format("variant bgw shares over GF(2^8), whose points name at most 255 parties, got {}", n));
+    s->t = o.threshold == 0 ? max_t : o.threshold;
+    s->delivery = o.delivery;
+    s->observe_bgw = o.observe_bgw;
+    s->bgw_fault_fixed_reshare = o.bgw_fault_fixed_reshare;
   } else {
     const std::size_t max_t = (n - 1) / 2;
     if (o.threshold > max_t)
@@ -195,11 +228,19 @@ std::unique_ptr<Protocol> make_protocol(std::shared_ptr<const Circuit> circuit, 
     s->groups[p].push_back(g);
     for (std::uint32_t w = c.input_wire(g); w < c.input_wire(g) + c.inputs[g]; ++w) s->wires[p].push_back(w);
   }
-  // Round 2: one payload per sender in 4 KiB messages.
-  s->round2_bytes = o.variant == Variant::two_garblers ? s->layout->payload_bytes() : std::size_t{c.input_bits()} * block_bytes;
+  // Round 2 (bgw: the last round): one payload per sender in 4 KiB messages.
+  s->round2_bytes = o.variant == Variant::two_garblers ? s->layout->payload_bytes()
+                    : o.variant == Variant::bgw      ? std::size_t{c.output_bits()}
+                                                     : std::size_t{c.input_bits()} * block_bytes;
   s->round2_chunks = std::max<std::size_t>(1, (s->round2_bytes + round2_max_payload - 1) / round2_max_payload);
   s->round2_width = osm::header_bytes + (s->round2_bytes + s->round2_chunks - 1) / s->round2_chunks;
   if (s->round2_width < osm::header_bytes + 1) s->round2_width = osm::header_bytes + 1;
+  if (o.variant == Variant::bgw) {
+    layer_by_and_depth(*s);
+    std::vector<std::uint32_t> all(n);
+    for (PartyId j = 0; j < n; ++j) all[j] = j;
+    s->lagrange256 = shamir::lagrange_at_zero(gf256::Field{}, std::span<const std::uint32_t>(all));
+  }
   if (o.variant == Variant::designated_garbler) {
     s->gc_bytes = half_gates::public_bytes(c);
     std::vector<std::uint32_t> all(n);

@@ -12,12 +12,21 @@
 //       GF(2^128), t < n/2. Round 2 (ESA mode only: the analyzer alone sees it) selects each input
 //       wire's label k_0 + x Delta by a degree-2t sharing. Private against the analyzer plus t
 //       parties other than the garbler; THE GARBLER AND THE ANALYZER TOGETHER LEARN EVERY INPUT.
+//   bgw the many-round baseline: BGW over GF(2^8), t < n/2, in AND-depth + 2 rounds. Round 1: OSM
+//       chaff and every input bit's Shamir shares (its pairwise keys make the private channels of
+//       the next rounds). One round per layer of AND gates: each party reshares its products at
+//       degree t to every peer through private channels, one byte per gate per peer, and
+//       recombines what it receives (degree reduction). Last round: every party's shares of the
+//       outputs, interpolated by whoever receives them. Semi-honest, private against any t parties
+//       even when everyone sees every round; many rounds, few bytes per gate.
 //
 // docs/two-round-mpc.md gives both variants side by side: threat models, rounds, bytes, figures.
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "circuit/bristol.hpp"
@@ -27,8 +36,9 @@
 
 namespace shufflempc::circuit {
 
-// The two constructions, named by who garbles; the CLI and the docs call them v1 and v3.
-enum class Variant { two_garblers, designated_garbler };
+// The constructions: two rounds (named by who garbles; the CLI and the docs call them v1 and v3),
+// and the many-round baseline the CLI calls bgw.
+enum class Variant { two_garblers, designated_garbler, bgw };
 [[nodiscard]] const char* to_string(Variant v);
 
 struct Options {
@@ -38,6 +48,13 @@ struct Options {
   Delivery delivery = Delivery::all_parties;  // round 2 (v1); v3 runs in ESA mode only
   std::size_t chaff = 0;        // OSM chaff labels per pair (0: 160)
   GarblingHash hash = GarblingHash::aes;  // the garbling hash (garble.hpp)
+
+  // For the tests of bgw's privacy only. observe_bgw is called with every plaintext a party opens:
+  // in round 0 each peer's shares of its input bits, in a layer round each peer's reshares (one
+  // byte per AND gate). bgw_fault_fixed_reshare is the negative control: every product is reshared
+  // on the constant polynomial, with no fresh randomness, and the degree reduction leaks.
+  std::function<void(PartyId party, std::uint32_t round, PartyId from, std::span<const std::uint8_t> plaintext)> observe_bgw;
+  bool bgw_fault_fixed_reshare = false;
 };
 
 // Throws std::invalid_argument naming the parameter (variant, threshold, owners, delivery, chaff,

@@ -47,17 +47,30 @@ struct Setup {
   std::size_t round2_bytes = 0, round2_chunks = 0, round2_width = 0;
   std::vector<std::size_t> round1_messages;        // per party
   std::size_t round1_min = 0, round1_max = 0;
+  // bgw: the AND gates of each layer ([r], r = 1..and_depth: the gates at AND-depth r), the other
+  // gates by the depth of their output ([d], d = 0..and_depth, circuit order), each layer round's
+  // private messages (payload bytes and messages per peer) and the Lagrange coefficients at 0 over
+  // every party's point.
+  std::size_t and_depth = 0;
+  std::vector<std::vector<std::uint32_t>> and_layers, linear_layers;
+  std::vector<std::size_t> layer_payload, layer_chunks;
+  std::vector<std::uint8_t> lagrange256;
+  decltype(Options::observe_bgw) observe_bgw;  // tests only (circuit.hpp)
+  bool bgw_fault_fixed_reshare = false;
 
   [[nodiscard]] const Circuit& c() const { return *circuit; }
-  [[nodiscard]] bool computes(PartyId p) const { return variant == Variant::designated_garbler || p < bmr::computing_parties; }
-  [[nodiscard]] std::size_t round2_senders() const { return variant == Variant::designated_garbler ? n : bmr::computing_parties; }
+  [[nodiscard]] bool computes(PartyId p) const { return variant != Variant::two_garblers || p < bmr::computing_parties; }
+  [[nodiscard]] std::size_t round2_senders() const { return variant == Variant::two_garblers ? bmr::computing_parties : n; }
+  [[nodiscard]] std::uint32_t rounds() const { return variant == Variant::bgw ? static_cast<std::uint32_t>(and_depth) + 2 : 2; }
   [[nodiscard]] std::size_t input_share_bytes(PartyId from) const {
     const std::size_t bits = wires[from].size();
+    if (variant == Variant::bgw) return bits;  // one GF(2^8) share per bit
     return variant == Variant::two_garblers ? 2 * ((bits + 7) / 8) : bits * block_bytes;
   }
   // Bytes of the round-1 plaintext `from` sends `to` (0: nothing).
   [[nodiscard]] std::size_t plaintext(PartyId from, PartyId to) const {
     if (from == to) return 0;
+    if (variant == Variant::bgw) return input_share_bytes(from);
     if (variant == Variant::designated_garbler) return (from == garbler ? block_bytes : 0) + input_share_bytes(from);
     if (!computes(to)) return 0;
     std::size_t bytes = input_share_bytes(from);
@@ -143,5 +156,10 @@ class CircuitParty : public Party {
 [[nodiscard]] std::unique_ptr<Party> make_designated_garbler_party(std::shared_ptr<const Setup> s, PartyId id, std::vector<std::uint8_t> bits);
 [[nodiscard]] std::vector<std::uint8_t> evaluate_designated_garbler(const Setup& s, std::span<const std::uint8_t> gc, const MessageBatch& output,
                                                                      const RoundOutcome& outcome);
+[[nodiscard]] std::unique_ptr<Party> make_bgw_party(std::shared_ptr<const Setup> s, PartyId id, std::vector<std::uint8_t> bits);
+// bgw: the output bits from the last round's shares (checked to lie on one polynomial of degree t).
+[[nodiscard]] std::vector<std::uint8_t> evaluate_bgw(const Setup& s, const MessageBatch& output, const RoundOutcome& outcome);
+// bgw: the layers of a circuit by AND-depth (fills and_depth, and_layers, linear_layers).
+void layer_by_and_depth(Setup& s);
 
 }  // namespace shufflempc::circuit::detail

@@ -89,7 +89,7 @@ TEST_CASE("shufflempc local mpc2: two rounds over TCP give the in-process result
   }
 }
 
-TEST_CASE("shufflempc local circuit: AES-128 among three processes over TCP, both variants, gives FIPS-197's ciphertext") {
+TEST_CASE("shufflempc local circuit: AES-128 among three processes over TCP, every variant, gives FIPS-197's ciphertext") {
   const test::TempDir tmp("shufflempc-localtest");
   const std::string err = tmp / "err";
   const std::string inputs = tmp / "inputs.json";
@@ -97,7 +97,7 @@ TEST_CASE("shufflempc local circuit: AES-128 among three processes over TCP, bot
     std::ofstream f(inputs);
     f << R"(["000102030405060708090a0b0c0d0e0f", "00112233445566778899aabbccddeeff", null])";
   }
-  for (const std::string variant : {"v1", "v3"}) {
+  for (const std::string variant : {"v1", "v3", "bgw"}) {
     CAPTURE(variant);
     const Value tcp = run_json({SHUFFLEMPC_CLI, "local", "circuit", "--parties", "3", "--circuit", "aes_128", "--variant", variant,
                                 "--inputs", inputs, "--json"},
@@ -105,8 +105,10 @@ TEST_CASE("shufflempc local circuit: AES-128 among three processes over TCP, bot
     CHECK(tcp["output"] == "69c4e0d86a7b0430d8cdb78070b4c55a");
     CHECK(tcp["transport"] == "tcp");
     REQUIRE(tcp["per_party"].size() == 3);
-    REQUIRE(tcp["run"]["rounds"].size() == 2);
+    // The many-round baseline: one round per layer of AND gates (AES-128: 60) plus two.
+    REQUIRE(tcp["run"]["rounds"].size() == (variant == "bgw" ? 62 : 2));
     CHECK(tcp["run"]["observer"]["min_uncertain_labels"] == 160);
+    for (const auto& p : tcp["per_party"]) CHECK(p["output"] == (variant == "v3" ? Value() : Value("69c4e0d86a7b0430d8cdb78070b4c55a")));
   }
 }
 

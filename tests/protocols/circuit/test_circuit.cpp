@@ -5,12 +5,12 @@
 
 #include <fstream>
 
-
 #include "circuit/circuit.hpp"
 #include "shufflempc/error.hpp"
 #include "shufflempc/inproc.hpp"
 #include "shufflempc/registry.hpp"
 #include "protocols/circuit/random_circuit.hpp"
+#include "protocols/circuit/vectors.hpp"
 #include "support/errors.hpp"
 #include "support/stats.hpp"
 #include "support/tampering_channel.hpp"
@@ -20,11 +20,11 @@ namespace {
 
 using namespace shufflempc;
 using namespace shufflempc::circuit;
+using test::aes_ct;
+using test::aes_key;
+using test::aes_pt;
+using test::bundled;
 using test::error_text;
-
-std::shared_ptr<const Circuit> bundled(const std::string& name) {
-  return std::make_shared<const Circuit>(load(std::string(SHUFFLEMPC_CIRCUITS_DIR) + "/" + name + ".txt"));
-}
 
 std::unique_ptr<Protocol> make(std::shared_ptr<const Circuit> c, std::size_t n, Variant v, std::vector<PartyId> owners = {},
                                std::size_t threshold = 0) {
@@ -35,10 +35,6 @@ std::unique_ptr<Protocol> make(std::shared_ptr<const Circuit> c, std::size_t n, 
   o.delivery = v == Variant::designated_garbler ? Delivery::analyzer_only : Delivery::all_parties;
   return make_protocol(std::move(c), n, o);
 }
-
-const std::string aes_key = "000102030405060708090a0b0c0d0e0f";
-const std::string aes_pt = "00112233445566778899aabbccddeeff";
-const std::string aes_ct = "69c4e0d86a7b0430d8cdb78070b4c55a";
 
 }  // namespace
 
@@ -69,13 +65,11 @@ TEST_CASE("circuit: AES-128 in both variants, with input-only clients (v1) and l
 
 TEST_CASE("circuit: the SHA-256 of abc through v1 and v3, the block and the chaining value from two parties") {
   const auto sha = bundled("sha256");
-  const std::string block = "61626380" + std::string(104, '0') + "0000000000000018";
-  const std::string iv = "6a09e667bb67ae853c6ef372a54ff53a510e527f9b05688c1f83d9ab5be0cd19";
   SeededRng rng(502);
   for (const Variant v : {Variant::two_garblers, Variant::designated_garbler}) {
     const auto p = make(sha, 3, v);
-    const auto r = run_in_process(*p, std::vector<Value>{block, iv, nullptr}, rng);
-    CHECK(r.output == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    const auto r = run_in_process(*p, std::vector<Value>{test::sha_block, test::sha_iv, nullptr}, rng);
+    CHECK(r.output == test::sha_abc);
   }
 }
 
