@@ -1,6 +1,7 @@
 #include "shufflempc/study/experiment.hpp"
 
 #include "shufflempc/numbers.hpp"
+#include <iostream>
 #include <stdexcept>
 
 namespace shufflempc::study {
@@ -20,6 +21,35 @@ const CLI::Validator& seed_check() {
 const CLI::Validator& count_check() {
   static const CLI::Validator v([](std::string& s) { return check_unsigned(s, 100'000'000ull, "[0, 100000000]"); }, "COUNT");
   return v;
+}
+
+void ExperimentOutputs::add_options(CLI::App& cmd, const std::string& plot_help) {
+  cmd.add_option("--csv", csv_, "write the CSV here (- for standard output)");
+  cmd.add_option("--plot", plots_, plot_help + " to FILE.png or FILE.svg (repeat for both)");
+  cmd.add_flag("--quiet,-q", quiet_, "no progress bar");
+}
+
+void ExperimentOutputs::open() {
+  for (const auto& path : plots_)
+    if (!path.ends_with(".png") && !path.ends_with(".svg")) throw std::invalid_argument("--plot " + path + ": the file must end in .png or .svg");
+  if (!csv_.empty() && csv_ != "-") {
+    csv_file_.open(csv_);
+    if (!csv_file_) throw std::invalid_argument("--csv: cannot write " + csv_);
+  }
+}
+
+void ExperimentOutputs::write(const std::function<void(std::ostream&)>& write_csv, const std::function<void(std::ostream&)>& print_table) {
+  if (csv_ == "-") {
+    write_csv(std::cout);
+    return;
+  }
+  if (!csv_.empty()) {
+    write_csv(csv_file_);
+    csv_file_.close();
+    if (!csv_file_) throw std::runtime_error("--csv: writing " + csv_ + " failed");
+  }
+  print_table(std::cout);
+  std::cout << std::flush;
 }
 
 void ExperimentRegistry::add(Experiment e) {

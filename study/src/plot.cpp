@@ -215,7 +215,7 @@ void plot(const Spec& spec, const std::vector<Cell>& cells, const std::string& p
 }
 
 void plot_lines(const std::vector<Line>& lines, const std::string& title, const std::string& x_label, const std::string& y_label,
-                const std::string& path) {
+                const std::string& path, const Axes& axes) {
   Figure fig(path);
   std::vector<const Line*> drawn;
   for (const auto& l : lines) {
@@ -229,6 +229,8 @@ void plot_lines(const std::vector<Line>& lines, const std::string& title, const 
   if (drawn.empty()) throw std::runtime_error("--plot: nothing to draw");
   auto& g = fig.script;
   g << "set title " << gnuplot_text(title) << '\n' << "set xlabel " << gnuplot_text(x_label) << '\n' << "set ylabel " << gnuplot_text(y_label) << '\n';
+  if (axes.log_x) g << "set logscale x\n";
+  if (axes.log_y) g << "set logscale y\n";
   g << "set grid\nset key inside right top box opaque\n";
   g << "plot ";
   for (std::size_t i = 0; i < drawn.size(); ++i)

@@ -13,34 +13,16 @@ namespace shufflempc::study::experiments {
 namespace {
 
 struct Options : XorSumStudyOptions {
-  bool quiet = false;
-  std::string csv;
-  std::vector<std::string> plots;
+  ExperimentOutputs outputs;
 };
 
-int run(const Options& o) {
+int run(Options& o) {
   validate(o);
-  for (const auto& path : o.plots)
-    if (!path.ends_with(".png") && !path.ends_with(".svg")) throw std::invalid_argument("--plot " + path + ": the file must end in .png or .svg");
-  std::ofstream csv_file;
-  if (!o.csv.empty() && o.csv != "-") {
-    csv_file.open(o.csv);
-    if (!csv_file) throw std::invalid_argument("--csv: cannot write " + o.csv);
-  }
+  o.outputs.open();
   ProgressBar bar("study xor-sum", "runs");
-  const auto s = run_xor_sum_study(o, o.quiet ? Progress{} : Progress(std::ref(bar)));
-  if (o.csv == "-") {
-    write_csv(std::cout, s);
-  } else {
-    if (!o.csv.empty()) {
-      write_csv(csv_file, s);
-      csv_file.close();
-      if (!csv_file) throw std::runtime_error("--csv: writing " + o.csv + " failed");
-    }
-    print_tables(std::cout, s);
-    std::cout << std::flush;
-  }
-  for (const auto& path : o.plots) {
+  const auto s = run_xor_sum_study(o, o.outputs.quiet() ? Progress{} : Progress(std::ref(bar)));
+  o.outputs.write([&](std::ostream& out) { write_csv(out, s); }, [&](std::ostream& out) { print_tables(out, s); });
+  for (const auto& path : o.outputs.plots()) {
     plot_lines(figure_lines(s), figure_title(s), "error / sqrt(n) (measured RMSE of one answer)", "fraction of the secret half recovered", path);
     std::cerr << "study xor-sum: wrote " << path << '\n';
   }
@@ -62,9 +44,7 @@ std::function<int()> configure(CLI::App& cmd) {
   cmd.add_flag("--mpc", o->mpc, "re-run through the garbled circuit instead of the circuit in the clear (slower; the same answers)");
   cmd.add_option("--seed", o->seed, "seed of the whole study")->capture_default_str()->check(seed_check());
   cmd.add_option("--jobs,-j", o->jobs, "runs at once (default: every core)")->check(CLI::Range(0, 256));
-  cmd.add_option("--csv", o->csv, "write the CSV here (- for standard output)");
-  cmd.add_option("--plot", o->plots, "draw recovered fraction against error / sqrt(n) to FILE.png or FILE.svg (repeat for both)");
-  cmd.add_flag("--quiet,-q", o->quiet, "no progress bar");
+  o->outputs.add_options(cmd, "draw recovered fraction against error / sqrt(n)");
   return [o] { return run(*o); };
 }
 

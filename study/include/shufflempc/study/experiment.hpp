@@ -5,7 +5,9 @@
 // (docs/EXTENDING.md, "Add an experiment").
 #pragma once
 
+#include <fstream>
 #include <functional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,26 @@ class ExperimentRegistry {
 
  private:
   std::vector<Experiment> experiments_;
+};
+
+// The outputs every experiment offers: --csv FILE (- for standard output, in place of the table),
+// --plot FILE.png or FILE.svg (repeatable) and --quiet (no progress bar).
+class ExperimentOutputs {
+ public:
+  void add_options(CLI::App& cmd, const std::string& plot_help);
+  [[nodiscard]] bool quiet() const { return quiet_; }
+  [[nodiscard]] const std::vector<std::string>& plots() const { return plots_; }
+  // Before the work: checks the plots' extensions and opens the CSV file, so that a path that cannot
+  // be written fails first (std::invalid_argument naming the option).
+  void open();
+  // After: the CSV to its file and the table to standard output, or the CSV alone to standard output.
+  void write(const std::function<void(std::ostream&)>& write_csv, const std::function<void(std::ostream&)>& print_table);
+
+ private:
+  bool quiet_ = false;
+  std::string csv_;
+  std::vector<std::string> plots_;
+  std::ofstream csv_file_;
 };
 
 // Checks of whole numbers on the command line, for the experiments and the CLI alike, each naming

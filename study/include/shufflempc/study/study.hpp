@@ -170,8 +170,11 @@ struct Line {
   std::vector<std::pair<double, double>> points;  // sorted by x when drawn
   bool points_only = false;                       // markers, no line
 };
+struct Axes {
+  bool log_x = false, log_y = false;
+};
 void plot_lines(const std::vector<Line>& lines, const std::string& title, const std::string& x_label, const std::string& y_label,
-                const std::string& path);
+                const std::string& path, const Axes& axes = {});
 
 // The presets: the survey's experiments and the demo.
 [[nodiscard]] std::vector<std::string> preset_names();
