@@ -1,0 +1,57 @@
+// `shufflempc study rounds`: the options, and what runs once they are parsed (rounds.hpp).
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "shufflempc/study/experiment.hpp"
+#include "shufflempc/study/progress.hpp"
+#include "shufflempc/study/rounds.hpp"
+
+namespace shufflempc::study::experiments {
+namespace {
+
+struct Options : RoundsStudyOptions {
+  ExperimentOutputs outputs;
+};
+
+int run(Options& o) {
+  validate(o);
+  o.outputs.open();
+  ProgressBar bar("study rounds", "runs");
+  RoundsProgress progress;
+  if (!o.outputs.quiet())
+    progress = [&bar](std::size_t done, std::size_t total) { bar(static_cast<double>(done), static_cast<double>(total), done, total); };
+  const auto s = run_rounds_study(o, progress);
+  o.outputs.write([&](std::ostream& out) { write_csv(out, s); }, [&](std::ostream& out) { print_table(out, s); });
+  for (const auto& path : o.outputs.plots()) {
+    plot_lines(figure_lines(s), figure_title(s), "shuffle rounds", "bytes per party (all rounds)", path, {.log_x = true, .log_y = true});
+    std::cerr << "study rounds: wrote " << path << '\n';
+  }
+  return 0;
+}
+
+std::function<int()> configure(CLI::App& cmd) {
+  auto o = std::make_shared<Options>();
+  std::string names;
+  for (const auto& [name, what] : rounds_functions()) names += (names.empty() ? "" : "; ") + name + " (" + what + ")";
+  cmd.add_option("--functions", o->functions, "the functions, a list: " + names)->delimiter(',')->capture_default_str();
+  cmd.add_option("--parties,-n", o->parties, "parties n, in [3, 64] (card-and runs with its two)")->capture_default_str();
+  cmd.add_option("--trials", o->trials, "runs per row, inputs drawn afresh each time, in [1, 100000]")->capture_default_str();
+  cmd.add_option("--length", o->length, "inner-product's vector length, in [1, 4096]")->capture_default_str();
+  cmd.add_option("--seed", o->seed, "seed of the whole study")->capture_default_str()->check(seed_check());
+  o->outputs.add_options(cmd, "draw bytes per party against rounds");
+  return [o] { return run(*o); };
+}
+
+}  // namespace
+
+void register_rounds_study(ExperimentRegistry& registry) {
+  registry.add({.name = "rounds",
+                .summary = "what each round buys: sum, XOR-sum, AND, inner product and AES-128 in one round where a protocol exists, "
+                           "in two, and in many (BGW, cards), with error, bytes, time and threat model (docs/study.md)",
+                .configure = configure});
+}
+
+}  // namespace shufflempc::study::experiments

@@ -1,0 +1,372 @@
+// What each round buys: the rows of `shufflempc study rounds` (shufflempc/study/rounds.hpp).
+#include "shufflempc/study/rounds.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <stdexcept>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "circuit/circuit.hpp"
+#include "shufflempc/inproc.hpp"
+#include "shufflempc/registry.hpp"
+#include "shufflempc/runtime.hpp"
+#include "shufflempc/study/csv.hpp"
+
+namespace shufflempc::study {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// One function's inputs for one trial, before a protocol encodes them: per party its integers
+// (empty: the party holds nothing).
+using Draw = std::vector<std::vector<std::uint64_t>>;
+
+struct Entry {
+  std::string function, protocol, threat_model;
+  std::size_t parties = 0;
+  std::shared_ptr<const Protocol> make;
+  std::function<std::vector<Value>(const Draw&)> encode;  // the protocol's inputs
+};
+
+// The bits of `values` (each `bits` wide) as one group's hex text: element i at bits [bits i, bits (i + 1)).
+std::string group_hex(const std::vector<std::uint64_t>& values, std::uint32_t bits) {
+  std::vector<std::uint8_t> b;
+  for (auto v : values)
+    for (std::uint32_t j = 0; j < bits; ++j) b.push_back(static_cast<std::uint8_t>((v >> j) & 1));
+  return circuit::hex_from_bits(b);
+}
+
+std::uint32_t bits_for(std::uint64_t v) {
+  std::uint32_t b = 1;
+  while ((std::uint64_t{1} << b) <= v && b < 63) ++b;
+  return b;
+}
+
+// Output wires, copied last and padded to `width` with the constant 0.
+std::string finish(circuit::BristolWriter& w, const std::vector<std::uint32_t>& out, std::size_t width) {
+  for (std::size_t i = 0; i < width; ++i) (void)w.copy(i < out.size() ? out[i] : circuit::BristolWriter::zero);
+  return w.text({static_cast<std::uint32_t>(width)});
+}
+
+// sum of n numbers of `bits` bits: an adder tree.
+std::string sum_circuit(std::size_t n, std::uint32_t bits, std::size_t width) {
+  circuit::BristolWriter w(std::vector<std::uint32_t>(n, bits));
+  std::vector<std::vector<std::uint32_t>> xs(n);
+  for (std::size_t p = 0; p < n; ++p)
+    for (std::uint32_t j = 0; j < bits; ++j) xs[p].push_back(w.input(p, j));
+  return finish(w, w.sum(std::move(xs), width, true), width);
+}
+
+// XOR of n bits (no AND gate), and AND of two.
+std::string xor_circuit(std::size_t n) {
+  circuit::BristolWriter w(std::vector<std::uint32_t>(n, 1));
+  std::uint32_t acc = w.input(0, 0);
+  for (std::size_t p = 1; p < n; ++p) acc = w.xor_(acc, w.input(p, 0));
+  return finish(w, {acc}, 1);
+}
+std::string and_circuit() {
+  circuit::BristolWriter w({1, 1});
+  return finish(w, {w.and_(w.input(0, 0), w.input(1, 0))}, 1);
+}
+
+// The inner product of two vectors of `length` elements of 8 bits: schoolbook products, an adder tree.
+std::string inner_product_circuit(std::size_t length, std::size_t width) {
+  circuit::BristolWriter w({static_cast<std::uint32_t>(8 * length), static_cast<std::uint32_t>(8 * length)});
+  std::vector<std::vector<std::uint32_t>> products;
+  for (std::size_t i = 0; i < length; ++i) {
+    std::vector<std::vector<std::uint32_t>> partial;
+    for (std::uint32_t j = 0; j < 8; ++j) {
+      std::vector<std::uint32_t> row(j, circuit::BristolWriter::zero);  // shifted by j
+      for (std::uint32_t k = 0; k < 8; ++k) row.push_back(w.and_(w.input(0, static_cast<std::uint32_t>(8 * i) + k), w.input(1, static_cast<std::uint32_t>(8 * i) + j)));
+      partial.push_back(std::move(row));
+    }
+    products.push_back(w.sum(std::move(partial), 16, true));
+  }
+  return finish(w, w.sum(std::move(products), width, true), width);
+}
+
+std::shared_ptr<const Protocol> circuit_protocol(const std::string& text, const std::string& name, std::size_t n, circuit::Variant v,
+                                                 std::vector<PartyId> owners) {
+  circuit::Options o;
+  o.variant = v;
+  o.owners = std::move(owners);
+  o.delivery = v == circuit::Variant::designated_garbler ? Delivery::analyzer_only : Delivery::all_parties;
+  return circuit::make_protocol(std::make_shared<const circuit::Circuit>(circuit::parse(text, name)), n, o);
+}
+
+std::shared_ptr<const Protocol> registered(const Registry& registry, const std::string& name, std::map<std::string, std::string> params,
+                                           std::size_t n) {
+  return registry.create(name, params, n);
+}
+
+constexpr const char* v1_threat = "one corrupted computing party plus any clients; everyone sees both rounds";
+constexpr const char* v3_threat = "the analyzer plus t < n/2 parties; the garbler and the analyzer must not collude";
+constexpr const char* bgw_threat = "any t < n/2 parties; everyone sees every round";
+constexpr const char* mpc2_threat = "any t < n/2 parties; everyone sees both rounds";
+
+// Every entry of `function` for n parties.
+std::vector<Entry> entries(const Registry& registry, const std::string& function, std::size_t n, std::size_t length) {
+  std::vector<Entry> e;
+  const auto circuit_rows = [&](const std::string& text, const std::vector<PartyId>& owners, std::function<std::vector<Value>(const Draw&)> encode) {
+    e.push_back({function, "circuit v1", v1_threat, n, circuit_protocol(text, function, n, circuit::Variant::two_garblers, owners), encode});
+    e.push_back({function, "circuit bgw", bgw_threat, n, circuit_protocol(text, function, n, circuit::Variant::bgw, owners), encode});
+  };
+  std::vector<PartyId> everyone(n);
+  for (PartyId p = 0; p < n; ++p) everyone[p] = p;
+  if (function == "sum") {
+    const std::size_t width = 10 + bits_for(n - 1);
+    const auto integers = [](const Draw& d) {
+      std::vector<Value> v;
+      for (const auto& x : d) v.emplace_back(x[0]);
+      return v;
+    };
+    e.push_back({function, "split-mix-sum", "the analyzer learns the sum only (statistical, 2^-40); the shuffler is trusted", n,
+                 registered(registry, "split-mix-sum", {{"input-bits", "10"}}, n), integers});
+    e.push_back({function, "mpc2", mpc2_threat, n, registered(registry, "mpc2", {{"function", "sum"}}, n), integers});
+    circuit_rows(sum_circuit(n, 10, width), everyone, [](const Draw& d) {
+      std::vector<Value> v;
+      for (const auto& x : d) v.emplace_back(group_hex(x, 10));
+      return v;
+    });
+  } else if (function == "xor-sum") {
+    const auto bucketed = [](const Draw& d) {
+      std::vector<Value> v;
+      for (const auto& x : d) v.push_back(Value::array({0, x[0]}));
+      return v;
+    };
+    e.push_back({function, "xor-sum-rr", "local randomized response on the bit: one round costs error Omega(sqrt n)", n,
+                 registered(registry, "xor-sum-rr", {{"buckets", "1"}}, n), bucketed});
+    e.push_back({function, "xor-sum-exact", "none: the analyzer reads the parity's shares", n,
+                 registered(registry, "xor-sum-exact", {{"buckets", "1"}}, n), bucketed});
+    circuit_rows(xor_circuit(n), everyone, [](const Draw& d) {
+      std::vector<Value> v;
+      for (const auto& x : d) v.emplace_back(group_hex(x, 1));
+      return v;
+    });
+  } else if (function == "and") {
+    const auto two_bits = [n](const Draw& d) {
+      std::vector<Value> v(n, nullptr);
+      v[0] = d[0][0];
+      v[1] = d[1][0];
+      return v;
+    };
+    e.push_back({function, "mpc2", mpc2_threat, n, registered(registry, "mpc2", {{"function", "input bit a@0, b@1; output y = a*b"}}, n), two_bits});
+    circuit_rows(and_circuit(), {0, 1}, [n](const Draw& d) {
+      std::vector<Value> v(n, nullptr);
+      v[0] = group_hex(d[0], 1);
+      v[1] = group_hex(d[1], 1);
+      return v;
+    });
+    e.push_back({function, "card-and", "the two parties, semi-honest: cryptographic cards (ElGamal on ristretto255)", 2,
+                 registered(registry, "card-and", {}, 2), [](const Draw& d) { return std::vector<Value>{d[0][0], d[1][0]}; }});
+  } else if (function == "inner-product") {
+    const std::size_t width = 16 + bits_for(length - 1);
+    e.push_back({function, "mpc2", mpc2_threat, n,
+                 registered(registry, "mpc2", {{"function", fmt::format("input a[{0}]@0, b[{0}]@1; output ip = dot(a, b)", length)}}, n),
+                 [n](const Draw& d) {
+                   std::vector<Value> v(n, nullptr);
+                   v[0] = d[0];
+                   v[1] = d[1];
+                   return v;
+                 }});
+    circuit_rows(inner_product_circuit(length, width), {0, 1}, [n](const Draw& d) {
+      std::vector<Value> v(n, nullptr);
+      v[0] = group_hex(d[0], 8);
+      v[1] = group_hex(d[1], 8);
+      return v;
+    });
+  } else if (function == "aes-128") {
+    const auto key_and_plaintext = [n](const Draw& d) {
+      std::vector<Value> v(n, nullptr);
+      v[0] = group_hex(d[0], 8);  // 16 random bytes each
+      v[1] = group_hex(d[1], 8);
+      return v;
+    };
+    for (const auto& [variant, label, threat] : {std::tuple{"v1", "circuit v1", v1_threat}, std::tuple{"v3", "circuit v3", v3_threat},
+                                                 std::tuple{"bgw", "circuit bgw", bgw_threat}})
+      e.push_back({function, label, threat, n,
+                   registered(registry, "circuit", {{"circuit", "aes_128"}, {"variant", variant}, {"owners", "0,1"}}, n), key_and_plaintext});
+  }
+  return e;
+}
+
+// The inputs of `function` for one trial: every party's integers (card-and and the two-party
+// functions read parties 0 and 1 only).
+Draw draw(const std::string& function, std::size_t n, std::size_t length, Rng& rng) {
+  Draw d(n);
+  for (std::size_t p = 0; p < n; ++p) {
+    if (function == "sum") d[p] = {rng.uniform(1000)};
+    else if (function == "xor-sum" || function == "and") d[p] = {rng.uniform(2)};
+    else if (function == "inner-product") {
+      for (std::size_t i = 0; i < length; ++i) d[p].push_back(rng.uniform(256));
+    } else {
+      for (int i = 0; i < 16; ++i) d[p].push_back(rng.uniform(256));
+    }
+  }
+  return d;
+}
+
+// The function's value on a trial's inputs, computed here in the clear: the reference every row is
+// checked against (a generated circuit is not its own witness). AES-128 has none here; its rows
+// are checked against the circuit's plain evaluation, which the circuit tests hold to FIPS-197.
+std::optional<double> reference(const std::string& function, const Draw& d, std::size_t n) {
+  double v = 0;
+  if (function == "sum") {
+    for (std::size_t p = 0; p < n; ++p) v += static_cast<double>(d[p][0]);
+  } else if (function == "xor-sum") {
+    std::uint64_t x = 0;
+    for (std::size_t p = 0; p < n; ++p) x ^= d[p][0];
+    v = static_cast<double>(x);
+  } else if (function == "and") {
+    v = static_cast<double>(d[0][0] & d[1][0]);
+  } else if (function == "inner-product") {
+    for (std::size_t i = 0; i < d[0].size(); ++i) v += static_cast<double>(d[0][i] * d[1][i]);
+  } else {
+    return std::nullopt;
+  }
+  return v;
+}
+
+// A protocol's output as a number: a number, an object of one number ({"sum": 12}), or a circuit's
+// hex text.
+std::optional<double> as_number(const Value& out) {
+  if (out.is_number()) return out.get<double>();
+  if (out.is_object() && out.size() == 1 && out.begin()->is_number()) return out.begin()->get<double>();
+  if (out.is_string()) {
+    const std::string& hex = out.get_ref<const std::string&>();
+    if (hex.empty() || hex.size() > 13 || hex.find_first_not_of("0123456789abcdef") != std::string::npos) return std::nullopt;
+    return static_cast<double>(std::stoull(hex, nullptr, 16));
+  }
+  return std::nullopt;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+const std::vector<std::pair<std::string, std::string>>& rounds_functions() {
+  static const std::vector<std::pair<std::string, std::string>> f = {
+      {"sum", "the sum of every party's integer in [0, 1000)"},
+      {"xor-sum", "the XOR of every party's bit"},
+      {"and", "the AND of party 0's and party 1's bits"},
+      {"inner-product", "the inner product of party 0's and party 1's vectors of 8-bit integers (--length)"},
+      {"aes-128", "AES-128 of party 1's plaintext under party 0's key"}};
+  return f;
+}
+
+void validate(const RoundsStudyOptions& o) {
+  if (o.parties < 3 || o.parties > 64) throw std::invalid_argument(fmt::format("--parties {}: must be in [3, 64]", o.parties));
+  if (o.trials < 1 || o.trials > 100000) throw std::invalid_argument(fmt::format("--trials {}: must be in [1, 100000]", o.trials));
+  if (o.length < 1 || o.length > 4096) throw std::invalid_argument(fmt::format("--length {}: must be in [1, 4096]", o.length));
+  if (o.functions.empty()) throw std::invalid_argument("--functions: give at least one");
+  for (const auto& f : o.functions) {
+    const auto& all = rounds_functions();
+    if (std::none_of(all.begin(), all.end(), [&](const auto& p) { return p.first == f; })) {
+      std::string names;
+      for (const auto& p : all) names += (names.empty() ? "" : ", ") + p.first;
+      throw std::invalid_argument("--functions: '" + f + "' is not one of " + names);
+    }
+  }
+}
+
+RoundsStudy run_rounds_study(const RoundsStudyOptions& o, const RoundsProgress& progress) {
+  validate(o);
+  const Registry registry = builtin_registry();
+  RoundsStudy s{o, {}};
+  std::vector<Entry> all;
+  for (const auto& f : o.functions) {
+    auto e = entries(registry, f, o.parties, o.length);
+    all.insert(all.end(), std::make_move_iterator(e.begin()), std::make_move_iterator(e.end()));
+  }
+  const SeededRng root(o.seed);
+  std::size_t done = 0;
+  const std::size_t total = all.size() * o.trials;
+  for (std::size_t row = 0; row < all.size(); ++row) {
+    const Entry& e = all[row];
+    const auto function_index = static_cast<std::uint64_t>(
+        std::find(o.functions.begin(), o.functions.end(), e.function) - o.functions.begin());
+    RoundsRow r{e.function, e.protocol, e.parties, e.make->rounds(), 0, 0, 0, 0, 0, e.threat_model};
+    std::vector<double> ms;
+    double squares = 0;
+    std::size_t bytes = 0, messages = 0;
+    for (std::size_t t = 0; t < o.trials; ++t) {
+      // The inputs depend on (function, trial) only, so every row of a function computes on the
+      // same inputs; the run's randomness on (row, trial).
+      const auto input_rng = root.fork((std::uint64_t{1} << 63) | (function_index << 32) | t);
+      const auto run_rng = root.fork((std::uint64_t{row} << 32) | t);
+      const Draw d = draw(e.function, o.parties, o.length, *input_rng);
+      const auto inputs = e.encode(d);
+      const auto t0 = Clock::now();
+      const RunResult result = run_in_process(*e.make, inputs, *run_rng);
+      ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+      const auto want = reference(e.function, d, e.parties);
+      if (want) {
+        const auto got = as_number(result.output);
+        if (!got) throw std::logic_error("study rounds: " + e.protocol + " gave " + result.output.dump() + ", not a number");
+        if (*got != *want) {
+          ++r.wrong;
+          squares += (*got - *want) * (*got - *want);
+        }
+      } else if (result.output != e.make->truth(inputs)) {
+        ++r.wrong;
+        squares = std::nan("");
+      }
+      bytes += result.bytes;
+      messages += result.messages;
+      if (progress) progress(++done, total);
+    }
+    const double runs = static_cast<double>(o.trials) * static_cast<double>(e.parties);
+    r.rmse = std::sqrt(squares / static_cast<double>(o.trials));
+    r.bytes_per_party = static_cast<double>(bytes) / runs;
+    r.messages_per_party = static_cast<double>(messages) / runs;
+    r.milliseconds = median(ms);
+    s.rows.push_back(std::move(r));
+  }
+  return s;
+}
+
+void print_table(std::ostream& out, const RoundsStudy& s) {
+  out << fmt::format("What each round buys: n = {} ({} trials per row, seed {}; card-and runs with its 2 parties)\n\n", s.options.parties,
+                     s.options.trials, s.options.seed);
+  out << fmt::format("{:<14} {:<14} {:>6} {:>9} {:>7} {:>13} {:>11} {:>10}  {}\n", "function", "protocol", "rounds", "RMSE", "wrong",
+                     "bytes/party", "msgs/party", "ms", "threat model");
+  for (const auto& r : s.rows)
+    out << fmt::format("{:<14} {:<14} {:>6} {:>9.3g} {:>7} {:>13.0f} {:>11.1f} {:>10.2f}  {}\n", r.function, r.protocol, r.rounds, r.rmse,
+                       r.wrong, r.bytes_per_party, r.messages_per_party, r.milliseconds, r.threat_model);
+}
+
+void write_csv(std::ostream& out, const RoundsStudy& s) {
+  CsvWriter csv(out, {"function", "protocol", "parties", "rounds", "rmse", "wrong", "trials", "bytes_per_party", "messages_per_party",
+                      "seconds", "threat_model"});
+  for (const auto& r : s.rows)
+    csv.row({r.function, r.protocol, std::to_string(r.parties), std::to_string(r.rounds), CsvWriter::number(r.rmse), std::to_string(r.wrong),
+             std::to_string(s.options.trials), CsvWriter::number(r.bytes_per_party), CsvWriter::number(r.messages_per_party),
+             CsvWriter::number(r.milliseconds / 1000, 4), r.threat_model});
+}
+
+std::vector<Line> figure_lines(const RoundsStudy& s) {
+  std::vector<Line> lines;
+  for (const auto& f : s.options.functions) {
+    Line l{f, {}, true};  // markers: a function's protocols are alternatives, not a curve
+    for (const auto& r : s.rows)
+      if (r.function == f && r.wrong == 0) l.points.emplace_back(static_cast<double>(r.rounds), r.bytes_per_party);
+    lines.push_back(std::move(l));
+  }
+  return lines;
+}
+
+std::string figure_title(const RoundsStudy& s) {
+  return fmt::format("What each round buys: bytes per party against rounds (exact protocols), n = {}", s.options.parties);
+}
+
+}  // namespace shufflempc::study
