@@ -2,6 +2,7 @@
 // circuit against plain evaluation, and the label selection x Delta + k_0 by interpolation.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,19 @@ TEST_CASE("gf128: a field (identity, inverses, distributivity, x^128 = x^7 + x^2
     CHECK(gf128::mul(gf128::mul(a, b), c) == gf128::mul(a, gf128::mul(b, c)));
     CHECK(gf128::mul(a, gf128::inverse(a)) == one);
   }
+}
+
+TEST_CASE("gf128: the carry-less product equals the bit-serial one (random blocks, all-ones, single bits)") {
+  SeededRng rng(127);
+  std::vector<Block> blocks = {{0, 0}, {1, 0}, {~0ull, ~0ull}, {0, 1ull << 63}, {1ull << 63, 0}, {0x87, 0}};
+  for (int i = 0; i < 500; ++i) blocks.push_back(Block::random(rng));
+  for (std::size_t i = 0; i < blocks.size(); ++i)
+    for (std::size_t j = i; j < std::min(blocks.size(), i + 8); ++j) {
+      REQUIRE(gf128::mul(blocks[i], blocks[j]) == gf128::mul_serial(blocks[i], blocks[j]));
+#if defined(__x86_64__)
+      if (__builtin_cpu_supports("pclmul")) REQUIRE(gf128::mul_clmul(blocks[i], blocks[j]) == gf128::mul_serial(blocks[i], blocks[j]));
+#endif
+    }
 }
 
 TEST_CASE("gf128: the product of two degree-t sharings interpolates from 2t + 1 points to x Delta") {
