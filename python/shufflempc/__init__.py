@@ -15,6 +15,7 @@ there. What it offers:
 * ``account_amplify``, ``account_local``, ``account_noise`` -- the privacy accountant.
 * ``xor_sum_study(...)`` and ``xor_sum_decode(...)`` -- the XOR-sum lower bound executed, and the
   attack's decoder for attacks of your own.
+* ``rounds_study(...)`` -- what each round buys: the same functions in one, two and many rounds.
 
 Parameters are the protocol's own (``shufflempc list``); a name with a dash on the command line
 takes an underscore here (``min_parties``). A bad value raises ValueError naming it and its range.
@@ -40,6 +41,7 @@ __all__ = [
     "account_noise",
     "describe",
     "list",
+    "rounds_study",
     "run",
     "study",
     "xor_sum_decode",
@@ -101,6 +103,16 @@ def study(protocols=None, axes=None, *, preset=None, fixed=None, parties=None, i
     columns = _core._study(protocols=protocols, axes=axes, preset=preset, fixed=fixed, parties=parties,
                            inputs=inputs, honest=honest, dropouts=dropouts, trials=trials, seed=seed,
                            jobs=jobs, per_trial=per_trial, progress=progress)
+    return _table(columns, as_frame)
+
+
+def rounds_study(functions=("sum", "xor-sum", "and", "inner-product", "aes-128"), parties=5, trials=20, *, length=16, seed=1,
+                 progress=True, as_frame=None):
+    """What each round buys (``shufflempc study rounds``): every function through the one-round
+    protocols where they exist, the two-round ones and the many-round ones, with the CSV's 11
+    columns: error against the function in the clear, bytes and messages per party, seconds and the
+    threat model (docs/study.md)."""
+    columns = _core._rounds_study([str(f) for f in functions], int(parties), int(trials), int(length), int(seed), progress)
     return _table(columns, as_frame)
 
 

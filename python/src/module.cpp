@@ -27,6 +27,7 @@
 #include "shufflempc/registry.hpp"
 #include "shufflempc/shuffle.hpp"
 #include "shufflempc/study/progress.hpp"
+#include "shufflempc/study/rounds.hpp"
 #include "shufflempc/study/study.hpp"
 #include "shufflempc/study/xor_sum.hpp"
 
@@ -424,6 +425,18 @@ py::dict study_run(const py::object& protocols, const py::object& axes, const py
   return columns_to_python(cols);
 }
 
+// An experiment's columns, computed without the GIL, with the progress the caller asked for.
+template <class Run>
+py::dict experiment_columns(const py::object& progress, const std::string& label, Run run) {
+  const auto report = progress_of(progress, label);
+  std::vector<study::Column> cols;
+  {
+    py::gil_scoped_release release;
+    cols = run(report);
+  }
+  return columns_to_python(cols);
+}
+
 py::dict xor_sum_study(const std::vector<std::size_t>& parties, const std::vector<std::string>& protocols, const std::vector<double>& alphas,
                        const std::vector<std::size_t>& queries, const std::string& decoder, std::size_t runs, double epsilon,
                        const std::vector<std::string>& executions, bool mpc, std::uint64_t seed, unsigned jobs, const py::object& progress) {
@@ -440,13 +453,23 @@ py::dict xor_sum_study(const std::vector<std::size_t>& parties, const std::vecto
   o.seed = seed;
   o.jobs = jobs;
   study::validate(o);
-  const auto report = progress_of(progress, "xor-sum");
-  std::vector<study::Column> cols;
-  {
-    py::gil_scoped_release release;
-    cols = study::table(study::run_xor_sum_study(o, report));
-  }
-  return columns_to_python(cols);
+  return experiment_columns(progress, "xor-sum", [&](const study::Progress& report) { return study::table(study::run_xor_sum_study(o, report)); });
+}
+
+py::dict rounds_study(const std::vector<std::string>& functions, std::size_t parties, std::size_t trials, std::size_t length,
+                      std::uint64_t seed, const py::object& progress) {
+  study::RoundsStudyOptions o;
+  o.functions = functions;
+  o.parties = parties;
+  o.trials = trials;
+  o.length = length;
+  o.seed = seed;
+  study::validate(o);
+  return experiment_columns(progress, "rounds", [&](const study::Progress& report) {
+    study::RoundsProgress each;
+    if (report) each = [&report](std::size_t done, std::size_t total) { report(static_cast<double>(done), static_cast<double>(total), done, total); };
+    return study::table(study::run_rounds_study(o, each));
+  });
 }
 
 py::array_t<std::uint8_t> xor_sum_decode(const py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>& bits,
@@ -524,6 +547,9 @@ PYBIND11_MODULE(_core, m) {
   m.def("_xor_sum_study", &xor_sum_study, py::arg("parties"), py::arg("protocols"), py::arg("alphas"), py::arg("queries"),
         py::arg("decoder"), py::arg("runs"), py::arg("epsilon"), py::arg("executions"), py::arg("mpc"), py::arg("seed"),
         py::arg("jobs"), py::arg("progress"));
+
+  m.def("_rounds_study", &rounds_study, py::arg("functions"), py::arg("parties"), py::arg("trials"), py::arg("length"), py::arg("seed"),
+        py::arg("progress"));
 
   m.def("xor_sum_decode", &xor_sum_decode, py::arg("queries"), py::arg("answers"), py::arg("decoder") = "ls",
         "The attack's decoder: the secret bits x-hat (uint8) from m queries (an (m, h) array of bits) and their answers, by "

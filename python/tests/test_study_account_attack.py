@@ -130,3 +130,16 @@ def test_xor_sum_decode_recovers_the_secret_from_exact_answers():
         shufflempc.xor_sum_decode(queries, answers[:-1])
     with pytest.raises(ValueError, match="bits"):
         shufflempc.xor_sum_decode(queries * 2, answers)
+
+
+def test_rounds_study_is_the_command_lines(cli):
+    table = shufflempc.rounds_study(functions=["and", "xor-sum"], parties=3, trials=2, seed=4, progress=False, as_frame=False)
+    rows = list(csv.DictReader(io.StringIO(cli("study", "rounds", "--functions", "and,xor-sum", "-n", 3, "--trials", 2,
+                                               "--seed", 4, "--quiet", "--csv", "-"))))
+    assert list(table) == list(rows[0]) and len(rows) == len(table["protocol"])
+    for i, row in enumerate(rows):
+        assert row["protocol"] == table["protocol"][i]
+        assert int(row["rounds"]) == table["rounds"][i]
+        assert float(row["bytes_per_party"]) == pytest.approx(table["bytes_per_party"][i], rel=1e-5)  # the CSV keeps 6 digits
+    with pytest.raises(ValueError, match="--functions: 'median' is not one of"):
+        shufflempc.rounds_study(functions=["median"], progress=False)

@@ -546,7 +546,10 @@ std::vector<Column> table(const Spec& spec, const std::vector<Cell>& cells, bool
 }
 
 void write_csv(std::ostream& out, const Spec& spec, const std::vector<Cell>& cells, bool per_trial) {
-  const auto cols = table(spec, cells, per_trial);
+  write_columns(out, table(spec, cells, per_trial));
+}
+
+void write_columns(std::ostream& out, const std::vector<Column>& cols) {
   std::vector<std::string> names;
   for (const auto& c : cols) names.push_back(c.name);
   CsvWriter csv(out, std::move(names));

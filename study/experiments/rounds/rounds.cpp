@@ -345,14 +345,31 @@ void print_table(std::ostream& out, const RoundsStudy& s) {
                        r.wrong, r.bytes_per_party, r.messages_per_party, r.milliseconds, r.threat_model);
 }
 
-void write_csv(std::ostream& out, const RoundsStudy& s) {
-  CsvWriter csv(out, {"function", "protocol", "parties", "rounds", "rmse", "wrong", "trials", "bytes_per_party", "messages_per_party",
-                      "seconds", "threat_model"});
-  for (const auto& r : s.rows)
-    csv.row({r.function, r.protocol, std::to_string(r.parties), std::to_string(r.rounds), CsvWriter::number(r.rmse), std::to_string(r.wrong),
-             std::to_string(s.options.trials), CsvWriter::number(r.bytes_per_party), CsvWriter::number(r.messages_per_party),
-             CsvWriter::number(r.milliseconds / 1000, 4), r.threat_model});
+std::vector<Column> table(const RoundsStudy& s) {
+  using K = Column::Kind;
+  std::vector<Column> cols;
+  for (const auto& [name, kind] : std::initializer_list<std::pair<const char*, K>>{
+           {"function", K::text}, {"protocol", K::text}, {"parties", K::integer}, {"rounds", K::integer}, {"rmse", K::real},
+           {"wrong", K::integer}, {"trials", K::integer}, {"bytes_per_party", K::real}, {"messages_per_party", K::real},
+           {"seconds", K::real}, {"threat_model", K::text}})
+    cols.push_back(Column{kind, name, {}, {}});
+  using Field = std::pair<std::string, std::optional<double>>;
+  const auto real = [](double v, int digits = 6) { return Field{CsvWriter::number(v, digits), v}; };
+  const auto whole = [](std::size_t v) { return Field{std::to_string(v), static_cast<double>(v)}; };
+  const auto text = [](const std::string& t) { return Field{t, std::nullopt}; };
+  for (const auto& r : s.rows) {
+    const std::vector<Field> fields = {text(r.function), text(r.protocol), whole(r.parties), whole(r.rounds), real(r.rmse), whole(r.wrong),
+                                       whole(s.options.trials), real(r.bytes_per_party), real(r.messages_per_party),
+                                       real(r.milliseconds / 1000, 4), text(r.threat_model)};
+    for (std::size_t c = 0; c < cols.size(); ++c) {
+      cols[c].text.push_back(fields[c].first);
+      cols[c].number.push_back(fields[c].second);
+    }
+  }
+  return cols;
 }
+
+void write_csv(std::ostream& out, const RoundsStudy& s) { write_columns(out, table(s)); }
 
 std::vector<Line> figure_lines(const RoundsStudy& s) {
   std::vector<Line> lines;

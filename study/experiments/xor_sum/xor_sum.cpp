@@ -263,17 +263,7 @@ std::vector<Column> table(const XorSumStudy& s) {
   return cols;
 }
 
-void write_csv(std::ostream& out, const XorSumStudy& s) {
-  const auto cols = table(s);
-  std::vector<std::string> names;
-  for (const auto& c : cols) names.push_back(c.name);
-  CsvWriter csv(out, std::move(names));
-  std::vector<std::string> fields(cols.size());
-  for (std::size_t r = 0; r < cols.front().text.size(); ++r) {
-    for (std::size_t c = 0; c < cols.size(); ++c) fields[c] = cols[c].text[r];
-    csv.row(fields);
-  }
-}
+void write_csv(std::ostream& out, const XorSumStudy& s) { write_columns(out, table(s)); }
 
 std::vector<Line> figure_lines(const XorSumStudy& s) {
   const auto& o = s.options;

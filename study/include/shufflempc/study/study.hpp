@@ -153,6 +153,8 @@ struct Column {
   std::vector<std::optional<double>> number;  // every row's value for a number (none: empty)
 };
 [[nodiscard]] std::vector<Column> table(const Spec& spec, const std::vector<Cell>& cells, bool per_trial);
+// Any study's columns as CSV: the names, then every row's texts (the one path every study's CSV takes).
+void write_columns(std::ostream& out, const std::vector<Column>& cols);
 
 // One row per cell (or per trial) with a header; columns in docs/study.md.
 void write_csv(std::ostream& out, const Spec& spec, const std::vector<Cell>& cells, bool per_trial);
