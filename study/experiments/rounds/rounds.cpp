@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "circuit/circuit.hpp"
+#include "shufflempc/attacks/labels.hpp"
 #include "shufflempc/inproc.hpp"
 #include "shufflempc/registry.hpp"
 #include "shufflempc/runtime.hpp"
@@ -23,6 +24,12 @@ namespace shufflempc::study {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// The named fork labels (a name in the high bytes, attacks::labels::tag, and an index below it):
+// a trial's inputs from (function, trial), its run from (row, trial). Trials stay below 2^24.
+constexpr std::uint64_t inputs_label(std::uint64_t function, std::uint64_t trial) { return attacks::labels::tag("IN") + (function << 24) + trial; }
+constexpr std::uint64_t run_label(std::uint64_t row, std::uint64_t trial) { return attacks::labels::tag("RUN") + (row << 24) + trial; }
+static_assert(inputs_label(0, 0) == 0x494e000000000000ULL && run_label(1, 2) == 0x52554e0001000002ULL);
 
 // One function's inputs for one trial, before a protocol encodes them: per party its integers
 // (empty: the party holds nothing).
@@ -302,8 +309,8 @@ RoundsStudy run_rounds_study(const RoundsStudyOptions& o, const RoundsProgress& 
     for (std::size_t t = 0; t < o.trials; ++t) {
       // The inputs depend on (function, trial) only, so every row of a function computes on the
       // same inputs; the run's randomness on (row, trial).
-      const auto input_rng = root.fork((std::uint64_t{1} << 63) | (function_index << 32) | t);
-      const auto run_rng = root.fork((std::uint64_t{row} << 32) | t);
+      const auto input_rng = root.fork(inputs_label(function_index, t));
+      const auto run_rng = root.fork(run_label(row, t));
       const Draw d = draw(e.function, o.parties, o.length, *input_rng);
       const auto inputs = e.encode(d);
       const auto t0 = Clock::now();
