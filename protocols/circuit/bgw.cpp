@@ -35,7 +35,7 @@ const SessionId& bgw_session() {
 class BgwParty final : public CircuitParty {
  public:
   BgwParty(std::shared_ptr<const Setup> s, PartyId id, std::vector<std::uint8_t> bits)
-      : CircuitParty(std::move(s), id, std::move(bits)), points_(shamir::points(field, s_->n)) {}
+      : CircuitParty(std::move(s), id, std::move(bits)) {}
   ~BgwParty() override { wipe(); }
   BgwParty(const BgwParty&) = delete;
   BgwParty& operator=(const BgwParty&) = delete;
@@ -65,7 +65,7 @@ class BgwParty final : public CircuitParty {
     std::vector<std::vector<std::uint8_t>> to(s.n);
     std::vector<std::uint8_t> shares(s.n);
     for (std::size_t i = 0; i < bits_.size(); ++i) {
-      shamir::share(field, bits_[i], s.t, rng, std::span<std::uint8_t>(shares), std::span<const std::uint8_t>(points_));
+      shamir::share(field, bits_[i], s.t, rng, std::span<std::uint8_t>(shares), std::span<const std::uint8_t>(s.points256));
       for (PartyId q = 0; q < s.n; ++q) {
         if (q == id_) share_[s.wires[id_][i]] = shares[q];
         else to[q].push_back(shares[q]);
@@ -118,7 +118,7 @@ class BgwParty final : public CircuitParty {
       const Gate& gate = s.c().gates[gates[i]];
       const std::uint8_t product = gf256::mul(share_[gate.a], share_[gate.b]);  // on a polynomial of degree 2t
       if (s.bgw_fault_fixed_reshare) std::fill(shares.begin(), shares.end(), product);  // the negative control of the tests
-      else shamir::share(field, product, s.t, rng, std::span<std::uint8_t>(shares), std::span<const std::uint8_t>(points_));
+      else shamir::share(field, product, s.t, rng, std::span<std::uint8_t>(shares), std::span<const std::uint8_t>(s.points256));
       for (PartyId q = 0; q < s.n; ++q) {
         if (q == id_) own_[i] = shares[q];
         else to[q][i] = shares[q];
@@ -173,7 +173,6 @@ class BgwParty final : public CircuitParty {
     if (!share_.empty()) sodium_memzero(share_.data(), share_.size());
   }
 
-  std::vector<std::uint8_t> points_;     // every party's point, for sharing
   std::vector<std::uint8_t> share_;      // this party's share of every wire set so far
   std::vector<osm::Key> keys_;           // pairwise keys from round 0, per peer
   std::vector<std::uint8_t> own_;        // this party's own share of each product of the layer

@@ -239,6 +239,7 @@ std::unique_ptr<Protocol> make_protocol(std::shared_ptr<const Circuit> circuit, 
     layer_by_and_depth(*s);
     std::vector<std::uint32_t> all(n);
     for (PartyId j = 0; j < n; ++j) all[j] = j;
+    s->points256 = shamir::points(gf256::Field{}, n);
     s->lagrange256 = shamir::lagrange_at_zero(gf256::Field{}, std::span<const std::uint32_t>(all));
   }
   if (o.variant == Variant::designated_garbler) {

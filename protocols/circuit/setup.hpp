@@ -49,12 +49,12 @@ struct Setup {
   std::size_t round1_min = 0, round1_max = 0;
   // bgw: the AND gates of each layer ([r], r = 1..and_depth: the gates at AND-depth r), the other
   // gates by the depth of their output ([d], d = 0..and_depth, circuit order), each layer round's
-  // private messages (payload bytes and messages per peer) and the Lagrange coefficients at 0 over
-  // every party's point.
+  // private messages (payload bytes and messages per peer), every party's point and the Lagrange
+  // coefficients at 0 over them.
   std::size_t and_depth = 0;
   std::vector<std::vector<std::uint32_t>> and_layers, linear_layers;
   std::vector<std::size_t> layer_payload, layer_chunks;
-  std::vector<std::uint8_t> lagrange256;
+  std::vector<std::uint8_t> points256, lagrange256;
   decltype(Options::observe_bgw) observe_bgw;  // tests only (circuit.hpp)
   bool bgw_fault_fixed_reshare = false;
 

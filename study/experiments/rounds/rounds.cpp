@@ -108,11 +108,6 @@ std::shared_ptr<const Protocol> circuit_protocol(const std::string& text, const 
   return circuit::make_protocol(std::make_shared<const circuit::Circuit>(circuit::parse(text, name)), n, o);
 }
 
-std::shared_ptr<const Protocol> registered(const Registry& registry, const std::string& name, std::map<std::string, std::string> params,
-                                           std::size_t n) {
-  return registry.create(name, params, n);
-}
-
 constexpr const char* v1_threat = "one corrupted computing party plus any clients; everyone sees both rounds";
 constexpr const char* v3_threat = "the analyzer plus t < n/2 parties; the garbler and the analyzer must not collude";
 constexpr const char* bgw_threat = "any t < n/2 parties; everyone sees every round";
@@ -135,8 +130,8 @@ std::vector<Entry> entries(const Registry& registry, const std::string& function
       return v;
     };
     e.push_back({function, "split-mix-sum", "the analyzer learns the sum only (statistical, 2^-40); the shuffler is trusted", n,
-                 registered(registry, "split-mix-sum", {{"input-bits", "10"}}, n), integers});
-    e.push_back({function, "mpc2", mpc2_threat, n, registered(registry, "mpc2", {{"function", "sum"}}, n), integers});
+                 registry.create("split-mix-sum", {{"input-bits", "10"}}, n), integers});
+    e.push_back({function, "mpc2", mpc2_threat, n, registry.create("mpc2", {{"function", "sum"}}, n), integers});
     circuit_rows(sum_circuit(n, 10, width), everyone, [](const Draw& d) {
       std::vector<Value> v;
       for (const auto& x : d) v.emplace_back(group_hex(x, 10));
@@ -149,9 +144,9 @@ std::vector<Entry> entries(const Registry& registry, const std::string& function
       return v;
     };
     e.push_back({function, "xor-sum-rr", "local randomized response on the bit: one round costs error Omega(sqrt n)", n,
-                 registered(registry, "xor-sum-rr", {{"buckets", "1"}}, n), bucketed});
+                 registry.create("xor-sum-rr", {{"buckets", "1"}}, n), bucketed});
     e.push_back({function, "xor-sum-exact", "none: the analyzer reads the parity's shares", n,
-                 registered(registry, "xor-sum-exact", {{"buckets", "1"}}, n), bucketed});
+                 registry.create("xor-sum-exact", {{"buckets", "1"}}, n), bucketed});
     circuit_rows(xor_circuit(n), everyone, [](const Draw& d) {
       std::vector<Value> v;
       for (const auto& x : d) v.emplace_back(group_hex(x, 1));
@@ -164,7 +159,7 @@ std::vector<Entry> entries(const Registry& registry, const std::string& function
       v[1] = d[1][0];
       return v;
     };
-    e.push_back({function, "mpc2", mpc2_threat, n, registered(registry, "mpc2", {{"function", "input bit a@0, b@1; output y = a*b"}}, n), two_bits});
+    e.push_back({function, "mpc2", mpc2_threat, n, registry.create("mpc2", {{"function", "input bit a@0, b@1; output y = a*b"}}, n), two_bits});
     circuit_rows(and_circuit(), {0, 1}, [n](const Draw& d) {
       std::vector<Value> v(n, nullptr);
       v[0] = group_hex(d[0], 1);
@@ -172,11 +167,11 @@ std::vector<Entry> entries(const Registry& registry, const std::string& function
       return v;
     });
     e.push_back({function, "card-and", "the two parties, semi-honest: cryptographic cards (ElGamal on ristretto255)", 2,
-                 registered(registry, "card-and", {}, 2), [](const Draw& d) { return std::vector<Value>{d[0][0], d[1][0]}; }});
+                 registry.create("card-and", {}, 2), [](const Draw& d) { return std::vector<Value>{d[0][0], d[1][0]}; }});
   } else if (function == "inner-product") {
     const std::size_t width = 16 + bits_for(length - 1);
     e.push_back({function, "mpc2", mpc2_threat, n,
-                 registered(registry, "mpc2", {{"function", fmt::format("input a[{0}]@0, b[{0}]@1; output ip = dot(a, b)", length)}}, n),
+                 registry.create("mpc2", {{"function", fmt::format("input a[{0}]@0, b[{0}]@1; output ip = dot(a, b)", length)}}, n),
                  [n](const Draw& d) {
                    std::vector<Value> v(n, nullptr);
                    v[0] = d[0];
@@ -199,7 +194,7 @@ std::vector<Entry> entries(const Registry& registry, const std::string& function
     for (const auto& [variant, label, threat] : {std::tuple{"v1", "circuit v1", v1_threat}, std::tuple{"v3", "circuit v3", v3_threat},
                                                  std::tuple{"bgw", "circuit bgw", bgw_threat}})
       e.push_back({function, label, threat, n,
-                   registered(registry, "circuit", {{"circuit", "aes_128"}, {"variant", variant}, {"owners", "0,1"}}, n), key_and_plaintext});
+                   registry.create("circuit", {{"circuit", "aes_128"}, {"variant", variant}, {"owners", "0,1"}}, n), key_and_plaintext});
   }
   return e;
 }
