@@ -102,7 +102,8 @@ void add_account_command(CLI::App& app, const Registry&, Action& action) {
     cmd->add_option("--epsilon", o->epsilon, "the central epsilon wanted")->required()->check(CLI::Range(1e-6, 50.0));
     cmd->callback([o, &action] {
       action = [o] {
-        const Value out = account_local(*o, progress_after_a_second("fmt-numeric"), progress_after_a_second("blanket-exact"));
+        const Value out = account_local(*o, progress_after_a_second("fmt-numeric"), progress_after_a_second("blanket-exact"),
+                                        progress_after_a_second("ldp-blanket"));
         print(out, o->json);
         return 0;
       };

@@ -139,18 +139,23 @@ Value account_amplify(const AmplifyQuery& q, const AccountingProgress& progress)
                           {"validity", valid}});
     };
     add("fmt-numeric", fmt_pld(q.parties, q.epsilon0, q.pld_step), "every eps0-LDP randomizer");
-    add("blanket-exact", blanket_exact_pld(q.parties, q.epsilon0, q.k, q.pld_step), "k-ary randomized response");
+    const auto exact = blanket_exact_pld(q.parties, q.epsilon0, q.k, q.pld_step);
+    add("blanket-exact", exact, "k-ary randomized response");
+    add("ldp-blanket", q.k > 2 ? ldp_blanket_pld(q.parties, q.epsilon0, q.pld_step) : exact, "every eps0-LDP randomizer");
     out["rounds"] = q.rounds;
     out["composed"] = composed;
   }
   return out;
 }
 
-Value account_local(const LocalQuery& q, const AccountingProgress& fmt_progress, const AccountingProgress& exact_progress) {
+Value account_local(const LocalQuery& q, const AccountingProgress& fmt_progress, const AccountingProgress& exact_progress,
+                    const AccountingProgress& ldp_progress) {
   check_common(q.parties, q.delta, q.k);
   check_range("epsilon", q.epsilon, 1e-6, 50.0);
   const double fmt_eps0 = fmt_local_epsilon(q.parties, q.epsilon, q.delta, fmt_progress);
   const double exact_eps0 = blanket_exact_local_epsilon(q.parties, q.epsilon, q.delta, q.k, exact_progress);
+  // With k = 2 the worst case over every randomizer is this very computation.
+  const double ldp_eps0 = q.k > 2 ? ldp_blanket_local_epsilon(q.parties, q.epsilon, q.delta, ldp_progress) : exact_eps0;
   const auto blanket = blanket_local_epsilon(q.parties, q.epsilon, q.delta, q.k);
   const double k = static_cast<double>(q.k);
   return {{"parties", q.parties},
@@ -161,7 +166,9 @@ Value account_local(const LocalQuery& q, const AccountingProgress& fmt_progress,
           {"blanket_epsilon0", optional_number(blanket)},
           {"blanket_rr_uniform_probability", blanket ? Value(k / (std::exp(*blanket) + k - 1)) : Value(nullptr)},
           {"blanket_exact_epsilon0", exact_eps0},
-          {"blanket_exact_rr_uniform_probability", k / (std::exp(exact_eps0) + k - 1)}};
+          {"blanket_exact_rr_uniform_probability", k / (std::exp(exact_eps0) + k - 1)},
+          {"ldp_blanket_epsilon0", ldp_eps0},
+          {"ldp_blanket_rr_uniform_probability", k / (std::exp(ldp_eps0) + k - 1)}};
 }
 
 Value account_noise(const NoiseQuery& q) {

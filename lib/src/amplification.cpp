@@ -279,6 +279,26 @@ double blanket_exact_local_epsilon(std::uint64_t n, double eps, double delta, st
   return numeric_local_epsilon(n, eps, delta, evaluate);
 }
 
+// The worst case of the blanket over every eps0-LDP randomizer is binary randomized response's
+// (amplification.hpp; the proof is in docs/accounting.md).
+double ldp_blanket_delta(std::uint64_t n, double eps0, double eps) {
+  check(n, eps0, 0.5, "ldp_blanket_delta");
+  if (!(eps >= 0)) throw std::invalid_argument("ldp_blanket_delta: epsilon must be at least 0");
+  return clone_delta_reporting(n, detail::ldp_blanket_clones(eps0), eps0, eps, {});
+}
+
+double ldp_blanket_epsilon(std::uint64_t n, double eps0, double delta, const AccountingProgress& progress) {
+  check(n, eps0, delta, "ldp_blanket_epsilon");
+  Evaluations evaluate{progress, blanket_of(2)};
+  return numeric_epsilon(n, eps0, delta, evaluate);
+}
+
+double ldp_blanket_local_epsilon(std::uint64_t n, double eps, double delta, const AccountingProgress& progress) {
+  check(n, eps, delta, "ldp_blanket_local_epsilon");
+  Evaluations evaluate{progress, blanket_of(2)};
+  return numeric_local_epsilon(n, eps, delta, evaluate);
+}
+
 namespace {
 
 // k-ary randomized response, k >= 3: every user holds x; the neighbour moves the last one to x'.
@@ -381,10 +401,15 @@ double rr_exact_epsilon(std::uint64_t n, double eps0, double delta, std::uint64_
 
 std::vector<AmplificationBound> amplification_bounds(std::uint64_t n, double eps0, double delta, std::uint64_t k,
                                                      const AccountingProgress& progress) {
-  // Two searches of about the same number of evaluations: each told as one half of the whole.
-  const auto half = [&progress](int which) -> AccountingProgress {
+  // Searches of about the same number of evaluations (two, or three when k > 2 gives the blanket
+  // of k-ary randomized response apart from the worst case over all randomizers): each is told as
+  // its share of the whole.
+  const std::size_t searches = k > 2 ? 3 : 2;
+  const auto part = [&progress, searches](std::size_t which) -> AccountingProgress {
     if (!progress) return {};
-    return [&progress, which](double done, std::size_t total) { progress(static_cast<double>(which * total) + done, 2 * total); };
+    return [&progress, which, searches](double done, std::size_t total) {
+      progress(static_cast<double>(which * total) + done, searches * total);
+    };
   };
   std::vector<AmplificationBound> out;
   out.push_back({"erlingsson", "Erlingsson, Feldman, Mironov, Raghunathan, Talwar, Thakurta, SODA 2019", erlingsson_epsilon(n, eps0, delta),
@@ -393,12 +418,18 @@ std::vector<AmplificationBound> amplification_bounds(std::uint64_t n, double eps
                  blanket_epsilon(n, eps0, delta, k), "the bound is at most 1"});
   out.push_back({"fmt-closed", "Feldman, McMillan, Talwar, FOCS 2021, closed form", fmt_closed_form(n, eps0, delta),
                  "eps0 <= ln(n / (16 ln(4/delta)))"});
-  out.push_back({"fmt-numeric", "Feldman, McMillan, Talwar, FOCS 2021, numeric", fmt_numeric_epsilon(n, eps0, delta, half(0)),
+  out.push_back({"fmt-numeric", "Feldman, McMillan, Talwar, FOCS 2021, numeric", fmt_numeric_epsilon(n, eps0, delta, part(0)),
                  "every eps0-LDP randomizer, every n and eps0 (the result is eps0 itself when shuffling does not help)"});
+  const double exact = blanket_exact_epsilon(n, eps0, delta, k, part(1));
   out.push_back({"blanket-exact",
                  "Balle, Bell, Gascon, Nissim, CRYPTO 2019, the blanket decomposition summed exactly (k-ary randomized response, k = " +
                      std::to_string(k) + ")",
-                 blanket_exact_epsilon(n, eps0, delta, k, half(1)), "k-ary randomized response, every n and eps0"});
+                 exact, "k-ary randomized response, every n and eps0"});
+  // With k = 2 the two are one computation (the worst case is binary randomized response).
+  out.push_back({"ldp-blanket",
+                 "Balle, Bell, Gascon, Nissim, CRYPTO 2019, the blanket decomposition summed exactly, in its worst case over every "
+                 "eps0-LDP randomizer (binary randomized response's; docs/accounting.md)",
+                 k > 2 ? ldp_blanket_epsilon(n, eps0, delta, part(2)) : exact, "every eps0-LDP randomizer, every n and eps0"});
   return out;
 }
 

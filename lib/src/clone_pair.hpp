@@ -46,4 +46,8 @@ inline ClonePair blanket_clones(double eps0, std::uint64_t k) {
   return {2 / spread, (std::exp(eps0) + 1) / spread};
 }
 
+// The blanket's worst case over every eps0-LDP randomizer: binary randomized response's blanket,
+// whose reports all fall on x or x' (weight 1; docs/accounting.md has the proof).
+inline ClonePair ldp_blanket_clones(double eps0) { return blanket_clones(eps0, 2); }
+
 }  // namespace shufflempc::detail

@@ -230,6 +230,11 @@ PrivacyLossDistribution blanket_exact_pld(std::uint64_t n, double eps0, std::uin
   return clone_pld(n, detail::blanket_clones(eps0, k), eps0, step);
 }
 
+PrivacyLossDistribution ldp_blanket_pld(std::uint64_t n, double eps0, double step) {
+  check_amplification(n, eps0, "ldp_blanket_pld");
+  return clone_pld(n, detail::ldp_blanket_clones(eps0), eps0, step);
+}
+
 PrivacyLossDistribution rr_pld(double eps0, double step) {
   if (!(eps0 > 0) || !std::isfinite(eps0)) throw std::invalid_argument("rr_pld: epsilon0 must be a positive number");
   const double p = std::exp(eps0) / (1 + std::exp(eps0));

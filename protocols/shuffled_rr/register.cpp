@@ -15,9 +15,10 @@ std::vector<ParamSpec> common_params() {
            .choices = {"shuffle", "local"}},
           {.name = "bound", .type = ParamType::choice, .default_value = "tightest",
            .help = "the amplification bound: fmt (Feldman-McMillan-Talwar 2021, numeric), blanket (Balle-Bell-Gascon-Nissim 2019, closed "
-                   "form), blanket-exact (the same blanket summed exactly, for randomized response) or tightest (the larger eps0 of fmt and "
-                   "blanket-exact)",
-           .choices = {"fmt", "blanket", "blanket-exact", "tightest"}}};
+                   "form), blanket-exact (the same blanket summed exactly, for randomized response), ldp-blanket (the blanket summed "
+                   "exactly in its worst case over every eps0-LDP randomizer) or tightest (the largest eps0 of fmt, blanket-exact and "
+                   "ldp-blanket)",
+           .choices = {"fmt", "blanket", "blanket-exact", "ldp-blanket", "tightest"}}};
 }
 
 shuffled_rr::Config config_of(const Params& p, const Population& pop, std::uint32_t domain) {

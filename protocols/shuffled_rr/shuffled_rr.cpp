@@ -16,8 +16,9 @@ Bound bound_of(const std::string& name) {
   if (name == "fmt") return Bound::fmt;
   if (name == "blanket") return Bound::blanket;
   if (name == "blanket-exact") return Bound::blanket_exact;
+  if (name == "ldp-blanket") return Bound::ldp_blanket;
   if (name == "tightest") return Bound::tightest;
-  throw std::invalid_argument("bound = " + name + " is not one of: fmt, blanket, blanket-exact, tightest");
+  throw std::invalid_argument("bound = " + name + " is not one of: fmt, blanket, blanket-exact, ldp-blanket, tightest");
 }
 
 namespace {
@@ -27,6 +28,7 @@ std::string bound_name(Bound b) {
     case Bound::fmt: return "Feldman-McMillan-Talwar 2021, numeric";
     case Bound::blanket: return "Balle-Bell-Gascon-Nissim 2019, privacy blanket";
     case Bound::blanket_exact: return "Balle-Bell-Gascon-Nissim 2019, privacy blanket summed exactly";
+    case Bound::ldp_blanket: return "privacy blanket summed exactly, worst case over every eps0-LDP randomizer";
     case Bound::tightest: break;
   }
   return "tightest";
@@ -58,12 +60,22 @@ Config configure(std::uint64_t parties, std::uint32_t domain, double epsilon, do
           parties, epsilon, delta, domain));
     c.epsilon0 = *e0;
   } else {
-    // The numeric bounds: each certifies the largest eps0 it can; tightest takes the larger.
-    const bool try_fmt = bound == Bound::fmt || bound == Bound::tightest;
-    const bool try_exact = bound == Bound::blanket_exact || bound == Bound::tightest;
+    // The numeric bounds: each certifies the largest eps0 it can; tightest takes the largest. With
+    // k = 2, ldp-blanket is blanket-exact itself (the worst case is binary randomized response), so
+    // it is searched only for k > 2, where the blanket of k-ary randomized response loses what
+    // its step 2 gives away (docs/accounting.md).
+    const bool tightest = bound == Bound::tightest;
+    const bool try_fmt = bound == Bound::fmt || tightest;
+    const bool try_exact = bound == Bound::blanket_exact || tightest;
+    const bool try_ldp = bound == Bound::ldp_blanket || (tightest && domain > 2);
     const double by_fmt = try_fmt ? fmt_local_epsilon(parties, epsilon, delta) : 0;
     const double by_exact = try_exact ? blanket_exact_local_epsilon(parties, epsilon, delta, domain) : 0;
-    if (by_exact > by_fmt) {
+    const double by_ldp = try_ldp ? ldp_blanket_local_epsilon(parties, epsilon, delta) : 0;
+    if (by_ldp > by_exact && by_ldp > by_fmt) {
+      c.used = Bound::ldp_blanket;
+      c.epsilon0 = by_ldp;
+      c.achieved_delta = ldp_blanket_delta(parties, c.epsilon0, epsilon);
+    } else if (by_exact > by_fmt) {
       c.used = Bound::blanket_exact;
       c.epsilon0 = by_exact;
       c.achieved_delta = blanket_exact_delta(parties, c.epsilon0, epsilon, domain);
@@ -113,7 +125,7 @@ Value describe(const Config& c) {
              {"domain", c.domain}};
   if (c.model == Model::shuffle) {
     v["bound"] = bound_name(c.used);
-    if (c.bound == Bound::tightest) v["bound_choice"] = "tightest of fmt and blanket-exact";
+    if (c.bound == Bound::tightest) v["bound_choice"] = "tightest of fmt, blanket-exact and ldp-blanket";
     v["central"] = {{"epsilon", c.epsilon}, {"delta", c.delta}, {"parties", c.parties}};
     if (c.used != Bound::blanket) v["central"]["delta_at_epsilon0"] = c.achieved_delta;
   } else {

@@ -9,8 +9,10 @@
 //   fmt            Feldman, McMillan, Talwar, "Hiding among the clones" (FOCS 2021), numeric
 //   blanket        Balle, Bell, Gascon, Nissim, "The privacy blanket of the shuffle model" (CRYPTO 2019)
 //   blanket-exact  the same blanket decomposition summed exactly (amplification.hpp)
-//   tightest       the larger eps0 of fmt and blanket-exact, both valid for k-ary randomized response
-//                  (the registered protocols' default)
+//   ldp-blanket    the blanket summed exactly in its worst case over every eps0-LDP randomizer
+//                  (binary randomized response's; for k > 2 it can beat blanket-exact)
+//   tightest       the largest eps0 of fmt, blanket-exact and ldp-blanket, all valid for k-ary
+//                  randomized response (the registered protocols' default)
 // or, as the local baseline, eps0 = eps (model local, no shuffle needed).
 #pragma once
 
@@ -25,8 +27,8 @@
 namespace shufflempc::shuffled_rr {
 
 enum class Model { shuffle, local };
-enum class Bound { fmt, blanket, blanket_exact, tightest };
-// "fmt", "blanket", "blanket-exact", "tightest" (the parameter's choices).
+enum class Bound { fmt, blanket, blanket_exact, ldp_blanket, tightest };
+// "fmt", "blanket", "blanket-exact", "ldp-blanket", "tightest" (the parameter's choices).
 [[nodiscard]] Bound bound_of(const std::string& name);
 
 struct Config {
@@ -36,7 +38,7 @@ struct Config {
   double epsilon = 1, delta = 1e-6;
   Model model = Model::shuffle;
   Bound bound = Bound::fmt;   // as asked
-  Bound used = Bound::fmt;    // the bound eps0 comes from (tightest resolves to fmt or blanket_exact)
+  Bound used = Bound::fmt;    // the bound eps0 comes from (tightest resolves to fmt, blanket_exact or ldp_blanket)
   double epsilon0 = 0;        // the local randomizer's epsilon
   double gamma = 0;           // probability of a uniform report: k / (e^eps0 + k - 1)
   double achieved_delta = 0;  // the numeric bound's delta at (epsilon0, epsilon); 0 in the local model and for blanket

@@ -19,7 +19,7 @@ TEST_CASE("account amplify: every bound, the golden FMT21 values, null where a b
   // machine can take), never an error
   CHECK(r.err.find("error") == std::string::npos);
   const auto j = nlohmann::json::parse(r.out);
-  REQUIRE(j["bounds"].size() == 5);
+  REQUIRE(j["bounds"].size() == 6);
   std::map<std::string, nlohmann::json> by_name;
   for (const auto& b : j["bounds"]) by_name[b["name"].get<std::string>()] = b;
   CHECK(by_name.at("fmt-closed")["epsilon"].get<double>() == doctest::Approx(0.5378040242374512).epsilon(1e-14));
@@ -31,6 +31,9 @@ TEST_CASE("account amplify: every bound, the golden FMT21 values, null where a b
   const double blanket_exact = by_name.at("blanket-exact")["epsilon"].get<double>();
   CHECK(blanket_exact == doctest::Approx(shufflempc::blanket_exact_epsilon(100000, 4, 1e-6)).epsilon(1e-12));
   CHECK(blanket_exact == doctest::Approx(0.118).epsilon(0.01));
+  // The worst case over every eps0-LDP randomizer is binary randomized response's blanket: the same number.
+  CHECK(by_name.at("ldp-blanket")["epsilon"].get<double>() == blanket_exact);
+  CHECK(by_name.at("ldp-blanket")["validity"].get<std::string>().find("every eps0-LDP randomizer") != std::string::npos);
   // The exact curve of shuffled binary randomized response, printed apart: below every bound.
   REQUIRE(j["lower_bound"].size() == 1);
   CHECK(j["lower_bound"][0]["name"] == "rr-exact");
@@ -43,6 +46,11 @@ TEST_CASE("account amplify: every bound, the golden FMT21 values, null where a b
   REQUIRE(k4["lower_bound"].size() == 2);
   CHECK(k4["lower_bound"][1]["name"] == "rr-exact-k");
   CHECK(k4["lower_bound"][1]["epsilon"].get<double>() == doctest::Approx(shufflempc::rr_exact_epsilon(10000, 2, 1e-6, 4)).epsilon(1e-12));
+  // ... and ldp-blanket is its own search, the worst case over every randomizer (not the k-ary blanket).
+  std::map<std::string, double> k4_bounds;
+  for (const auto& b : k4["bounds"]) k4_bounds[b["name"].get<std::string>()] = b["epsilon"].is_null() ? -1 : b["epsilon"].get<double>();
+  CHECK(k4_bounds.at("ldp-blanket") == doctest::Approx(shufflempc::ldp_blanket_epsilon(10000, 2, 1e-6)).epsilon(1e-12));
+  CHECK(k4_bounds.at("blanket-exact") == doctest::Approx(shufflempc::blanket_exact_epsilon(10000, 2, 1e-6, 4)).epsilon(1e-12));
   const auto text = run_command(cli() + " account amplify --epsilon0 4");
   REQUIRE(text.exit_code == 0);
   CHECK(text.out.find("0.537804") != std::string::npos);
@@ -54,12 +62,14 @@ TEST_CASE("account amplify --rounds: the numeric bounds composed by their privac
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["rounds"] == 10);
-  REQUIRE(j["composed"].size() == 2);
+  REQUIRE(j["composed"].size() == 3);
   CHECK(j["composed"][0]["name"] == "fmt-numeric");
   CHECK(j["composed"][1]["name"] == "blanket-exact");
   const double blanket = j["composed"][1]["epsilon"].get<double>();
   CHECK(blanket == doctest::Approx(shufflempc::blanket_exact_pld(100000, 4).self_compose(10).epsilon(1e-6)).epsilon(1e-12));
   CHECK(blanket < j["composed"][0]["epsilon"].get<double>());
+  CHECK(j["composed"][2]["name"] == "ldp-blanket");
+  CHECK(j["composed"][2]["epsilon"].get<double>() == blanket);  // k = 2: the same pair
   for (const auto& c : j["composed"]) CHECK(c["epsilon"].get<double>() < 0.6 * c["basic_composition"].get<double>());
   // One round prints no composition; a bad count is refused with its range.
   CHECK_FALSE(nlohmann::json::parse(run_command(cli() + " account amplify --epsilon0 4 --json").out).contains("composed"));
@@ -77,6 +87,10 @@ TEST_CASE("account local and noise: the inverse bounds and the calibrated noises
   CHECK(lj["blanket_exact_epsilon0"].get<double>() ==
         doctest::Approx(shufflempc::blanket_exact_local_epsilon(100000, 0.5, 1e-6)).epsilon(1e-12));
   CHECK(lj["blanket_exact_epsilon0"].get<double>() > lj["fmt_numeric_epsilon0"].get<double>());
+  CHECK(lj["ldp_blanket_epsilon0"].get<double>() == lj["blanket_exact_epsilon0"].get<double>());
+  const auto l4 = nlohmann::json::parse(run_command(cli() + " account local --parties 100000 --epsilon 0.5 --k 4 --json").out);
+  CHECK(l4["ldp_blanket_epsilon0"].get<double>() == doctest::Approx(shufflempc::ldp_blanket_local_epsilon(100000, 0.5, 1e-6)).epsilon(1e-12));
+  CHECK(l4["ldp_blanket_epsilon0"].get<double>() > l4["blanket_exact_epsilon0"].get<double>());
 
   const auto b = nlohmann::json::parse(run_command(cli() + " account noise --parties 100000 --epsilon 1 --delta 1e-6 --json").out);
   CHECK(b["p"].get<double>() == doctest::Approx(shufflempc::calibrate_binomial_p(100000, 1, 1e-6)));

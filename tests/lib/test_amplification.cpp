@@ -95,7 +95,7 @@ TEST_CASE("Erlingsson et al.: 12 eps0 sqrt(ln(1/delta)/n) inside its range only"
 
 TEST_CASE("amplification_bounds lists every bound, with the reason when one does not apply") {
   const auto b = amplification_bounds(100000, 4, 1e-6);
-  REQUIRE(b.size() == 5);
+  REQUIRE(b.size() == 6);
   CHECK(b[0].name == "erlingsson");
   CHECK_FALSE(b[0].epsilon.has_value());
   CHECK(b[2].epsilon.value() == doctest::Approx(0.5378040242374512));
@@ -103,6 +103,8 @@ TEST_CASE("amplification_bounds lists every bound, with the reason when one does
   CHECK(b[3].epsilon.value() < b[2].epsilon.value());
   CHECK(b[4].name == "blanket-exact");
   CHECK(b[4].epsilon.value() < b[3].epsilon.value());  // and the blanket summed exactly beats it, for randomized response
+  CHECK(b[5].name == "ldp-blanket");  // the same number for every eps0-LDP randomizer (k = 2)
+  CHECK(b[5].epsilon.value() == b[4].epsilon.value());
   for (const auto& bound : b) CHECK_FALSE(bound.validity.empty());
   CHECK_THROWS_AS((void)fmt_numeric_epsilon(1, 1, 1e-6), std::invalid_argument);
   CHECK_THROWS_AS((void)fmt_numeric_epsilon(100, 1, 0), std::invalid_argument);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "shufflempc/amplification.hpp"
+#include "support/enumerate.hpp"
 
 using namespace shufflempc;
 
@@ -29,23 +30,6 @@ real binomial_pmf(std::uint64_t m, std::uint64_t k, real p) {
   if (k > m) return 0;
   if (p == 1) return k == m ? 1 : 0;
   return std::exp(log_choose(m, k) + static_cast<real>(k) * std::log(p) + static_cast<real>(m - k) * std::log1p(-p));
-}
-
-// Every histogram of `total` reports over k values.
-void for_each_histogram(std::uint64_t total, std::uint64_t k, const std::function<void(const std::vector<std::uint64_t>&)>& f) {
-  std::vector<std::uint64_t> h(k, 0);
-  std::function<void(std::uint64_t, std::uint64_t)> rec = [&](std::uint64_t i, std::uint64_t left) {
-    if (i + 1 == k) {
-      h[i] = left;
-      f(h);
-      return;
-    }
-    for (std::uint64_t c = 0; c <= left; ++c) {
-      h[i] = c;
-      rec(i + 1, left - c);
-    }
-  };
-  rec(0, total);
 }
 
 // P(histogram h) for `m` reports each uniform over k values.
@@ -67,7 +51,7 @@ real blanket_experiment_delta(std::uint64_t n, double eps0, double eps, std::uin
   real up = 0, down = 0;
   for (std::uint64_t b = 0; b <= n - 1; ++b) {
     const real pb = binomial_pmf(n - 1, b, gamma);
-    for_each_histogram(b + 1, k, [&](const std::vector<std::uint64_t>& h) {
+    test::for_each_composition(b + 1, k, [&](const std::vector<std::uint64_t>& h) {
       real p0 = 0, p1 = 0;  // the last user's report is y; the blanket made h - e_y
       auto g = h;
       for (std::uint64_t y = 0; y < k; ++y) {

@@ -12,6 +12,9 @@
 //   blanket_exact_epsilon  the privacy blanket of k-ary randomized response (Balle et al.) without
 //                          its concentration inequalities: the same divergence summed exactly over
 //                          the binomial law of the blanket count; for randomized response only
+//   ldp_blanket_epsilon    the blanket decomposition summed exactly, in its worst case over every
+//                          eps0-LDP randomizer: that worst case is binary randomized response's
+//                          (proved in docs/accounting.md), so any randomizer may use it
 //
 // Each returns std::nullopt outside the range where its theorem holds (the reason is in
 // amplification_validity). The numeric bound is an upper bound: the binomial tails it leaves out
@@ -69,6 +72,20 @@ using AccountingProgress = std::function<void(double done, std::size_t total)>;
 [[nodiscard]] double blanket_exact_local_epsilon(std::uint64_t n, double eps, double delta, std::uint64_t k = 2,
                                                  const AccountingProgress& progress = {});
 
+// The privacy blanket for ANY eps0-LDP randomizer R. Each report is drawn from the blanket
+// omega(y) = min_x R(x)(y) / gamma with probability gamma = sum_y min_x R(x)(y), else from a part
+// that depends on the input; Balle et al.'s decomposition bounds delta by the divergence between
+// the blanket reports of the others plus the last user's report under x and under x'. Summed
+// exactly, that divergence is E[(xi_1 + ... + xi_n)_+] / n for n i.i.d. copies of one scalar law xi
+// fixed by R (docs/accounting.md), and among all eps0-LDP randomizers xi is largest in the convex
+// order for binary randomized response (gamma = 2/(e^eps0 + 1)). So the worst case over every
+// randomizer is blanket_exact_delta(n, eps0, eps, 2): a rigorous upper bound for every
+// eps0-LDP randomizer, attained by binary randomized response. The inverse is the largest eps0 (to
+// 1e-9, rounded down) meeting (eps, delta).
+[[nodiscard]] double ldp_blanket_delta(std::uint64_t n, double eps0, double eps);
+[[nodiscard]] double ldp_blanket_epsilon(std::uint64_t n, double eps0, double delta, const AccountingProgress& progress = {});
+[[nodiscard]] double ldp_blanket_local_epsilon(std::uint64_t n, double eps, double delta, const AccountingProgress& progress = {});
+
 // How far from the truth the bounds above can be: the exact (eps, delta) of one mechanism on one
 // pair of neighbouring datasets. Binary randomized response with flip probability q = 1/(e^eps0 + 1)
 // is eps0-LDP; shuffled, its output is the count of ones. On the all-zero dataset the count is
@@ -91,7 +108,7 @@ using AccountingProgress = std::function<void(double done, std::size_t total)>;
 
 // Every bound above for one setting, with the reason a bound does not apply.
 struct AmplificationBound {
-  std::string name;      // "erlingsson", "blanket", "fmt-closed", "fmt-numeric", "blanket-exact"
+  std::string name;      // "erlingsson", "blanket", "fmt-closed", "fmt-numeric", "blanket-exact", "ldp-blanket"
   std::string source;    // the paper
   std::optional<double> epsilon;
   std::string validity;  // when it holds; why not, if epsilon is empty

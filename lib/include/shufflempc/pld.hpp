@@ -61,12 +61,16 @@ class PrivacyLossDistribution {
 //   blanket_exact_pld  the privacy blanket of k-ary randomized response: with probability
 //                      (e^eps0 + 1)/(e^eps0 + k - 1) the same pair with clones Bin(n - 1, 2/(e^eps0 + k - 1)),
 //                      else loss 0
+//   ldp_blanket_pld    the blanket's worst case over every eps0-LDP randomizer: blanket_exact_pld with
+//                      k = 2 (binary randomized response), which dominates every such randomizer's
+//                      blanket at every eps (docs/accounting.md)
 //   rr_pld             one report of binary randomized response, eps0-LDP: losses +eps0 and -eps0
 // The clone counts beyond 16 standard deviations, and within each the counts beyond 16 standard
 // deviations of Bin(c, 1/2), go to +inf. Both pairs are symmetric (a reflection swaps P and Q), so
 // one direction is the curve. Throws std::invalid_argument as the amplification functions do.
 [[nodiscard]] PrivacyLossDistribution fmt_pld(std::uint64_t n, double eps0, double step = 1e-4);
 [[nodiscard]] PrivacyLossDistribution blanket_exact_pld(std::uint64_t n, double eps0, std::uint64_t k = 2, double step = 1e-4);
+[[nodiscard]] PrivacyLossDistribution ldp_blanket_pld(std::uint64_t n, double eps0, double step = 1e-4);
 [[nodiscard]] PrivacyLossDistribution rr_pld(double eps0, double step = 1e-4);
 
 }  // namespace shufflempc

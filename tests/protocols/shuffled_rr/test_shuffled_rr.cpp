@@ -51,7 +51,7 @@ TEST_CASE("shuffled randomized response: blanket-exact and tightest certify a la
   CHECK(sd_exact == doctest::Approx(6.5).epsilon(0.02));
   const auto d = describe(tightest);
   CHECK(d["bound"] == "Balle-Bell-Gascon-Nissim 2019, privacy blanket summed exactly");
-  CHECK(d["bound_choice"] == "tightest of fmt and blanket-exact");
+  CHECK(d["bound_choice"] == "tightest of fmt, blanket-exact and ldp-blanket");
   CHECK(d["central"]["delta_at_epsilon0"].get<double>() <= 1e-6);
   // Where FMT21 certifies more (small eps0, a large domain), tightest takes it.
   const auto wide_fmt = configure(1000, 1000, 0.5, 1e-6, Model::shuffle, Bound::fmt);
@@ -59,7 +59,28 @@ TEST_CASE("shuffled randomized response: blanket-exact and tightest certify a la
   CHECK(wide.epsilon0 >= wide_fmt.epsilon0);
   CHECK(wide.epsilon0 >= configure(1000, 1000, 0.5, 1e-6, Model::shuffle, Bound::blanket_exact).epsilon0);
   CHECK(bound_of("tightest") == Bound::tightest);
-  CHECK_THROWS_WITH_AS((void)bound_of("best"), doctest::Contains("fmt, blanket, blanket-exact, tightest"), std::invalid_argument);
+  CHECK(bound_of("ldp-blanket") == Bound::ldp_blanket);
+  CHECK_THROWS_WITH_AS((void)bound_of("best"), doctest::Contains("fmt, blanket, blanket-exact, ldp-blanket, tightest"), std::invalid_argument);
+}
+
+TEST_CASE("shuffled randomized response: for k > 2 tightest takes ldp-blanket where it beats the k-ary blanket") {
+  // The worst case over every eps0-LDP randomizer (binary randomized response's blanket) holds for
+  // k-ary randomized response too; at k = 4, n = 10^5 it certifies more than the k-ary blanket,
+  // whose step 2 gives away which of x and x' the last report fell on.
+  using namespace shuffled_rr;
+  const auto kary = configure(100000, 4, 1, 1e-6, Model::shuffle, Bound::blanket_exact);
+  const auto ldp = configure(100000, 4, 1, 1e-6, Model::shuffle, Bound::ldp_blanket);
+  const auto tightest = configure(100000, 4, 1, 1e-6, Model::shuffle, Bound::tightest);
+  CHECK(ldp.epsilon0 > kary.epsilon0);
+  CHECK(ldp.epsilon0 == doctest::Approx(ldp_blanket_local_epsilon(100000, 1, 1e-6)).epsilon(1e-12));
+  CHECK(ldp.achieved_delta <= 1e-6);
+  CHECK(tightest.used == Bound::ldp_blanket);
+  CHECK(tightest.epsilon0 == ldp.epsilon0);
+  CHECK(describe(tightest)["bound"] == "privacy blanket summed exactly, worst case over every eps0-LDP randomizer");
+  CHECK(count_sd(tightest, 100000, 25000) < count_sd(kary, 100000, 25000));
+  // With k = 2 the two are one bound, and tightest does not search it twice.
+  const auto binary = configure(100000, 2, 1, 1e-6, Model::shuffle, Bound::ldp_blanket);
+  CHECK(binary.epsilon0 == configure(100000, 2, 1, 1e-6, Model::shuffle, Bound::blanket_exact).epsilon0);
 }
 
 TEST_CASE("shuffled randomized response: unbiased counts with the predicted spread, per bin") {
