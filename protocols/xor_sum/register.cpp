@@ -48,12 +48,15 @@ void register_xor_sum(Registry& registry) {
                 .summary = "XOR-sum by randomized response on the bit: one message (bucket, bit XOR Bern(p)), per-bucket debiased parities",
                 .params = {buckets_param(), alpha_param(),
                            {.name = "flip", .type = ParamType::real, .default_value = "0", .help = "the flip probability p (0: from alpha)",
-                            .min = 0.0, .max = 0.5, .max_exclusive = true}},
+                            .min = 0.0, .max = 0.5, .max_exclusive = true},
+                           {.name = "delta", .type = ParamType::real, .default_value = "1e-6",
+                            .help = "the delta at which describe() reports the central epsilon of a party's bit within its bucket",
+                            .min = 0.0, .max = 0.5, .min_exclusive = true}},
                 .min_parties = 1,
                 .input_help = input_help,
                 .random_inputs = xor_sum::item_forms(),
                 .create = [](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {
-                  xor_sum::RrMechanism m{.buckets = buckets_of(p, pop)};
+                  xor_sum::RrMechanism m{.buckets = buckets_of(p, pop), .parties = pop.guaranteed(), .delta = p.real("delta")};
                   if (p.real("flip") > 0) {
                     m.flip = p.real("flip");
                   } else {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "shufflempc/amplification.hpp"
 #include "shufflempc/numbers.hpp"
 #include "shufflempc/error.hpp"
 #include "shufflempc/inputs.hpp"
@@ -185,6 +186,19 @@ Value RrMechanism::describe() const {
              {"replay_ceiling", 1 - flip},
              {"rmse_per_pair_bucket", std::sqrt(q2 * (1 - q2)) / (1 - 2 * q2)}};
   if (alpha > 0) v["alpha"] = alpha;
+  // Amplification within a bucket: its m reports are shuffled among themselves, and the bound
+  // only improves with more parties, so a bucket of at least m parties has at most this epsilon.
+  const std::uint64_t m = buckets > 0 ? parties / buckets : 0;
+  if (m >= 2) {
+    v["central"] = {{"parties_per_bucket", m},
+                    {"delta", delta},
+                    {"epsilon", ldp_blanket_epsilon(m, randomized_response_epsilon(flip), delta)},
+                    {"bound", "ldp-blanket: the privacy blanket summed exactly, valid for every eps0-LDP randomizer"},
+                    {"protects", "one party's bit, its bucket fixed, when the bucket holds at least parties_per_bucket parties (as when "
+                                 "the buckets are equally full); never the bucket id"}};
+  } else {
+    v["central"] = {{"parties_per_bucket", m}, {"epsilon", nullptr}, {"protects", "the local epsilon0 only: a bucket of one party has no one to hide among"}};
+  }
   return v;
 }
 

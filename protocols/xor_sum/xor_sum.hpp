@@ -100,11 +100,16 @@ struct ExactMechanism : ItemInputs<ExactMechanism> {
   [[nodiscard]] Value describe() const;
 };
 
-// P1: randomized response on the bit, the bucket in the clear.
+// P1: randomized response on the bit, the bucket in the clear. The shuffle hides a party's bit
+// among the other reports of its bucket only, so describe() gives the central epsilon at `delta`
+// for a bucket of parties / buckets parties by the tightest bound valid for any eps0-LDP
+// randomizer (ldp_blanket_epsilon, shufflempc/amplification.hpp), when that is at least 2.
 struct RrMechanism : ItemInputs<RrMechanism> {
   std::uint32_t buckets = 1;
   double flip = 0;    // p
   double alpha = 0;   // what p was calibrated for (0: p given)
+  std::uint64_t parties = 0;  // guaranteed submitters (for the central epsilon; 0: not reported)
+  double delta = 1e-6;        // the delta the central epsilon is reported at
   static constexpr std::size_t width = 5;
   [[nodiscard]] RoundShape shape() const { return RoundShape::exactly(width, Delivery::analyzer_only, 1); }
   void encode(const Item& x, Rng& rng, MessageBatch& out) const;

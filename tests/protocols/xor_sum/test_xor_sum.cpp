@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "shufflempc/amplification.hpp"
 #include "shufflempc/mechanism.hpp"
 #include "shufflempc/privacy.hpp"
 #include "shufflempc/registry.hpp"
@@ -142,4 +143,24 @@ TEST_CASE("xor-sum: the registry builds the three protocols, and a bad parameter
   const auto e = test::error_text([&] { (void)registry.create("xor-sum-rr", {{"flip", "0.7"}}, 64); });
   CHECK(e.find("flip") != std::string::npos);
   CHECK(e.find("[0, 0.5)") != std::string::npos);
+}
+
+TEST_CASE("xor-sum-rr: the central epsilon of a bit within its bucket, by the bound for every eps0-LDP randomizer") {
+  // The bucket travels in the clear, so the shuffle hides a bit among its own bucket's reports only:
+  // one party per bucket (the default) has no central epsilon; 1000 parties in 20 buckets have
+  // ldp-blanket's epsilon for 50 parties at the local epsilon0, which more parties only lower.
+  const Registry registry = builtin_registry();
+  const Value alone = registry.create("xor-sum-rr", {}, 1000)->describe();
+  CHECK(alone["central"]["epsilon"].is_null());
+  const Value shared = registry.create("xor-sum-rr", {{"buckets", "20"}, {"delta", "1e-5"}}, 1000)->describe();
+  const double eps0 = shared["epsilon0"].get<double>();
+  CHECK(shared["central"]["parties_per_bucket"] == 50);
+  CHECK(shared["central"]["delta"].get<double>() == 1e-5);
+  const double central = shared["central"]["epsilon"].get<double>();
+  CHECK(central == ldp_blanket_epsilon(50, eps0, 1e-5));
+  CHECK(central < eps0);
+  const double more = registry.create("xor-sum-rr", {{"buckets", "5"}, {"delta", "1e-5"}}, 1000)->describe()["central"]["epsilon"].get<double>();
+  CHECK(more < central);
+  const auto e = test::error_text([&] { (void)registry.create("xor-sum-rr", {{"delta", "0.6"}}, 64); });
+  CHECK(e.find("delta") != std::string::npos);
 }
