@@ -181,9 +181,13 @@ struct Evaluations {
 // ends close in, superlinearly, in about a third of the evaluations of bisection. Each new point
 // keeps 0.4e-9 from both ends, so one evaluation can close a bracket that is nearly closed; a
 // bisection step is taken whenever the interval failed to halve over the last three steps.
-// `delta_at(x)` evaluates; `g_met` is g at `met`, when known without an evaluation.
-double threshold(double met, double unmet, double target, const std::function<double(double)>& delta_at, std::optional<double> g_met,
-                 std::optional<double> g_unmet) {
+// `delta_at(x)` evaluates; `g_met` is g at `met`, when known without an evaluation. Both ends
+// of the closed bracket are returned: an upper bound's search keeps `met`, a lower bound's `unmet`.
+struct Bracket {
+  double met = 0, unmet = 0;
+};
+Bracket close_bracket(double met, double unmet, double target, const std::function<double(double)>& delta_at, std::optional<double> g_met,
+                      std::optional<double> g_unmet) {
   const auto g = [&](double x) { return std::log(std::max(delta_at(x), 1e-300)) - std::log(target); };
   double ga = g_met ? *g_met : g(met), gb = g_unmet ? *g_unmet : g(unmet);
   int last = 0;  // +1 when met moved last, -1 when unmet did
@@ -207,7 +211,12 @@ double threshold(double met, double unmet, double target, const std::function<do
       last = -1;
     }
   }
-  return met;
+  return {met, unmet};
+}
+
+double threshold(double met, double unmet, double target, const std::function<double(double)>& delta_at, std::optional<double> g_met,
+                 std::optional<double> g_unmet) {
+  return close_bracket(met, unmet, target, delta_at, g_met, g_unmet).met;
 }
 
 // The smallest eps (to 1e-9, rounded up) whose delta is at most `delta`.
@@ -390,13 +399,13 @@ double rr_exact_delta(std::uint64_t n, double eps0, double eps, std::uint64_t k)
 
 double rr_exact_epsilon(std::uint64_t n, double eps0, double delta, std::uint64_t k) {
   check(n, eps0, delta, "rr_exact_epsilon");
-  if (rr_exact_delta(n, eps0, 0, k) <= delta) return 0;
-  double lo = 0, hi = eps0;  // delta(lo) > delta >= delta(hi) = 0
-  while (hi - lo > 1e-9) {
-    const double mid = (lo + hi) / 2;
-    (rr_exact_delta(n, eps0, mid, k) <= delta ? hi : lo) = mid;
-  }
-  return lo;  // rounded down: still a lower bound
+  const double at_zero = rr_exact_delta(n, eps0, 0, k);
+  if (at_zero <= delta) return 0;
+  // delta(0) > delta >= delta(eps0) = 0. The same regula falsi as the upper bounds' searches, but
+  // the unmet end is kept: rounded down, still a lower bound.
+  return close_bracket(eps0, 0, delta, [&](double x) { return rr_exact_delta(n, eps0, x, k); }, std::log(1e-300) - std::log(delta),
+                       std::log(at_zero) - std::log(delta))
+      .unmet;
 }
 
 std::vector<AmplificationBound> amplification_bounds(std::uint64_t n, double eps0, double delta, std::uint64_t k,
