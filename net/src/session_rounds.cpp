@@ -229,6 +229,7 @@ SessionRounds::Closed SessionRounds::close(Rng& rng, Shuffler& shuffler) {
   if (++round_ == config_.rounds.size()) {
     finished_ = true;
     closed.last = true;
+    resends_.clear();  // the analyzer may ask for this last result again (TcpShuffler, until its done frame)
   } else {
     open_round();
   }

@@ -96,6 +96,12 @@ struct TcpShuffler::Impl {
     // batch, and at the latest twice config.deadline after the round opened (see progress()).
     std::unique_ptr<asio::steady_timer> timer;
     std::chrono::steady_clock::time_point round_opened{};
+    // After the last round: the analyzer's link stays until the analyzer says the result arrived (a
+    // done frame). Until then a result lost with its connection can be fetched again after a
+    // reconnection; `done_wait` gives up (the deadline from the result, the reconnect grace once the
+    // link is lost) and lets the shuffler stop.
+    bool awaiting_done = false;
+    std::unique_ptr<asio::steady_timer> done_wait;
     // One per party link lost this round before its parties submitted: when it fires, the round
     // stops waiting for those that have not reconnected. Cancelled when the round closes.
     std::vector<std::unique_ptr<asio::steady_timer>> grace;
@@ -239,7 +245,30 @@ struct TcpShuffler::Impl {
     cancel_grace(s);
     for (auto& l : s.hops)
       if (l) l->close_after_flush();
-    if (all_finished()) {
+    stop_if_done();
+  }
+
+  // The analyzer owes its done frame for the session's last result: wait `within` for it (again
+  // from now, if already waiting), then stop waiting with `why`.
+  void await_done(ServedSession& s, std::chrono::milliseconds within, std::string why) {
+    s.awaiting_done = true;
+    if (!s.done_wait) s.done_wait = std::make_unique<asio::steady_timer>(io);
+    s.done_wait->expires_after(within);  // cancels a pending wait: its handler sees the error
+    s.done_wait->async_wait([this, &s, why = std::move(why)](std::error_code ec) {
+      if (ec || !s.awaiting_done) return;
+      s.awaiting_done = false;
+      log(s.tag + why);
+      if (s.analyzer) s.analyzer->close();
+      stop_if_done();
+    });
+  }
+
+  // Once every session has ended and no analyzer still owes its done frame: no new connections,
+  // and the open links get linger_timeout to read their last frame.
+  void stop_if_done() {
+    if (linger || !all_finished()) return;
+    if (std::any_of(sessions.begin(), sessions.end(), [](const auto& s) { return s->awaiting_done; })) return;
+    {
       std::error_code ignored;
       acceptor.close(ignored);
       linger = std::make_unique<asio::steady_timer>(io, linger_timeout);
@@ -548,7 +577,11 @@ struct TcpShuffler::Impl {
       for (auto& l : s.hops)
         if (l && l->is_open()) l->send(FrameType::abort, closed.round, {});
       for (auto& [first, pl] : s.party_links) pl.link->close_after_flush();
-      if (s.analyzer) s.analyzer->close_after_flush();
+      // The analyzer's link stays until it confirms the result: one lost on the way is asked for
+      // again after a reconnection, as in the rounds before.
+      await_done(s, s.config.deadline,
+                 "round " + std::to_string(closed.round) + ": the analyzer did not confirm the session's last result within " +
+                     std::to_string(s.config.deadline.count()) + " ms");
       finish(s);
       return;
     }
@@ -609,7 +642,14 @@ struct TcpShuffler::Impl {
       if (s.analyzer != link) return;  // a refused second link, or one a reconnection replaced
       s.analyzer = nullptr;
       (void)s.rounds->leave(analyzer_id);
-      if (s.rounds->finished()) return;
+      if (s.rounds->finished()) {
+        // Lost before it confirmed the last result: it may come back for it within the grace.
+        if (s.awaiting_done)
+          await_done(s, std::max(options.reconnect_grace, std::chrono::milliseconds(0)),
+                     "round " + std::to_string(s.last.round) + ": the analyzer's link was lost before it confirmed the session's last result, "
+                     "and it did not reconnect within " + std::to_string(options.reconnect_grace.count()) + " ms");
+        return;
+      }
       // No round closes without the analyzer: it is waited for as a lost party link is, then the
       // session ends naming it.
       const std::string reason = "round " + std::to_string(s.rounds->round()) + ": the analyzer's link was lost";
@@ -703,7 +743,9 @@ struct TcpShuffler::Impl {
       if (hello.config != s->digest)
         throw_error(Errc::wrong_session, "holds a session config that differs from the shuffler's (protocol, parameters, parties, "
                                          "keys or limits): every process of a session must read the same config");
-      if (s->rounds->finished()) throw_error(Errc::session_aborted, "session " + to_hex(hello.session) + " has already ended");
+      // An analyzer that has not confirmed the last result may still come back for it.
+      if (s->rounds->finished() && !(first == analyzer_id && s->awaiting_done))
+        throw_error(Errc::session_aborted, "session " + to_hex(hello.session) + " has already ended");
       const detail::IdentityProof proof =
           first == analyzer_id ? s->analyzer_tree.proof(0, 1) : s->parties_tree.proof(first, count);
       co_await link->accept(hello, keys, proof, rng);
@@ -733,7 +775,14 @@ struct TcpShuffler::Impl {
         old->close();
       }
       const bool was_started = s->rounds->started();
-      if (auto refusal = s->rounds->admit(first, count)) {
+      if (first == analyzer_id && s->rounds->finished() && s->awaiting_done) {
+        // Back for the last round's result (it asks with its empty batch), with the deadline again to confirm it.
+        admitted = true;
+        s->analyzer = link;
+        await_done(*s, s->config.deadline,
+                   "round " + std::to_string(s->last.round) + ": the analyzer reconnected but did not confirm the session's last result "
+                   "within " + std::to_string(s->config.deadline.count()) + " ms");
+      } else if (auto refusal = s->rounds->admit(first, count)) {
         refuse(*refusal);
         s = nullptr;
       } else {
@@ -746,8 +795,20 @@ struct TcpShuffler::Impl {
       }
       while (s && !refused && link->is_open()) {
         detail::Frame f = co_await link->receive();
-        if (s->rounds->finished()) continue;  // late frames after the end: read and ignore until the peer closes
+        // Late frames after the end are read and ignored until the peer closes, except the analyzer's
+        // while it owes its done frame.
+        if (s->rounds->finished() && !(first == analyzer_id && s->awaiting_done)) continue;
         if (first == analyzer_id) {
+          if (f.header.type == FrameType::done) {
+            if (!s->rounds->finished()) {
+              refuse("a done frame from the analyzer in round " + std::to_string(s->rounds->round()) + ", before the session's last result");
+              break;
+            }
+            s->awaiting_done = false;
+            s->done_wait->cancel();
+            stop_if_done();
+            break;  // the analyzer has the result: its link closes
+          }
           // The analyzer sends one frame: after it reconnects, an empty batch (a submit frame with
           // its one count, 0) naming the round whose result it awaits. The round before the open
           // one is sent again (once per connection, max_resends per round); the open one it gets

@@ -110,6 +110,21 @@ struct TcpChannel::Impl {
     }
   }
 
+  // The hosted analyzer has the session's last result: it says so (a done frame), which lets the
+  // shuffler, holding the result for a reconnection until then, stop. Best effort: the result is
+  // in hand, so a shuffler already gone is no error.
+  void confirm_last(std::uint32_t round) {
+    if (!analyzer) return;
+    auto& l = links[*analyzer];
+    if (!l.link->is_open()) return;
+    l.link->send(FrameType::done, round, {});
+    l.link->close_after_flush();
+    try {
+      run_all(std::chrono::seconds(5), "round " + std::to_string(round) + ": confirming the last result");
+    } catch (const std::system_error&) {
+    }
+  }
+
   // Opens a TCP connection for `link`, retrying with a doubling pause (50 ms up to 1 s) while the
   // shuffler refuses connections, until `give_up`.
   asio::awaitable<void> dial(SecureLink& link, std::chrono::steady_clock::time_point give_up, bool& told) {
@@ -529,6 +544,7 @@ RoundOutcome TcpChannel::exchange(const RoundRules& spec, Submissions local) {
   }
   RoundOutcome out = im.outcome_of(spec, *answers, im.verifiable() ? ww : wire_width(spec.shape.width, spec.shape.delivery));
   im.leave(out.dropped);
+  if (spec.round + 1 == im.config.rounds.size()) im.confirm_last(spec.round);
   return out;
 }
 

@@ -21,6 +21,7 @@ const char* type_name(std::uint16_t t) {
     case FrameType::shuffled: return "shuffled";
     case FrameType::decrypt: return "decrypt";
     case FrameType::decrypted: return "decrypted";
+    case FrameType::done: return "done";
   }
   return "unknown";
 }
@@ -75,7 +76,8 @@ FrameHeader decode_header(std::span<const std::uint8_t> bytes, const SessionId& 
   const std::uint64_t message_bytes = std::uint64_t{h.width} * h.count;
   switch (h.type) {
     case FrameType::confirm:
-      if (h.width != 0 || h.count != 0 || h.payload_length != 0) bad(Errc::malformed_frame, "confirm frame with content");
+    case FrameType::done:
+      if (h.width != 0 || h.count != 0 || h.payload_length != 0) bad(Errc::malformed_frame, t + " frame with content");
       break;
     case FrameType::submit:
       if (h.width == 0) bad(Errc::malformed_frame, "submit: width 0");

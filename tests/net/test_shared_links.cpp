@@ -5,6 +5,7 @@
 
 #include <condition_variable>
 #include <future>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <set>
@@ -58,7 +59,10 @@ std::multiset<int> received(const RoundOutcome& out) {
 // carried.
 class CuttingProxy {
  public:
-  CuttingProxy(std::uint16_t target, std::size_t cut_after) : target_(target), cut_after_(cut_after), acceptor_(io_) {
+  // Connection 0 is cut once its client has sent `cut_after` bytes, or once the server has sent it
+  // `cut_down_after` bytes (what would go beyond is not forwarded).
+  CuttingProxy(std::uint16_t target, std::size_t cut_after, std::size_t cut_down_after = std::numeric_limits<std::size_t>::max())
+      : target_(target), cut_after_(cut_after), cut_down_after_(cut_down_after), acceptor_(io_) {
     const net::detail::tcp::endpoint ep(asio::ip::make_address("127.0.0.1"), 0);
     acceptor_.open(ep.protocol());
     acceptor_.bind(ep);
@@ -127,7 +131,11 @@ class CuttingProxy {
             n = cut_after_ - forwarded_[0];
             cut = true;
           }
+        } else if (index == 0 && down_ + n > cut_down_after_) {
+          n = cut_down_after_ - down_;
+          cut = true;
         }
+        if (!upstream && index == 0) down_ += n;
         co_await asio::async_write(*to, asio::buffer(buf.data(), n), asio::use_awaitable);
         if (upstream) {
           const std::lock_guard lock(m_);
@@ -145,6 +153,8 @@ class CuttingProxy {
 
   std::uint16_t target_;
   std::size_t cut_after_;
+  std::size_t cut_down_after_;
+  std::size_t down_ = 0;  // bytes sent down connection 0 (the relay's thread only)
   asio::io_context io_;
   net::detail::tcp::acceptor acceptor_;
   std::thread thread_;
@@ -263,16 +273,18 @@ TEST_CASE("shared links: a link cut after its batch reconnects, its batch counts
   CHECK(proxy.connections() == 2);
 }
 
-TEST_CASE("shared links: the analyzer's link cut after its handshake reconnects like a party's, and the analyzer gets the round's result") {
-  NetSession s(4, 82, 0, std::chrono::seconds(20));
-  ShufflerProcess sh(s);
-  // The analyzer connects through the relay, which cuts that connection once the handshake is done.
-  CuttingProxy proxy(sh.port, std::numeric_limits<std::size_t>::max());
+// The analyzer on a channel of its own through `proxy` (whose connection 0 is the analyzer's),
+// the four parties directly, one round, which is the session's last. `after_connect` runs once the
+// analyzer's channel is connected. Whatever the relay cut, the analyzer's link was lost once and
+// came back, every message reached it once, and the shuffler ended cleanly.
+namespace {
+
+void analyzer_through_relay(const NetSession& s, ShufflerProcess& sh, CuttingProxy& proxy, const std::function<void()>& after_connect) {
   std::string analyzer_log;
   std::vector<net::Identity> ids = {{net::analyzer_id, s.analyzer}};
   net::TcpChannel analyzer_channel(s.config, std::move(ids), "127.0.0.1", proxy.port,
                                    [&](const std::string& l) { analyzer_log += l + "\n"; }, {.share_links = true});
-  proxy.cut(0);
+  after_connect();
   RoundOutcome seen;
   std::exception_ptr error;
   std::thread analyzer([&] {
@@ -293,6 +305,28 @@ TEST_CASE("shared links: the analyzer's link cut after its handshake reconnects 
   CHECK(analyzer_log.find("round 0: the analyzer's link was lost; reconnecting until the deadline") != std::string::npos);
   CHECK(proxy.connections() == 2);
   CHECK(sh.process.wait() == 0);
+  CHECK(sh.log().find("did not confirm") == std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("shared links: the analyzer's link cut after its handshake reconnects like a party's, and the analyzer gets the round's result") {
+  NetSession s(4, 82, 0, std::chrono::seconds(20));
+  ShufflerProcess sh(s);
+  // The analyzer connects through the relay, which cuts that connection once the handshake is done.
+  CuttingProxy proxy(sh.port, std::numeric_limits<std::size_t>::max());
+  analyzer_through_relay(s, sh, proxy, [&] { proxy.cut(0); });
+}
+
+TEST_CASE("shared links: the analyzer's link cut as the session's last result comes down reconnects, fetches it again and confirms it") {
+  // The relay forwards the analyzer's handshake, then cuts the connection instead of passing on the
+  // result frame of the session's one round. The shuffler keeps the result until the analyzer's
+  // done frame: the analyzer's channel reconnects, asks for it and confirms it.
+  NetSession s(4, 84, 0, std::chrono::seconds(20));
+  ShufflerProcess sh(s);
+  const std::size_t frame = net::frame_prefix_bytes + net::aead_tag_bytes;
+  CuttingProxy proxy(sh.port, std::numeric_limits<std::size_t>::max(), net::hello_reply_bytes + frame);
+  analyzer_through_relay(s, sh, proxy, [] {});
 }
 
 TEST_CASE("shared links: a link cut inside its submit frame, after every other party submitted, reconnects within the grace and counts") {

@@ -355,7 +355,10 @@ TEST_CASE("shuffler process: the analyzer's link is cut and comes back, the roun
   CHECK(result.header.type == FrameType::result);
   CHECK(result.header.count == n_parties);
   CHECK(out.submitted == std::vector<PartyId>{0, 1, 2, 3});
-  back->close();
+  back->send(FrameType::done, 0, {});  // the session's last result arrived
+  back->close_after_flush();
+  io.restart();
+  io.run_for(std::chrono::seconds(5));  // flush the done frame
   CHECK(sh.process.wait() == 0);
 }
 
@@ -387,8 +390,78 @@ TEST_CASE("shuffler process: a result lost on the analyzer's way is sent again w
   CHECK(next.header.type == FrameType::result);
   CHECK(next.header.round == 1);
   CHECK(received(second) == std::multiset<std::uint8_t>{10, 11, 12, 13});
-  back->close();
+  back->send(FrameType::done, 1, {});
+  back->close_after_flush();
+  io.restart();
+  io.run_for(std::chrono::seconds(5));  // flush the done frame
   CHECK(sh.process.wait() == 0);
+}
+
+TEST_CASE("shuffler process: the session's last result lost on the analyzer's way is fetched again after a reconnection, then confirmed") {
+  // One round, which is the last. Its result reaches the analyzer's socket but the connection dies
+  // before it is read. The shuffler keeps the session's result and its listening socket until the
+  // analyzer confirms (a done frame): the analyzer reconnects, asks for round 0 and gets it.
+  NetSession s(n_parties, 19, 0, std::chrono::seconds(20));
+  ShufflerProcess sh(s);
+  asio::io_context io;
+  auto lost = connect_analyzer(io, s, sh.port);
+  net::TcpChannel channel(s.config, every_party(s), "127.0.0.1", sh.port);
+  CHECK(all_parties_round(channel, 0, RoundShape::exactly(1, Delivery::analyzer_only, 1)).submitted.size() == n_parties);
+  lost->socket().close();
+  auto back = connect_analyzer(io, s, sh.port);  // refused ("has already ended") before the done frame existed
+  back->send(FrameType::submit, 0, 1, 0, std::vector<std::uint8_t>(4, 0));
+  const auto again = run_sync(io, back->receive());
+  CHECK(again.header.type == FrameType::result);
+  CHECK(again.header.round == 0);
+  CHECK(again.header.count == n_parties);
+  back->send(FrameType::done, 0, {});
+  back->close_after_flush();
+  io.restart();
+  io.run_for(std::chrono::seconds(5));  // flush the done frame
+  CHECK(sh.process.wait() == 0);
+  CHECK(sh.log().find("did not confirm") == std::string::npos);
+  CHECK(sh.log().find("did not reconnect") == std::string::npos);
+}
+
+TEST_CASE("shuffler process: an analyzer that never confirms the last result is waited for a while, named, and the shuffler ends") {
+  SUBCASE("its link is lost: the reconnect grace") {
+    NetSession s(n_parties, 20, 0, std::chrono::seconds(20));
+    ShufflerProcess sh(s, {"--reconnect-grace-ms", "300"});
+    asio::io_context io;
+    auto lost = connect_analyzer(io, s, sh.port);
+    net::TcpChannel channel(s.config, every_party(s), "127.0.0.1", sh.port);
+    (void)all_parties_round(channel, 0, RoundShape::exactly(1, Delivery::analyzer_only, 1));
+    CHECK(run_sync(io, lost->receive()).header.type == FrameType::result);
+    lost->close();  // gone without its done frame
+    CHECK(sh.process.wait(std::chrono::seconds(15)) == 0);  // the session completed; the analyzer's side failed
+    CHECK(sh.log().find("round 0: the analyzer's link was lost before it confirmed the session's last result, and it did not "
+                        "reconnect within 300 ms") != std::string::npos);
+  }
+  SUBCASE("it stays connected and silent: the deadline") {
+    NetSession s(n_parties, 21, 0, std::chrono::milliseconds(1500));
+    ShufflerProcess sh(s);
+    asio::io_context io;
+    auto silent = connect_analyzer(io, s, sh.port);
+    net::TcpChannel channel(s.config, every_party(s), "127.0.0.1", sh.port);
+    (void)all_parties_round(channel, 0, RoundShape::exactly(1, Delivery::analyzer_only, 1));
+    CHECK(run_sync(io, silent->receive()).header.type == FrameType::result);
+    CHECK(sh.process.wait(std::chrono::seconds(15)) == 0);
+    CHECK(sh.log().find("round 0: the analyzer did not confirm the session's last result within 1500 ms") != std::string::npos);
+    CHECK_THROWS_AS((void)run_sync(io, silent->receive()), std::system_error);  // the shuffler closed the link
+  }
+}
+
+TEST_CASE("shuffler process: a done frame from the analyzer before the last round is refused with the reason") {
+  NetSession s(n_parties, 22, 0, std::chrono::seconds(20));
+  two_mpc_rounds(s);
+  ShufflerProcess sh(s);
+  asio::io_context io;
+  auto early = connect_analyzer(io, s, sh.port);
+  early->send(FrameType::done, 0, {});
+  const auto answer = run_sync(io, early->receive());
+  CHECK(answer.header.type == FrameType::abort);
+  CHECK(std::string(answer.payload.begin(), answer.payload.end()) ==
+        "a done frame from the analyzer in round 0, before the session's last result");
 }
 
 TEST_CASE("shuffler process: an analyzer that does not come back ends the session after the grace, with one line naming it") {

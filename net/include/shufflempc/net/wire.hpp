@@ -52,8 +52,9 @@ enum class FrameType : std::uint16_t {
   shuffled = 8,   // mix server -> entry: the re-encrypted, permuted batch (count x width), then its proof of shuffle
   decrypt = 9,    // entry -> mix server: the round's evidence (mixnet::encode_evidence), count = its records
   decrypted = 10, // mix server -> entry: its proved decryption shares (width = bytes per share, count = shares)
+  done = 11,      // analyzer -> shuffler: the session's last result arrived (empty payload); the link then closes
 };
-inline constexpr std::uint16_t max_frame_type = 10;
+inline constexpr std::uint16_t max_frame_type = 11;
 // Bytes a mixed frame may carry beside its records (the server's signed report).
 inline constexpr std::size_t max_mixed_extra = 4096;
 
