@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <tuple>
 #include <sstream>
 
 #include "commands.hpp"
@@ -78,11 +79,17 @@ void add_shuffler_command(CLI::App& app, Action& action) {
     std::vector<std::string> mix_servers;
     std::optional<std::size_t> hop;
     bool fault_tamper = false;
+    std::optional<int> listen_fd;
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("--config,-c", o->configs, "session config (repeat to serve several sessions)")->required()->check(CLI::ExistingFile);
   cmd->add_option("--key,-k", o->key, "the shuffler's key file")->required()->check(CLI::ExistingFile);
   cmd->add_option("--listen", o->listen, "ADDR:PORT to listen on (default: the first config's shuffler_address; port 0 = any)");
+  cmd->add_option("--listen-fd", o->listen_fd,
+                  "accept on descriptor N, a TCP socket the parent process bound and listens on (as `local` does, so that the "
+                  "clients start at once), instead of --listen")
+      ->check(CLI::Range(3, 1 << 20))
+      ->excludes("--listen");
   cmd->add_option("--reconnect-grace-ms", o->grace_ms,
                   "how long a round waits for the parties of a link lost before they submitted to reconnect, in milliseconds "
                   "(default 2000; 0: give them up at once; the round's deadline still closes it first)")
@@ -102,8 +109,9 @@ void add_shuffler_command(CLI::App& app, Action& action) {
       ->group("");  // hidden: for local --tamper-mix-server and the tests
   cmd->callback([o, &action] {
     action = [o] {
-      const auto& [configs, key, listen, grace_ms, json, mix_servers, hop, fault_tamper] = *o;
+      const auto& [configs, key, listen, grace_ms, json, mix_servers, hop, fault_tamper, listen_fd] = *o;
       const auto keys = net::KeyPair::load(key);
+      if (hop && listen_fd) throw std::invalid_argument("--listen-fd is for the shuffler, not a further server of a chain (--hop)");
       if (hop) return run_mix_server(*o, keys, *hop);
       if (fault_tamper) throw std::invalid_argument("--fault-tamper needs --hop (a further server of a verifiable chain)");
       // The shuffler enforces each config's round shapes and never builds a protocol: it reads no
@@ -122,12 +130,20 @@ void add_shuffler_command(CLI::App& app, Action& action) {
       if (room < links + net::ShufflerOptions{}.max_unauthenticated)
         std::cerr << "shuffler: descriptor limit " << room << ": room for " << room - floor + 2 * sessions.size()
                   << " client connections at once (a process hosting many parties needs one)\n";
-      const auto [host, port] = net::split_address(listen.empty() ? sessions.front().shuffler_address : listen, "--listen");
       net::ShufflerOptions options;
       options.reconnect_grace = std::chrono::milliseconds(grace_ms);
       options.mix_servers = mix_servers;
+      std::string host = "127.0.0.1";
+      std::uint16_t port = 0;
+      if (listen_fd) {
+        options.listening_socket = *listen_fd;
+      } else {
+        std::tie(host, port) = net::split_address(listen.empty() ? sessions.front().shuffler_address : listen, "--listen");
+      }
       net::TcpShuffler shuffler(keys, sessions, host, port, stderr_logger("shuffler"), options);
-      // Readiness: the launcher (or the user) reads this line, then starts the clients.
+      if (listen_fd) host = shuffler.host();
+      // Readiness: the launcher (or the user) reads this line, then starts the clients (a launcher
+      // that bound --listen-fd has started them already).
       std::cout << "listening on " << host << ':' << shuffler.port() << std::endl;
       const auto reports = shuffler.run();
       int status = 0;

@@ -35,17 +35,21 @@ int decode_status(int st) { return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERM
 ChildProcess::ChildProcess(std::string name, const std::vector<std::string>& argv, const ProcessOptions& options)
     : name_(std::move(name)) {
   if (argv.empty()) throw std::invalid_argument("ChildProcess: no program given for " + name_);
+  // dup2 onto 3 clears close-on-exec on the copy; a descriptor that is 3 already would keep it.
+  if (options.pass_as_fd3 >= 0 && options.pass_as_fd3 <= 3)
+    throw std::invalid_argument("ChildProcess: the descriptor passed as 3 must be above 3, for " + name_);
   int fds[2] = {-1, -1};
+  if (options.stdout_path.empty() && ::pipe2(fds, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category(), "pipe for " + name_);
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   if (options.stdout_path.empty()) {
-    if (::pipe2(fds, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category(), "pipe for " + name_);
     posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
   } else {
     posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, options.stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
   }
   if (!options.stderr_path.empty())
     posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, options.stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
+  if (options.pass_as_fd3 >= 0) posix_spawn_file_actions_adddup2(&fa, options.pass_as_fd3, 3);
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);

@@ -1,6 +1,11 @@
 #include "shufflempc/net/launcher.hpp"
 
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
 #include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -46,6 +51,46 @@ class SessionDir {
  private:
   std::string path_;
   bool keep_;
+};
+
+// A TCP socket on 127.0.0.1, at a port the OS picks, bound and listening before any process of the
+// run starts: the shuffler gets it as descriptor 3 (`shuffler --listen-fd 3`), so the clients need
+// not wait for the shuffler to start; their connections wait in the backlog until it accepts.
+// Close-on-exec and above 3, so that no other child inherits it.
+class ListeningSocket {
+ public:
+  ListeningSocket() {
+    const int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (s < 0) throw std::system_error(errno, std::generic_category(), "socket for the shuffler");
+    fd_ = ::fcntl(s, F_DUPFD_CLOEXEC, 10);
+    const int err = errno;
+    ::close(s);
+    if (fd_ < 0) throw std::system_error(err, std::generic_category(), "fcntl for the shuffler's socket");
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd_, SOMAXCONN) != 0 ||
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+      const int e = errno;
+      close();
+      throw std::system_error(e, std::generic_category(), "binding a loopback port for the shuffler");
+    }
+    port_ = ntohs(a.sin_port);
+  }
+  ~ListeningSocket() { close(); }
+  ListeningSocket(const ListeningSocket&) = delete;
+  ListeningSocket& operator=(const ListeningSocket&) = delete;
+  void close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+  [[nodiscard]] int fd() const { return fd_; }
+  [[nodiscard]] std::uint16_t port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  std::uint16_t port_ = 0;
 };
 
 Value read_report(const std::string& path, const std::string& who) {
@@ -149,11 +194,15 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
     chain += (chain.empty() ? "" : ",") + address_of(servers.back());
   }
   if (options_.kill_mix_server) servers[*options_.kill_mix_server - 1].kill();
+  // The shuffler's socket is bound here, so the analyzer and the parties start with it at once
+  // (each process start is milliseconds of CPU on a small machine) instead of after its readiness line.
+  ListeningSocket listening;
   std::vector<std::string> shuffler_args = {exe, "shuffler", "--config", config_path, "--key", dir / shuffler_key_file,
-                                            "--listen", "127.0.0.1:0", "--json"};
+                                            "--listen-fd", "3", "--json"};
   if (!chain.empty()) shuffler_args.insert(shuffler_args.end(), {"--mix-servers", chain});
-  children.emplace_back("shuffler", shuffler_args);
-  const std::string address = address_of(children.front());
+  children.emplace_back("shuffler", shuffler_args, ProcessOptions{.pass_as_fd3 = listening.fd()});
+  listening.close();  // the shuffler holds it now
+  const std::string address = "127.0.0.1:" + std::to_string(listening.port());
 
   std::vector<std::string> common = {"--config", config_path, "--connect", address, "--json"};
   if (options_.seed) common.insert(common.end(), {"--seed", std::to_string(*options_.seed)});
@@ -181,6 +230,10 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
     outputs.push_back(dir / ("party-" + range + ".out"));
     children.emplace_back("parties " + range, a, ProcessOptions{.stdout_path = outputs.back()});
   }
+  // The shuffler's readiness line, read once every client is on its way: a shuffler that could not
+  // start ends the run here (its stdout closes), and its clients with it.
+  if (const std::string said = address_of(children.front()); said != address)
+    throw std::runtime_error("the shuffler listens on " + said + ", not on the socket it was given (" + address + ")");
   if (options_.kill_party_process) {
     if (*options_.kill_party_process >= processes)
       throw std::invalid_argument("--kill-party-process must be below the number of party processes (" + std::to_string(processes) + ")");

@@ -1,5 +1,6 @@
 // The TCP shuffler: one io_context thread, one coroutine per connection, one state per session.
 #include <sodium.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <chrono>
@@ -975,12 +976,29 @@ TcpShuffler::TcpShuffler(KeyPair keys, std::vector<SessionConfig> sessions, cons
     }
     impl_->sessions.push_back(std::move(s));
   }
-  detail::listen_on(impl_->acceptor, host, port);
+  if (options.listening_socket < 0) {
+    detail::listen_on(impl_->acceptor, host, port);
+    return;
+  }
+  int listening = 0, type = 0;
+  socklen_t len = sizeof listening;
+  const bool accepts = ::getsockopt(options.listening_socket, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) == 0 && listening != 0;
+  len = sizeof type;
+  if (!accepts || ::getsockopt(options.listening_socket, SOL_SOCKET, SO_TYPE, &type, &len) != 0 || type != SOCK_STREAM)
+    throw std::invalid_argument("descriptor " + std::to_string(options.listening_socket) + " is not a listening TCP socket");
+  sockaddr_storage addr{};
+  len = sizeof addr;
+  if (::getsockname(options.listening_socket, reinterpret_cast<sockaddr*>(&addr), &len) != 0 ||
+      (addr.ss_family != AF_INET && addr.ss_family != AF_INET6))
+    throw std::invalid_argument("descriptor " + std::to_string(options.listening_socket) + " is not a listening TCP socket");
+  impl_->acceptor.assign(addr.ss_family == AF_INET ? tcp::v4() : tcp::v6(), options.listening_socket);
 }
 
 TcpShuffler::~TcpShuffler() = default;
 
 std::uint16_t TcpShuffler::port() const { return impl_->acceptor.local_endpoint().port(); }
+
+std::string TcpShuffler::host() const { return impl_->acceptor.local_endpoint().address().to_string(); }
 
 std::vector<ShufflerReport> TcpShuffler::run() {
   asio::co_spawn(impl_->io, impl_->accept_loop(), asio::detached);

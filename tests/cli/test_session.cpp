@@ -74,6 +74,18 @@ TEST_CASE("shufflempc session writes the config every process of a multi-host ru
   REQUIRE_FALSE(report.is_discarded());
   CHECK(report["messages"] == 3);
 
+  // --listen-fd must name a listening TCP socket this process inherited (as `local` passes one),
+  // and excludes --listen: one line each, exit 2.
+  Process not_socket({SHUFFLEMPC_CLI, "shuffler", "--config", dir + "/session.json", "--key", dir + "/shuffler.key", "--listen-fd", "7"},
+                     dir + "/fd.err");
+  CHECK(not_socket.wait() == 2);
+  CHECK(slurp(dir + "/fd.err").find("descriptor 7 is not a listening TCP socket") != std::string::npos);
+  Process both({SHUFFLEMPC_CLI, "shuffler", "--config", dir + "/session.json", "--key", dir + "/shuffler.key", "--listen-fd", "3",
+                "--listen", "127.0.0.1:0"},
+               dir + "/both.err");
+  CHECK(both.wait() == 2);
+  CHECK(slurp(dir + "/both.err").find("--listen excludes --listen-fd") != std::string::npos);
+
   // A key bundle that does not hold every party of --id: one line naming both, exit 2.
   Process bundle({SHUFFLEMPC_CLI, "keygen", "--parties", "0-1", "--out", dir + "/two.keys"}, dir + "/bundle.err");
   CHECK(bundle.wait() == 0);

@@ -1,7 +1,9 @@
 // The one process helper (lib/process.hpp).
 #include <doctest/doctest.h>
 
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <filesystem>
 
@@ -27,6 +29,31 @@ TEST_CASE("ChildProcess: lines, exit status, time limits and kill") {
   CHECK(slow.status() == 128 + 9);
 
   CHECK_THROWS_AS(ChildProcess("missing", {"/nonexistent/program"}), std::system_error);
+}
+
+TEST_CASE("ChildProcess: a descriptor passed as 3 reaches the child, and only that child") {
+  // A pipe's write end, above 3 and close-on-exec here (as `local` makes the shuffler's socket).
+  int fds[2] = {-1, -1};
+  REQUIRE(::pipe2(fds, O_CLOEXEC) == 0);
+  const int high = ::fcntl(fds[1], F_DUPFD_CLOEXEC, 10);
+  ::close(fds[1]);
+  REQUIRE(high > 3);
+  {
+    ChildProcess writer("sh", {"/bin/sh", "-c", "echo through-3 >&3"}, ProcessOptions{.pass_as_fd3 = high});
+    CHECK(writer.wait_for(std::chrono::seconds(10)) == 0);
+    // Another child does not inherit it (close-on-exec): the descriptor is not open there.
+    ChildProcess other("sh", {"/bin/sh", "-c", "test -e /proc/self/fd/" + std::to_string(high)});
+    CHECK(other.wait_for(std::chrono::seconds(10)) == 1);
+    // (The control: the shell does see a descriptor it does hold.)
+    ChildProcess control("sh", {"/bin/sh", "-c", "test -e /proc/self/fd/1"});
+    CHECK(control.wait_for(std::chrono::seconds(10)) == 0);
+  }
+  ::close(high);
+  char buf[64] = {};
+  const ssize_t got = ::read(fds[0], buf, sizeof buf - 1);
+  ::close(fds[0]);
+  CHECK(std::string(buf, got > 0 ? static_cast<std::size_t>(got) : 0) == "through-3\n");
+  CHECK_THROWS_AS(ChildProcess("sh", {"/bin/sh", "-c", "true"}, ProcessOptions{.pass_as_fd3 = 2}), std::invalid_argument);
 }
 
 TEST_CASE("ChildProcess: wait_all kills what outlives the deadline, run_command captures both streams") {

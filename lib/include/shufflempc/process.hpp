@@ -19,6 +19,9 @@ namespace shufflempc {
 struct ProcessOptions {
   std::string stdout_path;  // empty: a pipe, read with read_line() / read_all()
   std::string stderr_path;  // empty: inherited from this process
+  // A descriptor of this process the child gets as descriptor 3 (a listening socket bound before
+  // the child starts, say); -1: none. Above 3 and close-on-exec here, so no other child inherits it.
+  int pass_as_fd3 = -1;
 };
 
 class ChildProcess {

@@ -79,6 +79,10 @@ struct ShufflerOptions {
   // HOST:PORT of the further servers of the sessions' mix chains (hops 1 .. k-1, in order): a
   // session whose config has a chain of k servers needs k - 1 of them; the shuffler is its entry.
   std::vector<std::string> mix_servers;
+  // A socket already bound and listening (inherited from a launcher that bound it, so that the
+  // clients may start before this process does): the shuffler accepts on it and ignores host and
+  // port. -1: bind host:port. Throws std::invalid_argument if it is not a listening TCP socket.
+  int listening_socket = -1;
   // Fault injection for the tests: a verifiable chain's entry that alters the batch it admitted
   // before it proves its own hop (the n - 1 attack: the proofs all hold, the parties left out notice).
   std::function<void(std::uint32_t round, mixnet::CiphertextBatch& admitted)> tamper_admitted;
@@ -98,6 +102,7 @@ class TcpShuffler {
   TcpShuffler& operator=(const TcpShuffler&) = delete;
 
   [[nodiscard]] std::uint16_t port() const;
+  [[nodiscard]] std::string host() const;  // the address it accepts on
   // Serves until every session has completed or aborted; returns one report per session.
   [[nodiscard]] std::vector<ShufflerReport> run();
   // Ends run() early (from any thread): every session aborts.
