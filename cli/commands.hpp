@@ -19,7 +19,16 @@ void add_wedding_command(CLI::App& app, const Registry& registry, Action& action
 void add_session_command(CLI::App& app, const Registry& registry, Action& action);  // a session config from public keys
 void add_study_command(CLI::App& app, const Registry& registry, Action& action);    // grids of trials, and every experiment
 void add_account_command(CLI::App& app, const Registry& registry, Action& action);  // amplification bounds, exact delta of noise
-void add_net_commands(CLI::App& app, const Registry& registry, Action& action);  // keygen, shuffler, party, analyzer, local
 void add_verify_command(CLI::App& app, const Registry& registry, Action& action);  // check a verifiable mix's transcript
+
+// Every subcommand by name, in the order `--help` lists them (keygen, shuffler, party, analyzer and
+// local are the networked ones, net_common.hpp). The entry point builds only the one a command line
+// names: `run` and `local` add an option per protocol parameter, which is about a millisecond of
+// every process start, and a `local` run starts several processes at once.
+struct Command {
+  const char* name;
+  void (*add)(CLI::App& app, const Registry& registry, Action& action);
+};
+[[nodiscard]] const std::vector<Command>& commands();
 
 }  // namespace shufflempc::cli

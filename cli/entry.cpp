@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "commands.hpp"
+#include "net_common.hpp"
 #include "shufflempc/cli.hpp"
 
 namespace {
@@ -30,6 +31,25 @@ void error_line(const std::string& what, const std::string& usage = {}) {
 
 }  // namespace
 
+const std::vector<shufflempc::cli::Command>& shufflempc::cli::commands() {
+  using shufflempc::Registry;
+  static const std::vector<Command> all = {
+      {"list", add_list_command},
+      {"run", add_run_command},
+      {"demo", add_demo_command},
+      {"study", add_study_command},
+      {"account", add_account_command},
+      {"wedding", add_wedding_command},
+      {"keygen", [](CLI::App& app, const Registry&, Action& action) { add_keygen_command(app, action); }},
+      {"shuffler", [](CLI::App& app, const Registry&, Action& action) { add_shuffler_command(app, action); }},
+      {"party", add_party_command},
+      {"analyzer", add_analyzer_command},
+      {"local", add_local_command},
+      {"session", add_session_command},
+      {"verify", add_verify_command}};
+  return all;
+}
+
 int shufflempc::cli::main(int argc, char** argv, const std::function<void(Registry&)>& add_protocols) {
   // Keep freed megabyte buffers rather than fault them in afresh every round (docs/PERFORMANCE.md).
   shufflempc::keep_freed_buffers();
@@ -42,25 +62,19 @@ int shufflempc::cli::main(int argc, char** argv, const std::function<void(Regist
       if (add_protocols) add_protocols(r);
       return r;
     }();
-    cli::add_list_command(app, registry, action);
-    cli::add_run_command(app, registry, action);
-    cli::add_demo_command(app, registry, action);
-    cli::add_study_command(app, registry, action);
-    cli::add_account_command(app, registry, action);
-    cli::add_wedding_command(app, registry, action);
-    cli::add_net_commands(app, registry, action);
-    cli::add_session_command(app, registry, action);
-    cli::add_verify_command(app, registry, action);
-    if (argc > 1 && argv[1][0] != '-') {
-      std::string names;
-      bool known = false;
-      for (const auto* sub : app.get_subcommands({})) {
-        names += (names.empty() ? "" : ", ") + sub->get_name();
-        known = known || sub->get_name() == argv[1];
+    // Only the command the line names is built (commands()); without one (--help, no argument)
+    // every command is, for the list.
+    const std::string named = argc > 1 && argv[1][0] != '-' ? argv[1] : "";
+    std::string names;
+    bool known = false;
+    for (const auto& c : cli::commands()) {
+      names += (names.empty() ? "" : ", ") + std::string(c.name);
+      if (named.empty() || named == c.name) {
+        c.add(app, registry, action);
+        known = true;
       }
-      if (!known)
-        throw std::invalid_argument("unknown command '" + std::string(argv[1]) + "' (commands: " + names + ")");
     }
+    if (!known) throw std::invalid_argument("unknown command '" + named + "' (commands: " + names + ")");
     try {
       app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

@@ -216,12 +216,5 @@ void add_local_command(CLI::App& app, const Registry& registry, Action& action) 
   }
 }
 
-void add_net_commands(CLI::App& app, const Registry& registry, Action& action) {
-  add_keygen_command(app, action);
-  add_shuffler_command(app, action);
-  add_party_command(app, registry, action);
-  add_analyzer_command(app, registry, action);
-  add_local_command(app, registry, action);
-}
 
 }  // namespace shufflempc::cli
