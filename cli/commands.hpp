@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -30,5 +31,13 @@ struct Command {
   void (*add)(CLI::App& app, const Registry& registry, Action& action);
 };
 [[nodiscard]] const std::vector<Command>& commands();
+// The networked commands a party host needs (keygen, shuffler, party, analyzer): shufflempc-node's
+// table, and what `local` starts its processes with when the protocol is a built-in one.
+[[nodiscard]] const std::vector<Command>& node_commands();
+// keygen and shuffler in a table's shape (they need no registry).
+void add_keygen_entry(CLI::App& app, const Registry& registry, Action& action);
+void add_shuffler_entry(CLI::App& app, const Registry& registry, Action& action);
+// cli::main with the commands of `table` (shufflempc/cli.hpp has the exit statuses).
+int run_commands(int argc, char** argv, const std::function<void(Registry&)>& add_protocols, const std::vector<Command>& table);
 
 }  // namespace shufflempc::cli

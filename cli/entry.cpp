@@ -1,11 +1,11 @@
-// The command line's entry point (shufflempc/cli.hpp): the registry, the subcommands, one error line.
+// The command line's entry point (run_commands, commands.hpp): the registry, the subcommands of a
+// table, one error line.
 #include <iostream>
 #include <stdexcept>
 #include <string>
 #include <system_error>
 
 #include "commands.hpp"
-#include "net_common.hpp"
 #include "shufflempc/cli.hpp"
 
 namespace {
@@ -31,26 +31,8 @@ void error_line(const std::string& what, const std::string& usage = {}) {
 
 }  // namespace
 
-const std::vector<shufflempc::cli::Command>& shufflempc::cli::commands() {
-  using shufflempc::Registry;
-  static const std::vector<Command> all = {
-      {"list", add_list_command},
-      {"run", add_run_command},
-      {"demo", add_demo_command},
-      {"study", add_study_command},
-      {"account", add_account_command},
-      {"wedding", add_wedding_command},
-      {"keygen", [](CLI::App& app, const Registry&, Action& action) { add_keygen_command(app, action); }},
-      {"shuffler", [](CLI::App& app, const Registry&, Action& action) { add_shuffler_command(app, action); }},
-      {"party", add_party_command},
-      {"analyzer", add_analyzer_command},
-      {"local", add_local_command},
-      {"session", add_session_command},
-      {"verify", add_verify_command}};
-  return all;
-}
-
-int shufflempc::cli::main(int argc, char** argv, const std::function<void(Registry&)>& add_protocols) {
+int shufflempc::cli::run_commands(int argc, char** argv, const std::function<void(Registry&)>& add_protocols,
+                                   const std::vector<Command>& table) {
   // Keep freed megabyte buffers rather than fault them in afresh every round (docs/PERFORMANCE.md).
   shufflempc::keep_freed_buffers();
   CLI::App app{"shufflempc: secure multiparty computation in the shuffle model", "shufflempc"};
@@ -62,12 +44,12 @@ int shufflempc::cli::main(int argc, char** argv, const std::function<void(Regist
       if (add_protocols) add_protocols(r);
       return r;
     }();
-    // Only the command the line names is built (commands()); without one (--help, no argument)
-    // every command is, for the list.
+    // Only the command the line names is built; without one (--help, no argument) every command
+    // of the table is, for the list.
     const std::string named = argc > 1 && argv[1][0] != '-' ? argv[1] : "";
     std::string names;
     bool known = false;
-    for (const auto& c : cli::commands()) {
+    for (const auto& c : table) {
       names += (names.empty() ? "" : ", ") + std::string(c.name);
       if (named.empty() || named == c.name) {
         c.add(app, registry, action);

@@ -5,6 +5,7 @@
 // prints the usual report plus a per-party table.
 #include <signal.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <array>
 #include <csignal>
@@ -71,6 +72,16 @@ struct LocalArgs {
   std::string transcript;                        // verifiable: the analyzer's transcript file
 };
 
+// The executable the processes of a run start from: shufflempc-node beside this one when the
+// protocol is a built-in one (the networked commands without the study's and the attack's
+// libraries: lighter to start), else this executable, which knows the protocols its binary added.
+std::string process_executable(const std::string& protocol) {
+  const std::filesystem::path self = self_executable();
+  const std::filesystem::path node = self.parent_path() / "shufflempc-node";
+  if (builtin_registry().find(protocol) != nullptr && ::access(node.c_str(), X_OK) == 0) return node.string();
+  return self.string();
+}
+
 int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, const Registry& registry) {
   const std::size_t n = args.parties;
   if (args.dropouts >= n) throw std::invalid_argument("--dropouts must be below --parties");
@@ -80,7 +91,7 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
   auto protocol = registry.create(info.name, args.params, args.parties, min_parties);
   auto rng = make_rng(args.seed);
   const std::vector<Value> inputs = load_inputs(*protocol, args, *rng);
-  net::LaunchOptions options{.executable = self_executable(),
+  net::LaunchOptions options{.executable = process_executable(info.name),
                              .parties_per_process = la.parties_per_process,
                              .deadline = std::chrono::milliseconds(la.deadline_ms),
                              .keep_dir = la.keep_dir,
@@ -107,6 +118,7 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
   base.min_parties = min_parties;
   bind_files(base, registry);
   const InterruptGuard guard;  // an interrupted run stops every process; the launcher removes the keys
+  const std::string executable = options.executable;
   const net::LaunchResult run = net::LocalLauncher(std::move(base), *protocol, n, std::move(options)).run(inputs);
   for (const auto& what : run.lost) std::cerr << "shufflempc local: warning: " << what << "; its parties count as dropped\n";
 
@@ -124,7 +136,12 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
     if (!p["dropped"].get<bool>()) result.party_outputs[p["party"].get<PartyId>()] = p["output"];
   Value report = make_report(info.name, *protocol, n, result, inputs);
   report["transport"] = "tcp";
-  report["processes"] = {{"shuffler", 1}, {"mix_servers", la.mix_servers - 1}, {"analyzer", 1}, {"party_processes", run.party_processes}, {"parties_per_process", run.parties_per_process}};
+  report["processes"] = {{"shuffler", 1},
+                         {"mix_servers", la.mix_servers - 1},
+                         {"analyzer", 1},
+                         {"party_processes", run.party_processes},
+                         {"parties_per_process", run.parties_per_process},
+                         {"executable", executable}};
   report["analyzer_bytes_received"] = analyzer["bytes_received"];
   report["lost_processes"] = run.lost;
   report["process_resources"] = run.process_resources;  // peak memory and CPU time (from wait4), for the scale benchmarks

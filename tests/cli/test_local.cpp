@@ -46,6 +46,8 @@ TEST_CASE("shufflempc local: separate party processes over TCP give the in-proce
   CHECK(tcp["messages"] == mem["messages"]);
   CHECK(tcp["transport"] == "tcp");
   CHECK(tcp["processes"]["party_processes"] == 5);
+  // A built-in protocol: the processes ran from shufflempc-node beside shufflempc.
+  CHECK(tcp["processes"]["executable"] == (std::filesystem::path(SHUFFLEMPC_CLI).parent_path() / "shufflempc-node").string());
   REQUIRE(tcp["per_party"].size() == 300);
   std::size_t dropped = 0;
   for (const auto& p : tcp["per_party"]) {
@@ -110,6 +112,23 @@ TEST_CASE("shufflempc local circuit: AES-128 among three processes over TCP, eve
     CHECK(tcp["run"]["observer"]["min_uncertain_labels"] == 160);
     for (const auto& p : tcp["per_party"]) CHECK(p["output"] == (variant == "v3" ? Value() : Value("69c4e0d86a7b0430d8cdb78070b4c55a")));
   }
+}
+
+TEST_CASE("shufflempc-node has the networked commands only, with the same refusals") {
+  const test::TempDir tmp("shufflempc-nodetest");
+  const std::string node = (std::filesystem::path(SHUFFLEMPC_CLI).parent_path() / "shufflempc-node").string();
+  const auto help = run_command({node, "--help"});
+  CHECK(help.exit_code == 0);
+  for (const char* name : {"keygen", "shuffler", "party", "analyzer"}) CHECK(help.out.find(name) != std::string::npos);
+  CHECK(help.out.find("study") == std::string::npos);
+  const auto run = run_command({node, "run", "counting"});
+  CHECK(run.exit_code == 2);
+  CHECK(run.err.find("unknown command 'run' (commands: keygen, shuffler, party, analyzer)") != std::string::npos);
+  // Its keygen writes the same key files (0600) that shufflempc's party command reads.
+  const auto key = run_command({node, "keygen", "--out", tmp / "a.key"});
+  CHECK(key.exit_code == 0);
+  const auto owner_only = std::filesystem::perms::owner_read | std::filesystem::perms::owner_write;
+  CHECK(std::filesystem::status(tmp / "a.key").permissions() == owner_only);
 }
 
 TEST_CASE("shufflempc keygen writes a key file the party command accepts, and bad flags exit 2") {

@@ -8,7 +8,8 @@
 //   }
 //
 // `local` starts its shuffler, party and analyzer processes from the running executable, so the
-// processes of a run all know the protocols the binary added.
+// processes of a run all know the protocols the binary added (for a built-in protocol, from
+// shufflempc-node beside it when there is one: the same commands, lighter to start).
 #pragma once
 
 #include <functional>

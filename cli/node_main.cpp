@@ -1,0 +1,7 @@
+// shufflempc-node: the networked commands only (keygen, shuffler, party, analyzer), with the
+// built-in protocols. The same code as those commands of shufflempc, without the libraries only
+// the study and the XOR-sum attack use (MPI, CLP): a process starts in less CPU, which `local`
+// feels as it starts several at once on a small machine (docs/network.md, docs/PERFORMANCE.md).
+#include "commands.hpp"
+
+int main(int argc, char** argv) { return shufflempc::cli::run_commands(argc, argv, {}, shufflempc::cli::node_commands()); }
