@@ -260,6 +260,14 @@ DeltaFunction blanket_of(std::uint64_t k) {
   };
 }
 
+// The worst case over every eps0-LDP randomizer: one pair (detail::ldp_blanket_clones) for its
+// delta, its searches and its PLD alike.
+double ldp_blanket_reporting(std::uint64_t n, double eps0, double eps, const std::function<void(double)>& block_done) {
+  check(n, eps0, 0.5, "ldp_blanket_delta");
+  if (!(eps >= 0)) throw std::invalid_argument("ldp_blanket_delta: epsilon must be at least 0");
+  return clone_delta_reporting(n, detail::ldp_blanket_clones(eps0), eps0, eps, block_done);
+}
+
 }  // namespace
 
 double fmt_numeric_epsilon(std::uint64_t n, double eps0, double delta, const AccountingProgress& progress) {
@@ -290,21 +298,17 @@ double blanket_exact_local_epsilon(std::uint64_t n, double eps, double delta, st
 
 // The worst case of the blanket over every eps0-LDP randomizer is binary randomized response's
 // (amplification.hpp; the proof is in docs/accounting.md).
-double ldp_blanket_delta(std::uint64_t n, double eps0, double eps) {
-  check(n, eps0, 0.5, "ldp_blanket_delta");
-  if (!(eps >= 0)) throw std::invalid_argument("ldp_blanket_delta: epsilon must be at least 0");
-  return clone_delta_reporting(n, detail::ldp_blanket_clones(eps0), eps0, eps, {});
-}
+double ldp_blanket_delta(std::uint64_t n, double eps0, double eps) { return ldp_blanket_reporting(n, eps0, eps, {}); }
 
 double ldp_blanket_epsilon(std::uint64_t n, double eps0, double delta, const AccountingProgress& progress) {
   check(n, eps0, delta, "ldp_blanket_epsilon");
-  Evaluations evaluate{progress, blanket_of(2)};
+  Evaluations evaluate{progress, ldp_blanket_reporting};
   return numeric_epsilon(n, eps0, delta, evaluate);
 }
 
 double ldp_blanket_local_epsilon(std::uint64_t n, double eps, double delta, const AccountingProgress& progress) {
   check(n, eps, delta, "ldp_blanket_local_epsilon");
-  Evaluations evaluate{progress, blanket_of(2)};
+  Evaluations evaluate{progress, ldp_blanket_reporting};
   return numeric_local_epsilon(n, eps, delta, evaluate);
 }
 

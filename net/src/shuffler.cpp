@@ -264,6 +264,10 @@ struct TcpShuffler::Impl {
     });
   }
 
+  // Whether the link of `first` is the analyzer's of a session that ended but still holds the last
+  // result for it (it has not sent its done frame): it may connect and ask again.
+  static bool owes_done(const ServedSession& s, PartyId first) { return first == analyzer_id && s.rounds->finished() && s.awaiting_done; }
+
   // Once every session has ended and no analyzer still owes its done frame: no new connections,
   // and the open links get linger_timeout to read their last frame.
   void stop_if_done() {
@@ -745,7 +749,7 @@ struct TcpShuffler::Impl {
         throw_error(Errc::wrong_session, "holds a session config that differs from the shuffler's (protocol, parameters, parties, "
                                          "keys or limits): every process of a session must read the same config");
       // An analyzer that has not confirmed the last result may still come back for it.
-      if (s->rounds->finished() && !(first == analyzer_id && s->awaiting_done))
+      if (s->rounds->finished() && !owes_done(*s, first))
         throw_error(Errc::session_aborted, "session " + to_hex(hello.session) + " has already ended");
       const detail::IdentityProof proof =
           first == analyzer_id ? s->analyzer_tree.proof(0, 1) : s->parties_tree.proof(first, count);
@@ -776,7 +780,7 @@ struct TcpShuffler::Impl {
         old->close();
       }
       const bool was_started = s->rounds->started();
-      if (first == analyzer_id && s->rounds->finished() && s->awaiting_done) {
+      if (owes_done(*s, first)) {
         // Back for the last round's result (it asks with its empty batch), with the deadline again to confirm it.
         admitted = true;
         s->analyzer = link;
@@ -798,7 +802,7 @@ struct TcpShuffler::Impl {
         detail::Frame f = co_await link->receive();
         // Late frames after the end are read and ignored until the peer closes, except the analyzer's
         // while it owes its done frame.
-        if (s->rounds->finished() && !(first == analyzer_id && s->awaiting_done)) continue;
+        if (s->rounds->finished() && !owes_done(*s, first)) continue;
         if (first == analyzer_id) {
           if (f.header.type == FrameType::done) {
             if (!s->rounds->finished()) {

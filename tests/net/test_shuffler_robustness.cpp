@@ -103,6 +103,21 @@ std::shared_ptr<net::detail::SecureLink> connect_analyzer(asio::io_context& io, 
   return link;
 }
 
+// The analyzer's empty batch naming `round` (its one count, 0: "that round's result again"), and
+// the result frame it gets back.
+net::detail::Frame ask_again(asio::io_context& io, net::detail::SecureLink& analyzer, std::uint32_t round) {
+  analyzer.send(FrameType::submit, round, 1, 0, std::vector<std::uint8_t>(4, 0));
+  return run_sync(io, analyzer.receive());
+}
+
+// The analyzer confirms the session's last result (a done frame) and closes its link once the frame is out.
+void confirm_last(asio::io_context& io, net::detail::SecureLink& analyzer, std::uint32_t round) {
+  analyzer.send(FrameType::done, round, {});
+  analyzer.close_after_flush();
+  io.restart();
+  io.run_for(std::chrono::seconds(5));
+}
+
 // Every party (0 .. 3) on one TcpChannel without the analyzer: one message `10 * round + id` each.
 RoundOutcome all_parties_round(net::TcpChannel& channel, std::uint32_t round, const RoundShape& shape) {
   RoundRules spec;
@@ -355,10 +370,7 @@ TEST_CASE("shuffler process: the analyzer's link is cut and comes back, the roun
   CHECK(result.header.type == FrameType::result);
   CHECK(result.header.count == n_parties);
   CHECK(out.submitted == std::vector<PartyId>{0, 1, 2, 3});
-  back->send(FrameType::done, 0, {});  // the session's last result arrived
-  back->close_after_flush();
-  io.restart();
-  io.run_for(std::chrono::seconds(5));  // flush the done frame
+  confirm_last(io, *back, 0);
   CHECK(sh.process.wait() == 0);
 }
 
@@ -375,9 +387,7 @@ TEST_CASE("shuffler process: a result lost on the analyzer's way is sent again w
   CHECK(all_parties_round(channel, 0, mpc_round).submitted.size() == n_parties);  // round 0 closed: its result was sent
   lost->socket().close();
   auto back = connect_analyzer(io, s, sh.port);
-  const std::vector<std::uint8_t> empty_batch(4, 0);  // its one count, 0: "round 0's result again"
-  back->send(FrameType::submit, 0, 1, 0, empty_batch);
-  const auto again = run_sync(io, back->receive());
+  const auto again = ask_again(io, *back, 0);
   CHECK(again.header.type == FrameType::result);
   CHECK(again.header.round == 0);
   CHECK(again.header.count == n_parties);
@@ -390,10 +400,7 @@ TEST_CASE("shuffler process: a result lost on the analyzer's way is sent again w
   CHECK(next.header.type == FrameType::result);
   CHECK(next.header.round == 1);
   CHECK(received(second) == std::multiset<std::uint8_t>{10, 11, 12, 13});
-  back->send(FrameType::done, 1, {});
-  back->close_after_flush();
-  io.restart();
-  io.run_for(std::chrono::seconds(5));  // flush the done frame
+  confirm_last(io, *back, 1);
   CHECK(sh.process.wait() == 0);
 }
 
@@ -409,15 +416,11 @@ TEST_CASE("shuffler process: the session's last result lost on the analyzer's wa
   CHECK(all_parties_round(channel, 0, RoundShape::exactly(1, Delivery::analyzer_only, 1)).submitted.size() == n_parties);
   lost->socket().close();
   auto back = connect_analyzer(io, s, sh.port);  // refused ("has already ended") before the done frame existed
-  back->send(FrameType::submit, 0, 1, 0, std::vector<std::uint8_t>(4, 0));
-  const auto again = run_sync(io, back->receive());
+  const auto again = ask_again(io, *back, 0);
   CHECK(again.header.type == FrameType::result);
   CHECK(again.header.round == 0);
   CHECK(again.header.count == n_parties);
-  back->send(FrameType::done, 0, {});
-  back->close_after_flush();
-  io.restart();
-  io.run_for(std::chrono::seconds(5));  // flush the done frame
+  confirm_last(io, *back, 0);
   CHECK(sh.process.wait() == 0);
   CHECK(sh.log().find("did not confirm") == std::string::npos);
   CHECK(sh.log().find("did not reconnect") == std::string::npos);
