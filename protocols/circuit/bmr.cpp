@@ -306,52 +306,54 @@ std::vector<std::uint8_t> round2_share(const Layout& l, const Holdings& h) {
   return out;
 }
 
-std::vector<std::uint8_t> evaluate(const Layout& l, std::span<const std::uint8_t> payload, std::vector<std::uint8_t>* masked,
-                                   std::vector<Block>* g1_keys) {
-  if (payload.size() != l.payload_bytes()) throw std::invalid_argument("bmr: the round-2 payload has the wrong size");
+std::vector<std::uint8_t> evaluate_garbled(const Layout& l, const Garbled& gc, std::vector<std::uint8_t>* masked, std::vector<Block>* g1_keys) {
   const Circuit& c = *l.circuit;
-  const std::size_t W = c.wires;
-  std::vector<Block> key[2] = {std::vector<Block>(W), std::vector<Block>(W)};
+  const std::size_t W = c.wires, G = gc.garblers;
+  if (G < 2 || G > 128 || gc.rows.size() != l.ands * 4 * G * block_bytes || gc.labels.size() != l.inputs * G * block_bytes ||
+      gc.input_masked.size() != l.inputs || gc.output_masks.size() != l.outputs)
+    throw std::invalid_argument("bmr: the garbled circuit's parts have the wrong sizes");
+  std::vector<Block> key(W * G);  // component j of wire w's active label at G w + j
   std::vector<std::uint8_t> lam(W, 0);
-  std::vector<std::uint8_t> bits(l.inputs + l.outputs);
-  unpack_bits(payload.subspan(l.bits_offset()), bits);
   for (std::uint32_t w = 0; w < l.inputs; ++w) {
-    for (int j = 0; j < 2; ++j) key[j][w] = Block::load(payload.data() + l.labels_offset() + (2 * w + static_cast<std::size_t>(j)) * block_bytes);
-    lam[w] = bits[w];
+    for (std::size_t j = 0; j < G; ++j) key[G * w + j] = Block::load(gc.labels.data() + (G * w + j) * block_bytes);
+    lam[w] = gc.input_masked[w];
   }
+  // Per AND gate: H of every garbler's active labels of a (side 0) and b (side 1), 2 G blocks each.
+  std::vector<Block> hkeys(2 * G), hashed(4 * G * G), out(G);
+  std::vector<std::uint8_t> sides(2 * G);
+  for (std::size_t i = 0; i < G; ++i) sides[2 * i + 1] = 1;
   std::size_t ai = 0;
   for (const Gate& g : c.gates) {
     const std::uint32_t a = g.a, b = g.b, o = g.out;
     switch (g.type) {
       case GateType::xor_gate:
-        for (int j = 0; j < 2; ++j) key[j][o] = key[j][a] ^ key[j][b];
+        for (std::size_t j = 0; j < G; ++j) key[G * o + j] = key[G * a + j] ^ key[G * b + j];
         lam[o] = lam[a] ^ lam[b];
         break;
       case GateType::inv:
       case GateType::eqw:
-        for (int j = 0; j < 2; ++j) key[j][o] = key[j][a];
+        for (std::size_t j = 0; j < G; ++j) key[G * o + j] = key[G * a + j];
         lam[o] = lam[a];
         break;
       case GateType::eq:
-        for (int j = 0; j < 2; ++j) key[j][o] = Block{};
+        for (std::size_t j = 0; j < G; ++j) key[G * o + j] = Block{};
         lam[o] = 0;
         break;
       case GateType::and_gate: {
         const std::uint8_t la = lam[a], lb = lam[b];
-        const std::uint8_t* rows = payload.data() + l.rows_offset() + ai * 8 * block_bytes;
-        Block out[2] = {Block::load(rows + (2 * la + lb) * block_bytes), Block::load(rows + (4 + 2 * la + lb) * block_bytes)};
-        // H of each garbler's active labels of a (side 0) and b (side 1), in one call.
-        const Block keys[4] = {key[0][a], key[0][b], key[1][a], key[1][b]};
-        static constexpr std::uint8_t sides[4] = {0, 1, 0, 1};
-        Block hashed[4][4];
-        hash4_many(l.hash, keys, ai, sides, 4, hashed);
-        for (int i = 0; i < 2; ++i) {
-          const Block* ha = hashed[2 * i];
-          const Block* hb = hashed[2 * i + 1];
-          for (int j = 0; j < 2; ++j) out[j] ^= ha[2 * j + lb] ^ hb[2 * j + la];
+        const std::uint8_t* rows = gc.rows.data() + ai * 4 * G * block_bytes;
+        for (std::size_t j = 0; j < G; ++j) out[j] = Block::load(rows + (4 * j + 2 * la + lb) * block_bytes);
+        for (std::size_t i = 0; i < G; ++i) {
+          hkeys[2 * i] = key[G * a + i];
+          hkeys[2 * i + 1] = key[G * b + i];
         }
-        key[0][o] = out[0];
-        key[1][o] = out[1];
+        hash_blocks(l.hash, hkeys.data(), ai, sides.data(), 2 * G, 2 * G, hashed.data());
+        for (std::size_t i = 0; i < G; ++i) {
+          const Block* ha = hashed.data() + 2 * i * 2 * G;
+          const Block* hb = ha + 2 * G;
+          for (std::size_t j = 0; j < G; ++j) out[j] ^= ha[2 * j + lb] ^ hb[2 * j + la];
+        }
+        for (std::size_t j = 0; j < G; ++j) key[G * o + j] = out[j];
         lam[o] = out[0].lsb();
         ++ai;
         break;
@@ -359,10 +361,26 @@ std::vector<std::uint8_t> evaluate(const Layout& l, std::span<const std::uint8_t
     }
   }
   std::vector<std::uint8_t> result(l.outputs);
-  for (std::size_t q = 0; q < l.outputs; ++q) result[q] = lam[W - l.outputs + q] ^ bits[l.inputs + q];
+  for (std::size_t q = 0; q < l.outputs; ++q) result[q] = lam[W - l.outputs + q] ^ gc.output_masks[q];
   if (masked) *masked = std::move(lam);
-  if (g1_keys) *g1_keys = std::move(key[0]);
+  if (g1_keys) {
+    g1_keys->resize(W);
+    for (std::size_t w = 0; w < W; ++w) (*g1_keys)[w] = key[G * w];
+  }
   return result;
+}
+
+std::vector<std::uint8_t> evaluate(const Layout& l, std::span<const std::uint8_t> payload, std::vector<std::uint8_t>* masked,
+                                   std::vector<Block>* g1_keys) {
+  if (payload.size() != l.payload_bytes()) throw std::invalid_argument("bmr: the round-2 payload has the wrong size");
+  std::vector<std::uint8_t> bits(l.inputs + l.outputs);
+  unpack_bits(payload.subspan(l.bits_offset()), bits);
+  const Garbled gc{.garblers = 2,
+                   .rows = payload.subspan(l.rows_offset(), l.labels_offset() - l.rows_offset()),
+                   .labels = payload.subspan(l.labels_offset(), l.bits_offset() - l.labels_offset()),
+                   .input_masked = std::span<const std::uint8_t>(bits).first(l.inputs),
+                   .output_masks = std::span<const std::uint8_t>(bits).subspan(l.inputs)};
+  return evaluate_garbled(l, gc, masked, g1_keys);
 }
 
 }  // namespace shufflempc::circuit::bmr

@@ -117,6 +117,20 @@ struct Holdings {
 // Party k's additive share of the round-2 payload (before the zero-sum pad).
 [[nodiscard]] std::vector<std::uint8_t> round2_share(const Layout& l, const Holdings& h);
 
+// A garbled circuit of multi-party BMR with G garblers (v1: G = 2; v2: G = t + 1), as the evaluator
+// holds it: per AND gate 4 G blocks (component j of row 2 alpha + beta at 4 j + 2 alpha + beta), per
+// input wire the G components of its active label (at G w + j) and its public masked value Lambda_w,
+// per output wire its mask lambda_o.
+struct Garbled {
+  std::size_t garblers = 2;
+  std::span<const std::uint8_t> rows, labels, input_masked, output_masks;
+};
+// Evaluates it: XOR gates on labels, AND gates by the row (Lambda_a, Lambda_b) and every garbler's
+// hash of its active labels, Lambda_c = lsb(K^0_c); the output bits are Lambda_o ^ lambda_o. `masked`
+// and `g1_keys` as for evaluate below.
+[[nodiscard]] std::vector<std::uint8_t> evaluate_garbled(const Layout& l, const Garbled& gc, std::vector<std::uint8_t>* masked = nullptr,
+                                                         std::vector<Block>* g1_keys = nullptr);
+
 // Evaluates the XOR of the round-2 payloads; returns the output bits. `masked`, if given, receives
 // the public masked value Lambda_w of every wire; `g1_keys` G1's component K^1_w of every active
 // label (G1 can check each against its k^1_w and k^1_w ^ Delta^1: a forged label shows there).

@@ -66,6 +66,19 @@ void chacha4(const Block& k, std::uint64_t gate, std::uint8_t side, Block out[4]
   for (int i = 0; i < 4; ++i) out[i] = Block::load(buf.data() + 16 * i);
 }
 
+// Blocks 0..per-1 of the keystream under key K | 0^16, nonce u64le(gate) | side | 0^3.
+void chacha_blocks(const Block& k, std::uint64_t gate, std::uint8_t side, std::size_t per, Block* out) {
+  std::array<std::uint8_t, crypto_stream_chacha20_ietf_KEYBYTES> key{};
+  k.store(key.data());
+  std::array<std::uint8_t, crypto_stream_chacha20_ietf_NONCEBYTES> nonce{};
+  store_le<std::uint64_t>(nonce.data(), gate);
+  nonce[8] = side;
+  std::array<std::uint8_t, 256 * 16> buf;
+  crypto_stream_chacha20_ietf(buf.data(), 16 * per, nonce.data(), key.data());
+  for (std::size_t i = 0; i < per; ++i) out[i] = Block::load(buf.data() + 16 * i);
+  sodium_memzero(key.data(), key.size());
+}
+
 void check(std::size_t n) {
   if (n > 8) throw std::logic_error("the garbling hash takes at most 8 keys a call");
 }
@@ -84,6 +97,33 @@ void hash4_many(GarblingHash h, const Block* keys, std::uint64_t gate, const std
   tccr(keys, gate, sides, n, 4, all.data());
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = 0; j < 4; ++j) out[i][j] = all[4 * i + j];
+}
+
+void hash_blocks(GarblingHash h, const Block* keys, std::uint64_t gate, const std::uint8_t* sides, std::size_t n, std::size_t per, Block* out) {
+  if (per == 0 || per > 256) throw std::logic_error("the garbling hash gives 1 to 256 blocks a key");
+  if (h == GarblingHash::chacha20) {
+    for (std::size_t i = 0; i < n; ++i) chacha_blocks(keys[i], gate, sides[i], per, out + i * per);
+    return;
+  }
+  // Through AES 32 blocks at a time, across keys (pipelined).
+  std::array<std::uint8_t, 32 * 16> buf;
+  std::array<Block, 32> mask;
+  std::size_t filled = 0, done = 0;
+  const auto flush = [&] {
+    aes().encrypt(buf.data(), filled);
+    for (std::size_t m = 0; m < filled; ++m) out[done + m] = Block::load(buf.data() + 16 * m) ^ mask[m];
+    done += filled;
+    filled = 0;
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    const Block s = sigma(keys[i]);
+    for (std::size_t j = 0; j < per; ++j) {
+      mask[filled] = s;
+      (s ^ Block{gate, (std::uint64_t{sides[i]} << 8) | j}).store(buf.data() + 16 * filled);
+      if (++filled == 32) flush();
+    }
+  }
+  if (filled > 0) flush();
 }
 
 void hash1_many(GarblingHash h, const Block* keys, std::uint64_t gate, const std::uint8_t* sides, std::size_t n, Block* out) {

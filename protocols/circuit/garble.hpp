@@ -11,8 +11,8 @@
 //             sigma(L || R) = (L xor R) || L (a linear orthomorphism) and the tweak
 //             T_j = (g, side * 256 + j) as two 64-bit halves. Secure in the ideal-permutation model
 //             for AES under the fixed key. The default.
-//   chacha20  ChaCha20-IETF keyed by the label (key = K | 0^16, nonce = u64le(g) | side | 0^3), one
-//             64-byte block read as four labels; a key schedule per call, so about ten times slower
+//   chacha20  ChaCha20-IETF keyed by the label (key = K | 0^16, nonce = u64le(g) | side | 0^3), its
+//             keystream read as labels (four per 64-byte block); a key schedule per call, so about ten times slower
 //             where AES-NI is present, and the faster choice where it is not.
 #pragma once
 
@@ -60,6 +60,10 @@ enum class GarblingHash { aes, chacha20 };
 // H(keys[i], gate, sides[i]) for i < n: four blocks each, out[i][0..3]. n is at most 8; the blocks
 // of one call go through AES together (pipelined).
 void hash4_many(GarblingHash h, const Block* keys, std::uint64_t gate, const std::uint8_t* sides, std::size_t n, Block (*out)[4]);
+// The first `per` blocks of H(keys[i], gate, sides[i]) for i < n: out[i * per + b], block b (b < 256;
+// block b is the same whatever `per`, so hash4_many's four are its first four). Multi-garbler BMR
+// takes 2 blocks per garbler: block 2 j + beta is garbler j's component of row beta.
+void hash_blocks(GarblingHash h, const Block* keys, std::uint64_t gate, const std::uint8_t* sides, std::size_t n, std::size_t per, Block* out);
 // The first block of H(keys[i], gate, sides[i]) for i < n (n at most 8): what half-gates needs.
 void hash1_many(GarblingHash h, const Block* keys, std::uint64_t gate, const std::uint8_t* sides, std::size_t n, Block* out);
 

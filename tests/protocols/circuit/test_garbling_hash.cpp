@@ -3,6 +3,7 @@
 // single ones, the tweaks separating gates and sides, and both hashes through half-gates and BMR.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -78,6 +79,41 @@ TEST_CASE("garbling hash: a batch is its single calls, and gates, sides and bloc
     CHECK(!(a[0] == d[0]));
   }
   CHECK_THROWS_AS(hash1_many(GarblingHash::aes, nullptr, 0, nullptr, 9, nullptr), std::logic_error);
+}
+
+TEST_CASE("garbling hash: any number of blocks a key, whose first four are hash4's, all distinct, in batches across keys") {
+  SeededRng rng(33);
+  for (const auto h : {GarblingHash::aes, GarblingHash::chacha20}) {
+    CAPTURE(to_string(h));
+    for (const std::size_t per : {std::size_t{1}, std::size_t{4}, std::size_t{6}, std::size_t{33}, std::size_t{256}}) {
+      CAPTURE(per);
+      Block keys[5];
+      std::uint8_t sides[5];
+      for (int i = 0; i < 5; ++i) {
+        keys[i] = Block::random(rng);
+        sides[i] = static_cast<std::uint8_t>(i % 2);
+      }
+      std::vector<Block> all(5 * per);
+      hash_blocks(h, keys, 9, sides, 5, per, all.data());
+      std::set<std::pair<std::uint64_t, std::uint64_t>> seen;
+      for (std::size_t i = 0; i < 5; ++i) {
+        Block four[4];
+        hash4(h, keys[i], 9, sides[i], four);
+        for (std::size_t b = 0; b < std::min<std::size_t>(per, 4); ++b) CHECK(all[i * per + b] == four[b]);
+        std::vector<Block> alone(per);
+        hash_blocks(h, &keys[i], 9, &sides[i], 1, per, alone.data());
+        for (std::size_t b = 0; b < per; ++b) {
+          CHECK(alone[b] == all[i * per + b]);
+          seen.insert({all[i * per + b].lo, all[i * per + b].hi});
+        }
+      }
+      CHECK(seen.size() == 5 * per);
+    }
+    Block k{1, 2}, out[1];
+    const std::uint8_t side = 0;
+    CHECK_THROWS_AS(hash_blocks(h, &k, 0, &side, 1, 0, out), std::logic_error);
+    CHECK_THROWS_AS(hash_blocks(h, &k, 0, &side, 1, 257, out), std::logic_error);
+  }
 }
 
 TEST_CASE("garbling hash: half-gates AES-128 and the circuit protocol give the same outputs with either hash") {
