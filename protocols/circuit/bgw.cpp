@@ -78,17 +78,10 @@ class BgwParty final : public CircuitParty {
   void receive_inputs(const MessageBatch& output, const RoundOutcome& outcome) {
     const Setup& s = *s_;
     receive_round1(output, outcome);
-    keys_.assign(s.n, osm::Key{});
-    for (PartyId q = 0; q < s.n; ++q) {
-      if (q == id_) continue;
-      keys_[q] = osm_->pair_key(q);
-      const std::size_t bytes = s.plaintext(q, id_);
-      if (bytes == 0) continue;
-      auto msg = osm_->open(q, bytes);
-      for (std::size_t i = 0; i < bytes; ++i) share_[s.wires[q][i]] = msg[i];
+    open_round1([&](PartyId q, std::span<const std::uint8_t> msg) {
+      for (std::size_t i = 0; i < msg.size(); ++i) share_[s.wires[q][i]] = msg[i];
       if (s.observe_bgw) s.observe_bgw(id_, 0, q, msg);
-      sodium_memzero(msg.data(), msg.size());
-    }
+    });
     osm_.reset();
   }
 
@@ -169,12 +162,11 @@ class BgwParty final : public CircuitParty {
   }
 
   void wipe() {
-    for (auto& k : keys_) sodium_memzero(k.data(), k.size());
+    wipe_keys();
     if (!share_.empty()) sodium_memzero(share_.data(), share_.size());
   }
 
   std::vector<std::uint8_t> share_;      // this party's share of every wire set so far
-  std::vector<osm::Key> keys_;           // pairwise keys from round 0, per peer
   std::vector<std::uint8_t> own_;        // this party's own share of each product of the layer
   std::optional<PrivateChannels> channels_;
 };

@@ -41,6 +41,7 @@ class CircuitAnalyzer final : public Analyzer {
     if (round + 1 < s_->rounds()) return;  // bgw's layer rounds: private messages among the parties
     const auto t0 = std::chrono::steady_clock::now();
     const auto bits = s_->variant == Variant::two_garblers         ? evaluate_two_garblers(*s_, output, outcome)
+                      : s_->variant == Variant::many_garblers      ? evaluate_many_garblers(*s_, output, outcome)
                       : s_->variant == Variant::designated_garbler ? evaluate_designated_garbler(*s_, gc_, output, outcome)
                                                                    : evaluate_bgw(*s_, output, outcome);
     evaluate_ms_ = ms_since(t0);
@@ -83,6 +84,7 @@ class CircuitProtocol final : public Protocol {
     auto bits = parse_input(*s_, id, input);
     if (s_->variant == Variant::two_garblers) return make_two_garblers_party(s_, id, std::move(bits));
     if (s_->variant == Variant::bgw) return make_bgw_party(s_, id, std::move(bits));
+    if (s_->variant == Variant::many_garblers) return make_many_garblers_party(s_, id, std::move(bits));
     return make_designated_garbler_party(s_, id, std::move(bits));
   }
   std::unique_ptr<Analyzer> make_analyzer() const override { return std::make_unique<CircuitAnalyzer>(s_); }
@@ -118,6 +120,7 @@ Value CircuitProtocol::describe() const {
   const auto role = [&](PartyId p) -> std::string {
     if (s.variant == Variant::bgw) return "party";
     if (s.variant == Variant::designated_garbler) return p == garbler ? "garbler" : "party";
+    if (s.variant == Variant::many_garblers) return p < s.plan->garblers ? "garbler" : "party";
     return p == 0 ? "garbler G1" : p == 1 ? "garbler G2" : p == 2 ? "helper" : "client";
   };
   Value parties = Value::array();
@@ -150,6 +153,13 @@ Value CircuitProtocol::describe() const {
       layers.push_back({{"round", r + 1}, {"and_gates", s.and_layers[r].size()}, {"messages_per_party", (s.n - 1) * s.layer_chunks[r]},
                         {"bytes_per_party", (s.n - 1) * s.layer_chunks[r] * private_channel::sealed_width(s.layer_payload[r])}});
     d["layer_rounds"] = layers;
+  } else if (s.variant == Variant::many_garblers) {
+    d["threshold"] = s.t;
+    d["garblers"] = s.plan->garblers;
+    d["threat_model"] = fmt::format(
+        "semi-honest; private against any {} part{} (3t <= n - 1) even when everyone sees both rounds; parties 0..{} garble, "
+        "one honest garbler suffices",
+        s.t, s.t == 1 ? "y" : "ies", s.t);
   } else if (s.variant == Variant::two_garblers) {
     d["threshold"] = 1;
     d["threat_model"] =
@@ -168,7 +178,15 @@ Value CircuitProtocol::describe() const {
 
 }  // namespace
 
-const char* to_string(Variant v) { return v == Variant::two_garblers ? "v1" : v == Variant::designated_garbler ? "v3" : "bgw"; }
+const char* to_string(Variant v) {
+  switch (v) {
+    case Variant::two_garblers: return "v1";
+    case Variant::many_garblers: return "v2";
+    case Variant::designated_garbler: return "v3";
+    case Variant::bgw: return "bgw";
+  }
+  return "?";
+}
 
 const std::vector<InputForm>& input_forms() {
   static const std::vector<InputForm> forms{{"uniform", {}}};
@@ -194,6 +212,18 @@ std::unique_ptr<Protocol> make_protocol(std::shared_ptr<const Circuit> circuit, 
     s->delivery = o.delivery;
     s->layout.emplace(c);
     s->layout->hash = o.hash;
+  } else if (o.variant == Variant::many_garblers) {
+    if (n < 4)
+      throw std::invalid_argument(fmt::format("variant v2 needs at least 4 parties (t = floor((n - 1) / 3) >= 1), got {}; at n = 3 use v1", n));
+    if (n > 255) throw std::invalid_argument(fmt::format("variant v2 shares over GF(2^8), whose points name at most 255 parties, got {}", n));
+    const std::size_t max_t = (n - 1) / 3;
+    if (o.threshold > max_t)
+      throw std::invalid_argument(fmt::format("parameter 'threshold' = {}: variant v2 tolerates at most floor((n - 1) / 3) = {} parties for n = {} "
+                                              "(its garbled rows have degree 3t); bgw reaches floor((n - 1) / 2) in more rounds",
+                                              o.threshold, max_t, n));
+    s->t = o.threshold == 0 ? max_t : o.threshold;
+    s->delivery = o.delivery;
+    s->plan.emplace(c, n, s->t, o.hash);
   } else if (o.variant == Variant::bgw) {
     const std::size_t max_t = (n - 1) / 2;
     if (o.threshold > max_t)
@@ -229,8 +259,9 @@ std::unique_ptr<Protocol> make_protocol(std::shared_ptr<const Circuit> circuit, 
     for (std::uint32_t w = c.input_wire(g); w < c.input_wire(g) + c.inputs[g]; ++w) s->wires[p].push_back(w);
   }
   // Round 2 (bgw: the last round): one payload per sender in 4 KiB messages.
-  s->round2_bytes = o.variant == Variant::two_garblers ? s->layout->payload_bytes()
-                    : o.variant == Variant::bgw      ? std::size_t{c.output_bits()}
+  s->round2_bytes = o.variant == Variant::two_garblers    ? s->layout->payload_bytes()
+                    : o.variant == Variant::many_garblers ? s->plan->payload_bytes()
+                    : o.variant == Variant::bgw           ? std::size_t{c.output_bits()}
                                                      : std::size_t{c.input_bits()} * block_bytes;
   s->round2_chunks = std::max<std::size_t>(1, (s->round2_bytes + round2_max_payload - 1) / round2_max_payload);
   s->round2_width = osm::header_bytes + (s->round2_bytes + s->round2_chunks - 1) / s->round2_chunks;

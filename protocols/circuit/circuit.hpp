@@ -7,6 +7,12 @@
 //       the garbled circuit, its active input labels and its output masks, under a zero-sum pad.
 //       Semi-honest; private against ONE corrupted computing party plus any number of clients even
 //       when everyone sees everything (threshold 1: faithful at n = 3, below t < n/2 beyond).
+//   v2  BMR with t + 1 garblers (parties 0..t), t = floor((n - 1) / 3), every party computing. Round 1
+//       (MPC mode): OSM chaff, each garbler's masks and Delta and every input bit Shamir-shared at
+//       degree t over GF(2^8). Round 2: each party's share of the garbled circuit, whose rows are
+//       degree-3 polynomials in the shared values (3t <= n - 1 points interpolate them), under a
+//       zero-sum pad from every pair's key. Semi-honest; private against ANY t parties even when
+//       everyone sees both rounds: the lectures' two-round theorem for t < n/3 at every n.
 //   v3  a designated garbler (party 0) garbles alone with half-gates and publishes the garbled
 //       circuit in round 1; every party Shamir-shares its input bits and the garbler Delta over
 //       GF(2^128), t < n/2. Round 2 (ESA mode only: the analyzer alone sees it) selects each input
@@ -36,9 +42,9 @@
 
 namespace shufflempc::circuit {
 
-// The constructions: two rounds (named by who garbles; the CLI and the docs call them v1 and v3),
+// The constructions: two rounds (named by who garbles; the CLI and the docs call them v1, v2 and v3),
 // and the many-round baseline the CLI calls bgw.
-enum class Variant { two_garblers, designated_garbler, bgw };
+enum class Variant { two_garblers, designated_garbler, bgw, many_garblers };
 [[nodiscard]] const char* to_string(Variant v);
 
 struct Options {

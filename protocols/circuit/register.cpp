@@ -44,7 +44,7 @@ void register_circuit(Registry& registry) {
   registry.add(
       {.name = "circuit",
        .summary = "any Bristol Fashion circuit (AES-128, SHA-256, 64-bit arithmetic, ...) in two shuffle rounds: "
-                  "v1 BMR with two garblers and a helper, v3 a designated garbler in ESA mode; or in AND-depth + 2 rounds with "
+                  "v1 BMR with two garblers and a helper, v2 BMR with t + 1 garblers for any t < n/3, v3 a designated garbler in ESA mode; or in AND-depth + 2 rounds with "
                   "bgw, the many-round baseline",
        .params = {{.name = "circuit", .type = ParamType::text, .default_value = "adder64",
                    .help = "a Bristol Fashion file, or a bundled circuit's name: aes_128, sha256, adder64, sub64, neg64, mult64, "
@@ -54,15 +54,16 @@ void register_circuit(Registry& registry) {
                    .reads_file = [](const std::string& v) { return std::optional(circuit_path(v)); }},
                   {.name = "variant", .type = ParamType::choice, .default_value = "v1",
                    .help = "v1: BMR, garblers 0 and 1, helper 2, parties 3.. input-only clients; private against one corrupted "
-                           "computing party plus any clients, everyone may see both rounds. v3: party 0 garbles alone, round 2 to the "
+                           "computing party plus any clients, everyone may see both rounds. v2: BMR, garblers 0..t, every party computes; "
+                           "private against any t <= floor((n - 1) / 3) parties, everyone may see both rounds (n >= 4). v3: party 0 garbles alone, round 2 to the "
                            "analyzer only; private against the analyzer plus t parties other than the garbler, but the garbler and the "
                            "analyzer together learn every input. bgw: the many-round baseline, BGW over GF(2^8) in AND-depth + 2 "
                            "rounds, one byte per AND gate per peer; private against any t < n/2 parties, everyone may see every round",
-                   .choices = {"v1", "v3", "bgw"}},
+                   .choices = {"v1", "v2", "v3", "bgw"}},
                   {.name = "owners", .type = ParamType::text, .default_value = "auto",
                    .help = "the party owning each input group, comma-separated, e.g. 0,1 (auto: group g -> party g mod n)"},
                   {.name = "threshold", .type = ParamType::integer, .default_value = "0",
-                   .help = "corruptions tolerated (0: the variant's largest; v1: 1, v3 and bgw: floor((n - 1) / 2))", .min = 0.0, .max = 1e6},
+                   .help = "corruptions tolerated (0: the variant's largest; v1: 1, v2: floor((n - 1) / 3), v3 and bgw: floor((n - 1) / 2))", .min = 0.0, .max = 1e6},
                   {.name = "delivery", .type = ParamType::choice, .default_value = "auto",
                    .help = "who receives the last round: auto (v1 and bgw: mpc, v3: esa), mpc (every party) or esa (the analyzer only; v3 needs it)",
                    .choices = {"auto", "mpc", "esa"}},
@@ -83,7 +84,10 @@ void register_circuit(Registry& registry) {
          auto c = std::make_shared<const circuit::Circuit>(circuit::load(path));
          circuit::Options o;
          const std::string variant = p.text("variant");
-         o.variant = variant == "v3" ? circuit::Variant::designated_garbler : variant == "bgw" ? circuit::Variant::bgw : circuit::Variant::two_garblers;
+         o.variant = variant == "v3"    ? circuit::Variant::designated_garbler
+                     : variant == "v2"  ? circuit::Variant::many_garblers
+                     : variant == "bgw" ? circuit::Variant::bgw
+                                        : circuit::Variant::two_garblers;
          o.owners = parse_owners(p.text("owners"));
          o.threshold = static_cast<std::size_t>(p.integer("threshold"));
          const std::string delivery = p.text("delivery");

@@ -90,6 +90,14 @@ void append_round2(const Setup& s, PartyId id, std::span<const std::uint8_t> pay
 }
 
 // XORs into `out` the PRF pad under a pairwise OSM key.
+std::vector<std::uint8_t> xor_round2(const Setup& s, const MessageBatch& output, const RoundOutcome& outcome) {
+  std::vector<std::uint8_t> payload(s.round2_bytes, 0);
+  read_round2(s, output, outcome, [&](PartyId, std::size_t at, std::span<const std::uint8_t> bytes) {
+    for (std::size_t i = 0; i < bytes.size(); ++i) payload[at + i] ^= bytes[i];
+  });
+  return payload;
+}
+
 void xor_pad(const osm::Key& pair_key, std::span<std::uint8_t> out) {
   Seed k;
   std::copy(pair_key.begin(), pair_key.end(), k.begin());

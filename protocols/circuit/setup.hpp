@@ -1,7 +1,8 @@
 // Internal to the circuit protocol (circuit.hpp): what its parties and its analyzer share (the
 // setup of a run), the checked round-1 and round-2 message helpers, the base of the parties, and
-// the two variants, each in its own file: two_garblers.cpp (v1, BMR with two garblers and a helper)
-// and designated_garbler.cpp (v3, half-gates with Shamir-shared labels). circuit.cpp builds the
+// the variants, each in its own file: two_garblers.cpp (v1, BMR with two garblers and a helper),
+// many_garblers.cpp (v2, BMR with t + 1 garblers, t < n/3), designated_garbler.cpp (v3, half-gates with
+// Shamir-shared labels) and bgw.cpp (the many-round baseline). circuit.cpp builds the
 // setup, the analyzer and the protocol.
 #pragma once
 
@@ -13,8 +14,10 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <sodium.h>
 
 #include "circuit/bmr.hpp"
+#include "circuit/bmr_shamir.hpp"
 #include "circuit/circuit.hpp"
 #include "circuit/garble.hpp"
 #include "shufflempc/error.hpp"
@@ -36,6 +39,7 @@ struct Setup {
   Variant variant = Variant::two_garblers;
   GarblingHash hash = GarblingHash::aes;  // the garbling hash (garble.hpp)
   std::optional<bmr::Layout> layout;  // v1
+  std::optional<bmr_shamir::Plan> plan;  // v2
   std::size_t n = 0, t = 0;
   Delivery delivery = Delivery::all_parties;
   std::vector<PartyId> owners;                     // per input group
@@ -64,13 +68,14 @@ struct Setup {
   [[nodiscard]] std::uint32_t rounds() const { return variant == Variant::bgw ? static_cast<std::uint32_t>(and_depth) + 2 : 2; }
   [[nodiscard]] std::size_t input_share_bytes(PartyId from) const {
     const std::size_t bits = wires[from].size();
-    if (variant == Variant::bgw) return bits;  // one GF(2^8) share per bit
+    if (variant == Variant::bgw || variant == Variant::many_garblers) return bits;  // one GF(2^8) share per bit
     return variant == Variant::two_garblers ? 2 * ((bits + 7) / 8) : bits * block_bytes;
   }
   // Bytes of the round-1 plaintext `from` sends `to` (0: nothing).
   [[nodiscard]] std::size_t plaintext(PartyId from, PartyId to) const {
     if (from == to) return 0;
     if (variant == Variant::bgw) return input_share_bytes(from);
+    if (variant == Variant::many_garblers) return (from < plan->garblers ? plan->dealt_bytes() : 0) + input_share_bytes(from);
     if (variant == Variant::designated_garbler) return (from == garbler ? block_bytes : 0) + input_share_bytes(from);
     if (!computes(to)) return 0;
     std::size_t bytes = input_share_bytes(from);
@@ -141,13 +146,36 @@ class CircuitParty : public Party {
     check_round1(*s_, output, outcome);
     osm_->receive(output, outcome.submitted);
   }
+  // After receive_round1, for variants linked to every peer (v2, bgw): keeps every pair's OSM key in
+  // keys_ and hands each peer's round-1 plaintext to take(q, bytes), wiping it after.
+  template <class Take>
+  void open_round1(Take take) {
+    keys_.assign(s_->n, osm::Key{});
+    for (PartyId q = 0; q < s_->n; ++q) {
+      if (q == id_) continue;
+      keys_[q] = osm_->pair_key(q);
+      const std::size_t bytes = s_->plaintext(q, id_);
+      if (bytes == 0) continue;
+      auto msg = osm_->open(q, bytes);
+      take(q, std::span<const std::uint8_t>(msg));
+      sodium_memzero(msg.data(), msg.size());
+    }
+  }
+  void wipe_keys() {
+    for (auto& k : keys_) sodium_memzero(k.data(), k.size());
+    keys_.clear();
+  }
 
   std::shared_ptr<const Setup> s_;
   PartyId id_;
   std::vector<std::uint8_t> bits_;  // own input bits
   std::optional<osm::SecretMessages> osm_;
+  std::vector<osm::Key> keys_;  // every pair's OSM key (open_round1)
   Value result_;
 };
+
+// The XOR of round 2's payloads (v1, v2: each is a share of the garbled circuit), checked.
+[[nodiscard]] std::vector<std::uint8_t> xor_round2(const Setup& s, const MessageBatch& output, const RoundOutcome& outcome);
 
 // The variants: their parties, and what the analyzer (and, in MPC mode, every party) evaluates
 // from round 2.
@@ -156,6 +184,8 @@ class CircuitParty : public Party {
 [[nodiscard]] std::unique_ptr<Party> make_designated_garbler_party(std::shared_ptr<const Setup> s, PartyId id, std::vector<std::uint8_t> bits);
 [[nodiscard]] std::vector<std::uint8_t> evaluate_designated_garbler(const Setup& s, std::span<const std::uint8_t> gc, const MessageBatch& output,
                                                                      const RoundOutcome& outcome);
+[[nodiscard]] std::unique_ptr<Party> make_many_garblers_party(std::shared_ptr<const Setup> s, PartyId id, std::vector<std::uint8_t> bits);
+[[nodiscard]] std::vector<std::uint8_t> evaluate_many_garblers(const Setup& s, const MessageBatch& output, const RoundOutcome& outcome);
 [[nodiscard]] std::unique_ptr<Party> make_bgw_party(std::shared_ptr<const Setup> s, PartyId id, std::vector<std::uint8_t> bits);
 // bgw: the output bits from the last round's shares (checked to lie on one polynomial of degree t).
 [[nodiscard]] std::vector<std::uint8_t> evaluate_bgw(const Setup& s, const MessageBatch& output, const RoundOutcome& outcome);

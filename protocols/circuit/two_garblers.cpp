@@ -151,11 +151,7 @@ class TwoGarblersParty final : public CircuitParty {
 
 // v1: XOR of the three computing parties' payloads, evaluated.
 std::vector<std::uint8_t> evaluate_two_garblers(const Setup& s, const MessageBatch& output, const RoundOutcome& outcome) {
-  std::vector<std::uint8_t> payload(s.round2_bytes, 0);
-  read_round2(s, output, outcome, [&](PartyId, std::size_t at, std::span<const std::uint8_t> bytes) {
-    for (std::size_t i = 0; i < bytes.size(); ++i) payload[at + i] ^= bytes[i];
-  });
-  return bmr::evaluate(*s.layout, payload);
+  return bmr::evaluate(*s.layout, xor_round2(s, output, outcome));
 }
 
 std::unique_ptr<Party> make_two_garblers_party(std::shared_ptr<const Setup> s, PartyId id, std::vector<std::uint8_t> bits) {

@@ -3,6 +3,8 @@
 
 #include <filesystem>
 
+#include <fmt/format.h>
+
 #include "net/harness.hpp"
 #include "support/temp_dir.hpp"
 
@@ -112,6 +114,40 @@ TEST_CASE("shufflempc local circuit: AES-128 among three processes over TCP, eve
     CHECK(tcp["run"]["observer"]["min_uncertain_labels"] == 160);
     for (const auto& p : tcp["per_party"]) CHECK(p["output"] == (variant == "v3" ? Value() : Value("69c4e0d86a7b0430d8cdb78070b4c55a")));
   }
+}
+
+TEST_CASE("shufflempc local: circuit v2 over TCP at n = 4 and 7, AES-128 and SHA-256, every party gets the output") {
+  const test::TempDir tmp("shufflempc-localv2");
+  const std::string err = tmp / "err";
+  struct Case {
+    std::string circuit, first, second, output;
+  };
+  const std::string sha_block = "61626380" + std::string(104, '0') + "0000000000000018";
+  const Case cases[] = {{"aes_128", "000102030405060708090a0b0c0d0e0f", "00112233445566778899aabbccddeeff", "69c4e0d86a7b0430d8cdb78070b4c55a"},
+                        {"sha256", sha_block, "6a09e667bb67ae853c6ef372a54ff53a510e527f9b05688c1f83d9ab5be0cd19",
+                         "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"}};
+  for (const std::size_t n : {4u, 7u})
+    for (const Case& c : cases) {
+      CAPTURE(n);
+      CAPTURE(c.circuit);
+      // The two input groups belong to the last two parties (at n = 7 neither garbles).
+      const std::string inputs = tmp / (c.circuit + std::to_string(n) + ".json");
+      {
+        std::ofstream f(inputs);
+        f << "[";
+        for (std::size_t p = 0; p < n; ++p)
+          f << (p > 0 ? ", " : "") << (p == n - 2 ? "\"" + c.first + "\"" : p == n - 1 ? "\"" + c.second + "\"" : "null");
+        f << "]";
+      }
+      const Value tcp = run_json({SHUFFLEMPC_CLI, "local", "circuit", "--parties", std::to_string(n), "--circuit", c.circuit, "--variant", "v2",
+                                  "--owners", fmt::format("{},{}", n - 2, n - 1), "--inputs", inputs, "--json"},
+                                 err);
+      CHECK(tcp["output"] == c.output);
+      CHECK(tcp["transport"] == "tcp");
+      REQUIRE(tcp["per_party"].size() == n);
+      REQUIRE(tcp["run"]["rounds"].size() == 2);
+      for (const auto& p : tcp["per_party"]) CHECK(p["output"] == c.output);
+    }
 }
 
 TEST_CASE("shufflempc-node has the networked commands only, with the same refusals") {
