@@ -1,5 +1,6 @@
 // circuit (any Bristol Fashion circuit in two shuffle rounds): AES-128 and SHA-256 in v1 (BMR,
-// two garblers and a helper) and v3 (designated garbler, ESA), 3 parties, in-process and over TCP
+// two garblers and a helper) and v3 (designated garbler, ESA) with 3 parties, and v2 (BMR with t + 1
+// garblers, t < n/3) with 4 and 7, in-process and over TCP
 // loopback (`shufflempc local`: shuffler, analyzer and party processes), against, in the same run:
 // plain evaluation of the circuit, the bare shuffle of the same two batches, and the cost floors of
 // the primitives (the garbling hashes the variant needs, one X25519 per TCP link). First, the
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "circuit/bmr.hpp"
+#include "circuit/bmr_shamir.hpp"
 #include "circuit/bristol.hpp"
 #include "circuit/half_gates.hpp"
 #include "shufflempc/inproc.hpp"
@@ -58,9 +60,22 @@ struct Case {
   std::string expected;
 };
 
-// The garbler's own round-2 work (v1: G1's share of the garbled circuit; v3: half-gates garbling).
-double garble_ms(const circuit::Circuit& c, const std::string& variant, int reps, Rng& rng) {
+// The garbler's own round-2 work (v1: G1's share of the garbled circuit; v2: party 0's, a garbler's;
+// v3: half-gates garbling).
+double garble_ms(const circuit::Circuit& c, const std::string& variant, std::size_t n, int reps, Rng& rng) {
   if (variant == "v3") return time_median(reps, [&] { (void)circuit::half_gates::garble(c, rng); });
+  if (variant == "v2") {
+    const circuit::bmr_shamir::Plan p(c, n, (n - 1) / 3, circuit::GarblingHash::aes);
+    circuit::bmr_shamir::Holdings h;
+    h.k = 0;
+    for (std::size_t i = 0; i < p.garblers; ++i) {
+      auto g = circuit::bmr::make_garbler(p.layout, static_cast<int>(i), circuit::random_seed(rng));
+      h.dealt.push_back(circuit::bmr_shamir::deal(p, g, rng)[0]);
+      if (i == 0) h.own = std::move(g);
+    }
+    h.x.assign(p.layout.inputs, 0);
+    return time_median(reps, [&] { (void)circuit::bmr_shamir::round2_share(p, h); });
+  }
   const circuit::bmr::Layout l(c);
   const auto m1 = circuit::random_seed(rng), m2 = circuit::random_seed(rng);
   circuit::bmr::Holdings h;
@@ -125,9 +140,10 @@ int run(int reps) {
        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"}};
   struct Config {
     std::string variant, delivery;
+    std::size_t parties;
   };
-  const std::vector<Config> configs = {{"v1", "mpc"}, {"v1", "esa"}, {"v3", "esa"}};
-  fmt::print("{:<8} {:<7} {:>10} {:>11} {:>8} {:>9} {:>9} {:>10} {:>10} {:>11} {:>11} {:>11} {:>11}\n", "circuit", "variant", "in-process",
+  const std::vector<Config> configs = {{"v1", "mpc", 3}, {"v1", "esa", 3}, {"v2", "mpc", 4}, {"v2", "mpc", 7}, {"v3", "esa", 3}};
+  fmt::print("{:<8} {:<8} {:>10} {:>11} {:>8} {:>9} {:>9} {:>10} {:>10} {:>11} {:>11} {:>11} {:>11}\n", "circuit", "variant", "in-process",
              "tcp (local)", "plain", "garble", "evaluate", "hash floor", "bare shfl", "R1 B/G1", "R1 B/G2", "R2 B/party", "total MB");
   const std::string dir = "/tmp/bench_circuit_" + std::to_string(::getpid());
   std::filesystem::create_directories(dir);
@@ -139,18 +155,21 @@ int run(int reps) {
       x.insert(x.end(), b.begin(), b.end());
     }
     const double plain = time_median(reps, [&] { (void)circuit::evaluate(c, x); });
-    const std::string inputs_file = dir + "/" + cs.circuit + ".json";
-    std::ofstream(inputs_file) << Value(cs.inputs).dump();
     for (const auto& cfg : configs) {
-      std::cerr << fmt::format("{} {} ({}): {} in-process runs, {} over TCP\n", cs.circuit, cfg.variant, cfg.delivery, reps, reps);
-      const auto protocol = registry.create("circuit", {{"circuit", cs.circuit}, {"variant", cfg.variant}, {"delivery", cfg.delivery}}, 3);
+      std::cerr << fmt::format("{} {} ({}, n = {}): {} in-process runs, {} over TCP\n", cs.circuit, cfg.variant, cfg.delivery, cfg.parties, reps, reps);
+      // Groups 0 and 1 belong to parties 0 and 1; the others own nothing.
+      std::vector<Value> inputs = cs.inputs;
+      inputs.resize(cfg.parties, nullptr);
+      const std::string inputs_file = dir + "/" + cs.circuit + std::to_string(cfg.parties) + ".json";
+      std::ofstream(inputs_file) << Value(inputs).dump();
+      const auto protocol = registry.create("circuit", {{"circuit", cs.circuit}, {"variant", cfg.variant}, {"delivery", cfg.delivery}}, cfg.parties);
       std::vector<double> inproc, bare, eval;
       RunResult last;
       for (int r = 0; r < reps; ++r) {
         RunOptions opts;
         opts.record_view = true;
         const auto t0 = Clock::now();
-        last = run_in_process(*protocol, cs.inputs, rng, opts);
+        last = run_in_process(*protocol, inputs, rng, opts);
         inproc.push_back(ms_since(t0));
         if (last.output != cs.expected) {
           std::cerr << "bench_circuit: WRONG RESULT " << last.output.dump() << "\n";
@@ -171,7 +190,7 @@ int run(int reps) {
       for (int r = 0; r < reps; ++r) {
         std::cerr << fmt::format("  tcp run {}/{}\n", r + 1, reps);
         const auto t0 = Clock::now();
-        const auto res = run_command({SHUFFLEMPC_CLI, "local", "circuit", "--parties", "3", "--circuit", cs.circuit, "--variant", cfg.variant,
+        const auto res = run_command({SHUFFLEMPC_CLI, "local", "circuit", "--parties", std::to_string(cfg.parties), "--circuit", cs.circuit, "--variant", cfg.variant,
                                            "--delivery", cfg.delivery, "--inputs", inputs_file, "--json"});
         tcp.push_back(ms_since(t0));
         const Value v = Value::parse(res.out, nullptr, false);
@@ -180,16 +199,21 @@ int run(int reps) {
           return 1;
         }
       }
-      // Hash calls: v1 4 per AND gate per garbler and 4 per evaluation; v3 4 to garble, 2 to evaluate.
-      const double evaluations = cfg.variant == "v3" ? 1 : (cfg.delivery == "mpc" ? 4 : 1);
-      const double calls = static_cast<double>(c.and_gates) * (cfg.variant == "v3" ? 4 + 2 : 8 + 4 * evaluations);
+      // Hash calls: v1 4 per AND gate per garbler and 4 per evaluation; v3 4 to garble, 2 to evaluate;
+      // v2 (G garblers) 4 keys of 2G blocks per AND gate per garbler and 2G keys of 2G blocks per
+      // evaluation, counted in blocks.
+      const double evaluations = cfg.variant == "v3" ? 1 : (cfg.delivery == "mpc" ? static_cast<double>(cfg.parties) + 1 : 1);
+      const double G = static_cast<double>((cfg.parties - 1) / 3 + 1);
+      const double calls = static_cast<double>(c.and_gates) * (cfg.variant == "v3"   ? 4 + 2
+                                                               : cfg.variant == "v2" ? 8 * G * G + 4 * G * G * evaluations
+                                                                                     : 8 + 4 * evaluations);
       const Value d = protocol->describe();
       const auto& pp = d["per_party"];
       std::size_t total = 0;
       for (const auto& p : pp) total += p["round_1"]["bytes"].get<std::size_t>() + p["round_2"]["bytes"].get<std::size_t>();
-      fmt::print("{:<8} {:<7} {:>8.1f}ms {:>9.1f}ms {:>6.2f}ms {:>7.1f}ms {:>7.1f}ms {:>8.1f}ms {:>8.2f}ms {:>11} {:>11} {:>11} {:>11.2f}\n",
-                 cs.circuit, cfg.variant + (cfg.variant == "v1" ? "/" + cfg.delivery : ""), median(inproc), median(tcp), plain,
-                 garble_ms(c, cfg.variant, reps, rng), median(eval), calls * hash_ns * 1e-6, median(bare),
+      fmt::print("{:<8} {:<8} {:>8.1f}ms {:>9.1f}ms {:>6.2f}ms {:>7.1f}ms {:>7.1f}ms {:>8.1f}ms {:>8.2f}ms {:>11} {:>11} {:>11} {:>11.2f}\n",
+                 cs.circuit, cfg.variant + (cfg.variant == "v2" ? "/n=" + std::to_string(cfg.parties) : cfg.variant == "v1" ? "/" + cfg.delivery : ""),
+                 median(inproc), median(tcp), plain, garble_ms(c, cfg.variant, cfg.parties, reps, rng), median(eval), calls * hash_ns * 1e-6, median(bare),
                  pp[0]["round_1"]["bytes"].get<std::size_t>(), pp[1]["round_1"]["bytes"].get<std::size_t>(),
                  pp[1]["round_2"]["bytes"].get<std::size_t>(), static_cast<double>(total) / 1e6);
       std::cout.flush();
