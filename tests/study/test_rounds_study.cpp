@@ -33,7 +33,7 @@ TEST_CASE("rounds study: every exact row equals the function computed in the cle
   o.length = 5;
   o.seed = 7;
   const auto s = study::run_rounds_study(o);
-  REQUIRE(s.rows.size() == 18);
+  REQUIRE(s.rows.size() == 23);  // with circuit v2 for each of the five functions (n = 4: t = 1)
   for (const auto& r : s.rows) {
     CAPTURE(r.function);
     CAPTURE(r.protocol);
@@ -57,6 +57,8 @@ TEST_CASE("rounds study: every exact row equals the function computed in the cle
   CHECK(row(s, "and", "card-and").parties == 2);
   CHECK(row(s, "aes-128", "circuit bgw").rounds == 62);
   CHECK(row(s, "aes-128", "circuit v3").rounds == 2);
+  CHECK(row(s, "aes-128", "circuit v2").rounds == 2);
+  CHECK(row(s, "aes-128", "circuit v2").threat_model == "any t < n/3 parties; everyone sees both rounds");
   // What the rounds buy for AES-128: BGW moves fewer bytes than the two-round garbled circuits.
   CHECK(row(s, "aes-128", "circuit bgw").bytes_per_party < row(s, "aes-128", "circuit v1").bytes_per_party);
   // One round of randomized response on n = 4 bits errs (the lower bound's price).

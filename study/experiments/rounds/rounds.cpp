@@ -109,6 +109,7 @@ std::shared_ptr<const Protocol> circuit_protocol(const std::string& text, const 
 }
 
 constexpr const char* v1_threat = "one corrupted computing party plus any clients; everyone sees both rounds";
+constexpr const char* v2_threat = "any t < n/3 parties; everyone sees both rounds";
 constexpr const char* v3_threat = "the analyzer plus t < n/2 parties; the garbler and the analyzer must not collude";
 constexpr const char* bgw_threat = "any t < n/2 parties; everyone sees every round";
 constexpr const char* mpc2_threat = "any t < n/2 parties; everyone sees both rounds";
@@ -118,6 +119,8 @@ std::vector<Entry> entries(const Registry& registry, const std::string& function
   std::vector<Entry> e;
   const auto circuit_rows = [&](const std::string& text, const std::vector<PartyId>& owners, std::function<std::vector<Value>(const Draw&)> encode) {
     e.push_back({function, "circuit v1", v1_threat, n, circuit_protocol(text, function, n, circuit::Variant::two_garblers, owners), encode});
+    if (n >= 4)  // v2 needs t = floor((n - 1) / 3) >= 1
+      e.push_back({function, "circuit v2", v2_threat, n, circuit_protocol(text, function, n, circuit::Variant::many_garblers, owners), encode});
     e.push_back({function, "circuit bgw", bgw_threat, n, circuit_protocol(text, function, n, circuit::Variant::bgw, owners), encode});
   };
   std::vector<PartyId> everyone(n);
@@ -191,9 +194,10 @@ std::vector<Entry> entries(const Registry& registry, const std::string& function
       v[1] = group_hex(d[1], 8);
       return v;
     };
-    for (const auto& [variant, label, threat] : {std::tuple{"v1", "circuit v1", v1_threat}, std::tuple{"v3", "circuit v3", v3_threat},
-                                                 std::tuple{"bgw", "circuit bgw", bgw_threat}})
-      e.push_back({function, label, threat, n,
+    for (const auto& [variant, label, threat] : {std::tuple{"v1", "circuit v1", v1_threat}, std::tuple{"v2", "circuit v2", v2_threat},
+                                                 std::tuple{"v3", "circuit v3", v3_threat}, std::tuple{"bgw", "circuit bgw", bgw_threat}})
+      if (n >= 4 || std::string(variant) != "v2")
+        e.push_back({function, label, threat, n,
                    registry.create("circuit", {{"circuit", "aes_128"}, {"variant", variant}, {"owners", "0,1"}}, n), key_and_plaintext});
   }
   return e;

@@ -3,11 +3,12 @@
 // round per layer of AND gates, and the six-round card protocol), with the error, the bytes and
 // messages per party, the time and the threat model of each.
 //
-//   sum            split-mix-sum (1), mpc2 (2), circuit v1 (2) and bgw on an adder tree
-//   xor-sum        xor-sum-rr and xor-sum-exact (1), circuit v1 (2), bgw (2: XOR is free)
-//   and            mpc2 (2), circuit v1 (2), bgw (3), card-and (6, two parties)
-//   inner-product  mpc2 (2), circuit v1 (2) and bgw on a multiplier-adder circuit
-//   aes-128        circuit v1 and v3 (2), bgw (AND-depth + 2 = 62)
+//   sum            split-mix-sum (1), mpc2 (2), circuit v1 and v2 (2) and bgw on an adder tree
+//   xor-sum        xor-sum-rr and xor-sum-exact (1), circuit v1 and v2 (2), bgw (2: XOR is free)
+//   and            mpc2 (2), circuit v1 and v2 (2), bgw (3), card-and (6, two parties)
+//   inner-product  mpc2 (2), circuit v1 and v2 (2) and bgw on a multiplier-adder circuit
+//   aes-128        circuit v1, v2 and v3 (2), bgw (AND-depth + 2 = 62)
+// circuit v2 (t < n/3) runs from n = 4.
 //
 // Every trial draws fresh inputs from SeededRng(seed) forked by (row, trial), so the table is the
 // same for a seed except the time column. The functions run in process; the bytes and messages are
