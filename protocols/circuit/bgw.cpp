@@ -87,7 +87,7 @@ class BgwParty final : public CircuitParty {
 
   // The gates of depth `depth` other than AND, on the shares (circuit order keeps their inputs set).
   void evaluate_linear(std::size_t depth) {
-    for (const std::uint32_t g : s_->linear_layers[depth]) {
+    for (const std::uint32_t g : s_->c().layers.linear[depth]) {
       const Gate& gate = s_->c().gates[g];
       switch (gate.type) {
         case GateType::xor_gate: share_[gate.out] = share_[gate.a] ^ share_[gate.b]; break;
@@ -102,7 +102,7 @@ class BgwParty final : public CircuitParty {
   void send_layer(std::uint32_t r, Rng& rng, MessageBatch& out) {
     const Setup& s = *s_;
     evaluate_linear(r - 1);
-    const auto& gates = s.and_layers[r];
+    const auto& gates = s.c().layers.ands[r];
     const std::size_t width = s.layer_payload[r], chunks = s.layer_chunks[r];
     std::vector<std::vector<std::uint8_t>> to(s.n, std::vector<std::uint8_t>(chunks * width, 0));
     own_.assign(gates.size(), 0);
@@ -132,7 +132,7 @@ class BgwParty final : public CircuitParty {
     if (outcome.submitted.size() != s.n)
       throw_error(Errc::too_few_parties, fmt::format("circuit: {} of {} parties sent round {}; bgw's degree reduction needs every party",
                                                      outcome.submitted.size(), s.n, r + 1));
-    const auto& gates = s.and_layers[r];
+    const auto& gates = s.c().layers.ands[r];
     const std::size_t width = s.layer_payload[r], chunks = s.layer_chunks[r];
     const auto got = channels_->open_all(r, output, static_cast<std::uint32_t>(chunks));
     std::vector<std::size_t> count(s.n, 0);
@@ -173,34 +173,13 @@ class BgwParty final : public CircuitParty {
 
 }  // namespace
 
-void layer_by_and_depth(Setup& s) {
-  const Circuit& c = s.c();
-  std::vector<std::uint32_t> depth(c.wires, 0);
-  std::vector<std::uint32_t> gate_depth(c.gates.size(), 0);
-  std::uint32_t most = 0;
-  for (std::size_t g = 0; g < c.gates.size(); ++g) {
-    const Gate& gate = c.gates[g];
-    std::uint32_t d = 0;
-    switch (gate.type) {
-      case GateType::and_gate: d = std::max(depth[gate.a], depth[gate.b]) + 1; break;
-      case GateType::xor_gate: d = std::max(depth[gate.a], depth[gate.b]); break;
-      case GateType::inv:
-      case GateType::eqw: d = depth[gate.a]; break;
-      case GateType::eq: d = 0; break;
-    }
-    depth[gate.out] = d;
-    gate_depth[g] = d;
-    most = std::max(most, d);
-  }
+void plan_layer_rounds(Setup& s) {
+  const std::size_t most = s.c().layers.depth();
   s.and_depth = most;
-  s.and_layers.assign(most + 1, {});
-  s.linear_layers.assign(most + 1, {});
-  for (std::size_t g = 0; g < c.gates.size(); ++g)
-    (c.gates[g].type == GateType::and_gate ? s.and_layers : s.linear_layers)[gate_depth[g]].push_back(static_cast<std::uint32_t>(g));
   s.layer_payload.assign(most + 1, 0);
   s.layer_chunks.assign(most + 1, 0);
   for (std::size_t r = 1; r <= most; ++r) {
-    const std::size_t gates = s.and_layers[r].size();  // never 0: a gate at depth r reads one at depth r - 1
+    const std::size_t gates = s.c().layers.ands[r].size();  // never 0: a gate at depth r reads one at depth r - 1
     s.layer_payload[r] = std::min(gates, max_layer_payload);
     s.layer_chunks[r] = (gates + s.layer_payload[r] - 1) / s.layer_payload[r];
   }

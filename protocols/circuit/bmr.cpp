@@ -1,5 +1,7 @@
 #include "circuit/bmr.hpp"
 
+#include <algorithm>
+#include <array>
 #include <stdexcept>
 
 namespace shufflempc::circuit::bmr {
@@ -146,6 +148,46 @@ std::array<std::vector<std::uint8_t>, 3> rss_split(std::span<const std::uint8_t>
   return sh;
 }
 
+void xor_hash_terms(const Layout& l, std::size_t garblers, const Garbler& g, std::span<const Block> keys, std::uint8_t* rows) {
+  const Circuit& c = *l.circuit;
+  const std::size_t G = garblers, per = 2 * G;
+  constexpr std::size_t batch = 16;  // AND gates a call: 64 keys of 2G blocks
+  std::array<Block, 4 * batch> hkeys;
+  std::array<std::uint64_t, 4 * batch> hgates;
+  std::array<std::uint8_t, 4 * batch> sides;
+  for (std::size_t m = 0; m < sides.size(); ++m) sides[m] = (m % 4) / 2;  // a, a ^ Delta, b, b ^ Delta
+  std::vector<Block> hashed(4 * batch * per);
+  std::size_t ai = 0, filled = 0;
+  const auto flush = [&] {
+    hash_batch(l.hash, hkeys.data(), hgates.data(), sides.data(), 4 * filled, per, hashed.data());
+    for (std::size_t k = 0; k < filled; ++k) {
+      const std::size_t gate = hgates[4 * k];
+      const Block* ha = hashed.data() + 4 * k * per;  // ha + alpha * per: H(k_a ^ alpha Delta)
+      const Block* hb = ha + 2 * per;                  // hb + beta * per: H(k_b ^ beta Delta)
+      std::uint8_t* dst = rows + gate * 4 * G * block_bytes;
+      for (std::size_t j = 0; j < G; ++j)
+        for (std::size_t alpha = 0; alpha < 2; ++alpha)
+          for (std::size_t beta = 0; beta < 2; ++beta) {
+            std::uint8_t* r = dst + (4 * j + 2 * alpha + beta) * block_bytes;
+            (Block::load(r) ^ ha[alpha * per + 2 * j + beta] ^ hb[beta * per + 2 * j + alpha]).store(r);
+          }
+    }
+    filled = 0;
+  };
+  for (const Gate& gate : c.gates) {
+    if (gate.type != GateType::and_gate) continue;
+    const Block ka = keys[gate.a], kb = keys[gate.b];
+    hkeys[4 * filled] = ka;
+    hkeys[4 * filled + 1] = ka ^ g.delta;
+    hkeys[4 * filled + 2] = kb;
+    hkeys[4 * filled + 3] = kb ^ g.delta;
+    for (std::size_t m = 0; m < 4; ++m) hgates[4 * filled + m] = ai;
+    ++ai;
+    if (++filled == batch) flush();
+  }
+  if (filled > 0) flush();
+}
+
 std::vector<std::uint8_t> round2_share(const Layout& l, const Holdings& h) {
   const Circuit& c = *l.circuit;
   const std::size_t W = c.wires;
@@ -257,25 +299,13 @@ std::vector<std::uint8_t> round2_share(const Layout& l, const Holdings& h) {
             }
         }
         if (own) {
-          // H of both labels of a (side 0) and of b (side 1), in one call: ha[alpha] = hashed[alpha],
-          // hb[beta] = hashed[2 + beta].
-          const Block keys[4] = {okey[a], okey[a] ^ own->delta, okey[b], okey[b] ^ own->delta};
-          static constexpr std::uint8_t sides[4] = {0, 0, 1, 1};
-          Block hashed[4][4];
-          hash4_many(l.hash, keys, ai, sides, 4, hashed);
-          const auto& ha = hashed;
-          const Block(*hb)[4] = hashed + 2;
+          // Its own k^i_c and chi Delta^i terms; its hash terms come after the loop, in batches.
           const std::uint8_t la = olam[a], lb = olam[b], lc = olam[o];
-          for (int j = 0; j < 2; ++j)
-            for (std::uint8_t alpha = 0; alpha < 2; ++alpha)
-              for (std::uint8_t beta = 0; beta < 2; ++beta) {
-                Block& r = rows[j][2 * alpha + beta];
-                r ^= ha[alpha][2 * j + beta] ^ hb[beta][2 * j + alpha];
-                if (j == i) {
-                  const auto chi = static_cast<std::uint8_t>((la & lb) ^ (beta & la) ^ (alpha & lb) ^ lc ^ (alpha & beta));
-                  r ^= okey[o] ^ own->delta.times(chi);
-                }
-              }
+          for (std::uint8_t alpha = 0; alpha < 2; ++alpha)
+            for (std::uint8_t beta = 0; beta < 2; ++beta) {
+              const auto chi = static_cast<std::uint8_t>((la & lb) ^ (beta & la) ^ (alpha & lb) ^ lc ^ (alpha & beta));
+              rows[i][2 * alpha + beta] ^= okey[o] ^ own->delta.times(chi);
+            }
         }
         std::uint8_t* dst = out.data() + l.rows_offset() + ai * 8 * block_bytes;
         for (int j = 0; j < 2; ++j)
@@ -285,6 +315,7 @@ std::vector<std::uint8_t> round2_share(const Layout& l, const Holdings& h) {
       }
     }
   }
+  if (own) xor_hash_terms(l, 2, *own, okey, out.data() + l.rows_offset());
   // Input labels K^j_w = k^j_w ^ lambda^j_w Delta^j ^ (x_w ^ lambda^o_w) Delta^j, and Lambda_w.
   std::vector<std::uint8_t> bits(l.inputs + l.outputs, 0);
   for (std::uint32_t w = 0; w < l.inputs; ++w) {
@@ -318,48 +349,60 @@ std::vector<std::uint8_t> evaluate_garbled(const Layout& l, const Garbled& gc, s
     for (std::size_t j = 0; j < G; ++j) key[G * w + j] = Block::load(gc.labels.data() + (G * w + j) * block_bytes);
     lam[w] = gc.input_masked[w];
   }
-  // Per AND gate: H of every garbler's active labels of a (side 0) and b (side 1), 2 G blocks each.
-  std::vector<Block> hkeys(2 * G), hashed(4 * G * G), out(G);
-  std::vector<std::uint8_t> sides(2 * G);
-  for (std::size_t i = 0; i < G; ++i) sides[2 * i + 1] = 1;
-  std::size_t ai = 0;
-  for (const Gate& g : c.gates) {
-    const std::uint32_t a = g.a, b = g.b, o = g.out;
-    switch (g.type) {
-      case GateType::xor_gate:
-        for (std::size_t j = 0; j < G; ++j) key[G * o + j] = key[G * a + j] ^ key[G * b + j];
-        lam[o] = lam[a] ^ lam[b];
-        break;
-      case GateType::inv:
-      case GateType::eqw:
-        for (std::size_t j = 0; j < G; ++j) key[G * o + j] = key[G * a + j];
-        lam[o] = lam[a];
-        break;
-      case GateType::eq:
-        for (std::size_t j = 0; j < G; ++j) key[G * o + j] = Block{};
-        lam[o] = 0;
-        break;
-      case GateType::and_gate: {
-        const std::uint8_t la = lam[a], lb = lam[b];
-        const std::uint8_t* rows = gc.rows.data() + ai * 4 * G * block_bytes;
-        for (std::size_t j = 0; j < G; ++j) out[j] = Block::load(rows + (4 * j + 2 * la + lb) * block_bytes);
-        for (std::size_t i = 0; i < G; ++i) {
-          hkeys[2 * i] = key[G * a + i];
-          hkeys[2 * i + 1] = key[G * b + i];
+  // Per AND gate: H of every garbler's active labels of a (side 0) and b (side 1), 2 G blocks each,
+  // for the gates of a layer in batches (Circuit::layers).
+  const std::size_t batch = std::max<std::size_t>(1, 256 / (4 * G * G));
+  std::vector<Block> hkeys(batch * 2 * G), hashed(batch * 4 * G * G), out(G);
+  std::vector<std::uint64_t> hgates(batch * 2 * G);
+  std::vector<std::uint8_t> sides(batch * 2 * G);
+  for (std::size_t i = 0; i < sides.size(); ++i) sides[i] = i % 2;
+  by_layers(
+      c, batch,
+      [&](const Gate& g) {
+        const std::uint32_t a = g.a, b = g.b, o = g.out;
+        switch (g.type) {
+          case GateType::xor_gate:
+            for (std::size_t j = 0; j < G; ++j) key[G * o + j] = key[G * a + j] ^ key[G * b + j];
+            lam[o] = lam[a] ^ lam[b];
+            break;
+          case GateType::inv:
+          case GateType::eqw:
+            for (std::size_t j = 0; j < G; ++j) key[G * o + j] = key[G * a + j];
+            lam[o] = lam[a];
+            break;
+          case GateType::eq:
+            for (std::size_t j = 0; j < G; ++j) key[G * o + j] = Block{};
+            lam[o] = 0;
+            break;
+          case GateType::and_gate: break;
         }
-        hash_blocks(l.hash, hkeys.data(), ai, sides.data(), 2 * G, 2 * G, hashed.data());
-        for (std::size_t i = 0; i < G; ++i) {
-          const Block* ha = hashed.data() + 2 * i * 2 * G;
-          const Block* hb = ha + 2 * G;
-          for (std::size_t j = 0; j < G; ++j) out[j] ^= ha[2 * j + lb] ^ hb[2 * j + la];
+      },
+      [&](std::span<const std::uint32_t> ands) {
+        for (std::size_t k = 0; k < ands.size(); ++k) {
+          const Gate& g = c.gates[ands[k]];
+          for (std::size_t i = 0; i < G; ++i) {
+            hkeys[2 * G * k + 2 * i] = key[G * g.a + i];
+            hkeys[2 * G * k + 2 * i + 1] = key[G * g.b + i];
+            hgates[2 * G * k + 2 * i] = hgates[2 * G * k + 2 * i + 1] = c.layers.and_index[ands[k]];
+          }
         }
-        for (std::size_t j = 0; j < G; ++j) key[G * o + j] = out[j];
-        lam[o] = out[0].lsb();
-        ++ai;
-        break;
-      }
-    }
-  }
+        hash_batch(l.hash, hkeys.data(), hgates.data(), sides.data(), 2 * G * ands.size(), 2 * G, hashed.data());
+        for (std::size_t k = 0; k < ands.size(); ++k) {
+          const Gate& g = c.gates[ands[k]];
+          const std::size_t ai = c.layers.and_index[ands[k]];
+          const std::uint8_t la = lam[g.a], lb = lam[g.b];
+          const std::uint8_t* rows = gc.rows.data() + ai * 4 * G * block_bytes;
+          for (std::size_t j = 0; j < G; ++j) out[j] = Block::load(rows + (4 * j + 2 * la + lb) * block_bytes);
+          const Block* h = hashed.data() + k * 4 * G * G;
+          for (std::size_t i = 0; i < G; ++i) {
+            const Block* ha = h + 2 * i * 2 * G;
+            const Block* hb = ha + 2 * G;
+            for (std::size_t j = 0; j < G; ++j) out[j] ^= ha[2 * j + lb] ^ hb[2 * j + la];
+          }
+          for (std::size_t j = 0; j < G; ++j) key[G * g.out + j] = out[j];
+          lam[g.out] = out[0].lsb();
+        }
+      });
   std::vector<std::uint8_t> result(l.outputs);
   for (std::size_t q = 0; q < l.outputs; ++q) result[q] = lam[W - l.outputs + q] ^ gc.output_masks[q];
   if (masked) *masked = std::move(lam);

@@ -114,6 +114,12 @@ struct Holdings {
   std::optional<Garbler> own;                // its garbling secrets, if k is a garbler
 };
 
+// Garbler g's hash terms of every AND gate XORed into the garbled rows at `rows` (garblers x 4 blocks
+// per gate, component j's row 2 alpha + beta at 4 j + 2 alpha + beta): H(k_a ^ alpha Delta, g, 0)[2 j +
+// beta] ^ H(k_b ^ beta Delta, g, 1)[2 j + alpha], from its 0-key of every wire (`keys`), 16 gates
+// through the garbling hash at a time. v1 and v2 garblers both call it.
+void xor_hash_terms(const Layout& l, std::size_t garblers, const Garbler& g, std::span<const Block> keys, std::uint8_t* rows);
+
 // Party k's additive share of the round-2 payload (before the zero-sum pad).
 [[nodiscard]] std::vector<std::uint8_t> round2_share(const Layout& l, const Holdings& h);
 

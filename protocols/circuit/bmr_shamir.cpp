@@ -89,7 +89,6 @@ std::vector<std::uint8_t> round2_share(const Plan& p, const Holdings& h) {
   for (std::uint32_t w = 0; w < l.inputs; ++w) set_fresh(w);
 
   std::vector<std::uint8_t> out(p.payload_bytes(), 0);
-  std::vector<Block> hashed(own ? 4 * 2 * G : 0);
   std::size_t ai = 0;
   for (const Gate& g : c.gates) {
     const std::uint32_t a = g.a, b = g.b, o = g.out;
@@ -114,27 +113,18 @@ std::vector<std::uint8_t> round2_share(const Plan& p, const Holdings& h) {
           for (std::uint8_t beta = 0; beta < 2; ++beta)
             q[2 * alpha + beta] = static_cast<std::uint8_t>(gf256::mul(s[a] ^ alpha, s[b] ^ beta) ^ s[o]);
         std::uint8_t* dst = out.data() + ai * 4 * G * block_bytes;
-        if (own) {
-          // H of both labels of a (side 0) and of b (side 1): ha[alpha] at alpha, hb[beta] at 2 + beta.
-          const Block keys[4] = {okey[a], okey[a] ^ own->delta, okey[b], okey[b] ^ own->delta};
-          static constexpr std::uint8_t sides[4] = {0, 0, 1, 1};
-          hash_blocks(l.hash, keys, ai, sides, 4, 2 * G, hashed.data());
-        }
         for (std::size_t j = 0; j < G; ++j)
-          for (std::uint8_t alpha = 0; alpha < 2; ++alpha)
-            for (std::uint8_t beta = 0; beta < 2; ++beta) {
-              Block r = times[j][q[2 * alpha + beta]];
-              if (own) {
-                r ^= hashed[alpha * 2 * G + 2 * j + beta] ^ hashed[(2 + beta) * 2 * G + 2 * j + alpha];
-                if (j == i) r ^= okey[o];
-              }
-              r.store(dst + (4 * j + 2 * alpha + beta) * block_bytes);
-            }
+          for (std::size_t r = 0; r < 4; ++r) {
+            Block row = times[j][q[r]];
+            if (j == i) row ^= okey[o];
+            row.store(dst + (4 * j + r) * block_bytes);
+          }
         ++ai;
         break;
       }
     }
   }
+  if (own) bmr::xor_hash_terms(l, G, *own, okey, out.data());  // its hash terms, in batches
   // Input labels (degree 2t), masked inputs and output masks (degree t), weighted by L_k.
   for (std::uint32_t w = 0; w < l.inputs; ++w) {
     const std::uint8_t v = h.x[w] ^ s[w];

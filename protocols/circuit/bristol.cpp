@@ -131,6 +131,37 @@ std::uint32_t Circuit::output_wire(std::size_t group) const {
   return s;
 }
 
+Layers layer_by_and_depth(const Circuit& c) {
+  std::vector<std::uint32_t> depth(c.wires, 0);
+  std::vector<std::uint32_t> gate_depth(c.gates.size(), 0);
+  std::uint32_t most = 0;
+  Layers l;
+  l.and_index.assign(c.gates.size(), 0);
+  std::uint32_t ai = 0;
+  for (std::size_t g = 0; g < c.gates.size(); ++g) {
+    const Gate& gate = c.gates[g];
+    std::uint32_t d = 0;
+    switch (gate.type) {
+      case GateType::and_gate:
+        d = std::max(depth[gate.a], depth[gate.b]) + 1;
+        l.and_index[g] = ai++;
+        break;
+      case GateType::xor_gate: d = std::max(depth[gate.a], depth[gate.b]); break;
+      case GateType::inv:
+      case GateType::eqw: d = depth[gate.a]; break;
+      case GateType::eq: d = 0; break;
+    }
+    depth[gate.out] = d;
+    gate_depth[g] = d;
+    most = std::max(most, d);
+  }
+  l.ands.assign(most + 1, {});
+  l.linear.assign(most + 1, {});
+  for (std::size_t g = 0; g < c.gates.size(); ++g)
+    (c.gates[g].type == GateType::and_gate ? l.ands : l.linear)[gate_depth[g]].push_back(static_cast<std::uint32_t>(g));
+  return l;
+}
+
 Circuit parse(std::string_view text, std::string_view name) {
   Circuit c;
   c.name = std::string(name);
@@ -215,6 +246,7 @@ Circuit parse(std::string_view text, std::string_view name) {
   if (lines.next(tok)) lines.fail(fmt::format("text after the {} gates the first line declares", gates));
   for (std::uint32_t w = c.wires - c.output_bits(); w < c.wires; ++w)
     if (!set[w]) throw std::invalid_argument(fmt::format("circuit {}: output wire {} is never set", name, w));
+  c.layers = layer_by_and_depth(c);
   return c;
 }
 

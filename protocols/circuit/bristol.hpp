@@ -18,6 +18,7 @@
 // Errors name the circuit, the line and the gate or wire.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -42,6 +43,17 @@ struct Gate {
   std::uint32_t out = 0;
 };
 
+// The gates by AND-depth (the largest number of AND gates on a path from an input): linear[d] holds
+// the XOR, INV, EQ and EQW gates whose output has depth d, ands[d] the AND gates of depth d (ands[0]
+// is empty), each in circuit order. Evaluating linear[0], ands[1], linear[1], ands[2], ... respects
+// every dependency, and the gates of one ands[d] are independent of each other: what lets a garbler
+// or an evaluator hash a layer's gates in one batch, and what bgw spends one round on.
+struct Layers {
+  std::vector<std::vector<std::uint32_t>> ands, linear;
+  std::vector<std::uint32_t> and_index;  // per gate: its index among the AND gates in circuit order (AND gates only)
+  [[nodiscard]] std::size_t depth() const { return ands.empty() ? 0 : ands.size() - 1; }
+};
+
 struct Circuit {
   std::string name;
   std::uint32_t wires = 0;
@@ -49,6 +61,7 @@ struct Circuit {
   std::vector<std::uint32_t> outputs;  // bit width of each output group
   std::vector<Gate> gates;             // MAND gates are expanded into their AND gates
   std::size_t and_gates = 0, xor_gates = 0, inv_gates = 0;
+  Layers layers;                       // set by parse()
 
   [[nodiscard]] std::uint32_t input_bits() const;
   [[nodiscard]] std::uint32_t output_bits() const;
@@ -56,6 +69,22 @@ struct Circuit {
   [[nodiscard]] std::uint32_t input_wire(std::size_t group) const;
   [[nodiscard]] std::uint32_t output_wire(std::size_t group) const;
 };
+
+// Visits the gates layer by layer: linear(gate) for the linear gates of a depth one by one, then
+// ands(span of gate indices) for the AND gates of the next depth, at most `batch` at a time.
+template <class Linear, class Ands>
+void by_layers(const Circuit& c, std::size_t batch, Linear linear, Ands ands) {
+  const Layers& l = c.layers;
+  for (std::size_t d = 0; d <= l.depth(); ++d) {
+    for (const std::uint32_t g : l.linear[d]) linear(c.gates[g]);
+    if (d + 1 > l.depth()) break;
+    const std::span<const std::uint32_t> layer(l.ands[d + 1]);
+    for (std::size_t first = 0; first < layer.size(); first += batch) ands(layer.subspan(first, std::min(batch, layer.size() - first)));
+  }
+}
+
+// The layers of a circuit's gates (parse() stores them in Circuit::layers).
+[[nodiscard]] Layers layer_by_and_depth(const Circuit& c);
 
 // Throws std::invalid_argument "circuit NAME, line L: ..." on anything malformed.
 [[nodiscard]] Circuit parse(std::string_view text, std::string_view name);

@@ -150,7 +150,7 @@ Value CircuitProtocol::describe() const {
         s.t, s.t == 1 ? "y" : "ies");
     Value layers = Value::array();
     for (std::size_t r = 1; r <= s.and_depth; ++r)
-      layers.push_back({{"round", r + 1}, {"and_gates", s.and_layers[r].size()}, {"messages_per_party", (s.n - 1) * s.layer_chunks[r]},
+      layers.push_back({{"round", r + 1}, {"and_gates", s.c().layers.ands[r].size()}, {"messages_per_party", (s.n - 1) * s.layer_chunks[r]},
                         {"bytes_per_party", (s.n - 1) * s.layer_chunks[r] * private_channel::sealed_width(s.layer_payload[r])}});
     d["layer_rounds"] = layers;
   } else if (s.variant == Variant::many_garblers) {
@@ -267,7 +267,7 @@ std::unique_ptr<Protocol> make_protocol(std::shared_ptr<const Circuit> circuit, 
   s->round2_width = osm::header_bytes + (s->round2_bytes + s->round2_chunks - 1) / s->round2_chunks;
   if (s->round2_width < osm::header_bytes + 1) s->round2_width = osm::header_bytes + 1;
   if (o.variant == Variant::bgw) {
-    layer_by_and_depth(*s);
+    plan_layer_rounds(*s);
     std::vector<std::uint32_t> all(n);
     for (PartyId j = 0; j < n; ++j) all[j] = j;
     s->points256 = shamir::points(gf256::Field{}, n);

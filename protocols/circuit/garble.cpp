@@ -99,15 +99,20 @@ void hash4_many(GarblingHash h, const Block* keys, std::uint64_t gate, const std
     for (std::size_t j = 0; j < 4; ++j) out[i][j] = all[4 * i + j];
 }
 
-void hash_blocks(GarblingHash h, const Block* keys, std::uint64_t gate, const std::uint8_t* sides, std::size_t n, std::size_t per, Block* out) {
+namespace {
+
+// Blocks 0..per-1 of H(keys[i], gate_of(i), sides[i]) for i < n at out[i * per + b]; through AES 64
+// blocks a call, across keys (pipelined).
+template <class GateOf>
+void blocks_of(GarblingHash h, const Block* keys, GateOf gate_of, const std::uint8_t* sides, std::size_t n, std::size_t per, Block* out) {
   if (per == 0 || per > 256) throw std::logic_error("the garbling hash gives 1 to 256 blocks a key");
   if (h == GarblingHash::chacha20) {
-    for (std::size_t i = 0; i < n; ++i) chacha_blocks(keys[i], gate, sides[i], per, out + i * per);
+    for (std::size_t i = 0; i < n; ++i) chacha_blocks(keys[i], gate_of(i), sides[i], per, out + i * per);
     return;
   }
-  // Through AES 32 blocks at a time, across keys (pipelined).
-  std::array<std::uint8_t, 32 * 16> buf;
-  std::array<Block, 32> mask;
+  constexpr std::size_t batch = 64;
+  std::array<std::uint8_t, batch * 16> buf;
+  std::array<Block, batch> mask;
   std::size_t filled = 0, done = 0;
   const auto flush = [&] {
     aes().encrypt(buf.data(), filled);
@@ -117,13 +122,24 @@ void hash_blocks(GarblingHash h, const Block* keys, std::uint64_t gate, const st
   };
   for (std::size_t i = 0; i < n; ++i) {
     const Block s = sigma(keys[i]);
+    const std::uint64_t gate = gate_of(i);
     for (std::size_t j = 0; j < per; ++j) {
       mask[filled] = s;
       (s ^ Block{gate, (std::uint64_t{sides[i]} << 8) | j}).store(buf.data() + 16 * filled);
-      if (++filled == 32) flush();
+      if (++filled == batch) flush();
     }
   }
   if (filled > 0) flush();
+}
+
+}  // namespace
+
+void hash_blocks(GarblingHash h, const Block* keys, std::uint64_t gate, const std::uint8_t* sides, std::size_t n, std::size_t per, Block* out) {
+  blocks_of(h, keys, [gate](std::size_t) { return gate; }, sides, n, per, out);
+}
+
+void hash_batch(GarblingHash h, const Block* keys, const std::uint64_t* gates, const std::uint8_t* sides, std::size_t n, std::size_t per, Block* out) {
+  blocks_of(h, keys, [gates](std::size_t i) { return gates[i]; }, sides, n, per, out);
 }
 
 void hash1_many(GarblingHash h, const Block* keys, std::uint64_t gate, const std::uint8_t* sides, std::size_t n, Block* out) {

@@ -64,6 +64,10 @@ void hash4_many(GarblingHash h, const Block* keys, std::uint64_t gate, const std
 // block b is the same whatever `per`, so hash4_many's four are its first four). Multi-garbler BMR
 // takes 2 blocks per garbler: block 2 j + beta is garbler j's component of row beta.
 void hash_blocks(GarblingHash h, const Block* keys, std::uint64_t gate, const std::uint8_t* sides, std::size_t n, std::size_t per, Block* out);
+// The same with a gate per key: H(keys[i], gates[i], sides[i]), for hashing the independent gates of
+// a layer in one batch (AES gets 64 blocks a call instead of 4).
+void hash_batch(GarblingHash h, const Block* keys, const std::uint64_t* gates, const std::uint8_t* sides, std::size_t n, std::size_t per,
+                Block* out);
 // The first block of H(keys[i], gate, sides[i]) for i < n (n at most 8): what half-gates needs.
 void hash1_many(GarblingHash h, const Block* keys, std::uint64_t gate, const std::uint8_t* sides, std::size_t n, Block* out);
 

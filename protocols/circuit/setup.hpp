@@ -51,12 +51,10 @@ struct Setup {
   std::size_t round2_bytes = 0, round2_chunks = 0, round2_width = 0;
   std::vector<std::size_t> round1_messages;        // per party
   std::size_t round1_min = 0, round1_max = 0;
-  // bgw: the AND gates of each layer ([r], r = 1..and_depth: the gates at AND-depth r), the other
-  // gates by the depth of their output ([d], d = 0..and_depth, circuit order), each layer round's
-  // private messages (payload bytes and messages per peer), every party's point and the Lagrange
-  // coefficients at 0 over them.
+  // bgw: one round per layer of AND gates (the circuit's layers), each layer round's private messages
+  // (payload bytes and messages per peer), every party's point and the Lagrange coefficients at 0
+  // over them.
   std::size_t and_depth = 0;
-  std::vector<std::vector<std::uint32_t>> and_layers, linear_layers;
   std::vector<std::size_t> layer_payload, layer_chunks;
   std::vector<std::uint8_t> points256, lagrange256;
   decltype(Options::observe_bgw) observe_bgw;  // tests only (circuit.hpp)
@@ -189,7 +187,7 @@ class CircuitParty : public Party {
 [[nodiscard]] std::unique_ptr<Party> make_bgw_party(std::shared_ptr<const Setup> s, PartyId id, std::vector<std::uint8_t> bits);
 // bgw: the output bits from the last round's shares (checked to lie on one polynomial of degree t).
 [[nodiscard]] std::vector<std::uint8_t> evaluate_bgw(const Setup& s, const MessageBatch& output, const RoundOutcome& outcome);
-// bgw: the layers of a circuit by AND-depth (fills and_depth, and_layers, linear_layers).
-void layer_by_and_depth(Setup& s);
+// bgw: one round per layer of AND gates (Circuit::layers): fills and_depth, layer_payload and layer_chunks.
+void plan_layer_rounds(Setup& s);
 
 }  // namespace shufflempc::circuit::detail

@@ -3,7 +3,9 @@
 // clear line for each kind of malformed file.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 #include <string>
 
 #include <fmt/format.h>
@@ -195,4 +197,60 @@ TEST_CASE("bristol: a few bytes cannot declare gigabytes (gates, wires and input
   // A well-formed file at the edge of what its text can hold still parses.
   const Circuit c = parse("1 3\n1 2\n1 1\n\n2 1 0 1 2 XOR\n", "edge");
   CHECK(c.gates.size() == 1);
+}
+
+TEST_CASE("bristol: the AND-depth layers are a schedule: every gate once, no AND reads another of its layer, and evaluating by layers is evaluating") {
+  SeededRng rng(71);
+  const auto check = [&](const Circuit& c) {
+    const Layers& l = c.layers;
+    REQUIRE(l.ands.size() == l.depth() + 1);
+    REQUIRE(l.linear.size() == l.depth() + 1);
+    CHECK(l.ands[0].empty());
+    std::vector<int> seen(c.gates.size(), 0);
+    std::vector<std::uint32_t> depth(c.wires, 0);
+    std::uint32_t ai = 0;
+    for (std::size_t g = 0; g < c.gates.size(); ++g)
+      if (c.gates[g].type == GateType::and_gate) CHECK(l.and_index[g] == ai++);
+    // Evaluate by layers on random inputs, recording each wire's layer, and compare with evaluate().
+    std::vector<std::uint8_t> x(c.input_bits());
+    for (auto& b : x) b = rng.bit() ? 1 : 0;
+    std::vector<std::uint8_t> v(c.wires, 0);
+    std::copy(x.begin(), x.end(), v.begin());
+    std::vector<bool> set(c.wires, false);
+    for (std::uint32_t w = 0; w < c.input_bits(); ++w) set[w] = true;
+    const auto run = [&](std::uint32_t g, std::uint32_t d) {
+      const Gate& gate = c.gates[g];
+      ++seen[g];
+      REQUIRE(set[gate.a]);
+      if (gate.type == GateType::xor_gate || gate.type == GateType::and_gate) REQUIRE(set[gate.b]);
+      switch (gate.type) {
+        case GateType::xor_gate: v[gate.out] = v[gate.a] ^ v[gate.b]; break;
+        case GateType::and_gate:
+          v[gate.out] = v[gate.a] & v[gate.b];
+          CHECK(depth[gate.a] < d);  // an AND of layer d reads nothing of layer d
+          CHECK(depth[gate.b] < d);
+          break;
+        case GateType::inv: v[gate.out] = v[gate.a] ^ 1; break;
+        case GateType::eqw: v[gate.out] = v[gate.a]; break;
+        case GateType::eq: v[gate.out] = static_cast<std::uint8_t>(gate.a); break;
+      }
+      depth[gate.out] = d;
+      set[gate.out] = true;
+    };
+    for (std::uint32_t d = 0; d <= l.depth(); ++d) {
+      for (const auto g : l.ands[d]) run(g, d);
+      for (const auto g : l.linear[d]) run(g, d);
+    }
+    for (const int s : seen) CHECK(s == 1);
+    const std::vector<std::uint8_t> out(v.end() - c.output_bits(), v.end());
+    CHECK(out == evaluate(c, x));
+  };
+  const Circuit aes = load(circuits_dir() + "/aes_128.txt");
+  check(aes);
+  CHECK(aes.layers.depth() == 60);
+  const Circuit sha = load(circuits_dir() + "/sha256.txt");
+  check(sha);
+  CHECK(sha.layers.depth() == 1607);
+  check(parse("0 3\n1 3\n1 3\n", "identity"));
+  check(parse("7 11\n2 2 2\n1 4\n\n2 1 0 0 4 AND\n2 1 1 2 5 AND\n1 1 5 6 INV\n1 1 1 7 EQ\n2 1 7 3 8 AND\n2 1 6 4 9 XOR\n1 1 0 10 EQW\n", "mixed"));
 }
