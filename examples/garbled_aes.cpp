@@ -1,15 +1,19 @@
 // Any Boolean circuit in two shuffle rounds, over real TCP on 127.0.0.1: AES-128 (the bundled
-// Bristol Fashion circuit) on one party's key and another's plaintext, in both variants.
+// Bristol Fashion circuit) on one party's key and another's plaintext, in the three two-round variants.
 //
 //   v1: parties 0 and 1 garble (BMR), party 2 helps; round 1 replicated-shares the garblers' values
 //       and the input bits through one-round secret messages, round 2 publishes masked shares of
 //       the garbled circuit. One corrupted computing party learns nothing, even seeing both rounds.
+//   v2: with four parties, parties 0 and 1 garble (BMR with t + 1 garblers), all four compute their
+//       Shamir points of the degree-3 garbled rows; any one party learns nothing, even seeing both rounds.
 //   v3: party 0 garbles alone (half-gates), round 2 goes to the analyzer only; cheapest, but the
 //       garbler and the analyzer together would learn every input.
 //
 //   build/bin/examples/garbled_aes [key hex] [plaintext hex]
 #include <iostream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "shufflempc/net/loopback.hpp"
 #include "shufflempc/registry.hpp"
@@ -22,10 +26,13 @@ int main(int argc, char** argv) {
     const std::string plaintext = argc > 2 ? argv[2] : "00112233445566778899aabbccddeeff";
     const Registry registry = builtin_registry();
     SystemRng rng;
-    const std::vector<Value> inputs = {key, plaintext, nullptr};  // party 2 owns no input
     bool ok = true;
-    for (const std::string variant : {"v1", "v3"}) {
-      auto aes = registry.create("circuit", {{"circuit", "aes_128"}, {"variant", variant}}, 3);
+    // v1 and v3 with three parties; v2 with four (any one of them corrupted). Parties 2.. own no input.
+    for (const auto& [variant, n] : {std::pair<std::string, std::size_t>{"v1", 3}, {"v2", 4}, {"v3", 3}}) {
+      std::vector<Value> inputs(n, nullptr);
+      inputs[0] = key;
+      inputs[1] = plaintext;
+      auto aes = registry.create("circuit", {{"circuit", "aes_128"}, {"variant", variant}}, n);
       const RunResult r = net::run_over_loopback(*aes, inputs, rng);
       std::cout << variant << ": AES-128 = " << r.output << " (truth " << *aes->truth(inputs) << ")\n";
       const Value facts = aes->describe();
