@@ -2,6 +2,7 @@
 #include <sodium.h>
 
 #include <array>
+#include <cstring>
 
 #include "circuit/setup.hpp"
 #include "shufflempc/inputs.hpp"
@@ -89,26 +90,45 @@ void append_round2(const Setup& s, PartyId id, std::span<const std::uint8_t> pay
   }
 }
 
-// XORs into `out` the PRF pad under a pairwise OSM key.
+namespace {
+
+// dst ^= src, eight bytes at a time (payloads of megabytes: the byte loop did not vectorize).
+void xor_into(std::uint8_t* __restrict dst, const std::uint8_t* __restrict src, std::size_t n) {
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t a, b;
+    std::memcpy(&a, dst + i, 8);
+    std::memcpy(&b, src + i, 8);
+    a ^= b;
+    std::memcpy(dst + i, &a, 8);
+  }
+  for (; i < n; ++i) dst[i] ^= src[i];
+}
+
+}  // namespace
+
 std::vector<std::uint8_t> xor_round2(const Setup& s, const MessageBatch& output, const RoundOutcome& outcome) {
   std::vector<std::uint8_t> payload(s.round2_bytes, 0);
   read_round2(s, output, outcome, [&](PartyId, std::size_t at, std::span<const std::uint8_t> bytes) {
-    for (std::size_t i = 0; i < bytes.size(); ++i) payload[at + i] ^= bytes[i];
+    xor_into(payload.data() + at, bytes.data(), bytes.size());
   });
   return payload;
 }
 
+// XORs into `out` the PRF pad under a pairwise OSM key: the ChaCha20-IETF keystream (nonce 0, from
+// block 0) under a key derived from it, XORed in place in one call (the stream a KeyedRng of that key
+// draws).
 void xor_pad(const osm::Key& pair_key, std::span<std::uint8_t> out) {
   Seed k;
   std::copy(pair_key.begin(), pair_key.end(), k.begin());
-  KeyedRng rng(derive_seed(k, "circuit/zero-sum-pad"));
+  Seed pad_key = derive_seed(k, "circuit/zero-sum-pad");
   sodium_memzero(k.data(), k.size());
-  std::array<std::uint8_t, 4096> buf;
-  for (std::size_t at = 0; at < out.size(); at += buf.size()) {
-    const std::size_t len = std::min(buf.size(), out.size() - at);
-    rng.fill(std::span(buf).first(len));
-    for (std::size_t i = 0; i < len; ++i) out[at + i] ^= buf[i];
-  }
+  static_assert(sizeof(Seed) == crypto_stream_chacha20_ietf_KEYBYTES);
+  const std::array<std::uint8_t, crypto_stream_chacha20_ietf_NONCEBYTES> nonce{};
+  // 64-byte blocks from counter 0: at most 2^32 of them (256 GiB) under one nonce.
+  if (out.size() / 64 >= (std::uint64_t{1} << 32)) throw std::length_error("circuit: a zero-sum pad longer than 256 GiB");
+  crypto_stream_chacha20_ietf_xor_ic(out.data(), out.data(), out.size(), nonce.data(), 0, pad_key.data());
+  sodium_memzero(pad_key.data(), pad_key.size());
 }
 
 }  // namespace shufflempc::circuit::detail
