@@ -15,9 +15,10 @@
 // Lagrange coefficients at 0). Round 2: party k publishes L_k Q_k for every row, plus its hash terms and
 // k^k_c if it garbles, and the same for the input labels K^j_w = k^j_w ^ (x_w ^ lambda_w) Delta^j
 // (degree 2t), the masked inputs Lambda_w = x_w ^ lambda_w and the output masks (degree t), all under a
-// zero-sum pad from every pair's key. The XOR of the n payloads is the garbled circuit.
+// zero-sum pad from pair keys (pad_pair below). The XOR of the n payloads is the garbled circuit.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -47,6 +48,18 @@ struct Plan {
   [[nodiscard]] std::size_t masks_offset() const { return masked_offset() + layout.inputs; }
   [[nodiscard]] std::size_t payload_bytes() const { return masks_offset() + layout.outputs; }
 };
+
+// The zero-sum pad's pairs: parties a and b pad with each other's pair key when their distance on the
+// ring 0..n-1 is at most pad_reach(t) = ceil((t + 1) / 2). That graph (the ceil((t+1)/2)-th power of
+// the n-cycle, a Harary graph) stays connected when any t parties are removed, because its vertex
+// connectivity is 2 ceil((t+1)/2) > t; so the honest parties' payloads are uniform given their XOR
+// and whatever t parties know, at ceil((t+1)/2) * 2 streams a party instead of n - 1.
+[[nodiscard]] constexpr std::size_t pad_reach(std::size_t t) { return (t + 2) / 2; }
+[[nodiscard]] constexpr bool pad_pair(std::size_t n, std::size_t reach, PartyId a, PartyId b) {
+  if (a == b) return false;
+  const std::size_t d = a > b ? a - b : b - a;
+  return std::min(d, n - d) <= reach;
+}
 
 // Garbler g's round-1 shares, one dealt_bytes() vector per party (its own included).
 [[nodiscard]] std::vector<std::vector<std::uint8_t>> deal(const Plan& p, const bmr::Garbler& g, Rng& rng);

@@ -4,9 +4,11 @@
 //   round 1  OSM chaff for every pair; each garbler's degree-t shares of its mask bits and of the
 //            bytes of its Delta, and each owner's shares of its input bits, one byte per value per peer.
 //   round 2  every party's L_k-weighted share of the garbled circuit (bmr_shamir::round2_share) under
-//            the XOR of a PRF pad per peer: each pair's pad appears in both payloads, so the n pads
-//            cancel, and any honest party's payload is uniform given the coalition's (every pair, not a
-//            ring: a ring would let t corrupted parties cut the honest ones into arcs whose sums open).
+//            the XOR of a PRF pad per pad pair (bmr_shamir::pad_pair: the peers within ceil((t+1)/2)
+//            on the ring): each pair's pad appears in both payloads, so the pads cancel, and because
+//            no t parties disconnect that graph, the honest payloads are uniform given their XOR and
+//            the coalition's view (a plain ring would let t >= 2 parties cut the honest ones into arcs
+//            whose XORs open).
 #include <sodium.h>
 
 #include "circuit/setup.hpp"
@@ -85,8 +87,9 @@ class ManyGarblersParty final : public CircuitParty {
 
   void send_round2(MessageBatch& out) {
     auto share = bmr_shamir::round2_share(*s_->plan, h_);
+    const std::size_t reach = bmr_shamir::pad_reach(s_->t);
     for (PartyId q = 0; q < s_->n; ++q)
-      if (q != id_) xor_pad(keys_[q], share);
+      if (bmr_shamir::pad_pair(s_->n, reach, id_, q)) xor_pad(keys_[q], share);
     wipe();
     append_round2(*s_, id_, share, out);
   }

@@ -180,3 +180,61 @@ TEST_CASE("bmr_shamir: the degree bound 3t <= n - 1 is enforced, and a share off
     CHECK(std::string(e.what()).find("input wire 1") != std::string::npos);
   }
 }
+
+namespace {
+
+// Whether the parties outside `coalition` stay connected by pad pairs among themselves.
+bool honest_connected(std::size_t n, std::size_t reach, const std::vector<bool>& coalition) {
+  std::vector<bool> seen(n, false);
+  std::vector<PartyId> stack;
+  std::size_t honest = 0, reached = 0;
+  for (PartyId p = 0; p < n; ++p)
+    if (!coalition[p]) {
+      ++honest;
+      if (stack.empty()) {
+        stack.push_back(p);
+        seen[p] = true;
+      }
+    }
+  while (!stack.empty()) {
+    const PartyId p = stack.back();
+    stack.pop_back();
+    ++reached;
+    for (PartyId q = 0; q < n; ++q)
+      if (!coalition[q] && !seen[q] && bmr_shamir::pad_pair(n, reach, p, q)) {
+        seen[q] = true;
+        stack.push_back(q);
+      }
+  }
+  return reached == honest;
+}
+
+// Whether every coalition of t parties leaves the honest ones connected (all C(n, t) of them).
+bool survives_every_coalition(std::size_t n, std::size_t t, std::size_t reach) {
+  std::vector<bool> coalition(n, false);
+  std::fill(coalition.begin(), coalition.begin() + static_cast<std::ptrdiff_t>(t), true);
+  std::sort(coalition.begin(), coalition.end());
+  do {
+    if (!honest_connected(n, reach, coalition)) return false;
+  } while (std::next_permutation(coalition.begin(), coalition.end()));
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("bmr_shamir: the zero-sum pad's pairs keep the honest parties connected against every coalition of t, for n = 4 to 16") {
+  for (std::size_t n = 4; n <= 16; ++n)
+    for (std::size_t t = 1; 3 * t <= n - 1; ++t) {
+      CAPTURE(n);
+      CAPTURE(t);
+      CHECK(survives_every_coalition(n, t, bmr_shamir::pad_reach(t)));
+      // Each party pads with 2 ceil((t + 1) / 2) peers (all n - 1 when that is more).
+      std::size_t peers = 0;
+      for (PartyId q = 1; q < n; ++q) peers += bmr_shamir::pad_pair(n, bmr_shamir::pad_reach(t), 0, q) ? 1 : 0;
+      CHECK(peers == std::min(n - 1, 2 * bmr_shamir::pad_reach(t)));
+    }
+  // Negative control: a plain ring (reach 1) is cut by two parties, so it would not do for t = 2.
+  CHECK_FALSE(survives_every_coalition(7, 2, 1));
+  CHECK_FALSE(survives_every_coalition(10, 3, 1));
+  CHECK(survives_every_coalition(7, 1, 1));
+}
