@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 #include "shufflempc/error.hpp"
@@ -103,6 +104,12 @@ struct TcpShuffler::Impl {
     // link is lost) and lets the shuffler stop.
     bool awaiting_done = false;
     std::unique_ptr<asio::steady_timer> done_wait;
+    // The same for the party links sent the last result (by their first party): each stays until it
+    // says the result arrived; one whose connection is lost may come back for it within the
+    // reconnect grace; all of them within the deadline from the result (parties_done_wait).
+    std::set<PartyId> parties_owing_done;
+    std::unique_ptr<asio::steady_timer> parties_done_wait;
+    std::vector<std::unique_ptr<asio::steady_timer>> done_grace;
     // One per party link lost this round before its parties submitted: when it fires, the round
     // stops waiting for those that have not reconnected. Cancelled when the round closes.
     std::vector<std::unique_ptr<asio::steady_timer>> grace;
@@ -264,15 +271,44 @@ struct TcpShuffler::Impl {
     });
   }
 
-  // Whether the link of `first` is the analyzer's of a session that ended but still holds the last
-  // result for it (it has not sent its done frame): it may connect and ask again.
-  static bool owes_done(const ServedSession& s, PartyId first) { return first == analyzer_id && s.rounds->finished() && s.awaiting_done; }
+  // Whether the link of `first` (the analyzer's, or a party link's) belongs to a session that ended
+  // but still holds the last result for it (it has not sent its done frame): it may connect and ask
+  // again.
+  static bool owes_done(const ServedSession& s, PartyId first) {
+    if (!s.rounds->finished()) return false;
+    return first == analyzer_id ? s.awaiting_done : s.parties_owing_done.count(first) != 0;
+  }
+
+  // The party links sent the last result have the deadline to confirm it; those that have not by
+  // then are named in one line and closed.
+  void await_parties_done(ServedSession& s, std::uint32_t round) {
+    if (s.parties_owing_done.empty()) return;
+    s.parties_done_wait = std::make_unique<asio::steady_timer>(io, s.config.deadline);
+    s.parties_done_wait->async_wait([this, &s, round](std::error_code ec) {
+      if (ec || s.parties_owing_done.empty()) return;
+      const std::size_t left = s.parties_owing_done.size();
+      log(s.tag + "round " + std::to_string(round) + ": " + std::to_string(left) + " party link" + (left == 1 ? " (" : "s (first: ") +
+          who(*s.parties_owing_done.begin()) + ") did not confirm the session's last result within " +
+          std::to_string(s.config.deadline.count()) + " ms");
+      for (const PartyId first : s.parties_owing_done)
+        if (auto it = s.party_links.find(first); it != s.party_links.end()) it->second.link->close();
+      s.parties_owing_done.clear();
+      stop_if_done();
+    });
+  }
+
+  // A party link's done frame (or giving up on it): it owes nothing more.
+  void party_done(ServedSession& s, PartyId first) {
+    s.parties_owing_done.erase(first);
+    if (s.parties_owing_done.empty() && s.parties_done_wait) s.parties_done_wait->cancel();
+    stop_if_done();
+  }
 
   // Once every session has ended and no analyzer still owes its done frame: no new connections,
   // and the open links get linger_timeout to read their last frame.
   void stop_if_done() {
     if (linger || !all_finished()) return;
-    if (std::any_of(sessions.begin(), sessions.end(), [](const auto& s) { return s->awaiting_done; })) return;
+    if (std::any_of(sessions.begin(), sessions.end(), [](const auto& s) { return s->awaiting_done || !s->parties_owing_done.empty(); })) return;
     {
       std::error_code ignored;
       acceptor.close(ignored);
@@ -576,12 +612,17 @@ struct TcpShuffler::Impl {
       return abort_session(s, "round " + std::to_string(closed.round) + ": the analyzer's link was lost before the result reached it");
     }
     send_analyzer_result(s);  // if it is away, it asks again when it reconnects
-    for (auto& [first, pl] : s.party_links) send_result(s, pl);
+    for (auto& [first, pl] : s.party_links)
+      if (send_result(s, pl) && closed.last) s.parties_owing_done.insert(first);
     if (closed.last) {
       // Goodbye to the chain's further servers (an abort frame without a reason): they end at once.
       for (auto& l : s.hops)
         if (l && l->is_open()) l->send(FrameType::abort, closed.round, {});
-      for (auto& [first, pl] : s.party_links) pl.link->close_after_flush();
+      // A party link sent the result stays until it confirms it (a done frame), as the analyzer's;
+      // the others (told they were dropped, or with no party left) close.
+      for (auto& [first, pl] : s.party_links)
+        if (!s.parties_owing_done.count(first)) pl.link->close_after_flush();
+      await_parties_done(s, closed.round);
       // The analyzer's link stays until it confirms the result: one lost on the way is asked for
       // again after a reconnection, as in the rounds before.
       await_done(s, s.config.deadline,
@@ -609,9 +650,9 @@ struct TcpShuffler::Impl {
 
   // The last round's result for one link: with the messages in MPC mode; in ESA mode only its own
   // parties' fate (its traffic does not grow with the number of parties). A link none of whose
-  // parties submitted is told they missed the deadline.
-  void send_result(ServedSession& s, ServedSession::PartyLink& pl) {
-    if (!pl.link->is_open()) return;
+  // parties submitted is told they missed the deadline. Returns whether a result frame went out.
+  bool send_result(ServedSession& s, ServedSession::PartyLink& pl) {
+    if (!pl.link->is_open()) return false;
     const auto& out = s.last.outcome;
     const PartyId end = pl.first + pl.count;
     const auto sub_begin = std::lower_bound(out.submitted.begin(), out.submitted.end(), pl.first);
@@ -620,12 +661,12 @@ struct TcpShuffler::Impl {
     const auto drop_end = std::lower_bound(drop_begin, out.dropped.end(), end);
     const std::string round = "round " + std::to_string(s.last.round);
     if (sub_begin == sub_end) {
-      if (drop_begin == drop_end) return;  // every party of the link left earlier
+      if (drop_begin == drop_end) return false;  // every party of the link left earlier
       const std::string reason = round + ": " + (pl.count == 1 ? "this party" : "these parties") + " missed the deadline and " +
                                  (pl.count == 1 ? "was" : "were") + " dropped";
       pl.link->send(FrameType::abort, s.last.round, std::span(reinterpret_cast<const std::uint8_t*>(reason.data()), reason.size()));
       pl.link->close_after_flush();
-      return;
+      return false;
     }
     if (s.last.shape.delivery == Delivery::all_parties) {
       pl.link->send(FrameType::result, s.last.round, static_cast<std::uint32_t>(s.last.shape.width), carried(out), s.last.prefix,
@@ -637,6 +678,7 @@ struct TcpShuffler::Impl {
                                             static_cast<std::size_t>(drop_end - drop_begin)),
                                   {}, {}));
     }
+    return true;
   }
 
   // Called when an admitted identity's link ends (error, close, rejection). The parties of a link
@@ -669,6 +711,19 @@ struct TcpShuffler::Impl {
       const auto it = s.party_links.find(first);
       if (it == s.party_links.end() || it->second.link != link) return;  // refused, or replaced by a reconnection
       s.party_links.erase(it);
+      if (s.rounds->finished()) {
+        // Lost before it confirmed the last result: it may come back for it within the grace.
+        if (owes_done(s, first)) {
+          auto& t = s.done_grace.emplace_back(std::make_unique<asio::steady_timer>(io, std::max(options.reconnect_grace, std::chrono::milliseconds(0))));
+          t->async_wait([this, &s, first](std::error_code ec) {
+            if (ec || !owes_done(s, first) || s.party_links.count(first) != 0) return;
+            log_limited("unconfirmed", s.tag + "round " + std::to_string(s.last.round) + ": " + who(first) + "'s link was lost before it confirmed "
+                        "the session's last result, and it did not reconnect within " + std::to_string(options.reconnect_grace.count()) + " ms");
+            party_done(s, first);
+          });
+        }
+        return;
+      }
     }
     if (auto reason = s.rounds->leave(first, count)) return abort_session(s, *reason);
     if (s.rounds->missing(first, count)) {
@@ -780,7 +835,12 @@ struct TcpShuffler::Impl {
         old->close();
       }
       const bool was_started = s->rounds->started();
-      if (owes_done(*s, first)) {
+      if (owes_done(*s, first) && first != analyzer_id) {
+        // A party link back for the last round's result: it sends its batch again, which is answered
+        // with the result, then confirms it (within the parties' deadline, already running).
+        admitted = true;
+        s->party_links[first] = {first, count, link};
+      } else if (owes_done(*s, first)) {
         // Back for the last round's result (it asks with its empty batch), with the deadline again to confirm it.
         admitted = true;
         s->analyzer = link;
@@ -840,6 +900,15 @@ struct TcpShuffler::Impl {
             send_analyzer_result(*s);
           }
           continue;
+        }
+        if (f.header.type == FrameType::done) {
+          if (!owes_done(*s, first)) {
+            refuse("a done frame from " + who_range(first, count) + " in round " + std::to_string(s->rounds->round()) +
+                   ", before the session's last result");
+            break;
+          }
+          party_done(*s, first);
+          break;  // the link's parties have the result: it closes
         }
         if (f.header.type != FrameType::submit) {
           refuse("unexpected frame type " + std::to_string(static_cast<int>(f.header.type)));

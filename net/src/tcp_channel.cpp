@@ -110,15 +110,18 @@ struct TcpChannel::Impl {
     }
   }
 
-  // The hosted analyzer has the session's last result: it says so (a done frame), which lets the
-  // shuffler, holding the result for a reconnection until then, stop. Best effort: the result is
-  // in hand, so a shuffler already gone is no error.
+  // The hosted analyzer and party links have the session's last result: each says so (a done
+  // frame), which lets the shuffler, holding the result for a reconnection until then, stop. Best
+  // effort: the result is in hand, so a shuffler already gone is no error.
   void confirm_last(std::uint32_t round) {
-    if (!analyzer) return;
-    auto& l = links[*analyzer];
-    if (!l.link->is_open()) return;
-    l.link->send(FrameType::done, round, {});
-    l.link->close_after_flush();
+    bool any = false;
+    for (auto& l : links) {
+      if (!l.link->is_open()) continue;
+      l.link->send(FrameType::done, round, {});
+      l.link->close_after_flush();
+      any = true;
+    }
+    if (!any) return;
     try {
       run_all(std::chrono::seconds(5), "round " + std::to_string(round) + ": confirming the last result");
     } catch (const std::system_error&) {

@@ -4,8 +4,8 @@
 #include <sodium.h>
 
 #include <condition_variable>
-#include <future>
 #include <functional>
+#include <future>
 #include <limits>
 #include <mutex>
 #include <set>
@@ -166,6 +166,28 @@ class CuttingProxy {
 
 }  // namespace
 
+namespace {
+
+// Parties 0..2 on one shared link through `proxy`, running the session's one round on a thread of
+// their own: their outcome lands in `theirs`, their channel's log lines in `log`, what they throw in
+// `error`; `after` sees the channel once its round is done.
+std::thread relayed_parties(const NetSession& s, CuttingProxy& proxy, RoundOutcome& theirs, std::string& log, std::exception_ptr& error,
+                            std::function<void(net::TcpChannel&)> after = {}) {
+  return std::thread([&s, &proxy, &theirs, &log, &error, after = std::move(after)] {
+    try {
+      std::vector<net::Identity> ids = {{0, s.parties[0]}, {1, s.parties[1]}, {2, s.parties[2]}};
+      net::TcpChannel channel(s.config, std::move(ids), "127.0.0.1", proxy.port, [&log](const std::string& l) { log += l + "\n"; },
+                              {.share_links = true});
+      theirs = channel.exchange(rules_for(4), batches_of({0, 1, 2}));
+      if (after) after(channel);
+    } catch (...) {
+      error = std::current_exception();
+    }
+  });
+}
+
+}  // namespace
+
 TEST_CASE("shared links: 300 parties of one process on one connection, or as few as the frame limit allows") {
   // 16384 bytes hold the analyzer's result (300 ids and 300 sealed messages of 49 bytes) and one
   // link's frame for all 300 parties (a count and a message each): one link. A plan allowing two
@@ -248,17 +270,7 @@ TEST_CASE("shared links: a link cut after its batch reconnects, its batch counts
   RoundOutcome theirs;
   std::exception_ptr error;
   std::string client_log;
-  std::thread parties([&] {
-    try {
-      std::vector<net::Identity> ids = {{0, s.parties[0]}, {1, s.parties[1]}, {2, s.parties[2]}};
-      net::TcpChannel channel(s.config, std::move(ids), "127.0.0.1", proxy.port, [&](const std::string& l) { client_log += l + "\n"; },
-                              {.share_links = true});
-      theirs = channel.exchange(rules_for(4), batches_of({0, 1, 2}));
-      CHECK(channel.connections() == 2);
-    } catch (...) {
-      error = std::current_exception();
-    }
-  });
+  std::thread parties = relayed_parties(s, proxy, theirs, client_log, error, [](net::TcpChannel& channel) { CHECK(channel.connections() == 2); });
   // The second connection has carried the same batch again: now party 3 submits.
   const bool resent = proxy.wait_forwarded(1, through_submit, std::chrono::seconds(30));
   CHECK(resent);
@@ -327,6 +339,33 @@ TEST_CASE("shared links: the analyzer's link cut as the session's last result co
   const std::size_t frame = net::frame_prefix_bytes + net::aead_tag_bytes;
   CuttingProxy proxy(sh.port, std::numeric_limits<std::size_t>::max(), net::hello_reply_bytes + frame);
   analyzer_through_relay(s, sh, proxy, [] {});
+}
+
+TEST_CASE("shared links: a party link cut as the session's last result comes down reconnects, fetches it again and confirms it") {
+  // Parties 0..2 share a link through the relay, which forwards their handshake and then cuts the
+  // connection instead of passing on the result of the session's one round. The shuffler keeps the
+  // result until the link's done frame: the channel reconnects, sends its batch again, gets the
+  // result and confirms it.
+  NetSession s(4, 85, 0, std::chrono::seconds(20));
+  ShufflerProcess sh(s);
+  const std::size_t frame = net::frame_prefix_bytes + net::aead_tag_bytes;
+  CuttingProxy proxy(sh.port, std::numeric_limits<std::size_t>::max(), net::hello_reply_bytes + frame);
+  std::vector<net::Identity> direct = {{3, s.parties[3]}, {net::analyzer_id, s.analyzer}};
+  net::TcpChannel main_channel(s.config, std::move(direct), "127.0.0.1", sh.port, {}, {.share_links = true});
+  RoundOutcome theirs;
+  std::exception_ptr error;
+  std::string client_log;
+  std::thread parties = relayed_parties(s, proxy, theirs, client_log, error);
+  const RoundOutcome out = main_channel.exchange(rules_for(4), batches_of({3}));
+  parties.join();
+  if (error) std::rethrow_exception(error);
+  CHECK(received(out) == values_of({0, 1, 2, 3}));
+  CHECK(theirs.submitted == std::vector<PartyId>{0, 1, 2});
+  CHECK(theirs.dropped.empty());
+  CHECK(client_log.find("round 0: the link of parties 0..2 was lost; reconnecting until the deadline") != std::string::npos);
+  CHECK(proxy.connections() == 2);
+  CHECK(sh.process.wait() == 0);
+  CHECK(sh.log().find("did not confirm") == std::string::npos);
 }
 
 TEST_CASE("shared links: a link cut inside its submit frame, after every other party submitted, reconnects within the grace and counts") {

@@ -467,6 +467,82 @@ TEST_CASE("shuffler process: a done frame from the analyzer before the last roun
         "a done frame from the analyzer in round 0, before the session's last result");
 }
 
+namespace {
+
+// Party 3 (played by the test) submits `batch` in the session's one round while the honest parties
+// and the analyzer run it on a TcpChannel; returns once the round has closed and every result frame
+// has gone out.
+void round_with_party3(const NetSession& s, const ShufflerProcess& sh, net::detail::SecureLink& party3, const std::vector<std::uint8_t>& batch) {
+  send_batch(party3, 0, 49, 1, batch);
+  RoundOutcome out;
+  std::exception_ptr failed;
+  std::thread honest_side = on_thread(failed, [&] { out = run_honest(s, sh.port); });
+  honest_side.join();
+  if (failed) std::rethrow_exception(failed);
+  CHECK(out.submitted == std::vector<PartyId>{0, 1, 2, 3});
+}
+
+}  // namespace
+
+TEST_CASE("shuffler process: the session's last result lost on a party link's way is fetched again after a reconnection, then confirmed") {
+  // Party links confirm the last result too (a done frame). Party 3's result reaches its socket, the
+  // connection dies before it is read; it reconnects, sends its batch again and gets the result.
+  NetSession s(n_parties, 23, 0, std::chrono::seconds(20));
+  ShufflerProcess sh(s);
+  asio::io_context io;
+  auto lost = connect_party3(io, s, sh.port);
+  const auto batch = sealed(s, {211});
+  round_with_party3(s, sh, *lost, batch);
+  lost->socket().close();
+  auto back = connect_party3(io, s, sh.port);  // refused ("has already ended") before party links confirmed
+  send_batch(*back, 0, 49, 1, batch);
+  const auto again = run_sync(io, back->receive());
+  CHECK(again.header.type == FrameType::result);
+  CHECK(again.header.round == 0);
+  confirm_last(io, *back, 0);
+  CHECK(sh.process.wait() == 0);
+  // The honest parties' channel and the analyzer confirmed at once; nobody was waited for.
+  CHECK(sh.log().find("did not confirm") == std::string::npos);
+  CHECK(sh.log().find("did not reconnect") == std::string::npos);
+}
+
+TEST_CASE("shuffler process: a party link that never confirms the last result is waited for a while, named, and the shuffler ends") {
+  SUBCASE("its link is lost: the reconnect grace") {
+    NetSession s(n_parties, 24, 0, std::chrono::seconds(20));
+    ShufflerProcess sh(s, {"--reconnect-grace-ms", "300"});
+    asio::io_context io;
+    auto lost = connect_party3(io, s, sh.port);
+    round_with_party3(s, sh, *lost, sealed(s, {212}));
+    CHECK(run_sync(io, lost->receive()).header.type == FrameType::result);
+    lost->close();  // gone without its done frame
+    CHECK(sh.process.wait(std::chrono::seconds(15)) == 0);  // the session completed
+    CHECK(sh.log().find("round 0: party 3's link was lost before it confirmed the session's last result, and it did not reconnect "
+                        "within 300 ms") != std::string::npos);
+  }
+  SUBCASE("it stays connected and silent: the deadline") {
+    NetSession s(n_parties, 25, 0, std::chrono::milliseconds(1500));
+    ShufflerProcess sh(s);
+    asio::io_context io;
+    auto silent = connect_party3(io, s, sh.port);
+    round_with_party3(s, sh, *silent, sealed(s, {213}));
+    CHECK(run_sync(io, silent->receive()).header.type == FrameType::result);
+    CHECK(sh.process.wait(std::chrono::seconds(15)) == 0);
+    CHECK(sh.log().find("round 0: 1 party link (party 3) did not confirm the session's last result within 1500 ms") != std::string::npos);
+    CHECK_THROWS_AS((void)run_sync(io, silent->receive()), std::system_error);  // the shuffler closed the link
+  }
+}
+
+TEST_CASE("shuffler process: a done frame from a party before the last result is refused with the reason") {
+  NetSession s(n_parties, 26, 0, std::chrono::seconds(20));
+  ShufflerProcess sh(s);
+  asio::io_context io;
+  auto early = connect_party3(io, s, sh.port);
+  early->send(FrameType::done, 0, {});
+  const auto answer = run_sync(io, early->receive());
+  CHECK(answer.header.type == FrameType::abort);
+  CHECK(std::string(answer.payload.begin(), answer.payload.end()) == "a done frame from party 3 in round 0, before the session's last result");
+}
+
 TEST_CASE("shuffler process: an analyzer that does not come back ends the session after the grace, with one line naming it") {
   NetSession s(n_parties, 18, 0, std::chrono::seconds(60));
   ShufflerProcess sh(s);
