@@ -40,32 +40,6 @@ FixedKeyAes& aes() {
 // sigma(L || R) = (L xor R) || L, with lo the left half.
 Block sigma(const Block& k) { return {k.lo ^ k.hi, k.lo}; }
 
-// out[m] = pi(sigma(k[m / per]) xor T(gate, side[m / per], m % per)) xor sigma(...), for m < n * per.
-void tccr(const Block* keys, std::uint64_t gate, const std::uint8_t* sides, std::size_t n, std::size_t per, Block* out) {
-  std::array<std::uint8_t, 8 * 4 * 16> buf;
-  std::array<Block, 8> s;
-  for (std::size_t i = 0; i < n; ++i) {
-    s[i] = sigma(keys[i]);
-    for (std::size_t j = 0; j < per; ++j) {
-      const Block t{gate, (std::uint64_t{sides[i]} << 8) | j};
-      (s[i] ^ t).store(buf.data() + 16 * (i * per + j));
-    }
-  }
-  aes().encrypt(buf.data(), n * per);
-  for (std::size_t m = 0; m < n * per; ++m) out[m] = Block::load(buf.data() + 16 * m) ^ s[m / per];
-}
-
-void chacha4(const Block& k, std::uint64_t gate, std::uint8_t side, Block out[4]) {
-  std::array<std::uint8_t, crypto_stream_chacha20_ietf_KEYBYTES> key{};
-  k.store(key.data());
-  std::array<std::uint8_t, crypto_stream_chacha20_ietf_NONCEBYTES> nonce{};
-  store_le<std::uint64_t>(nonce.data(), gate);
-  nonce[8] = side;
-  std::array<std::uint8_t, 64> buf;
-  crypto_stream_chacha20_ietf(buf.data(), buf.size(), nonce.data(), key.data());
-  for (int i = 0; i < 4; ++i) out[i] = Block::load(buf.data() + 16 * i);
-}
-
 // Blocks 0..per-1 of the keystream under key K | 0^16, nonce u64le(gate) | side | 0^3.
 void chacha_blocks(const Block& k, std::uint64_t gate, std::uint8_t side, std::size_t per, Block* out) {
   std::array<std::uint8_t, crypto_stream_chacha20_ietf_KEYBYTES> key{};
@@ -79,6 +53,39 @@ void chacha_blocks(const Block& k, std::uint64_t gate, std::uint8_t side, std::s
   sodium_memzero(key.data(), key.size());
 }
 
+// Blocks 0..per-1 of H(keys[i], gate_of(i), sides[i]) for i < n at out[i * per + b]: with AES, block b
+// is pi(sigma(K) xor T(gate, 256 side + b)) xor sigma(K), 64 blocks through AES a call, across keys
+// (pipelined); with ChaCha20, the keystream under K. Every entry point below is this one.
+template <class GateOf>
+void blocks_of(GarblingHash h, const Block* keys, GateOf gate_of, const std::uint8_t* sides, std::size_t n, std::size_t per, Block* out) {
+  if (per == 0 || per > 256) throw std::logic_error("the garbling hash gives 1 to 256 blocks a key");
+  if (h == GarblingHash::chacha20) {
+    for (std::size_t i = 0; i < n; ++i) chacha_blocks(keys[i], gate_of(i), sides[i], per, out + i * per);
+    return;
+  }
+  constexpr std::size_t batch = 64;
+  std::array<std::uint8_t, batch * 16> buf;
+  std::array<std::uint64_t, 2 * batch> mask;  // sigma(K) of each block, lo and hi (not zeroed: a Block array would be, every call)
+  std::size_t filled = 0, done = 0;
+  const auto flush = [&] {
+    aes().encrypt(buf.data(), filled);
+    for (std::size_t m = 0; m < filled; ++m) out[done + m] = Block::load(buf.data() + 16 * m) ^ Block{mask[2 * m], mask[2 * m + 1]};
+    done += filled;
+    filled = 0;
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    const Block s = sigma(keys[i]);
+    const std::uint64_t gate = gate_of(i);
+    for (std::size_t j = 0; j < per; ++j) {
+      mask[2 * filled] = s.lo;
+      mask[2 * filled + 1] = s.hi;
+      (s ^ Block{gate, (std::uint64_t{sides[i]} << 8) | j}).store(buf.data() + 16 * filled);
+      if (++filled == batch) flush();
+    }
+  }
+  if (filled > 0) flush();
+}
+
 void check(std::size_t n) {
   if (n > 8) throw std::logic_error("the garbling hash takes at most 8 keys a call");
 }
@@ -89,50 +96,11 @@ const char* to_string(GarblingHash h) { return h == GarblingHash::aes ? "aes" : 
 
 void hash4_many(GarblingHash h, const Block* keys, std::uint64_t gate, const std::uint8_t* sides, std::size_t n, Block (*out)[4]) {
   check(n);
-  if (h == GarblingHash::chacha20) {
-    for (std::size_t i = 0; i < n; ++i) chacha4(keys[i], gate, sides[i], out[i]);
-    return;
-  }
   std::array<Block, 32> all;
-  tccr(keys, gate, sides, n, 4, all.data());
+  hash_blocks(h, keys, gate, sides, n, 4, all.data());
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = 0; j < 4; ++j) out[i][j] = all[4 * i + j];
 }
-
-namespace {
-
-// Blocks 0..per-1 of H(keys[i], gate_of(i), sides[i]) for i < n at out[i * per + b]; through AES 64
-// blocks a call, across keys (pipelined).
-template <class GateOf>
-void blocks_of(GarblingHash h, const Block* keys, GateOf gate_of, const std::uint8_t* sides, std::size_t n, std::size_t per, Block* out) {
-  if (per == 0 || per > 256) throw std::logic_error("the garbling hash gives 1 to 256 blocks a key");
-  if (h == GarblingHash::chacha20) {
-    for (std::size_t i = 0; i < n; ++i) chacha_blocks(keys[i], gate_of(i), sides[i], per, out + i * per);
-    return;
-  }
-  constexpr std::size_t batch = 64;
-  std::array<std::uint8_t, batch * 16> buf;
-  std::array<Block, batch> mask;
-  std::size_t filled = 0, done = 0;
-  const auto flush = [&] {
-    aes().encrypt(buf.data(), filled);
-    for (std::size_t m = 0; m < filled; ++m) out[done + m] = Block::load(buf.data() + 16 * m) ^ mask[m];
-    done += filled;
-    filled = 0;
-  };
-  for (std::size_t i = 0; i < n; ++i) {
-    const Block s = sigma(keys[i]);
-    const std::uint64_t gate = gate_of(i);
-    for (std::size_t j = 0; j < per; ++j) {
-      mask[filled] = s;
-      (s ^ Block{gate, (std::uint64_t{sides[i]} << 8) | j}).store(buf.data() + 16 * filled);
-      if (++filled == batch) flush();
-    }
-  }
-  if (filled > 0) flush();
-}
-
-}  // namespace
 
 void hash_blocks(GarblingHash h, const Block* keys, std::uint64_t gate, const std::uint8_t* sides, std::size_t n, std::size_t per, Block* out) {
   blocks_of(h, keys, [gate](std::size_t) { return gate; }, sides, n, per, out);
@@ -144,15 +112,7 @@ void hash_batch(GarblingHash h, const Block* keys, const std::uint64_t* gates, c
 
 void hash1_many(GarblingHash h, const Block* keys, std::uint64_t gate, const std::uint8_t* sides, std::size_t n, Block* out) {
   check(n);
-  if (h == GarblingHash::chacha20) {
-    Block four[4];
-    for (std::size_t i = 0; i < n; ++i) {
-      chacha4(keys[i], gate, sides[i], four);
-      out[i] = four[0];
-    }
-    return;
-  }
-  tccr(keys, gate, sides, n, 1, out);
+  hash_blocks(h, keys, gate, sides, n, 1, out);
 }
 
 }  // namespace shufflempc::circuit
