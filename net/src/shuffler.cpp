@@ -110,6 +110,10 @@ struct TcpShuffler::Impl {
     std::set<PartyId> parties_owing_done;
     std::unique_ptr<asio::steady_timer> parties_done_wait;
     std::vector<std::unique_ptr<asio::steady_timer>> done_grace;
+    // Party links lost this round after their batches were accepted (first party -> count), cleared
+    // when a round closes. If the session's last round closes while one is away, its parties' batches
+    // counted: it owes a done frame as if the result had been sent to it, and may come back for it.
+    std::map<PartyId, std::uint32_t> away_after_submit;
     // One per party link lost this round before its parties submitted: when it fires, the round
     // stops waiting for those that have not reconnected. Cancelled when the round closes.
     std::vector<std::unique_ptr<asio::steady_timer>> grace;
@@ -294,6 +298,18 @@ struct TcpShuffler::Impl {
         if (auto it = s.party_links.find(first); it != s.party_links.end()) it->second.link->close();
       s.parties_owing_done.clear();
       stop_if_done();
+    });
+  }
+
+  // A party link that owes its done frame and has no connection: it may reconnect for the last
+  // result within the reconnect grace, else it is named in one line and given up.
+  void await_party_return(ServedSession& s, PartyId first, const std::string& when) {
+    auto& t = s.done_grace.emplace_back(std::make_unique<asio::steady_timer>(io, std::max(options.reconnect_grace, std::chrono::milliseconds(0))));
+    t->async_wait([this, &s, first, when](std::error_code ec) {
+      if (ec || !owes_done(s, first) || s.party_links.count(first) != 0) return;
+      log_limited("unconfirmed", s.tag + "round " + std::to_string(s.last.round) + ": " + who(first) + "'s link was lost " + when +
+                                     ", and it did not reconnect within " + std::to_string(options.reconnect_grace.count()) + " ms");
+      party_done(s, first);
     });
   }
 
@@ -615,6 +631,17 @@ struct TcpShuffler::Impl {
     for (auto& [first, pl] : s.party_links)
       if (send_result(s, pl) && closed.last) s.parties_owing_done.insert(first);
     if (closed.last) {
+      // A link lost after its parties submitted, and not back: they counted, so it is waited for as
+      // one that lost the result on the way.
+      for (const auto& [first, count] : s.away_after_submit) {
+        const auto it = std::lower_bound(out.submitted.begin(), out.submitted.end(), first);
+        if (s.party_links.count(first) != 0 || it == out.submitted.end() || *it >= first + count) continue;
+        s.parties_owing_done.insert(first);
+        await_party_return(s, first, "before the session's last result was sent to it");
+      }
+    }
+    s.away_after_submit.clear();
+    if (closed.last) {
       // Goodbye to the chain's further servers (an abort frame without a reason): they end at once.
       for (auto& l : s.hops)
         if (l && l->is_open()) l->send(FrameType::abort, closed.round, {});
@@ -713,17 +740,10 @@ struct TcpShuffler::Impl {
       s.party_links.erase(it);
       if (s.rounds->finished()) {
         // Lost before it confirmed the last result: it may come back for it within the grace.
-        if (owes_done(s, first)) {
-          auto& t = s.done_grace.emplace_back(std::make_unique<asio::steady_timer>(io, std::max(options.reconnect_grace, std::chrono::milliseconds(0))));
-          t->async_wait([this, &s, first](std::error_code ec) {
-            if (ec || !owes_done(s, first) || s.party_links.count(first) != 0) return;
-            log_limited("unconfirmed", s.tag + "round " + std::to_string(s.last.round) + ": " + who(first) + "'s link was lost before it confirmed "
-                        "the session's last result, and it did not reconnect within " + std::to_string(options.reconnect_grace.count()) + " ms");
-            party_done(s, first);
-          });
-        }
+        if (owes_done(s, first)) await_party_return(s, first, "before it confirmed the session's last result");
         return;
       }
+      if (!refused) s.away_after_submit[first] = count;  // whether its parties submitted is read when the round closes
     }
     if (auto reason = s.rounds->leave(first, count)) return abort_session(s, *reason);
     if (s.rounds->missing(first, count)) {

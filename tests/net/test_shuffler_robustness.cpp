@@ -471,15 +471,32 @@ namespace {
 
 // Party 3 (played by the test) submits `batch` in the session's one round while the honest parties
 // and the analyzer run it on a TcpChannel; returns once the round has closed and every result frame
-// has gone out.
-void round_with_party3(const NetSession& s, const ShufflerProcess& sh, net::detail::SecureLink& party3, const std::vector<std::uint8_t>& batch) {
+// has gone out. With `cut_after_submit`, party 3's connection is closed right after its batch, before
+// the honest side connects.
+void round_with_party3(const NetSession& s, const ShufflerProcess& sh, net::detail::SecureLink& party3, const std::vector<std::uint8_t>& batch,
+                       bool cut_after_submit = false) {
   send_batch(party3, 0, 49, 1, batch);
+  if (cut_after_submit) party3.socket().close();
   RoundOutcome out;
   std::exception_ptr failed;
   std::thread honest_side = on_thread(failed, [&] { out = run_honest(s, sh.port); });
   honest_side.join();
   if (failed) std::rethrow_exception(failed);
   CHECK(out.submitted == std::vector<PartyId>{0, 1, 2, 3});
+}
+
+// Party 3 reconnects after the session's one round, sends `batch` again, gets the result and
+// confirms it; the shuffler then ends with status 0, having waited for nobody.
+void party3_fetches_last_result(const NetSession& s, ShufflerProcess& sh, asio::io_context& io, const std::vector<std::uint8_t>& batch) {
+  auto back = connect_party3(io, s, sh.port);
+  send_batch(*back, 0, 49, 1, batch);
+  const auto again = run_sync(io, back->receive());
+  CHECK(again.header.type == FrameType::result);
+  CHECK(again.header.round == 0);
+  confirm_last(io, *back, 0);
+  CHECK(sh.process.wait() == 0);
+  CHECK(sh.log().find("did not confirm") == std::string::npos);
+  CHECK(sh.log().find("did not reconnect") == std::string::npos);
 }
 
 }  // namespace
@@ -494,16 +511,21 @@ TEST_CASE("shuffler process: the session's last result lost on a party link's wa
   const auto batch = sealed(s, {211});
   round_with_party3(s, sh, *lost, batch);
   lost->socket().close();
-  auto back = connect_party3(io, s, sh.port);  // refused ("has already ended") before party links confirmed
-  send_batch(*back, 0, 49, 1, batch);
-  const auto again = run_sync(io, back->receive());
-  CHECK(again.header.type == FrameType::result);
-  CHECK(again.header.round == 0);
-  confirm_last(io, *back, 0);
-  CHECK(sh.process.wait() == 0);
-  // The honest parties' channel and the analyzer confirmed at once; nobody was waited for.
-  CHECK(sh.log().find("did not confirm") == std::string::npos);
-  CHECK(sh.log().find("did not reconnect") == std::string::npos);
+  // Refused ("has already ended") before party links confirmed. The honest parties' channel and the
+  // analyzer confirm at once.
+  party3_fetches_last_result(s, sh, io, batch);
+}
+
+TEST_CASE("shuffler process: a party link lost after it submitted and before the last round closed fetches the result after a reconnection") {
+  // Party 3 submits, its connection dies while the round waits for the others, the round closes
+  // without it: its batch counted, so it may come back for the result and confirm it.
+  NetSession s(n_parties, 27, 0, std::chrono::seconds(20));
+  ShufflerProcess sh(s);
+  asio::io_context io;
+  auto lost = connect_party3(io, s, sh.port);
+  const auto batch = sealed(s, {214});
+  round_with_party3(s, sh, *lost, batch, true);
+  party3_fetches_last_result(s, sh, io, batch);  // refused ("has already ended") before such links were waited for
 }
 
 TEST_CASE("shuffler process: a party link that never confirms the last result is waited for a while, named, and the shuffler ends") {
@@ -517,6 +539,16 @@ TEST_CASE("shuffler process: a party link that never confirms the last result is
     lost->close();  // gone without its done frame
     CHECK(sh.process.wait(std::chrono::seconds(15)) == 0);  // the session completed
     CHECK(sh.log().find("round 0: party 3's link was lost before it confirmed the session's last result, and it did not reconnect "
+                        "within 300 ms") != std::string::npos);
+  }
+  SUBCASE("its link is lost after it submitted, before the round closed: the reconnect grace") {
+    NetSession s(n_parties, 28, 0, std::chrono::seconds(20));
+    ShufflerProcess sh(s, {"--reconnect-grace-ms", "300"});
+    asio::io_context io;
+    auto lost = connect_party3(io, s, sh.port);
+    round_with_party3(s, sh, *lost, sealed(s, {215}), true);
+    CHECK(sh.process.wait(std::chrono::seconds(15)) == 0);
+    CHECK(sh.log().find("round 0: party 3's link was lost before the session's last result was sent to it, and it did not reconnect "
                         "within 300 ms") != std::string::npos);
   }
   SUBCASE("it stays connected and silent: the deadline") {
