@@ -34,6 +34,27 @@ void RoundDriver::add_party(PartyId id, const Value& input) {
 
 void RoundDriver::host_analyzer() { analyzer_ = protocol_.make_analyzer(); }
 
+namespace {
+
+// Runs body(i, alone) for i in [0, count): at once on up to `threads` threads (alone = true) if
+// `heavy`; else body(0, false) on this thread, timed, and if it took RoundDriver::heavy_party or more
+// `heavy` becomes true and the rest run on the threads, else on this thread in order (alone = false).
+// For the few parties of a garbled circuit or of a long vector's shares, each milliseconds of work.
+template <class F>
+void spread_if_heavy(std::size_t count, unsigned threads, bool& heavy, F&& body) {
+  if (count == 0) return;
+  std::size_t from = 0;
+  if (!heavy) {
+    const auto start = std::chrono::steady_clock::now();
+    body(0, false);
+    from = 1;
+    heavy = threads > 1 && std::chrono::steady_clock::now() - start >= RoundDriver::heavy_party;
+  }
+  parallel_for(count - from, heavy ? threads : 1, [&](std::size_t i) { body(from + i, heavy); });
+}
+
+}  // namespace
+
 RunResult RoundDriver::run(const RunOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   RunResult result;
@@ -44,6 +65,8 @@ RunResult RoundDriver::run(const RunOptions& options) {
   const auto run_rng = rng_.split();
   const unsigned threads = hardware_threads();
   auto analyzer_rng = run_rng->fork(rng_labels::analyzer);
+  // Once a party's send or receive took heavy_party (or the protocol says so), every call spreads.
+  bool heavy_parties = protocol_.heavy_parties();
 
   for (std::uint32_t r = 0; r < protocol_.rounds(); ++r) {
     const RoundShape info = protocol_.round(r);
@@ -66,22 +89,30 @@ RunResult RoundDriver::run(const RunOptions& options) {
       active.push_back(i);
     }
     const std::size_t blocks = std::max<std::size_t>(1, std::min<std::size_t>(threads, active.size() / parallel_parties));
-    std::vector<Submissions> parts(blocks);
-    parallel_for(blocks, threads, [&](std::size_t b) {
-      Submissions& part = parts[b];
-      part.messages = MessageBatch(info.width);
-      for (std::size_t k = active.size() * b / blocks; k < active.size() * (b + 1) / blocks; ++k) {
-        auto& [id, party] = parties_[active[k]];
-        auto party_rng = run_rng->fork(rng_labels::party(r, id));
-        const std::size_t first = part.messages.count();
-        party->send(r, *party_rng, part.messages);
-        if (part.messages.width() != info.width)
-          throw std::logic_error("party " + std::to_string(id) + " changed the round's message width");
-        part.parties.push_back({id, first, part.messages.count() - first});
-      }
-    });
+    // Many parties: a block of them per thread. Few: in turn into one part, or, if each is heavy,
+    // one part each on every thread (spread_if_heavy).
+    std::vector<Submissions> parts(blocks > 1 ? blocks : std::max<std::size_t>(1, active.size()));
+    for (auto& part : parts) part.messages = MessageBatch(info.width);
+    const auto send = [&](Submissions& part, std::size_t k) {
+      auto& [id, party] = parties_[active[k]];
+      auto party_rng = run_rng->fork(rng_labels::party(r, id));
+      const std::size_t first = part.messages.count();
+      party->send(r, *party_rng, part.messages);
+      if (part.messages.width() != info.width) throw std::logic_error("party " + std::to_string(id) + " changed the round's message width");
+      part.parties.push_back({id, first, part.messages.count() - first});
+    };
+    if (blocks > 1) {
+      parallel_for(blocks, threads, [&](std::size_t b) {
+        for (std::size_t k = active.size() * b / blocks; k < active.size() * (b + 1) / blocks; ++k) send(parts[b], k);
+      });
+    } else {
+      spread_if_heavy(active.size(), threads, heavy_parties, [&](std::size_t k, bool alone) { send(parts[alone ? k : 0], k); });
+    }
     Submissions local = std::move(parts[0]);
-    for (std::size_t b = 1; b < blocks; ++b) {
+    std::size_t total = 0;
+    for (const auto& part : parts) total += part.messages.count();
+    local.messages.reserve(total);  // one copy of each part's messages, none on regrowing
+    for (std::size_t b = 1; b < parts.size(); ++b) {
       const std::size_t offset = local.messages.count();
       local.messages.append(parts[b].messages);
       for (auto slice : parts[b].parties) {
@@ -112,10 +143,12 @@ RunResult RoundDriver::run(const RunOptions& options) {
         // Each party reads the whole output: in parallel when that is a lot of reading.
         const MessageBatch& output = *outcome.output;
         const bool wide = parties_.size() > 1 && output.size_bytes() * parties_.size() >= (std::size_t{4} << 20);
-        parallel_for(parties_.size(), wide ? threads : 1, [&](std::size_t i) {
+        const auto receive = [&](std::size_t i, bool = false) {
           auto& [id, party] = parties_[i];
           if (!gone[id]) party->receive(r, output, outcome);
-        });
+        };
+        if (wide) parallel_for(parties_.size(), threads, [&](std::size_t i) { receive(i); });
+        else spread_if_heavy(parties_.size(), threads, heavy_parties, receive);
       }
       if (analyzer_) analyzer_->receive(r, *outcome.output, outcome, *analyzer_rng);
       if (options.record_view) result.view.push_back(std::move(*outcome.output));

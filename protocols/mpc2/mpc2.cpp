@@ -441,6 +441,9 @@ class Mpc2Protocol final : public Protocol {
     return std::make_unique<Mpc2Party<F>>(s_, id, party_elements(s_->field, s_->fn, id, input));
   }
   std::unique_ptr<Analyzer> make_analyzer() const override { return std::make_unique<Mpc2Analyzer<F>>(s_); }
+  // A party that may send 64 KiB of shares in round 1 (thousands of input elements) works for
+  // milliseconds in each round.
+  bool heavy_parties() const override { return s_->round1_max * s_->osm.width >= (std::size_t{64} << 10); }
   Value random_input(PartyId id, std::string_view spec, Rng& rng) const override {
     const auto range = InputSpec::parse(spec, input_forms());
     std::int64_t lo = 0, hi = 100;

@@ -4,8 +4,14 @@
 
 #include "shufflempc/error.hpp"
 #include "shufflempc/inproc.hpp"
+#include "shufflempc/parallel.hpp"
 #include "shufflempc/registry.hpp"
 #include "support/failing_channel.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <set>
+#include <thread>
 
 using namespace shufflempc;
 
@@ -42,7 +48,94 @@ class EchoProtocol final : public Protocol {
     std::uint64_t value = 0;
   };
 };
+
+// Three heavy parties: parties 1 and 2 each wait until the other has started, so they complete
+// only if the driver runs them at the same time. Party 0's send and receive take at least 1 ms
+// (spinning on the clock, more than RoundDriver::heavy_party), or, if the protocol declares its
+// parties heavy, no time. Each party sends three messages (its id, then 0, 1, 2) and counts the
+// messages it receives.
+class HeavyProtocol final : public Protocol {
+ public:
+  explicit HeavyProtocol(bool declared) : declared(declared) {}
+  bool heavy_parties() const override { return declared; }
+  std::uint32_t rounds() const override { return 1; }
+  RoundShape round(std::uint32_t) const override { return RoundShape::exactly(2, Delivery::all_parties, 3); }
+  std::unique_ptr<Party> make_party(PartyId id, const Value&) const override { return std::make_unique<P>(id, *this); }
+  std::unique_ptr<Analyzer> make_analyzer() const override { return std::make_unique<A>(); }
+  Value random_input(PartyId, std::string_view, Rng&) const override { return nullptr; }
+
+  // started[phase][party]: set when that party's send (0) or receive (1) begins.
+  mutable std::atomic<bool> started[2][3] = {};
+  mutable std::atomic<bool> timed_out{false};
+  const bool declared;
+
+ private:
+  struct P final : Party {
+    P(PartyId id, const HeavyProtocol& proto) : id(id), proto(proto) {}
+    void work(int phase) {
+      proto.started[phase][id] = true;
+      const auto start = std::chrono::steady_clock::now();
+      if (id == 0) {
+        while (!proto.declared && std::chrono::steady_clock::now() - start < std::chrono::milliseconds(1)) {
+        }
+        return;
+      }
+      const PartyId other = id == 1 ? 2 : 1;
+      while (!proto.started[phase][other]) {
+        if (std::chrono::steady_clock::now() - start > std::chrono::seconds(30)) {
+          proto.timed_out = true;  // run one after the other: the other never started
+          return;
+        }
+        std::this_thread::yield();
+      }
+    }
+    void send(std::uint32_t, Rng&, MessageBatch& out) override {
+      work(0);
+      for (std::uint8_t k = 0; k < 3; ++k) {
+        auto m = out.append();
+        m[0] = static_cast<std::uint8_t>(id);
+        m[1] = k;
+      }
+    }
+    void receive(std::uint32_t, const MessageBatch& output, const RoundOutcome&) override {
+      work(1);
+      seen = output.count();
+    }
+    Value output() const override { return seen; }
+    PartyId id;
+    const HeavyProtocol& proto;
+    std::size_t seen = 0;
+  };
+  struct A final : Analyzer {
+    void receive(std::uint32_t, const MessageBatch&, const RoundOutcome&, Rng&) override {}
+    Value result() override { return nullptr; }
+  };
+};
 }  // namespace
+
+TEST_CASE("RoundDriver: a few heavy parties send and receive on several threads, and every message arrives once") {
+  if (hardware_threads() < 2) {
+    MESSAGE("one hardware thread: the parties cannot run at the same time here");
+    return;
+  }
+  bool declared = false;
+  SUBCASE("seen to be heavy: party 0 took over 250 us") { declared = false; }
+  SUBCASE("declared heavy: Protocol::heavy_parties") { declared = true; }
+  HeavyProtocol proto(declared);
+  SeededRng rng(55);
+  RunOptions opts;
+  opts.record_view = true;
+  const auto res = run_in_process(proto, std::vector<Value>(3, nullptr), rng, opts);
+  CHECK_FALSE(proto.timed_out.load());
+  REQUIRE(res.view.size() == 1);
+  std::multiset<std::pair<int, int>> got;
+  for (std::size_t i = 0; i < res.view[0].count(); ++i) got.insert({res.view[0][i][0], res.view[0][i][1]});
+  std::multiset<std::pair<int, int>> want;
+  for (int id = 0; id < 3; ++id)
+    for (int k = 0; k < 3; ++k) want.insert({id, k});
+  CHECK(got == want);
+  for (PartyId id = 0; id < 3; ++id) CHECK(res.party_outputs.at(id) == 9);
+}
 
 TEST_CASE("RoundDriver: MPC delivery, silent parties, dropouts and the recorded view") {
   EchoProtocol proto;

@@ -7,6 +7,7 @@
 // (net/inproc) or a few parties per process over TCP (net/tcp): protocols do not know which.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -104,6 +105,10 @@ class Protocol {
   [[nodiscard]] virtual std::optional<double> predicted_sd() const { return std::nullopt; }
   // Whom the protocol asks the parties to trust with their data (a study labels its series by it).
   [[nodiscard]] virtual TrustModel trust_model() const { return TrustModel::shuffle; }
+  // Whether a party's send or receive is milliseconds of work (garbled tables, the shares of a long
+  // vector): RoundDriver then runs a round's few hosted parties on every thread from the start.
+  // Without it the driver spreads them once one is seen to take RoundDriver::heavy_party.
+  [[nodiscard]] virtual bool heavy_parties() const { return false; }
   // A fast execution for studies: from run = rng.split() (so every call is a fresh execution, as
   // RoundDriver::run), `parties` inputs drawn as `input_spec` says (random_input's specs) from
   // run.fork(rng_labels::random_inputs), every party encoded, one shuffle, the analyzer,
@@ -149,6 +154,9 @@ class RoundDriver {
   // Protocol implementations must therefore keep their const methods free of shared mutable state
   // (each Party object is only ever used by one thread at a time).
   static constexpr std::size_t parallel_parties = 4096;
+  // Fewer hosted parties than that still run on several threads when each is heavy: once a party's
+  // send or receive takes this long, the run's further sends and receives are spread over the threads.
+  static constexpr std::chrono::microseconds heavy_party{250};
   RoundDriver(const Protocol& protocol, AnonymousChannel& channel, Rng& rng, std::size_t total_parties);
   void add_party(PartyId id, const Value& input);
   void host_analyzer();
