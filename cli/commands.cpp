@@ -10,7 +10,7 @@ namespace shufflempc::cli {
 const std::vector<Command>& commands() {
   static const std::vector<Command> all = {
       {"list", add_list_command},
-      {"run", add_run_command},
+      {"run", add_run_command, true},
       {"demo", add_demo_command},
       {"study", add_study_command},
       {"account", add_account_command},
@@ -19,7 +19,7 @@ const std::vector<Command>& commands() {
       {"shuffler", add_shuffler_entry},
       {"party", add_party_command},
       {"analyzer", add_analyzer_command},
-      {"local", add_local_command},
+      {"local", add_local_command, true},
       {"session", add_session_command},
       {"verify", add_verify_command}};
   return all;

@@ -29,6 +29,8 @@ void add_verify_command(CLI::App& app, const Registry& registry, Action& action)
 struct Command {
   const char* name;
   void (*add)(CLI::App& app, const Registry& registry, Action& action);
+  // Its subcommands are the protocols (run, local): a line naming one of them builds that one alone.
+  bool per_protocol = false;
 };
 [[nodiscard]] const std::vector<Command>& commands();
 // The networked commands a party host needs (keygen, shuffler, party, analyzer): shufflempc-node's

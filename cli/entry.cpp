@@ -49,10 +49,15 @@ int shufflempc::cli::run_commands(int argc, char** argv, const std::function<voi
     const std::string named = argc > 1 && argv[1][0] != '-' ? argv[1] : "";
     std::string names;
     bool known = false;
+    // Likewise `run PROTOCOL` and `local PROTOCOL` build that protocol's subcommand and options only
+    // (a registry of it alone); without a registered name there, every protocol's, for the list.
+    Registry named_protocol;
+    const ProtocolInfo* protocol = argc > 2 ? registry.find(argv[2]) : nullptr;
+    if (protocol != nullptr) named_protocol.add(*protocol);
     for (const auto& c : table) {
       names += (names.empty() ? "" : ", ") + std::string(c.name);
       if (named.empty() || named == c.name) {
-        c.add(app, registry, action);
+        c.add(app, c.per_protocol && protocol != nullptr && named == c.name ? named_protocol : registry, action);
         known = true;
       }
     }

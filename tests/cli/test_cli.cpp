@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "shufflempc/registry.hpp"
 #include "support/process.hpp"
 
 using shufflempc::test::cli;
@@ -118,6 +119,23 @@ TEST_CASE("wrong or missing arguments: one clear line naming the problem, usage,
     CHECK_MESSAGE(r.err.find("usage: ") != std::string::npos, std::string(c.args));
     CHECK(r.out.empty());
   }
+}
+
+TEST_CASE("run and local list every protocol, and a named protocol's help lists its own options") {
+  // A line naming a protocol builds that protocol's subcommand alone; the lists must stay whole.
+  const shufflempc::Registry registry = shufflempc::builtin_registry();
+  for (const char* command : {"run", "local"}) {
+    const auto list = run_command(cli() + " " + command + " --help");
+    CHECK(list.exit_code == 0);
+    for (const auto& info : registry.all()) CHECK_MESSAGE(list.out.find(info.name) != std::string::npos, command << " --help lacks " << info.name);
+    const auto one = run_command(cli() + " " + command + " counting --help");
+    CHECK(one.exit_code == 0);
+    CHECK(one.out.find("--noise") != std::string::npos);
+    CHECK(one.out.find("--epsilon") != std::string::npos);
+  }
+  const auto unknown = run_command(cli() + " local nope --parties 3");
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.err.find("nope") != std::string::npos);
 }
 
 TEST_CASE("demo compares local, shuffle and central errors on the same data") {
