@@ -39,9 +39,10 @@ namespace {
 // Runs body(i, alone) for i in [0, count): at once on up to `threads` threads (alone = true) if
 // `heavy`; else body(0, false) on this thread, timed, and if it took RoundDriver::heavy_party or more
 // `heavy` becomes true and the rest run on the threads, else on this thread in order (alone = false).
-// For the few parties of a garbled circuit or of a long vector's shares, each milliseconds of work.
-template <class F>
-void spread_if_heavy(std::size_t count, unsigned threads, bool& heavy, F&& body) {
+// prepare() runs once before any call with alone = true. For the few parties of a garbled circuit or
+// of a long vector's shares, each milliseconds of work.
+template <class Prepare, class F>
+void spread_if_heavy(std::size_t count, unsigned threads, bool& heavy, Prepare&& prepare, F&& body) {
   if (count == 0) return;
   std::size_t from = 0;
   if (!heavy) {
@@ -50,6 +51,7 @@ void spread_if_heavy(std::size_t count, unsigned threads, bool& heavy, F&& body)
     from = 1;
     heavy = threads > 1 && std::chrono::steady_clock::now() - start >= RoundDriver::heavy_party;
   }
+  if (heavy && from < count) prepare();
   parallel_for(count - from, heavy ? threads : 1, [&](std::size_t i) { body(from + i, heavy); });
 }
 
@@ -91,8 +93,13 @@ RunResult RoundDriver::run(const RunOptions& options) {
     const std::size_t blocks = std::max<std::size_t>(1, std::min<std::size_t>(threads, active.size() / parallel_parties));
     // Many parties: a block of them per thread. Few: in turn into one part, or, if each is heavy,
     // one part each on every thread (spread_if_heavy).
-    std::vector<Submissions> parts(blocks > 1 ? blocks : std::max<std::size_t>(1, active.size()));
-    for (auto& part : parts) part.messages = MessageBatch(info.width);
+    std::vector<Submissions> parts;
+    const auto start_parts = [&](std::size_t count) {
+      const std::size_t from = parts.size();
+      parts.resize(count);
+      for (std::size_t b = from; b < count; ++b) parts[b].messages = MessageBatch(info.width);
+    };
+    start_parts(blocks);
     const auto send = [&](Submissions& part, std::size_t k) {
       auto& [id, party] = parties_[active[k]];
       auto party_rng = run_rng->fork(rng_labels::party(r, id));
@@ -106,11 +113,13 @@ RunResult RoundDriver::run(const RunOptions& options) {
         for (std::size_t k = active.size() * b / blocks; k < active.size() * (b + 1) / blocks; ++k) send(parts[b], k);
       });
     } else {
-      spread_if_heavy(active.size(), threads, heavy_parties, [&](std::size_t k, bool alone) { send(parts[alone ? k : 0], k); });
+      spread_if_heavy(
+          active.size(), threads, heavy_parties, [&] { start_parts(active.size()); },
+          [&](std::size_t k, bool alone) { send(parts[alone ? k : 0], k); });
     }
-    Submissions local = std::move(parts[0]);
     std::size_t total = 0;
     for (const auto& part : parts) total += part.messages.count();
+    Submissions local = std::move(parts[0]);
     local.messages.reserve(total);  // one copy of each part's messages, none on regrowing
     for (std::size_t b = 1; b < parts.size(); ++b) {
       const std::size_t offset = local.messages.count();
@@ -143,12 +152,12 @@ RunResult RoundDriver::run(const RunOptions& options) {
         // Each party reads the whole output: in parallel when that is a lot of reading.
         const MessageBatch& output = *outcome.output;
         const bool wide = parties_.size() > 1 && output.size_bytes() * parties_.size() >= (std::size_t{4} << 20);
-        const auto receive = [&](std::size_t i, bool = false) {
+        const auto receive = [&](std::size_t i) {
           auto& [id, party] = parties_[i];
           if (!gone[id]) party->receive(r, output, outcome);
         };
-        if (wide) parallel_for(parties_.size(), threads, [&](std::size_t i) { receive(i); });
-        else spread_if_heavy(parties_.size(), threads, heavy_parties, receive);
+        if (wide) parallel_for(parties_.size(), threads, receive);
+        else spread_if_heavy(parties_.size(), threads, heavy_parties, [] {}, [&](std::size_t i, bool) { receive(i); });
       }
       if (analyzer_) analyzer_->receive(r, *outcome.output, outcome, *analyzer_rng);
       if (options.record_view) result.view.push_back(std::move(*outcome.output));
