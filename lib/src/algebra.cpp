@@ -52,12 +52,12 @@ std::uint64_t ZqSmall::inverse(std::uint64_t a) const {
   return static_cast<std::uint64_t>(inv);
 }
 
-void ZqSmall::encode(std::uint64_t a, std::span<std::uint8_t> out) const {
+void ZqSmall::encode_any(std::uint64_t a, std::span<std::uint8_t> out) const {
   if (out.size() < bytes_) throw std::invalid_argument("ZqSmall::encode: output too short");
   for (std::size_t i = 0; i < out.size(); ++i) out[i] = i < 8 ? static_cast<std::uint8_t>(a >> (8 * i)) : 0;
 }
 
-std::uint64_t ZqSmall::decode(std::span<const std::uint8_t> in) const {
+std::uint64_t ZqSmall::decode_any(std::span<const std::uint8_t> in) const {
   if (in.size() < bytes_) throw std::invalid_argument("ZqSmall::decode: input too short");
   std::uint64_t v = 0;
   for (std::size_t i = 0; i < in.size(); ++i) {

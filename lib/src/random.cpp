@@ -79,17 +79,18 @@ void Rng::fill(std::span<std::uint8_t> out) {
   }
 }
 
-std::uint64_t Rng::uniform(std::uint64_t bound) {
+std::uint64_t Rng::uniform_small(std::uint64_t bound) {
   if (bound == 0) throw std::invalid_argument("Rng::uniform: bound must be at least 1");
-  if (bound <= std::numeric_limits<std::uint32_t>::max()) return uniform32(static_cast<std::uint32_t>(bound));
-  unsigned __int128 m = static_cast<unsigned __int128>(next_u64()) * bound;
+  return uniform32(static_cast<std::uint32_t>(bound));
+}
+
+std::uint64_t Rng::uniform_retry(std::uint64_t bound, unsigned __int128 m) {
+  // The first draw's low half is below bound: rejected only below 2^64 mod bound.
   auto low = static_cast<std::uint64_t>(m);
-  if (low < bound) {
-    const std::uint64_t threshold = (0 - bound) % bound;
-    while (low < threshold) {
-      m = static_cast<unsigned __int128>(next_u64()) * bound;
-      low = static_cast<std::uint64_t>(m);
-    }
+  const std::uint64_t threshold = (0 - bound) % bound;
+  while (low < threshold) {
+    m = static_cast<unsigned __int128>(next_u64()) * bound;
+    low = static_cast<std::uint64_t>(m);
   }
   return static_cast<std::uint64_t>(m >> 64);
 }

@@ -142,6 +142,7 @@ PartyInput parse_party_input(const Functionality& fn, PartyId id, const Value& i
 template <class F>
 std::vector<Elem<F>> party_elements(const F& f, const Functionality& fn, PartyId id, const Value& input) {
   std::vector<Elem<F>> out;
+  out.reserve(fn.owned[id].size());
   const BigInt p(f.modulus());
   const BigInt half = (p - 1) / 2;
   [[maybe_unused]] std::uint64_t small_half = 0;  // (p - 1) / 2 when p < 2^64
@@ -153,7 +154,7 @@ std::vector<Elem<F>> party_elements(const F& f, const Functionality& fn, PartyId
         const std::uint64_t magnitude =
             negative ? std::uint64_t{0} - static_cast<std::uint64_t>(v.get<std::int64_t>()) : v.get<std::uint64_t>();
         if (magnitude > small_half) outside_field(fn, id, var, negative ? -BigInt(magnitude) : BigInt(magnitude), p);
-        out.push_back(negative ? f.neg(f.reduce(magnitude)) : f.reduce(magnitude));
+        out.push_back(negative ? f.neg(magnitude) : magnitude);  // magnitude <= (p - 1) / 2: already reduced
         return;
       }
     }

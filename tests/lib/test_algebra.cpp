@@ -60,6 +60,21 @@ TEST_CASE("ZqSmall encode/decode round trip and range checks") {
   CHECK(z.decode(buf) == 999);
   buf = {0xe8, 0x03};  // 1000
   CHECK_THROWS_AS((void)z.decode(buf), std::invalid_argument);
+  // Eight-byte elements (the inline path): 2^61 - 1 and 2^64.
+  const std::uint64_t q = (std::uint64_t{1} << 61) - 1;
+  const ZqSmall m(q);
+  std::array<std::uint8_t, 8> b8{};
+  m.encode(q - 1, b8);
+  CHECK(b8 == std::array<std::uint8_t, 8>{0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x1f});  // little-endian
+  CHECK(m.decode(b8) == q - 1);
+  b8[0] = 0xff;  // q itself
+  CHECK_THROWS_AS((void)m.decode(b8), std::invalid_argument);
+  b8.fill(0xff);
+  CHECK_THROWS_AS((void)m.decode(b8), std::invalid_argument);
+  const ZqSmall w = ZqSmall::two_to_64();
+  w.encode(0x0123456789abcdefULL, b8);
+  CHECK(b8 == std::array<std::uint8_t, 8>{0xef, 0xcd, 0xab, 0x89, 0x67, 0x45, 0x23, 0x01});
+  CHECK(w.decode(b8) == 0x0123456789abcdefULL);
 }
 
 TEST_CASE("ZqBig known answers on 2^255 - 19 and 2^256") {

@@ -39,16 +39,20 @@ template <ShamirField F>
   return f.reduce(std::uint64_t{id} + 1);
 }
 
+// secret + c_1 x + ... + c_d x^d (`coeffs` = c_1..c_d) by Horner's rule, from the top coefficient.
+template <ShamirField F>
+[[nodiscard]] Element<F> horner(const F& f, const Element<F>& secret, std::span<const Element<F>> coeffs, const Element<F>& x) {
+  if (coeffs.empty()) return secret;
+  Element<F> acc = coeffs.back();
+  for (std::size_t i = coeffs.size() - 1; i-- > 0;) acc = f.add(f.mul(acc, x), coeffs[i]);
+  return f.add(f.mul(acc, x), secret);
+}
+
 // Shares of `secret` under secret + c_1 z + ... + c_d z^d (`coeffs` = c_1..c_d), one per party
 // 0..out.size()-1, by Horner's rule.
 template <ShamirField F>
 void share_with(const F& f, const Element<F>& secret, std::span<const Element<F>> coeffs, std::span<Element<F>> out) {
-  for (std::size_t k = 0; k < out.size(); ++k) {
-    const Element<F> x = point(f, static_cast<std::uint32_t>(k));
-    Element<F> acc{};
-    for (std::size_t i = coeffs.size(); i-- > 0;) acc = f.add(f.mul(acc, x), coeffs[i]);
-    out[k] = f.add(f.mul(acc, x), secret);
-  }
+  for (std::size_t k = 0; k < out.size(); ++k) out[k] = horner(f, secret, coeffs, point(f, static_cast<std::uint32_t>(k)));
 }
 
 // The same at given points: out[k] is the polynomial at points[k] (points(f, n) for parties 0..n-1).
@@ -56,11 +60,7 @@ void share_with(const F& f, const Element<F>& secret, std::span<const Element<F>
 template <ShamirField F>
 void share_at(const F& f, const Element<F>& secret, std::span<const Element<F>> coeffs, std::span<const Element<F>> points,
               std::span<Element<F>> out) {
-  for (std::size_t k = 0; k < out.size(); ++k) {
-    Element<F> acc{};
-    for (std::size_t i = coeffs.size(); i-- > 0;) acc = f.add(f.mul(acc, points[k]), coeffs[i]);
-    out[k] = f.add(f.mul(acc, points[k]), secret);
-  }
+  for (std::size_t k = 0; k < out.size(); ++k) out[k] = horner(f, secret, coeffs, points[k]);
 }
 
 // Every party's point, for share_at.
