@@ -9,6 +9,7 @@
 #endif
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <stdexcept>
 
 namespace shufflempc {
@@ -30,6 +31,31 @@ void RoundDriver::add_party(PartyId id, const Value& input) {
     throw std::invalid_argument("party id " + std::to_string(id) + " is outside [0, " +
                                 std::to_string(total_parties_) + ")");
   parties_.emplace_back(id, protocol_.make_party(id, input));
+}
+
+void RoundDriver::add_parties(PartyId first, std::span<const Value> inputs) {
+  if (inputs.empty()) return;
+  if (first >= total_parties_ || inputs.size() > total_parties_ - first)
+    throw std::invalid_argument("party ids " + std::to_string(first) + ".." + std::to_string(first + inputs.size() - 1) +
+                                " are outside [0, " + std::to_string(total_parties_) + ")");
+  const bool spread = inputs.size() > 1 && protocol_.heavy_parties();
+  if (!spread) {
+    for (std::size_t i = 0; i < inputs.size(); ++i) add_party(first + static_cast<PartyId>(i), inputs[i]);
+    return;
+  }
+  std::vector<std::unique_ptr<Party>> made(inputs.size());
+  std::vector<std::exception_ptr> failed(inputs.size());
+  parallel_for(inputs.size(), hardware_threads(), [&](std::size_t i) {
+    try {
+      made[i] = protocol_.make_party(first + static_cast<PartyId>(i), inputs[i]);
+    } catch (...) {
+      failed[i] = std::current_exception();
+    }
+  });
+  for (const auto& e : failed)
+    if (e) std::rethrow_exception(e);
+  parties_.reserve(parties_.size() + made.size());
+  for (std::size_t i = 0; i < made.size(); ++i) parties_.emplace_back(first + static_cast<PartyId>(i), std::move(made[i]));
 }
 
 void RoundDriver::host_analyzer() { analyzer_ = protocol_.make_analyzer(); }
@@ -177,7 +203,7 @@ RunResult RoundDriver::run(const RunOptions& options) {
 RunResult run_all_parties(const Protocol& protocol, AnonymousChannel& channel, std::span<const Value> inputs, Rng& rng,
                           const RunOptions& options) {
   RoundDriver session(protocol, channel, rng, inputs.size());
-  for (std::size_t i = 0; i < inputs.size(); ++i) session.add_party(static_cast<PartyId>(i), inputs[i]);
+  session.add_parties(0, inputs);
   session.host_analyzer();
   return session.run(options);
 }

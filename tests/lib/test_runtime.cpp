@@ -11,6 +11,8 @@
 #include <atomic>
 #include <chrono>
 #include <set>
+#include <stdexcept>
+#include <string>
 #include <thread>
 
 using namespace shufflempc;
@@ -111,7 +113,75 @@ class HeavyProtocol final : public Protocol {
     Value result() override { return nullptr; }
   };
 };
+
+// Heavy parties made from their inputs: making party 1 and party 2 each waits until the other's has
+// started, so both are made only if the driver makes them at the same time. An input "bad" throws
+// an error naming the party. Every party sends nothing.
+class SlowToMakeProtocol final : public Protocol {
+ public:
+  explicit SlowToMakeProtocol(bool heavy) : heavy(heavy) {}
+  bool heavy_parties() const override { return heavy; }
+  std::uint32_t rounds() const override { return 1; }
+  RoundShape round(std::uint32_t) const override { return RoundShape{2, Delivery::analyzer_only, 0, 1}; }
+  std::unique_ptr<Party> make_party(PartyId id, const Value& input) const override {
+    if (input == "bad") throw std::invalid_argument("party " + std::to_string(id) + "'s input is bad");
+    started[id] = true;
+    if (id == 1 || id == 2) {
+      const auto start = std::chrono::steady_clock::now();
+      while (!started[id == 1 ? 2 : 1]) {
+        if (std::chrono::steady_clock::now() - start > std::chrono::seconds(30)) {
+          timed_out = true;  // made one after the other: the other was never started
+          break;
+        }
+        std::this_thread::yield();
+      }
+    }
+    return std::make_unique<P>();
+  }
+  std::unique_ptr<Analyzer> make_analyzer() const override { return std::make_unique<A>(); }
+  Value random_input(PartyId, std::string_view, Rng&) const override { return nullptr; }
+
+  mutable std::atomic<bool> started[4] = {};
+  mutable std::atomic<bool> timed_out{false};
+  const bool heavy;
+
+ private:
+  struct P final : Party {
+    void send(std::uint32_t, Rng&, MessageBatch&) override {}
+    void receive(std::uint32_t, const MessageBatch&, const RoundOutcome&) override {}
+    Value output() const override { return nullptr; }
+  };
+  struct A final : Analyzer {
+    void receive(std::uint32_t, const MessageBatch&, const RoundOutcome&, Rng&) override {}
+    Value result() override { return "done"; }
+  };
+};
 }  // namespace
+
+TEST_CASE("RoundDriver: heavy parties are made from their inputs on several threads, and a bad input names the lowest such party") {
+  SUBCASE("made at the same time") {
+    if (hardware_threads() < 2) {
+      MESSAGE("one hardware thread: the parties cannot be made at the same time here");
+      return;
+    }
+    SlowToMakeProtocol proto(true);
+    SeededRng rng(56);
+    const auto res = run_in_process(proto, std::vector<Value>(4, nullptr), rng);
+    CHECK_FALSE(proto.timed_out.load());
+    CHECK(res.output == "done");
+  }
+  SUBCASE("two bad inputs: the error is the lower party's, spread or not") {
+    for (const bool heavy : {true, false}) {
+      CAPTURE(heavy);
+      for (int rep = 0; rep < 20; ++rep) {
+        SlowToMakeProtocol proto(heavy);
+        SeededRng rng(57);
+        const std::vector<Value> inputs = {nullptr, "bad", "bad", nullptr};
+        CHECK_THROWS_WITH_AS((void)run_in_process(proto, inputs, rng), "party 1's input is bad", std::invalid_argument);
+      }
+    }
+  }
+}
 
 TEST_CASE("RoundDriver: a few heavy parties send and receive on several threads, and every message arrives once") {
   if (hardware_threads() < 2) {
