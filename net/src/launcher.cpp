@@ -175,9 +175,13 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
   const std::string& exe = options_.executable;
   std::vector<ChildProcess> children;
   children.reserve(2 + processes + local.mix_servers.size());
-  const auto address_of = [](ChildProcess& c) {
-    const auto line = c.read_line(std::chrono::seconds(30));
-    if (!line) throw std::runtime_error(c.name() + " did not report its port in time");
+  // Every round may take its deadline (twice, counting the clients' grace) plus start-up time.
+  const auto limit = options_.deadline * 2 * (protocol_.rounds() + 1) + std::chrono::seconds(30);
+  const auto address_of = [](ChildProcess& c, std::chrono::milliseconds within) {
+    const auto line = c.read_line(within);
+    if (!line)
+      throw std::runtime_error(c.name() + " did not report its port within " + std::to_string(within.count()) +
+                               " ms (or ended before it did)");
     const std::string prefix = "listening on ";
     if (line->rfind(prefix, 0) != 0) throw std::runtime_error("unexpected line from " + c.name() + ": " + *line);
     return line->substr(prefix.size());
@@ -191,7 +195,7 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
                                   mix_server_key_file(dir.path(), h), "--listen", "127.0.0.1:0", "--json"};
     if (options_.tamper_mix_server == h) args.push_back("--fault-tamper");
     servers.emplace_back("mix server " + std::to_string(h), args);
-    chain += (chain.empty() ? "" : ",") + address_of(servers.back());
+    chain += (chain.empty() ? "" : ",") + address_of(servers.back(), std::chrono::seconds(30));
   }
   if (options_.kill_mix_server) servers[*options_.kill_mix_server - 1].kill();
   // The shuffler's socket is bound here, so the analyzer and the parties start with it at once
@@ -231,16 +235,17 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
     children.emplace_back("parties " + range, a, ProcessOptions{.stdout_path = outputs.back()});
   }
   // The shuffler's readiness line, read once every client is on its way: a shuffler that could not
-  // start ends the run here (its stdout closes), and its clients with it.
-  if (const std::string said = address_of(children.front()); said != address)
+  // start ends the run here (its stdout closes), and its clients with it. It comes after one X25519
+  // per party (K_p, on cores shared with every client starting at once: over 30 s at 10^6 parties),
+  // so it may take as long as the whole run.
+  const auto until_limit = std::chrono::duration_cast<std::chrono::milliseconds>(start + limit - std::chrono::steady_clock::now());
+  if (const std::string said = address_of(children.front(), std::max(until_limit, std::chrono::milliseconds(1))); said != address)
     throw std::runtime_error("the shuffler listens on " + said + ", not on the socket it was given (" + address + ")");
   if (options_.kill_party_process) {
     if (*options_.kill_party_process >= processes)
       throw std::invalid_argument("--kill-party-process must be below the number of party processes (" + std::to_string(processes) + ")");
     if (!options_.kill_before_round) children[2 + *options_.kill_party_process].kill();
   }
-  // Every round may take its deadline (twice, counting the clients' grace) plus start-up time.
-  const auto limit = options_.deadline * 2 * (protocol_.rounds() + 1) + std::chrono::seconds(30);
   if (options_.started) options_.started(dir.path(), processes);
   const auto reason = [this] { return options_.stop ? options_.stop() : std::string(); };
   const std::size_t party_end = children.size();

@@ -1,9 +1,17 @@
 // The one place that makes a local session's keys and config (net/local.hpp).
 #include <doctest/doctest.h>
 
-#include <string>
+#include <sys/stat.h>
 
+#include <chrono>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "shufflempc/net/launcher.hpp"
 #include "shufflempc/net/local.hpp"
+#include "shufflempc/registry.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace shufflempc;
@@ -37,4 +45,27 @@ TEST_CASE("LocalDeployment: one key pair per identity, a config naming them, fil
   CHECK(config.digest() == d.config.digest());
   CHECK(net::KeyPair::load(net::party_key_file(dir, 2)).public_key() == d.parties[2].public_key());
   CHECK(net::KeyPair::load(dir + "/" + net::shuffler_key_file).public_key() == d.shuffler.public_key());
+}
+
+TEST_CASE("LocalLauncher: a shuffler that ends before reporting its port ends the run at once, naming it") {
+  // Every process of the run is a script that exits at once: the shuffler's stdout closes without
+  // its readiness line. The launcher waits for that line as long as the run may take (150 s here),
+  // but an end of stdout is an answer.
+  const test::TempDir tmp("shufflempc-launchertest");
+  const std::string script = tmp.path() + "/exits-at-once.sh";
+  {
+    std::ofstream f(script);
+    f << "#!/bin/sh\nexit 3\n";
+  }
+  REQUIRE(::chmod(script.c_str(), 0700) == 0);
+  const Registry registry = builtin_registry();
+  const std::size_t n = 2000;  // counting's default parameters need about 1,400 parties
+  const auto protocol = registry.create("counting", {}, n);
+  net::SessionConfig base;
+  base.protocol = "counting";
+  net::LocalLauncher launcher(base, *protocol, n, net::LaunchOptions{.executable = script});
+  const auto start = std::chrono::steady_clock::now();
+  CHECK_THROWS_WITH_AS((void)launcher.run(std::vector<Value>(n, 0)),
+                       doctest::Contains("shuffler did not report its port within"), std::runtime_error);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(20));
 }
