@@ -32,6 +32,13 @@ KeyPair KeyPair::from_secret(const std::array<std::uint8_t, secret_key_bytes>& s
   return k;
 }
 
+KeyPair KeyPair::from_stored(const std::array<std::uint8_t, secret_key_bytes>& secret, const PublicKey& stored) {
+  KeyPair k;
+  k.secret_ = secret;
+  k.public_ = stored;
+  return k;
+}
+
 void KeyPair::save(const std::string& path) const {
   write_private_file(path, Value{{"public_key", to_hex(public_)}, {"secret_key", to_hex(secret_)}}.dump() + "\n", "key file");
 }
@@ -67,8 +74,10 @@ const KeyPair& KeyBundle::of(PartyId id) const {
 void KeyBundle::save(const std::string& path) const {
   if (keys.empty()) throw std::invalid_argument("a key bundle holds at least one key");
   std::string text = "{\"first\":" + std::to_string(first) + ",\"secret_keys\":[";
-  text.reserve(text.size() + keys.size() * (2 * secret_key_bytes + 4));
+  text.reserve(text.size() + keys.size() * (2 * (2 * secret_key_bytes + 4)) + 32);
   for (std::size_t i = 0; i < keys.size(); ++i) text += (i ? ",\"" : "\"") + to_hex(keys[i].secret_key()) + "\"";
+  text += "],\"public_keys\":[";
+  for (std::size_t i = 0; i < keys.size(); ++i) text += (i ? ",\"" : "\"") + to_hex(keys[i].public_key()) + "\"";
   text += "]}\n";
   write_private_file(path, text, "key bundle");
   sodium_memzero(text.data(), text.size());
@@ -93,7 +102,19 @@ KeyBundle KeyBundle::load(const std::string& path) {
     if (!list[i].is_string()) throw std::invalid_argument("key bundle " + path + ": secret key " + std::to_string(i) + " is not a string");
     from_hex(list[i].get<std::string>(), secrets[i], path + ": secret key " + std::to_string(i));
   }
-  b.keys = key_pairs_from(secrets);
+  if (!v.contains("public_keys")) {
+    b.keys = key_pairs_from(secrets);
+  } else {
+    const auto& stored = v["public_keys"];
+    if (!stored.is_array() || stored.size() != list.size())
+      throw std::invalid_argument("key bundle " + path + ": public_keys must be an array with one key per secret key (" +
+                                  std::to_string(list.size()) + ")");
+    b.keys.reserve(list.size());
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      if (!stored[i].is_string()) throw std::invalid_argument("key bundle " + path + ": public key " + std::to_string(i) + " is not a string");
+      b.keys.push_back(KeyPair::from_stored(secrets[i], parse_public_key(stored[i].get<std::string>(), path + ": public key " + std::to_string(i))));
+    }
+  }
   sodium_memzero(secrets.data(), secrets.size() * secret_key_bytes);
   return b;
 }

@@ -27,13 +27,18 @@ SessionConfig sample_config(Rng& rng) {
   c.rounds = {RoundShape::exactly(1 + 48, Delivery::analyzer_only, 2), RoundShape{8, Delivery::all_parties, 0, 3}};
   return c;
 }
+
+KeyBundle fresh_bundle(PartyId first, int keys, Rng& rng) {
+  KeyBundle b;
+  b.first = first;
+  for (int i = 0; i < keys; ++i) b.keys.push_back(KeyPair::generate(rng));
+  return b;
+}
 }  // namespace
 
 TEST_CASE("key bundles: a range of parties in one 0600 file loads back, a party outside it, a public file and junk are refused") {
   SeededRng rng(32);
-  KeyBundle b;
-  b.first = 5;
-  for (int i = 0; i < 4; ++i) b.keys.push_back(KeyPair::generate(rng));
+  const KeyBundle b = fresh_bundle(5, 4, rng);
   const test::TempDir tmp("shufflempc-keystest");
   const std::string path = tmp.path() + "/parties-5-8.keys";
   b.save(path);
@@ -61,6 +66,53 @@ TEST_CASE("key bundles: a range of parties in one 0600 file loads back, a party 
     CHECK_THROWS_WITH_AS((void)KeyBundle::load(junk), doctest::Contains("junk.keys"), std::invalid_argument);
   }
   CHECK_THROWS_AS(KeyBundle{}.save(tmp.path() + "/empty.keys"), std::invalid_argument);
+}
+
+TEST_CASE("key bundles: the public keys are stored beside the secrets and read back as stored, an older bundle without them is recomputed") {
+  SeededRng rng(33);
+  const KeyBundle b = fresh_bundle(0, 3, rng);
+  const test::TempDir tmp("shufflempc-keystest");
+  const auto write = [&](const std::string& name, const Value& v) {
+    const std::string path = tmp.path() + "/" + name;
+    {
+      std::ofstream f(path);
+      f << v.dump();
+    }
+    ::chmod(path.c_str(), 0600);
+    return path;
+  };
+  const std::string path = tmp.path() + "/parties.keys";
+  b.save(path);
+  Value saved = Value::parse(std::ifstream(path));
+  REQUIRE(saved["public_keys"].size() == 3);
+  for (std::size_t i = 0; i < 3; ++i) CHECK(saved["public_keys"][i] == to_hex(b.keys[i].public_key()));
+
+  // What load returns is the stored key: a stored key that is not the secret's comes back as stored
+  // (no scalar multiplication checks it; the shuffler's key confirmation refuses such a party).
+  Value swapped = saved;
+  std::swap(swapped["public_keys"][0], swapped["public_keys"][1]);
+  const KeyBundle as_stored = KeyBundle::load(write("swapped.keys", swapped));
+  CHECK(as_stored.of(0).public_key() == b.keys[1].public_key());
+  CHECK(as_stored.of(0).secret_key() == b.keys[0].secret_key());
+
+  // Without public_keys (a bundle of an earlier version): recomputed from the secrets.
+  Value older = saved;
+  older.erase("public_keys");
+  const KeyBundle recomputed = KeyBundle::load(write("older.keys", older));
+  for (PartyId id = 0; id < 3; ++id) CHECK(recomputed.of(id).public_key() == b.keys[id].public_key());
+
+  // A public key list of the wrong length or with a bad entry is refused, naming the file.
+  Value short_list = saved;
+  short_list["public_keys"].erase(2);
+  CHECK_THROWS_WITH_AS((void)KeyBundle::load(write("short.keys", short_list)),
+                       doctest::Contains("short.keys: public_keys must be an array with one key per secret key (3)"), std::invalid_argument);
+  Value bad_entry = saved;
+  bad_entry["public_keys"][1] = 7;
+  CHECK_THROWS_WITH_AS((void)KeyBundle::load(write("entry.keys", bad_entry)), doctest::Contains("entry.keys: public key 1 is not a string"),
+                       std::invalid_argument);
+  Value bad_hex = saved;
+  bad_hex["public_keys"][2] = "abcd";
+  CHECK_THROWS_WITH_AS((void)KeyBundle::load(write("hex.keys", bad_hex)), doctest::Contains("hex.keys: public key 2"), std::invalid_argument);
 }
 
 TEST_CASE("keys: the public key is X25519 of the secret, files are written 0600 and load back, a mismatched file is refused") {

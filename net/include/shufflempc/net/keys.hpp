@@ -30,6 +30,9 @@ class KeyPair {
   [[nodiscard]] static KeyPair generate(Rng& rng);
   // From a 32-byte secret key (the public key is recomputed).
   [[nodiscard]] static KeyPair from_secret(const std::array<std::uint8_t, secret_key_bytes>& secret);
+  // From both halves as stored together (a key bundle), without the scalar multiplication: a
+  // public key that does not belong to the secret shows when the shuffler refuses the handshake.
+  [[nodiscard]] static KeyPair from_stored(const std::array<std::uint8_t, secret_key_bytes>& secret, const PublicKey& stored);
   [[nodiscard]] const PublicKey& public_key() const { return public_; }
   [[nodiscard]] const std::array<std::uint8_t, secret_key_bytes>& secret_key() const { return secret_; }
 
@@ -51,8 +54,10 @@ using SecretKey = std::array<std::uint8_t, secret_key_bytes>;
 
 // The key pairs of parties first .. first + keys.size() - 1 in one file: what a process hosting a
 // range of parties reads instead of one key file per party (at 10^6 parties, writing and removing
-// a million files takes minutes). JSON {"first": F, "secret_keys": [hex, ...]}, mode 0600; the
-// public keys are recomputed when it is read.
+// a million files takes minutes). JSON {"first": F, "secret_keys": [hex, ...], "public_keys":
+// [hex, ...]}, mode 0600. The public keys are stored so that a process hosting 10^5 parties does
+// not recompute them (one X25519 each); a bundle without them (written before they were stored)
+// still loads, its public keys recomputed.
 struct KeyBundle {
   PartyId first = 0;
   std::vector<KeyPair> keys;
