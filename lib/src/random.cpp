@@ -32,7 +32,7 @@ void Rng::keystream(std::uint8_t* out, std::size_t n) {
   while (n > 0) {
     std::array<std::uint8_t, crypto_stream_chacha20_ietf_NONCEBYTES> nonce{};
     const std::uint64_t high = block_ >> 32;
-    for (int i = 0; i < 8; ++i) nonce[i] = static_cast<std::uint8_t>(high >> (8 * i));  // little-endian everywhere
+    store_le(nonce.data(), high);  // little-endian everywhere
     const auto counter = static_cast<std::uint32_t>(block_);
     const std::uint64_t blocks_left_in_nonce = (std::uint64_t{1} << 32) - counter;
     const std::size_t blocks = std::min<std::uint64_t>(blocks_left_in_nonce, (n + block_bytes - 1) / block_bytes);
@@ -113,7 +113,7 @@ Rng::Key system_key() {
 Rng::Key seed_key(std::uint64_t seed) {
   ensure_sodium();
   std::array<std::uint8_t, 8> bytes;
-  for (int i = 0; i < 8; ++i) bytes[i] = static_cast<std::uint8_t>(seed >> (8 * i));
+  store_le(bytes.data(), seed);
   static constexpr char personal[] = "shufflempc seed";  // 16 bytes with the NUL
   static_assert(sizeof personal == crypto_generichash_blake2b_PERSONALBYTES);
   std::array<std::uint8_t, crypto_generichash_blake2b_SALTBYTES> salt{};
@@ -148,7 +148,7 @@ std::unique_ptr<Rng> Rng::fork(std::uint64_t label) const {
   std::array<std::uint8_t, crypto_stream_chacha20_ietf_NONCEBYTES> nonce{};
   static constexpr std::uint8_t tag[4] = {'f', 'o', 'r', 'k'};
   std::memcpy(nonce.data(), tag, 4);
-  for (int i = 0; i < 8; ++i) nonce[4 + i] = static_cast<std::uint8_t>(label >> (8 * i));
+  store_le(nonce.data() + 4, label);
   Key child{};
   crypto_stream_chacha20_ietf_xor_ic(child.data(), child.data(), child.size(), nonce.data(), 0, key_.data());
   auto rng = with_key(child);

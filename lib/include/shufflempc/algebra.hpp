@@ -11,6 +11,7 @@
 
 #include <boost/multiprecision/cpp_int.hpp>
 
+#include "shufflempc/little_endian.hpp"
 #include "shufflempc/random.hpp"
 
 namespace shufflempc {
@@ -55,13 +56,12 @@ class ZqSmall {
   // Inline for an 8-byte span (every element of a field below 2^64, 10^5 of them per vector input).
   void encode(std::uint64_t a, std::span<std::uint8_t> out) const {
     if (out.size() != 8) return encode_any(a, out);
-    for (std::size_t i = 0; i < 8; ++i) out[i] = static_cast<std::uint8_t>(a >> (8 * i));
+    store_le(out.data(), a);
   }
   // Throws std::invalid_argument if the bytes encode a value >= q.
   [[nodiscard]] std::uint64_t decode(std::span<const std::uint8_t> in) const {
     if (in.size() != 8) return decode_any(in);
-    std::uint64_t v = 0;
-    for (std::size_t i = 8; i-- > 0;) v = (v << 8) | in[i];
+    const auto v = load_le<std::uint64_t>(in.data());
     if (q_ != 0 && v >= q_) return decode_any(in);  // throws
     return v;
   }

@@ -2,38 +2,15 @@
 // Equal width is what keeps the shuffle anonymous: a message's length must not betray its sender.
 #pragma once
 
-#include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <span>
 #include <utility>
 #include <vector>
 
-namespace shufflempc {
+#include "shufflempc/little_endian.hpp"
 
-// Little-endian fixed-width integers inside message payloads and frames.
-// On a little-endian host these are one copy (the byte loops were not always merged into one move).
-template <class T>
-void store_le(std::uint8_t* out, T v) {
-  if constexpr (std::endian::native == std::endian::little) {
-    std::memcpy(out, &v, sizeof(T));
-  } else {
-    for (std::size_t i = 0; i < sizeof(T); ++i) out[i] = static_cast<std::uint8_t>(static_cast<std::uint64_t>(v) >> (8 * i));
-  }
-}
-template <class T>
-[[nodiscard]] T load_le(const std::uint8_t* in) {
-  if constexpr (std::endian::native == std::endian::little) {
-    T v;
-    std::memcpy(&v, in, sizeof(T));
-    return v;
-  } else {
-    std::uint64_t v = 0;
-    for (std::size_t i = 0; i < sizeof(T); ++i) v |= std::uint64_t{in[i]} << (8 * i);
-    return static_cast<T>(v);
-  }
-}
+namespace shufflempc {
 
 class MessageBatch {
  public:

@@ -11,14 +11,14 @@
 #pragma once
 
 #include <array>
-#include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string_view>
+
+#include "shufflempc/little_endian.hpp"
 
 namespace shufflempc {
 
@@ -38,9 +38,7 @@ class Rng {
   [[nodiscard]] std::uint64_t next_u64() {
     if (pos_ + 8 > avail_) refill_buffer();
     // Little-endian whatever the host, so a seed gives the same numbers on every machine.
-    std::uint64_t v = 0;
-    std::memcpy(&v, buf_.data() + pos_, 8);
-    if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
+    const auto v = load_le<std::uint64_t>(buf_.data() + pos_);
     pos_ += 8;
     return v;
   }
@@ -50,9 +48,7 @@ class Rng {
   }
   [[nodiscard]] std::uint32_t next_u32() {
     if (pos_ + 4 > avail_) refill_buffer();
-    std::uint32_t v = 0;
-    std::memcpy(&v, buf_.data() + pos_, 4);
-    if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap32(v);
+    const auto v = load_le<std::uint32_t>(buf_.data() + pos_);
     pos_ += 4;
     return v;
   }
