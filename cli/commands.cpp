@@ -1,27 +1,19 @@
-// The shufflempc binary's commands (commands.hpp) and the public entry point (shufflempc/cli.hpp).
-// Apart from entry.cpp so that a binary with a table of its own (shufflempc-node) does not link
-// every command.
+// Every command (commands.hpp), the study run in process, and the public entry point
+// (shufflempc/cli.hpp): what a binary with protocols of its own links. Apart from entry.cpp and
+// front_commands.cpp so that a binary with a table of its own (shufflempc, shufflempc-node) does not
+// link every command.
 #include "commands.hpp"
-#include "net_common.hpp"
 #include "shufflempc/cli.hpp"
 
 namespace shufflempc::cli {
 
 const std::vector<Command>& commands() {
-  static const std::vector<Command> all = {
-      {"list", add_list_command},
-      {"run", add_run_command, true},
-      {"demo", add_demo_command},
-      {"study", add_study_command},
-      {"account", add_account_command},
-      {"wedding", add_wedding_command},
-      {"keygen", add_keygen_entry},
-      {"shuffler", add_shuffler_entry},
-      {"party", add_party_command},
-      {"analyzer", add_analyzer_command},
-      {"local", add_local_command, true},
-      {"session", add_session_command},
-      {"verify", add_verify_command}};
+  static const std::vector<Command> all = [] {
+    std::vector<Command> table = front_commands();
+    for (auto& c : table)
+      if (c.add == add_study_forward) c.add = add_study_command;
+    return table;
+  }();
   return all;
 }
 

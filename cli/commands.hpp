@@ -33,6 +33,15 @@ struct Command {
   bool per_protocol = false;
 };
 [[nodiscard]] const std::vector<Command>& commands();
+// The shufflempc binary's table: commands() with `study` forwarded to shufflempc-study beside the
+// binary (add_study_forward), so that the binary, and every `local` run it launches, does not load
+// the study's libraries (MPI, and CLP for the XOR-sum attack) at each start.
+[[nodiscard]] const std::vector<Command>& front_commands();
+// `study` as a forwarder: the same name and summary in --help; its command line, --help included,
+// goes unparsed to `shufflempc-study study ...`, which replaces this process (same pid: mpirun's
+// ranks stay its ranks). A missing shufflempc-study is one error line naming the path.
+void add_study_forward(CLI::App& app, const Registry& registry, Action& action);
+extern const char* const study_summary;
 // The networked commands a party host needs (keygen, shuffler, party, analyzer): shufflempc-node's
 // table, and what `local` starts its processes with when the protocol is a built-in one.
 [[nodiscard]] const std::vector<Command>& node_commands();

@@ -1,5 +1,7 @@
 // shufflempc: secure multiparty computation in the shuffle model. The command line itself is the
 // library shufflempc::cli (shufflempc/cli.hpp), which a binary with protocols of its own links too.
-#include "shufflempc/cli.hpp"
+// This binary's `study` runs in shufflempc-study beside it (commands.hpp, front_commands): the
+// study's libraries (MPI, CLP) then load only there, not at every start of this binary.
+#include "commands.hpp"
 
-int main(int argc, char** argv) { return shufflempc::cli::main(argc, argv); }
+int main(int argc, char** argv) { return shufflempc::cli::run_commands(argc, argv, {}, shufflempc::cli::front_commands()); }

@@ -52,9 +52,7 @@ void write_to(const std::string& path, const std::function<void(std::ostream&)>&
 }  // namespace
 
 void add_study_command(CLI::App& app, const Registry& registry, Action& action) {
-  auto* cmd = app.add_subcommand("study",
-                                 "run a grid of protocols and parameters, repeated seeded trials on every core; CSV, JSON and "
-                                 "gnuplot figures (docs/study.md)");
+  auto* cmd = app.add_subcommand("study", study_summary);
   struct Options {
     std::string preset;
     bool list = false;

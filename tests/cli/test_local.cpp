@@ -167,6 +167,40 @@ TEST_CASE("shufflempc-node has the networked commands only, with the same refusa
   CHECK(std::filesystem::status(tmp / "a.key").permissions() == owner_only);
 }
 
+TEST_CASE("shufflempc runs its study in shufflempc-study and loads neither MPI nor CLP itself") {
+  const std::filesystem::path bin = std::filesystem::path(SHUFFLEMPC_CLI).parent_path();
+  const std::string study = (bin / "shufflempc-study").string();
+  const auto help = run_command({SHUFFLEMPC_CLI, "--help"});
+  CHECK(help.exit_code == 0);
+  CHECK(help.out.find("study") != std::string::npos);
+  // The whole line after `study`, --help included, reaches shufflempc-study.
+  const auto forwarded = run_command({SHUFFLEMPC_CLI, "study", "--help"});
+  const auto direct = run_command({study, "study", "--help"});
+  CHECK(forwarded.exit_code == 0);
+  CHECK(forwarded.out.find("--protocol") != std::string::npos);
+  CHECK(forwarded.out == direct.out);
+  const auto bogus = run_command({SHUFFLEMPC_CLI, "study", "--bogus"});
+  CHECK(bogus.exit_code == 2);
+  CHECK(bogus.err.find("--bogus") != std::string::npos);
+  CHECK(bogus.err.find("usage: shufflempc study") != std::string::npos);
+  // The libraries each binary loads (the dynamic loader's own list); libsodium shows the list is there.
+  const auto libs = [](const std::string& exe) { return run_command({"/usr/bin/env", "LD_DEBUG=libs", exe, "--help"}).err; };
+  const std::string front = libs(SHUFFLEMPC_CLI), back = libs(study);
+  CHECK(front.find("libsodium") != std::string::npos);
+  CHECK(front.find("libClp") == std::string::npos);
+  CHECK(front.find("libmpi") == std::string::npos);
+  CHECK(back.find("libClp") != std::string::npos);
+  // Without shufflempc-study beside it: one line naming the path, exit 1.
+  const test::TempDir tmp("shufflempc-studyfwd");
+  const std::filesystem::path alone = std::filesystem::path(tmp.path()) / "shufflempc";
+  std::filesystem::copy_file(SHUFFLEMPC_CLI, alone);
+  const auto missing = run_command({alone.string(), "study", "--help"});
+  CHECK(missing.exit_code == 1);
+  CHECK(missing.out.empty());
+  CHECK(missing.err == "shufflempc: error: cannot start " + (alone.parent_path() / "shufflempc-study").string() +
+                           " (the study runs in it): No such file or directory\n");
+}
+
 TEST_CASE("shufflempc keygen writes a key file the party command accepts, and bad flags exit 2") {
   const test::TempDir tmp("shufflempc-keygentest");
   const std::string& dir = tmp.path();
