@@ -4,6 +4,7 @@
 #include "shufflempc/random_inputs.hpp"
 
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <stdexcept>
 
@@ -67,7 +68,8 @@ std::optional<std::vector<Value>> read_inputs(const RunArgs& args) {
   const std::string text = read_text_file(args.inputs_file, "--inputs");
   Value all = Value::parse(text, nullptr, false);
   if (!all.is_discarded() && all.is_array()) {
-    inputs.assign(all.begin(), all.end());
+    auto& elements = all.get_ref<Value::array_t&>();
+    inputs.assign(std::make_move_iterator(elements.begin()), std::make_move_iterator(elements.end()));
   } else {
     std::istringstream lines(text);
     std::string line;

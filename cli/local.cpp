@@ -119,6 +119,8 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
   bind_files(base, registry);
   const InterruptGuard guard;  // an interrupted run stops every process; the launcher removes the keys
   const std::string executable = options.executable;
+  // The truth while the processes run: the driver only waits for them meanwhile.
+  const auto all_truth = truth_in_background(*protocol, inputs);
   const net::LaunchResult run = net::LocalLauncher(std::move(base), *protocol, n, std::move(options)).run(inputs);
   for (const auto& what : run.lost) std::cerr << "shufflempc local: warning: " << what << "; its parties count as dropped\n";
 
@@ -134,7 +136,7 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
   const Value& table = run.per_party;
   for (const auto& p : table)
     if (!p["dropped"].get<bool>()) result.party_outputs[p["party"].get<PartyId>()] = p["output"];
-  Value report = make_report(info.name, *protocol, n, result, inputs);
+  Value report = make_report(info.name, *protocol, n, result, inputs, all_truth);
   report["transport"] = "tcp";
   report["processes"] = {{"shuffler", 1},
                          {"mix_servers", la.mix_servers - 1},

@@ -6,8 +6,12 @@
 
 namespace shufflempc::cli {
 
+std::shared_future<std::optional<Value>> truth_in_background(const Protocol& protocol, const std::vector<Value>& inputs) {
+  return std::async(std::launch::async, [&protocol, &inputs] { return protocol.truth(inputs); }).share();
+}
+
 Value make_report(const std::string& name, const Protocol& protocol, std::size_t parties, const RunResult& result,
-                  const std::vector<Value>& inputs) {
+                  const std::vector<Value>& inputs, const std::shared_future<std::optional<Value>>& all_truth) {
   Value report = {{"protocol", name},
                   {"parties", parties},
                   {"rounds", protocol.rounds()},
@@ -17,14 +21,18 @@ Value make_report(const std::string& name, const Protocol& protocol, std::size_t
                   {"seconds", result.seconds},
                   {"dropped", result.dropped}};
   // The truth is over the parties who submitted: a dropped party's input is in no estimate.
-  std::vector<Value> submitted_inputs;
-  submitted_inputs.reserve(inputs.size());
-  for (std::size_t i = 0, d = 0; i < inputs.size(); ++i) {
-    while (d < result.dropped.size() && result.dropped[d] < i) ++d;
-    if (d < result.dropped.size() && result.dropped[d] == i) continue;
-    submitted_inputs.push_back(inputs[i]);
-  }
-  if (auto truth = protocol.truth(submitted_inputs)) {
+  const auto submitted_truth = [&]() -> std::optional<Value> {
+    if (result.dropped.empty()) return all_truth.valid() ? all_truth.get() : protocol.truth(inputs);
+    std::vector<Value> submitted_inputs;
+    submitted_inputs.reserve(inputs.size());
+    for (std::size_t i = 0, d = 0; i < inputs.size(); ++i) {
+      while (d < result.dropped.size() && result.dropped[d] < i) ++d;
+      if (d < result.dropped.size() && result.dropped[d] == i) continue;
+      submitted_inputs.push_back(inputs[i]);
+    }
+    return protocol.truth(submitted_inputs);
+  };
+  if (auto truth = submitted_truth()) {
     report["truth"] = *truth;
     if (protocol.has_error())
       if (auto err = result_error(result.output, *truth)) report["error"] = *err;

@@ -2,7 +2,9 @@
 // analyzer process's report that `local` assembles into it.
 #pragma once
 
+#include <future>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,10 +14,17 @@
 
 namespace shufflempc::cli {
 
+// The truth over every party's input, computed on a thread of its own (std::async): `local` starts
+// it before its run, while the driver's core would otherwise wait, and make_report takes it when no
+// party dropped. The protocol's const methods are safe to call concurrently (runtime.hpp), and
+// `protocol` and `inputs` must outlive the result.
+[[nodiscard]] std::shared_future<std::optional<Value>> truth_in_background(const Protocol& protocol, const std::vector<Value>& inputs);
 // The report every run prints: protocol, parties, rounds, output, truth, error, messages, bytes,
-// seconds, dropped, and the protocol's own details.
+// seconds, dropped, and the protocol's own details. The truth is over the parties who submitted:
+// `all_truth` (truth_in_background of the same inputs), if given, when none dropped.
 [[nodiscard]] Value make_report(const std::string& name, const Protocol& protocol, std::size_t parties,
-                                const RunResult& result, const std::vector<Value>& inputs);
+                                const RunResult& result, const std::vector<Value>& inputs,
+                                const std::shared_future<std::optional<Value>>& all_truth = {});
 // One JSON line, or the text form (long values cut at 200 characters).
 void print_report(const Value& report, bool json);
 

@@ -2,6 +2,7 @@
 #include <sys/resource.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include <fmt/format.h>
 
@@ -224,6 +225,22 @@ TEST_CASE("shufflempc keygen writes a key file the party command accepts, and ba
   Process bad({SHUFFLEMPC_CLI, "local", "counting", "--parties", "10", "--parties-per-process", "0"}, dir + "/err2");
   CHECK(bad.wait() == 2);
   CHECK(slurp(dir + "/err2").find("parties-per-process") != std::string::npos);
+}
+
+TEST_CASE("shufflempc local: the report's truth is over the parties who submitted") {
+  // Every input is 1, so the truth counts the parties it covers. Without dropouts `local` computes
+  // it while the processes run; with them, after, over the submitters only.
+  const test::TempDir tmp("shufflempc-localtest");
+  const std::string err = tmp / "err", inputs = tmp / "ones.json";
+  std::ofstream(inputs) << Value(std::vector<int>(300, 1)).dump();
+  for (const int dropouts : {0, 3}) {
+    CAPTURE(dropouts);
+    const Value v = run_json({SHUFFLEMPC_CLI, "local", "counting", "--parties", "300", "--noise", "calibrated", "--inputs", inputs,
+                              "--dropouts", std::to_string(dropouts), "--seed", "4", "--json"},
+                             err);
+    CHECK(v["dropped"].size() == static_cast<std::size_t>(dropouts));
+    CHECK(v["truth"] == 300 - dropouts);
+  }
 }
 
 TEST_CASE("shufflempc local: a party process that dies is a dropout, the run stands when enough parties submitted") {
