@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <mutex>
 #include <stdexcept>
 
 namespace shufflempc {
@@ -25,6 +26,37 @@ Value Protocol::describe() const { return Value::object(); }
 
 RoundDriver::RoundDriver(const Protocol& protocol, AnonymousChannel& channel, Rng& rng, std::size_t total_parties)
     : protocol_(protocol), channel_(channel), rng_(rng), total_parties_(total_parties) {}
+
+namespace {
+
+// parallel_for whose error is the lowest index's that threw, the one a loop in index order gives,
+// whatever the threads' timing: every index runs (an error stops none), then that error is
+// rethrown. On one thread, a plain loop. For the parties of one process, whose errors (a bad input,
+// a message refused) name the party: the same run names the same party every time.
+template <class F>
+void parallel_for_lowest_error(std::size_t count, unsigned threads, F&& body) {
+  if (threads <= 1 || count <= 1) {
+    for (std::size_t i = 0; i < count; ++i) body(i);
+    return;
+  }
+  std::mutex m;
+  std::size_t lowest = count;
+  std::exception_ptr error;
+  parallel_for(count, threads, [&](std::size_t i) {
+    try {
+      body(i);
+    } catch (...) {
+      const std::lock_guard lock(m);
+      if (i < lowest) {
+        lowest = i;
+        error = std::current_exception();
+      }
+    }
+  });
+  if (error) std::rethrow_exception(error);
+}
+
+}  // namespace
 
 void RoundDriver::add_party(PartyId id, const Value& input) {
   if (id >= total_parties_)
@@ -44,16 +76,8 @@ void RoundDriver::add_parties(PartyId first, std::span<const Value> inputs) {
     return;
   }
   std::vector<std::unique_ptr<Party>> made(inputs.size());
-  std::vector<std::exception_ptr> failed(inputs.size());
-  parallel_for(inputs.size(), hardware_threads(), [&](std::size_t i) {
-    try {
-      made[i] = protocol_.make_party(first + static_cast<PartyId>(i), inputs[i]);
-    } catch (...) {
-      failed[i] = std::current_exception();
-    }
-  });
-  for (const auto& e : failed)
-    if (e) std::rethrow_exception(e);
+  parallel_for_lowest_error(inputs.size(), hardware_threads(),
+                            [&](std::size_t i) { made[i] = protocol_.make_party(first + static_cast<PartyId>(i), inputs[i]); });
   parties_.reserve(parties_.size() + made.size());
   for (std::size_t i = 0; i < made.size(); ++i) parties_.emplace_back(first + static_cast<PartyId>(i), std::move(made[i]));
 }
@@ -66,7 +90,8 @@ namespace {
 // `heavy`; else body(0, false) on this thread, timed, and if it took RoundDriver::heavy_party or more
 // `heavy` becomes true and the rest run on the threads, else on this thread in order (alone = false).
 // prepare() runs once before any call with alone = true. For the few parties of a garbled circuit or
-// of a long vector's shares, each milliseconds of work.
+// of a long vector's shares, each milliseconds of work. Spread or not, an error is the lowest
+// party's (parallel_for_lowest_error).
 template <class Prepare, class F>
 void spread_if_heavy(std::size_t count, unsigned threads, bool& heavy, Prepare&& prepare, F&& body) {
   if (count == 0) return;
@@ -78,7 +103,7 @@ void spread_if_heavy(std::size_t count, unsigned threads, bool& heavy, Prepare&&
     heavy = threads > 1 && std::chrono::steady_clock::now() - start >= RoundDriver::heavy_party;
   }
   if (heavy && from < count) prepare();
-  parallel_for(count - from, heavy ? threads : 1, [&](std::size_t i) { body(from + i, heavy); });
+  parallel_for_lowest_error(count - from, heavy ? threads : 1, [&](std::size_t i) { body(from + i, heavy); });
 }
 
 }  // namespace
@@ -135,7 +160,7 @@ RunResult RoundDriver::run(const RunOptions& options) {
       part.parties.push_back({id, first, part.messages.count() - first});
     };
     if (blocks > 1) {
-      parallel_for(blocks, threads, [&](std::size_t b) {
+      parallel_for_lowest_error(blocks, threads, [&](std::size_t b) {
         for (std::size_t k = active.size() * b / blocks; k < active.size() * (b + 1) / blocks; ++k) send(parts[b], k);
       });
     } else {
@@ -182,7 +207,7 @@ RunResult RoundDriver::run(const RunOptions& options) {
           auto& [id, party] = parties_[i];
           if (!gone[id]) party->receive(r, output, outcome);
         };
-        if (wide) parallel_for(parties_.size(), threads, receive);
+        if (wide) parallel_for_lowest_error(parties_.size(), threads, receive);
         else spread_if_heavy(parties_.size(), threads, heavy_parties, [] {}, [&](std::size_t i, bool) { receive(i); });
       }
       if (analyzer_) analyzer_->receive(r, *outcome.output, outcome, *analyzer_rng);

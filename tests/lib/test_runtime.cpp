@@ -8,6 +8,7 @@
 #include "shufflempc/registry.hpp"
 #include "support/failing_channel.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <set>
@@ -156,7 +157,67 @@ class SlowToMakeProtocol final : public Protocol {
     Value result() override { return "done"; }
   };
 };
+
+// Heavy parties of which parties 1 and 2 fail, in `send` or in `receive`: party 2 at once, party 1
+// only once party 2 has failed (or after 30 s, made one after the other). Spread over threads,
+// party 2's error comes first in time; the driver must still report party 1's.
+class TwoFailuresProtocol final : public Protocol {
+ public:
+  explicit TwoFailuresProtocol(bool in_send) : in_send(in_send) {}
+  bool heavy_parties() const override { return true; }
+  std::uint32_t rounds() const override { return 1; }
+  RoundShape round(std::uint32_t) const override { return RoundShape::exactly(2, Delivery::all_parties, 1); }
+  std::unique_ptr<Party> make_party(PartyId id, const Value&) const override { return std::make_unique<P>(*this, id); }
+  std::unique_ptr<Analyzer> make_analyzer() const override { return std::make_unique<A>(); }
+  Value random_input(PartyId, std::string_view, Rng&) const override { return nullptr; }
+
+  void fail(PartyId id) const {
+    if (id == 2) {
+      failed_2 = true;
+      throw std::runtime_error("party 2 failed");
+    }
+    if (id != 1) return;
+    const auto start = std::chrono::steady_clock::now();
+    while (!failed_2 && std::chrono::steady_clock::now() - start < std::chrono::seconds(30)) std::this_thread::yield();
+    throw std::runtime_error("party 1 failed");
+  }
+  mutable std::atomic<bool> failed_2{false};
+  const bool in_send;
+
+ private:
+  struct P final : Party {
+    P(const TwoFailuresProtocol& proto, PartyId id) : proto(proto), id(id) {}
+    void send(std::uint32_t, Rng&, MessageBatch& out) override {
+      if (proto.in_send) proto.fail(id);
+      std::fill_n(out.append().begin(), 2, std::uint8_t{0});
+    }
+    void receive(std::uint32_t, const MessageBatch&, const RoundOutcome&) override {
+      if (!proto.in_send) proto.fail(id);
+    }
+    Value output() const override { return nullptr; }
+    const TwoFailuresProtocol& proto;
+    PartyId id;
+  };
+  struct A final : Analyzer {
+    void receive(std::uint32_t, const MessageBatch&, const RoundOutcome&, Rng&) override {}
+    Value result() override { return nullptr; }
+  };
+};
 }  // namespace
+
+TEST_CASE("RoundDriver: when several heavy parties fail in a round, the error is the lowest party's, whatever the threads' timing") {
+  if (hardware_threads() < 2) {
+    MESSAGE("one hardware thread: the parties cannot fail out of order here");
+    return;
+  }
+  for (const bool in_send : {true, false}) {
+    CAPTURE(in_send);
+    TwoFailuresProtocol proto(in_send);
+    SeededRng rng(58);
+    CHECK_THROWS_WITH_AS((void)run_in_process(proto, std::vector<Value>(4, nullptr), rng), "party 1 failed", std::runtime_error);
+    CHECK(proto.failed_2.load());  // party 2 ran too, and failed first when the threads were several
+  }
+}
 
 TEST_CASE("RoundDriver: heavy parties are made from their inputs on several threads, and a bad input names the lowest such party") {
   SUBCASE("made at the same time") {
