@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "net/harness.hpp"
+#include "shufflempc/files.hpp"
 #include "support/temp_dir.hpp"
 
 namespace {
@@ -200,6 +201,22 @@ TEST_CASE("shufflempc runs its study in shufflempc-study and loads neither MPI n
   CHECK(missing.out.empty());
   CHECK(missing.err == "shufflempc: error: cannot start " + (alone.parent_path() / "shufflempc-study").string() +
                            " (the study runs in it): No such file or directory\n");
+}
+
+TEST_CASE("the binaries load no library from the directory they are run in") {
+  // Files named like the shared libraries every binary needs, none of them a library: a run path
+  // with an empty entry (the current directory) would make the dynamic loader take them and fail.
+  const test::TempDir tmp("shufflempc-cwdlibs");
+  for (const char* name : {"libfmt.so.9", "libstdc++.so.6", "libm.so.6", "libgcc_s.so.1", "libc.so.6", "libsodium.so.23"})
+    write_private_file(tmp.path() + "/" + name, "not a library\n", "decoy");
+  const std::filesystem::path bin = std::filesystem::path(SHUFFLEMPC_CLI).parent_path();
+  for (const char* exe : {"shufflempc", "shufflempc-node", "shufflempc-study"}) {
+    CAPTURE(exe);
+    const auto r = run_command({"/bin/sh", "-c", "cd \"$1\" && exec \"$2\" --help", "sh", tmp.path(), (bin / exe).string()});
+    CHECK(r.exit_code == 0);
+    CHECK(r.err.empty());
+    CHECK(r.out.find("shufflempc") != std::string::npos);
+  }
 }
 
 TEST_CASE("shufflempc keygen writes a key file the party command accepts, and bad flags exit 2") {
