@@ -185,13 +185,21 @@ TEST_CASE("shufflempc runs its study in shufflempc-study and loads neither MPI n
   CHECK(bogus.exit_code == 2);
   CHECK(bogus.err.find("--bogus") != std::string::npos);
   CHECK(bogus.err.find("usage: shufflempc study") != std::string::npos);
-  // The libraries each binary loads (the dynamic loader's own list); libsodium shows the list is there.
+  // The libraries each binary loads (the dynamic loader's own list); libstdc++ shows the list is there.
   const auto libs = [](const std::string& exe) { return run_command({"/usr/bin/env", "LD_DEBUG=libs", exe, "--help"}).err; };
-  const std::string front = libs(SHUFFLEMPC_CLI), back = libs(study);
-  CHECK(front.find("libsodium") != std::string::npos);
+  const std::string front = libs(SHUFFLEMPC_CLI), back = libs(study), node = libs((bin / "shufflempc-node").string());
+  for (const std::string* list : {&front, &back, &node}) CHECK(list->find("libstdc++.so") != std::string::npos);
   CHECK(front.find("libClp") == std::string::npos);
   CHECK(front.find("libmpi") == std::string::npos);
   CHECK(back.find("libClp") != std::string::npos);
+  // The binaries a `local` run starts many of carry libsodium, GMP and libcrypto themselves where the
+  // build found their static archives (cmake/static_deps.cmake); shufflempc-study loads them shared.
+  for (const char* shared : std::initializer_list<const char*>{SHUFFLEMPC_STATIC_LIBS}) {
+    CAPTURE(shared);
+    CHECK(front.find(shared) == std::string::npos);
+    CHECK(node.find(shared) == std::string::npos);
+    CHECK(back.find(shared) != std::string::npos);
+  }
   // Without shufflempc-study beside it: one line naming the path, exit 1.
   const test::TempDir tmp("shufflempc-studyfwd");
   const std::filesystem::path alone = std::filesystem::path(tmp.path()) / "shufflempc";
