@@ -54,7 +54,10 @@ namespace shufflempc::circuit::gf128 {
 
 [[nodiscard]] inline Block mul(const Block& a, const Block& b) {
 #if defined(__x86_64__)
-  static const bool clmul = __builtin_cpu_supports("pclmul");
+  // libsodium's own detection (ensure_sodium runs its sodium_init first): __builtin_cpu_supports
+  // would link libgcc's CPU-model constructor, a dozen CPUID instructions at every process start,
+  // each a trap to the hypervisor on a virtual machine.
+  static const bool clmul = (ensure_sodium(), sodium_runtime_has_pclmul() != 0);
   if (clmul) return mul_clmul(a, b);
 #endif
   return mul_serial(a, b);
