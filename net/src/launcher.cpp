@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
 #include <system_error>
@@ -20,6 +21,13 @@
 
 namespace shufflempc::net {
 namespace {
+
+// Where a fresh session directory goes: under $TMPDIR when it is set, as for any temporary file,
+// else under /tmp.
+std::string session_parent() {
+  const char* t = std::getenv("TMPDIR");
+  return t != nullptr && *t != '\0' ? t : "/tmp";
+}
 
 // A private directory for the session's files: made fresh (and removed at the end) or the one the
 // caller keeps.
@@ -35,8 +43,10 @@ class SessionDir {
       std::filesystem::permissions(path_, std::filesystem::perms::owner_all, std::filesystem::perm_options::replace);
       return;
     }
-    char tmpl[] = "/tmp/shufflempc-local-XXXXXX";
-    if (::mkdtemp(tmpl) == nullptr) throw std::system_error(errno, std::generic_category(), "mkdtemp");
+    const std::string parent = session_parent();
+    std::string tmpl = parent + "/shufflempc-local-XXXXXX";
+    if (::mkdtemp(tmpl.data()) == nullptr)
+      throw std::system_error(errno, std::generic_category(), "cannot make the session directory under " + parent + (parent == "/tmp" ? "" : " ($TMPDIR)"));
     path_ = tmpl;
   }
   ~SessionDir() {
@@ -227,7 +237,10 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
     a.insert(a.end(), common.begin(), common.end());
     std::string drops;
     for (PartyId id : options_.dropouts)
-      if (id >= first && id <= last) drops += (drops.empty() ? "" : ",") + std::to_string(id);
+      if (id >= first && id <= last) {
+        if (!drops.empty()) drops += ',';
+        drops += std::to_string(id);
+      }
     if (!drops.empty()) a.insert(a.end(), {"--dropouts", drops});
     if (options_.kill_party_process && options_.kill_before_round && first / k == *options_.kill_party_process)
       a.insert(a.end(), {"--fault-kill-before-round", std::to_string(*options_.kill_before_round)});

@@ -324,6 +324,35 @@ TEST_CASE("shufflempc local: interrupted, it stops every process and removes its
   CHECK(slurp(err).find("interrupted by signal 2: every process of the run was stopped and its temporary keys removed") != std::string::npos);
 }
 
+TEST_CASE("shufflempc local: its session files go under TMPDIR when it is set, else under /tmp") {
+  const test::TempDir tmp("shufflempc-sessiondir");
+  const std::vector<std::string> command = {SHUFFLEMPC_CLI, "local", "mpc2", "--parties", "3", "--function", "inner-product", "--length", "4"};
+  const auto run_with = [&](std::vector<std::string> env) {
+    env.insert(env.begin(), "/usr/bin/env");
+    env.insert(env.end(), command.begin(), command.end());
+    return run_command(env);
+  };
+  const auto session_dir = [](const CommandResult& r) {
+    const std::string marker = "session files in ";
+    const auto at = r.out.find(marker);
+    REQUIRE_MESSAGE(at != std::string::npos, r.out << r.err);
+    return r.out.substr(at + marker.size(), r.out.find(" (removed", at) - at - marker.size());
+  };
+  for (const bool set : {true, false}) {
+    CAPTURE(set);
+    const auto r = run_with(set ? std::vector<std::string>{"TMPDIR=" + tmp.path()} : std::vector<std::string>{"-u", "TMPDIR"});
+    CHECK(r.exit_code == 0);
+    const std::string dir = session_dir(r);
+    CHECK(dir.rfind((set ? tmp.path() : std::string("/tmp")) + "/shufflempc-local-", 0) == 0);
+    CHECK_FALSE(std::filesystem::exists(dir));
+  }
+  // A TMPDIR that is not a directory: one line naming the path, before any process starts.
+  const auto bad = run_with({"TMPDIR=" + tmp.path() + "/missing"});
+  CHECK(bad.exit_code == 1);
+  CHECK(bad.out.empty());
+  CHECK(bad.err == "shufflempc: error: cannot make the session directory under " + tmp.path() + "/missing ($TMPDIR): No such file or directory\n");
+}
+
 TEST_CASE("shufflempc local: more party processes than descriptors is one clear line before any key is made") {
   rlimit lim{};
   REQUIRE(::getrlimit(RLIMIT_NOFILE, &lim) == 0);
