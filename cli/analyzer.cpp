@@ -35,6 +35,7 @@ void add_analyzer_command(CLI::App& app, const Registry& registry, Action& actio
     action = [o, &registry] {
       const auto& [key, transcript, client] = *o;
       const auto config = net::SessionConfig::load(client.config_path);
+      const WarmUp warm_up(config, registry);  // beside building the protocol, reading keys, connecting
       if (!transcript.empty() && config.mix != net::MixKind::verifiable)
         throw std::invalid_argument("--transcript needs a session over a verifiable chain (its config's mix is " + to_string(config.mix) + ")");
       auto protocol = session_protocol(config, registry);

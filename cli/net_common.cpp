@@ -56,6 +56,17 @@ std::unique_ptr<Protocol> session_protocol(const net::SessionConfig& config, con
   return protocol;
 }
 
+WarmUp::WarmUp(const net::SessionConfig& config, const Registry& registry) {
+  const ProtocolInfo* info = registry.find(config.protocol);
+  if (info == nullptr || !info->warm_up) return;
+  thread_ = std::jthread([info, &config] {
+    try {
+      info->warm_up(Params::parse(info->params, config.params));
+    } catch (...) {
+    }
+  });
+}
+
 Value read_json_file(const std::string& path, const std::string& what) {
   Value v = Value::parse(read_text_file(path, what), nullptr, false);
   if (v.is_discarded()) throw std::invalid_argument(what + " " + path + " is not JSON");

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include <CLI/CLI.hpp>
@@ -40,6 +41,17 @@ void bind_files(net::SessionConfig& config, const Registry& registry);
 // std::invalid_argument naming the parameter and the file, or the round, otherwise. For the
 // parties and the analyzer; the shuffler never builds the protocol.
 [[nodiscard]] std::unique_ptr<Protocol> session_protocol(const net::SessionConfig& config, const Registry& registry);
+
+// The session protocol's ProtocolInfo::warm_up, if it has one, on a thread of its own while the
+// process builds the protocol, reads its keys and connects; joined when this goes (declare it after
+// the config). An error there (a bad parameter) is left to the protocol's creation to report.
+class WarmUp {
+ public:
+  WarmUp(const net::SessionConfig& config, const Registry& registry);
+
+ private:
+  std::jthread thread_;
+};
 
 // Options shared by the party and analyzer processes.
 struct ClientArgs {

@@ -66,6 +66,7 @@ void add_party_command(CLI::App& app, const Registry& registry, Action& action) 
     action = [o, &registry] {
       const auto& [ids, key, key_dir, key_bundle, input, inputs_file, dropouts, kill_before_round, client] = *o;
       const auto config = net::SessionConfig::load(client.config_path);
+      const WarmUp warm_up(config, registry);  // beside building the protocol, reading keys, connecting
       auto protocol = session_protocol(config, registry);
       const auto [first, last] = parse_ids(ids, config.parties);
       if (int{!key.empty()} + int{!key_dir.empty()} + int{!key_bundle.empty()} != 1)

@@ -7,6 +7,22 @@
 namespace shufflempc::circuit {
 namespace {
 
+// AES-128-ECB from OpenSSL's default provider, fetched once per process. OpenSSL 3 builds every
+// cipher of the provider at the first fetch in a process (about 1 ms), which warm_up lets a process
+// pay on a background thread. Freed at exit before OpenSSL's own clean-up, which the fetch
+// registered first.
+const EVP_CIPHER* aes_128_ecb() {
+  static const struct Fetched {
+    EVP_CIPHER* cipher = EVP_CIPHER_fetch(nullptr, "AES-128-ECB", nullptr);
+    Fetched() = default;
+    Fetched(const Fetched&) = delete;
+    Fetched& operator=(const Fetched&) = delete;
+    ~Fetched() { EVP_CIPHER_free(cipher); }
+  } fetched;
+  if (fetched.cipher == nullptr) throw std::runtime_error("the garbling hash: OpenSSL's default provider has no AES-128-ECB");
+  return fetched.cipher;
+}
+
 // AES-128 under the public fixed key: one ECB context per thread (a context is not shared between
 // threads), made on first use.
 class FixedKeyAes {
@@ -15,7 +31,7 @@ class FixedKeyAes {
     std::array<std::uint8_t, 16> key{};
     static const char label[] = "shufflempc garbling hash: fixed AES-128 key";
     crypto_generichash(key.data(), key.size(), reinterpret_cast<const unsigned char*>(label), sizeof label - 1, nullptr, 0);
-    if (ctx_ == nullptr || EVP_EncryptInit_ex(ctx_, EVP_aes_128_ecb(), nullptr, key.data(), nullptr) != 1 ||
+    if (ctx_ == nullptr || EVP_EncryptInit_ex(ctx_, aes_128_ecb(), nullptr, key.data(), nullptr) != 1 ||
         EVP_CIPHER_CTX_set_padding(ctx_, 0) != 1)
       throw std::runtime_error("the garbling hash could not set up AES-128 (OpenSSL)");
   }
@@ -93,6 +109,14 @@ void check(std::size_t n) {
 }  // namespace
 
 const char* to_string(GarblingHash h) { return h == GarblingHash::aes ? "aes" : "chacha20"; }
+
+// A fetch of its own, freed at once: OpenSSL keeps what the first fetch builds in its method store,
+// where aes_128_ecb's fetch then finds it. (Through aes_128_ecb itself, a first use arriving during
+// the warm-up would wait on the static's guard for a thread that competes for the cores; this way
+// it never waits for the warm-up.)
+void warm_up(GarblingHash h) {
+  if (h == GarblingHash::aes) EVP_CIPHER_free(EVP_CIPHER_fetch(nullptr, "AES-128-ECB", nullptr));
+}
 
 void hash4_many(GarblingHash h, const Block* keys, std::uint64_t gate, const std::uint8_t* sides, std::size_t n, Block (*out)[4]) {
   check(n);

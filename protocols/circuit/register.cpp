@@ -96,6 +96,10 @@ void register_circuit(Registry& registry) {
          o.chaff = static_cast<std::size_t>(p.integer("chaff"));
          o.hash = p.text("hash") == "chacha20" ? circuit::GarblingHash::chacha20 : circuit::GarblingHash::aes;
          return circuit::make_protocol(std::move(c), pop.parties, o, pop.min_parties);
+       },
+       // The garbling hash's first use (garble.hpp), for every variant that garbles (bgw does not).
+       .warm_up = [](const Params& p) {
+         if (p.text("variant") != "bgw") circuit::warm_up(p.text("hash") == "chacha20" ? circuit::GarblingHash::chacha20 : circuit::GarblingHash::aes);
        }});
 }
 

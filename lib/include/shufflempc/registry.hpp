@@ -35,6 +35,13 @@ struct ProtocolInfo {
   std::vector<InputForm> random_inputs;
   // Builds a configured protocol; throws std::invalid_argument on a bad combination.
   std::function<std::unique_ptr<Protocol>(const Params&, const Population&)> create;
+  // Optional: one-time work of a process that will run this protocol's parties or analyzer, which
+  // needs no protocol object (the circuit protocol fetches OpenSSL's AES-128: about 1 ms the first
+  // time). A networked party or analyzer process runs it on a thread of its own from the moment it
+  // has read the session config, while it builds the protocol, reads its keys and connects. It must
+  // be safe beside the protocol's own first use of the same thing (a function-local static is), and
+  // nothing may depend on it having run.
+  std::function<void(const Params&)> warm_up;
 };
 
 class Registry {

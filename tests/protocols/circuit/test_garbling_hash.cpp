@@ -4,8 +4,10 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "circuit/garble.hpp"
@@ -143,4 +145,29 @@ TEST_CASE("garbling hash: half-gates AES-128 and the circuit protocol give the s
       CHECK(run_in_process(*p, inputs, rng).output == "69c4e0d86a7b0430d8cdb78070b4c55a");
     }
   CHECK_THROWS_WITH_AS(registry.create("circuit", {{"hash", "sha1"}}, 3), doctest::Contains("hash"), std::invalid_argument);
+}
+
+TEST_CASE("garbling hash: a warm-up beside threads that hash leaves every hash as computed alone") {
+  // Run alone (each case is its own process), this is the process's first use of AES: the warm-ups
+  // (the hash's and the circuit protocol's registered one) and four hashing threads all reach the
+  // fetch at once.
+  const Registry registry = builtin_registry();
+  const ProtocolInfo& circuit = registry.get("circuit");
+  REQUIRE(circuit.warm_up);
+  const Params params = Params::parse(circuit.params, {{"circuit", "adder64"}});
+  const Block k{0x0123456789abcdefull, 0xfedcba9876543210ull};
+  std::vector<std::array<Block, 4>> got(4);
+  {
+    std::vector<std::jthread> threads;
+    threads.emplace_back([] { warm_up(GarblingHash::aes); });
+    threads.emplace_back([&circuit, &params] { circuit.warm_up(params); });
+    for (std::size_t t = 0; t < got.size(); ++t) threads.emplace_back([&got, &k, t] { hash4(GarblingHash::aes, k, 5, 1, got[t].data()); });
+    warm_up(GarblingHash::chacha20);  // nothing to do
+  }
+  for (const auto& out : got) {
+    CHECK(hex_of(out[0]) == "842f8e006bc974c8ce64bc3b2f79aa5f");  // the first case's value
+    CHECK(hex_of(out[3]) == "5f6dcdf9c0e21fe6b1bd9e4d719df37f");
+  }
+  // A protocol without one-time work registers none.
+  CHECK_FALSE(registry.get("counting").warm_up);
 }
