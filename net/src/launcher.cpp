@@ -4,10 +4,13 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <stdlib.h>
+#include <linux/magic.h>
 #include <sys/socket.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
@@ -22,18 +25,25 @@
 namespace shufflempc::net {
 namespace {
 
-// Where a fresh session directory goes: under $TMPDIR when it is set, as for any temporary file,
-// else under /tmp.
-std::string session_parent() {
-  const char* t = std::getenv("TMPDIR");
-  return t != nullptr && *t != '\0' ? t : "/tmp";
+// Where a fresh session directory goes: under $TMPDIR when it is set, as for any temporary file;
+// else in memory, under /dev/shm, when that is a tmpfs we may write with room for twice the
+// session's files (`bytes`) and 64 MiB besides (a container's default /dev/shm is 64 MB): the secret
+// keys then never reach a disk, and making, writing and removing the run's files costs no
+// journaling file system's work (docs/PERFORMANCE.md); else under /tmp.
+std::string session_parent(std::uintmax_t bytes) {
+  if (const char* t = std::getenv("TMPDIR"); t != nullptr && *t != '\0') return t;
+  struct statfs fs {};
+  if (::statfs("/dev/shm", &fs) == 0 && fs.f_type == TMPFS_MAGIC && ::access("/dev/shm", W_OK | X_OK) == 0 &&
+      static_cast<std::uintmax_t>(fs.f_bavail) * static_cast<std::uintmax_t>(fs.f_bsize) >= 2 * bytes + (std::uintmax_t{64} << 20))
+    return "/dev/shm";
+  return "/tmp";
 }
 
-// A private directory for the session's files: made fresh (and removed at the end) or the one the
-// caller keeps.
+// A private directory for the session's files: made fresh for about `bytes` of them (and removed at
+// the end), or the one the caller keeps.
 class SessionDir {
  public:
-  explicit SessionDir(const std::string& keep) : keep_(!keep.empty()) {
+  SessionDir(const std::string& keep, std::uintmax_t bytes) : keep_(!keep.empty()) {
     if (keep_) {
       path_ = keep;
       // Keys, inputs and outputs go here: never through a symbolic link to somewhere else.
@@ -43,10 +53,11 @@ class SessionDir {
       std::filesystem::permissions(path_, std::filesystem::perms::owner_all, std::filesystem::perm_options::replace);
       return;
     }
-    const std::string parent = session_parent();
+    const std::string parent = session_parent(bytes);
     std::string tmpl = parent + "/shufflempc-local-XXXXXX";
     if (::mkdtemp(tmpl.data()) == nullptr)
-      throw std::system_error(errno, std::generic_category(), "cannot make the session directory under " + parent + (parent == "/tmp" ? "" : " ($TMPDIR)"));
+      throw std::system_error(errno, std::generic_category(),
+                              "cannot make the session directory under " + parent + (parent == "/tmp" || parent == "/dev/shm" ? "" : " ($TMPDIR)"));
     path_ = tmpl;
   }
   ~SessionDir() {
@@ -157,8 +168,25 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
                            " party processes, and the analyzer's)");
   }
 
+  // Each party process's inputs, as its file will hold them: their size goes into the choice of
+  // the session directory.
+  std::vector<std::string> input_texts;
+  std::uintmax_t bytes = std::uintmax_t{1} << 20;
+  for (std::size_t first = 0; first < n; first += k) {
+    const std::size_t last = std::min(n, first + k) - 1;
+    std::string text = "[";
+    for (std::size_t id = first; id <= last; ++id) {
+      if (id > first) text += ',';
+      text += inputs[id].dump();
+    }
+    text += "]\n";
+    bytes += text.size();
+    input_texts.push_back(std::move(text));
+  }
+  bytes += std::uintmax_t{n} * 512;  // a party's keys in its bundle, its public key in the config, its line of output
+
   // Keys, config and inputs in the private directory.
-  const SessionDir dir(options_.keep_dir);
+  const SessionDir dir(options_.keep_dir, bytes);
   SystemRng key_rng;
   SessionConfig base = base_;
   base.deadline = options_.deadline;
@@ -171,14 +199,9 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
     return dir / ("inputs-" + std::to_string(first) + "-" + std::to_string(last) + ".json");
   };
   for (std::size_t first = 0; first < n; first += k) {
-    const std::size_t last = std::min(n, first + k) - 1;
-    std::string text = "[";
-    for (std::size_t id = first; id <= last; ++id) {
-      if (id > first) text += ',';
-      text += inputs[id].dump();
-    }
-    text += "]\n";
-    write_private_file(inputs_file(first, last), text, "inputs file");
+    std::string& text = input_texts[first / k];
+    write_private_file(inputs_file(first, std::min(n, first + k) - 1), text, "inputs file");
+    std::string().swap(text);
   }
 
   const auto start = std::chrono::steady_clock::now();
