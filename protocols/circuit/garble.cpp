@@ -7,13 +7,16 @@
 namespace shufflempc::circuit {
 namespace {
 
+// AES-128-ECB from OpenSSL's default provider (nullptr if it has none): the caller owns it.
+EVP_CIPHER* fetch_aes_128_ecb() { return EVP_CIPHER_fetch(nullptr, "AES-128-ECB", nullptr); }
+
 // AES-128-ECB from OpenSSL's default provider, fetched once per process. OpenSSL 3 builds every
 // cipher of the provider at the first fetch in a process (about 1 ms), which warm_up lets a process
 // pay on a background thread. Freed at exit before OpenSSL's own clean-up, which the fetch
 // registered first.
 const EVP_CIPHER* aes_128_ecb() {
   static const struct Fetched {
-    EVP_CIPHER* cipher = EVP_CIPHER_fetch(nullptr, "AES-128-ECB", nullptr);
+    EVP_CIPHER* cipher = fetch_aes_128_ecb();
     Fetched() = default;
     Fetched(const Fetched&) = delete;
     Fetched& operator=(const Fetched&) = delete;
@@ -115,7 +118,7 @@ const char* to_string(GarblingHash h) { return h == GarblingHash::aes ? "aes" : 
 // the warm-up would wait on the static's guard for a thread that competes for the cores; this way
 // it never waits for the warm-up.)
 void warm_up(GarblingHash h) {
-  if (h == GarblingHash::aes) EVP_CIPHER_free(EVP_CIPHER_fetch(nullptr, "AES-128-ECB", nullptr));
+  if (h == GarblingHash::aes) EVP_CIPHER_free(fetch_aes_128_ecb());
 }
 
 void hash4_many(GarblingHash h, const Block* keys, std::uint64_t gate, const std::uint8_t* sides, std::size_t n, Block (*out)[4]) {

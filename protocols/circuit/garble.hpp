@@ -57,8 +57,9 @@ inline constexpr std::size_t block_bytes = 16;
 enum class GarblingHash { aes, chacha20 };
 [[nodiscard]] const char* to_string(GarblingHash h);
 
-// What the first use of `h` in a process costs, paid now (Protocol::warm_up): for aes, fetching
-// AES-128-ECB from OpenSSL's default provider. Safe beside concurrent hashing.
+// What the first use of `h` in a process costs, paid now (the circuit protocol's
+// ProtocolInfo::warm_up): for aes, fetching AES-128-ECB from OpenSSL's default provider. Safe
+// beside concurrent hashing.
 void warm_up(GarblingHash h);
 
 // H(keys[i], gate, sides[i]) for i < n: four blocks each, out[i][0..3]. n is at most 8; the blocks

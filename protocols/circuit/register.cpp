@@ -13,6 +13,11 @@ namespace shufflempc::protocols {
 namespace {
 
 // --owners "0,1": the party owning each input group.
+// The `hash` parameter (choices aes and chacha20, checked by Params::parse).
+circuit::GarblingHash garbling_hash(const Params& p) {
+  return p.text("hash") == "chacha20" ? circuit::GarblingHash::chacha20 : circuit::GarblingHash::aes;
+}
+
 std::vector<PartyId> parse_owners(const std::string& text) {
   std::vector<PartyId> owners;
   if (text == "auto") return owners;
@@ -94,12 +99,12 @@ void register_circuit(Registry& registry) {
          o.delivery = delivery == "esa" || (delivery == "auto" && o.variant == circuit::Variant::designated_garbler) ? Delivery::analyzer_only
                                                                                                     : Delivery::all_parties;
          o.chaff = static_cast<std::size_t>(p.integer("chaff"));
-         o.hash = p.text("hash") == "chacha20" ? circuit::GarblingHash::chacha20 : circuit::GarblingHash::aes;
+         o.hash = garbling_hash(p);
          return circuit::make_protocol(std::move(c), pop.parties, o, pop.min_parties);
        },
        // The garbling hash's first use (garble.hpp), for every variant that garbles (bgw does not).
        .warm_up = [](const Params& p) {
-         if (p.text("variant") != "bgw") circuit::warm_up(p.text("hash") == "chacha20" ? circuit::GarblingHash::chacha20 : circuit::GarblingHash::aes);
+         if (p.text("variant") != "bgw") circuit::warm_up(garbling_hash(p));
        }});
 }
 
