@@ -25,7 +25,7 @@ void add_keygen_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("keygen", "generate an X25519 key pair (party, shuffler or analyzer identity)");
   struct Options {
     std::string out, parties;
-    bool mix_server = false, verifiable = false;
+    bool mix_server = false, verifiable = false, one_key = false;
   };
   auto o = std::make_shared<Options>();  // owned by the callback, so it lives as long as the App
   cmd->add_option("--out,-o", o->out, "key file to write (mode 0600); its public key is printed")->required();
@@ -39,9 +39,13 @@ void add_keygen_command(CLI::App& app, Action& action) {
   cmd->add_option("--parties", o->parties,
                   "FIRST-LAST: a key bundle for this range of parties (party --key-bundle) instead of one key; prints one public key "
                   "per line, party FIRST first (lines of session --party-keys)");
+  cmd->add_flag("--one-key", o->one_key,
+                "with --parties: one key for the whole range (a host that runs them in one process, as local does); prints KEY COUNT, "
+                "one line of session --party-keys");
   cmd->callback([o, &action] {
     action = [o] {
-      const auto& [out, parties, mix_server, verifiable] = *o;
+      const auto& [out, parties, mix_server, verifiable, one_key] = *o;
+      if (one_key && parties.empty()) throw std::invalid_argument("--one-key needs --parties FIRST-LAST");
       SystemRng rng;
       if (!parties.empty()) {
         if (mix_server || verifiable) throw std::invalid_argument(std::string("--parties and ") + (mix_server ? "--mix-server" : "--verifiable") + " exclude each other");
@@ -49,7 +53,14 @@ void add_keygen_command(CLI::App& app, Action& action) {
         const auto [first, last] = parse_ids(parties, std::size_t{net::analyzer_id}, "--parties");
         if (std::size_t{last} - first + 1 > most)
           throw std::invalid_argument("--parties may name at most " + std::to_string(most) + " parties in one bundle, got " + parties);
-        std::vector<net::SecretKey> secrets(std::size_t{last} - first + 1);
+        const std::size_t count = std::size_t{last} - first + 1;
+        if (one_key) {
+          const auto key = net::KeyPair::generate(rng);
+          net::KeyBundle::save_one_key(out, first, count, key);
+          std::cout << to_hex(key.public_key()) << ' ' << count << '\n';
+          return 0;
+        }
+        std::vector<net::SecretKey> secrets(count);
         for (auto& s : secrets) rng.fill(s);
         net::KeyBundle bundle{first, net::key_pairs_from(secrets)};
         sodium_memzero(secrets.data(), secrets.size() * sizeof(net::SecretKey));

@@ -3,13 +3,16 @@
 // same file (the shuffler refuses a process whose config differs).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "commands.hpp"
 #include "common.hpp"
 #include "net_common.hpp"
 #include "shufflempc/files.hpp"
+#include "shufflempc/numbers.hpp"
 #include "shufflempc/net/keys.hpp"
 #include "shufflempc/net/tcp.hpp"
 
@@ -52,7 +55,9 @@ void add_session_command(CLI::App& app, const Registry& registry, Action& action
                   "what the chain carries: decryption (onion records; default) or verifiable (ElGamal records with a proof of shuffle "
                   "per server; every --mix-server-keys item and --analyzer-key then carry an ElGamal key: keygen --verifiable)")
       ->check(CLI::IsMember({"decryption", "verifiable"}));
-  cmd->add_option("--party-keys", o->party_keys, "file with one public key (hex, as keygen prints it) per line; line i is party i")
+  cmd->add_option("--party-keys", o->party_keys,
+                  "file with one public key (hex, as keygen prints it) per line, in party order; a line KEY N gives N consecutive "
+                  "parties that one key (keygen --parties FIRST-LAST --one-key)")
       ->required();
   cmd->add_option("--mix-server-keys", o->mix_servers,
                   "a chain of mix servers, in order, the shuffler first: KEY:SIGNING_KEY of each (as keygen --mix-server prints "
@@ -95,9 +100,16 @@ void add_session_command(CLI::App& app, const Registry& registry, Action& action
       for (std::string line; std::getline(lines, line);) {
         ++number;
         if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-        std::string hex;
-        std::istringstream(line) >> hex;
-        c.party_keys.push_back(net::parse_public_key(hex, "--party-keys line " + std::to_string(number)));
+        const std::string where = "--party-keys line " + std::to_string(number);
+        std::istringstream fields(line);
+        std::string hex, count, extra;
+        fields >> hex >> count >> extra;
+        if (!extra.empty()) throw std::invalid_argument(where + " must be KEY or KEY COUNT, got '" + line + "'");
+        const std::size_t most = 100'000'000 - std::min<std::size_t>(c.party_keys.size(), 100'000'000);  // a config's most parties
+        const auto n = count.empty() ? std::optional<std::uint64_t>{1} : parse_unsigned(count, most);
+        if (!n || *n == 0)
+          throw std::invalid_argument(where + ": the party count must be in [1, " + std::to_string(most) + "], got '" + count + "'");
+        c.party_keys.insert(c.party_keys.end(), static_cast<std::size_t>(*n), net::parse_public_key(hex, where));
       }
       c.parties = c.party_keys.size();
       c.min_parties = o->min_parties;

@@ -8,6 +8,7 @@
 #include <sodium.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -73,6 +74,7 @@ const KeyPair& KeyBundle::of(PartyId id) const {
 
 void KeyBundle::save(const std::string& path) const {
   if (keys.empty()) throw std::invalid_argument("a key bundle holds at least one key");
+  if (keys.size() > 1 && shares_one_key()) return save_one_key(path, first, keys.size(), keys.front());
   std::string text = "{\"first\":" + std::to_string(first) + ",\"secret_keys\":[";
   text.reserve(text.size() + keys.size() * (2 * (2 * secret_key_bytes + 4)) + 32);
   for (std::size_t i = 0; i < keys.size(); ++i) text += (i ? ",\"" : "\"") + to_hex(keys[i].secret_key()) + "\"";
@@ -83,15 +85,48 @@ void KeyBundle::save(const std::string& path) const {
   sodium_memzero(text.data(), text.size());
 }
 
+void KeyBundle::save_one_key(const std::string& path, PartyId first, std::size_t parties, const KeyPair& key) {
+  // {"first": F, "parties": N, "secret_key": hex, "public_key": hex}
+  std::string text = "{\"first\":" + std::to_string(first) + ",\"parties\":" + std::to_string(parties) + ",\"secret_key\":\"" +
+                     to_hex(key.secret_key()) + "\",\"public_key\":\"" + to_hex(key.public_key()) + "\"}\n";
+  write_private_file(path, text, "key bundle");
+  sodium_memzero(text.data(), text.size());
+}
+
+bool KeyBundle::shares_one_key() const {
+  return std::all_of(keys.begin(), keys.end(), [&](const KeyPair& k) {
+    return k.public_key() == keys.front().public_key() && sodium_memcmp(k.secret_key().data(), keys.front().secret_key().data(), secret_key_bytes) == 0;
+  });
+}
+
 KeyBundle KeyBundle::load(const std::string& path) {
   check_private_file(path, "key bundle");
   std::string text = read_text_file(path, "key bundle");
   const Value v = Value::parse(text, nullptr, false);
   sodium_memzero(text.data(), text.size());
-  if (v.is_discarded() || !v.is_object() || !v.contains("first") || !v["first"].is_number_unsigned() || !v.contains("secret_keys") ||
-      !v["secret_keys"].is_array() || v["secret_keys"].empty())
+  if (v.is_discarded() || !v.is_object() || !v.contains("first") || !v["first"].is_number_unsigned())
     throw std::invalid_argument("key bundle " + path + " is not a shufflempc key bundle (JSON with first and a non-empty secret_keys)");
   const auto first = v["first"].get<std::uint64_t>();
+  if (v.contains("parties")) {  // one key for every party of the bundle
+    constexpr std::uint64_t most = 100'000'000;  // as a session config's parties
+    if (!v["parties"].is_number_integer() || v["parties"].get<std::int64_t>() < 1 || v["parties"].get<std::uint64_t>() > most ||
+        !v.contains("secret_key") || !v["secret_key"].is_string() || !v.contains("public_key") || !v["public_key"].is_string())
+      throw std::invalid_argument("key bundle " + path + ": one key for many parties needs parties in [1, " + std::to_string(most) +
+                                  "], secret_key and public_key");
+    const auto n = v["parties"].get<std::uint64_t>();
+    if (first + n - 1 >= analyzer_id)
+      throw std::invalid_argument("key bundle " + path + ": parties " + std::to_string(first) + " onwards are out of range");
+    SecretKey secret{};
+    from_hex(v["secret_key"].get<std::string>(), secret, path + ": secret key");
+    const KeyPair k = KeyPair::from_stored(secret, parse_public_key(v["public_key"].get<std::string>(), path + ": public key"));
+    sodium_memzero(secret.data(), secret.size());
+    KeyBundle b;
+    b.first = static_cast<PartyId>(first);
+    b.keys.assign(static_cast<std::size_t>(n), k);
+    return b;
+  }
+  if (!v.contains("secret_keys") || !v["secret_keys"].is_array() || v["secret_keys"].empty())
+    throw std::invalid_argument("key bundle " + path + " is not a shufflempc key bundle (JSON with first and a non-empty secret_keys)");
   const auto& list = v["secret_keys"];
   if (first + list.size() - 1 >= analyzer_id)
     throw std::invalid_argument("key bundle " + path + ": parties " + std::to_string(first) + " onwards are out of range");
@@ -249,20 +284,43 @@ SessionConfig SessionConfig::from_json(const Value& j) {
           throw std::invalid_argument(where + "'s ElGamal key repeats mix_chain[" + std::to_string(k) + "]'s");
     }
   }
+  // Each item is one party's key, or {"key": KEY, "parties": N}: one key for the next N parties.
   const Value& keys = field("party_keys");
-  if (!keys.is_array() || keys.size() != c.parties)
-    throw std::invalid_argument("session config: 'party_keys' must list one key per party (" + std::to_string(c.parties) + ")");
+  const auto count_mismatch = [&] {
+    return std::invalid_argument("session config: 'party_keys' must list one key per party (" + std::to_string(c.parties) + ")");
+  };
+  if (!keys.is_array()) throw count_mismatch();
   c.party_keys.reserve(c.parties);
   for (std::size_t i = 0; i < keys.size(); ++i) {
-    if (!keys[i].is_string()) throw std::invalid_argument("session config: party_keys[" + std::to_string(i) + "] must be a string");
-    c.party_keys.push_back(parse_public_key(keys[i].get<std::string>(), "session config: party_keys[" + std::to_string(i) + "]"));
+    const std::string where = "session config: party_keys[" + std::to_string(i) + "]";
+    const Value& k = keys[i];
+    if (k.is_string()) {
+      if (c.party_keys.size() == c.parties) throw count_mismatch();
+      c.party_keys.push_back(parse_public_key(k.get<std::string>(), where));
+      continue;
+    }
+    if (!k.is_object() || k.size() != 2 || !k.contains("key") || !k["key"].is_string() || !k.contains("parties") ||
+        !k["parties"].is_number_integer() || k["parties"].get<std::int64_t>() < 1)
+      throw std::invalid_argument(where + " must be a key (64 hex digits) or {\"key\": KEY, \"parties\": N} with N >= 1 (one key for N parties)");
+    const auto n = k["parties"].get<std::uint64_t>();
+    if (n > c.parties - c.party_keys.size()) throw count_mismatch();
+    c.party_keys.insert(c.party_keys.end(), static_cast<std::size_t>(n), parse_public_key(k["key"].get<std::string>(), where + ".key"));
   }
+  if (c.party_keys.size() != c.parties) throw count_mismatch();
   return c;
 }
 
 Value SessionConfig::to_json() const {
+  // A run of parties with one key is written once (its JSON, and so the digest, of a config with a
+  // key for each party is as before).
   Value keys = Value::array();
-  for (const auto& k : party_keys) keys.push_back(to_hex(k));
+  for (std::size_t i = 0; i < party_keys.size();) {
+    std::size_t end = i + 1;
+    while (end < party_keys.size() && party_keys[end] == party_keys[i]) ++end;
+    if (end - i == 1) keys.push_back(to_hex(party_keys[i]));
+    else keys.push_back({{"key", to_hex(party_keys[i])}, {"parties", end - i}});
+    i = end;
+  }
   Value shapes = Value::array();
   for (const auto& r : rounds)
     shapes.push_back({{"width", r.width}, {"delivery", to_string(r.delivery)}, {"min_messages", r.min_messages}, {"max_messages", r.max_messages}});

@@ -190,8 +190,11 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
   SystemRng key_rng;
   SessionConfig base = base_;
   base.deadline = options_.deadline;
-  const LocalDeployment local = LocalDeployment::create(n, key_rng, std::move(base), options_.mix_servers);
-  local.save(dir.path(), k);  // one key bundle per party process
+  // One key for the parties of each party process, in one bundle each: the process holds all their
+  // secrets either way, and the shuffler and the process then make one X25519 for it, not one per
+  // party (at 10^6 parties, 3·10^6 fewer).
+  const LocalDeployment local = LocalDeployment::create(n, key_rng, std::move(base), options_.mix_servers, k);
+  local.save(dir.path(), k);
   const std::string config_path = dir / session_config_file;
   // Each party process gets its own parties' inputs only (mode 0600): it parses no one else's, as a
   // host of a real deployment holds only its own.

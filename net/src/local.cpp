@@ -16,9 +16,10 @@ std::string party_key_bundle_file(const std::string& dir, PartyId first, PartyId
 
 std::string mix_server_key_file(const std::string& dir, std::size_t hop) { return dir + "/mix-server-" + std::to_string(hop) + ".key"; }
 
-LocalDeployment LocalDeployment::create(std::size_t parties, Rng& rng, SessionConfig base, std::size_t chain) {
+LocalDeployment LocalDeployment::create(std::size_t parties, Rng& rng, SessionConfig base, std::size_t chain, std::size_t parties_per_key) {
   if (chain < 1 || chain > max_mix_servers)
     throw std::invalid_argument("mix servers must be in [1, " + std::to_string(max_mix_servers) + "], got " + std::to_string(chain));
+  if (parties_per_key < 1) throw std::invalid_argument("parties per key must be at least 1, got 0");
   LocalDeployment d;
   d.config = std::move(base);
   rng.fill(d.config.session);
@@ -29,12 +30,14 @@ LocalDeployment LocalDeployment::create(std::size_t parties, Rng& rng, SessionCo
   d.config.analyzer_key = d.analyzer.public_key();
   d.config.party_keys.clear();
   d.config.party_keys.reserve(parties);
-  // The secrets drawn in party order (the keys KeyPair::generate would make), the public keys
-  // computed on every core.
-  std::vector<SecretKey> secrets(parties);
+  // The secrets drawn in party order, one for each block of parties_per_key parties (the keys
+  // KeyPair::generate would make), the public keys computed on every core.
+  std::vector<SecretKey> secrets((parties + parties_per_key - 1) / parties_per_key);
   for (auto& s : secrets) rng.fill(s);
-  d.parties = key_pairs_from(secrets);
+  const std::vector<KeyPair> keys = key_pairs_from(secrets);
   sodium_memzero(secrets.data(), secrets.size() * secret_key_bytes);
+  d.parties.reserve(parties);
+  for (std::size_t p = 0; p < parties; ++p) d.parties.push_back(keys[p / parties_per_key]);
   for (const auto& k : d.parties) d.config.party_keys.push_back(k.public_key());
   d.config.mix_chain.clear();
   if (chain > 1) {

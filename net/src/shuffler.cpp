@@ -979,7 +979,9 @@ struct TcpShuffler::Impl {
     if (--open_connections == 0 && linger) linger->cancel();
   }
 
-  // K_p for every party of a session, on every core (one X25519 each, about 35 us).
+  // K_p for every party of a session, on every core: one X25519 (about 35 us) for each run of
+  // consecutive parties with one key (a party process's parties under `local`, or a host's), copied
+  // to the rest of its run.
   static void compute_statics(ServedSession& s, const KeyPair& keys) {
     const auto& cfg = s.config;
     std::vector<detail::StaticSecret> statics(cfg.parties);
@@ -991,12 +993,18 @@ struct TcpShuffler::Impl {
       std::vector<detail::StaticSecret>& v;
       ~Wipe() { sodium_memzero(v.data(), v.size() * sizeof(detail::StaticSecret)); }
     } wipe{statics};
-    parallel_for(cfg.parties, hardware_cores(), [&](std::size_t p) {
+    std::vector<std::size_t> runs;  // the first party of each run
+    for (std::size_t p = 0; p < cfg.parties; ++p)
+      if (p == 0 || cfg.party_keys[p] != cfg.party_keys[p - 1]) runs.push_back(p);
+    parallel_for(runs.size(), hardware_cores(), [&](std::size_t r) {
+      const std::size_t p = runs[r];
       try {
         statics[p] = detail::static_secret(keys.secret_key(), cfg.party_keys[p]);
       } catch (const std::system_error&) {
         throw std::invalid_argument("party_keys[" + std::to_string(p) + "] is not a usable X25519 public key");
       }
+      const std::size_t end = r + 1 < runs.size() ? runs[r + 1] : cfg.parties;
+      std::fill(statics.begin() + static_cast<std::ptrdiff_t>(p) + 1, statics.begin() + static_cast<std::ptrdiff_t>(end), statics[p]);
     });
     s.parties_tree = detail::IdentityTree(statics);
   }

@@ -490,11 +490,19 @@ TcpChannel::TcpChannel(const SessionConfig& config, std::vector<Identity> identi
     im.analyzer = im.links.size();
     im.links.push_back(std::move(l));
   }
-  // Each identity's static secret with the shuffler (one X25519 each), folded into its link's proof.
+  // Each identity's static secret with the shuffler, folded into its link's proof: one X25519 for
+  // each run of consecutive identities holding one key.
   for (auto& l : im.links) {
     std::vector<detail::StaticSecret> secrets;
     secrets.reserve(l.identities.size());
-    for (std::size_t i : l.identities) secrets.push_back(detail::static_secret(im.identities[i].keys.secret_key(), config.shuffler_key));
+    const KeyPair* previous = nullptr;
+    for (std::size_t i : l.identities) {
+      const KeyPair& k = im.identities[i].keys;
+      const bool same = previous && previous->public_key() == k.public_key() &&
+                        sodium_memcmp(previous->secret_key().data(), k.secret_key().data(), secret_key_bytes) == 0;
+      secrets.push_back(same ? secrets.back() : detail::static_secret(k.secret_key(), config.shuffler_key));
+      previous = &k;
+    }
     l.proof = detail::identity_proof(secrets, l.first == analyzer_id ? 0 : l.first);
     sodium_memzero(secrets.data(), secrets.size() * sizeof(detail::StaticSecret));
     l.link = std::make_shared<SecureLink>(tcp::socket(im.io), im.limits);

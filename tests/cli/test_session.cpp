@@ -5,6 +5,9 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "net/harness.hpp"
 #include "shufflempc/files.hpp"
@@ -32,6 +35,34 @@ std::string make_keys(const std::string& dir) {
   return shuffler_pub;
 }
 
+// One run of dir/session.json as separate hosts would make it: the shuffler, the analyzer and one
+// party process per item of `parties` (its arguments after `party --config`; `--connect` is
+// added). Every process must exit 0; returns the analyzer's report and sets `address` to the
+// shuffler's.
+Value run_hosts(const std::string& dir, const std::vector<std::vector<std::string>>& parties, std::string& address) {
+  Process shuffler({SHUFFLEMPC_CLI, "shuffler", "--config", dir + "/session.json", "--key", dir + "/shuffler.key", "--json"},
+                   dir + "/shuffler.log");
+  const std::string line = shuffler.read_line();
+  REQUIRE_MESSAGE(line.rfind("listening on 127.0.0.1:", 0) == 0, line << slurp(dir + "/shuffler.log"));
+  address = line.substr(std::string("listening on ").size());
+  Process analyzer({SHUFFLEMPC_CLI, "analyzer", "--config", dir + "/session.json", "--key", dir + "/analyzer.key", "--connect",
+                    address, "--json"},
+                   dir + "/analyzer.log");
+  std::vector<std::unique_ptr<Process>> hosts;
+  for (std::size_t i = 0; i < parties.size(); ++i) {
+    std::vector<std::string> args = {SHUFFLEMPC_CLI, "party", "--config", dir + "/session.json"};
+    args.insert(args.end(), parties[i].begin(), parties[i].end());
+    args.insert(args.end(), {"--connect", address});
+    hosts.push_back(std::make_unique<Process>(args, dir + "/parties-" + std::to_string(i) + ".log"));
+  }
+  for (std::size_t i = 0; i < hosts.size(); ++i) CHECK_MESSAGE(hosts[i]->wait() == 0, slurp(dir + "/parties-" + std::to_string(i) + ".log"));
+  const Value report = Value::parse(analyzer.read_line(std::chrono::seconds(30)), nullptr, false);
+  CHECK_MESSAGE(analyzer.wait() == 0, slurp(dir + "/analyzer.log"));
+  CHECK(shuffler.wait() == 0);
+  REQUIRE_FALSE(report.is_discarded());
+  return report;
+}
+
 }  // namespace
 
 TEST_CASE("shufflempc session writes the config every process of a multi-host run reads") {
@@ -56,22 +87,8 @@ TEST_CASE("shufflempc session writes the config every process of a multi-host ru
     std::ofstream in(dir + "/inputs.json");
     in << "[1, 1, 0]\n";
   }
-  Process shuffler({SHUFFLEMPC_CLI, "shuffler", "--config", dir + "/session.json", "--key", dir + "/shuffler.key", "--json"},
-                   dir + "/shuffler.log");
-  const std::string line = shuffler.read_line();
-  REQUIRE_MESSAGE(line.rfind("listening on 127.0.0.1:", 0) == 0, line << slurp(dir + "/shuffler.log"));
-  const std::string address = line.substr(std::string("listening on ").size());
-  Process analyzer({SHUFFLEMPC_CLI, "analyzer", "--config", dir + "/session.json", "--key", dir + "/analyzer.key", "--connect",
-                    address, "--json"},
-                   dir + "/analyzer.log");
-  Process parties({SHUFFLEMPC_CLI, "party", "--config", dir + "/session.json", "--id", "0-2", "--key-dir", dir, "--inputs",
-                   dir + "/inputs.json", "--connect", address, "--json"},
-                  dir + "/parties.log");
-  CHECK_MESSAGE(parties.wait() == 0, slurp(dir + "/parties.log"));
-  const Value report = Value::parse(analyzer.read_line(std::chrono::seconds(30)), nullptr, false);
-  CHECK_MESSAGE(analyzer.wait() == 0, slurp(dir + "/analyzer.log"));
-  CHECK(shuffler.wait() == 0);
-  REQUIRE_FALSE(report.is_discarded());
+  std::string address;
+  const Value report = run_hosts(dir, {{"--id", "0-2", "--key-dir", dir, "--inputs", dir + "/inputs.json", "--json"}}, address);
   CHECK(report["messages"] == 3);
 
   // --listen-fd must name a listening TCP socket this process inherited (as `local` passes one),
@@ -379,4 +396,74 @@ TEST_CASE("the multi-host commands of a chain of mix servers: keygen --mix-serve
 
 TEST_CASE("the multi-host commands of a verifiable chain: keygen --verifiable, session --mix verifiable, analyzer --transcript, verify") {
   multi_host_chain(true);
+}
+
+TEST_CASE("shufflempc session: a host's range of parties under one key (keygen --one-key, a KEY COUNT line) runs, and a bad line is named") {
+  const test::TempDir tmp("shufflempc-sessiontest");
+  const std::string& dir = tmp.path();
+  const auto keygen = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {SHUFFLEMPC_CLI, "keygen"});
+    Process p(args, dir + "/keygen.err");
+    const std::string line = p.read_line();
+    REQUIRE_MESSAGE(p.wait() == 0, slurp(dir + "/keygen.err"));
+    return line;
+  };
+  const std::string shuffler_pub = keygen({"--out", dir + "/shuffler.key"});
+  (void)keygen({"--out", dir + "/analyzer.key"});
+  const std::string one = keygen({"--out", dir + "/party-0.key"});
+  const std::string range = keygen({"--parties", "1-4", "--one-key", "--out", dir + "/parties-1-4.keys"});
+  REQUIRE(range.size() == 64 + 2);
+  CHECK(range.substr(64) == " 4");
+  {
+    std::ofstream keys(dir + "/party-keys.txt");
+    keys << one << '\n' << range << '\n';
+  }
+  Process session({SHUFFLEMPC_CLI, "session", "--protocol", "central-laplace", "--param", "epsilon=2", "--shuffler-key", shuffler_pub,
+                   "--analyzer-key", dir + "/analyzer.key", "--party-keys", dir + "/party-keys.txt", "--out", dir + "/session.json"},
+                  dir + "/session.err");
+  CHECK(session.read_line().find("with 5 parties written to") != std::string::npos);
+  REQUIRE_MESSAGE(session.wait() == 0, slurp(dir + "/session.err"));
+  const auto config = net::SessionConfig::load(dir + "/session.json");
+  REQUIRE(config.parties == 5);
+  for (PartyId id = 1; id <= 4; ++id) CHECK(to_hex(config.party_keys[id]) == range.substr(0, 64));
+  CHECK(to_hex(config.party_keys[0]) == one);
+  CHECK(net::KeyBundle::load(dir + "/parties-1-4.keys").shares_one_key());
+  // The largest range keygen takes in one bundle is still one key in a file of one line.
+  const std::string most = keygen({"--parties", "0-9999999", "--one-key", "--out", dir + "/parties-0-9999999.keys"});
+  CHECK(most.substr(64) == " 10000000");
+  CHECK(std::filesystem::file_size(dir + "/parties-0-9999999.keys") < 256);
+
+  // The run: party 0 with its key file, parties 1-4 in one process with the one-key bundle.
+  {
+    std::ofstream in(dir + "/inputs.json");
+    in << "[1, 0, 1, 1, 0]\n";
+  }
+  std::string address;
+  const Value report = run_hosts(dir,
+                                 {{"--id", "0", "--key", dir + "/party-0.key", "--inputs", dir + "/inputs.json"},
+                                  {"--id", "1-4", "--key-bundle", dir + "/parties-1-4.keys", "--inputs", dir + "/inputs.json"}},
+                                 address);
+  CHECK(report["messages"] == 5);
+
+  // A line with a zero, a negative or a non-numeric count, or a third field: one line naming it, exit 2.
+  for (const auto& [text, expected] : std::vector<std::pair<std::string, std::string>>{
+           {one + " 0", "--party-keys line 1: the party count must be in [1, 100000000], got '0'"},
+           {one + " -3", "--party-keys line 1: the party count must be in [1, 100000000], got '-3'"},
+           {one + " many", "--party-keys line 1: the party count must be in [1, 100000000], got 'many'"},
+           {one + " 2 3", "--party-keys line 1 must be KEY or KEY COUNT"}}) {
+    CAPTURE(text);
+    {
+      std::ofstream keys(dir + "/bad-keys.txt");
+      keys << text << '\n';
+    }
+    Process bad({SHUFFLEMPC_CLI, "session", "--protocol", "central-laplace", "--param", "epsilon=2", "--shuffler-key", shuffler_pub,
+                 "--analyzer-key", dir + "/analyzer.key", "--party-keys", dir + "/bad-keys.txt", "--out", dir + "/bad.json"},
+                dir + "/bad.err");
+    CHECK(bad.wait() == 2);
+    CHECK(slurp(dir + "/bad.err").find(expected) != std::string::npos);
+  }
+  // --one-key without --parties.
+  Process lone({SHUFFLEMPC_CLI, "keygen", "--one-key", "--out", dir + "/lone.key"}, dir + "/lone.err");
+  CHECK(lone.wait() == 2);
+  CHECK(slurp(dir + "/lone.err").find("--one-key needs --parties FIRST-LAST") != std::string::npos);
 }

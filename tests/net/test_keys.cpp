@@ -3,7 +3,9 @@
 
 #include <sys/stat.h>
 
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 
@@ -217,4 +219,90 @@ TEST_CASE("session config: a missing or mistyped field is named, and addresses a
   CHECK_THROWS_WITH_AS((void)split_address("localhost", "--shuffler"), doctest::Contains("--shuffler must be HOST:PORT"), std::invalid_argument);
   CHECK_THROWS_WITH_AS((void)split_address("h:70000", "--shuffler"), doctest::Contains("port must be an integer in [0, 65535]"),
                        std::invalid_argument);
+}
+
+TEST_CASE("session config: parties sharing one key are written as one run and read back party by party, and a bad run is named") {
+  SeededRng rng(34);
+  SessionConfig c = sample_config(rng);
+  const PublicKey shared = KeyPair::generate(rng).public_key();
+  const PublicKey single = KeyPair::generate(rng).public_key();
+  c.parties = 6;
+  c.party_keys = {shared, shared, shared, single, shared, shared};
+  const Value v = c.to_json();
+  REQUIRE(v["party_keys"].size() == 3);
+  CHECK(v["party_keys"][0] == Value({{"key", to_hex(shared)}, {"parties", 3}}));
+  CHECK(v["party_keys"][1] == to_hex(single));
+  CHECK(v["party_keys"][2] == Value({{"key", to_hex(shared)}, {"parties", 2}}));
+  const SessionConfig back = SessionConfig::from_json(v);
+  CHECK(back.party_keys == c.party_keys);
+  CHECK(back.digest() == c.digest());
+  // A config with a key per party is written as before: one string each.
+  const Value distinct = sample_config(rng).to_json();
+  CHECK(distinct["party_keys"][0].is_string());
+  CHECK(distinct["party_keys"][1].is_string());
+  // A run that overruns the party count, a zero or missing count, a bad key, an extra field.
+  Value bad = v;
+  bad["party_keys"][2]["parties"] = 3;
+  CHECK_THROWS_WITH_AS((void)SessionConfig::from_json(bad), doctest::Contains("one key per party (6)"), std::invalid_argument);
+  bad = v;
+  bad["party_keys"][2]["parties"] = 1;
+  CHECK_THROWS_WITH_AS((void)SessionConfig::from_json(bad), doctest::Contains("one key per party (6)"), std::invalid_argument);
+  for (const Value item : {Value({{"key", to_hex(shared)}, {"parties", 0}}), Value({{"key", to_hex(shared)}}),
+                           Value({{"key", to_hex(shared)}, {"parties", -2}}), Value({{"key", to_hex(shared)}, {"parties", 2}, {"x", 1}}),
+                           Value(7)}) {
+    CAPTURE(item.dump());
+    bad = v;
+    bad["party_keys"][2] = item;
+    CHECK_THROWS_WITH_AS((void)SessionConfig::from_json(bad), doctest::Contains("party_keys[2] must be a key (64 hex digits) or"),
+                         std::invalid_argument);
+  }
+  bad = v;
+  bad["party_keys"][0]["key"] = "abcd";
+  CHECK_THROWS_WITH_AS((void)SessionConfig::from_json(bad), doctest::Contains("party_keys[0].key"), std::invalid_argument);
+}
+
+TEST_CASE("key bundles: one key for a range of parties is stored once and loads as every party's key") {
+  SeededRng rng(35);
+  KeyBundle b;
+  b.first = 10;
+  b.keys.assign(5, KeyPair::generate(rng));
+  CHECK(b.shares_one_key());
+  const test::TempDir tmp("shufflempc-keystest");
+  const std::string path = tmp.path() + "/parties-10-14.keys";
+  b.save(path);
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text.find("\"parties\":5") != std::string::npos);
+  CHECK(text.find("secret_keys") == std::string::npos);
+  struct stat st {};
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  const KeyBundle back = KeyBundle::load(path);
+  CHECK(back.first == 10);
+  CHECK(back.last() == 14);
+  for (PartyId id = 10; id <= 14; ++id) {
+    CHECK(back.of(id).public_key() == b.keys[0].public_key());
+    CHECK(back.of(id).secret_key() == b.keys[0].secret_key());
+  }
+  CHECK_THROWS_WITH_AS((void)back.of(15), doctest::Contains("party 15 is not in the key bundle (it holds parties 10-14)"), std::invalid_argument);
+  // Two keys in one bundle: stored key by key, as before.
+  b.keys[3] = KeyPair::generate(rng);
+  CHECK_FALSE(b.shares_one_key());
+  std::filesystem::remove(path);
+  b.save(path);
+  CHECK(KeyBundle::load(path).of(13).public_key() == b.keys[3].public_key());
+  CHECK(KeyBundle::load(path).of(12).public_key() == b.keys[0].public_key());
+  const std::string hex_key = to_hex(b.keys[0].secret_key()), hex_pub = to_hex(b.keys[0].public_key());
+  for (const std::string junk : {R"({"first":0,"parties":0,"secret_key":")" + hex_key + R"(","public_key":")" + hex_pub + "\"}",
+                                 R"({"first":0,"parties":100000001,"secret_key":")" + hex_key + R"(","public_key":")" + hex_pub + "\"}",
+                                 R"({"first":0,"parties":2,"public_key":")" + hex_pub + "\"}",
+                                 R"({"first":4294967290,"parties":9,"secret_key":")" + hex_key + R"(","public_key":")" + hex_pub + "\"}"}) {
+    CAPTURE(junk);
+    const std::string bad = tmp.path() + "/bad.keys";
+    std::filesystem::remove(bad);
+    { std::ofstream(bad) << junk; }
+    ::chmod(bad.c_str(), 0600);
+    const std::string expected = "key bundle " + bad;
+    CHECK_THROWS_WITH_AS((void)KeyBundle::load(bad), doctest::Contains(expected.c_str()), std::invalid_argument);
+  }
 }

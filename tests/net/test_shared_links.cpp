@@ -254,6 +254,41 @@ TEST_CASE("shared links: a link claiming parties whose keys it does not all hold
   CHECK(sh.log().find("key confirmation failed: the peer does not hold the secret keys of the identities it claims") != std::string::npos);
 }
 
+TEST_CASE("shared links: parties sharing one key: its holder proves any of its run, not a party of another run") {
+  // Parties 0..2 hold key A and 3..5 key B, as `local` gives each party process one key.
+  NetSession s(6, 82, 0, std::chrono::seconds(20));
+  for (PartyId id : {1, 2}) s.parties[id] = s.parties[0];
+  for (PartyId id : {4, 5}) s.parties[id] = s.parties[3];
+  for (PartyId id = 0; id < 6; ++id) s.config.party_keys[id] = s.parties[id].public_key();
+  s.config.save(s.path("session.json"));
+  REQUIRE(s.config.to_json()["party_keys"].size() == 2);
+  ShufflerProcess sh(s);
+  asio::io_context io;
+  SystemRng rng;
+  const auto with_a = net::detail::static_secret(s.parties[0].secret_key(), s.config.shuffler_key);
+  // Key A's holder claiming parties 1..3 (3 is B's): refused whole.
+  {
+    const std::vector<net::detail::StaticSecret> secrets(3, with_a);
+    auto link = dial(io, sh.port, s.config.limits());
+    try {
+      run_sync(io, link->connect_as(s.config.session, s.config.digest(), 1, 3, net::detail::identity_proof(secrets, 1),
+                                    s.config.shuffler_key, rng));
+      FAIL("key A's holder was accepted for party 3");
+    } catch (const std::system_error& e) {
+      CHECK(e.code() == Errc::unauthenticated);
+    }
+  }
+  std::vector<net::Identity> ids;
+  for (PartyId id = 0; id < 6; ++id) ids.push_back({id, s.parties[id]});
+  ids.push_back({net::analyzer_id, s.analyzer});
+  net::TcpChannel channel(s.config, std::move(ids), "127.0.0.1", sh.port, {}, {.share_links = true});
+  CHECK(channel.connections() == 2);  // the six parties on one link (proved with A, A, A, B, B, B), and the analyzer's
+  const RoundOutcome out = channel.exchange(rules_for(6), batches_of({0, 1, 2, 3, 4, 5}));
+  CHECK(received(out) == values_of({0, 1, 2, 3, 4, 5}));
+  CHECK(sh.log().find("key confirmation failed: the peer does not hold the secret keys of the identities it claims") != std::string::npos);
+  CHECK(sh.process.wait() == 0);
+}
+
 TEST_CASE("shared links: a link cut after its batch reconnects, its batch counts once, and its parties get the result") {
   NetSession s(4, 81, 0, std::chrono::seconds(20));
   ShufflerProcess sh(s);

@@ -57,10 +57,18 @@ using SecretKey = std::array<std::uint8_t, secret_key_bytes>;
 // a million files takes minutes). JSON {"first": F, "secret_keys": [hex, ...], "public_keys":
 // [hex, ...]}, mode 0600. The public keys are stored so that a process hosting 10^5 parties does
 // not recompute them (one X25519 each); a bundle without them (written before they were stored)
-// still loads, its public keys recomputed.
+// still loads, its public keys recomputed. A bundle whose parties all have one key (keygen
+// --parties --one-key, and `local`'s: one key per party process) is stored once, as {"first": F,
+// "parties": N, "secret_key": hex, "public_key": hex}, and loads as N copies.
 struct KeyBundle {
   PartyId first = 0;
   std::vector<KeyPair> keys;
+
+  // Every party of the bundle holds the same key pair.
+  [[nodiscard]] bool shares_one_key() const;
+  // The one-key form of parties first .. first + parties - 1, all holding `key` (what save writes
+  // for a bundle that shares_one_key()), without a copy of the key per party.
+  static void save_one_key(const std::string& path, PartyId first, std::size_t parties, const KeyPair& key);
 
   [[nodiscard]] PartyId last() const { return first + static_cast<PartyId>(keys.size()) - 1; }
   // The key of party `id`; throws std::invalid_argument when the bundle does not hold it.
@@ -120,7 +128,10 @@ struct SessionConfig {
   std::string shuffler_address = "127.0.0.1:0";  // host:port the parties connect to (port 0: given at run time)
   PublicKey shuffler_key{};
   PublicKey analyzer_key{};
-  std::vector<PublicKey> party_keys;  // index = party id
+  // Index = party id. Consecutive parties may share a key: whoever holds it may speak for any of
+  // them (a host running them in one process, as `local` gives each party process one key). In
+  // JSON such a run is {"key": KEY, "parties": N}, one party's key a string.
+  std::vector<PublicKey> party_keys;
   std::uint32_t max_frame_bytes = 256u << 20;
   // BLAKE2b-256 (hex) of the content each file-reading parameter reads (ProtocolInfo params'
   // reads_file: an mpc2 @FILE program, a circuit), by parameter name: in the digest, so that two

@@ -36,7 +36,10 @@ struct LocalDeployment {
   // (config.mix_chain; base.rounds must be the onion's widths, wire_rounds(protocol, chain)). With
   // base.mix verifiable (chain > 1), every server's and the analyzer's ElGamal key is published with
   // its proof of possession (base.rounds: wire_rounds(protocol, chain, MixKind::verifiable)).
-  [[nodiscard]] static LocalDeployment create(std::size_t parties, Rng& rng, SessionConfig base = {}, std::size_t chain = 1);
+  // parties_per_key > 1: one key pair for each block of that many parties (parties 0 .. k-1 the
+  // first), as `local` gives each party process one key for the parties it hosts.
+  [[nodiscard]] static LocalDeployment create(std::size_t parties, Rng& rng, SessionConfig base = {}, std::size_t chain = 1,
+                                              std::size_t parties_per_key = 1);
 
   // Every party (ids 0..n-1) and the analyzer, ready for a TcpChannel hosting all of them.
   [[nodiscard]] std::vector<Identity> all_identities() const;
