@@ -17,6 +17,10 @@ namespace shufflempc::net {
 
 KeyPair::~KeyPair() { sodium_memzero(secret_.data(), secret_.size()); }
 
+bool operator==(const KeyPair& a, const KeyPair& b) {
+  return a.public_ == b.public_ && sodium_memcmp(a.secret_.data(), b.secret_.data(), secret_key_bytes) == 0;
+}
+
 KeyPair KeyPair::generate(Rng& rng) {
   std::array<std::uint8_t, secret_key_bytes> secret{};
   rng.fill(secret);
@@ -94,9 +98,7 @@ void KeyBundle::save_one_key(const std::string& path, PartyId first, std::size_t
 }
 
 bool KeyBundle::shares_one_key() const {
-  return std::all_of(keys.begin(), keys.end(), [&](const KeyPair& k) {
-    return k.public_key() == keys.front().public_key() && sodium_memcmp(k.secret_key().data(), keys.front().secret_key().data(), secret_key_bytes) == 0;
-  });
+  return std::all_of(keys.begin(), keys.end(), [&](const KeyPair& k) { return k == keys.front(); });
 }
 
 KeyBundle KeyBundle::load(const std::string& path) {
@@ -158,6 +160,13 @@ PublicKey parse_public_key(const std::string& hex, const std::string& what) {
   PublicKey k{};
   from_hex(hex, k, what);
   return k;
+}
+
+std::vector<std::size_t> key_runs(std::span<const PublicKey> keys) {
+  std::vector<std::size_t> starts;
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    if (i == 0 || keys[i] != keys[i - 1]) starts.push_back(i);
+  return starts;
 }
 
 SessionConfig SessionConfig::from_json(const Value& j) {
@@ -314,12 +323,12 @@ Value SessionConfig::to_json() const {
   // A run of parties with one key is written once (its JSON, and so the digest, of a config with a
   // key for each party is as before).
   Value keys = Value::array();
-  for (std::size_t i = 0; i < party_keys.size();) {
-    std::size_t end = i + 1;
-    while (end < party_keys.size() && party_keys[end] == party_keys[i]) ++end;
-    if (end - i == 1) keys.push_back(to_hex(party_keys[i]));
-    else keys.push_back({{"key", to_hex(party_keys[i])}, {"parties", end - i}});
-    i = end;
+  const std::vector<std::size_t> runs = key_runs(party_keys);
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    const std::size_t i = runs[r];
+    const std::size_t length = (r + 1 < runs.size() ? runs[r + 1] : party_keys.size()) - i;
+    if (length == 1) keys.push_back(to_hex(party_keys[i]));
+    else keys.push_back({{"key", to_hex(party_keys[i])}, {"parties", length}});
   }
   Value shapes = Value::array();
   for (const auto& r : rounds)

@@ -993,9 +993,7 @@ struct TcpShuffler::Impl {
       std::vector<detail::StaticSecret>& v;
       ~Wipe() { sodium_memzero(v.data(), v.size() * sizeof(detail::StaticSecret)); }
     } wipe{statics};
-    std::vector<std::size_t> runs;  // the first party of each run
-    for (std::size_t p = 0; p < cfg.parties; ++p)
-      if (p == 0 || cfg.party_keys[p] != cfg.party_keys[p - 1]) runs.push_back(p);
+    const std::vector<std::size_t> runs = key_runs(cfg.party_keys);
     parallel_for(runs.size(), hardware_cores(), [&](std::size_t r) {
       const std::size_t p = runs[r];
       try {

@@ -498,9 +498,7 @@ TcpChannel::TcpChannel(const SessionConfig& config, std::vector<Identity> identi
     const KeyPair* previous = nullptr;
     for (std::size_t i : l.identities) {
       const KeyPair& k = im.identities[i].keys;
-      const bool same = previous && previous->public_key() == k.public_key() &&
-                        sodium_memcmp(previous->secret_key().data(), k.secret_key().data(), secret_key_bytes) == 0;
-      secrets.push_back(same ? secrets.back() : detail::static_secret(k.secret_key(), config.shuffler_key));
+      secrets.push_back(previous && *previous == k ? secrets.back() : detail::static_secret(k.secret_key(), config.shuffler_key));
       previous = &k;
     }
     l.proof = detail::identity_proof(secrets, l.first == analyzer_id ? 0 : l.first);

@@ -8,6 +8,7 @@
 #include <iterator>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "shufflempc/hex.hpp"
 #include "shufflempc/net/keys.hpp"
@@ -259,6 +260,27 @@ TEST_CASE("session config: parties sharing one key are written as one run and re
   bad = v;
   bad["party_keys"][0]["key"] = "abcd";
   CHECK_THROWS_WITH_AS((void)SessionConfig::from_json(bad), doctest::Contains("party_keys[0].key"), std::invalid_argument);
+}
+
+TEST_CASE("keys: two key pairs are the same key only when both halves are equal, and key_runs finds where each run of equal keys starts") {
+  SeededRng rng(36);
+  const KeyPair a = KeyPair::generate(rng);
+  const KeyPair b = KeyPair::generate(rng);
+  CHECK(a == KeyPair(a));
+  CHECK(a == KeyPair::from_secret(a.secret_key()));
+  CHECK_FALSE(a == b);
+  // A stored public key beside another secret (a corrupted bundle) is not the same key, nor is a
+  // secret beside another public key.
+  CHECK_FALSE(a == KeyPair::from_stored(b.secret_key(), a.public_key()));
+  CHECK_FALSE(a == KeyPair::from_stored(a.secret_key(), b.public_key()));
+
+  const PublicKey x = a.public_key(), y = b.public_key();
+  CHECK(key_runs(std::vector<PublicKey>{}).empty());
+  CHECK(key_runs(std::vector<PublicKey>{x}) == std::vector<std::size_t>{0});
+  CHECK(key_runs(std::vector<PublicKey>{x, x, x}) == std::vector<std::size_t>{0});
+  CHECK(key_runs(std::vector<PublicKey>{x, y}) == std::vector<std::size_t>{0, 1});
+  // A key that comes back after another starts a run of its own.
+  CHECK(key_runs(std::vector<PublicKey>{x, x, y, x, x, y}) == std::vector<std::size_t>{0, 2, 3, 5});
 }
 
 TEST_CASE("key bundles: one key for a range of parties is stored once and loads as every party's key") {

@@ -35,6 +35,8 @@ class KeyPair {
   [[nodiscard]] static KeyPair from_stored(const std::array<std::uint8_t, secret_key_bytes>& secret, const PublicKey& stored);
   [[nodiscard]] const PublicKey& public_key() const { return public_; }
   [[nodiscard]] const std::array<std::uint8_t, secret_key_bytes>& secret_key() const { return secret_; }
+  // The same key: equal public keys and secret keys (the secrets compared in constant time).
+  friend bool operator==(const KeyPair& a, const KeyPair& b);
 
   // Key files are JSON {"public_key": hex, "secret_key": hex}, written with mode 0600.
   void save(const std::string& path) const;
@@ -46,6 +48,10 @@ class KeyPair {
 };
 
 [[nodiscard]] PublicKey parse_public_key(const std::string& hex, const std::string& what);
+
+// Where each run of consecutive equal keys starts (0 first; empty for no keys): a session config
+// writes a run once, and the shuffler computes one static secret for each.
+[[nodiscard]] std::vector<std::size_t> key_runs(std::span<const PublicKey> keys);
 
 using SecretKey = std::array<std::uint8_t, secret_key_bytes>;
 // KeyPair::from_secret of each secret, on every core (a scalar multiplication each: 10^6 keys take
