@@ -248,9 +248,9 @@ TEST_CASE("session config: parties sharing one key are written as one run and re
   bad = v;
   bad["party_keys"][2]["parties"] = 1;
   CHECK_THROWS_WITH_AS((void)SessionConfig::from_json(bad), doctest::Contains("one key per party (6)"), std::invalid_argument);
-  for (const Value item : {Value({{"key", to_hex(shared)}, {"parties", 0}}), Value({{"key", to_hex(shared)}}),
-                           Value({{"key", to_hex(shared)}, {"parties", -2}}), Value({{"key", to_hex(shared)}, {"parties", 2}, {"x", 1}}),
-                           Value(7)}) {
+  for (const Value& item : {Value({{"key", to_hex(shared)}, {"parties", 0}}), Value({{"key", to_hex(shared)}}),
+                            Value({{"key", to_hex(shared)}, {"parties", -2}}), Value({{"key", to_hex(shared)}, {"parties", 2}, {"x", 1}}),
+                            Value(7)}) {
     CAPTURE(item.dump());
     bad = v;
     bad["party_keys"][2] = item;
@@ -315,10 +315,10 @@ TEST_CASE("key bundles: one key for a range of parties is stored once and loads 
   CHECK(KeyBundle::load(path).of(13).public_key() == b.keys[3].public_key());
   CHECK(KeyBundle::load(path).of(12).public_key() == b.keys[0].public_key());
   const std::string hex_key = to_hex(b.keys[0].secret_key()), hex_pub = to_hex(b.keys[0].public_key());
-  for (const std::string junk : {R"({"first":0,"parties":0,"secret_key":")" + hex_key + R"(","public_key":")" + hex_pub + "\"}",
-                                 R"({"first":0,"parties":100000001,"secret_key":")" + hex_key + R"(","public_key":")" + hex_pub + "\"}",
-                                 R"({"first":0,"parties":2,"public_key":")" + hex_pub + "\"}",
-                                 R"({"first":4294967290,"parties":9,"secret_key":")" + hex_key + R"(","public_key":")" + hex_pub + "\"}"}) {
+  for (const std::string& junk : {R"({"first":0,"parties":0,"secret_key":")" + hex_key + R"(","public_key":")" + hex_pub + "\"}",
+                                  R"({"first":0,"parties":100000001,"secret_key":")" + hex_key + R"(","public_key":")" + hex_pub + "\"}",
+                                  R"({"first":0,"parties":2,"public_key":")" + hex_pub + "\"}",
+                                  R"({"first":4294967290,"parties":9,"secret_key":")" + hex_key + R"(","public_key":")" + hex_pub + "\"}"}) {
     CAPTURE(junk);
     const std::string bad = tmp.path() + "/bad.keys";
     std::filesystem::remove(bad);
