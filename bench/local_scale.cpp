@@ -1,7 +1,10 @@
 // `shufflempc local counting --noise calibrated` at growing party counts: wall time, the peak memory
 // and CPU time of every process (the shuffler, the analyzer, the largest party process), and the
 // bytes each party sends and receives. Baseline in the same run: `shufflempc run` of the same
-// protocol and parties, all in one process.
+// protocol and parties, all in one process. A second baseline, ESA's floor: every message is sealed
+// once in a party process (crypto_box_seal, two X25519) and opened once in the analyzer (one), so
+// messages x (seal + open) / cores is the least any run can take on this machine; both are timed in
+// the same run with every core sealing and opening at once, as the cores are during a run.
 //
 //   build/bin/bench/local_scale [N ...]        (default: 1000 10000 100000; --deadline-ms max(30000, 0.3 N))
 //
@@ -11,10 +14,15 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "shufflempc/net/keys.hpp"
+#include "shufflempc/net/sealing.hpp"
+#include "shufflempc/parallel.hpp"
 #include "shufflempc/process.hpp"
+#include "shufflempc/random.hpp"
 #include "shufflempc/runtime.hpp"
 
 using namespace shufflempc;
@@ -34,6 +42,31 @@ Timed timed(const std::vector<std::string>& argv) {
   return t;
 }
 
+// Microseconds of one core per sealed counting message (one byte), and per opening, with every core
+// sealing (then opening) its own records at once.
+struct SealingCost {
+  double seal_us = 0;
+  double open_us = 0;
+};
+
+SealingCost time_sealing(unsigned cores) {
+  constexpr std::size_t records = 4000;  // per core
+  SystemRng rng;
+  const net::KeyPair analyzer = net::KeyPair::generate(rng);
+  std::vector<std::vector<std::uint8_t>> sealed(cores, std::vector<std::uint8_t>(records * net::sealing::sealed_width(1)));
+  const std::vector<std::uint8_t> messages(records, 1);
+  const auto t0 = std::chrono::steady_clock::now();
+  parallel_for(cores, cores, [&](std::size_t c) { net::sealing::seal(messages, 1, analyzer.public_key(), sealed[c]); });
+  const auto t1 = std::chrono::steady_clock::now();
+  std::vector<std::size_t> opened(cores);
+  parallel_for(cores, cores, [&](std::size_t c) { opened[c] = net::sealing::open(sealed[c], 1, analyzer).messages.count(); });
+  const auto t2 = std::chrono::steady_clock::now();
+  for (const std::size_t o : opened)
+    if (o != records) throw std::runtime_error("local_scale: a sealed record did not open");
+  const auto per = [&](auto a, auto b) { return std::chrono::duration<double, std::micro>(b - a).count() / records; };
+  return {per(t0, t1), per(t1, t2)};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -41,8 +74,13 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) counts.push_back(std::stoul(argv[i]));
   if (counts.empty()) counts = {1000, 10000, 100000};
   const std::string cli = SHUFFLEMPC_CLI;
-  fmt::print("{:>8} {:>9} {:>9} | {:>12} {:>12} {:>14} | {:>10} {:>10} | {:>9}\n", "parties", "local s", "run s",
-             "shuffler MB", "analyzer MB", "party proc MB", "recv/party", "sent/party", "shuffler CPU s");
+  const unsigned cores = hardware_cores();
+  std::cerr << "local_scale: timing ESA's sealing and opening on " << cores << " cores..." << std::endl;
+  const SealingCost esa = time_sealing(cores);
+  fmt::print("ESA on this machine, {} cores busy: crypto_box_seal {:.1f} us, crypto_box_seal_open {:.1f} us (each core, per message)\n",
+             cores, esa.seal_us, esa.open_us);
+  fmt::print("{:>8} {:>9} {:>9} | {:>12} {:>12} {:>14} | {:>10} {:>10} | {:>9} | {:>10} {:>11}\n", "parties", "local s", "run s",
+             "shuffler MB", "analyzer MB", "party proc MB", "recv/party", "sent/party", "shuffler CPU s", "all CPU s", "ESA floor s");
   for (const std::size_t n : counts) {
     std::cerr << "local_scale: " << n << " parties over TCP..." << std::endl;
     const std::string parties = std::to_string(n);
@@ -62,9 +100,10 @@ int main(int argc, char** argv) {
       continue;
     }
     const Value report = Value::parse(local.result.out);
-    double shuffler = 0, analyzer = 0, party = 0, shuffler_cpu = 0;
+    double shuffler = 0, analyzer = 0, party = 0, shuffler_cpu = 0, all_cpu = 0;
     for (const auto& p : report["process_resources"]) {
       const double mb = p["peak_memory_bytes"].get<double>() / 1e6;
+      all_cpu += p["cpu_seconds"].get<double>();
       const std::string name = p["process"];
       if (name == "shuffler") {
         shuffler = mb;
@@ -80,8 +119,10 @@ int main(int argc, char** argv) {
       recv = std::max<std::uint64_t>(recv, p["bytes_received"].get<std::uint64_t>());
       sent = std::max<std::uint64_t>(sent, p["bytes_sent"].get<std::uint64_t>());
     }
-    fmt::print("{:>8} {:>9.2f} {:>9.2f} | {:>12.1f} {:>12.1f} {:>14.1f} | {:>10} {:>10} | {:>9.2f}\n", n, local.seconds, run.seconds,
-               shuffler, analyzer, party, recv, sent, shuffler_cpu);
+    // Every message sealed once and opened once, spread over every core.
+    const double floor_s = report["messages"].get<double>() * (esa.seal_us + esa.open_us) / 1e6 / cores;
+    fmt::print("{:>8} {:>9.2f} {:>9.2f} | {:>12.1f} {:>12.1f} {:>14.1f} | {:>10} {:>10} | {:>14.2f} | {:>10.1f} {:>11.1f}\n", n, local.seconds,
+               run.seconds, shuffler, analyzer, party, recv, sent, shuffler_cpu, all_cpu, floor_s);
   }
   return 0;
 }
