@@ -197,7 +197,7 @@ void add_local_command(CLI::App& app, const Registry& registry, Action& action) 
     add_run_options(*cmd, info, both.first);
     cmd->add_option("--parties-per-process,-k", both.second.parties_per_process,
                     "parties hosted by each party process, each with its own connection (default: N/8 rounded up)")
-        ->check(CLI::Range(std::size_t{1}, std::size_t{100'000'000}));
+        ->check(CLI::Range(std::size_t{1}, net::max_session_parties));
     cmd->add_option("--deadline-ms", both.second.deadline_ms, "the shuffler's per-round deadline in milliseconds: a round ends this long after its last new link or batch, or twice this after it opened (default 30000)")
         ->check(CLI::Range(std::size_t{1}, std::size_t{86'400'000}));
     cmd->add_option("--keep-dir", both.second.keep_dir, "write keys, config and process outputs here and keep them");

@@ -105,7 +105,7 @@ void add_session_command(CLI::App& app, const Registry& registry, Action& action
         std::string hex, count, extra;
         fields >> hex >> count >> extra;
         if (!extra.empty()) throw std::invalid_argument(where + " must be KEY or KEY COUNT, got '" + line + "'");
-        const std::size_t most = 100'000'000 - std::min<std::size_t>(c.party_keys.size(), 100'000'000);  // a config's most parties
+        const std::size_t most = net::max_session_parties - std::min(c.party_keys.size(), net::max_session_parties);
         const auto n = count.empty() ? std::optional<std::uint64_t>{1} : parse_unsigned(count, most);
         if (!n || *n == 0)
           throw std::invalid_argument(where + ": the party count must be in [1, " + std::to_string(most) + "], got '" + count + "'");

@@ -110,7 +110,7 @@ KeyBundle KeyBundle::load(const std::string& path) {
     throw std::invalid_argument("key bundle " + path + " is not a shufflempc key bundle (JSON with first and a non-empty secret_keys)");
   const auto first = v["first"].get<std::uint64_t>();
   if (v.contains("parties")) {  // one key for every party of the bundle
-    constexpr std::uint64_t most = 100'000'000;  // as a session config's parties
+    constexpr std::uint64_t most = max_session_parties;
     if (!v["parties"].is_number_integer() || v["parties"].get<std::int64_t>() < 1 || v["parties"].get<std::uint64_t>() > most ||
         !v.contains("secret_key") || !v["secret_key"].is_string() || !v.contains("public_key") || !v["public_key"].is_string())
       throw std::invalid_argument("key bundle " + path + ": one key for many parties needs parties in [1, " + std::to_string(most) +
@@ -232,7 +232,7 @@ SessionConfig SessionConfig::from_json(const Value& j) {
       c.rounds.push_back(s);
     }
   }
-  c.parties = count("parties", 1, 100'000'000);
+  c.parties = count("parties", 1, max_session_parties);
   if (j.contains("min_parties")) c.min_parties = count("min_parties", 0, c.parties);
   if (j.contains("deadline_ms")) c.deadline = std::chrono::milliseconds(count("deadline_ms", 1, 86'400'000));
   if (j.contains("max_frame_bytes")) c.max_frame_bytes = static_cast<std::uint32_t>(count("max_frame_bytes", 1024, 0xffff'ffffu));

@@ -122,6 +122,9 @@ struct MixServerKeys {
 [[nodiscard]] VerifiableKey parse_verifiable_key(const std::string& text, const std::string& what);
 [[nodiscard]] std::string to_string(const VerifiableKey& key);
 
+// The most parties one session names (a config's `parties`, a one-key bundle's, session --party-keys).
+inline constexpr std::size_t max_session_parties = 100'000'000;
+
 // What every process of a session reads: the protocol, its parameters, its rounds' wire shapes, who
 // takes part, the keys, the round deadline and the minimum number of parties per round.
 struct SessionConfig {
