@@ -1,6 +1,7 @@
 // The command line's entry point (run_commands, commands.hpp): the registry, the subcommands of a
 // table, one error line.
 #include <iostream>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -79,6 +80,10 @@ int shufflempc::cli::run_commands(int argc, char** argv, const std::function<voi
   } catch (const std::system_error& e) {
     error_line(e.what());
     return 1;
+  } catch (const std::bad_alloc&) {
+    // An input too large for this machine's memory (a hostile transcript, say): refused, not aborted.
+    error_line("out of memory: the input is too large for this machine (nothing was written)");
+    return 2;
   } catch (const std::exception& e) {
     error_line(e.what());
     return 1;

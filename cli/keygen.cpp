@@ -75,7 +75,7 @@ void add_keygen_command(CLI::App& app, Action& action) {
       std::optional<net::VerifiableKey> elgamal;
       if (verifiable) elgamal = net::verifiable_key_of(keys, rng);
       if (mix_server)
-        std::cout << net::to_string(net::MixServerKeys{keys.public_key(), net::SigningKeyPair::derive(keys).public_key(), elgamal}) << '\n';
+        std::cout << net::to_string(net::MixServerKeys{keys.public_key(), net::signing_key_of(keys).public_key(), elgamal}) << '\n';
       else std::cout << to_hex(keys.public_key()) << (elgamal ? ":" + net::to_string(*elgamal) : std::string()) << '\n';
       return 0;
     };

@@ -1,45 +1,89 @@
-// `shufflempc verify TRANSCRIPT`: checks a verifiable mix's transcript (run --mix verifiable
-// --transcript FILE) with no secret: every hop's proof of shuffle, every trustee's decryption
-// proofs, and that the records are what the proved shares decrypt to. Exit 0 if all hold; 1 with
-// one line per hop or trustee that fails, naming it; 2 if the file does not parse.
+// `shufflempc verify TRANSCRIPT [--config SESSION.json]`: checks a verifiable mix's transcript (run
+// or local --mix verifiable --transcript FILE) with no secret: every hop's proof of shuffle and its
+// server's signature, every trustee's decryption proofs, and that the records are what the proved
+// shares decrypt to. Alone, that shows only that the file agrees with itself (its session id,
+// signers and keys are its own word), and the output says so. With --config it also checks that the
+// file is that session's: its id, the chain's servers as the signers of its hops, and every round
+// the session carried through the chain, once, with the session's delivery, width and key. Exit 0
+// if all hold; 1 with one line per fault, naming the hop, trustee or round; 2 if a file does not
+// parse or is larger than --max-bytes.
 #include <fmt/format.h>
 
 #include <iostream>
 #include <memory>
 
 #include "commands.hpp"
+#include "shufflempc/hex.hpp"
 #include "shufflempc/mixnet/transcript.hpp"
+#include "shufflempc/net/verifiable.hpp"
 #include "shufflempc/parallel.hpp"
 
 namespace shufflempc::cli {
 
 void add_verify_command(CLI::App& app, const Registry&, Action& action) {
   struct Args {
-    std::string file;
+    std::string file, config;
+    std::size_t max_bytes = mixnet::max_transcript_bytes;
     unsigned threads = 0;
     bool json = false;
   };
   auto args = std::make_shared<Args>();
-  auto* cmd = app.add_subcommand("verify", "check a verifiable mix's transcript: every proof of shuffle and of decryption (docs/verifiable-shuffle.md)");
-  cmd->add_option("TRANSCRIPT", args->file, "the transcript a run wrote (run PROTOCOL --mix verifiable --transcript FILE)")->required();
+  auto* cmd = app.add_subcommand("verify",
+                                 "check a verifiable mix's transcript: every proof of shuffle, every hop's signature, every decryption proof, "
+                                 "and with --config that it is that session's (docs/verifiable-shuffle.md)");
+  cmd->add_option("TRANSCRIPT", args->file, "the transcript a run wrote (run or local PROTOCOL --mix verifiable --transcript FILE)")->required();
+  cmd->add_option("--config", args->config,
+                  "the session config (session.json) the transcript must belong to: its session id, its chain's servers as the hops' "
+                  "signers, and every round it carried through the chain, once, with its delivery, width and key");
+  cmd->add_option("--max-bytes", args->max_bytes, "refuse a transcript file larger than this (default 1 GiB)")->check(CLI::Range(std::size_t{1}, std::size_t{1} << 40));
   cmd->add_option("--threads", args->threads, "threads for the checks (default: every core)");
   cmd->add_flag("--json", args->json, "print the verdict as JSON");
   cmd->callback([args, &action] {
     action = [args] {
-      const auto transcript = mixnet::Transcript::load(args->file);
+      const auto transcript = mixnet::Transcript::load(args->file, args->max_bytes);
+      std::vector<std::string> faults;
+      std::string session_file;
+      if (!args->config.empty()) {
+        const net::SessionConfig config = net::SessionConfig::load(args->config);
+        faults = mixnet::check_session(transcript, net::session_chain(config));
+        session_file = args->config;
+      }
       const auto v = mixnet::verify_transcript(transcript, jobs_or_cores(args->threads));
+      faults.insert(faults.end(), v.faults.begin(), v.faults.end());
+      const bool ok = faults.empty();
+      std::vector<std::string> signers;
+      for (const auto& k : transcript.signers) signers.push_back(to_hex(k));
       if (args->json) {
-        std::cout << Value{{"verified", v.ok()}, {"rounds", v.rounds}, {"records", v.records}, {"hop_proofs", v.hop_proofs},
-                           {"decryption_proofs", v.decryption_proofs}, {"faults", v.faults}}
+        std::cout << Value{{"verified", ok},
+                           {"session", to_hex(transcript.session)},
+                           {"session_config", session_file},
+                           {"bound_to_session", !session_file.empty()},
+                           {"signers", signers},
+                           {"rounds", v.rounds},
+                           {"records", v.records},
+                           {"hop_proofs", v.hop_proofs},
+                           {"decryption_proofs", v.decryption_proofs},
+                           {"faults", faults}}
                          .dump()
                   << '\n';
-      } else if (v.ok()) {
-        std::cout << fmt::format("verified: {} round(s), {} records, {} proofs of shuffle, {} trustees' decryption proofs\n", v.rounds, v.records,
-                                 v.hop_proofs, v.decryption_proofs);
+      } else if (ok) {
+        std::cout << fmt::format("verified: {} round(s), {} records, {} proofs of shuffle each signed by its hop's server, {} trustees' "
+                                 "decryption proofs\n",
+                                 v.rounds, v.records, v.hop_proofs, v.decryption_proofs);
+        if (!session_file.empty()) {
+          std::cout << fmt::format("session {} of {}: its id, its chain's {} servers as the signers, and every round it carried\n",
+                                   to_hex(transcript.session), session_file, transcript.hops);
+        } else {
+          std::cout << fmt::format(
+              "not tied to a session: the file's session id ({}) and the keys that signed its hops are its own word; compare them "
+              "with the session's, or run verify --config SESSION.json\n",
+              to_hex(transcript.session));
+          for (std::size_t h = 0; h < signers.size(); ++h) std::cout << fmt::format("  hop {} signed by {}\n", h, signers[h]);
+        }
       }
-      if (!v.ok()) {
-        for (const auto& f : v.faults) std::cerr << "shufflempc verify: " << f << '\n';
-        std::cerr << "shufflempc verify: NOT VERIFIED (" << v.faults.size() << " fault(s))\n";
+      if (!ok) {
+        for (const auto& f : faults) std::cerr << "shufflempc verify: " << f << '\n';
+        std::cerr << "shufflempc verify: NOT VERIFIED (" << faults.size() << " fault(s))\n";
         return 1;
       }
       return 0;

@@ -4,7 +4,7 @@
 // Any input must parse or be refused with std::invalid_argument, and whatever
 // parses must go through the checks (a verdict, never a crash). The first byte picks the parser.
 // Build with clang and -DSHUFFLEMPC_FUZZ=ON; run, e.g.:
-// build-fuzz/bin/fuzz/fuzz_transcript -max_total_time=60
+// build-fuzz/bin/fuzz/fuzz_transcript -max_total_time=60 -max_len=65536 -dict=fuzz/transcript.dict
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -45,7 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         // parsed, then every hop's proof checked (never accepted unless real).
         const ThresholdKey key{2, {base_point(), base_point()}, {base_point(), base_point()}};
         const auto r = decode_evidence(rest, 0, shufflempc::Delivery::all_parties, 2 * limbs, key, 1 + records % 3, 64);
-        (void)hop_faults({}, r, 1);
+        (void)hop_faults({}, r, std::vector<shufflempc::mixnet::SigningPublicKey>(r.hops.size()), 1);
         break;
       }
       default: {

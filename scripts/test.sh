@@ -20,5 +20,7 @@ if [[ "${1:-}" == "--sanitizers" ]]; then
   build-fuzz/bin/fuzz/fuzz_frame -runs=200000 -max_len=512 -seed=1
   build-fuzz/bin/fuzz/fuzz_functionality -runs=200000 -max_len=4096 -seed=1
   build-fuzz/bin/fuzz/fuzz_bristol -runs=200000 -max_len=4096 -seed=1
-  build-fuzz/bin/fuzz/fuzz_transcript -runs=200000 -max_len=2048 -seed=1
+  # The transcript target reads inputs up to 64 kB with its dictionary of the format's tokens, so that
+  # it reaches nested rounds and hops and the bounds of the reader (unknown fields, lists past their bounds).
+  build-fuzz/bin/fuzz/fuzz_transcript -runs=200000 -max_len=65536 -dict=fuzz/transcript.dict -malloc_limit_mb=512 -seed=1
 fi

@@ -24,6 +24,10 @@ VerifiableMixChannel::VerifiableMixChannel(std::size_t hops, Rng& rng, unsigned 
     throw std::invalid_argument("the threshold must be in [1, " + std::to_string(hops) + "] (the mix servers), got " + std::to_string(threshold));
   server_key_ = deal_key(hops, threshold == 0 ? hops : threshold, *secret_rng_);
   analyzer_key_ = deal_key(1, 1, *secret_rng_);
+  for (std::size_t h = 0; h < hops; ++h) {
+    signing_.push_back(SigningKeyPair::generate(*secret_rng_));
+    transcript_.signers.push_back(signing_.back().public_key());
+  }
 }
 
 VerifiableMixChannel::~VerifiableMixChannel() = default;
@@ -56,8 +60,9 @@ RoundOutcome VerifiableMixChannel::exchange(const RoundRules& spec, Submissions 
     ShuffleProof proof = prove_shuffle(ctx, key, *in, mixed.output, mixed.witness, *secret_rng_, threads_);
     HopTranscript hop{std::move(mixed.output), std::move(proof)};
     if (fault_) fault_(spec.round, h, hop.output);
-    if (auto fault = check_shuffle(ctx, key, *in, hop.output, hop.proof, threads_); !fault.empty())
-      throw_error(Errc::protocol_violation, where + "mix server " + std::to_string(h) + "'s proof of shuffle does not verify: " + fault);
+    hop.signature = signing_[h].sign(hop_statement(ctx, key, *in, hop.output, hop.proof));
+    if (auto fault = hop_fault(ctx, key, *in, hop, transcript_.signers[h], threads_); !fault.empty())
+      throw_error(Errc::protocol_violation, where + "mix server " + std::to_string(h) + ": " + fault);
     rt.hops.push_back(std::move(hop));
     in = &rt.hops.back().output;
   }

@@ -3,8 +3,11 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
+#include <string_view>
 
 #include "shufflempc/error.hpp"
 #include "shufflempc/files.hpp"
@@ -30,6 +33,95 @@ std::uint64_t count_field(const Json& j, const char* key, const std::string& whe
   return j[key].get<std::uint64_t>();
 }
 
+template <std::size_t N>
+std::array<std::uint8_t, N> fixed_field(const Json& j, const char* key, const std::string& where) {
+  const auto bytes = hex_field(j, key, where);
+  if (bytes.size() != N) throw std::invalid_argument(where + ": \"" + key + "\" must be " + std::to_string(N) + " bytes");
+  std::array<std::uint8_t, N> out{};
+  std::copy(bytes.begin(), bytes.end(), out.begin());
+  return out;
+}
+
+// The transcript's text as JSON, refused as it is read (before anything is built from it) where it
+// leaves the format: a field the format does not name, an object or a list where the format has
+// none, or a list longer than its bound. The memory a hostile file can take is then a small
+// multiple of its size, whatever it holds.
+Json parse_bounded(const std::string& text) {
+  constexpr std::size_t max_rounds = std::size_t{1} << 16;
+  // The fields of each kind of object, by the field that holds it ("" the file itself, "rounds"
+  // a round, "hops" a hop, "decryption" a trustee's shares, "key" a round's key).
+  static const std::map<std::string_view, std::set<std::string_view>> fields = {
+      {"", {"format", "session", "hops", "signers", "rounds"}},
+      {"rounds", {"round", "delivery", "width", "limbs", "key", "input", "hops", "decryption", "records"}},
+      {"hops", {"output", "proof", "signature"}},
+      {"decryption", {"trustee", "shares"}},
+      {"key", {"threshold", "commitments", "shares"}},
+  };
+  // The lists of each kind of object, with their bounds; "rounds", "hops" and "decryption" hold objects.
+  static const std::map<std::pair<std::string_view, std::string_view>, std::size_t> lists = {
+      {{"", "signers"}, max_hops},       {{"", "rounds"}, max_rounds},          {{"rounds", "hops"}, max_hops},
+      {{"rounds", "decryption"}, max_trustees}, {{"key", "commitments"}, max_trustees}, {{"key", "shares"}, max_trustees},
+  };
+  struct Open {
+    std::string kind;  // an object's kind, or a list's field
+    bool list = false;
+    std::size_t count = 0, bound = 0;
+  };
+  std::vector<Open> open;
+  std::string field;  // the last field named in the innermost open object
+  const auto element = [&] {
+    if (open.empty() || !open.back().list) return;
+    if (++open.back().count > open.back().bound)
+      throw std::invalid_argument("transcript: \"" + open.back().kind + "\" lists more than " + std::to_string(open.back().bound) + " entries");
+  };
+  const Json::parser_callback_t check = [&](int, Json::parse_event_t event, Json& parsed) {
+    switch (event) {
+      case Json::parse_event_t::key: {
+        const std::string& name = parsed.get_ref<const std::string&>();
+        if (!fields.at(open.back().kind).count(name))
+          throw std::invalid_argument("transcript: unknown field \"" + name + "\"" +
+                                      (open.back().kind.empty() ? std::string() : " in an entry of \"" + open.back().kind + "\""));
+        field = name;
+        break;
+      }
+      case Json::parse_event_t::object_start: {
+        std::string kind;
+        if (!open.empty() && open.back().list) {
+          kind = open.back().kind;
+          if (kind != "rounds" && kind != "hops" && kind != "decryption")
+            throw std::invalid_argument("transcript: \"" + kind + "\" must list hex strings, not objects");
+        } else if (!open.empty()) {
+          if (field != "key" || open.back().kind != "rounds") throw std::invalid_argument("transcript: \"" + field + "\" must not be an object");
+          kind = "key";
+        }
+        element();
+        open.push_back({kind, false, 0, 0});
+        break;
+      }
+      case Json::parse_event_t::array_start: {
+        if (open.empty() || open.back().list) throw std::invalid_argument("transcript: a list where the format has none");
+        const auto it = lists.find({open.back().kind, field});
+        if (it == lists.end()) throw std::invalid_argument("transcript: \"" + field + "\" must not be a list");
+        open.push_back({field, true, 0, it->second});
+        break;
+      }
+      case Json::parse_event_t::object_end:
+      case Json::parse_event_t::array_end:
+        open.pop_back();
+        break;
+      case Json::parse_event_t::value:
+        element();
+        break;
+    }
+    return true;
+  };
+  try {
+    return Json::parse(text, check);
+  } catch (const Json::exception& e) {  // a parse error, or a number out of range (2e772)
+    throw std::invalid_argument(std::string("transcript: not JSON: ") + e.what());
+  }
+}
+
 Point point_from(const std::string& hex, const std::string& what) {
   Point p;
   if (hex.size() != 2 * point_bytes) throw std::invalid_argument(what + ": a point is " + std::to_string(2 * point_bytes) + " hex digits");
@@ -45,6 +137,8 @@ std::string Transcript::to_json() const {
   j["format"] = transcript_format;
   j["session"] = to_hex(session);
   j["hops"] = hops;
+  j["signers"] = Json::array();
+  for (const auto& k : signers) j["signers"].push_back(to_hex(k));
   j["rounds"] = Json::array();
   for (const auto& r : rounds) {
     Json jr;
@@ -61,7 +155,8 @@ std::string Transcript::to_json() const {
     jr["limbs"] = r.input.limbs();
     jr["input"] = to_hex(r.input.to_bytes());
     jr["hops"] = Json::array();
-    for (const auto& h : r.hops) jr["hops"].push_back({{"output", to_hex(h.output.to_bytes())}, {"proof", to_hex(h.proof.to_bytes())}});
+    for (const auto& h : r.hops)
+      jr["hops"].push_back({{"output", to_hex(h.output.to_bytes())}, {"proof", to_hex(h.proof.to_bytes())}, {"signature", to_hex(h.signature)}});
     jr["decryption"] = Json::array();
     for (std::size_t k = 0; k < r.decryption.size(); ++k)
       jr["decryption"].push_back({{"trustee", r.decrypted_by.at(k)}, {"shares", to_hex(r.decryption[k].to_bytes())}});
@@ -72,19 +167,26 @@ std::string Transcript::to_json() const {
 }
 
 Transcript Transcript::from_json(const std::string& text) {
-  Json j;
-  try {
-    j = Json::parse(text);
-  } catch (const Json::exception& e) {  // a parse error, or a number out of range (2e772)
-    throw std::invalid_argument(std::string("transcript: not JSON: ") + e.what());
-  }
+  const Json j = parse_bounded(text);
   if (!j.is_object() || !j.contains("format") || j["format"] != transcript_format)
-    throw std::invalid_argument(std::string("transcript: \"format\" must be \"") + transcript_format + "\"");
+    throw std::invalid_argument(std::string("transcript: \"format\" must be \"") + transcript_format + "\"" +
+                                (j.is_object() && j.contains("format") && j["format"] == "shufflempc-verifiable-mix/1"
+                                     ? " (version 1 carries no hop signatures, so nothing names who made its hops)"
+                                     : ""));
   Transcript t;
-  const auto session = hex_field(j, "session", "transcript");
-  if (session.size() != t.session.size()) throw std::invalid_argument("transcript: \"session\" must be 16 bytes");
-  std::copy(session.begin(), session.end(), t.session.begin());
-  t.hops = count_field(j, "hops", "transcript", 64);
+  t.session = fixed_field<sizeof(SessionId)>(j, "session", "transcript");
+  if (!j.contains("hops") || !j["hops"].is_number_unsigned() || j["hops"].get<std::uint64_t>() < 1 || j["hops"].get<std::uint64_t>() > max_hops)
+    throw std::invalid_argument("transcript: \"hops\" must be an integer in [1, " + std::to_string(max_hops) + "]");
+  t.hops = j["hops"].get<std::size_t>();
+  if (!j.contains("signers") || !j["signers"].is_array() || j["signers"].size() != t.hops)
+    throw std::invalid_argument("transcript: \"signers\" must list the " + std::to_string(t.hops) + " hops' Ed25519 keys");
+  for (const auto& k : j["signers"]) {
+    if (!k.is_string() || k.get_ref<const std::string&>().size() != 2 * sizeof(SigningPublicKey))
+      throw std::invalid_argument("transcript: a signer is not " + std::to_string(2 * sizeof(SigningPublicKey)) + " hex digits");
+    SigningPublicKey key{};
+    from_hex(k.get_ref<const std::string&>(), key, "transcript signer");
+    t.signers.push_back(key);
+  }
   if (!j.contains("rounds") || !j["rounds"].is_array()) throw std::invalid_argument("transcript: \"rounds\" must be a list");
   for (const auto& jr : j["rounds"]) {
     const std::string where = "transcript round " + std::to_string(t.rounds.size());
@@ -119,6 +221,7 @@ Transcript Transcript::from_json(const std::string& text) {
       HopTranscript h;
       h.output = CiphertextBatch::from_bytes(limbs, hex_field(jh, "output", hw), hw + " output");
       h.proof = ShuffleProof::from_bytes(r.input.size(), limbs, hex_field(jh, "proof", hw), hw + " proof");
+      h.signature = fixed_field<sizeof(Signature)>(jh, "signature", hw);
       r.hops.push_back(std::move(h));
     }
     if (!jr.contains("decryption") || !jr["decryption"].is_array() || jr["decryption"].size() > r.key.shares.size())
@@ -137,7 +240,9 @@ Transcript Transcript::from_json(const std::string& text) {
 
 void Transcript::save(const std::filesystem::path& file) const { write_file(file.string(), to_json(), "transcript"); }
 
-Transcript Transcript::load(const std::filesystem::path& file) { return from_json(read_text_file(file.string(), "transcript")); }
+Transcript Transcript::load(const std::filesystem::path& file, std::size_t max_bytes) {
+  return from_json(read_text_file(file.string(), "transcript", max_bytes));
+}
 
 std::vector<std::uint8_t> encode_evidence(const RoundTranscript& r) {
   std::vector<std::uint8_t> out(12);
@@ -148,6 +253,7 @@ std::vector<std::uint8_t> encode_evidence(const RoundTranscript& r) {
   for (const auto& h : r.hops) {
     append(h.output.to_bytes());
     append(h.proof.to_bytes());
+    out.insert(out.end(), h.signature.begin(), h.signature.end());
   }
   std::uint8_t n[4];
   store_le<std::uint32_t>(n, static_cast<std::uint32_t>(r.decryption.size()));
@@ -189,6 +295,8 @@ RoundTranscript decode_evidence(std::span<const std::uint8_t> bytes, std::uint32
     HopTranscript t;
     t.output = CiphertextBatch::from_bytes(limbs, take(batch_bytes, hw + "'s output"), hw + " output");
     t.proof = ShuffleProof::from_bytes(n, limbs, take(ShuffleProof::size_bytes(n, limbs), hw + "'s proof"), hw + " proof");
+    const auto sig = take(t.signature.size(), hw + "'s signature");
+    std::copy(sig.begin(), sig.end(), t.signature.begin());
     r.hops.push_back(std::move(t));
   }
   const std::uint32_t trustees = load_le<std::uint32_t>(take(4, "the trustee count").data());
@@ -207,15 +315,30 @@ RoundTranscript decode_evidence(std::span<const std::uint8_t> bytes, std::uint32
   return r;
 }
 
-std::vector<std::string> hop_faults(const SessionId& session, const RoundTranscript& r, unsigned threads, std::optional<std::uint32_t> skip) {
+std::string hop_fault(const ProofContext& context, const Point& key, const CiphertextBatch& input, const HopTranscript& hop,
+                      const SigningPublicKey& signer, unsigned threads) {
+  // The proof first: a server that signed a batch it did not shuffle correctly is named for that.
+  if (auto fault = check_shuffle(context, key, input, hop.output, hop.proof, threads); !fault.empty())
+    return "the proof of shuffle does not verify: " + fault;
+  if (!signature_holds(hop.signature, hop_statement(context, key, input, hop.output, hop.proof), signer))
+    return "its server's signature does not verify (the hop was not made, or not on this batch, by the server the chain names)";
+  return {};
+}
+
+std::vector<std::string> hop_faults(const SessionId& session, const RoundTranscript& r, std::span<const SigningPublicKey> signers, unsigned threads,
+                                    std::optional<std::uint32_t> skip) {
   std::vector<std::string> faults;
+  if (signers.size() != r.hops.size()) {
+    faults.push_back("the chain names " + std::to_string(signers.size()) + " signers for " + std::to_string(r.hops.size()) + " hops");
+    return faults;
+  }
   const Point& key = r.key.key();
   const CiphertextBatch* in = &r.input;
   for (std::size_t h = 0; h < r.hops.size(); ++h) {
     const ProofContext ctx{session, r.round, static_cast<std::uint32_t>(h)};
     if (!skip || *skip != h)
-      if (auto fault = check_shuffle(ctx, key, *in, r.hops[h].output, r.hops[h].proof, threads); !fault.empty())
-        faults.push_back("hop " + std::to_string(h) + ": the proof of shuffle does not verify: " + fault);
+      if (auto fault = hop_fault(ctx, key, *in, r.hops[h], signers[h], threads); !fault.empty())
+        faults.push_back("hop " + std::to_string(h) + ": " + fault);
     in = &r.hops[h].output;
   }
   return faults;
@@ -232,7 +355,7 @@ Verdict verify_transcript(const Transcript& t, unsigned threads) {
     ++v.rounds;
     v.records += r.input.size();
     v.hop_proofs += r.hops.size();
-    for (auto& fault : hop_faults(t.session, r, threads)) v.faults.push_back(where + " " + fault);
+    for (auto& fault : hop_faults(t.session, r, t.signers, threads)) v.faults.push_back(where + " " + fault);
     const CiphertextBatch* in = r.hops.empty() ? &r.input : &r.hops.back().output;
     const ProofContext dctx{t.session, r.round, static_cast<std::uint32_t>(r.hops.size())};
     std::set<std::uint32_t> distinct(r.decrypted_by.begin(), r.decrypted_by.end());
@@ -262,6 +385,45 @@ Verdict verify_transcript(const Transcript& t, unsigned threads) {
     }
   }
   return v;
+}
+
+std::vector<std::string> check_session(const Transcript& t, const SessionChain& chain) {
+  std::vector<std::string> faults;
+  if (t.session != chain.session)
+    faults.push_back("the transcript is of session " + to_hex(t.session) + ", not of session " + to_hex(chain.session));
+  if (t.hops != chain.signers.size())
+    faults.push_back("the transcript has " + std::to_string(t.hops) + " hops, the session's chain " + std::to_string(chain.signers.size()));
+  else if (t.signers != chain.signers)
+    for (std::size_t h = 0; h < t.hops; ++h)
+      if (t.signers[h] != chain.signers[h]) faults.push_back("hop " + std::to_string(h) + ": the transcript's signer is not the session's server");
+  std::optional<std::uint32_t> previous;
+  std::vector<char> seen(chain.rounds.size(), 0);
+  for (const auto& r : t.rounds) {
+    const std::string where = "round " + std::to_string(r.round);
+    if (r.round >= chain.rounds.size()) {
+      faults.push_back(where + ": the session has " + std::to_string(chain.rounds.size()) + " rounds");
+      continue;
+    }
+    if (seen[r.round]) faults.push_back(where + " is listed twice");
+    else if (previous && r.round < *previous) faults.push_back(where + " is listed after round " + std::to_string(*previous));
+    seen[r.round] = 1;
+    previous = r.round;
+    const SessionChain::Round& want = chain.rounds[r.round];
+    if (want.limbs == 0) {
+      faults.push_back(where + " carries no records in this session, so it never crossed the chain");
+      continue;
+    }
+    if (r.delivery != want.delivery)
+      faults.push_back(where + ": delivered " + to_string(r.delivery) + ", the session's round is " + to_string(want.delivery));
+    if (limbs_for(r.width) != want.limbs)
+      faults.push_back(where + ": records of " + std::to_string(limbs_for(r.width)) + " limbs, the session's round has " + std::to_string(want.limbs));
+    if (!(r.key.threshold == want.key.threshold && r.key.shares == want.key.shares && r.key.commitments == want.key.commitments))
+      faults.push_back(where + ": encrypted under another key than the session's " +
+                       (want.delivery == Delivery::analyzer_only ? "analyzer's" : "servers' combined key"));
+  }
+  for (std::size_t r = 0; r < chain.rounds.size(); ++r)
+    if (chain.rounds[r].limbs > 0 && !seen[r]) faults.push_back("round " + std::to_string(r) + " of the session is not in the transcript");
+  return faults;
 }
 
 }  // namespace shufflempc::mixnet

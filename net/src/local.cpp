@@ -41,10 +41,10 @@ LocalDeployment LocalDeployment::create(std::size_t parties, Rng& rng, SessionCo
   for (const auto& k : d.parties) d.config.party_keys.push_back(k.public_key());
   d.config.mix_chain.clear();
   if (chain > 1) {
-    d.config.mix_chain.push_back({d.shuffler.public_key(), SigningKeyPair::derive(d.shuffler).public_key()});
+    d.config.mix_chain.push_back({d.shuffler.public_key(), signing_key_of(d.shuffler).public_key()});
     for (std::size_t h = 1; h < chain; ++h) {
       d.mix_servers.push_back(KeyPair::generate(rng));
-      d.config.mix_chain.push_back({d.mix_servers.back().public_key(), SigningKeyPair::derive(d.mix_servers.back()).public_key()});
+      d.config.mix_chain.push_back({d.mix_servers.back().public_key(), signing_key_of(d.mix_servers.back()).public_key()});
     }
   }
   d.config.analyzer_elgamal.reset();

@@ -4,14 +4,14 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <type_traits>
 
 #include "shufflempc/error.hpp"
 #include <string_view>
 
 namespace shufflempc::net {
 
-static_assert(sizeof(SigningPublicKey) == crypto_sign_PUBLICKEYBYTES);
-static_assert(sizeof(Signature) == crypto_sign_BYTES);
+static_assert(std::is_same_v<SigningPublicKey, mixnet::SigningPublicKey>);
 
 namespace {
 
@@ -24,35 +24,7 @@ std::string hop_name(std::size_t hop) { return "hop " + std::to_string(hop); }
 
 }  // namespace
 
-SigningKeyPair::~SigningKeyPair() { sodium_memzero(secret_.data(), secret_.size()); }
-
-SigningKeyPair SigningKeyPair::generate(Rng& rng) {
-  ensure_sodium();
-  std::array<std::uint8_t, crypto_sign_SEEDBYTES> seed{};
-  rng.fill(seed);
-  SigningKeyPair k;
-  crypto_sign_seed_keypair(k.public_.data(), k.secret_.data(), seed.data());
-  sodium_memzero(seed.data(), seed.size());
-  return k;
-}
-
-SigningKeyPair SigningKeyPair::derive(const KeyPair& keys) {
-  ensure_sodium();
-  constexpr std::string_view label = "shufflempc/mix-server-signing-key/v1";
-  std::array<std::uint8_t, crypto_sign_SEEDBYTES> seed{};
-  crypto_generichash(seed.data(), seed.size(), reinterpret_cast<const unsigned char*>(label.data()), label.size(),
-                     keys.secret_key().data(), keys.secret_key().size());
-  SigningKeyPair k;
-  crypto_sign_seed_keypair(k.public_.data(), k.secret_.data(), seed.data());
-  sodium_memzero(seed.data(), seed.size());
-  return k;
-}
-
-Signature SigningKeyPair::sign(std::span<const std::uint8_t> message) const {
-  Signature s{};
-  crypto_sign_detached(s.data(), nullptr, message.data(), message.size(), secret_.data());
-  return s;
-}
+SigningKeyPair signing_key_of(const KeyPair& keys) { return SigningKeyPair::derive(keys.secret_key(), "shufflempc/mix-server-signing-key/v1"); }
 
 BatchDigest batch_digest(const MessageBatch& batch) { return batch_digest(batch.width(), batch.bytes()); }
 
@@ -157,8 +129,7 @@ std::optional<std::string> verify_chain(std::span<const HopReport> reports, std:
     const HopReport& r = reports[i];
     if (r.place.session != session || r.place.round != round || r.place.hop != i)
       return hop_name(i) + "'s report is for another session, round or hop";
-    const auto bytes = r.signed_bytes();
-    if (crypto_sign_verify_detached(r.signature.data(), bytes.data(), bytes.size(), hops[i].data()) != 0)
+    if (!mixnet::signature_holds(r.signature, r.signed_bytes(), hops[i]))
       return hop_name(i) + "'s signature does not verify";
     if (r.records_out + r.not_opened + r.duplicates != r.records_in)
       return hop_name(i) + " signed counts that do not add up (" + std::to_string(r.records_in) + " in, " + std::to_string(r.records_out) +

@@ -32,7 +32,7 @@ std::uint32_t mix_server_position(const SessionConfig& config, const KeyPair& ke
                                 "'s mix chain");
   const auto hop = static_cast<std::uint32_t>(it - config.mix_chain.begin());
   if (hop == 0) throw std::invalid_argument("this key is " + session + "'s entry (hop 0): run it as the shuffler, without --hop");
-  if (SigningKeyPair::derive(keys).public_key() != it->signer)
+  if (signing_key_of(keys).public_key() != it->signer)
     throw std::invalid_argument(session + ": mix_chain[" + std::to_string(hop) +
                                 "]'s signing key is not the one this key file derives (write it with keygen --mix-server)");
   if (config.mix == MixKind::verifiable && elgamal_key_of(keys).public_key.bytes != it->elgamal->key)
@@ -76,6 +76,7 @@ struct TcpMixServer::Impl {
   asio::io_context io;
   tcp::acceptor acceptor{io};
   KeyPair keys;
+  SigningKeyPair signing;  // signing_key_of(keys): what this server signs its hops with
   Logger log_fn;
   SystemRng rng;
   MixServerOptions options;
@@ -176,8 +177,11 @@ struct TcpMixServer::Impl {
     }
     const mixnet::Point key = round_key(s.config, shape.delivery).key();
     auto mixed = mixnet::reencrypt_shuffle(in, key, rng, threads());
-    const auto proof = mixnet::prove_shuffle({s.config.session, r, s.hop}, key, in, mixed.output, mixed.witness, rng, threads());
+    const mixnet::ProofContext ctx{s.config.session, r, s.hop};
+    const auto proof = mixnet::prove_shuffle(ctx, key, in, mixed.output, mixed.witness, rng, threads());
     if (options.tamper) options.tamper(r, mixed.output);
+    // Signed: the hop is this server's (its Ed25519 key in the session config), and nobody else's.
+    const Signature signature = signing.sign(mixnet::hop_statement(ctx, key, in, mixed.output, proof));
     s.shuffled_output = mixed.output.to_bytes();
     s.last.valid = true;
     s.last.type = FrameType::shuffled;
@@ -188,6 +192,7 @@ struct TcpMixServer::Impl {
     s.last.payload = s.shuffled_output;
     const auto p = proof.to_bytes();
     s.last.payload.insert(s.last.payload.end(), p.begin(), p.end());
+    s.last.payload.insert(s.last.payload.end(), signature.begin(), signature.end());
     HopReport rep;
     rep.place = {s.config.session, r, s.hop};
     rep.records_in = in.size();
@@ -227,7 +232,8 @@ struct TcpMixServer::Impl {
       return round + ": the evidence's hop " + std::to_string(s.hop) + " is not the batch this server sent";
     if (batch_digest(shape.width, rt.hops[s.hop - 1].output.to_bytes()) != s.last.received)
       return round + ": the evidence's hop " + std::to_string(s.hop - 1) + " is not the batch this server received";
-    if (auto faults = mixnet::hop_faults(s.config.session, rt, threads(), s.hop); !faults.empty()) return round + ": " + faults.front();
+    if (auto faults = mixnet::hop_faults(s.config.session, rt, signers_of(s.config.mix_chain), threads(), s.hop); !faults.empty())
+      return round + ": " + faults.front();
     const mixnet::ProofContext dctx{s.config.session, r, static_cast<std::uint32_t>(rt.hops.size())};
     const auto shares = mixnet::decryption_shares(dctx, s.hop, server_share(s.config, keys, s.hop), rt.hops.back().output, rng, threads());
     s.decrypted.valid = true;
@@ -386,6 +392,7 @@ TcpMixServer::TcpMixServer(KeyPair keys, std::vector<SessionConfig> sessions, co
   if (sessions.empty()) throw std::invalid_argument("TcpMixServer: at least one session is needed");
   if (options.max_unauthenticated < 1) throw std::invalid_argument("TcpMixServer: max_unauthenticated must be at least 1");
   im.keys = std::move(keys);
+  im.signing = signing_key_of(im.keys);
   im.log_fn = std::move(log);
   im.options = options;
   for (auto& config : sessions) {
@@ -395,7 +402,7 @@ TcpMixServer::TcpMixServer(KeyPair keys, std::vector<SessionConfig> sessions, co
     s->tag = "session " + to_hex(config.session).substr(0, 8) + " hop " + std::to_string(s->hop) + ": ";
     s->config = std::move(config);
     s->digest = s->config.digest();
-    s->mixer = std::make_unique<MixHop>(s->hop, im.keys, SigningKeyPair::derive(im.keys));
+    s->mixer = std::make_unique<MixHop>(s->hop, im.keys, im.signing);
     detail::StaticSecret k = detail::static_secret(im.keys.secret_key(), s->config.shuffler_key);
     s->entry_proof = detail::identity_proof(std::span(&k, 1), entry_id);
     sodium_memzero(k.data(), k.size());

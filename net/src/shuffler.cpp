@@ -129,6 +129,7 @@ struct TcpShuffler::Impl {
     // With a mix chain: this server's hop (0), the links to the further servers (index = hop; 0
     // unused), whether a round's batch is crossing the chain, and every round's reports.
     std::unique_ptr<MixHop> hop0;
+    SigningKeyPair signing;  // this server's (hop 0's) signing key
     std::vector<std::shared_ptr<SecureLink>> hops;
     bool relaying = false;
     std::string chain_error;
@@ -466,8 +467,10 @@ struct TcpShuffler::Impl {
     // session's rounds; only its decryption is skipped.
     const std::size_t n = rt.input.size();
     auto mixed = mixnet::reencrypt_shuffle(rt.input, key, rng, threads);
-    auto proof = mixnet::prove_shuffle({s.config.session, closed.round, 0}, key, rt.input, mixed.output, mixed.witness, rng, threads);
-    rt.hops.push_back({std::move(mixed.output), std::move(proof)});
+    const mixnet::ProofContext ctx0{s.config.session, closed.round, 0};
+    auto proof = mixnet::prove_shuffle(ctx0, key, rt.input, mixed.output, mixed.witness, rng, threads);
+    const auto statement = mixnet::hop_statement(ctx0, key, rt.input, mixed.output, proof);
+    rt.hops.push_back({std::move(mixed.output), std::move(proof), s.signing.sign(statement)});
     for (std::size_t hop = 1; hop < s.config.mix_chain.size(); ++hop) {
       const auto sent = rt.hops.back().output.to_bytes();
       auto answer = co_await answer_of(s, hop, closed.round, FrameType::shuffle, width, static_cast<std::uint32_t>(n), sent, "the batch");
@@ -485,16 +488,20 @@ struct TcpShuffler::Impl {
       mixnet::HopTranscript h;
       try {
         const std::span<const std::uint8_t> payload(f.payload);
+        if (payload.size() < n * width + h.signature.size())
+          throw std::invalid_argument(hop_name(hop) + "'s answer ends before its signature");
+        const auto proof = payload.subspan(n * width, payload.size() - n * width - h.signature.size());
         h.output = mixnet::CiphertextBatch::from_bytes(limbs, payload.first(n * width), hop_name(hop) + "'s batch");
-        h.proof = mixnet::ShuffleProof::from_bytes(n, limbs, payload.subspan(n * width), hop_name(hop) + "'s proof of shuffle");
+        h.proof = mixnet::ShuffleProof::from_bytes(n, limbs, proof, hop_name(hop) + "'s proof of shuffle");
+        std::copy(payload.end() - static_cast<std::ptrdiff_t>(h.signature.size()), payload.end(), h.signature.begin());
       } catch (const std::invalid_argument& e) {
         abort_session(s, round + ": " + e.what());
         co_return;
       }
-      if (auto fault = mixnet::check_shuffle({s.config.session, closed.round, static_cast<std::uint32_t>(hop)}, key, rt.hops.back().output,
-                                             h.output, h.proof, threads);
+      if (auto fault = mixnet::hop_fault({s.config.session, closed.round, static_cast<std::uint32_t>(hop)}, key, rt.hops.back().output, h,
+                                         s.config.mix_chain[hop].signer, threads);
           !fault.empty()) {
-        abort_session(s, round + ": " + hop_name(hop) + "'s proof of shuffle does not verify: " + fault);
+        abort_session(s, round + ": " + hop_name(hop) + ": " + fault);
         co_return;
       }
       rt.hops.push_back(std::move(h));
@@ -1063,13 +1070,14 @@ TcpShuffler::TcpShuffler(KeyPair keys, std::vector<SessionConfig> sessions, cons
                                     std::to_string(further) + " further ones (--mix-servers), got " +
                                     std::to_string(options.mix_servers.size()));
       for (const auto& a : options.mix_servers) (void)split_address(a, "mix server address");
-      auto signing = SigningKeyPair::derive(impl_->keys);
+      auto signing = signing_key_of(impl_->keys);
       if (signing.public_key() != s->config.mix_chain[0].signer)
         throw std::invalid_argument("session " + to_hex(s->config.session).substr(0, 8) +
                                     ": mix_chain[0]'s signing key is not the one the shuffler's key file derives");
       if (s->config.mix == MixKind::verifiable && elgamal_key_of(impl_->keys).public_key.bytes != s->config.mix_chain[0].elgamal->key)
         throw std::invalid_argument("session " + to_hex(s->config.session).substr(0, 8) +
                                     ": mix_chain[0]'s ElGamal key is not the one the shuffler's key file derives");
+      s->signing = signing;
       s->hop0 = std::make_unique<MixHop>(0, impl_->keys, std::move(signing));
       s->hops.resize(s->config.mix_chain.size());
     }

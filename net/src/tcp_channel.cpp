@@ -461,6 +461,7 @@ TcpChannel::TcpChannel(const SessionConfig& config, std::vector<Identity> identi
   for (const auto& m : config.mix_chain) im.layer_keys.push_back(m.key);
   im.transcript.session = config.session;
   im.transcript.hops = config.mix_chain.size();
+  im.transcript.signers = signers_of(config.mix_chain);
   im.identities = std::move(identities);
   im.counters.resize(im.identities.size());
   im.in_session.assign(im.identities.size(), 1);

@@ -9,6 +9,8 @@
 #include "shufflempc/error.hpp"
 #include "shufflempc/mixnet/decryption.hpp"
 #include "shufflempc/mixnet/server_keys.hpp"
+#include "shufflempc/net/mix_hop.hpp"
+#include "shufflempc/net/tcp.hpp"
 
 namespace shufflempc::net {
 
@@ -62,6 +64,23 @@ mixnet::ThresholdKey round_key(const SessionConfig& config, Delivery delivery) {
 
 mixnet::ElGamalKey server_share(const SessionConfig& config, const KeyPair& keys, std::size_t hop) {
   return mixnet::combined_share(elgamal_key_of(keys), hop, config.mix_chain.size());
+}
+
+mixnet::SessionChain session_chain(const SessionConfig& config) {
+  if (config.mix != MixKind::verifiable || config.mix_chain.empty())
+    throw std::invalid_argument("the session config has no verifiable chain (its mix is " + to_string(config.mix) + " over " +
+                                std::to_string(config.mix_chain.size()) + " servers)");
+  mixnet::SessionChain chain{config.session, signers_of(config.mix_chain), {}};
+  for (const RoundShape& shape : config.rounds) {
+    mixnet::SessionChain::Round r;
+    r.delivery = shape.delivery;
+    if (shape.width > wire_width(0, shape.delivery)) {
+      r.limbs = shape.width / mixnet::ciphertext_bytes;
+      r.key = round_key(config, shape.delivery);
+    }
+    chain.rounds.push_back(std::move(r));
+  }
+  return chain;
 }
 
 std::size_t verifiable_width(std::size_t width) { return mixnet::limbs_for(width) * mixnet::ciphertext_bytes; }
@@ -127,7 +146,9 @@ mixnet::RoundTranscript open_evidence(const SessionConfig& config, std::uint32_t
                                                 " records submitted from this process are not in the batch the entry admitted to the chain");
   }
   // The hops first: nothing is decrypted from a batch whose chain does not verify.
-  if (auto faults = mixnet::hop_faults(config.session, r, threads); !faults.empty()) {
+  // Every hop proved and signed by the server the config names for it: an entry that made hops
+  // itself (it can: re-encryption needs only the public key) is caught by the signatures.
+  if (auto faults = mixnet::hop_faults(config.session, r, signers_of(config.mix_chain), threads); !faults.empty()) {
     std::string all;
     for (const auto& f : faults) all += (all.empty() ? "" : "; ") + f;
     throw_error(Errc::protocol_violation, where + ": the verifiable mix does not verify: " + all);

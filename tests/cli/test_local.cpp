@@ -476,7 +476,7 @@ TEST_CASE("shufflempc local --mix verifiable --tamper-mix-server 2: the run fail
   std::size_t lines = 0;
   for (std::size_t at = 0; (at = text.find("session aborted: round 0: mix server 2 (127.0.0.1:", at)) != std::string::npos; ++at) ++lines;
   CHECK(lines == 1);
-  CHECK(text.find("'s proof of shuffle does not verify") != std::string::npos);
+  CHECK(text.find(": the proof of shuffle does not verify") != std::string::npos);
   CHECK(text.find("local run failed: shuffler exited with status 1") != std::string::npos);
 }
 

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+
 #include "shufflempc/files.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
@@ -26,7 +28,11 @@ TEST_CASE("run --mix verifiable: the plain run's seeded result, a transcript tha
 
   const auto ok = run_command(cli() + " verify " + transcript);
   CHECK(ok.exit_code == 0);
-  CHECK(ok.out.find("verified: 1 round(s), 40 records, 3 proofs of shuffle, 1 trustees' decryption proofs") != std::string::npos);
+  CHECK(ok.out.find("verified: 1 round(s), 40 records, 3 proofs of shuffle each signed by its hop's server, 1 trustees' decryption proofs") !=
+        std::string::npos);
+  // An in-process run has no session config: the output says that nothing ties the file to one.
+  CHECK(ok.out.find("not tied to a session") != std::string::npos);
+  CHECK(ok.out.find("hop 2 signed by ") != std::string::npos);
   const auto text = run_command(cli() + " run randomized-response --parties 40 --seed 9 --mix verifiable --mix-servers 3");
   CHECK(text.out.find("mix       round 0: 40 records through 3 hops, 3 proofs of shuffle and the decryption proofs of 1 of 1 trustees (1 needed) "
                       "verified") != std::string::npos);
@@ -77,4 +83,65 @@ TEST_CASE("run --mix verifiable: a protocol whose records do not fit is refused 
   const auto over = run_command(cli() + " run randomized-response --parties 10 --mix verifiable --mix-servers 2 --decryption-threshold 3");
   CHECK(over.exit_code == 2);
   CHECK(over.err.find("--decryption-threshold must be in [1, 2] (--mix-servers), got 3") != std::string::npos);
+}
+
+TEST_CASE("verify --config: a local run's transcript is its session's, and another session, a round listed twice or dropped, a flipped delivery and a hostile file are named") {
+  TempDir dir;
+  const std::string transcript = dir / "t.json", other = dir / "other";
+  const auto run = run_command(cli() + " local split-mix-sum --parties 6 --mix-servers 3 --mix verifiable --seed 3 --transcript " + transcript +
+                               " --keep-dir " + (dir / "run"));
+  REQUIRE(run.exit_code == 0);
+  const auto second = run_command(cli() + " local split-mix-sum --parties 6 --mix-servers 3 --mix verifiable --seed 3 --keep-dir " + other);
+  REQUIRE(second.exit_code == 0);
+  const std::string config = (dir / "run") + "/session.json";
+  const auto ok = run_command(cli() + " verify " + transcript + " --config " + config);
+  INFO(ok.err);
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.out.find("of " + config + ": its id, its chain's 3 servers as the signers, and every round it carried") != std::string::npos);
+  const auto json = nlohmann::json::parse(run_command(cli() + " verify --json " + transcript + " --config " + config).out);
+  CHECK(json["verified"] == true);
+  CHECK(json["bound_to_session"] == true);
+  CHECK(json["signers"].size() == 3);
+
+  // Another session's config: its id and its servers are not the file's.
+  const auto wrong = run_command(cli() + " verify " + transcript + " --config " + other + "/session.json");
+  CHECK(wrong.exit_code == 1);
+  CHECK(wrong.err.find("shufflempc verify: the transcript is of session ") != std::string::npos);
+  CHECK(wrong.err.find("hop 0: the transcript's signer is not the session's server") != std::string::npos);
+
+  const auto verdict_of = [&](const nlohmann::json& j) {
+    const std::string file = dir / "altered.json";
+    std::filesystem::remove(file);
+    shufflempc::write_file(file, j.dump(), "altered transcript");
+    return run_command(cli() + " verify " + file + " --config " + config);
+  };
+  const auto original = nlohmann::json::parse(shufflempc::read_text_file(transcript, "transcript"));
+  REQUIRE(original["rounds"].size() >= 1);
+  auto j = original;
+  j["rounds"].push_back(j["rounds"][0]);
+  auto twice = verdict_of(j);
+  CHECK(twice.exit_code == 1);
+  CHECK(twice.err.find("round 0 is listed twice") != std::string::npos);
+  j = original;
+  j["rounds"].erase(0);
+  auto dropped = verdict_of(j);
+  CHECK(dropped.exit_code == 1);
+  CHECK(dropped.err.find("round 0 of the session is not in the transcript") != std::string::npos);
+  j = original;
+  j["rounds"][0]["delivery"] = j["rounds"][0]["delivery"] == "analyzer-only" ? "all-parties" : "analyzer-only";
+  auto flipped = verdict_of(j);
+  CHECK(flipped.exit_code == 1);
+  CHECK(flipped.err.find("round 0: delivered ") != std::string::npos);
+
+  // A file larger than --max-bytes, and an unknown field: exit 2, one line.
+  const auto big = run_command(cli() + " verify " + transcript + " --max-bytes 100");
+  CHECK(big.exit_code == 2);
+  CHECK(big.err.find("transcript") != std::string::npos);
+  j = original;
+  j["padding"] = nlohmann::json::array();
+  const std::string hostile = dir / "hostile.json";
+  shufflempc::write_file(hostile, j.dump(), "hostile transcript");
+  const auto refused = run_command(cli() + " verify " + hostile);
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.err.find("unknown field \"padding\"") != std::string::npos);
 }

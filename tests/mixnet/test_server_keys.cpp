@@ -97,10 +97,13 @@ TEST_CASE("mixnet evidence: a round's evidence decodes to itself and verifies, a
   r.key = dealt.key;
   r.input = encrypt_batch(MessageBatch::from_bytes(3, std::vector<std::uint8_t>{1, 2, 3, 4, 5, 6, 7, 8, 9}), r.key.key(), rng, 2);
   const CiphertextBatch* in = &r.input;
+  const std::vector<SigningKeyPair> servers = {SigningKeyPair::generate(rng), SigningKeyPair::generate(rng)};
+  const std::vector<SigningPublicKey> signers = {servers[0].public_key(), servers[1].public_key()};
   for (std::uint32_t h = 0; h < 2; ++h) {
     auto mixed = reencrypt_shuffle(*in, r.key.key(), rng, 2);
     auto proof = prove_shuffle({session, 1, h}, r.key.key(), *in, mixed.output, mixed.witness, rng, 2);
-    r.hops.push_back({std::move(mixed.output), std::move(proof)});
+    const auto signature = servers[h].sign(hop_statement({session, 1, h}, r.key.key(), *in, mixed.output, proof));
+    r.hops.push_back({std::move(mixed.output), std::move(proof), signature});
     in = &r.hops.back().output;
   }
   for (std::uint32_t k = 0; k < 2; ++k) {
@@ -114,13 +117,20 @@ TEST_CASE("mixnet evidence: a round's evidence decodes to itself and verifies, a
   CHECK(back.hops[1].proof == r.hops[1].proof);
   CHECK(back.decrypted_by == r.decrypted_by);
   CHECK(back.decryption == r.decryption);
-  CHECK(hop_faults(session, back, 2).empty());
+  CHECK(back.hops[1].signature == r.hops[1].signature);
+  CHECK(hop_faults(session, back, signers, 2).empty());
   back.records = combine_decryption(back.hops.back().output, back.decryption, back.decrypted_by, 3, 2);
-  Transcript t{session, 2, {back}};
+  Transcript t{session, 2, signers, {back}};
   CHECK(verify_transcript(t, 2).ok());
   // Hop 0's proof checked against another round's context, and a hop skipped.
-  CHECK(hop_faults(SessionId{8}, back, 2).size() == 2);
-  CHECK(hop_faults(SessionId{8}, back, 2, 0).size() == 1);
+  CHECK(hop_faults(SessionId{8}, back, signers, 2).size() == 2);
+  CHECK(hop_faults(SessionId{8}, back, signers, 2, 0).size() == 1);
+  // The signers swapped: each hop's signature is another server's.
+  const std::vector<SigningPublicKey> swapped = {signers[1], signers[0]};
+  const auto faults = hop_faults(session, back, swapped, 2);
+  REQUIRE(faults.size() == 2);
+  CHECK(faults[0].find("hop 0: its server's signature does not verify") == 0);
+  CHECK(hop_faults(session, back, std::span(signers).first(1), 2).front().find("1 signers for 2 hops") != std::string::npos);
 
   const auto fails = [&](std::vector<std::uint8_t> b, std::size_t hops, std::size_t max_records, const std::string& what) {
     CAPTURE(what);

@@ -180,7 +180,7 @@ TEST_CASE("verifiable mix: a hop that swaps, drops, copies, replaces or alters a
         if (hop == bad_hop) cheat.act(out);
       });
       const std::string error = shufflempc::test::error_text([&] { (void)channel.exchange(rules_for(8, 2, Delivery::all_parties), one_each(8, 2)); });
-      CHECK(error.find("mix server " + std::to_string(bad_hop) + "'s proof of shuffle does not verify") != std::string::npos);
+      CHECK(error.find("mix server " + std::to_string(bad_hop) + ": the proof of shuffle does not verify") != std::string::npos);
       CHECK(error.find('\n') == std::string::npos);
       CHECK(shufflempc::test::code_of([&] { (void)channel.exchange(rules_for(8, 2, Delivery::all_parties), one_each(8, 2)); }) ==
             Errc::protocol_violation);
@@ -197,6 +197,11 @@ Transcript transcript_with(std::size_t records, std::size_t hops, std::optional<
   Transcript t;
   t.session.fill(7);
   t.hops = hops;
+  std::vector<SigningKeyPair> servers;
+  for (std::size_t h = 0; h < hops; ++h) {
+    servers.push_back(SigningKeyPair::generate(rng));
+    t.signers.push_back(servers.back().public_key());
+  }
   RoundTranscript r;
   r.round = 3;
   r.width = 2;
@@ -211,7 +216,10 @@ Transcript transcript_with(std::size_t records, std::size_t hops, std::optional<
   for (std::uint32_t h = 0; h < hops; ++h) {
     auto s = reencrypt_shuffle(*in, analyzer.public_key, rng, 2);
     if (cheater == h) s.output.at(0, 0) = encrypt_limb(999, analyzer.public_key, random_scalar(rng));
-    r.hops.push_back({s.output, prove_shuffle({t.session, r.round, h}, analyzer.public_key, *in, s.output, s.witness, rng, 2)});
+    const ProofContext ctx{t.session, r.round, h};
+    auto proof = prove_shuffle(ctx, analyzer.public_key, *in, s.output, s.witness, rng, 2);
+    const auto signature = servers[h].sign(hop_statement(ctx, analyzer.public_key, *in, s.output, proof));
+    r.hops.push_back({s.output, std::move(proof), signature});
     in = &r.hops.back().output;
   }
   const ProofContext dctx{t.session, r.round, static_cast<std::uint32_t>(hops)};
@@ -273,6 +281,63 @@ TEST_CASE("verifiable mix: a malformed transcript is refused naming what does no
   std::string proof = j["rounds"][0]["hops"][0]["proof"];
   j["rounds"][0]["hops"][0]["proof"] = proof.substr(0, proof.size() - 64);
   CHECK_THROWS_WITH_AS(Transcript::from_json(j.dump()), doctest::Contains("round 0 hop 0 proof"), std::invalid_argument);
+  j = nlohmann::json::parse(good);
+  j["rounds"][0]["hops"][1].erase("signature");
+  CHECK_THROWS_WITH_AS(Transcript::from_json(j.dump()), doctest::Contains("round 0 hop 1: \"signature\""), std::invalid_argument);
+  j = nlohmann::json::parse(good);
+  j["signers"].erase(0);
+  CHECK_THROWS_WITH_AS(Transcript::from_json(j.dump()), doctest::Contains("\"signers\" must list the 2 hops"), std::invalid_argument);
+  // No hops, and more than a chain has.
+  for (const int hops : {0, 17}) {
+    j = nlohmann::json::parse(good);
+    j["hops"] = hops;
+    CHECK_THROWS_WITH_AS(Transcript::from_json(j.dump()), doctest::Contains("\"hops\" must be an integer in [1, 16]"), std::invalid_argument);
+  }
+  // Version 1 named no server for its hops.
+  j = nlohmann::json::parse(good);
+  j["format"] = "shufflempc-verifiable-mix/1";
+  CHECK_THROWS_WITH_AS(Transcript::from_json(j.dump()), doctest::Contains("version 1 carries no hop signatures"), std::invalid_argument);
+}
+
+TEST_CASE("verifiable mix: a hostile transcript is refused as it is read: unknown fields, objects and lists where the format has none, lists past their bounds") {
+  SeededRng rng(44);
+  const std::string good = transcript_with(3, 2, std::nullopt, rng).to_json();
+  const auto refused = [](const std::string& text, const std::string& what) {
+    CAPTURE(what);
+    CHECK_THROWS_WITH_AS(Transcript::from_json(text), doctest::Contains(what.c_str()), std::invalid_argument);
+  };
+  // A field the format does not name, at the top, in a round, in a hop, in a key.
+  auto j = nlohmann::json::parse(good);
+  j["padding"] = nlohmann::json::array({nlohmann::json::object(), nlohmann::json::object()});
+  refused(j.dump(), "unknown field \"padding\"");
+  j = nlohmann::json::parse(good);
+  j["rounds"][0]["extra"] = 1;
+  refused(j.dump(), "unknown field \"extra\" in an entry of \"rounds\"");
+  j = nlohmann::json::parse(good);
+  j["rounds"][0]["hops"][0]["note"] = "x";
+  refused(j.dump(), "unknown field \"note\" in an entry of \"hops\"");
+  j = nlohmann::json::parse(good);
+  j["rounds"][0]["key"]["extra"] = 1;
+  refused(j.dump(), "unknown field \"extra\" in an entry of \"key\"");
+  // Nesting deeper than the format: an object or a list where it has a value.
+  j = nlohmann::json::parse(good);
+  j["session"] = nlohmann::json::array({nlohmann::json::array({1})});
+  refused(j.dump(), "\"session\" must not be a list");
+  j = nlohmann::json::parse(good);
+  j["rounds"][0]["input"] = nlohmann::json::object();
+  refused(j.dump(), "\"input\" must not be an object");
+  j = nlohmann::json::parse(good);
+  j["signers"].push_back(nlohmann::json::object());
+  refused(j.dump(), "\"signers\" must list hex strings, not objects");
+  refused(std::string(100000, '[') + std::string(100000, ']'), "a list where the format has none");
+  // Lists past their bounds: 17 signers, 2^16 + 1 rounds of empty objects (a 200 kB file; refused
+  // at the first entry past the bound, before the rest is read).
+  j = nlohmann::json::parse(good);
+  j["signers"] = std::vector<std::string>(17, std::string(64, '0'));
+  refused(j.dump(), "\"signers\" lists more than 16 entries");
+  std::string many = "{\"rounds\": [";
+  for (std::size_t i = 0; i <= (std::size_t{1} << 16); ++i) many += i == 0 ? "{}" : ",{}";
+  refused(many + "]}", "\"rounds\" lists more than 65536 entries");
 }
 
 TEST_CASE("verifiable mix: hop counts outside 1 to 16 are refused naming the range") {

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "shufflempc/error.hpp"
+#include "shufflempc/hex.hpp"
 #include "shufflempc/inproc.hpp"
 #include "shufflempc/mixnet/transcript.hpp"
 #include "shufflempc/net/detail/link.hpp"
@@ -23,6 +24,8 @@
 #include "shufflempc/net/verifiable.hpp"
 #include "shufflempc/registry.hpp"
 #include "support/errors.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
 #include "support/small_protocols.hpp"
 
 using namespace shufflempc;
@@ -188,6 +191,39 @@ TEST_CASE("verifiable chain over TCP: a protocol whose records do not fit is ref
 
 namespace {
 
+// Hop `hop` of round `round` of `d`'s session, made by the holder of `server` (a key file): the
+// input re-encrypted, permuted, proved and signed with the signing key that key file derives.
+mixnet::HopTranscript shuffle_as(const net::LocalDeployment& d, const net::KeyPair& server, std::uint32_t round, std::uint32_t hop,
+                                 const mixnet::CiphertextBatch& in, Rng& rng) {
+  const auto key = net::round_key(d.config, d.config.rounds[round].delivery).key();
+  const mixnet::ProofContext ctx{d.config.session, round, hop};
+  auto mixed = mixnet::reencrypt_shuffle(in, key, rng, 2);
+  auto proof = mixnet::prove_shuffle(ctx, key, in, mixed.output, mixed.witness, rng, 2);
+  const auto signature = net::signing_key_of(server).sign(mixnet::hop_statement(ctx, key, in, mixed.output, proof));
+  return {std::move(mixed.output), std::move(proof), signature};
+}
+
+// A session of `parties` parties through a verifiable chain of 3 with one analyzer-only round of
+// one-byte records, and that round's transcript holding `records` encrypted under the analyzer's
+// key, before any hop.
+struct EsaRound {
+  net::LocalDeployment d;
+  mixnet::RoundTranscript rt;
+};
+EsaRound esa_round(std::size_t parties, const std::vector<std::uint8_t>& records, Rng& rng) {
+  net::SessionConfig base;
+  base.protocol = "(test)";
+  base.mix = net::MixKind::verifiable;
+  base.rounds = {RoundShape::exactly(64, Delivery::analyzer_only, 1)};
+  EsaRound e{net::LocalDeployment::create(parties, rng, base, 3), {}};
+  e.rt.round = 0;
+  e.rt.delivery = Delivery::analyzer_only;
+  e.rt.width = 1;
+  e.rt.key = net::round_key(e.d.config, Delivery::analyzer_only);
+  e.rt.input = mixnet::encrypt_batch(MessageBatch::from_bytes(1, records), e.rt.key.key(), rng, 2);
+  return e;
+}
+
 // Further server 1 of a verifiable chain of 3 (two rounds to every party, one-limb records), and a
 // client playing the entry: what the server shuffles and what it agrees to decrypt.
 struct VerifiableServer {
@@ -230,11 +266,9 @@ struct VerifiableServer {
     io.run();
     if (error) std::rethrow_exception(error);
   }
-  // Hop `hop` played here: shuffled and proved honestly.
+  // Hop `hop` played here: shuffled, proved and signed honestly with its server's key.
   mixnet::HopTranscript shuffle(std::uint32_t round, std::uint32_t hop, const mixnet::CiphertextBatch& in) {
-    auto mixed = mixnet::reencrypt_shuffle(in, key.key(), rng, 2);
-    auto proof = mixnet::prove_shuffle({local.config.session, round, hop}, key.key(), in, mixed.output, mixed.witness, rng, 2);
-    return {std::move(mixed.output), std::move(proof)};
+    return shuffle_as(local, hop == 0 ? local.shuffler : local.mix_servers[hop - 1], round, hop, in, rng);
   }
 };
 
@@ -268,10 +302,15 @@ TEST_CASE("verifiable chain over TCP: a server decrypts only the output of a cha
     auto f = co_await link.receive();
     REQUIRE(f.header.type == net::FrameType::shuffled);
     REQUIRE(f.header.count == 4);
-    server_output = mixnet::CiphertextBatch::from_bytes(1, std::span(f.payload).first(4 * 64), "output");
-    const auto proof = mixnet::ShuffleProof::from_bytes(4, 1, std::span(f.payload).subspan(4 * 64), "proof");
-    CHECK(mixnet::check_shuffle({s.local.config.session, round, 1}, s.key.key(), rt.hops[0].output, server_output, proof, 2) == "");
-    rt.hops.push_back({server_output, proof});
+    const std::span<const std::uint8_t> payload(f.payload);
+    server_output = mixnet::CiphertextBatch::from_bytes(1, payload.first(4 * 64), "output");
+    const auto proof = mixnet::ShuffleProof::from_bytes(4, 1, payload.subspan(4 * 64, payload.size() - 4 * 64 - 64), "proof");
+    mixnet::Signature signature{};
+    std::copy(payload.end() - 64, payload.end(), signature.begin());
+    rt.hops.push_back({server_output, proof, signature});
+    // Proved, and signed by server 1's key in the session config.
+    CHECK(mixnet::hop_fault({s.local.config.session, round, 1}, s.key.key(), rt.hops[0].output, rt.hops[1], s.local.config.mix_chain[1].signer,
+                            2) == "");
     // The same batch again: the same answer; another batch for the round: refused.
     link.send(net::FrameType::shuffle, round, 64, 4, sent);
     auto again = co_await link.receive();
@@ -323,25 +362,15 @@ TEST_CASE("verifiable chain over TCP: a server decrypts only the output of a cha
 
 TEST_CASE("verifiable chain over TCP: a record its sender encrypted outside the round's width is dropped and counted, the rest delivered") {
   SystemRng rng;
-  net::SessionConfig base;
-  base.protocol = "(test)";
-  base.mix = net::MixKind::verifiable;
-  base.rounds = {RoundShape::exactly(64, Delivery::analyzer_only, 1)};
-  const auto d = net::LocalDeployment::create(4, rng, base, 3);
-  const auto key = net::round_key(d.config, Delivery::analyzer_only);
   // Four one-byte records; the last party encrypted 300, which no byte decrypts to.
-  mixnet::RoundTranscript rt;
-  rt.round = 0;
-  rt.delivery = Delivery::analyzer_only;
-  rt.width = 1;
-  rt.key = key;
-  rt.input = mixnet::encrypt_batch(MessageBatch::from_bytes(1, std::vector<std::uint8_t>{7, 8, 9, 10}), key.key(), rng, 2);
+  EsaRound e = esa_round(4, {7, 8, 9, 10}, rng);
+  const auto& d = e.d;
+  auto& rt = e.rt;
+  const auto key = rt.key;
   rt.input.at(3, 0) = mixnet::encrypt_limb(300, key.key(), mixnet::random_scalar(rng));
   const mixnet::CiphertextBatch* in = &rt.input;
   for (std::uint32_t h = 0; h < 3; ++h) {
-    auto mixed = mixnet::reencrypt_shuffle(*in, key.key(), rng, 2);
-    auto proof = mixnet::prove_shuffle({d.config.session, 0, h}, key.key(), *in, mixed.output, mixed.witness, rng, 2);
-    rt.hops.push_back({std::move(mixed.output), std::move(proof)});
+    rt.hops.push_back(shuffle_as(d, h == 0 ? d.shuffler : d.mix_servers[h - 1], 0, h, *in, rng));
     in = &rt.hops.back().output;
   }
   std::size_t discarded = 0;
@@ -353,7 +382,7 @@ TEST_CASE("verifiable chain over TCP: a record its sender encrypted outside the 
   for (std::size_t i = 0; i < 3; ++i) got.insert(opened.records[i][0]);
   CHECK(got == std::multiset<std::uint8_t>{7, 8, 9});
   // The transcript of that round verifies: the records are what the proved shares decrypt to.
-  CHECK(mixnet::verify_transcript(mixnet::Transcript{d.config.session, 3, {opened}}, 2).ok());
+  CHECK(mixnet::verify_transcript(mixnet::Transcript{d.config.session, 3, net::signers_of(d.config.mix_chain), {opened}}, 2).ok());
 }
 
 TEST_CASE("verifiable chain over TCP: a server shuffles and proves an empty batch, and takes the next round after it") {
@@ -366,8 +395,73 @@ TEST_CASE("verifiable chain over TCP: a server shuffles and proves an empty batc
       REQUIRE(f.header.type == net::FrameType::shuffled);
       CHECK(f.header.count == 0);
       const mixnet::CiphertextBatch empty(1, 0);
-      const auto proof = mixnet::ShuffleProof::from_bytes(0, 1, f.payload, "proof");
+      REQUIRE(f.payload.size() >= 64);
+      const auto proof = mixnet::ShuffleProof::from_bytes(0, 1, std::span(f.payload).first(f.payload.size() - 64), "proof");
       CHECK(mixnet::check_shuffle({s.local.config.session, round, 1}, s.key.key(), empty, empty, proof, 2) == "");
     }
   });
+}
+
+TEST_CASE("verifiable chain: an entry that makes every hop itself is refused by the analyzer and by verify --config, naming hop 1") {
+  // An analyzer-only round: every record is ElGamal under the analyzer's key, so whoever holds the
+  // batch can re-encrypt, permute and prove every hop. The entry does: it knows each record's sender
+  // (it authenticated them), so with its own permutations it would link every record to its sender.
+  SystemRng rng;
+  EsaRound e = esa_round(8, {1, 2, 3, 4, 5, 6, 7, 8}, rng);
+  const auto& d = e.d;
+  auto& rt = e.rt;
+  const auto key = rt.key;
+  const mixnet::CiphertextBatch* in = &rt.input;
+  for (std::uint32_t h = 0; h < 3; ++h) {
+    rt.hops.push_back(shuffle_as(d, d.shuffler, 0, h, *in, rng));  // hop 0 is its own; 1 and 2 it signs as best it can
+    in = &rt.hops.back().output;
+  }
+  // Every proof of shuffle holds: without the servers' signatures, this chain was accepted.
+  CHECK(mixnet::hop_fault({d.config.session, 0, 1}, key.key(), rt.hops[0].output, rt.hops[1], net::signing_key_of(d.shuffler).public_key(), 2) ==
+        "");
+  // The analyzer (net::open_evidence) refuses it, naming hop 1.
+  const std::string error = shufflempc::test::error_text([&] {
+    (void)net::open_evidence(d.config, 0, RoundShape::exactly(1, Delivery::analyzer_only, 1), mixnet::encode_evidence(rt), &d.analyzer, 8, 2);
+  });
+  CHECK(error.find("round 0: the verifiable mix does not verify: hop 1: its server's signature does not verify") != std::string::npos);
+  CHECK(error.find("hop 2: its server's signature does not verify") != std::string::npos);
+  CHECK(error.find("hop 0") == std::string::npos);
+
+  // Its transcript, the analyzer's decryption added, as the entry would publish it.
+  const mixnet::ProofContext dctx{d.config.session, 0, 3};
+  rt.decrypted_by = {0};
+  rt.decryption = {mixnet::decryption_shares(dctx, 0, net::elgamal_key_of(d.analyzer), rt.hops.back().output, rng, 2)};
+  rt.records = mixnet::combine_decryption(rt.hops.back().output, rt.decryption, rt.decrypted_by, 1, 2);
+  const auto entry_key = net::signing_key_of(d.shuffler).public_key();
+  const mixnet::Transcript own_signers{d.config.session, 3, {d.config.mix_chain[0].signer, entry_key, entry_key}, {rt}};
+  const mixnet::Transcript session_signers{d.config.session, 3, net::signers_of(d.config.mix_chain), {rt}};
+  // Naming its own keys as the signers, the file agrees with itself: that is all verify alone says.
+  CHECK(mixnet::verify_transcript(own_signers, 2).ok());
+  const auto mismatch = mixnet::check_session(own_signers, net::session_chain(d.config));
+  REQUIRE(mismatch.size() == 2);
+  CHECK(mismatch[0] == "hop 1: the transcript's signer is not the session's server");
+  CHECK(mismatch[1] == "hop 2: the transcript's signer is not the session's server");
+  // Naming the session's servers, their signatures do not verify.
+  const auto v = mixnet::verify_transcript(session_signers, 2);
+  REQUIRE(v.faults.size() == 2);
+  CHECK(v.faults[0].find("round 0 hop 1: its server's signature does not verify") == 0);
+  CHECK(mixnet::check_session(session_signers, net::session_chain(d.config)).empty());
+
+  // The command line: verify alone says the file is not tied to a session; with --config it refuses.
+  const shufflempc::test::TempDir dir;
+  d.config.save(dir / "session.json");
+  own_signers.save(dir / "own.json");
+  session_signers.save(dir / "session-signers.json");
+  const auto alone = shufflempc::test::run_command(shufflempc::test::cli() + " verify " + (dir / "own.json"));
+  CHECK(alone.exit_code == 0);
+  CHECK(alone.out.find("not tied to a session") != std::string::npos);
+  CHECK(alone.out.find("hop 1 signed by " + to_hex(entry_key)) != std::string::npos);
+  for (const std::string file : {"own.json", "session-signers.json"}) {
+    CAPTURE(file);
+    const auto bound = shufflempc::test::run_command(shufflempc::test::cli() + " verify " + (dir / file) + " --config " + (dir / "session.json"));
+    CHECK(bound.exit_code == 1);
+    CHECK(bound.err.find("shufflempc verify: ") != std::string::npos);
+    CHECK(bound.err.find("hop 1") != std::string::npos);
+    CHECK(bound.err.find("NOT VERIFIED (2 fault(s))") != std::string::npos);
+  }
 }

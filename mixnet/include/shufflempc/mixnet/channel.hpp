@@ -1,8 +1,8 @@
 // An anonymous channel through a verifiable re-encryption mix, every server in this process: the
 // parties encrypt each record (limbs of exponential ElGamal) under the round's key, the entry
 // checks the round as every channel does (complete_round), each of the k hops re-encrypts,
-// permutes and proves its shuffle, the next hop (and at the end the receiver) checks that proof
-// before it goes on, and the trustees decrypt with proved shares. MPC mode: the k servers hold the
+// permutes, proves and signs its shuffle, the next hop (and at the end the receiver) checks that
+// proof and signature before it goes on, and the trustees decrypt with proved shares. MPC mode: the k servers hold the
 // key shared t-of-k (threshold.hpp; t = k by default: all of them needed); ESA mode: the analyzer
 // holds it. The round's whole record
 // goes into a Transcript that anyone can check with verify_transcript.
@@ -24,8 +24,6 @@
 #include "shufflempc/runtime.hpp"
 
 namespace shufflempc::mixnet {
-
-inline constexpr std::size_t max_hops = 16;
 
 // Why `protocol` cannot run over the verifiable mix (a round whose records are wider than
 // max_record_bytes), or "" if it can.
@@ -58,6 +56,7 @@ class VerifiableMixChannel final : public AnonymousChannel {
   std::unique_ptr<Rng> secret_rng_;
   DealtKey server_key_;
   DealtKey analyzer_key_;
+  std::vector<SigningKeyPair> signing_;  // each hop's server's
   std::vector<std::uint32_t> absent_;
   Transcript transcript_;
   HopFault fault_;

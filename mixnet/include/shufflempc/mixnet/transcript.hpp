@@ -1,14 +1,19 @@
 // The transcript of a verifiable mix: everything a third party needs to check a run without any
-// secret. Per round: the parties' ciphertexts, every hop's output and proof of shuffle, every
-// trustee's proved decryption shares and the records they decrypt to. `verify_transcript` checks
-// it all and names each hop or trustee whose proof fails; `shufflempc verify FILE` prints that.
+// secret. Per round: the parties' ciphertexts, every hop's output, proof of shuffle and its
+// server's signature (signing.hpp), every trustee's proved decryption shares and the records they
+// decrypt to. `verify_transcript` checks it all and names each hop or trustee whose proof or
+// signature fails; `shufflempc verify FILE` prints that, and with `--config SESSION.json` also
+// checks that the file is that session's (check_session).
 //
-// File format (JSON, one object): {"format": "shufflempc-verifiable-mix/1", "session": HEX,
-// "hops": K, "rounds": [{"round": R, "delivery": "all-parties" | "analyzer-only", "width": W,
-// "limbs": L, "key": {"threshold": T, "commitments": [HEX, ...], "shares": [HEX, ...]},
-// "input": HEX, "hops": [{"output": HEX, "proof": HEX}, ...], "decryption": [{"trustee": I,
-// "shares": HEX}, ...], "records": HEX}, ...]}; the binary layouts inside the hex strings are those
-// of CiphertextBatch::to_bytes, ShuffleProof::to_bytes and DecryptionShares::to_bytes.
+// File format (JSON, one object): {"format": "shufflempc-verifiable-mix/2", "session": HEX,
+// "hops": K, "signers": [HEX, ...] (the K servers' Ed25519 keys, hop 0 first), "rounds": [{"round":
+// R, "delivery": "all-parties" | "analyzer-only", "width": W, "limbs": L, "key": {"threshold": T,
+// "commitments": [HEX, ...], "shares": [HEX, ...]}, "input": HEX, "hops": [{"output": HEX, "proof":
+// HEX, "signature": HEX}, ...], "decryption": [{"trustee": I, "shares": HEX}, ...], "records": HEX},
+// ...]}; the binary layouts inside the hex strings are those of CiphertextBatch::to_bytes,
+// ShuffleProof::to_bytes and DecryptionShares::to_bytes. A field the format does not name, nesting
+// deeper than it, or a list longer than its bound is refused while the file is read, before anything
+// is built from it. Version 1 (without signatures) is refused: its hops name no server.
 #pragma once
 
 #include <cstdint>
@@ -23,15 +28,21 @@
 #include "shufflempc/mixnet/decryption.hpp"
 #include "shufflempc/mixnet/elgamal.hpp"
 #include "shufflempc/mixnet/shuffle_proof.hpp"
+#include "shufflempc/mixnet/signing.hpp"
 #include "shufflempc/mixnet/threshold.hpp"
 
 namespace shufflempc::mixnet {
 
-inline constexpr const char* transcript_format = "shufflempc-verifiable-mix/1";
+inline constexpr const char* transcript_format = "shufflempc-verifiable-mix/2";
+// Most hops a verifiable chain has (in process and over TCP).
+inline constexpr std::size_t max_hops = 16;
+// The largest transcript file read by default (Transcript::load): 1 GiB.
+inline constexpr std::size_t max_transcript_bytes = std::size_t{1} << 30;
 
 struct HopTranscript {
   CiphertextBatch output;
   ShuffleProof proof;
+  Signature signature{};  // its server's, over hop_statement
 };
 
 struct RoundTranscript {
@@ -50,13 +61,16 @@ struct RoundTranscript {
 struct Transcript {
   SessionId session{};
   std::size_t hops = 0;
+  std::vector<SigningPublicKey> signers;  // the servers', hop 0 first (one per hop)
   std::vector<RoundTranscript> rounds;
 
   [[nodiscard]] std::string to_json() const;
-  // Throws std::invalid_argument naming the field that does not parse.
+  // Throws std::invalid_argument naming the field that does not parse, or the first field, nesting
+  // or list length the format does not allow (checked as the text is read, before it is built).
   [[nodiscard]] static Transcript from_json(const std::string& text);
   void save(const std::filesystem::path& file) const;
-  [[nodiscard]] static Transcript load(const std::filesystem::path& file);
+  // Refuses (std::invalid_argument) a file larger than `max_bytes` before reading it.
+  [[nodiscard]] static Transcript load(const std::filesystem::path& file, std::size_t max_bytes = max_transcript_bytes);
 };
 
 struct Verdict {
@@ -65,7 +79,7 @@ struct Verdict {
   [[nodiscard]] bool ok() const { return faults.empty(); }
 };
 // One round's evidence as a networked chain carries it to the receivers in a result frame, in binary:
-// u64 N | u32 hops | the input batch | per hop: its output batch, its proof | u32 D | per trustee
+// u64 N | u32 hops | the input batch | per hop: its output batch, its proof, its server's signature | u32 D | per trustee
 // that decrypted: u32 index, its shares. The key and the records are not in it (the receiver holds
 // the key from the session config and computes the records).
 [[nodiscard]] std::vector<std::uint8_t> encode_evidence(const RoundTranscript& round);
@@ -75,16 +89,41 @@ struct Verdict {
 [[nodiscard]] RoundTranscript decode_evidence(std::span<const std::uint8_t> bytes, std::uint32_t round, Delivery delivery, std::size_t width,
                                               const ThresholdKey& key, std::size_t hops, std::size_t max_records);
 
-// One line per hop of `round` whose proof of shuffle does not verify ("hop H: the proof of shuffle
-// does not verify: ..."), each checked against its own input; hop `skip` (the checker's own) is not
-// checked. Empty if every proof holds.
-[[nodiscard]] std::vector<std::string> hop_faults(const SessionId& session, const RoundTranscript& round, unsigned threads,
-                                                  std::optional<std::uint32_t> skip = std::nullopt);
+// "" if the proof of shuffle of hop `context.hop`, which took `input`, holds under `key` and the hop
+// is signed by `signer`; otherwise the first that fails ("the proof of shuffle does not verify:
+// ...", "its server's signature does not verify ...").
+[[nodiscard]] std::string hop_fault(const ProofContext& context, const Point& key, const CiphertextBatch& input, const HopTranscript& hop,
+                                    const SigningPublicKey& signer, unsigned threads);
+// One line per hop of `round` that fails hop_fault ("hop H: ..."), each checked against its own
+// input and signed by signers[H] (one key per hop, or every hop is named); hop `skip` (the
+// checker's own) is not checked. Empty if every hop holds.
+[[nodiscard]] std::vector<std::string> hop_faults(const SessionId& session, const RoundTranscript& round, std::span<const SigningPublicKey> signers,
+                                                  unsigned threads, std::optional<std::uint32_t> skip = std::nullopt);
 
-// Checks the key (the trustees' public shares on the committed polynomial), every hop's proof of
-// shuffle (each against its own input: a later hop is checked even if an earlier one cheated), that
+// Checks the key (the trustees' public shares on the committed polynomial), every hop's signature
+// by the transcript's signer of that hop and its proof of shuffle (each against its own input: a
+// later hop is checked even if an earlier one cheated), that
 // at least the threshold of distinct trustees decrypted, each one's decryption proofs, and that the
 // records are what the proved shares decrypt to.
+// The transcript checks only that it agrees with itself: its session id, signers and keys are its
+// own word. check_session ties it to a session (below).
 [[nodiscard]] Verdict verify_transcript(const Transcript& t, unsigned threads);
+
+// What a session config fixes about its verifiable chain, as check_session compares it.
+struct SessionChain {
+  SessionId session{};
+  std::vector<SigningPublicKey> signers;  // the chain's servers, hop 0 first
+  struct Round {
+    Delivery delivery = Delivery::analyzer_only;
+    std::size_t limbs = 0;  // 0: the round carries no records (it does not cross the chain)
+    ThresholdKey key;       // what its records are encrypted under
+  };
+  std::vector<Round> rounds;  // every round of the session, in order
+};
+// One line per way `t` is not a transcript of `chain`'s session: another session id, another
+// number of hops or other signers, a round the session does not have, listed twice or out of
+// order, a round that crossed the chain missing, or a round's delivery, record width or key other
+// than the session's. Empty if it is that session's (verify_transcript then checks its proofs).
+[[nodiscard]] std::vector<std::string> check_session(const Transcript& t, const SessionChain& chain);
 
 }  // namespace shufflempc::mixnet

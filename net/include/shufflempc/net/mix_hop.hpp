@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "shufflempc/messages.hpp"
+#include "shufflempc/mixnet/signing.hpp"
 #include "shufflempc/net/keys.hpp"
 #include "shufflempc/net/onion.hpp"
 #include "shufflempc/random.hpp"
@@ -22,27 +23,13 @@
 
 namespace shufflempc::net {
 
-using Signature = std::array<std::uint8_t, 64>;
+using Signature = mixnet::Signature;
 using BatchDigest = std::array<std::uint8_t, 32>;
+using mixnet::SigningKeyPair;
 
-// An Ed25519 key pair (libsodium crypto_sign), a hop's signing identity.
-class SigningKeyPair {
- public:
-  SigningKeyPair() = default;
-  SigningKeyPair(const SigningKeyPair&) = default;
-  SigningKeyPair& operator=(const SigningKeyPair&) = default;
-  ~SigningKeyPair();
-  [[nodiscard]] static SigningKeyPair generate(Rng& rng);
-  // A mix server's signing key, derived from its X25519 secret key (BLAKE2b keyed by it), so that
-  // one key file holds the whole identity of a server.
-  [[nodiscard]] static SigningKeyPair derive(const KeyPair& keys);
-  [[nodiscard]] const SigningPublicKey& public_key() const { return public_; }
-  [[nodiscard]] Signature sign(std::span<const std::uint8_t> message) const;
-
- private:
-  SigningPublicKey public_{};
-  std::array<std::uint8_t, 64> secret_{};
-};
+// A mix server's signing key (its Ed25519 identity, MixServerKeys::signer), derived from its X25519
+// secret key (BLAKE2b keyed by it), so that one key file holds the whole identity of a server.
+[[nodiscard]] SigningKeyPair signing_key_of(const KeyPair& keys);
 
 // BLAKE2b-256 of a batch: its width, its count and its bytes.
 [[nodiscard]] BatchDigest batch_digest(const MessageBatch& batch);

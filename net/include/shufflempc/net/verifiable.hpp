@@ -38,6 +38,12 @@ namespace shufflempc::net {
 // Server `hop`'s decryption key for an all-parties round of `config` (its share of the combined key).
 [[nodiscard]] mixnet::ElGamalKey server_share(const SessionConfig& config, const KeyPair& keys, std::size_t hop);
 
+// What `config` fixes about its verifiable chain, for mixnet::check_session (`shufflempc verify
+// --config`): its session id, its servers' signing keys, and for every round its delivery, its
+// records' limbs (0 for a round that does not cross the chain, as the shuffler decides) and the key
+// they are encrypted under. Throws std::invalid_argument if the config has no verifiable chain.
+[[nodiscard]] mixnet::SessionChain session_chain(const SessionConfig& config);
+
 // Bytes on the wire of a record of `width` bytes: one ElGamal ciphertext (64 bytes) per 16-bit limb.
 [[nodiscard]] std::size_t verifiable_width(std::size_t width);
 
