@@ -374,12 +374,15 @@ struct TcpShuffler::Impl {
     return "mix server " + std::to_string(hop) + " (" + options.mix_servers[hop - 1] + ")";
   }
 
-  // Connects and authenticates the link to further server `hop` as the chain's entry.
-  asio::awaitable<void> dial_hop(ServedSession& s, std::size_t hop) {
-    auto link = std::make_shared<SecureLink>(tcp::socket(io), s.config.limits());
+  // Connects and authenticates `link` to further server `hop` as the chain's entry; on success it
+  // becomes the hop's link. Closing `link` meanwhile and setting `expired` (the round's deadline)
+  // ends the dial: a closed socket ends the connect and the handshake, and `expired` a dial whose
+  // name was still being resolved (the connect would open the socket again).
+  asio::awaitable<void> dial_hop(ServedSession& s, std::size_t hop, std::shared_ptr<SecureLink> link, const bool& expired) {
     const auto [host, port] = split_address(options.mix_servers[hop - 1], "mix server address");
     tcp::resolver resolver(io);
     const auto endpoints = co_await resolver.async_resolve(host, std::to_string(port), asio::use_awaitable);
+    if (expired) throw std::system_error(asio::error::timed_out);
     co_await asio::async_connect(link->socket(), endpoints, asio::use_awaitable);
     std::error_code ignored;
     link->socket().set_option(tcp::no_delay(true), ignored);
@@ -394,14 +397,22 @@ struct TcpShuffler::Impl {
                                          std::uint32_t count, std::span<const std::uint8_t> payload) {
     for (int attempt = 0;; ++attempt) {
       bool timed_out = false;
+      // The link being dialled: the deadline bounds the dial and the handshake too (a server that
+      // accepts the connection and never answers, or is stopped, would otherwise hold the round).
+      std::shared_ptr<SecureLink> dialing;
       asio::steady_timer timer(io, s.config.deadline);
       timer.async_wait([&](std::error_code ec) {
         if (ec) return;
         timed_out = true;
         if (s.hops[hop]) s.hops[hop]->close();
+        if (dialing) dialing->close();
       });
       try {
-        if (!s.hops[hop] || !s.hops[hop]->is_open()) co_await dial_hop(s, hop);
+        if (!s.hops[hop] || !s.hops[hop]->is_open()) {
+          dialing = std::make_shared<SecureLink>(tcp::socket(io), s.config.limits());
+          co_await dial_hop(s, hop, dialing, timed_out);
+          dialing.reset();
+        }
         s.hops[hop]->send(type, round, width, count, payload);
         detail::Frame f = co_await s.hops[hop]->receive();
         timer.cancel();

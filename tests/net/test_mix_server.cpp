@@ -4,6 +4,8 @@
 // refuses another batch for it; a server that is gone ends the round with a line naming it.
 #include <doctest/doctest.h>
 
+#include <signal.h>
+
 #include <atomic>
 #include <mutex>
 #include <thread>
@@ -17,6 +19,7 @@
 #include "shufflempc/net/mix_server.hpp"
 #include "shufflempc/registry.hpp"
 #include "support/small_protocols.hpp"
+#include "support/temp_dir.hpp"
 
 using namespace shufflempc;
 
@@ -428,6 +431,73 @@ TEST_CASE("chains over TCP: a sender's garbled record is refused at a hop and co
       REQUIRE(run.transcript.rounds.size() == 1);
       CHECK(run.transcript.rounds[0].input.size() == 7);
       CHECK(mixnet::verify_transcript(run.transcript, 2).ok());
+    }
+  }
+}
+
+TEST_CASE("mix chain over TCP: a further server that accepts and never answers, or is stopped by SIGSTOP, ends the round at its deadline with one line naming it") {
+  const Registry registry = builtin_registry();
+  auto protocol = registry.create("randomized-response", {}, 20);
+  const std::vector<Value> inputs(20, 1);
+  for (const auto kind : {net::MixKind::decryption, net::MixKind::verifiable}) {
+    for (const bool stopped_process : {false, true}) {
+      CAPTURE(net::to_string(kind));
+      CAPTURE(stopped_process);
+      SystemRng keys_rng;
+      net::SessionConfig base;
+      base.protocol = "randomized-response";
+      base.deadline = std::chrono::milliseconds(1'500);
+      base.mix = kind;
+      base.rounds = net::wire_rounds(*protocol, 3, kind);
+      const auto local = net::LocalDeployment::create(20, keys_rng, base, 3);
+      // Server 2: a socket that takes connections (the kernel completes them) and never reads, or
+      // the real server, stopped once it listens.
+      asio::io_context io;
+      asio::ip::tcp::acceptor silent(io, {asio::ip::make_address("127.0.0.1"), 0});
+      std::uint16_t port2 = silent.local_endpoint().port();
+      const test::TempDir dir("shufflempc-stoppedhop");
+      std::unique_ptr<test::Process> two;
+      if (stopped_process) {
+        local.save(dir.path());
+        two = std::make_unique<test::Process>(std::vector<std::string>{SHUFFLEMPC_CLI, "shuffler", "--hop", "2", "--config", dir / "session.json", "--key",
+                                                                       net::mix_server_key_file(dir.path(), 2), "--listen", "127.0.0.1:0"},
+                                              dir / "hop2.log");
+        const std::string line = two->read_line();
+        REQUIRE_MESSAGE(line.rfind("listening on 127.0.0.1:", 0) == 0, line);
+        port2 = static_cast<std::uint16_t>(std::stoul(line.substr(line.rfind(':') + 1)));
+        REQUIRE(::kill(two->pid(), SIGSTOP) == 0);
+      }
+      net::TcpMixServer one(local.mix_servers[0], {local.config}, "127.0.0.1", 0);
+      std::thread one_thread([&] { (void)one.run(); });
+      net::ShufflerOptions options;
+      options.mix_servers = {"127.0.0.1:" + std::to_string(one.port()), "127.0.0.1:" + std::to_string(port2)};
+      std::vector<std::string> lines;
+      std::mutex lines_mutex;
+      net::TcpShuffler shuffler(
+          local.shuffler, {local.config}, "127.0.0.1", 0,
+          [&](const std::string& l) {
+            std::lock_guard lock(lines_mutex);
+            lines.push_back(l);
+          },
+          options);
+      std::vector<net::ShufflerReport> reports;
+      std::thread server([&] { reports = shuffler.run(); });
+      const std::string named = "mix server 2 (127.0.0.1:" + std::to_string(port2) + ") did not answer within the round's deadline of 1500 ms";
+      {
+        SeededRng rng(1);
+        net::TcpChannel channel(local.config, local.all_identities(), "127.0.0.1", shuffler.port(), {}, {.share_links = true});
+        // The parties and the analyzer are told why, naming the server (not "the shuffler").
+        CHECK_THROWS_WITH_AS((void)run_all_parties(*protocol, channel, inputs, rng, {}), doctest::Contains(named.c_str()), std::system_error);
+      }
+      server.join();
+      one.stop();
+      one_thread.join();
+      if (two) ::kill(two->pid(), SIGKILL);
+      REQUIRE(reports.size() == 1);
+      CHECK(reports[0].error.find(named) != std::string::npos);
+      std::size_t naming = 0;
+      for (const auto& l : lines) naming += l.find(named) != std::string::npos && l.find("session aborted") != std::string::npos;
+      CHECK(naming == 1);
     }
   }
 }
