@@ -13,6 +13,7 @@
 #include "shufflempc/mixnet/shuffle_proof.hpp"
 #include "shufflempc/mixnet/transcript.hpp"
 #include "shufflempc/net/detail/link.hpp"
+#include "shufflempc/net/detail/rate_limited_log.hpp"
 #include "shufflempc/net/verifiable.hpp"
 #include "shufflempc/parallel.hpp"
 
@@ -77,7 +78,7 @@ struct TcpMixServer::Impl {
   tcp::acceptor acceptor{io};
   KeyPair keys;
   SigningKeyPair signing;  // signing_key_of(keys): what this server signs its hops with
-  Logger log_fn;
+  detail::RateLimitedLog log_lines;
   SystemRng rng;
   MixServerOptions options;
   std::vector<std::unique_ptr<Served>> sessions;
@@ -88,9 +89,7 @@ struct TcpMixServer::Impl {
   std::uint64_t next_connection = 0;
   std::size_t evicted = 0;
 
-  void log(const std::string& line) const {
-    if (log_fn) log_fn(line);
-  }
+  void log(const std::string& line) const { log_lines(line); }
 
   Served* find(const SessionId& id) {
     for (auto& s : sessions)
@@ -359,8 +358,10 @@ struct TcpMixServer::Impl {
       // Silent: a peer that hangs up, and a connection closed here (evicted or out of time) before it
       // said anything; a refused hello or a failed handshake is one line.
       const bool ours = e.code().category() == error_category();
+      // Rate-limited: whoever reaches the port can send hellos, and each refused one earns a line.
       if (e.code() != Errc::peer_closed && (authenticated || ours))
-        log((s ? s->tag : std::string()) + "connection from " + peer + ": " + (authenticated ? "" : "rejected: ") + e.what());
+        log_lines.limited(authenticated ? "connection failed" : "rejected",
+                          (s ? s->tag : std::string()) + "connection from " + peer + ": " + (authenticated ? "" : "rejected: ") + e.what());
     } catch (const std::exception& e) {
       log("connection from " + peer + ": internal error: " + e.what());
     }
@@ -393,7 +394,7 @@ TcpMixServer::TcpMixServer(KeyPair keys, std::vector<SessionConfig> sessions, co
   if (options.max_unauthenticated < 1) throw std::invalid_argument("TcpMixServer: max_unauthenticated must be at least 1");
   im.keys = std::move(keys);
   im.signing = signing_key_of(im.keys);
-  im.log_fn = std::move(log);
+  im.log_lines = detail::RateLimitedLog(std::move(log), options.log_lines_per_second);
   im.options = options;
   for (auto& config : sessions) {
     if (im.find(config.session)) throw std::invalid_argument("TcpMixServer: session " + to_hex(config.session) + " given twice");

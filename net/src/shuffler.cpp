@@ -14,6 +14,7 @@
 #include "shufflempc/net/onion.hpp"
 #include "shufflempc/net/sealing.hpp"
 #include "shufflempc/net/tcp.hpp"
+#include "shufflempc/net/detail/rate_limited_log.hpp"
 #include "shufflempc/net/verifiable.hpp"
 #include "shufflempc/parallel.hpp"
 
@@ -139,7 +140,7 @@ struct TcpShuffler::Impl {
   asio::io_context io;
   tcp::acceptor acceptor{io};
   KeyPair keys;
-  Logger log_fn;
+  detail::RateLimitedLog log_lines;
   SystemRng rng;
   Shuffler shuffler;  // scratch reused across rounds and sessions
   std::vector<std::unique_ptr<ServedSession>> sessions;
@@ -149,29 +150,9 @@ struct TcpShuffler::Impl {
   // Connections that have not authenticated yet, oldest first (the key orders them).
   std::map<std::uint64_t, std::shared_ptr<SecureLink>> unauthenticated;
   std::uint64_t next_connection = 0;
-  // Rate limit of the log: lines of one kind in the current second, and those suppressed.
-  struct LogWindow {
-    std::chrono::steady_clock::time_point start{};
-    std::size_t lines = 0;
-    std::size_t suppressed = 0;
-  };
-  std::map<std::string, LogWindow> log_windows;
-
-  void log(const std::string& line) const {
-    if (log_fn) log_fn(line);
-  }
-  // At most options.log_lines_per_second lines of kind `kind` per second; the others are counted
-  // and announced once the next second begins.
-  void log_limited(const std::string& kind, const std::string& line) {
-    LogWindow& w = log_windows[kind];
-    const auto now = std::chrono::steady_clock::now();
-    if (now - w.start >= std::chrono::seconds(1)) {
-      if (w.suppressed > 0) log(std::to_string(w.suppressed) + " more lines like '" + kind + "' suppressed in the last second");
-      w = {now, 0, 0};
-    }
-    if (w.lines++ < options.log_lines_per_second) log(line);
-    else ++w.suppressed;
-  }
+  void log(const std::string& line) const { log_lines(line); }
+  // At most options.log_lines_per_second lines of kind `kind` per second (detail::RateLimitedLog).
+  void log_limited(const std::string& kind, const std::string& line) { log_lines.limited(kind, line); }
 
   ServedSession* find(const SessionId& id) {
     for (auto& s : sessions)
@@ -1059,7 +1040,7 @@ TcpShuffler::TcpShuffler(KeyPair keys, std::vector<SessionConfig> sessions, cons
   impl_->options = options;
   if (sessions.empty()) throw std::invalid_argument("TcpShuffler: at least one session is needed");
   impl_->keys = std::move(keys);
-  impl_->log_fn = std::move(log);
+  impl_->log_lines = detail::RateLimitedLog(std::move(log), options.log_lines_per_second);
   for (auto& config : sessions) {
     if (config.rounds.empty()) throw std::invalid_argument("TcpShuffler: session " + to_hex(config.session) + " declares no rounds");
     if (config.shuffler_key != impl_->keys.public_key())

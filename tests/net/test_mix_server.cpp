@@ -6,6 +6,7 @@
 
 #include <signal.h>
 
+#include <array>
 #include <atomic>
 #include <mutex>
 #include <thread>
@@ -207,6 +208,44 @@ TEST_CASE("mix server: 200 idle connections neither exhaust it nor lock the entr
   std::lock_guard lock(s.log_mutex);
   CHECK(s.log.size() == 1);
   CHECK(s.log.front().find("the oldest are closed") != std::string::npos);
+}
+
+TEST_CASE("mix server: a flood of refused hellos costs the log a few lines a second and a count, not a line each") {
+  OneServer s(net::MixServerOptions{.log_lines_per_second = 5});
+  net::Hello hello;
+  hello.session = s.local.config.session;
+  hello.first = 0;  // a party: a mix server admits only the entry
+  hello.count = 1;
+  hello.config = s.local.config.digest();
+  const auto bytes = net::encode_hello(hello);
+  asio::io_context io;
+  const auto start = std::chrono::steady_clock::now();
+  std::size_t sent = 0;
+  // Two windows of one second at least, so that the count of the first is announced.
+  while (std::chrono::steady_clock::now() - start < std::chrono::milliseconds(2'300) || sent < 300) {
+    asio::ip::tcp::socket c(io);
+    std::error_code ec;
+    c.connect({asio::ip::make_address("127.0.0.1"), s.server->port()}, ec);
+    if (ec) continue;
+    asio::write(c, asio::buffer(bytes), ec);
+    std::array<std::uint8_t, 64> reply{};
+    (void)c.read_some(asio::buffer(reply), ec);  // the server's refusal closes it
+    ++sent;
+  }
+  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start).count() + 1;
+  s.server->stop();
+  s.thread.join();
+  std::lock_guard lock(s.log_mutex);
+  std::size_t refused = 0, counts = 0;
+  for (const auto& l : s.log) {
+    refused += l.find("rejected: a mix server admits only the entry") != std::string::npos;
+    counts += l.find("more lines like 'rejected' suppressed in the last second") != std::string::npos;
+  }
+  INFO(sent << " hellos in " << seconds << " s, " << s.log.size() << " lines");
+  CHECK(refused >= 5);
+  CHECK(refused <= 5 * static_cast<std::size_t>(seconds));
+  CHECK(counts >= 1);
+  CHECK(s.log.size() <= 6 * static_cast<std::size_t>(seconds) + 2);
 }
 
 TEST_CASE("mix server: only the entry is admitted, and a key that is not in the chain is refused when the server starts") {

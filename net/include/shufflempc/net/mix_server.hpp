@@ -46,6 +46,8 @@ struct MixServerOptions {
   // last answer) before the server ends; an entry that ends its session says goodbye, and the
   // server ends at once.
   std::chrono::milliseconds linger{5'000};
+  // Log lines of one kind (a refused hello, say) per second; the rest are counted in one line.
+  std::size_t log_lines_per_second = 20;
   // Threads for a verifiable chain's group operations (0: every core).
   unsigned threads = 0;
   // Fault injection for the tests and `local --tamper-mix-server`: a verifiable chain's server that
