@@ -41,6 +41,18 @@ const Registry& registry() {
   return r;
 }
 
+// The general conversion, its refusals (an integer JSON cannot hold, a type it has no form for) as
+// ValueError naming the value instead of the JSON library's RuntimeError.
+Value json_of(py::handle h) {
+  try {
+    return pyjson::to_json(h);
+  } catch (const std::runtime_error& e) {
+    std::string text = py::repr(h).cast<std::string>();
+    if (text.size() > 60) text = text.substr(0, 57) + "...";
+    throw std::invalid_argument("an input must be a number in [-2^63, 2^64 - 1], a string, a bool, or a list or dict of them, got " + text);
+  }
+}
+
 // A Python value as JSON: numpy arrays and scalars through tolist() (their native Python values).
 Value to_value(py::handle h) {
   // The common scalars directly (pyjson's general path costs about a microsecond per number).
@@ -51,8 +63,16 @@ Value to_value(py::handle h) {
     if (overflow == 0) return v;
   }
   if (PyFloat_CheckExact(h.ptr())) return PyFloat_AS_DOUBLE(h.ptr());
-  if (py::hasattr(h, "tolist")) return pyjson::to_json(h.attr("tolist")());
-  return pyjson::to_json(h);
+  if (py::hasattr(h, "tolist")) return json_of(h.attr("tolist")());
+  return json_of(h);
+}
+
+// A count argument (trials, parties): a non-negative Python integer, else ValueError naming it.
+std::size_t count_of(const py::object& v, const char* name) {
+  if (!PyLong_Check(v.ptr()) || PyBool_Check(v.ptr()) || v.cast<py::int_>() < py::int_(0) ||
+      v.cast<py::int_>() > py::int_(static_cast<std::uint64_t>(SIZE_MAX)))
+    throw std::invalid_argument(std::string(name) + " must be a non-negative integer, got " + py::repr(v).cast<std::string>());
+  return v.cast<std::size_t>();
 }
 
 py::object to_python(const Value& v) { return pyjson::from_json(v); }
@@ -124,7 +144,20 @@ py::array_t<std::uint8_t> to_array(const MessageBatch& batch) {
   return a;
 }
 
-MessageBatch from_array(const py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>& a, std::size_t width) {
+// Messages from Python: bytes (uint8), or integers that all are bytes; anything else (floats,
+// which a cast would truncate, or integers outside [0, 255]) is refused rather than cast.
+MessageBatch from_array(const py::array& given, std::size_t width) {
+  const char kind = given.dtype().kind();
+  if (kind != 'u' && kind != 'i')
+    throw std::invalid_argument("messages must be an array of bytes (uint8), got dtype " + py::str(given.dtype()).cast<std::string>());
+  if (given.dtype().itemsize() != 1 || kind != 'u') {
+    const py::object lo = given.size() > 0 ? given.attr("min")() : py::object(py::int_(0));
+    const py::object hi = given.size() > 0 ? given.attr("max")() : py::object(py::int_(0));
+    if (lo.cast<long long>() < 0 || hi.cast<long long>() > 255)
+      throw std::invalid_argument("messages must hold bytes (0 to 255), got values from " + py::str(lo).cast<std::string>() + " to " +
+                                  py::str(hi).cast<std::string>());
+  }
+  const auto a = py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>::ensure(given);
   if (a.ndim() != 2) throw std::invalid_argument("messages must be a 2-dimensional array (count, width)");
   if (static_cast<std::size_t>(a.shape(1)) != width)
     throw std::invalid_argument("messages of " + std::to_string(a.shape(1)) + " bytes: this round's width is " + std::to_string(width));
@@ -266,8 +299,7 @@ class PyProtocol {
   }
 
   // A uniform permutation of the messages (the shuffle), from the seed.
-  [[nodiscard]] py::array_t<std::uint8_t> shuffle(const py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>& messages,
-                                                  const py::object& seed) const {
+  [[nodiscard]] py::array_t<std::uint8_t> shuffle(const py::array& messages, const py::object& seed) const {
     check_one_round("shuffle");
     MessageBatch batch = from_array(messages, protocol_->round(0).width);
     const auto seed_value = seed_of(seed);  // read with the GIL held
@@ -280,8 +312,7 @@ class PyProtocol {
   }
 
   // The analyzer A on a batch of messages from `submitted` parties (default: every party).
-  [[nodiscard]] py::object analyze(const py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>& messages,
-                                   std::optional<std::size_t> submitted, const py::object& seed) const {
+  [[nodiscard]] py::object analyze(const py::array& messages, std::optional<std::size_t> submitted, const py::object& seed) const {
     check_one_round("analyze");
     MessageBatch batch = from_array(messages, protocol_->round(0).width);
     const std::size_t k = submitted.value_or(parties_);
@@ -407,11 +438,11 @@ py::dict study_run(const py::object& protocols, const py::object& axes, const py
   }
   if (!fixed.is_none())
     for (const auto& [key, value] : fixed.cast<py::dict>()) spec.fixed[key.cast<std::string>()] = param_text(value);
-  if (!parties.is_none()) spec.parties = parties.cast<std::size_t>();
+  if (!parties.is_none()) spec.parties = count_of(parties, "parties");
   if (!inputs.is_none()) spec.inputs = inputs.cast<std::string>();
   if (!honest.is_none()) spec.honest = honest.cast<double>();
   if (!dropouts.is_none()) spec.dropouts = dropouts.cast<double>();
-  if (!trials.is_none()) spec.trials = trials.cast<std::size_t>();
+  if (!trials.is_none()) spec.trials = count_of(trials, "trials");
   if (const auto s = seed_of(seed)) spec.seed = *s;
   spec.jobs = jobs;
   study::validate(registry(), spec);
@@ -485,6 +516,8 @@ py::array_t<std::uint8_t> xor_sum_decode(const py::array_t<std::uint8_t, py::arr
   for (auto& b : q.bits)
     if (b > 1) throw std::invalid_argument("queries must hold bits (0 or 1)");
   q.answers.assign(answers.data(), answers.data() + answers.size());
+  for (std::size_t i = 0; i < q.answers.size(); ++i)
+    if (!std::isfinite(q.answers[i])) throw std::invalid_argument("answers must be finite numbers: answer " + std::to_string(i) + " is not");
   const auto d = attacks::parse_decoder(decoder);
   std::vector<std::uint8_t> x;
   {

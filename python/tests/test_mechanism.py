@@ -63,6 +63,16 @@ def test_bad_messages_and_rounds_are_refused():
         p.analyze(np.zeros((0, p.shape()["width"]), dtype=np.uint8), submitted=101)
     with pytest.raises(ValueError, match="round must be in"):
         p.shape(1)
+    # Floats are refused, not truncated to bytes; integers are taken only when every one is a byte.
+    width = p.shape()["width"]
+    with pytest.raises(ValueError, match="array of bytes .uint8., got dtype float64"):
+        p.analyze(np.full((4, width), 0.9))
+    with pytest.raises(ValueError, match="bytes .0 to 255., got values from 0 to 256"):
+        p.shuffle(np.array([[0] * width, [256] * width]))
+    assert p.analyze(np.zeros((200, width), dtype=np.int64)) == p.analyze(np.zeros((200, width), dtype=np.uint8))
+    # An integer JSON cannot hold is a ValueError naming it, not the JSON library's RuntimeError.
+    with pytest.raises(ValueError, match="an input must be a number in .-2.63, 2.64 - 1., .*got 1180591620717411303424"):
+        shufflempc.Protocol("split-mix-sum", 3).encode(2**70)
 
 
 def test_multi_round_protocols_have_no_randomizer_to_call():

@@ -88,3 +88,5 @@ def test_bad_parameters_name_themselves():
         shufflempc.run("randomized-response", [0, 7, 1])
     with pytest.raises(ValueError, match="seed"):
         shufflempc.run("counting", parties=10, seed=-1)
+    with pytest.raises(ValueError, match="an input must be a number in .-2.63, 2.64 - 1."):
+        shufflempc.run("split-mix-sum", [2**200] * 5)

@@ -65,6 +65,10 @@ def test_study_presets_progress_and_errors():
     assert int(top_seed["seed"][0]) == 2**64 - 1  # exact, past double's 2^53
     with pytest.raises(ValueError, match="--trials must be in"):
         shufflempc.study(protocols="counting", trials=0, progress=False)
+    with pytest.raises(ValueError, match="trials must be a non-negative integer, got -1"):
+        shufflempc.study(protocols="counting", trials=-1, progress=False)
+    with pytest.raises(ValueError, match="parties must be a non-negative integer, got 2.5"):
+        shufflempc.study(protocols="counting", parties=2.5, progress=False)
     with pytest.raises(ValueError, match="unknown protocol"):
         shufflempc.study(protocols="no-such", progress=False)
     with pytest.raises(ValueError, match="no parameter 'bins'"):
@@ -131,6 +135,8 @@ def test_xor_sum_decode_recovers_the_secret_from_exact_answers():
         shufflempc.xor_sum_decode(queries, answers[:-1])
     with pytest.raises(ValueError, match="bits"):
         shufflempc.xor_sum_decode(queries * 2, answers)
+    with pytest.raises(ValueError, match="answers must be finite numbers: answer 0 is not"):
+        shufflempc.xor_sum_decode(queries, np.full(len(answers), np.nan))
 
 
 def test_rounds_study_is_the_command_lines(cli):
