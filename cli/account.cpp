@@ -20,8 +20,8 @@
 namespace shufflempc::cli {
 namespace {
 
-// Progress of a numeric search on stderr, once it has run a second (at n = 10^10 one evaluation
-// takes seconds; the usual settings finish before anything is drawn).
+// Progress of a numeric search on stderr, once it has run a second (at n = 10^9 one evaluation
+// takes about a second; the usual settings finish before anything is drawn).
 AccountingProgress progress_after_a_second(const std::string& label) {
   const auto start = std::chrono::steady_clock::now();
   auto bar = std::make_shared<std::optional<study::ProgressBar>>();
@@ -64,7 +64,7 @@ struct Options : Query {
 
 template <class Query>
 void add_common(CLI::App* cmd, Options<Query>& c) {
-  cmd->add_option("--parties,-n", c.parties, "number of users n")->check(CLI::Range(std::uint64_t{2}, std::uint64_t{10'000'000'000}));
+  cmd->add_option("--parties,-n", c.parties, "number of users n")->check(CLI::Range(std::uint64_t{2}, max_accounting_parties));
   cmd->add_option("--delta", c.delta, "delta of the central guarantee")->check(CLI::Range(1e-300, 0.5));
   cmd->add_option("--k", c.k, "domain size of the k-ary randomized response, for the privacy blanket")->check(CLI::Range(2, 1 << 30));
   cmd->add_flag("--json", c.json, "print JSON");

@@ -78,6 +78,29 @@ TEST_CASE("account amplify --rounds: the numeric bounds composed by their privac
   CHECK(bad.err.find("--rounds") != std::string::npos);
 }
 
+TEST_CASE("account: queries that would take minutes are refused up front, naming what to change") {
+  // 100 rounds at eps0 = 8: one-round grids of 160001 points (it ran for minutes); at eps0 = 4, 1000
+  // rounds are refused with the most the step allows, and that many run.
+  const auto wide = run_command(cli() + " account amplify --parties 100000 --epsilon0 8 --rounds 100");
+  CHECK(wide.exit_code == 2);
+  CHECK(wide.err.find("rounds = 100 at pld step 0.0001 and epsilon0 = 8 would take minutes") != std::string::npos);
+  CHECK(wide.err.find("use a coarser --pld-step") != std::string::npos);
+  const auto many = run_command(cli() + " account amplify --parties 100000 --epsilon0 4 --rounds 1000");
+  CHECK(many.exit_code == 2);
+  const auto at = many.err.find("or at most ");
+  REQUIRE(at != std::string::npos);
+  const auto allowed = std::stoull(many.err.substr(at + 11));
+  CHECK(allowed >= 100);
+  CHECK(allowed < 1000);
+  CHECK(run_command(cli() + " account amplify --parties 100000 --epsilon0 8 --rounds 100 --pld-step 0.01 --json").exit_code == 0);
+  // More parties than the numeric bounds' sums take in about 20 s (10^10 took two minutes).
+  for (const std::string command : {"amplify --epsilon0 4", "local --epsilon 0.5"}) {
+    const auto big = run_command(cli() + " account " + command + " --parties 10000000000");
+    CHECK(big.exit_code == 2);
+    CHECK(big.err.find("--parties: Value 10000000000 not in range 2 to 1000000000") != std::string::npos);
+  }
+}
+
 TEST_CASE("account local and noise: the inverse bounds and the calibrated noises") {
   const auto l = run_command(cli() + " account local --parties 100000 --epsilon 0.5 --json");
   REQUIRE(l.exit_code == 0);

@@ -37,6 +37,15 @@ struct RunRequest {
 // seconds, dropped, party_outputs, details, run, and mix_chain or verifiable_mix with a chain.
 [[nodiscard]] Value run_report(const Registry& registry, const RunRequest& request);
 
+// The most parties `account amplify` and `account local` take: their numeric bounds sum about 32
+// standard deviations of a binomial over n, a few incomplete beta functions a term, some 24 times;
+// 10^9 parties take about 20 s on a 2-core machine (10^10 took two minutes).
+inline constexpr std::uint64_t max_accounting_parties = 1'000'000'000;
+// The most multiply-adds `account amplify --rounds` may spend composing its privacy-loss
+// distributions (about a minute on a 2-core machine): a query that would need more is refused up
+// front with the rounds its step allows.
+inline constexpr double max_composition_work = 2e11;
+
 // `account amplify`: the central epsilon of n shuffled eps0-LDP reports by every bound, the exact
 // lower bound, and with rounds > 1 the bounds composed over the rounds.
 struct AmplifyQuery {
