@@ -38,6 +38,14 @@ ChildProcess::ChildProcess(std::string name, const std::vector<std::string>& arg
   // dup2 onto 3 clears close-on-exec on the copy; a descriptor that is 3 already would keep it.
   if (options.pass_as_fd3 >= 0 && options.pass_as_fd3 <= 3)
     throw std::invalid_argument("ChildProcess: the descriptor passed as 3 must be above 3, for " + name_);
+  // An output file is opened without following a symbolic link (O_NOFOLLOW); one that is a link is
+  // named here, not reported as a failure to start the program.
+  for (const std::string* out : {&options.stdout_path, &options.stderr_path}) {
+    std::error_code ec;
+    if (!out->empty() && std::filesystem::is_symlink(std::filesystem::symlink_status(*out, ec)))
+      throw std::system_error(ELOOP, std::generic_category(),
+                              "cannot start " + name_ + ": its output file " + *out + " is a symbolic link, which is not followed");
+  }
   int fds[2] = {-1, -1};
   if (options.stdout_path.empty() && ::pipe2(fds, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category(), "pipe for " + name_);
   posix_spawn_file_actions_t fa;

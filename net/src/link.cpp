@@ -210,14 +210,22 @@ asio::awaitable<void> SecureLink::connect_as(const SessionId& session, const Con
     co_await read_exact(socket_, reply, hello_reply_bytes, "during the handshake");
   } catch (const std::system_error& e) {
     if (e.code() != Errc::peer_closed) throw;
+    // The entry dials the chain's further servers with this handshake: a server that closes the
+    // connection has not refused "identities" (it may have ended, or serve another session).
+    if (first == entry_id)
+      throw_error(Errc::unauthenticated,
+                  "the mix server closed the connection during the handshake (is it running, serving this session, with the same "
+                  "session config, and not already finished?)");
     throw_error(Errc::unauthenticated,
                 "the shuffler refused these identities (are this session and these ids in its session config, and is the config the same?)");
   }
   stats_.bytes_received += hello_reply_bytes;
   if (load_le<std::uint32_t>(reply) != hello_magic || load_le<std::uint16_t>(reply + 4) != wire_version)
-    throw_error(Errc::malformed_frame, "handshake: the peer is not a shufflempc shuffler of this version");
+    throw_error(Errc::malformed_frame, first == entry_id ? "handshake: the peer is not a shufflempc mix server of this version"
+                                                        : "handshake: the peer is not a shufflempc shuffler of this version");
   if (!std::equal(session.begin(), session.end(), reply + 8))
-    throw_error(Errc::wrong_session, "handshake: the shuffler answered for another session");
+    throw_error(Errc::wrong_session, first == entry_id ? "handshake: the mix server answered for another session"
+                                                       : "handshake: the shuffler answered for another session");
   PublicKey server_eph{};
   std::copy(reply + 8 + session_id_bytes, reply + hello_reply_bytes, server_eph.begin());
 

@@ -31,6 +31,25 @@ TEST_CASE("ChildProcess: lines, exit status, time limits and kill") {
   CHECK_THROWS_AS(ChildProcess("missing", {"/nonexistent/program"}), std::system_error);
 }
 
+TEST_CASE("ChildProcess: an output file that is a symbolic link is refused naming the file, not the program") {
+  const test::TempDir dir;
+  std::filesystem::create_symlink(dir / "elsewhere", dir / "analyzer.out");
+  for (const bool as_stdout : {true, false}) {
+    CAPTURE(as_stdout);
+    ProcessOptions options;
+    (as_stdout ? options.stdout_path : options.stderr_path) = dir / "analyzer.out";
+    try {
+      ChildProcess p("analyzer", {"/bin/true"}, options);
+      FAIL("started");
+    } catch (const std::system_error& e) {
+      const std::string what = e.what();
+      CHECK(what.find("cannot start analyzer: its output file " + (dir / "analyzer.out") + " is a symbolic link") == 0);
+      CHECK(what.find("/bin/true") == std::string::npos);
+    }
+  }
+  CHECK_FALSE(std::filesystem::exists(dir / "elsewhere"));
+}
+
 TEST_CASE("ChildProcess: a descriptor passed as 3 reaches the child, and only that child") {
   // A pipe's write end, above 3 and close-on-exec here (as `local` makes the shuffler's socket).
   int fds[2] = {-1, -1};

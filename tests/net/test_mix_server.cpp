@@ -540,3 +540,39 @@ TEST_CASE("mix chain over TCP: a further server that accepts and never answers, 
     }
   }
 }
+
+TEST_CASE("mix chain: a further server that closes the entry's handshake is named as the mix server, not as the shuffler") {
+  SystemRng rng;
+  net::SessionConfig base;
+  base.protocol = "(test)";
+  base.rounds = {RoundShape{.width = 8 + 3 * 48, .delivery = Delivery::all_parties, .min_messages = 1, .max_messages = 1}};
+  const auto local = net::LocalDeployment::create(4, rng, base, 3);
+  asio::io_context io;
+  asio::ip::tcp::acceptor acceptor(io, {asio::ip::make_address("127.0.0.1"), 0});
+  std::string error;
+  // A server that reads the hello and hangs up (it has ended, or serves another session).
+  asio::co_spawn(
+      io,
+      [&]() -> asio::awaitable<void> {
+        auto socket = co_await acceptor.async_accept(asio::use_awaitable);
+        std::array<std::uint8_t, net::hello_bytes> hello{};
+        co_await asio::async_read(socket, asio::buffer(hello), asio::use_awaitable);
+        socket.close();
+      },
+      asio::detached);
+  asio::co_spawn(
+      io,
+      [&]() -> asio::awaitable<void> {
+        auto link = std::make_shared<net::detail::SecureLink>(asio::ip::tcp::socket(io), local.config.limits());
+        co_await link->socket().async_connect(acceptor.local_endpoint(), asio::use_awaitable);
+        try {
+          co_await link->connect_as(local.config.session, local.config.digest(), net::entry_id, local.shuffler, local.config.mix_chain[1].key, rng);
+        } catch (const std::system_error& e) {
+          error = e.what();
+        }
+      },
+      asio::detached);
+  io.run();
+  CHECK(error.find("the mix server closed the connection during the handshake") != std::string::npos);
+  CHECK(error.find("shuffler") == std::string::npos);
+}
