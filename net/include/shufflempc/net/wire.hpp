@@ -25,8 +25,9 @@ inline constexpr std::uint32_t hello_magic = 0x484d5053;  // "SPMH"
 // aligned blocks that tile the claimed range (detail::IdentityTree), so the shuffler checks any
 // range in O(log n). 5: chains of mix servers (the mix and mixed frames, the entry's identity, the
 // hop reports in a result). 6: verifiable chains (the shuffle, shuffled, decrypt and decrypted
-// frames; a result's evidence).
-inline constexpr std::uint16_t wire_version = 6;
+// frames; a result's evidence). 7: every hop of a verifiable chain signed by its server (the
+// shuffled frame and the evidence carry the signatures).
+inline constexpr std::uint16_t wire_version = 7;
 inline constexpr std::size_t public_key_bytes = 32;
 inline constexpr std::size_t secret_key_bytes = 32;
 // The analyzer's identity on the wire (parties are 0 .. n-1).
