@@ -109,6 +109,11 @@ def test_account_refuses_bad_values():
         shufflempc.account_local(1, 1)
     with pytest.raises(ValueError, match="noise must be"):
         shufflempc.account_noise("gaussian", delta=1e-6)
+    # What would take minutes is refused up front, as on the command line.
+    with pytest.raises(ValueError, match="rounds = 100 at pld step 0.0001 and epsilon0 = 8 would take minutes"):
+        shufflempc.account_amplify(100000, 8, rounds=100)
+    with pytest.raises(ValueError, match=r"parties must be in \[2, 1000000000\]"):
+        shufflempc.account_amplify(10**10, 4)
 
 
 def test_xor_sum_study_is_the_command_lines(cli):
