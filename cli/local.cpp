@@ -25,6 +25,7 @@
 #include "shufflempc/error.hpp"
 #include "shufflempc/files.hpp"
 #include "shufflempc/net/launcher.hpp"
+#include "shufflempc/net/local.hpp"
 #include "shufflempc/process.hpp"
 #include "shufflempc/net/tcp.hpp"
 
@@ -149,7 +150,12 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
   report["process_resources"] = run.process_resources;  // peak memory and CPU time (from wait4), for the scale benchmarks
   report["per_party"] = table;
   if (analyzer.contains("mix_chain")) report["mix_chain"] = analyzer["mix_chain"];
-  if (analyzer.contains("verifiable_mix")) report["verifiable_mix"] = analyzer["verifiable_mix"];
+  if (analyzer.contains("verifiable_mix")) {
+    report["verifiable_mix"] = analyzer["verifiable_mix"];
+    // The config a transcript is checked against (verify --config): kept only with --keep-dir.
+    report["verifiable_mix"]["session_config"] =
+        la.keep_dir.empty() ? std::string() : (std::filesystem::absolute(la.keep_dir) / net::session_config_file).string();
+  }
   if (args.json) {
     print_report(report, true);
     return 0;

@@ -460,7 +460,22 @@ TEST_CASE("shufflempc local --mix verifiable: separate server processes, the in-
     Process verify({SHUFFLEMPC_CLI, "verify", transcript}, tmp / "verify.err");
     CHECK(verify.read_line().find("verified: 1 round(s)") == 0);
     CHECK(verify.wait() == 0);
+    CHECK(tcp["verifiable_mix"]["session_config"] == "");  // no --keep-dir: the config is gone
   }
+  // With --keep-dir the report names the kept config, and the text says how to tie the file to it.
+  const std::string kept = tmp / "kept";
+  Process p({SHUFFLEMPC_CLI, "local", "counting", "--parties", "120", "--noise", "calibrated", "--seed", "4", "--mix-servers", "3", "--mix",
+             "verifiable", "--transcript", tmp / "kept.json", "--keep-dir", kept},
+            err);
+  std::string text;
+  for (std::string line; !(line = p.read_line(std::chrono::seconds(120))).empty();) text += line + "\n";
+  CHECK(p.wait() == 0);
+  const std::string config = std::filesystem::absolute(kept).string() + "/session.json";
+  CHECK(text.find("(check it against its session with: shufflempc verify " + (tmp / "kept.json") + " --config " + config + ")") !=
+        std::string::npos);
+  Process bound({SHUFFLEMPC_CLI, "verify", tmp / "kept.json", "--config", config}, tmp / "verify.err");
+  CHECK(bound.read_line().find("verified: 1 round(s)") == 0);
+  CHECK(bound.wait() == 0);
 }
 
 TEST_CASE("shufflempc local --mix verifiable --tamper-mix-server 2: the run fails, and the shuffler's one line names the cheating server") {
