@@ -112,6 +112,25 @@ TEST_CASE("verifiable chain over TCP: an entry that replaces admitted records (t
   CHECK(error.find('\n') == std::string::npos);
 }
 
+TEST_CASE("verifiable chain over TCP: a randomized-response record that decrypts to 2 or 3 is discarded and counted by the analyzer") {
+  // Record 0's plaintext raised by 2 (c2 + 2G: no key needed) as it enters the chain, so every proof
+  // holds: a byte above 1 is a record of the round's width (one 16-bit limb) and crosses the chain;
+  // randomized response takes bits only, so its analyzer drops it and reports it, as without the mix.
+  const Registry registry = builtin_registry();
+  const auto protocol = registry.create("randomized-response", {}, 8);
+  const std::vector<Value> inputs(8, Value(1));
+  SeededRng rng(17);
+  net::LoopbackFault fault{0, [](std::uint32_t, mixnet::CiphertextBatch& admitted) {
+                             admitted.at(0, 0).c2 = admitted.at(0, 0).c2 + mixnet::base_point() + mixnet::base_point();
+                           }};
+  const auto run = net::run_over_loopback_chain(*protocol, inputs, rng, 3, {}, net::MixKind::verifiable, fault);
+  CHECK_FALSE(run.result.output.is_null());
+  REQUIRE(run.result.details.is_object());
+  CHECK(run.result.details["discarded_records"] == 1);
+  REQUIRE(run.transcript.rounds.size() == 1);
+  CHECK(run.transcript.rounds[0].records.count() == 8);  // the chain delivered it; the analyzer refused it
+}
+
 TEST_CASE("verifiable chain over TCP: records the entry does not admit are counted as discarded, and an empty batch crosses every server") {
   const Registry registry = builtin_registry();
   const auto protocol = registry.create("randomized-response", {}, 8);
