@@ -244,17 +244,36 @@ Transcript Transcript::load(const std::filesystem::path& file, std::size_t max_b
   return from_json(read_text_file(file.string(), "transcript", max_bytes));
 }
 
+std::size_t hop_bytes(std::size_t records, std::size_t limbs) {
+  return records * limbs * ciphertext_bytes + ShuffleProof::size_bytes(records, limbs) + sizeof(Signature);
+}
+
+void append_hop(std::vector<std::uint8_t>& out, const HopTranscript& hop) {
+  const auto output = hop.output.to_bytes(), proof = hop.proof.to_bytes();
+  out.insert(out.end(), output.begin(), output.end());
+  out.insert(out.end(), proof.begin(), proof.end());
+  out.insert(out.end(), hop.signature.begin(), hop.signature.end());
+}
+
+HopTranscript decode_hop(std::span<const std::uint8_t> bytes, std::size_t records, std::size_t limbs, const std::string& what) {
+  if (bytes.size() != hop_bytes(records, limbs))
+    throw std::invalid_argument(what + ": " + std::to_string(bytes.size()) + " bytes, a hop of " + std::to_string(records) + " records of " +
+                                std::to_string(limbs) + " limbs is " + std::to_string(hop_bytes(records, limbs)));
+  const std::size_t batch = records * limbs * ciphertext_bytes, proof = ShuffleProof::size_bytes(records, limbs);
+  HopTranscript h;
+  h.output = CiphertextBatch::from_bytes(limbs, bytes.first(batch), what + " output");
+  h.proof = ShuffleProof::from_bytes(records, limbs, bytes.subspan(batch, proof), what + " proof");
+  std::copy(bytes.end() - static_cast<std::ptrdiff_t>(h.signature.size()), bytes.end(), h.signature.begin());
+  return h;
+}
+
 std::vector<std::uint8_t> encode_evidence(const RoundTranscript& r) {
   std::vector<std::uint8_t> out(12);
   store_le<std::uint64_t>(out.data(), r.input.size());
   store_le<std::uint32_t>(out.data() + 8, static_cast<std::uint32_t>(r.hops.size()));
   const auto append = [&](const std::vector<std::uint8_t>& b) { out.insert(out.end(), b.begin(), b.end()); };
   append(r.input.to_bytes());
-  for (const auto& h : r.hops) {
-    append(h.output.to_bytes());
-    append(h.proof.to_bytes());
-    out.insert(out.end(), h.signature.begin(), h.signature.end());
-  }
+  for (const auto& h : r.hops) append_hop(out, h);
   std::uint8_t n[4];
   store_le<std::uint32_t>(n, static_cast<std::uint32_t>(r.decryption.size()));
   out.insert(out.end(), n, n + 4);
@@ -292,12 +311,7 @@ RoundTranscript decode_evidence(std::span<const std::uint8_t> bytes, std::uint32
   r.input = CiphertextBatch::from_bytes(limbs, take(batch_bytes, "the input"), where + " input");
   for (std::size_t h = 0; h < hops; ++h) {
     const std::string hw = where + " hop " + std::to_string(h);
-    HopTranscript t;
-    t.output = CiphertextBatch::from_bytes(limbs, take(batch_bytes, hw + "'s output"), hw + " output");
-    t.proof = ShuffleProof::from_bytes(n, limbs, take(ShuffleProof::size_bytes(n, limbs), hw + "'s proof"), hw + " proof");
-    const auto sig = take(t.signature.size(), hw + "'s signature");
-    std::copy(sig.begin(), sig.end(), t.signature.begin());
-    r.hops.push_back(std::move(t));
+    r.hops.push_back(decode_hop(take(hop_bytes(n, limbs), hw), n, limbs, hw));
   }
   const std::uint32_t trustees = load_le<std::uint32_t>(take(4, "the trustee count").data());
   if (trustees > key.shares.size())

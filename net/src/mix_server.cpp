@@ -181,21 +181,20 @@ struct TcpMixServer::Impl {
     if (options.tamper) options.tamper(r, mixed.output);
     // Signed: the hop is this server's (its Ed25519 key in the session config), and nobody else's.
     const Signature signature = signing.sign(mixnet::hop_statement(ctx, key, in, mixed.output, proof));
-    s.shuffled_output = mixed.output.to_bytes();
+    const mixnet::HopTranscript hop{std::move(mixed.output), proof, signature};
+    s.shuffled_output = hop.output.to_bytes();
     s.last.valid = true;
     s.last.type = FrameType::shuffled;
     s.last.round = r;
     s.last.received = batch_digest(batch);
     s.last.width = static_cast<std::uint32_t>(shape.width);
-    s.last.count = static_cast<std::uint32_t>(mixed.output.size());
-    s.last.payload = s.shuffled_output;
-    const auto p = proof.to_bytes();
-    s.last.payload.insert(s.last.payload.end(), p.begin(), p.end());
-    s.last.payload.insert(s.last.payload.end(), signature.begin(), signature.end());
+    s.last.count = static_cast<std::uint32_t>(hop.output.size());
+    s.last.payload.clear();
+    mixnet::append_hop(s.last.payload, hop);
     HopReport rep;
     rep.place = {s.config.session, r, s.hop};
     rep.records_in = in.size();
-    rep.records_out = mixed.output.size();
+    rep.records_out = hop.output.size();
     rep.received = s.last.received;
     rep.sent = batch_digest(shape.width, s.shuffled_output);
     s.report.rounds.push_back(rep);

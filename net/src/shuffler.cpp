@@ -130,7 +130,6 @@ struct TcpShuffler::Impl {
     // With a mix chain: this server's hop (0), the links to the further servers (index = hop; 0
     // unused), whether a round's batch is crossing the chain, and every round's reports.
     std::unique_ptr<MixHop> hop0;
-    SigningKeyPair signing;  // this server's (hop 0's) signing key
     std::vector<std::shared_ptr<SecureLink>> hops;
     bool relaying = false;
     std::string chain_error;
@@ -140,6 +139,7 @@ struct TcpShuffler::Impl {
   asio::io_context io;
   tcp::acceptor acceptor{io};
   KeyPair keys;
+  SigningKeyPair signing;  // signing_key_of(keys): what this server signs its hop 0 with, in every session
   detail::RateLimitedLog log_lines;
   SystemRng rng;
   Shuffler shuffler;  // scratch reused across rounds and sessions
@@ -462,7 +462,7 @@ struct TcpShuffler::Impl {
     const mixnet::ProofContext ctx0{s.config.session, closed.round, 0};
     auto proof = mixnet::prove_shuffle(ctx0, key, rt.input, mixed.output, mixed.witness, rng, threads);
     const auto statement = mixnet::hop_statement(ctx0, key, rt.input, mixed.output, proof);
-    rt.hops.push_back({std::move(mixed.output), std::move(proof), s.signing.sign(statement)});
+    rt.hops.push_back({std::move(mixed.output), std::move(proof), signing.sign(statement)});
     for (std::size_t hop = 1; hop < s.config.mix_chain.size(); ++hop) {
       const auto sent = rt.hops.back().output.to_bytes();
       auto answer = co_await answer_of(s, hop, closed.round, FrameType::shuffle, width, static_cast<std::uint32_t>(n), sent, "the batch");
@@ -479,13 +479,7 @@ struct TcpShuffler::Impl {
       }
       mixnet::HopTranscript h;
       try {
-        const std::span<const std::uint8_t> payload(f.payload);
-        if (payload.size() < n * width + h.signature.size())
-          throw std::invalid_argument(hop_name(hop) + "'s answer ends before its signature");
-        const auto proof = payload.subspan(n * width, payload.size() - n * width - h.signature.size());
-        h.output = mixnet::CiphertextBatch::from_bytes(limbs, payload.first(n * width), hop_name(hop) + "'s batch");
-        h.proof = mixnet::ShuffleProof::from_bytes(n, limbs, proof, hop_name(hop) + "'s proof of shuffle");
-        std::copy(payload.end() - static_cast<std::ptrdiff_t>(h.signature.size()), payload.end(), h.signature.begin());
+        h = mixnet::decode_hop(f.payload, n, limbs, hop_name(hop) + "'s answer");
       } catch (const std::invalid_argument& e) {
         abort_session(s, round + ": " + e.what());
         co_return;
@@ -1040,6 +1034,7 @@ TcpShuffler::TcpShuffler(KeyPair keys, std::vector<SessionConfig> sessions, cons
   impl_->options = options;
   if (sessions.empty()) throw std::invalid_argument("TcpShuffler: at least one session is needed");
   impl_->keys = std::move(keys);
+  impl_->signing = signing_key_of(impl_->keys);
   impl_->log_lines = detail::RateLimitedLog(std::move(log), options.log_lines_per_second);
   for (auto& config : sessions) {
     if (config.rounds.empty()) throw std::invalid_argument("TcpShuffler: session " + to_hex(config.session) + " declares no rounds");
@@ -1062,15 +1057,13 @@ TcpShuffler::TcpShuffler(KeyPair keys, std::vector<SessionConfig> sessions, cons
                                     std::to_string(further) + " further ones (--mix-servers), got " +
                                     std::to_string(options.mix_servers.size()));
       for (const auto& a : options.mix_servers) (void)split_address(a, "mix server address");
-      auto signing = signing_key_of(impl_->keys);
-      if (signing.public_key() != s->config.mix_chain[0].signer)
+      if (impl_->signing.public_key() != s->config.mix_chain[0].signer)
         throw std::invalid_argument("session " + to_hex(s->config.session).substr(0, 8) +
                                     ": mix_chain[0]'s signing key is not the one the shuffler's key file derives");
       if (s->config.mix == MixKind::verifiable && elgamal_key_of(impl_->keys).public_key.bytes != s->config.mix_chain[0].elgamal->key)
         throw std::invalid_argument("session " + to_hex(s->config.session).substr(0, 8) +
                                     ": mix_chain[0]'s ElGamal key is not the one the shuffler's key file derives");
-      s->signing = signing;
-      s->hop0 = std::make_unique<MixHop>(0, impl_->keys, std::move(signing));
+      s->hop0 = std::make_unique<MixHop>(0, impl_->keys, impl_->signing);
       s->hops.resize(s->config.mix_chain.size());
     }
     impl_->sessions.push_back(std::move(s));

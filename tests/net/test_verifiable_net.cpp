@@ -321,12 +321,8 @@ TEST_CASE("verifiable chain over TCP: a server decrypts only the output of a cha
     auto f = co_await link.receive();
     REQUIRE(f.header.type == net::FrameType::shuffled);
     REQUIRE(f.header.count == 4);
-    const std::span<const std::uint8_t> payload(f.payload);
-    server_output = mixnet::CiphertextBatch::from_bytes(1, payload.first(4 * 64), "output");
-    const auto proof = mixnet::ShuffleProof::from_bytes(4, 1, payload.subspan(4 * 64, payload.size() - 4 * 64 - 64), "proof");
-    mixnet::Signature signature{};
-    std::copy(payload.end() - 64, payload.end(), signature.begin());
-    rt.hops.push_back({server_output, proof, signature});
+    rt.hops.push_back(mixnet::decode_hop(f.payload, 4, 1, "server 1's answer"));
+    server_output = rt.hops.back().output;
     // Proved, and signed by server 1's key in the session config.
     CHECK(mixnet::hop_fault({s.local.config.session, round, 1}, s.key.key(), rt.hops[0].output, rt.hops[1], s.local.config.mix_chain[1].signer,
                             2) == "");
@@ -414,9 +410,8 @@ TEST_CASE("verifiable chain over TCP: a server shuffles and proves an empty batc
       REQUIRE(f.header.type == net::FrameType::shuffled);
       CHECK(f.header.count == 0);
       const mixnet::CiphertextBatch empty(1, 0);
-      REQUIRE(f.payload.size() >= 64);
-      const auto proof = mixnet::ShuffleProof::from_bytes(0, 1, std::span(f.payload).first(f.payload.size() - 64), "proof");
-      CHECK(mixnet::check_shuffle({s.local.config.session, round, 1}, s.key.key(), empty, empty, proof, 2) == "");
+      const auto hop = mixnet::decode_hop(f.payload, 0, 1, "server 1's answer");
+      CHECK(mixnet::hop_fault({s.local.config.session, round, 1}, s.key.key(), empty, hop, s.local.config.mix_chain[1].signer, 2) == "");
     }
   });
 }

@@ -78,8 +78,17 @@ struct Verdict {
   std::vector<std::string> faults;  // one line each: "round R hop H: ..." or "round R trustee T: ..."
   [[nodiscard]] bool ok() const { return faults.empty(); }
 };
+// One hop as it travels, in a further server's shuffled frame and in each hop of the evidence: its
+// output batch (CiphertextBatch::to_bytes), its proof (ShuffleProof::to_bytes), its server's
+// signature (64 bytes); hop_bytes(N, L) bytes for N records of L limbs.
+[[nodiscard]] std::size_t hop_bytes(std::size_t records, std::size_t limbs);
+void append_hop(std::vector<std::uint8_t>& out, const HopTranscript& hop);
+// Throws std::invalid_argument naming `what` (and the part: output, proof) on a size other than
+// hop_bytes or a point or scalar that is not canonical.
+[[nodiscard]] HopTranscript decode_hop(std::span<const std::uint8_t> bytes, std::size_t records, std::size_t limbs, const std::string& what);
+
 // One round's evidence as a networked chain carries it to the receivers in a result frame, in binary:
-// u64 N | u32 hops | the input batch | per hop: its output batch, its proof, its server's signature | u32 D | per trustee
+// u64 N | u32 hops | the input batch | per hop: append_hop | u32 D | per trustee
 // that decrypted: u32 index, its shares. The key and the records are not in it (the receiver holds
 // the key from the session config and computes the records).
 [[nodiscard]] std::vector<std::uint8_t> encode_evidence(const RoundTranscript& round);
