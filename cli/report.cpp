@@ -80,16 +80,13 @@ void print_mix_chain(const Value& report) {
                                r["round"].get<std::size_t>(), r["records"].get<std::size_t>(), v["hops"].get<std::size_t>(),
                                v["hops"].get<std::size_t>(), r["decrypted_by"].size(), r["trustees"].get<std::size_t>(),
                                r["threshold"].get<std::size_t>());
-    if (!v["transcript"].get<std::string>().empty()) {
-      const std::string file = v["transcript"].get<std::string>();
-      const std::string config = v.contains("session_config") ? v["session_config"].get<std::string>() : std::string();
-      if (!config.empty())
-        std::cout << "transcript " << file << " (check it against its session with: shufflempc verify " << file << " --config " << config << ")\n";
-      else if (v.contains("session_config"))  // a local run whose session directory is removed
-        std::cout << "transcript " << file << " (check it with: shufflempc verify " << file
-                  << "; keep the session's config with --keep-dir DIR to tie it to its session: verify --config DIR/session.json)\n";
-      else
-        std::cout << "transcript " << file << " (check it with: shufflempc verify " << file << ")\n";
+    if (const std::string file = v["transcript"].get<std::string>(); !file.empty()) {
+      // A local run names the session config it kept (empty: removed with the session directory).
+      const std::string config = v.value("session_config", std::string());
+      std::string hint = "check it with: shufflempc verify " + file;
+      if (!config.empty()) hint = "check it against its session with: shufflempc verify " + file + " --config " + config;
+      else if (v.contains("session_config")) hint += "; keep the session's config with --keep-dir DIR to tie it to its session: verify --config DIR/session.json";
+      std::cout << "transcript " << file << " (" << hint << ")\n";
     }
   }
   if (!report.contains("mix_chain")) return;
