@@ -9,11 +9,11 @@
 // Progress goes to stderr, the table to stdout.
 #include <fmt/format.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <vector>
 
+#include "timing.hpp"
 #include "shufflempc/net/onion.hpp"
 #include "shufflempc/net/sealing.hpp"
 #include "shufflempc/shuffle.hpp"
@@ -21,16 +21,7 @@
 using namespace shufflempc;
 using namespace shufflempc::net;
 
-namespace {
-
-template <class F>
-double seconds_of(F&& f) {
-  const auto t0 = std::chrono::steady_clock::now();
-  f();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-}  // namespace
+using bench::seconds_of;
 
 int main(int argc, char** argv) {
   const std::size_t n = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 100000;
