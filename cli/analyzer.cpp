@@ -22,8 +22,9 @@ namespace shufflempc::cli {
 void add_analyzer_command(CLI::App& app, const Registry& registry, Action& action) {
   auto* cmd = app.add_subcommand("analyzer", "receive each round's shuffled output and run the protocol's analyzer");
   struct Options {
-    std::string key, transcript;
+    std::string key, transcript, listen;
     ClientArgs client;
+    std::optional<int> listen_fd;
   };
   auto o = std::make_shared<Options>();
   add_client_options(*cmd, o->client, "the analyzer's");
@@ -31,19 +32,31 @@ void add_analyzer_command(CLI::App& app, const Registry& registry, Action& actio
   cmd->add_option("--transcript", o->transcript,
                   "with a verifiable chain (the config's mix): write the rounds this analyzer verified (every hop's output and proof, "
                   "every decryption proof) to this file, for shufflempc verify");
+  cmd->add_option("--listen", o->listen,
+                  "HOST:PORT where the parties' verdicts on their receipts arrive (port 0: any, printed on stderr), needed when the "
+                  "session's analyzer-only rounds cross a mix chain (docs/mix-chain.md, receipts and complaints)");
+  cmd->add_option("--listen-fd", o->listen_fd, "take the verdicts on descriptor N, a TCP socket the parent process bound and listens on (as `local` does)")
+      ->check(CLI::Range(3, 1 << 20))
+      ->excludes("--listen");
   cmd->callback([o, &registry, &action] {
     action = [o, &registry] {
-      const auto& [key, transcript, client] = *o;
+      const auto& [key, transcript, listen, client, listen_fd] = *o;
       const auto config = net::SessionConfig::load(client.config_path);
       const WarmUp warm_up(config, registry);  // beside building the protocol, reading keys, connecting
       if (!transcript.empty() && config.mix != net::MixKind::verifiable)
         throw std::invalid_argument("--transcript needs a session over a verifiable chain (its config's mix is " + to_string(config.mix) + ")");
+      if ((!listen.empty() || listen_fd) && !net::takes_verdicts(config))
+        throw std::invalid_argument(std::string(listen_fd ? "--listen-fd" : "--listen") +
+                                    ": this session has no analyzer-only round over a mix chain, so the parties send the analyzer no verdicts");
       auto protocol = session_protocol(config, registry);
       const auto [host, port] = connect_address(config, client.connect);
       auto rng = make_rng(client.seed);
       std::vector<net::Identity> identities;
       identities.push_back({net::analyzer_id, net::KeyPair::load(key)});
-      net::TcpChannel channel(config, std::move(identities), host, port, stderr_logger("analyzer"), {.share_links = true});
+      net::TcpChannel channel(config, std::move(identities), host, port, stderr_logger("analyzer"),
+                              {.share_links = true, .verdict_socket = listen_fd.value_or(-1), .verdict_listen = listen});
+      // Readiness, as the shuffler says it: the parties are given this address (party --analyzer).
+      if (!listen.empty()) std::cout << "listening on " << net::split_address(listen, "--listen").first << ':' << channel.verdict_port() << std::endl;
       RoundDriver session(*protocol, channel, *rng, config.parties);
       session.host_analyzer();
       const RunResult result = session.run({});

@@ -70,6 +70,7 @@ struct LocalArgs {
   std::optional<std::size_t> kill_mix_server;  // fault injection: kill this further server at once
   std::string mix = "decryption";               // what the chain carries
   std::optional<std::size_t> tamper_mix_server;  // fault injection: this further server alters a record after its proof
+  std::string tamper_entry;                      // fault injection: the chain's entry drops, replaces or duplicates a record
   std::string transcript;                        // verifiable: the analyzer's transcript file
 };
 
@@ -102,6 +103,7 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
                              .mix_servers = la.mix_servers,
                              .kill_mix_server = la.kill_mix_server,
                              .mix = la.mix == "verifiable" ? net::MixKind::verifiable : net::MixKind::decryption,
+                             .tamper_entry = la.tamper_entry,
                              .tamper_mix_server = la.tamper_mix_server,
                              .transcript = la.transcript.empty() ? std::string() : std::filesystem::absolute(la.transcript).string()};
   auto drop_rng = rng->fork(rng_labels::dropouts);
@@ -234,6 +236,10 @@ void add_local_command(CLI::App& app, const Registry& registry, Action& action) 
                     "fault injection, with --mix verifiable: further mix server I (1 to --mix-servers - 1) replaces one record after "
                     "proving its shuffle; the run fails with a line naming it")
         ->check(CLI::Range(std::size_t{1}, net::max_mix_servers - 1));
+    cmd->add_option("--tamper-entry", both.second.tamper_entry,
+                    "fault injection, with a chain: the shuffler (the chain's entry) drops, replaces or duplicates one record it "
+                    "admits (the n - 1 attack); the sender's process names the entry, and the analyzer outputs nothing")
+        ->check(CLI::IsMember({"drop", "replace", "duplicate"}));
     cmd->callback([cmd, owned, &info, &registry, &action] {
       collect_params(*cmd, info, owned->first);
       action = [owned, &info, &registry] { return run_local(info, owned->first, owned->second, registry); };

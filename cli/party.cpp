@@ -42,12 +42,15 @@ class DyingChannel final : public AnonymousChannel {
 void add_party_command(CLI::App& app, const Registry& registry, Action& action) {
   auto* cmd = app.add_subcommand("party", "run one or more parties of a session, each over its own authenticated link");
   struct Options {
-    std::string ids, key, key_dir, key_bundle, input, inputs_file, dropouts;
+    std::string ids, key, key_dir, key_bundle, input, inputs_file, dropouts, analyzer;
     std::optional<std::uint32_t> kill_before_round;
     ClientArgs client;
   };
   auto o = std::make_shared<Options>();
   add_client_options(*cmd, o->client, "the parties'");
+  cmd->add_option("--analyzer", o->analyzer,
+                  "the analyzer's HOST:PORT for the verdicts on the receipts (its --listen), needed when the session's analyzer-only "
+                  "rounds cross a mix chain (docs/mix-chain.md, receipts and complaints)");
   cmd->add_option("--id", o->ids, "party id, or a range FIRST-LAST of parties hosted by this process")->required();
   cmd->add_option("--key,-k", o->key, "the party's key file (one party)")->check(CLI::ExistingFile);
   cmd->add_option("--key-dir", o->key_dir, "directory of key files party-<id>.key (a range of parties)")->check(CLI::ExistingDirectory);
@@ -64,7 +67,7 @@ void add_party_command(CLI::App& app, const Registry& registry, Action& action) 
   cmd->add_option("--dropouts", o->dropouts, "comma-separated ids of hosted parties that drop out before round 0 (simulation)");
   cmd->callback([o, &registry, &action] {
     action = [o, &registry] {
-      const auto& [ids, key, key_dir, key_bundle, input, inputs_file, dropouts, kill_before_round, client] = *o;
+      const auto& [ids, key, key_dir, key_bundle, input, inputs_file, dropouts, analyzer, kill_before_round, client] = *o;
       const auto config = net::SessionConfig::load(client.config_path);
       const WarmUp warm_up(config, registry);  // beside building the protocol, reading keys, connecting
       auto protocol = session_protocol(config, registry);
@@ -114,7 +117,7 @@ void add_party_command(CLI::App& app, const Registry& registry, Action& action) 
       ensure_descriptors((identities.size() + capacity - 1) / capacity + 64, "party process " + ids + " (one link per " +
                                                                                       std::to_string(capacity) + " hosted parties)");
       auto rng = make_rng(client.seed);
-      net::TcpChannel channel(config, std::move(identities), host, port, stderr_logger("party " + ids), {.share_links = true});
+      net::TcpChannel channel(config, std::move(identities), host, port, stderr_logger("party " + ids), {.share_links = true, .analyzer_address = analyzer});
       std::optional<DyingChannel> dying;
       if (kill_before_round) dying.emplace(channel, *kill_before_round);
       RoundDriver session(*protocol, dying ? static_cast<AnonymousChannel&>(*dying) : channel, *rng, config.parties);

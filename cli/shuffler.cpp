@@ -19,6 +19,7 @@
 #include "shufflempc/mixnet/elgamal.hpp"
 #include "shufflempc/net/mix_server.hpp"
 #include "shufflempc/net/tcp.hpp"
+#include "shufflempc/net/verifiable.hpp"
 #include "shufflempc/process.hpp"
 
 namespace shufflempc::cli {
@@ -67,6 +68,37 @@ int run_mix_server(const Options& o, const net::KeyPair& keys, std::size_t hop) 
   return status;
 }
 
+// `shuffler --fault-entry KIND` (local --tamper-entry): the entry alters the batch it admits before
+// it commits to it, as one isolating a sender would (the n - 1 attack): it drops record 0, replaces
+// it by one of its own making, or adds a copy of it. Every proof and signature still holds; the
+// senders' receipts show it.
+std::function<void(std::uint32_t, MessageBatch&)> entry_fault(const std::string& kind, const net::SessionConfig& config) {
+  return [kind, config](std::uint32_t round, MessageBatch& batch) {
+    if (batch.count() == 0) return;
+    MessageBatch out(batch.width());
+    if (kind == "drop") {
+      for (std::size_t i = 1; i < batch.count(); ++i) out.push_back(batch[i]);
+    } else if (kind == "duplicate") {
+      out = batch;
+      out.push_back(batch[0]);
+    } else {  // replace
+      SystemRng rng;
+      std::vector<std::uint8_t> mine(batch.width());
+      if (config.mix == net::MixKind::verifiable) {
+        const auto key = net::round_key(config, config.rounds.at(round).delivery).key();
+        mixnet::CiphertextBatch one(batch.width() / mixnet::ciphertext_bytes, 1);
+        for (std::size_t l = 0; l < one.limbs(); ++l) one.at(0, l) = mixnet::encrypt_limb(0, key, mixnet::random_scalar(rng));
+        mine = one.to_bytes();
+      } else {
+        rng.fill(mine);
+      }
+      out.push_back(mine);
+      for (std::size_t i = 1; i < batch.count(); ++i) out.push_back(batch[i]);
+    }
+    batch = std::move(out);
+  };
+}
+
 }  // namespace
 
 void add_shuffler_command(CLI::App& app, Action& action) {
@@ -80,6 +112,7 @@ void add_shuffler_command(CLI::App& app, Action& action) {
     std::optional<std::size_t> hop;
     bool fault_tamper = false;
     std::optional<int> listen_fd;
+    std::string fault_entry;
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("--config,-c", o->configs, "session config (repeat to serve several sessions)")->required()->check(CLI::ExistingFile);
@@ -107,9 +140,14 @@ void add_shuffler_command(CLI::App& app, Action& action) {
                 "fault injection, with --hop in a verifiable chain: replace one record after proving the shuffle (a cheating "
                 "server; the entry must name it)")
       ->group("");  // hidden: for local --tamper-mix-server and the tests
+  cmd->add_option("--fault-entry", o->fault_entry,
+                  "fault injection, as a chain's entry: drop, replace or duplicate one admitted record before committing to the "
+                  "batch (the n - 1 attack; the sender's receipt shows it)")
+      ->check(CLI::IsMember({"drop", "replace", "duplicate"}))
+      ->group("");  // hidden: for local --tamper-entry and the tests
   cmd->callback([o, &action] {
     action = [o] {
-      const auto& [configs, key, listen, grace_ms, json, mix_servers, hop, fault_tamper, listen_fd] = *o;
+      const auto& [configs, key, listen, grace_ms, json, mix_servers, hop, fault_tamper, listen_fd, fault_entry] = *o;
       const auto keys = net::KeyPair::load(key);
       if (hop && listen_fd) throw std::invalid_argument("--listen-fd is for the shuffler, not a further server of a chain (--hop)");
       if (hop) return run_mix_server(*o, keys, *hop);
@@ -133,6 +171,10 @@ void add_shuffler_command(CLI::App& app, Action& action) {
       net::ShufflerOptions options;
       options.reconnect_grace = std::chrono::milliseconds(grace_ms);
       options.mix_servers = mix_servers;
+      if (!fault_entry.empty()) {
+        if (mix_servers.empty()) throw std::invalid_argument("--fault-entry needs --mix-servers (the entry of a chain)");
+        options.tamper_admitted = entry_fault(fault_entry, sessions.front());
+      }
       std::string host = "127.0.0.1";
       std::uint16_t port = 0;
       if (listen_fd) {

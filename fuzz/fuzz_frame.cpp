@@ -1,5 +1,6 @@
-// libFuzzer target for the TCP transport's parsers: the hello, the frame header, the submit and
-// result payloads (what a peer controls before and after authentication). Build with clang and
+// libFuzzer target for the TCP transport's parsers: the hello, the frame header, the submit,
+// result and verdict payloads and a result's receipt (what a peer controls before and after
+// authentication). Build with clang and
 // -DSHUFFLEMPC_FUZZ=ON; run: build-fuzz/bin/fuzz/fuzz_frame -max_total_time=60
 #include <algorithm>
 #include <cstddef>
@@ -7,6 +8,7 @@
 #include <span>
 #include <system_error>
 
+#include "shufflempc/net/receipts.hpp"
 #include "shufflempc/net/wire.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -37,6 +39,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (r.output.size() != std::size_t{h.width} * h.count) __builtin_trap();
       for (auto id : r.submitted)
         if (id >= 1000) __builtin_trap();
+      // A receipt decoded re-encodes to the same bytes; every index is in its batch.
+      try {
+        const Receipt receipt = decode_receipt(r.receipt, 64);
+        const auto again = encode_receipt(receipt);
+        if (!std::equal(again.begin(), again.end(), r.receipt.begin(), r.receipt.end())) __builtin_trap();
+        for (const auto& p : receipt.records)
+          if (p.index != missing_record && p.index >= receipt.count) __builtin_trap();
+      } catch (const std::system_error&) {
+      }
+    }
+    if (h.type == FrameType::verdict && payload.size() == h.payload_length) {
+      const VerdictPayload v = decode_verdict(h, payload);
+      if (v.parties.size() != h.count || v.reason.size() > limits.max_abort_reason) __builtin_trap();
+      const auto again = encode_verdict(v);
+      if (!std::equal(again.begin(), again.end(), payload.begin(), payload.end())) __builtin_trap();
     }
     if (h.type == FrameType::submit && payload.size() == h.payload_length) {
       const std::size_t parties = (payload.size() - std::size_t{h.width} * h.count) / 4;

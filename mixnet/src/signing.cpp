@@ -3,6 +3,8 @@
 #include <sodium.h>
 
 #include "shufflempc/error.hpp"
+#include "shufflempc/merkle.hpp"
+#include "shufflempc/parallel.hpp"
 
 namespace shufflempc::mixnet {
 
@@ -56,17 +58,36 @@ bool signature_holds(const Signature& signature, std::span<const std::uint8_t> m
   return crypto_sign_verify_detached(signature.data(), message.data(), message.size(), signer.data()) == 0;
 }
 
+constexpr std::string_view hop_label = "shufflempc/verifiable-hop/v2";
+
+std::array<std::uint8_t, 32> input_root(const CiphertextBatch& input) {
+  const auto bytes = input.to_bytes();
+  return merkle::root(input.limbs() * ciphertext_bytes, bytes, hardware_threads());
+}
+
 std::vector<std::uint8_t> hop_statement(const ProofContext& context, const Point& key, const CiphertextBatch& input,
                                         const CiphertextBatch& output, const ShuffleProof& proof) {
   ensure_sodium();
-  constexpr std::string_view label = "shufflempc/verifiable-hop/v1";
-  std::vector<std::uint8_t> out(label.begin(), label.end());
+  std::vector<std::uint8_t> out(hop_label.begin(), hop_label.end());
   append(out, context.to_bytes());
   append(out, key.bytes);
-  append(out, digest_of(input.to_bytes()));
+  // The input as a Merkle tree: hop 0's signature is the entry's commitment to the batch it
+  // admitted, and a sender's path shows its record in it (net/receipts.hpp).
+  append(out, input_root(input));
   append(out, digest_of(output.to_bytes()));
   append(out, digest_of(proof.to_bytes()));
   return out;
+}
+
+std::optional<std::array<std::uint8_t, 32>> statement_input_root(std::span<const std::uint8_t> statement, const ProofContext& context,
+                                                                const Point& key) {
+  std::vector<std::uint8_t> head(hop_label.begin(), hop_label.end());
+  append(head, context.to_bytes());
+  append(head, key.bytes);
+  if (statement.size() != head.size() + 3 * 32 || !std::equal(head.begin(), head.end(), statement.begin())) return std::nullopt;
+  std::array<std::uint8_t, 32> root{};
+  std::copy_n(statement.begin() + static_cast<std::ptrdiff_t>(head.size()), root.size(), root.begin());
+  return root;
 }
 
 }  // namespace shufflempc::mixnet

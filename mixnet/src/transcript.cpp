@@ -172,6 +172,8 @@ Transcript Transcript::from_json(const std::string& text) {
     throw std::invalid_argument(std::string("transcript: \"format\" must be \"") + transcript_format + "\"" +
                                 (j.is_object() && j.contains("format") && j["format"] == "shufflempc-verifiable-mix/1"
                                      ? " (version 1 carries no hop signatures, so nothing names who made its hops)"
+                                 : j.is_object() && j.contains("format") && j["format"] == "shufflempc-verifiable-mix/2"
+                                     ? " (version 2's hops sign a flat digest of their input, not the Merkle root a sender's receipt is checked against)"
                                      : ""));
   Transcript t;
   t.session = fixed_field<sizeof(SessionId)>(j, "session", "transcript");

@@ -9,6 +9,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include <optional>
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -75,18 +76,19 @@ class SessionDir {
 };
 
 // A TCP socket on 127.0.0.1, at a port the OS picks, bound and listening before any process of the
-// run starts: the shuffler gets it as descriptor 3 (`shuffler --listen-fd 3`), so the clients need
-// not wait for the shuffler to start; their connections wait in the backlog until it accepts.
+// run starts: the shuffler gets it as descriptor 3 (`shuffler --listen-fd 3`), and through a chain
+// the analyzer one for the parties' verdicts (`analyzer --listen-fd 3`), so the clients need not
+// wait for either to start; their connections wait in the backlog until it accepts.
 // Close-on-exec and above 3, so that no other child inherits it.
 class ListeningSocket {
  public:
-  ListeningSocket() {
+  explicit ListeningSocket(const std::string& whose) {
     const int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (s < 0) throw std::system_error(errno, std::generic_category(), "socket for the shuffler");
+    if (s < 0) throw std::system_error(errno, std::generic_category(), "socket for " + whose);
     fd_ = ::fcntl(s, F_DUPFD_CLOEXEC, 10);
     const int err = errno;
     ::close(s);
-    if (fd_ < 0) throw std::system_error(err, std::generic_category(), "fcntl for the shuffler's socket");
+    if (fd_ < 0) throw std::system_error(err, std::generic_category(), "fcntl for the socket of " + whose);
     sockaddr_in a{};
     a.sin_family = AF_INET;
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -95,7 +97,7 @@ class ListeningSocket {
         ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
       const int e = errno;
       close();
-      throw std::system_error(e, std::generic_category(), "binding a loopback port for the shuffler");
+      throw std::system_error(e, std::generic_category(), "binding a loopback port for " + whose);
     }
     port_ = ntohs(a.sin_port);
   }
@@ -140,6 +142,8 @@ LocalLauncher::LocalLauncher(SessionConfig base, const Protocol& protocol, std::
     throw std::invalid_argument("--mix verifiable needs --mix-servers in [2, " + std::to_string(max_mix_servers) + "] (a chain)");
   if (options_.mix != MixKind::verifiable && (options_.tamper_mix_server || !options_.transcript.empty()))
     throw std::invalid_argument(std::string(options_.tamper_mix_server ? "--tamper-mix-server" : "--transcript") + " needs --mix verifiable");
+  if (!options_.tamper_entry.empty() && options_.mix_servers < 2)
+    throw std::invalid_argument("--tamper-entry needs --mix-servers in [2, " + std::to_string(max_mix_servers) + "] (a chain's entry)");
   if (options_.tamper_mix_server && (*options_.tamper_mix_server < 1 || *options_.tamper_mix_server >= options_.mix_servers))
     throw std::invalid_argument("--tamper-mix-server must be in [1, " + std::to_string(options_.mix_servers - 1) + "] (a further server of the chain)");
   // What the shuffler enforces, and what sizes the links.
@@ -236,23 +240,33 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
   if (options_.kill_mix_server) servers[*options_.kill_mix_server - 1].kill();
   // The shuffler's socket is bound here, so the analyzer and the parties start with it at once
   // (each process start is milliseconds of CPU on a small machine) instead of after its readiness line.
-  ListeningSocket listening;
+  ListeningSocket listening("the shuffler");
   std::vector<std::string> shuffler_args = {exe, "shuffler", "--config", config_path, "--key", dir / shuffler_key_file,
                                             "--listen-fd", "3", "--json"};
   if (!chain.empty()) shuffler_args.insert(shuffler_args.end(), {"--mix-servers", chain});
+  if (!options_.tamper_entry.empty()) shuffler_args.insert(shuffler_args.end(), {"--fault-entry", options_.tamper_entry});
   children.emplace_back("shuffler", shuffler_args, ProcessOptions{.pass_as_fd3 = listening.fd()});
   listening.close();  // the shuffler holds it now
   const std::string address = "127.0.0.1:" + std::to_string(listening.port());
 
   std::vector<std::string> common = {"--config", config_path, "--connect", address, "--json"};
+  // Through a chain, the parties' verdicts on their receipts go to the analyzer directly: its socket
+  // is bound here too, so the parties know its port as they start.
+  std::optional<ListeningSocket> verdicts;
+  if (takes_verdicts(local.config)) verdicts.emplace("the analyzer's verdicts");
   if (options_.seed) common.insert(common.end(), {"--seed", std::to_string(*options_.seed)});
   std::vector<std::string> outputs;  // stdout files of the analyzer and the party processes
   {
     std::vector<std::string> a = {exe, "analyzer", "--key", dir / analyzer_key_file};
     if (!options_.transcript.empty()) a.insert(a.end(), {"--transcript", options_.transcript});
     a.insert(a.end(), common.begin(), common.end());
+    if (verdicts) a.insert(a.end(), {"--listen-fd", "3"});
     outputs.push_back(dir / "analyzer.out");
-    children.emplace_back("analyzer", a, ProcessOptions{.stdout_path = outputs.back()});
+    children.emplace_back("analyzer", a, ProcessOptions{.stdout_path = outputs.back(), .pass_as_fd3 = verdicts ? verdicts->fd() : -1});
+    if (verdicts) {
+      common.insert(common.end(), {"--analyzer", "127.0.0.1:" + std::to_string(verdicts->port())});
+      verdicts->close();  // the analyzer holds it now
+    }
   }
   for (std::size_t first = 0; first < n; first += k) {
     const std::size_t last = std::min(n, first + k) - 1;
@@ -317,7 +331,14 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
     else r.lost.push_back(what);
   }
   if (!in_time) throw std::system_error(make_error_code(Errc::timeout), "local run exceeded " + std::to_string(limit.count()) + " ms");
-  if (!failures.empty()) throw std::system_error(make_error_code(Errc::session_aborted), "local run failed: " + failures + " (see the lines above)");
+  if (!failures.empty()) {
+    // Party processes that ended early too: one may be why (a party whose receipt did not hold).
+    std::string also;
+    for (const auto& l : r.lost) also += (also.empty() ? "" : ", ") + l;
+    throw std::system_error(make_error_code(Errc::session_aborted), "local run failed: " + failures +
+                                                                        (also.empty() ? std::string() : "; and " + also) +
+                                                                        " (see the lines above)");
+  }
 
   r.analyzer = read_report(outputs[0], "the analyzer");
   for (std::size_t i = 2; i < party_end; ++i) {

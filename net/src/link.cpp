@@ -2,6 +2,7 @@
 
 #include <sodium.h>
 
+#include <algorithm>
 #include <cstring>
 #include <initializer_list>
 #include <span>
@@ -10,6 +11,7 @@
 
 #include "shufflempc/error.hpp"
 #include "shufflempc/messages.hpp"
+#include "shufflempc/parallel.hpp"
 
 namespace shufflempc::net::detail {
 
@@ -216,8 +218,8 @@ asio::awaitable<void> SecureLink::connect_as(const SessionId& session, const Con
       throw_error(Errc::unauthenticated,
                   "the mix server closed the connection during the handshake (is it running, serving this session, with the same "
                   "session config, and not already finished?)");
-    throw_error(Errc::unauthenticated,
-                "the shuffler refused these identities (are this session and these ids in its session config, and is the config the same?)");
+    throw_error(Errc::unauthenticated, peer_ + " refused these identities (are this session and these ids in its session config, and is "
+                                               "the config the same?" + (peer_ == "the shuffler" ? ")" : " Or has it ended the session?)"));
   }
   stats_.bytes_received += hello_reply_bytes;
   if (load_le<std::uint32_t>(reply) != hello_magic || load_le<std::uint16_t>(reply + 4) != wire_version)
@@ -242,9 +244,9 @@ asio::awaitable<void> SecureLink::connect_as(const SessionId& session, const Con
     f = co_await receive();
   } catch (const std::system_error& e) {
     if (e.code() == Errc::peer_closed)
-      throw_error(Errc::unauthenticated, "the shuffler refused our keys (are these keys the ones in the session config?)");
+      throw_error(Errc::unauthenticated, peer_ + " refused our keys (are these keys the ones in the session config?)");
     if (e.code() == Errc::unauthenticated)
-      throw_error(Errc::unauthenticated, "the shuffler failed key confirmation: it does not hold the session's shuffler key");
+      throw_error(Errc::unauthenticated, peer_ + " failed key confirmation: it does not hold the key the session config gives it");
     throw;
   }
   if (f.header.type == FrameType::abort)
@@ -315,13 +317,15 @@ std::uint64_t SecureLink::write_prefix(FrameType type, std::uint32_t round, std:
 }
 
 void SecureLink::send(FrameType type, std::uint32_t round, std::uint32_t width, std::uint32_t count,
-                      std::span<const std::uint8_t> head, std::span<const std::uint8_t> tail) {
-  const std::size_t payload_size = head.size() + tail.size();
+                      std::span<const std::uint8_t> head, std::span<const std::uint8_t> tail,
+                      std::span<const std::uint8_t> trailer) {
+  const std::size_t payload_size = head.size() + tail.size() + trailer.size();
   std::vector<std::uint8_t> buf(frame_prefix_bytes + payload_size + aead_tag_bytes);
   const std::uint64_t seq = write_prefix(type, round, width, count, static_cast<std::uint32_t>(payload_size), buf.data());
   std::uint8_t* body = buf.data() + frame_prefix_bytes;
   if (!head.empty()) std::memcpy(body, head.data(), head.size());
   if (!tail.empty()) std::memcpy(body + head.size(), tail.data(), tail.size());
+  if (!trailer.empty()) std::memcpy(body + head.size() + tail.size(), trailer.data(), trailer.size());
   const auto n = nonce(seq, 1);
   crypto_aead_chacha20poly1305_ietf_encrypt_detached(body, body + payload_size, nullptr, body, payload_size, nullptr,
                                                      0, nullptr, n.data(), send_key_.data());
@@ -409,6 +413,49 @@ void SecureLink::close_after_flush() {
     return;
   }
   close_when_flushed_ = true;
+}
+
+IdentityTree parties_tree(const KeyPair& mine, std::span<const PublicKey> party_keys) {
+  std::vector<StaticSecret> statics(party_keys.size());
+  // Wiped however this ends (a bad key throws from the loop).
+  struct Wipe {
+    std::vector<StaticSecret>& v;
+    ~Wipe() { sodium_memzero(v.data(), v.size() * sizeof(StaticSecret)); }
+  } wipe{statics};
+  const std::vector<std::size_t> runs = key_runs(party_keys);
+  parallel_for(runs.size(), hardware_cores(), [&](std::size_t r) {
+    const std::size_t p = runs[r];
+    try {
+      statics[p] = static_secret(mine.secret_key(), party_keys[p]);
+    } catch (const std::system_error&) {
+      throw std::invalid_argument("party_keys[" + std::to_string(p) + "] is not a usable X25519 public key");
+    }
+    const std::size_t end = r + 1 < runs.size() ? runs[r + 1] : party_keys.size();
+    std::fill(statics.begin() + static_cast<std::ptrdiff_t>(p) + 1, statics.begin() + static_cast<std::ptrdiff_t>(end), statics[p]);
+  });
+  return IdentityTree(statics);
+}
+
+asio::awaitable<void> accept_loop(tcp::acceptor& acceptor, std::function<asio::awaitable<void>(std::shared_ptr<SecureLink>)> serve,
+                                  std::function<void(const std::string& kind, const std::string& line)> log) {
+  auto backoff = std::chrono::milliseconds(0);
+  asio::steady_timer pause(acceptor.get_executor());
+  for (;;) {
+    tcp::socket socket(acceptor.get_executor());
+    std::error_code ec;
+    co_await acceptor.async_accept(socket, asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) {
+      if (!acceptor.is_open()) co_return;
+      backoff = std::min<std::chrono::milliseconds>(std::chrono::milliseconds(1000),
+                                                    std::max<std::chrono::milliseconds>(std::chrono::milliseconds(10), backoff * 2));
+      if (log) log("accept failed", "accept failed: " + ec.message() + "; next attempt in " + std::to_string(backoff.count()) + " ms");
+      pause.expires_after(backoff);
+      co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+      continue;
+    }
+    backoff = std::chrono::milliseconds(0);
+    asio::co_spawn(acceptor.get_executor(), serve(std::make_shared<SecureLink>(std::move(socket), Limits{})), asio::detached);
+  }
 }
 
 void listen_on(tcp::acceptor& acceptor, const std::string& host, std::uint16_t port) {

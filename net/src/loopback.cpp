@@ -72,13 +72,18 @@ LoopbackChainRun run_loopback(const Protocol& protocol, std::span<const Value> i
     shuffler_options.mix_servers.push_back("127.0.0.1:" + std::to_string(mixers.back()->port()));
   }
   for (auto& m : mixers) mixer_threads.push_back(std::make_unique<ServerThread<TcpMixServer>>(*m));
-  if (fault.tamper && fault.hop == 0) shuffler_options.tamper_admitted = fault.tamper;
-  shuffler_options.tamper_submitted = fault.submitted;
+  if (fault.tamper && fault.hop == 0)
+    shuffler_options.tamper_admitted = [tamper = fault.tamper](std::uint32_t round, MessageBatch& admitted) {
+      auto batch = mixnet::CiphertextBatch::from_bytes(admitted.width() / mixnet::ciphertext_bytes, admitted.bytes(), "the admitted batch");
+      tamper(round, batch);
+      admitted = MessageBatch::from_bytes(admitted.width(), batch.to_bytes());
+    };
+  if (fault.entry) shuffler_options.tamper_admitted = fault.entry;
   TcpShuffler shuffler(local.shuffler, {config}, "127.0.0.1", 0, {}, shuffler_options);
   ServerThread<TcpShuffler> server(shuffler);
   LoopbackChainRun run;
   {  // the links close with the channel, so the shuffler sees every client leave
-    TcpChannel channel(config, local.all_identities(), "127.0.0.1", shuffler.port(), {}, {.share_links = true});
+    TcpChannel channel(config, local.all_identities(), "127.0.0.1", shuffler.port(), {}, {.share_links = true, .tamper_records = fault.submitted});
     run.result = run_all_parties(protocol, channel, inputs, rng, options);
     run.reports = channel.hop_reports();
     run.transcript = channel.transcript();

@@ -7,6 +7,8 @@
 #include <type_traits>
 
 #include "shufflempc/error.hpp"
+#include "shufflempc/merkle.hpp"
+#include "shufflempc/parallel.hpp"
 #include <string_view>
 
 namespace shufflempc::net {
@@ -29,17 +31,7 @@ SigningKeyPair signing_key_of(const KeyPair& keys) { return SigningKeyPair::deri
 BatchDigest batch_digest(const MessageBatch& batch) { return batch_digest(batch.width(), batch.bytes()); }
 
 BatchDigest batch_digest(std::size_t width, std::span<const std::uint8_t> bytes) {
-  ensure_sodium();
-  std::vector<std::uint8_t> head;
-  put_u64(head, width);
-  put_u64(head, width == 0 ? 0 : bytes.size() / width);
-  crypto_generichash_state st;
-  crypto_generichash_init(&st, nullptr, 0, 32);
-  crypto_generichash_update(&st, head.data(), head.size());
-  crypto_generichash_update(&st, bytes.data(), bytes.size());
-  BatchDigest d{};
-  crypto_generichash_final(&st, d.data(), d.size());
-  return d;
+  return width == 0 ? merkle::root(0, {}) : merkle::root(width, bytes, hardware_threads());
 }
 
 std::vector<std::uint8_t> HopReport::signed_bytes() const {

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "shufflempc/error.hpp"
+#include "shufflempc/merkle.hpp"
 #include "shufflempc/mixnet/decryption.hpp"
 #include "shufflempc/mixnet/shuffle_proof.hpp"
 #include "shufflempc/mixnet/transcript.hpp"
@@ -208,7 +209,7 @@ struct TcpMixServer::Impl {
   std::optional<std::string> take_decrypt(Served& s, SecureLink& link, detail::Frame& f) {
     const std::uint32_t r = f.header.round;
     const std::string round = "round " + std::to_string(r);
-    const BatchDigest digest = batch_digest(1, f.payload);
+    const BatchDigest digest = merkle::leaf(f.payload);  // the evidence as one record: its hash
     if (s.decrypted.valid && s.decrypted.round == r) {
       if (digest != s.decrypted_evidence) return round + " was decrypted already, with other evidence: a server decrypts each round once";
       link.send(FrameType::decrypted, r, s.decrypted.width, s.decrypted.count, s.decrypted.payload);
@@ -371,17 +372,9 @@ struct TcpMixServer::Impl {
   }
 
   asio::awaitable<void> accept_loop() {
-    for (;;) {
-      tcp::socket socket(io);
-      std::error_code ec;
-      co_await acceptor.async_accept(socket, asio::redirect_error(asio::use_awaitable, ec));
-      if (ec) {
-        if (!acceptor.is_open()) co_return;
-        log("accept failed: " + ec.message());
-        continue;
-      }
-      asio::co_spawn(io, serve(std::make_shared<SecureLink>(std::move(socket), Limits{})), asio::detached);
-    }
+    co_await detail::accept_loop(
+        acceptor, [this](std::shared_ptr<SecureLink> link) { return serve(std::move(link)); },
+        [this](const std::string& kind, const std::string& line) { log_lines.limited(kind, line); });
   }
 };
 

@@ -219,6 +219,8 @@ SessionRounds::Closed SessionRounds::close(Rng& rng, Shuffler& shuffler) {
   Closed closed;
   closed.round = round_;
   closed.shape = shape;
+  // Through a chain, the entry gives each link a receipt for the records it submitted.
+  if (!config_.mix_chain.empty()) closed.sources = all;
   closed.outcome = complete_round(rules, std::move(all), rng, shuffler);  // throws: the caller aborts
   const RoundOutcome& out = closed.outcome;
   report_.rounds.push_back({round_, out.messages, out.messages * shape.width, out.dropped});

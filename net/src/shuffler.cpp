@@ -12,6 +12,7 @@
 #include "shufflempc/net/detail/link.hpp"
 #include "shufflempc/net/detail/session_rounds.hpp"
 #include "shufflempc/net/onion.hpp"
+#include "shufflempc/net/receipts.hpp"
 #include "shufflempc/net/sealing.hpp"
 #include "shufflempc/net/tcp.hpp"
 #include "shufflempc/net/detail/rate_limited_log.hpp"
@@ -79,6 +80,13 @@ std::string who(PartyId id) { return id == analyzer_id ? std::string("the analyz
 
 struct TcpShuffler::Impl {
   // One session: its round logic (detail::SessionRounds, no sockets) and the I/O around it.
+  // With a chain: the tree over the batch the entry committed to (its records in leaf order) and
+  // what the entry signed (net/receipts.hpp), from which each party link's receipt is made.
+  struct Commitment {
+    std::shared_ptr<const ReceiptMaker> maker;
+    std::vector<std::uint8_t> signed_bytes;
+  };
+
   struct ServedSession {
     SessionConfig config;  // its rounds are the shapes enforced
     std::unique_ptr<detail::SessionRounds> rounds;
@@ -126,6 +134,8 @@ struct TcpShuffler::Impl {
       RoundShape shape;
       RoundOutcome outcome;
       std::vector<std::uint8_t> prefix;  // the full result prefix (encoded once for every receiver)
+      Commitment commitment;             // with a chain: what the receipts are made from
+      Submissions sources;               // with a chain: the round's records as each party submitted them
     } last;
     // With a mix chain: this server's hop (0), the links to the further servers (index = hop; 0
     // unused), whether a round's batch is crossing the chain, and every round's reports.
@@ -454,7 +464,19 @@ struct TcpShuffler::Impl {
     rt.key = round_key(s.config, closed.shape.delivery);
     const mixnet::Point key = rt.key.key();
     rt.input = std::move(admitted.batch);
-    if (options.tamper_admitted) options.tamper_admitted(closed.round, rt.input);
+    if (options.tamper_admitted) {
+      auto admitted = MessageBatch::from_bytes(width, rt.input.to_bytes());
+      options.tamper_admitted(closed.round, admitted);
+      rt.input = mixnet::CiphertextBatch::from_bytes(limbs, admitted.bytes(), "the altered batch");
+    }
+    // The admitted records in the order of their Merkle leaves: hop 0's signed statement commits to
+    // that batch, and each party link's receipt shows its records in it.
+    Commitment commitment;
+    {
+      auto ordered = in_leaf_order(rt.input, threads);
+      rt.input = std::move(ordered.batch);
+      commitment.maker = std::make_shared<const ReceiptMaker>(width, std::move(ordered.leaves));
+    }
     // An empty batch crosses the chain too (its proofs are trivial), so every server stays on the
     // session's rounds; only its decryption is skipped.
     const std::size_t n = rt.input.size();
@@ -463,6 +485,8 @@ struct TcpShuffler::Impl {
     auto proof = mixnet::prove_shuffle(ctx0, key, rt.input, mixed.output, mixed.witness, rng, threads);
     const auto statement = mixnet::hop_statement(ctx0, key, rt.input, mixed.output, proof);
     rt.hops.push_back({std::move(mixed.output), std::move(proof), signing.sign(statement)});
+    commitment.signed_bytes = statement;
+    commitment.signed_bytes.insert(commitment.signed_bytes.end(), rt.hops[0].signature.begin(), rt.hops[0].signature.end());
     for (std::size_t hop = 1; hop < s.config.mix_chain.size(); ++hop) {
       const auto sent = rt.hops.back().output.to_bytes();
       auto answer = co_await answer_of(s, hop, closed.round, FrameType::shuffle, width, static_cast<std::uint32_t>(n), sent, "the batch");
@@ -548,24 +572,33 @@ struct TcpShuffler::Impl {
     // counts the others as discarded (as records that do not open or decrypt are).
     closed.outcome.discarded += admitted.malformed + admitted.duplicates;
     closed.outcome.output.reset();  // no records travel: each receiver decrypts the evidence
-    deliver(s, std::move(closed), {}, mixnet::encode_evidence(rt));
+    deliver(s, std::move(closed), {}, mixnet::encode_evidence(rt), std::move(commitment));
     maybe_close(s);
   }
 
   // Takes a closed round's batch through the chain: this server's layer, then each further server's;
   // the reports are verified before the output is delivered.
   asio::awaitable<void> relay(ServedSession& s, detail::SessionRounds::Closed closed) {
-    if (options.tamper_submitted && closed.outcome.output) options.tamper_submitted(closed.round, *closed.outcome.output);
     if (s.config.mix == MixKind::verifiable) {
       co_await relay_verifiable(s, std::move(closed));
       co_return;
     }
     const std::string round = "round " + std::to_string(closed.round);
     MessageBatch batch = closed.outcome.output ? std::move(*closed.outcome.output) : MessageBatch(closed.shape.width);
-    const BatchDigest submitted = batch_digest(batch);
+    // The records in the order of their Merkle leaves: hop 0's signed report commits to that batch
+    // (its received digest is the root), and each party link's receipt shows its records in it.
+    if (options.tamper_admitted) options.tamper_admitted(closed.round, batch);
+    Commitment commitment;
+    {
+      auto ordered = in_leaf_order(batch, hardware_threads());
+      batch = std::move(ordered.batch);
+      commitment.maker = std::make_shared<const ReceiptMaker>(batch.width(), std::move(ordered.leaves));
+    }
+    const BatchDigest submitted = commitment.maker->root();
     std::vector<HopReport> reports;
     auto first = s.hop0->mix(batch, s.config.session, closed.round, rng);
     reports.push_back(first.report);
+    commitment.signed_bytes = encode_reports(std::span(&first.report, 1));
     batch = std::move(first.records);
     for (std::size_t hop = 1; hop < s.config.mix_chain.size(); ++hop) {
       auto answer = co_await answer_of(s, hop, closed.round, FrameType::mix, static_cast<std::uint32_t>(batch.width()),
@@ -599,17 +632,19 @@ struct TcpShuffler::Impl {
     closed.outcome.output = std::move(batch);
     const auto encoded = encode_reports(reports);
     s.hop_reports.push_back(std::move(reports));
-    deliver(s, std::move(closed), encoded);
+    deliver(s, std::move(closed), encoded, {}, std::move(commitment));
     maybe_close(s);  // parties that left while the batch crossed the chain
   }
 
   // Sends a closed round's outcome (with the chain's reports, if any) to every endpoint.
   void deliver(ServedSession& s, detail::SessionRounds::Closed closed, std::span<const std::uint8_t> reports,
-               std::span<const std::uint8_t> evidence = {}) {
+               std::span<const std::uint8_t> evidence = {}, Commitment commitment = {}) {
     s.last.valid = true;
     s.last.round = closed.round;
     s.last.shape = closed.shape;
     s.last.outcome = std::move(closed.outcome);
+    s.last.commitment = std::move(commitment);
+    s.last.sources = s.last.commitment.maker ? std::move(closed.sources) : Submissions{};
     const RoundOutcome& out = s.last.outcome;
     if (!out.dropped.empty())
       log(s.tag + "round " + std::to_string(closed.round) + ": " + std::to_string(out.dropped.size()) + " part" +
@@ -688,17 +723,37 @@ struct TcpShuffler::Impl {
       pl.link->close_after_flush();
       return false;
     }
+    const auto receipt = receipt_for(s, pl);
     if (s.last.shape.delivery == Delivery::all_parties) {
       pl.link->send(FrameType::result, s.last.round, static_cast<std::uint32_t>(s.last.shape.width), carried(out), s.last.prefix,
-                    output_bytes(out));
+                    output_bytes(out), receipt);
     } else {
       pl.link->send(FrameType::result, s.last.round, 0, 0,
                     encode_result(out.messages, std::span(&*sub_begin, static_cast<std::size_t>(sub_end - sub_begin)),
                                   std::span(out.dropped.data() + (drop_begin - out.dropped.begin()),
                                             static_cast<std::size_t>(drop_end - drop_begin)),
-                                  {}, {}));
+                                  {}, {}),
+                    receipt);
     }
     return true;
+  }
+
+  // The receipt of a link for the records its parties submitted in the last round (in party order),
+  // when that round's records crossed the chain; empty otherwise.
+  static std::vector<std::uint8_t> receipt_for(const ServedSession& s, const ServedSession::PartyLink& pl) {
+    if (!s.last.commitment.maker) return {};
+    const auto& src = s.last.sources;
+    std::vector<const Submissions::Slice*> mine;
+    for (const auto& slice : src.parties)
+      if (slice.party >= pl.first && slice.party - pl.first < pl.count) mine.push_back(&slice);
+    std::sort(mine.begin(), mine.end(), [](const auto* a, const auto* b) { return a->party < b->party; });
+    std::vector<std::uint8_t> records;
+    const std::size_t w = src.messages.width();
+    for (const auto* slice : mine) {
+      const auto bytes = src.messages.bytes().subspan(slice->first * w, slice->count * w);
+      records.insert(records.end(), bytes.begin(), bytes.end());
+    }
+    return encode_receipt(s.last.commitment.maker->receipt(records, s.last.commitment.signed_bytes));
   }
 
   // Called when an admitted identity's link ends (error, close, rejection). The parties of a link
@@ -972,58 +1027,19 @@ struct TcpShuffler::Impl {
     if (--open_connections == 0 && linger) linger->cancel();
   }
 
-  // K_p for every party of a session, on every core: one X25519 (about 35 us) for each run of
-  // consecutive parties with one key (a party process's parties under `local`, or a host's), copied
-  // to the rest of its run.
+  // K_p for every party of a session (detail::parties_tree), and the analyzer's.
   static void compute_statics(ServedSession& s, const KeyPair& keys) {
     const auto& cfg = s.config;
-    std::vector<detail::StaticSecret> statics(cfg.parties);
     detail::StaticSecret analyzer_static = detail::static_secret(keys.secret_key(), cfg.analyzer_key);
     s.analyzer_tree = detail::IdentityTree(std::span(&analyzer_static, 1));
     sodium_memzero(analyzer_static.data(), analyzer_static.size());
-    // Wiped however this ends (a bad key throws from the loop).
-    struct Wipe {
-      std::vector<detail::StaticSecret>& v;
-      ~Wipe() { sodium_memzero(v.data(), v.size() * sizeof(detail::StaticSecret)); }
-    } wipe{statics};
-    const std::vector<std::size_t> runs = key_runs(cfg.party_keys);
-    parallel_for(runs.size(), hardware_cores(), [&](std::size_t r) {
-      const std::size_t p = runs[r];
-      try {
-        statics[p] = detail::static_secret(keys.secret_key(), cfg.party_keys[p]);
-      } catch (const std::system_error&) {
-        throw std::invalid_argument("party_keys[" + std::to_string(p) + "] is not a usable X25519 public key");
-      }
-      const std::size_t end = r + 1 < runs.size() ? runs[r + 1] : cfg.parties;
-      std::fill(statics.begin() + static_cast<std::ptrdiff_t>(p) + 1, statics.begin() + static_cast<std::ptrdiff_t>(end), statics[p]);
-    });
-    s.parties_tree = detail::IdentityTree(statics);
+    s.parties_tree = detail::parties_tree(keys, cfg.party_keys);
   }
 
   asio::awaitable<void> accept_loop() {
-    // After a failed accept (out of descriptors, say) wait before the next one, longer each time
-    // up to a second, instead of spinning; one success resets the wait.
-    auto backoff = std::chrono::milliseconds(0);
-    asio::steady_timer pause(io);
-    for (;;) {
-      tcp::socket socket(io);
-      std::error_code ec;
-      co_await acceptor.async_accept(socket, asio::redirect_error(asio::use_awaitable, ec));
-      if (ec) {
-        if (!acceptor.is_open()) co_return;
-        backoff = std::min<std::chrono::milliseconds>(std::chrono::milliseconds(1000),
-                                                      std::max<std::chrono::milliseconds>(std::chrono::milliseconds(10), backoff * 2));
-        log_limited("accept failed", "accept failed: " + ec.message() + "; next attempt in " + std::to_string(backoff.count()) + " ms");
-        pause.expires_after(backoff);
-        co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-        continue;
-      }
-      backoff = std::chrono::milliseconds(0);
-      auto link = std::make_shared<SecureLink>(std::move(socket), Limits{});
-      // Each connection gets the limits of the session it names; until then the defaults apply
-      // only to the fixed-size hello.
-      asio::co_spawn(io, serve(std::move(link)), asio::detached);
-    }
+    co_await detail::accept_loop(
+        acceptor, [this](std::shared_ptr<SecureLink> link) { return serve(std::move(link)); },
+        [this](const std::string& kind, const std::string& line) { log_limited(kind, line); });
   }
 };
 

@@ -9,7 +9,11 @@
 
 #include "shufflempc/error.hpp"
 #include "shufflempc/net/detail/link.hpp"
+#include "shufflempc/net/detail/verdicts.hpp"
+#include "shufflempc/mixnet/signing.hpp"
+#include "shufflempc/net/mix_hop.hpp"
 #include "shufflempc/net/onion.hpp"
+#include "shufflempc/net/receipts.hpp"
 #include "shufflempc/net/sealing.hpp"
 #include "shufflempc/net/tcp.hpp"
 #include "shufflempc/net/verifiable.hpp"
@@ -24,6 +28,11 @@ constexpr std::size_t handshakes_at_once = 64;
 
 using detail::SecureLink;
 using detail::tcp;
+
+bool takes_verdicts(const SessionConfig& config) {
+  return !config.mix_chain.empty() &&
+         std::any_of(config.rounds.begin(), config.rounds.end(), [](const RoundShape& r) { return r.delivery == Delivery::analyzer_only; });
+}
 
 std::size_t link_capacity(const SessionConfig& config) {
   const Limits limits = config.limits();
@@ -49,6 +58,13 @@ struct TcpChannel::Impl {
     std::vector<std::uint8_t> pending;  // this round's submit payload, sent again after a reconnection
     std::uint32_t pending_count = 0;
     bool waiting = false;  // a result is expected on this link this round
+    // Receipts (net/receipts.hpp), in a round whose records cross a chain: the count each party
+    // submitted this round (submit_absent: none; empty: no party of the link was in the round) and
+    // their records in party order; the parties' proof against the analyzer's key, for the links
+    // that carry their verdicts to it.
+    std::vector<std::uint32_t> counts;
+    MessageBatch own;
+    detail::IdentityProof verdict_proof{};
   };
 
   asio::io_context io;
@@ -73,6 +89,15 @@ struct TcpChannel::Impl {
   mixnet::Transcript transcript;  // a verifiable chain's rounds, as verified here
   MessageBatch own_records;       // a verifiable chain: this round's ciphertexts of the parties hosted here
   bool verifiable() const { return config.mix == MixKind::verifiable && !layer_keys.empty(); }
+  // Receipts and verdicts: the analyzer's server for them (hosting the analyzer, with parties
+  // elsewhere), or the analyzer's address (hosting parties, not the analyzer).
+  std::unique_ptr<detail::VerdictServer> verdicts;
+  std::function<void(std::uint32_t, MessageBatch&)> tamper_records;  // TcpChannelOptions::tamper_records
+  std::optional<tcp::resolver::results_type> analyzer_endpoints;
+  std::string analyzer_where;
+  // A round whose records cross the chain to the analyzer only: every party says what it made of
+  // its receipt to the analyzer, which outputs the round only when they all confirm.
+  bool verdict_round(const RoundShape& shape) const { return chained(shape) && shape.delivery == Delivery::analyzer_only; }
 
   // Whether a round's records cross the mix chain (a chain, and messages to carry).
   bool chained(const RoundShape& shape) const { return !layer_keys.empty() && shape.width > 0; }
@@ -212,6 +237,8 @@ struct TcpChannel::Impl {
     } else if (onion && !local.messages.empty()) {
       wrapped = onion::wrap(local.messages.bytes(), width, spec.shape.delivery, config.analyzer_key, layer_keys, config.session, spec.round);
     }
+    if (onion && tamper_records) tamper_records(spec.round, wrapped);
+    const std::vector<char> was_in = in_session;  // who was in the session as the round began
     // Each party link's batch: a count per party (submit_absent for one that does not submit: it
     // leaves the session), then the messages in party order.
     std::vector<std::vector<const Submissions::Slice*>> slices(links.size());
@@ -224,6 +251,8 @@ struct TcpChannel::Impl {
     for (std::size_t li = 0; li < links.size(); ++li) {
       auto& l = links[li];
       l.waiting = false;
+      l.counts.clear();
+      l.own = MessageBatch(ww);
       if (l.first == analyzer_id) {
         l.waiting = l.link->is_open();
         l.pending.assign(4, 0);  // what it sends after a reconnection: an empty batch, "this round's result"
@@ -243,7 +272,9 @@ struct TcpChannel::Impl {
         }
       }
       const bool anyone = std::any_of(counts.begin(), counts.end(), [](std::uint32_t c) { return c != submit_absent; });
+      const bool took_part = onion && std::any_of(l.identities.begin(), l.identities.end(), [&](std::size_t i) { return was_in[i] != 0; });
       if (!anyone) {
+        if (took_part) l.counts = counts;  // every one "absent" to the analyzer
         // Every party of the link leaves: it says so (every count absent), so that the round does
         // not wait for it as for a link that was cut, and closes.
         if (l.link->is_open()) {
@@ -253,6 +284,7 @@ struct TcpChannel::Impl {
         continue;
       }
       if (!l.link->is_open()) continue;
+      if (took_part) l.counts = counts;
       l.pending.assign(4 * counts.size() + total * ww, 0);
       std::uint8_t* out = l.pending.data() + 4 * counts.size();
       for (std::size_t k = 0; k < l.count; ++k) {
@@ -263,8 +295,10 @@ struct TcpChannel::Impl {
         if (onion) {
           const std::uint8_t* from = wrapped.data() + slice->first * ww;
           std::copy(from, from + slice->count * ww, out);
-          if (verifiable())
-            for (std::size_t m = 0; m < slice->count; ++m) own_records.push_back(std::span(from + m * ww, ww));
+          for (std::size_t m = 0; m < slice->count; ++m) {
+            l.own.push_back(std::span(from + m * ww, ww));
+            if (verifiable()) own_records.push_back(std::span(from + m * ww, ww));
+          }
         } else if (sealed) {
           sealing::seal({src, slice->count * width}, width, config.analyzer_key, {out, slice->count * ww});
         } else {
@@ -421,6 +455,160 @@ struct TcpChannel::Impl {
     return out;
   }
 
+  // The parties' side of receipts, in a round whose records crossed the chain: for each party link
+  // that took part, what its parties make of the result (its receipt checked against the entry's
+  // signed commitment, its parties counted as submitted); in an analyzer-only round the verdicts go
+  // to the analyzer on links of their own. A party that submitted and got no result, or an abort,
+  // complains too (to the analyzer; the caller then reports the shuffler's own words). Throws
+  // std::system_error(protocol_violation) naming the entry and the party when a result frame gives
+  // a party cause to complain (after the complaint is sent).
+  void check_receipts(const RoundRules& spec, const std::vector<Answer>& answers, std::size_t ww) {
+    if (!chained(spec.shape)) return;
+    const std::string round = "round " + std::to_string(spec.round);
+    std::vector<std::pair<std::size_t, VerdictPayload>> verdicts;
+    std::string first_fault;
+    for (std::size_t i = 0; i < links.size(); ++i) {
+      const auto& l = links[i];
+      if (l.first == analyzer_id || l.counts.empty()) continue;
+      VerdictPayload v;
+      v.parties.assign(l.count, Verdict::absent);
+      const bool submitted = std::any_of(l.counts.begin(), l.counts.end(), [](std::uint32_t c) { return c != submit_absent; });
+      std::string fault;  // what the link's submitting parties complain of
+      std::vector<PartyId> listed;
+      const bool is_result = !answers[i].error && answers[i].frame && answers[i].frame->header.type == FrameType::result &&
+                             answers[i].frame->header.round == spec.round;
+      bool quiet = false;  // a complaint the caller reports in the shuffler's own words
+      if (!submitted) {
+      } else if (!is_result) {
+        if (spec.shape.delivery == Delivery::all_parties) continue;  // the output is the parties' own: nothing to refuse
+        quiet = true;
+        const auto& f = answers[i].frame;
+        if (answers[i].error) {
+          try {
+            std::rethrow_exception(answers[i].error);
+          } catch (const std::exception& e) {
+            fault = "sent no result for the records it took (" + std::string(e.what()) + ")";
+          }
+        } else {
+          fault = f && f->header.type == FrameType::abort
+                      ? "ended the round for it, though it submitted (the shuffler said: " + std::string(f->payload.begin(), f->payload.end()) + ")"
+                      : "sent no result for the records it took";
+        }
+      } else {
+        const ResultPayload r = decode_result(answers[i].frame->header, answers[i].frame->payload, config.parties, limits);
+        listed = r.submitted;
+        try {
+          const Receipt receipt = decode_receipt(r.receipt, l.own.count());
+          std::string why;
+          const auto root = committed_root(config, spec.round, spec.shape.delivery, receipt, why);
+          // A verifiable chain's entry admits only well-formed ciphertexts (admit_records): a record of
+          // this process's that is not one was sent so (tests send such records on purpose).
+          const auto refusable = [&](std::span<const std::uint8_t> record) {
+            MessageBatch one(ww);
+            one.push_back(record);
+            return admit_records(one, ww / mixnet::ciphertext_bytes).malformed == 1;
+          };
+          if (root) why = receipt_fault(receipt, ww, l.own.bytes(), *root, verifiable() ? std::function(refusable) : nullptr);
+          if (!why.empty()) fault = "gave a receipt that does not hold: " + why;
+          else v.root = *root;
+        } catch (const std::system_error& e) {
+          fault = "gave no receipt that parses (" + std::string(e.what()) + ")";
+        }
+      }
+      for (std::size_t k = 0; k < l.count; ++k) {
+        if (l.counts[k] == submit_absent) continue;
+        const PartyId id = l.first + static_cast<PartyId>(k);
+        std::string why = fault;
+        if (why.empty() && !std::binary_search(listed.begin(), listed.end(), id)) why = "counted it as dropped, though it submitted";
+        v.parties[k] = why.empty() ? Verdict::confirmed : Verdict::complaint;
+        if (why.empty()) continue;
+        if (v.reason.empty()) v.reason = why + " (party " + std::to_string(id) + ")";
+        if (first_fault.empty() && !quiet) first_fault = round + ": the chain's entry (the shuffler) " + why + " (party " + std::to_string(id) + ")";
+      }
+      verdicts.emplace_back(i, std::move(v));
+    }
+    const bool to_analyzer = spec.shape.delivery == Delivery::analyzer_only && !analyzer_identity;
+    if (to_analyzer) send_verdicts(spec.round, verdicts);
+    if (!first_fault.empty())
+      throw_error(Errc::protocol_violation,
+                  first_fault + (to_analyzer ? ": complaint sent to the analyzer, which outputs nothing for the round"
+                                 : spec.shape.delivery == Delivery::analyzer_only ? ": the analyzer here outputs nothing for the round"
+                                                                                   : ": the round's output reached every party already"));
+  }
+
+  // Each link's verdict to the analyzer, on a connection of its own (authenticated with the
+  // parties' keys against the analyzer's), within 10 s. A verdict that cannot be delivered is the
+  // analyzer's to miss: it then refuses the round (a confirmation it waits for) or counts the party
+  // as gone; this process says so on its log.
+  void send_verdicts(std::uint32_t round, const std::vector<std::pair<std::size_t, VerdictPayload>>& verdicts) {
+    if (verdicts.empty() || !analyzer_endpoints) return;
+    std::vector<std::shared_ptr<SecureLink>> out;
+    std::string failed;
+    for (const auto& [i, v] : verdicts) {
+      auto link = std::make_shared<SecureLink>(tcp::socket(io), limits);
+      link->set_peer_name("the analyzer");
+      out.push_back(link);
+      const Link& l = links[i];
+      asio::co_spawn(
+          io,
+          [this, link, &l, &v, round]() -> asio::awaitable<void> {
+            co_await asio::async_connect(link->socket(), *analyzer_endpoints, asio::use_awaitable);
+            co_await link->connect_as(config.session, digest, l.first, l.count, l.verdict_proof, config.analyzer_key, rng);
+            link->send(FrameType::verdict, round, 0, l.count, encode_verdict(v));
+            link->close_after_flush();
+          },
+          [&failed, &l](std::exception_ptr e) {
+            if (!e || !failed.empty()) return;
+            try {
+              std::rethrow_exception(e);
+            } catch (const std::exception& x) {
+              failed = name(l) + ": " + x.what();
+            }
+          });
+    }
+    io.restart();
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!io.stopped() && std::chrono::steady_clock::now() < end) io.run_for(end - std::chrono::steady_clock::now());
+    if (!io.stopped()) {
+      for (auto& link : out) link->close();
+      io.restart();
+      io.poll();
+      if (failed.empty()) failed = "no answer within 10 s";
+    }
+    if (!failed.empty())
+      log("round " + std::to_string(round) + ": a verdict could not reach the analyzer at " + analyzer_where + " (" + failed +
+          "); without a party's confirmation the analyzer refuses the round");
+  }
+
+  // The analyzer's side, in an analyzer-only round whose records crossed the chain: the round stands
+  // only when every party the entry counts as submitted (and not hosted here, whose receipts were
+  // checked above) confirms the batch the analyzer verified, and no party complains. Throws
+  // std::system_error(protocol_violation) naming the party otherwise.
+  void await_verdicts(const RoundRules& spec, const RoundOutcome& out) {
+    if (!verdicts || !verdict_round(spec.shape)) return;
+    VerdictPayload none;
+    detail::VerdictBook::Root root{};
+    if (verifiable()) {
+      root = mixnet::input_root(transcript.rounds.back().input);
+    } else {
+      const auto it = hop_reports.find(spec.round);
+      if (it == hop_reports.end() || it->second.empty()) return;
+      root = it->second.front().received;
+    }
+    std::vector<PartyId> confirm, dropped;
+    for (PartyId p : out.submitted)
+      if (!hosted.count(p)) confirm.push_back(p);
+    for (PartyId p : out.dropped)
+      if (!hosted.count(p)) dropped.push_back(p);
+    const auto d = verdicts->await(spec.round, root, confirm, dropped, std::chrono::steady_clock::now() + wait_limit(&spec));
+    if (d.kind == detail::VerdictBook::Decision::Kind::refuse)
+      throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": " + d.why +
+                                                ": the analyzer refuses the round and outputs nothing for it");
+    if (d.silent > 0)
+      log("round " + std::to_string(spec.round) + ": " + std::to_string(d.silent) +
+          " part" + (d.silent == 1 ? "y" : "ies") + " counted as dropped sent no verdict within the deadline and count as gone");
+  }
+
   // Parties hosted here that were dropped leave for good; a link none of whose parties remain closes.
   void leave(const std::vector<PartyId>& dropped) {
     for (PartyId d : dropped)
@@ -507,6 +695,43 @@ TcpChannel::TcpChannel(const SessionConfig& config, std::vector<Identity> identi
     l.link = std::make_shared<SecureLink>(tcp::socket(im.io), im.limits);
   }
 
+  im.tamper_records = options.tamper_records;
+  // Receipts and verdicts: in a session with analyzer-only rounds over a chain, the parties' verdicts
+  // reach the analyzer on links of their own (docs/mix-chain.md, "Receipts and complaints").
+  const bool needs_verdicts = takes_verdicts(config);
+  const bool hosts_parties = !im.hosted.empty();
+  if (needs_verdicts && im.analyzer_identity && im.hosted.size() < config.parties) {
+    if (options.verdict_socket < 0 && options.verdict_listen.empty())
+      throw std::invalid_argument("this session's analyzer-only rounds cross a mix chain: the analyzer takes the parties' verdicts on a "
+                                  "socket of its own (analyzer --listen HOST:PORT)");
+    std::string vhost;
+    std::uint16_t vport = 0;
+    if (options.verdict_socket < 0) std::tie(vhost, vport) = split_address(options.verdict_listen, "--listen");
+    im.verdicts = std::make_unique<detail::VerdictServer>(config, im.identities[*im.analyzer_identity].keys, options.verdict_socket, vhost,
+                                                          vport, im.log_fn);
+  }
+  if (needs_verdicts && !im.analyzer_identity && hosts_parties) {
+    if (options.analyzer_address.empty())
+      throw std::invalid_argument("this session's analyzer-only rounds cross a mix chain: the parties send their verdicts to the analyzer "
+                                  "directly (party --analyzer HOST:PORT, the address the analyzer listens on)");
+    const auto [ahost, aport] = split_address(options.analyzer_address, "--analyzer");
+    if (aport == 0) throw std::invalid_argument("--analyzer needs the port the analyzer listens on, got " + options.analyzer_address);
+    im.analyzer_endpoints = resolver.resolve(ahost, std::to_string(aport));
+    im.analyzer_where = options.analyzer_address;
+    for (auto& l : im.links) {
+      if (l.first == analyzer_id) continue;
+      std::vector<detail::StaticSecret> secrets;
+      const KeyPair* previous = nullptr;
+      for (std::size_t i : l.identities) {
+        const KeyPair& k = im.identities[i].keys;
+        secrets.push_back(previous && *previous == k ? secrets.back() : detail::static_secret(k.secret_key(), config.analyzer_key));
+        previous = &k;
+      }
+      l.verdict_proof = detail::identity_proof(secrets, l.first);
+      sodium_memzero(secrets.data(), secrets.size() * sizeof(detail::StaticSecret));
+    }
+  }
+
   // At most `handshakes_at_once` links handshake at a time: the shuffler holds only so many
   // unauthenticated connections (ShufflerOptions::max_unauthenticated) before it closes the oldest.
   // A party started before the shuffler listens retries until the session's deadline.
@@ -546,13 +771,25 @@ RoundOutcome TcpChannel::exchange(const RoundRules& spec, Submissions local) {
   }
   im.own_records = MessageBatch(ww);
   im.submit(spec, local, ww);
-  const auto answers = im.await_results(spec, ww);
+  std::optional<std::vector<Impl::Answer>> answers;
+  try {
+    answers = im.await_results(spec, ww);
+  } catch (const std::system_error& e) {
+    // No result at all: the parties that submitted through the chain complain of it (to the analyzer).
+    std::vector<Impl::Answer> failed(im.links.size());
+    for (auto& a : failed) a.error = std::current_exception();
+    im.check_receipts(spec, failed, ww);
+    throw;
+  }
   if (!answers) {  // every party hosted here has left and no analyzer is hosted
     RoundOutcome out;
     for (const auto& [id, where] : im.hosted) out.dropped.push_back(id);
+    im.check_receipts(spec, std::vector<Impl::Answer>(im.links.size()), ww);  // their "absent" verdicts
     return out;
   }
+  im.check_receipts(spec, *answers, ww);
   RoundOutcome out = im.outcome_of(spec, *answers, im.verifiable() ? ww : wire_width(spec.shape.width, spec.shape.delivery));
+  im.await_verdicts(spec, out);
   im.leave(out.dropped);
   if (spec.round + 1 == im.config.rounds.size()) im.confirm_last(spec.round);
   return out;
@@ -576,6 +813,8 @@ std::map<PartyId, LinkCounters> TcpChannel::counters() const {
 }
 
 std::size_t TcpChannel::connections() const { return impl_->connections; }
+
+std::uint16_t TcpChannel::verdict_port() const { return impl_->verdicts ? impl_->verdicts->port() : 0; }
 
 const std::map<std::uint32_t, std::vector<HopReport>>& TcpChannel::hop_reports() const { return impl_->hop_reports; }
 

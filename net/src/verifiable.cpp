@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "shufflempc/error.hpp"
+#include "shufflempc/merkle.hpp"
 #include "shufflempc/mixnet/decryption.hpp"
 #include "shufflempc/mixnet/server_keys.hpp"
 #include "shufflempc/net/mix_hop.hpp"
@@ -144,6 +145,16 @@ mixnet::RoundTranscript open_evidence(const SessionConfig& config, std::uint32_t
     if (missing > 0)
       throw_error(Errc::protocol_violation, where + ": " + std::to_string(missing) + " of the " + std::to_string(own->count()) +
                                                 " records submitted from this process are not in the batch the entry admitted to the chain");
+  }
+  {
+    // The entry commits to its batch in the order of the records' Merkle leaves (net/receipts.hpp):
+    // strictly ascending, so no record is in it twice.
+    const auto leaves = merkle::leaves(std::max<std::size_t>(1, r.input.limbs() * mixnet::ciphertext_bytes), r.input.to_bytes(), threads);
+    for (std::size_t i = 1; i < leaves.size(); ++i)
+      if (!(leaves[i - 1] < leaves[i]))
+        throw_error(Errc::protocol_violation, where + ": the batch the chain's entry (the shuffler) committed to " +
+                                                  (leaves[i - 1] == leaves[i] ? "holds a record twice" : "is not in the order of its records' Merkle leaves") +
+                                                  " (records " + std::to_string(i - 1) + " and " + std::to_string(i) + ")");
   }
   // The hops first: nothing is decrypted from a batch whose chain does not verify.
   // Every hop proved and signed by the server the config names for it: an entry that made hops

@@ -1,5 +1,6 @@
 #include "shufflempc/net/wire.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "shufflempc/error.hpp"
@@ -22,6 +23,7 @@ const char* type_name(std::uint16_t t) {
     case FrameType::decrypt: return "decrypt";
     case FrameType::decrypted: return "decrypted";
     case FrameType::done: return "done";
+    case FrameType::verdict: return "verdict";
   }
   return "unknown";
 }
@@ -113,6 +115,12 @@ FrameHeader decode_header(std::span<const std::uint8_t> bytes, const SessionId& 
       if (h.width == 0 || h.payload_length < message_bytes)
         bad(Errc::malformed_frame, t + ": payload of " + std::to_string(h.payload_length) + " bytes for " + std::to_string(h.count) +
                                        " records of " + std::to_string(h.width) + " bytes");
+      break;
+    case FrameType::verdict:
+      if (h.width != 0 || h.count == 0 || h.payload_length < verdict_root_bytes + std::uint64_t{h.count} ||
+          h.payload_length - verdict_root_bytes - h.count > limits.max_abort_reason)
+        bad(Errc::malformed_frame, "verdict: payload of " + std::to_string(h.payload_length) + " bytes for " + std::to_string(h.count) +
+                                       " parties");
       break;
     case FrameType::abort:
       if (h.width != 0 || h.count != 0) bad(Errc::malformed_frame, "abort frame with messages");
@@ -226,8 +234,8 @@ ResultPayload decode_result(const FrameHeader& h, std::span<const std::uint8_t> 
     fail("more ids than parties in the session");
   if (nr > max_reports_bytes) fail("hop reports of " + std::to_string(nr) + " bytes, above the limit " + std::to_string(max_reports_bytes));
   const std::uint64_t message_bytes = std::uint64_t{h.width} * h.count;
-  if (result_prefix_bytes(ns, nd, nr, ne) + message_bytes != payload.size())
-    fail("payload size does not match its id lists, hop reports, evidence and messages");
+  if (result_prefix_bytes(ns, nd, nr, ne) + message_bytes > payload.size())
+    fail("payload shorter than its id lists, hop reports, evidence and messages");
   if (h.count != 0 && h.count != r.messages) fail("carries " + std::to_string(h.count) + " of " + std::to_string(r.messages) + " messages");
   const auto read_ids = [&](std::uint32_t n, std::vector<PartyId>& ids) {
     ids.reserve(n);
@@ -244,8 +252,31 @@ ResultPayload decode_result(const FrameHeader& h, std::span<const std::uint8_t> 
   r.evidence = std::span<const std::uint8_t>(p, ne);
   p += ne;
   r.output = std::span<const std::uint8_t>(p, static_cast<std::size_t>(message_bytes));
+  p += message_bytes;
+  r.receipt = std::span<const std::uint8_t>(p, static_cast<std::size_t>(payload.data() + payload.size() - p));
   return r;
 }
 
+std::vector<std::uint8_t> encode_verdict(const VerdictPayload& v) {
+  std::vector<std::uint8_t> out(v.root.begin(), v.root.end());
+  for (const Verdict p : v.parties) out.push_back(static_cast<std::uint8_t>(p));
+  out.insert(out.end(), v.reason.begin(), v.reason.end());
+  return out;
+}
+
+VerdictPayload decode_verdict(const FrameHeader& h, std::span<const std::uint8_t> payload) {
+  const auto fail = [](const std::string& what) { throw_error(Errc::malformed_frame, "verdict: " + what); };
+  if (h.type != FrameType::verdict || payload.size() != h.payload_length || payload.size() < verdict_root_bytes + h.count)
+    fail("payload shorter than its root and parties");
+  VerdictPayload v;
+  std::copy_n(payload.begin(), verdict_root_bytes, v.root.begin());
+  for (std::uint32_t i = 0; i < h.count; ++i) {
+    const std::uint8_t b = payload[verdict_root_bytes + i];
+    if (b > static_cast<std::uint8_t>(Verdict::complaint)) fail("party " + std::to_string(i) + "'s verdict is " + std::to_string(b));
+    v.parties.push_back(static_cast<Verdict>(b));
+  }
+  v.reason.assign(payload.begin() + static_cast<std::ptrdiff_t>(verdict_root_bytes + h.count), payload.end());
+  return v;
+}
 
 }  // namespace shufflempc::net

@@ -513,3 +513,37 @@ TEST_CASE("shufflempc local --mix verifiable: a chain too short, a protocol whos
           "--tamper-mix-server must be in [1, 2]");
   refused({"counting", "--parties", "120", "--mix", "onion"}, "--mix: onion not in {decryption,verifiable}");
 }
+
+TEST_CASE("shufflempc local --tamper-entry: an entry that drops, replaces or copies a record it admits is named by that sender's process, and the analyzer outputs nothing") {
+  // The n - 1 attack in an analyzer-only round, through each kind of chain, with real processes:
+  // every proof and signature holds, and only the sender's receipt shows what the entry did.
+  for (const std::string kind : {"decryption", "verifiable"}) {
+    for (const std::string fault : {"drop", "replace", "duplicate"}) {
+      CAPTURE(kind);
+      CAPTURE(fault);
+      const test::TempDir tmp("shufflempc-localentry");
+      const std::string keep = tmp / "run";
+      Process p({SHUFFLEMPC_CLI, "local", "randomized-response", "--parties", "8", "--mix-servers", "3", "--mix", kind, "--parties-per-process",
+                 "1", "--tamper-entry", fault, "--seed", "1", "--keep-dir", keep},
+                tmp / "err");
+      const int status = p.wait(std::chrono::seconds(120));
+      const std::string text = slurp(tmp / "err");
+      INFO("stderr: " << text);
+      CHECK(status != 0);
+      // The sender's process: one line naming the entry and what its receipt shows, then it exits non-zero.
+      const std::string shows = fault == "duplicate" ? "is in the batch the entry committed to twice" : "is not in the batch the entry committed to";
+      const auto at = text.find("error: round 0: the chain's entry (the shuffler) gave a receipt that does not hold: record 0 of those submitted " + shows +
+                                " (party ");
+      REQUIRE(at != std::string::npos);
+      const std::string party = text.substr(at + text.substr(at).find("(party ") + 7, 1);
+      CHECK(text.find("parties " + party + "-" + party + " exited with status 1") != std::string::npos);
+      // The analyzer: refuses the round (on the complaint, or, for a copy in a verifiable chain, on
+      // the evidence itself) and outputs nothing.
+      CHECK(text.find("local run failed: analyzer exited with status 1") != std::string::npos);
+      if (!(kind == "verifiable" && fault == "duplicate"))
+        CHECK(text.find("round 0: party " + party + " complains that the chain's entry (the shuffler) gave a receipt that does not hold") !=
+              std::string::npos);
+      CHECK(slurp(keep + "/analyzer.out").empty());
+    }
+  }
+}

@@ -353,12 +353,15 @@ void multi_host_chain(bool verifiable) {
                                    "--listen", "127.0.0.1:0", "--json"});
   auto [entry, address] = start("shuffler", {SHUFFLEMPC_CLI, "shuffler", "--config", dir + "/session.json", "--key", dir + "/entry.key",
                                              "--mix-servers", a1 + "," + a2, "--json"});
+  // The analyzer takes the parties' verdicts on their receipts on an address of its own (this
+  // analyzer-only round crosses the chain): it says where, as the servers do.
   std::vector<std::string> analyzer_args{SHUFFLEMPC_CLI, "analyzer", "--config", dir + "/session.json", "--key", dir + "/analyzer.key",
-                                         "--connect", address, "--json"};
+                                         "--connect", address, "--listen", "127.0.0.1:0", "--json"};
   if (verifiable) analyzer_args.insert(analyzer_args.end(), {"--transcript", dir + "/transcript.json"});
-  Process analyzer(analyzer_args, dir + "/analyzer.log");
+  auto [analyzer_process, verdicts_at] = start("analyzer", analyzer_args);
+  Process& analyzer = *analyzer_process;
   Process parties({SHUFFLEMPC_CLI, "party", "--config", dir + "/session.json", "--id", "0-2", "--key-dir", dir, "--inputs",
-                   dir + "/inputs.json", "--connect", address, "--json"},
+                   dir + "/inputs.json", "--connect", address, "--analyzer", verdicts_at, "--json"},
                   dir + "/parties.log");
   CHECK_MESSAGE(parties.wait() == 0, slurp(dir + "/parties.log"));
   const Value report = Value::parse(analyzer.read_line(std::chrono::seconds(30)), nullptr, false);

@@ -297,6 +297,9 @@ TEST_CASE("verifiable mix: a malformed transcript is refused naming what does no
   j = nlohmann::json::parse(good);
   j["format"] = "shufflempc-verifiable-mix/1";
   CHECK_THROWS_WITH_AS(Transcript::from_json(j.dump()), doctest::Contains("version 1 carries no hop signatures"), std::invalid_argument);
+  // Version 2 signed a flat digest of each hop's input.
+  j["format"] = "shufflempc-verifiable-mix/2";
+  CHECK_THROWS_WITH_AS(Transcript::from_json(j.dump()), doctest::Contains("not the Merkle root"), std::invalid_argument);
 }
 
 TEST_CASE("verifiable mix: a hostile transcript is refused as it is read: unknown fields, objects and lists where the format has none, lists past their bounds") {

@@ -453,7 +453,7 @@ TEST_CASE("chains over TCP: a sender's garbled record is refused at a hop and co
   for (const auto kind : {net::MixKind::decryption, net::MixKind::verifiable}) {
     CAPTURE(net::to_string(kind));
     SeededRng rng(15);
-    // Decryption chain: an onion whose layer does not open at hop 0. Verifiable chain: a record
+    // As the sender sends it. Decryption chain: an onion whose layer does not open at hop 0. Verifiable chain: a record
     // whose first point is not a ristretto255 encoding, which the entry does not admit.
     net::LoopbackFault fault;
     fault.submitted = [kind](std::uint32_t, MessageBatch& records) {

@@ -17,6 +17,7 @@
 #include "shufflempc/mixnet/transcript.hpp"
 #include "shufflempc/net/detail/link.hpp"
 #include "shufflempc/net/local.hpp"
+#include "shufflempc/net/receipts.hpp"
 #include "shufflempc/net/loopback.hpp"
 #include "shufflempc/net/mix_server.hpp"
 #include "shufflempc/mixnet/decryption.hpp"
@@ -108,7 +109,11 @@ TEST_CASE("verifiable chain over TCP: an entry that replaces admitted records (t
   const std::string error = shufflempc::test::error_text(
       [&] { (void)net::run_over_loopback_chain(*protocol, inputs, rng, 3, {}, net::MixKind::verifiable, fault); });
   INFO(error);
-  CHECK(error.find("1 of the 36 records submitted from this process are not in the batch the entry admitted to the chain") != std::string::npos);
+  // The party whose record was replaced finds it missing from the batch the entry signed, and the
+  // one whose record was copied finds it there twice: whichever is checked first is named.
+  CHECK(error.find("the chain's entry (the shuffler) gave a receipt that does not hold: record") != std::string::npos);
+  CHECK((error.find("is not in the batch the entry committed to") != std::string::npos ||
+         error.find("is in the batch the entry committed to twice") != std::string::npos));
   CHECK(error.find('\n') == std::string::npos);
 }
 
@@ -120,9 +125,13 @@ TEST_CASE("verifiable chain over TCP: a randomized-response record that decrypts
   const auto protocol = registry.create("randomized-response", {}, 8);
   const std::vector<Value> inputs(8, Value(1));
   SeededRng rng(17);
-  net::LoopbackFault fault{0, [](std::uint32_t, mixnet::CiphertextBatch& admitted) {
-                             admitted.at(0, 0).c2 = admitted.at(0, 0).c2 + mixnet::base_point() + mixnet::base_point();
-                           }};
+  // The sender's own record, as it sends it (its receipt then holds: the entry admits what it got).
+  net::LoopbackFault fault;
+  fault.submitted = [](std::uint32_t, MessageBatch& records) {
+    auto batch = mixnet::CiphertextBatch::from_bytes(1, records.bytes(), "the records");
+    batch.at(0, 0).c2 = batch.at(0, 0).c2 + mixnet::base_point() + mixnet::base_point();
+    records = MessageBatch::from_bytes(records.width(), batch.to_bytes());
+  };
   const auto run = net::run_over_loopback_chain(*protocol, inputs, rng, 3, {}, net::MixKind::verifiable, fault);
   CHECK_FALSE(run.result.output.is_null());
   REQUIRE(run.result.details.is_object());
@@ -136,9 +145,14 @@ TEST_CASE("verifiable chain over TCP: records the entry does not admit are count
   const auto protocol = registry.create("randomized-response", {}, 8);
   const std::vector<Value> inputs(8, Value(1));
   SeededRng rng(14);
-  // Every record refused at the entry (as malformed records from their senders would be): the empty
-  // batch crosses and is proved at every hop, and the analyzer counts the 8 records as discarded.
-  net::LoopbackFault fault{0, [](std::uint32_t, mixnet::CiphertextBatch& admitted) { admitted = mixnet::CiphertextBatch(admitted.limbs(), 0); }};
+  // Every record refused at the entry: each sender garbles its record as it sends it (a first point
+  // that is not an encoding; its receipt calls it missing, which the sender of a malformed record
+  // expects). The empty batch crosses and is proved at every hop, and the analyzer counts the 8
+  // records as discarded.
+  net::LoopbackFault fault;
+  fault.submitted = [](std::uint32_t, MessageBatch& records) {
+    for (std::size_t i = 0; i < records.count(); ++i) std::fill_n(records[i].data(), 32, std::uint8_t{0xff});
+  };
   const auto run = net::run_over_loopback_chain(*protocol, inputs, rng, 3, {}, net::MixKind::verifiable, fault);
   CHECK(run.result.messages == 8);
   CHECK(run.result.details.value("discarded_records", 0) == 8);
@@ -239,7 +253,8 @@ EsaRound esa_round(std::size_t parties, const std::vector<std::uint8_t>& records
   e.rt.delivery = Delivery::analyzer_only;
   e.rt.width = 1;
   e.rt.key = net::round_key(e.d.config, Delivery::analyzer_only);
-  e.rt.input = mixnet::encrypt_batch(MessageBatch::from_bytes(1, records), e.rt.key.key(), rng, 2);
+  // In the order an entry commits to (net/receipts.hpp), as the analyzer checks.
+  e.rt.input = net::in_leaf_order(mixnet::encrypt_batch(MessageBatch::from_bytes(1, records), e.rt.key.key(), rng, 2), 2).batch;
   return e;
 }
 
@@ -382,7 +397,9 @@ TEST_CASE("verifiable chain over TCP: a record its sender encrypted outside the 
   const auto& d = e.d;
   auto& rt = e.rt;
   const auto key = rt.key;
-  rt.input.at(3, 0) = mixnet::encrypt_limb(300, key.key(), mixnet::random_scalar(rng));
+  auto input = mixnet::encrypt_batch(MessageBatch::from_bytes(1, std::vector<std::uint8_t>{7, 8, 9, 10}), key.key(), rng, 2);
+  input.at(3, 0) = mixnet::encrypt_limb(300, key.key(), mixnet::random_scalar(rng));
+  rt.input = net::in_leaf_order(input, 2).batch;
   const mixnet::CiphertextBatch* in = &rt.input;
   for (std::uint32_t h = 0; h < 3; ++h) {
     rt.hops.push_back(shuffle_as(d, h == 0 ? d.shuffler : d.mix_servers[h - 1], 0, h, *in, rng));

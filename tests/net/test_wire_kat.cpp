@@ -53,7 +53,7 @@ TEST_CASE("wire KAT: a frame header is 40 little-endian bytes in a fixed order")
   h.payload_length = 151;  // one party's count (4 bytes) and 3 messages of 49 bytes
   const auto bytes = net::encode_header(h);
   CHECK(to_hex(bytes) ==
-        "53504d43" "0700" "0200" "000102030405060708090a0b0c0d0e0f" "07000000" "31000000" "03000000" "97000000");
+        "53504d43" "0800" "0200" "000102030405060708090a0b0c0d0e0f" "07000000" "31000000" "03000000" "97000000");
   const auto back = net::decode_header(bytes, h.session, net::Limits{});
   CHECK(back.type == net::FrameType::submit);
   CHECK(back.round == 7);
@@ -96,7 +96,7 @@ TEST_CASE("wire KAT: the hello and the result payload") {
   hello.count = 5;
   hello.ephemeral_key = bytes_of<32>(alice_public);
   hello.config.fill(0xcc);
-  CHECK(to_hex(net::encode_hello(hello)) == "53504d48" "0700" "0000" "000102030405060708090a0b0c0d0e0f" "04030201" "05000000" +
+  CHECK(to_hex(net::encode_hello(hello)) == "53504d48" "0800" "0000" "000102030405060708090a0b0c0d0e0f" "04030201" "05000000" +
                                                 alice_public + std::string(64, 'c'));
   const auto back = net::decode_hello(net::encode_hello(hello));
   CHECK(back.first == 0x01020304);
@@ -128,6 +128,51 @@ TEST_CASE("wire KAT: the hello and the result payload") {
   CHECK(to_hex(r.reports) == "1122");
   CHECK(to_hex(r.evidence) == "334455");
   CHECK(to_hex(r.output) == "aabb");
+  CHECK(r.receipt.empty());
+  // A party link's receipt follows the output: the bytes after it.
+  auto with_receipt = payload;
+  with_receipt.insert(with_receipt.end(), {0x77, 0x88});
+  h.payload_length = static_cast<std::uint32_t>(with_receipt.size());
+  const auto rr = net::decode_result(h, with_receipt, 4, net::Limits{});
+  CHECK(to_hex(rr.output) == "aabb");
+  CHECK(to_hex(rr.receipt) == "7788");
+  // Too short for its messages.
+  h.payload_length = static_cast<std::uint32_t>(payload.size() - 1);
+  CHECK_THROWS_WITH_AS((void)net::decode_result(h, std::span(payload).first(payload.size() - 1), 4, net::Limits{}),
+                       doctest::Contains("payload shorter than"), std::system_error);
+}
+
+TEST_CASE("wire KAT: a verdict is the root, a byte per party and the complaint, and a bad one is refused") {
+  net::VerdictPayload v;
+  for (std::size_t i = 0; i < v.root.size(); ++i) v.root[i] = static_cast<std::uint8_t>(i);
+  v.parties = {net::Verdict::absent, net::Verdict::confirmed, net::Verdict::complaint};
+  v.reason = "no";
+  const auto bytes = net::encode_verdict(v);
+  CHECK(to_hex(bytes) == "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f" "000102" "6e6f");
+  net::FrameHeader h;
+  h.type = net::FrameType::verdict;
+  h.count = 3;
+  h.payload_length = static_cast<std::uint32_t>(bytes.size());
+  const auto back = net::decode_verdict(h, bytes);
+  CHECK(back.root == v.root);
+  CHECK(back.parties == v.parties);
+  CHECK(back.reason == "no");
+  auto bad = bytes;
+  bad[33] = 3;  // no such verdict
+  CHECK_THROWS_WITH_AS((void)net::decode_verdict(h, bad), doctest::Contains("party 1's verdict is 3"), std::system_error);
+  h.count = 40;  // more parties than bytes
+  CHECK_THROWS_WITH_AS((void)net::decode_verdict(h, bytes), doctest::Contains("shorter than its root and parties"), std::system_error);
+  // The header is checked before the payload is read: a verdict with messages or too long a reason.
+  SessionId session{};
+  h.session = session;
+  h.width = 1;
+  h.count = 3;
+  CHECK_THROWS_WITH_AS((void)net::decode_header(net::encode_header(h), session, net::Limits{}), doctest::Contains("verdict: payload"),
+                       std::system_error);
+  h.width = 0;
+  h.payload_length = 32 + 3 + 4097;
+  CHECK_THROWS_WITH_AS((void)net::decode_header(net::encode_header(h), session, net::Limits{}), doctest::Contains("verdict: payload"),
+                       std::system_error);
 }
 
 TEST_CASE("key files KAT: RFC 7748's key pair, the exact file written, and what is refused") {

@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -50,8 +51,15 @@ class SigningKeyPair {
 [[nodiscard]] bool signature_holds(const Signature& signature, std::span<const std::uint8_t> message, const SigningPublicKey& signer);
 
 // What the server of hop `context.hop` signs: a label, the session, round and hop, the round's key,
-// and BLAKE2b-256 of the batch it took (`input`), of the batch it made (`output`) and of its proof.
+// the Merkle root of the batch it took (`input`, input_root), and BLAKE2b-256 of the batch it made
+// (`output`) and of its proof. Hop 0's statement is the entry's signed commitment to the batch it
+// admitted: a sender checks its records in it with the root and a path (net/receipts.hpp).
 [[nodiscard]] std::vector<std::uint8_t> hop_statement(const ProofContext& context, const Point& key, const CiphertextBatch& input,
                                                       const CiphertextBatch& output, const ShuffleProof& proof);
+// The Merkle root of a batch of ciphertexts (shufflempc/merkle.hpp, records of limbs x 64 bytes).
+[[nodiscard]] std::array<std::uint8_t, 32> input_root(const CiphertextBatch& input);
+// The input root a hop statement commits to, if `statement` is one for `context` and `key`.
+[[nodiscard]] std::optional<std::array<std::uint8_t, 32>> statement_input_root(std::span<const std::uint8_t> statement,
+                                                                               const ProofContext& context, const Point& key);
 
 }  // namespace shufflempc::mixnet

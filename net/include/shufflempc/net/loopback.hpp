@@ -36,8 +36,10 @@ struct LoopbackChainRun {
 struct LoopbackFault {
   std::size_t hop = 0;  // 1 .. mix_servers - 1: that server's output; 0: the entry's admitted batch (ShufflerOptions::tamper_admitted)
   std::function<void(std::uint32_t round, mixnet::CiphertextBatch& output)> tamper;
-  // The records of a closed round as they enter the chain (ShufflerOptions::tamper_submitted), any chain.
+  // The records as their senders submit them (TcpChannelOptions::tamper_records), any chain.
   std::function<void(std::uint32_t round, MessageBatch& records)> submitted;
+  // The batch the entry admits, in the chain's encoding (ShufflerOptions::tamper_admitted), any chain.
+  std::function<void(std::uint32_t round, MessageBatch& records)> entry;
 };
 [[nodiscard]] LoopbackChainRun run_over_loopback_chain(const Protocol& protocol, std::span<const Value> inputs, Rng& rng,
                                                        std::size_t mix_servers, const RunOptions& options = {},

@@ -31,7 +31,8 @@ using mixnet::SigningKeyPair;
 // secret key (BLAKE2b keyed by it), so that one key file holds the whole identity of a server.
 [[nodiscard]] SigningKeyPair signing_key_of(const KeyPair& keys);
 
-// BLAKE2b-256 of a batch: its width, its count and its bytes.
+// The Merkle root of a batch (shufflempc/merkle.hpp): it binds the width, the count and every
+// record in order, and a path of log2 n hashes shows one record in it (a sender's receipt).
 [[nodiscard]] BatchDigest batch_digest(const MessageBatch& batch);
 // The same of records of `width` bytes held as bytes (`bytes` a whole number of them), without a copy.
 [[nodiscard]] BatchDigest batch_digest(std::size_t width, std::span<const std::uint8_t> bytes);

@@ -83,12 +83,11 @@ struct ShufflerOptions {
   // clients may start before this process does): the shuffler accepts on it and ignores host and
   // port. -1: bind host:port. Throws std::invalid_argument if it is not a listening TCP socket.
   int listening_socket = -1;
-  // Fault injection for the tests: a verifiable chain's entry that alters the batch it admitted
-  // before it proves its own hop (the n - 1 attack: the proofs all hold, the parties left out notice).
-  std::function<void(std::uint32_t round, mixnet::CiphertextBatch& admitted)> tamper_admitted;
-  // Fault injection for the tests: alters a closed round's records before they enter a chain, as
-  // senders of malformed records would have sent them.
-  std::function<void(std::uint32_t round, MessageBatch& records)> tamper_submitted;
+  // Fault injection for the tests: a chain's entry that alters the batch it admitted (records in the
+  // chain's encoding: onions, or ElGamal ciphertexts, which must stay well-formed) before it commits
+  // to it and mixes its own hop (the n - 1 attack: every proof and signature holds; the senders'
+  // receipts show what was dropped, replaced or copied).
+  std::function<void(std::uint32_t round, MessageBatch& admitted)> tamper_admitted;
 };
 
 class TcpShuffler {
@@ -128,9 +127,24 @@ struct LinkCounters {
   std::uint32_t rounds = 0;
 };
 
+// Whether the session's analyzer takes the parties' verdicts on their receipts (docs/mix-chain.md,
+// "Receipts and complaints"): it has analyzer-only rounds and a mix chain.
+[[nodiscard]] bool takes_verdicts(const SessionConfig& config);
+
 struct TcpChannelOptions {
   // Consecutive hosted parties share a link, up to link_capacity() each; false: one link per party.
   bool share_links = false;
+  // Receipts and verdicts (docs/mix-chain.md, "Receipts and complaints"), in a session whose
+  // analyzer-only rounds cross a chain. A channel hosting the analyzer (and not every party) takes
+  // the parties' verdicts on a socket of its own: `verdict_socket` (a bound, listening socket it
+  // takes over) or else `verdict_listen` (HOST:PORT, port 0: the OS picks; verdict_port() tells).
+  // A channel hosting parties (not the analyzer) sends them to `analyzer_address` (HOST:PORT).
+  int verdict_socket = -1;
+  std::string verdict_listen;
+  std::string analyzer_address;
+  // Fault injection for the tests: alters the records of the hosted parties (in the chain's
+  // encoding, in local order) before they are sent, as senders of malformed records would.
+  std::function<void(std::uint32_t round, MessageBatch& records)> tamper_records;
 };
 
 class TcpChannel final : public AnonymousChannel {
@@ -149,6 +163,8 @@ class TcpChannel final : public AnonymousChannel {
   [[nodiscard]] std::map<PartyId, LinkCounters> counters() const;
   // Connections opened, reconnections included (one per link when nothing failed).
   [[nodiscard]] std::size_t connections() const;
+  // The port the analyzer takes the parties' verdicts on (0 when this channel takes none).
+  [[nodiscard]] std::uint16_t verdict_port() const;
   // With a mix chain: the verified reports of every round whose output this process received, by
   // round, hop 0 first.
   [[nodiscard]] const std::map<std::uint32_t, std::vector<HopReport>>& hop_reports() const;

@@ -26,8 +26,10 @@ inline constexpr std::uint32_t hello_magic = 0x484d5053;  // "SPMH"
 // range in O(log n). 5: chains of mix servers (the mix and mixed frames, the entry's identity, the
 // hop reports in a result). 6: verifiable chains (the shuffle, shuffled, decrypt and decrypted
 // frames; a result's evidence). 7: every hop of a verifiable chain signed by its server (the
-// shuffled frame and the evidence carry the signatures).
-inline constexpr std::uint16_t wire_version = 7;
+// shuffled frame and the evidence carry the signatures). 8: receipts and verdicts (a party link's
+// result ends with its receipt; the verdict frame, party link -> analyzer; batch digests are
+// Merkle roots).
+inline constexpr std::uint16_t wire_version = 8;
 inline constexpr std::size_t public_key_bytes = 32;
 inline constexpr std::size_t secret_key_bytes = 32;
 // The analyzer's identity on the wire (parties are 0 .. n-1).
@@ -54,8 +56,11 @@ enum class FrameType : std::uint16_t {
   decrypt = 9,    // entry -> mix server: the round's evidence (mixnet::encode_evidence), count = its records
   decrypted = 10, // mix server -> entry: its proved decryption shares (width = bytes per share, count = shares)
   done = 11,      // analyzer -> shuffler: the session's last result arrived (empty payload); the link then closes
+  // On a party link's own connection to the analyzer (never through the shuffler): what its
+  // parties make of a round's receipt (encode_verdict).
+  verdict = 12,
 };
-inline constexpr std::uint16_t max_frame_type = 11;
+inline constexpr std::uint16_t max_frame_type = 12;
 // Bytes a mixed frame may carry beside its records (the server's signed report).
 inline constexpr std::size_t max_mixed_extra = 4096;
 
@@ -130,7 +135,8 @@ struct SubmitPayload {
 
 // The payload of a result frame: the counts, the id lists, the chain's signed hop reports (none
 // without a chain; net/mix_hop.hpp decodes them), a verifiable chain's evidence of the round (none
-// otherwise; mixnet::decode_evidence reads it), the output.
+// otherwise; mixnet::decode_evidence reads it), the output, and last, to a link of parties whose
+// records crossed a chain, their receipt (net/receipts.hpp; the bytes after the output).
 struct ResultPayload {
   std::uint64_t messages = 0;       // messages in the round's output (delivered here or not)
   std::vector<PartyId> submitted;   // ascending
@@ -138,6 +144,7 @@ struct ResultPayload {
   std::span<const std::uint8_t> reports;  // at most max_reports_bytes
   std::span<const std::uint8_t> evidence;
   std::span<const std::uint8_t> output;  // header.count * header.width bytes, or empty
+  std::span<const std::uint8_t> receipt;  // what follows the output (decode_receipt reads it)
 };
 inline constexpr std::size_t max_reports_bytes = 1 << 16;
 [[nodiscard]] std::vector<std::uint8_t> encode_result(std::uint64_t messages, std::span<const PartyId> submitted,
@@ -151,5 +158,23 @@ inline constexpr std::size_t max_reports_bytes = 1 << 16;
 [[nodiscard]] ResultPayload decode_result(const FrameHeader& h, std::span<const std::uint8_t> payload,
                                           std::size_t parties, const Limits& limits);
 
+// The payload of a verdict frame, sent by a link of parties straight to the analyzer after a round
+// whose records crossed a chain (docs/mix-chain.md, "Receipts and complaints"): the root of the
+// batch the entry committed to (as its receipt showed it), one verdict per party of the link (the
+// header's count), and for a complaint one line saying what was wrong.
+enum class Verdict : std::uint8_t {
+  absent = 0,     // the party did not submit this round (it left, or had left)
+  confirmed = 1,  // its records are in the committed batch, once each
+  complaint = 2,  // they are not, or it submitted and was counted as dropped
+};
+inline constexpr std::size_t verdict_root_bytes = 32;
+struct VerdictPayload {
+  std::array<std::uint8_t, verdict_root_bytes> root{};
+  std::vector<Verdict> parties;
+  std::string reason;
+};
+[[nodiscard]] std::vector<std::uint8_t> encode_verdict(const VerdictPayload& verdict);
+// Throws std::system_error(malformed_frame).
+[[nodiscard]] VerdictPayload decode_verdict(const FrameHeader& h, std::span<const std::uint8_t> payload);
 
 }  // namespace shufflempc::net

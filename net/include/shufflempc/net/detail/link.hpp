@@ -25,6 +25,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -83,6 +84,20 @@ class IdentityTree {
   std::vector<std::vector<StaticSecret>> levels_;  // levels_[j][k]: the hash of block [k 2^j, (k + 1) 2^j)
 };
 
+// Every party's K_p with `mine` (the shuffler's key, or the analyzer's for the verdict links), on
+// every core: one X25519 (about 35 us) for each run of consecutive parties with one key (a party
+// process's parties under `local`, or a host's), copied to the rest of its run. Throws
+// std::invalid_argument naming a party key that is not a usable X25519 public key.
+[[nodiscard]] IdentityTree parties_tree(const KeyPair& mine, std::span<const PublicKey> party_keys);
+
+// Accepts connections on `acceptor` until it is closed, starting `serve` on each as a link with
+// the default limits (the hello's; each server sets its own once the hello names a session). After
+// a failed accept (out of descriptors, say) it waits, 10 ms doubling to 1 s and reset by a success,
+// instead of spinning, and says so through `log(kind, line)` (a rate-limited log). Every server of
+// the transport (the shuffler, a mix server, the analyzer's verdict server) runs one.
+asio::awaitable<void> accept_loop(tcp::acceptor& acceptor, std::function<asio::awaitable<void>(std::shared_ptr<class SecureLink>)> serve,
+                                  std::function<void(const std::string& kind, const std::string& line)> log);
+
 // Opens, binds and listens on host:port (port 0: the OS chooses), as every server of the transport
 // does. Throws std::system_error if it cannot.
 void listen_on(tcp::acceptor& acceptor, const std::string& host, std::uint16_t port);
@@ -118,9 +133,10 @@ class SecureLink : public std::enable_shared_from_this<SecureLink> {
             std::span<const std::uint8_t> payload) {
     send(type, round, width, count, payload, {});
   }
-  // The payload in two pieces (a result's prefix and its messages), copied once into the frame.
+  // The payload in up to three pieces (a result's prefix, its messages and a link's receipt),
+  // copied once into the frame.
   void send(FrameType type, std::uint32_t round, std::uint32_t width, std::uint32_t count,
-            std::span<const std::uint8_t> head, std::span<const std::uint8_t> tail);
+            std::span<const std::uint8_t> head, std::span<const std::uint8_t> tail, std::span<const std::uint8_t> trailer = {});
   void send(FrameType type, std::uint32_t round, std::span<const std::uint8_t> payload) {
     send(type, round, 0, 0, payload);
   }
@@ -141,6 +157,9 @@ class SecureLink : public std::enable_shared_from_this<SecureLink> {
   [[nodiscard]] tcp::socket& socket() { return socket_; }
   [[nodiscard]] const SessionId& session() const { return session_; }
   void set_limits(const Limits& limits) { limits_ = limits; }
+  // Who the client side names in its handshake errors ("the shuffler" unless set; "the analyzer"
+  // on a verdict link).
+  void set_peer_name(std::string name) { peer_ = std::move(name); }
   [[nodiscard]] std::uint64_t next_send_sequence() const { return send_seq_; }
   // Tests: rewind the sending counter to replay a sequence number.
   void set_send_sequence(std::uint64_t seq) { send_seq_ = seq; }
@@ -163,6 +182,7 @@ class SecureLink : public std::enable_shared_from_this<SecureLink> {
   bool writing_ = false;
   bool close_when_flushed_ = false;
   LinkStats stats_;
+  std::string peer_ = "the shuffler";
 };
 
 }  // namespace shufflempc::net::detail

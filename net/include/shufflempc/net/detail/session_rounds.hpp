@@ -83,6 +83,9 @@ class SessionRounds {
     RoundShape shape;
     RoundOutcome outcome;
     bool last = false;  // the session is complete
+    // With a chain: what each party submitted, as it arrived (before the shuffle), for the
+    // receipts (net/receipts.hpp).
+    Submissions sources;
   };
   // Closes the current round (at its deadline, or once ready()): validates and shuffles what was
   // submitted and opens the next round. Throws std::system_error (too_few_parties, ...) when the
