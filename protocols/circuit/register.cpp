@@ -1,5 +1,6 @@
 // Registry entry of circuit: any Bristol Fashion circuit in two shuffle rounds (v1: BMR with two
 // garblers and a helper; v3: a designated garbler, ESA mode).
+#include <filesystem>
 #include <cstdlib>
 #include <memory>
 #include <stdexcept>
@@ -7,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "circuit/circuit.hpp"
+#include "shufflempc/process.hpp"
 #include "shufflempc/numbers.hpp"
 
 namespace shufflempc::protocols {
@@ -35,12 +37,16 @@ std::vector<PartyId> parse_owners(const std::string& text) {
 }
 
 // --circuit: a file path, or the name of a bundled circuit (aes_128, sha256, adder64, ...), found in
-// $SHUFFLEMPC_CIRCUITS or else in the source tree's circuits/ folder this build was made from.
+// $SHUFFLEMPC_CIRCUITS, else installed beside the running executable (PREFIX/bin/.. ->
+// PREFIX/share/shufflempc/circuits), else in the source tree's circuits/ folder this build was made from.
 std::string circuit_path(const std::string& name) {
   if (name.find('/') != std::string::npos || name.ends_with(".txt")) return name;
   const char* env = std::getenv("SHUFFLEMPC_CIRCUITS");
-  const std::string dir = env != nullptr && *env != '\0' ? env : SHUFFLEMPC_CIRCUITS_DIR;
-  return dir + "/" + name + ".txt";
+  if (env != nullptr && *env != '\0') return std::string(env) + "/" + name + ".txt";
+  std::error_code ec;
+  const auto installed = std::filesystem::path(self_executable()).parent_path().parent_path() / SHUFFLEMPC_INSTALLED_CIRCUITS;
+  if (std::filesystem::is_directory(installed, ec)) return (installed / (name + ".txt")).string();
+  return std::string(SHUFFLEMPC_CIRCUITS_DIR) + "/" + name + ".txt";
 }
 
 }  // namespace

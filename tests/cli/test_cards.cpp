@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/process.hpp"
+#include "support/paths.hpp"
 
 using shufflempc::test::cli;
 using shufflempc::test::run_command;

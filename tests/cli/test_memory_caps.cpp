@@ -9,6 +9,7 @@
 
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
+#include "support/paths.hpp"
 
 using namespace shufflempc;
 

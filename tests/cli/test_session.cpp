@@ -13,6 +13,7 @@
 #include "shufflempc/files.hpp"
 #include "shufflempc/registry.hpp"
 #include "support/temp_dir.hpp"
+#include "support/paths.hpp"
 
 using namespace shufflempc;
 using namespace shufflempc::test;

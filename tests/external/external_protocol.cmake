@@ -67,3 +67,16 @@ step("study" "${tool}" study -p anonymous-poll -n 100 --trials 3 --seed 1 --quie
 if(NOT step_output MATCHES "anonymous-poll +100 +0 ")
   message(FATAL_ERROR "external_protocol: `study` did not run the protocol exactly:\n${step_output}")
 endif()
+
+# The bundled circuits are installed, and the installed executable finds them there: a circuit that
+# is only in the installed folder runs, so the lookup does not lean on this source tree.
+set(circuits "${prefix}/share/shufflempc/circuits")
+if(NOT EXISTS "${circuits}/aes_128.txt" OR NOT EXISTS "${circuits}/License.txt")
+  message(FATAL_ERROR "external_protocol: the bundled circuits are not installed in ${circuits}")
+endif()
+file(COPY_FILE "${circuits}/adder64.txt" "${circuits}/installed-only-adder.txt")
+step("an installed circuit" "${prefix}/bin/shufflempc" run circuit --circuit installed-only-adder --parties 3 --seed 1 --json)
+string(FIND "${step_output}" "\"name\":\"${circuits}/installed-only-adder.txt\"" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "external_protocol: the installed shufflempc did not run the installed circuit:\n${step_output}")
+endif()

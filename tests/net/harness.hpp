@@ -23,6 +23,7 @@
 #include "shufflempc/registry.hpp"
 #include "shufflempc/net/tcp.hpp"
 #include "support/temp_dir.hpp"
+#include "support/paths.hpp"
 
 namespace shufflempc::test {
 

@@ -21,6 +21,7 @@
 #include "shufflempc/registry.hpp"
 #include "support/small_protocols.hpp"
 #include "support/temp_dir.hpp"
+#include "support/paths.hpp"
 
 using namespace shufflempc;
 

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "net/harness.hpp"
+#include "support/paths.hpp"
 
 namespace {
 

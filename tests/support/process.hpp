@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "shufflempc/process.hpp"
+#include "support/paths.hpp"
 
 namespace shufflempc::test {
 

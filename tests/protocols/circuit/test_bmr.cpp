@@ -13,6 +13,7 @@
 #include "protocols/circuit/bmr_sim.hpp"
 #include "protocols/circuit/random_circuit.hpp"
 #include "shufflempc/random.hpp"
+#include "support/paths.hpp"
 
 namespace {
 

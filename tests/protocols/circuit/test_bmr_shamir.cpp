@@ -16,6 +16,7 @@
 #include "protocols/circuit/random_circuit.hpp"
 #include "shufflempc/error.hpp"
 #include "shufflempc/random.hpp"
+#include "support/paths.hpp"
 
 namespace {
 

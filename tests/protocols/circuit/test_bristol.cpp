@@ -12,6 +12,7 @@
 
 #include "circuit/bristol.hpp"
 #include "shufflempc/random.hpp"
+#include "support/paths.hpp"
 
 namespace {
 

@@ -16,6 +16,7 @@
 #include "shufflempc/inproc.hpp"
 #include "shufflempc/random.hpp"
 #include "shufflempc/registry.hpp"
+#include "support/paths.hpp"
 
 using namespace shufflempc;
 using namespace shufflempc::circuit;

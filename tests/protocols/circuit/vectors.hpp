@@ -5,6 +5,7 @@
 #include <string>
 
 #include "circuit/bristol.hpp"
+#include "support/paths.hpp"
 
 namespace shufflempc::test {
 
