@@ -96,7 +96,7 @@ void add_study_command(CLI::App& app, const Registry& registry, Action& action) 
   std::vector<CLI::App*> subcommands;
   for (const auto& e : experiments.all()) {
     auto* sub = cmd->add_subcommand(e.name, e.summary);
-    auto run = std::make_shared<std::function<int()>>(e.configure(*sub));
+    auto run = std::make_shared<std::function<int()>>(e.configure(*sub, std::cout));
     sub->callback([run, &action, name = e.name] {
       action = [run, name] {
         if (const int n = launcher_world_size(); n > 1)

@@ -1,7 +1,7 @@
 #include "shufflempc/study/experiment.hpp"
 
 #include "shufflempc/numbers.hpp"
-#include <iostream>
+#include <ostream>
 #include <stdexcept>
 
 namespace shufflempc::study {
@@ -38,9 +38,10 @@ void ExperimentOutputs::open() {
   }
 }
 
-void ExperimentOutputs::write(const std::function<void(std::ostream&)>& write_csv, const std::function<void(std::ostream&)>& print_table) {
+void ExperimentOutputs::write(const std::function<void(std::ostream&)>& write_csv, const std::function<void(std::ostream&)>& print_table,
+                              std::ostream& out) {
   if (csv_ == "-") {
-    write_csv(std::cout);
+    write_csv(out);
     return;
   }
   if (!csv_.empty()) {
@@ -48,8 +49,8 @@ void ExperimentOutputs::write(const std::function<void(std::ostream&)>& write_cs
     csv_file_.close();
     if (!csv_file_) throw std::runtime_error("--csv: writing " + csv_ + " failed");
   }
-  print_table(std::cout);
-  std::cout << std::flush;
+  print_table(out);
+  out << std::flush;
 }
 
 void ExperimentRegistry::add(Experiment e) {

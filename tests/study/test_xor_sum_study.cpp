@@ -83,10 +83,24 @@ TEST_CASE("experiments: xor-sum is registered, names are unique, and a registrat
   REQUIRE(registry.find("xor-sum") != nullptr);
   CHECK(registry.find("nothing") == nullptr);
   study::ExperimentRegistry r;
-  r.add({.name = "a", .summary = "", .configure = [](CLI::App&) { return std::function<int()>([] { return 0; }); }});
+  r.add({.name = "a", .summary = "", .configure = [](CLI::App&, std::ostream&) { return std::function<int()>([] { return 0; }); }});
   CHECK_THROWS_AS(r.add({.name = "a", .summary = "", .configure = r.all().front().configure}), std::invalid_argument);
   CHECK_THROWS_AS(r.add({.name = "", .summary = "", .configure = r.all().front().configure}), std::invalid_argument);
   CHECK_THROWS_AS(r.add({.name = "b", .summary = "", .configure = {}}), std::invalid_argument);
+}
+
+TEST_CASE("experiments: an experiment writes its results to the stream the command line gives it") {
+  const auto registry = study::builtin_experiments();
+  const auto* rounds = registry.find("rounds");
+  REQUIRE(rounds != nullptr);
+  CLI::App app;
+  auto* sub = app.add_subcommand("rounds");
+  std::ostringstream out;
+  const auto run = rounds->configure(*sub, out);
+  app.parse("rounds --functions sum --parties 3 --trials 1 --quiet", false);
+  CHECK(run() == 0);
+  CHECK(out.str().find("split-mix-sum") != std::string::npos);
+  CHECK(out.str().find("What each round buys") != std::string::npos);
 }
 
 TEST_CASE("attack labels: the names are the bytes they always were (seeded studies stay reproducible)") {

@@ -16,7 +16,7 @@ struct Options : RoundsStudyOptions {
   ExperimentOutputs outputs;
 };
 
-int run(Options& o) {
+int run(Options& o, std::ostream& out) {
   validate(o);
   o.outputs.open();
   ProgressBar bar("study rounds", "runs");
@@ -24,7 +24,7 @@ int run(Options& o) {
   if (!o.outputs.quiet())
     progress = [&bar](std::size_t done, std::size_t total) { bar(static_cast<double>(done), static_cast<double>(total), done, total); };
   const auto s = run_rounds_study(o, progress);
-  o.outputs.write([&](std::ostream& out) { write_csv(out, s); }, [&](std::ostream& out) { print_table(out, s); });
+  o.outputs.write([&](std::ostream& os) { write_csv(os, s); }, [&](std::ostream& os) { print_table(os, s); }, out);
   for (const auto& path : o.outputs.plots()) {
     plot_lines(figure_lines(s), figure_title(s), "shuffle rounds", "bytes per party (all rounds)", path, {.log_x = true, .log_y = true});
     std::cerr << "study rounds: wrote " << path << '\n';
@@ -32,7 +32,7 @@ int run(Options& o) {
   return 0;
 }
 
-std::function<int()> configure(CLI::App& cmd) {
+std::function<int()> configure(CLI::App& cmd, std::ostream& out) {
   auto o = std::make_shared<Options>();
   std::string names;
   for (const auto& [name, what] : rounds_functions()) names += (names.empty() ? "" : "; ") + name + " (" + what + ")";
@@ -42,7 +42,7 @@ std::function<int()> configure(CLI::App& cmd) {
   cmd.add_option("--length", o->length, "inner-product's vector length, in [1, 4096]")->capture_default_str();
   cmd.add_option("--seed", o->seed, "seed of the whole study")->capture_default_str()->check(seed_check());
   o->outputs.add_options(cmd, "draw bytes per party against rounds");
-  return [o] { return run(*o); };
+  return [o, &out] { return run(*o, out); };
 }
 
 }  // namespace

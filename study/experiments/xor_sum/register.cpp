@@ -16,12 +16,12 @@ struct Options : XorSumStudyOptions {
   ExperimentOutputs outputs;
 };
 
-int run(Options& o) {
+int run(Options& o, std::ostream& out) {
   validate(o);
   o.outputs.open();
   ProgressBar bar("study xor-sum", "runs");
   const auto s = run_xor_sum_study(o, o.outputs.quiet() ? Progress{} : Progress(std::ref(bar)));
-  o.outputs.write([&](std::ostream& out) { write_csv(out, s); }, [&](std::ostream& out) { print_tables(out, s); });
+  o.outputs.write([&](std::ostream& os) { write_csv(os, s); }, [&](std::ostream& os) { print_tables(os, s); }, out);
   for (const auto& path : o.outputs.plots()) {
     plot_lines(figure_lines(s), figure_title(s), "error / sqrt(n) (measured RMSE of one answer)", "fraction of the secret half recovered", path);
     std::cerr << "study xor-sum: wrote " << path << '\n';
@@ -29,7 +29,7 @@ int run(Options& o) {
   return 0;
 }
 
-std::function<int()> configure(CLI::App& cmd) {
+std::function<int()> configure(CLI::App& cmd, std::ostream& out) {
   auto o = std::make_shared<Options>();
   cmd.add_option("--parties,-n", o->parties, "users n (even; half of them hold the secret), a list")->delimiter(',')->capture_default_str();
   cmd.add_option("--protocols", o->protocols, "one-round protocols: rr, noise-ids, exact")->delimiter(',')->capture_default_str();
@@ -45,7 +45,7 @@ std::function<int()> configure(CLI::App& cmd) {
   cmd.add_option("--seed", o->seed, "seed of the whole study")->capture_default_str()->check(seed_check());
   cmd.add_option("--jobs,-j", o->jobs, "runs at once (default: every core)")->check(CLI::Range(0, 256));
   o->outputs.add_options(cmd, "draw recovered fraction against error / sqrt(n)");
-  return [o] { return run(*o); };
+  return [o, &out] { return run(*o, out); };
 }
 
 }  // namespace

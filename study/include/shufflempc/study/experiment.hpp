@@ -19,8 +19,9 @@ struct Experiment {
   std::string name;     // `shufflempc study NAME`
   std::string summary;  // the subcommand's description
   // Declares the experiment's options on `cmd` and returns what runs it once they are parsed (its
-  // exit code). Bad options throw std::invalid_argument naming the option and its accepted range.
-  std::function<std::function<int()>(CLI::App& cmd)> configure;
+  // exit code), writing its results to `out` (the CLI passes standard output; progress goes to
+  // stderr). Bad options throw std::invalid_argument naming the option and its accepted range.
+  std::function<std::function<int()>(CLI::App& cmd, std::ostream& out)> configure;
 };
 
 class ExperimentRegistry {
@@ -43,8 +44,8 @@ class ExperimentOutputs {
   // Before the work: checks the plots' extensions and opens the CSV file, so that a path that cannot
   // be written fails first (std::invalid_argument naming the option).
   void open();
-  // After: the CSV to its file and the table to standard output, or the CSV alone to standard output.
-  void write(const std::function<void(std::ostream&)>& write_csv, const std::function<void(std::ostream&)>& print_table);
+  // After: the CSV to its file and the table to `out`, or the CSV alone to `out` (--csv -).
+  void write(const std::function<void(std::ostream&)>& write_csv, const std::function<void(std::ostream&)>& print_table, std::ostream& out);
 
  private:
   bool quiet_ = false;
