@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -828,15 +829,142 @@ struct TcpShuffler::Impl {
     t.cancel();
   }
 
-  asio::awaitable<void> serve(std::shared_ptr<SecureLink> link) {
-    ++open_connections;
-    std::string peer = "unknown peer";
-    {
-      std::error_code ec;
-      const auto ep = link->socket().remote_endpoint(ec);
-      if (!ec) peer = ep.address().to_string() + ":" + std::to_string(ep.port());
+  // What a frame leaves its link to do: read the next one, or stop (the link closes; a refusal has
+  // been told to the peer already).
+  enum class Next { read, stop };
+  using Refuse = std::function<void(const std::string&)>;
+
+  // An authenticated link joins session `s`: a link for exactly the parties of an admitted one (or
+  // the analyzer's) replaces it, one owed the last result comes back for it, any other is admitted
+  // by the round logic or refused. Returns whether it was admitted.
+  bool admit(ServedSession& s, PartyId first, std::uint32_t count, const std::shared_ptr<SecureLink>& link, const Refuse& refuse) {
+    // The process reconnected before the old connection was seen to end (it proved the same keys).
+    if (first != analyzer_id) {
+      const auto it = s.party_links.find(first);
+      if (it != s.party_links.end() && it->second.count == count) {
+        auto old = it->second.link;
+        s.party_links.erase(it);
+        (void)s.rounds->leave(first, count);
+        old->close();
+      }
+    } else if (s.analyzer) {
+      auto old = std::move(s.analyzer);  // the analyzer's key again: the same replacement
+      (void)s.rounds->leave(analyzer_id);
+      old->close();
     }
-    // Room for this connection among the unauthenticated ones: the oldest gives way.
+    const bool was_started = s.rounds->started();
+    if (owes_done(s, first) && first != analyzer_id) {
+      // A party link back for the last round's result: it sends its batch again, which is answered
+      // with the result, then confirms it (within the parties' deadline, already running).
+      s.party_links[first] = {first, count, link};
+      return true;
+    }
+    if (owes_done(s, first)) {
+      // Back for the last round's result (it asks with its empty batch), with the deadline again to confirm it.
+      s.analyzer = link;
+      await_done(s, s.config.deadline,
+                 "round " + std::to_string(s.last.round) + ": the analyzer reconnected but did not confirm the session's last result "
+                 "within " + std::to_string(s.config.deadline.count()) + " ms");
+      return true;
+    }
+    if (auto refusal = s.rounds->admit(first, count)) {
+      refuse(*refusal);
+      return false;
+    }
+    if (first == analyzer_id) s.analyzer = link;
+    else s.party_links[first] = {first, count, link};
+    if (!was_started) start_round_timer(s);
+    else progress(s);
+    maybe_close(s);
+    return true;
+  }
+
+  // A frame on the analyzer's link: its done frame after the last result, or, after it reconnects,
+  // an empty batch (a submit frame with its one count, 0) naming the round whose result it awaits.
+  // The round before the open one is sent again (once per connection, max_resends per round); the
+  // open one it gets when that round closes.
+  Next analyzer_frame(ServedSession& s, const detail::Frame& f, bool& resent, const Refuse& refuse) {
+    if (f.header.type == FrameType::done) {
+      if (!s.rounds->finished()) {
+        refuse("a done frame from the analyzer in round " + std::to_string(s.rounds->round()) + ", before the session's last result");
+        return Next::stop;
+      }
+      s.awaiting_done = false;
+      s.done_wait->cancel();
+      stop_if_done();
+      return Next::stop;  // the analyzer has the result: its link closes
+    }
+    const bool empty_batch = f.header.count == 0 && f.payload.size() == 4 &&
+                             std::all_of(f.payload.begin(), f.payload.end(), [](std::uint8_t b) { return b == 0; });
+    if (f.header.type != FrameType::submit || !empty_batch) {
+      refuse("unexpected frame type " + std::to_string(static_cast<int>(f.header.type)) + " from the analyzer");
+      return Next::stop;
+    }
+    const bool previous = s.last.valid && f.header.round == s.last.round && s.rounds->round() == s.last.round + 1;
+    if (!previous && f.header.round != s.rounds->round()) {
+      refuse("the analyzer asked for round " + std::to_string(f.header.round) + ", the session is in round " +
+             std::to_string(s.rounds->round()));
+      return Next::stop;
+    }
+    if (previous && !resent) {
+      resent = true;
+      if (!s.rounds->take_resend(analyzer_id)) {
+        refuse("round " + std::to_string(f.header.round) + "'s result was sent to the analyzer " +
+               std::to_string(detail::SessionRounds::max_resends) + " times already");
+        return Next::stop;
+      }
+      send_analyzer_result(s);
+    }
+    return Next::read;
+  }
+
+  // A frame on the link of parties first .. first + count - 1: their done frame after the last
+  // result, or their batches for the round (all or nothing; the result again for a link that
+  // reconnected after its round closed).
+  Next party_frame(ServedSession& s, PartyId first, std::uint32_t count, const detail::Frame& f, bool& resent, const Refuse& refuse) {
+    if (f.header.type == FrameType::done) {
+      if (!owes_done(s, first)) {
+        refuse("a done frame from " + who_range(first, count) + " in round " + std::to_string(s.rounds->round()) +
+               ", before the session's last result");
+        return Next::stop;
+      }
+      party_done(s, first);
+      return Next::stop;  // the link's parties have the result: it closes
+    }
+    if (f.header.type != FrameType::submit) {
+      refuse("unexpected frame type " + std::to_string(static_cast<int>(f.header.type)));
+      return Next::stop;
+    }
+    SubmitPayload batch;
+    try {
+      batch = decode_submit(f.header, f.payload, count);
+    } catch (const std::system_error& e) {
+      refuse(e.what());
+      return Next::stop;
+    }
+    // A link that reconnected for a round that closed meanwhile gets its result again, once per
+    // connection: repeating the frame cannot make the shuffler queue copies of the output.
+    if (!resent && s.rounds->accepted_in_previous_round(first, batch.counts, f.header.round)) {
+      resent = true;
+      if (!s.rounds->take_resend(first)) {
+        refuse("round " + std::to_string(f.header.round) + "'s result was sent to this link's parties " +
+               std::to_string(detail::SessionRounds::max_resends) + " times already");
+        return Next::stop;
+      }
+      if (auto it = s.party_links.find(first); it != s.party_links.end() && s.last.valid) send_result(s, it->second);
+      return Next::read;
+    }
+    if (auto reason = s.rounds->submit(first, batch.counts, f.header.round, f.header.width, batch.messages)) {
+      refuse("round " + std::to_string(s.rounds->round()) + ": " + *reason);
+      return Next::stop;
+    }
+    progress(s);
+    maybe_close(s);
+    return Next::read;
+  }
+
+  // Room for a new connection among the unauthenticated ones (the oldest gives way); its key there.
+  std::uint64_t track_unauthenticated(const std::shared_ptr<SecureLink>& link) {
     const std::uint64_t key = next_connection++;
     if (unauthenticated.size() >= options.max_unauthenticated && !unauthenticated.empty()) {
       auto oldest = unauthenticated.begin();
@@ -846,6 +974,18 @@ struct TcpShuffler::Impl {
       unauthenticated.erase(oldest);
     }
     unauthenticated.emplace(key, link);
+    return key;
+  }
+
+  asio::awaitable<void> serve(std::shared_ptr<SecureLink> link) {
+    ++open_connections;
+    std::string peer = "unknown peer";
+    {
+      std::error_code ec;
+      const auto ep = link->socket().remote_endpoint(ec);
+      if (!ec) peer = ep.address().to_string() + ":" + std::to_string(ep.port());
+    }
+    const std::uint64_t key = track_unauthenticated(link);
     bool authenticated = false;
     asio::steady_timer guard(io, options.handshake_timeout);
     guard.async_wait([&authenticated, link, this, peer](std::error_code ec) {
@@ -887,126 +1027,15 @@ struct TcpShuffler::Impl {
         link->close_after_flush();
         refused = true;
       };
-      // A new link for exactly the parties of an admitted one replaces it: the process reconnected
-      // before the old connection was seen to end (it proved the same keys).
-      if (first != analyzer_id) {
-        const auto it = s->party_links.find(first);
-        if (it != s->party_links.end() && it->second.count == count) {
-          auto old = it->second.link;
-          s->party_links.erase(it);
-          (void)s->rounds->leave(first, count);
-          old->close();
-        }
-      } else if (s->analyzer) {
-        auto old = std::move(s->analyzer);  // the analyzer's key again: the same replacement
-        (void)s->rounds->leave(analyzer_id);
-        old->close();
-      }
-      const bool was_started = s->rounds->started();
-      if (owes_done(*s, first) && first != analyzer_id) {
-        // A party link back for the last round's result: it sends its batch again, which is answered
-        // with the result, then confirms it (within the parties' deadline, already running).
-        admitted = true;
-        s->party_links[first] = {first, count, link};
-      } else if (owes_done(*s, first)) {
-        // Back for the last round's result (it asks with its empty batch), with the deadline again to confirm it.
-        admitted = true;
-        s->analyzer = link;
-        await_done(*s, s->config.deadline,
-                   "round " + std::to_string(s->last.round) + ": the analyzer reconnected but did not confirm the session's last result "
-                   "within " + std::to_string(s->config.deadline.count()) + " ms");
-      } else if (auto refusal = s->rounds->admit(first, count)) {
-        refuse(*refusal);
-        s = nullptr;
-      } else {
-        admitted = true;
-        if (first == analyzer_id) s->analyzer = link;
-        else s->party_links[first] = {first, count, link};
-        if (!was_started) start_round_timer(*s);
-        else progress(*s);
-        maybe_close(*s);
-      }
+      admitted = admit(*s, first, count, link, refuse);
+      if (!admitted && refused) s = nullptr;
       while (s && !refused && link->is_open()) {
         detail::Frame f = co_await link->receive();
         // Late frames after the end are read and ignored until the peer closes, except the analyzer's
         // while it owes its done frame.
         if (s->rounds->finished() && !owes_done(*s, first)) continue;
-        if (first == analyzer_id) {
-          if (f.header.type == FrameType::done) {
-            if (!s->rounds->finished()) {
-              refuse("a done frame from the analyzer in round " + std::to_string(s->rounds->round()) + ", before the session's last result");
-              break;
-            }
-            s->awaiting_done = false;
-            s->done_wait->cancel();
-            stop_if_done();
-            break;  // the analyzer has the result: its link closes
-          }
-          // The analyzer sends one frame: after it reconnects, an empty batch (a submit frame with
-          // its one count, 0) naming the round whose result it awaits. The round before the open
-          // one is sent again (once per connection, max_resends per round); the open one it gets
-          // when that round closes.
-          const bool empty_batch = f.header.count == 0 && f.payload.size() == 4 &&
-                                   std::all_of(f.payload.begin(), f.payload.end(), [](std::uint8_t b) { return b == 0; });
-          if (f.header.type != FrameType::submit || !empty_batch) {
-            refuse("unexpected frame type " + std::to_string(static_cast<int>(f.header.type)) + " from the analyzer");
-            break;
-          }
-          const bool previous = s->last.valid && f.header.round == s->last.round && s->rounds->round() == s->last.round + 1;
-          if (!previous && f.header.round != s->rounds->round()) {
-            refuse("the analyzer asked for round " + std::to_string(f.header.round) + ", the session is in round " +
-                   std::to_string(s->rounds->round()));
-            break;
-          }
-          if (previous && !resent) {
-            resent = true;
-            if (!s->rounds->take_resend(analyzer_id)) {
-              refuse("round " + std::to_string(f.header.round) + "'s result was sent to the analyzer " +
-                     std::to_string(detail::SessionRounds::max_resends) + " times already");
-              break;
-            }
-            send_analyzer_result(*s);
-          }
-          continue;
-        }
-        if (f.header.type == FrameType::done) {
-          if (!owes_done(*s, first)) {
-            refuse("a done frame from " + who_range(first, count) + " in round " + std::to_string(s->rounds->round()) +
-                   ", before the session's last result");
-            break;
-          }
-          party_done(*s, first);
-          break;  // the link's parties have the result: it closes
-        }
-        if (f.header.type != FrameType::submit) {
-          refuse("unexpected frame type " + std::to_string(static_cast<int>(f.header.type)));
-          break;
-        }
-        SubmitPayload batch;
-        try {
-          batch = decode_submit(f.header, f.payload, count);
-        } catch (const std::system_error& e) {
-          refuse(e.what());
-          break;
-        }
-        // A link that reconnected for a round that closed meanwhile gets its result again, once per
-        // connection: repeating the frame cannot make the shuffler queue copies of the output.
-        if (!resent && s->rounds->accepted_in_previous_round(first, batch.counts, f.header.round)) {
-          resent = true;
-          if (!s->rounds->take_resend(first)) {
-            refuse("round " + std::to_string(f.header.round) + "'s result was sent to this link's parties " +
-                   std::to_string(detail::SessionRounds::max_resends) + " times already");
-            break;
-          }
-          if (auto it = s->party_links.find(first); it != s->party_links.end() && s->last.valid) send_result(*s, it->second);
-          continue;
-        }
-        if (auto reason = s->rounds->submit(first, batch.counts, f.header.round, f.header.width, batch.messages)) {
-          refuse("round " + std::to_string(s->rounds->round()) + ": " + *reason);
-          break;
-        }
-        progress(*s);
-        maybe_close(*s);
+        const Next next = first == analyzer_id ? analyzer_frame(*s, f, resent, refuse) : party_frame(*s, first, count, f, resent, refuse);
+        if (next == Next::stop) break;
       }
     } catch (const std::system_error& e) {
       // A party that hangs up is a dropout: the round's one summary line reports it ("N parties dropped").
