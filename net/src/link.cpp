@@ -458,6 +458,12 @@ asio::awaitable<void> accept_loop(tcp::acceptor& acceptor, std::function<asio::a
   }
 }
 
+std::string remote_name(SecureLink& link) {
+  std::error_code ec;
+  const auto ep = link.socket().remote_endpoint(ec);
+  return ec ? std::string("unknown peer") : ep.address().to_string() + ":" + std::to_string(ep.port());
+}
+
 void listen_on(tcp::acceptor& acceptor, const std::string& host, std::uint16_t port) {
   const tcp::endpoint ep(asio::ip::make_address(host), port);
   acceptor.open(ep.protocol());

@@ -284,12 +284,7 @@ struct TcpMixServer::Impl {
 
   asio::awaitable<void> serve(std::shared_ptr<SecureLink> link) {
     ++open_connections;
-    std::string peer = "unknown peer";
-    {
-      std::error_code ec;
-      const auto ep = link->socket().remote_endpoint(ec);
-      if (!ec) peer = ep.address().to_string() + ":" + std::to_string(ep.port());
-    }
+    const std::string peer = detail::remote_name(*link);
     const std::uint64_t key = next_connection++;
     if (unauthenticated.size() >= options.max_unauthenticated) {
       if (evicted++ == 0)

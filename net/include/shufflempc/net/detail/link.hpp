@@ -98,6 +98,9 @@ class IdentityTree {
 asio::awaitable<void> accept_loop(tcp::acceptor& acceptor, std::function<asio::awaitable<void>(std::shared_ptr<class SecureLink>)> serve,
                                   std::function<void(const std::string& kind, const std::string& line)> log);
 
+// "ADDRESS:PORT" of the link's peer, for the log ("unknown peer" once the socket has no peer).
+[[nodiscard]] std::string remote_name(class SecureLink& link);
+
 // Opens, binds and listens on host:port (port 0: the OS chooses), as every server of the transport
 // does. Throws std::system_error if it cannot.
 void listen_on(tcp::acceptor& acceptor, const std::string& host, std::uint16_t port);
