@@ -5,7 +5,6 @@
 
 #include "shufflempc/error.hpp"
 #include "shufflempc/little_endian.hpp"
-#include "shufflempc/parallel.hpp"
 
 namespace shufflempc::net {
 

@@ -87,7 +87,6 @@ struct TcpChannel::Impl {
   std::vector<PublicKey> layer_keys;
   std::map<std::uint32_t, std::vector<HopReport>> hop_reports;
   mixnet::Transcript transcript;  // a verifiable chain's rounds, as verified here
-  MessageBatch own_records;       // a verifiable chain: this round's ciphertexts of the parties hosted here
   bool verifiable() const { return config.mix == MixKind::verifiable && !layer_keys.empty(); }
   // Receipts and verdicts: the analyzer's server for them (hosting the analyzer, with parties
   // elsewhere), or the analyzer's address (hosting parties, not the analyzer).
@@ -98,6 +97,23 @@ struct TcpChannel::Impl {
   // A round whose records cross the chain to the analyzer only: every party says what it made of
   // its receipt to the analyzer, which outputs the round only when they all confirm.
   bool verdict_round(const RoundShape& shape) const { return chained(shape) && shape.delivery == Delivery::analyzer_only; }
+
+  // A link's proof of its identities to the holder of `peer` (the shuffler, or the analyzer for the
+  // verdict links): each identity's static secret with it, one X25519 for each run of consecutive
+  // identities holding one key.
+  detail::IdentityProof proof_for(const Link& l, const PublicKey& peer) const {
+    std::vector<detail::StaticSecret> secrets;
+    secrets.reserve(l.identities.size());
+    const KeyPair* previous = nullptr;
+    for (std::size_t i : l.identities) {
+      const KeyPair& k = identities[i].keys;
+      secrets.push_back(previous && *previous == k ? secrets.back() : detail::static_secret(k.secret_key(), peer));
+      previous = &k;
+    }
+    const auto proof = detail::identity_proof(secrets, l.first == analyzer_id ? 0 : l.first);
+    sodium_memzero(secrets.data(), secrets.size() * sizeof(detail::StaticSecret));
+    return proof;
+  }
 
   // Whether a round's records cross the mix chain (a chain, and messages to carry).
   bool chained(const RoundShape& shape) const { return !layer_keys.empty() && shape.width > 0; }
@@ -295,10 +311,7 @@ struct TcpChannel::Impl {
         if (onion) {
           const std::uint8_t* from = wrapped.data() + slice->first * ww;
           std::copy(from, from + slice->count * ww, out);
-          for (std::size_t m = 0; m < slice->count; ++m) {
-            l.own.push_back(std::span(from + m * ww, ww));
-            if (verifiable()) own_records.push_back(std::span(from + m * ww, ww));
-          }
+          for (std::size_t m = 0; m < slice->count; ++m) l.own.push_back(std::span(from + m * ww, ww));
         } else if (sealed) {
           sealing::seal({src, slice->count * width}, width, config.analyzer_key, {out, slice->count * ww});
         } else {
@@ -404,11 +417,13 @@ struct TcpChannel::Impl {
       const ResultPayload e = decode_result(primary->header, primary->payload, config.parties, limits);
       if (e.evidence.empty())
         throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": the result carries no evidence of the verifiable mix");
+      // The parties' own check, in a round they receive (in an analyzer-only round only a simulation
+      // hosts parties beside the analyzer): every link's records of this round.
+      MessageBatch own(ww);
+      for (const auto& l : links) own.append(l.own);
       auto rt = open_evidence(config, spec.round, spec.shape, e.evidence, analyzer_identity ? &identities[*analyzer_identity].keys : nullptr,
                               static_cast<std::size_t>(r.messages), hardware_threads(),
-                              // The parties' own check, in a round they receive (in an analyzer-only
-                              // round only a simulation hosts parties beside the analyzer).
-                              spec.shape.delivery == Delivery::all_parties ? &own_records : nullptr, &out.discarded);
+                              spec.shape.delivery == Delivery::all_parties ? &own : nullptr, &out.discarded);
       // The result counts every record submitted; those not in the evidence the entry did not admit.
       const std::size_t refused = static_cast<std::size_t>(r.messages) - rt.input.size();
       if (out.discarded > 0)
@@ -465,7 +480,7 @@ struct TcpChannel::Impl {
   void check_receipts(const RoundRules& spec, const std::vector<Answer>& answers, std::size_t ww) {
     if (!chained(spec.shape)) return;
     const std::string round = "round " + std::to_string(spec.round);
-    std::vector<std::pair<std::size_t, VerdictPayload>> verdicts;
+    std::vector<std::pair<std::size_t, VerdictPayload>> said;  // each party link's verdict
     std::string first_fault;
     for (std::size_t i = 0; i < links.size(); ++i) {
       const auto& l = links[i];
@@ -525,10 +540,10 @@ struct TcpChannel::Impl {
         if (v.reason.empty()) v.reason = why + " (party " + std::to_string(id) + ")";
         if (first_fault.empty() && !quiet) first_fault = round + ": the chain's entry (the shuffler) " + why + " (party " + std::to_string(id) + ")";
       }
-      verdicts.emplace_back(i, std::move(v));
+      said.emplace_back(i, std::move(v));
     }
     const bool to_analyzer = spec.shape.delivery == Delivery::analyzer_only && !analyzer_identity;
-    if (to_analyzer) send_verdicts(spec.round, verdicts);
+    if (to_analyzer) send_verdicts(spec.round, said);
     if (!first_fault.empty())
       throw_error(Errc::protocol_violation,
                   first_fault + (to_analyzer ? ": complaint sent to the analyzer, which outputs nothing for the round"
@@ -586,7 +601,6 @@ struct TcpChannel::Impl {
   // std::system_error(protocol_violation) naming the party otherwise.
   void await_verdicts(const RoundRules& spec, const RoundOutcome& out) {
     if (!verdicts || !verdict_round(spec.shape)) return;
-    VerdictPayload none;
     detail::VerdictBook::Root root{};
     if (verifiable()) {
       root = mixnet::input_root(transcript.rounds.back().input);
@@ -679,19 +693,9 @@ TcpChannel::TcpChannel(const SessionConfig& config, std::vector<Identity> identi
     im.analyzer = im.links.size();
     im.links.push_back(std::move(l));
   }
-  // Each identity's static secret with the shuffler, folded into its link's proof: one X25519 for
-  // each run of consecutive identities holding one key.
+  // Each link's proof of its identities to the shuffler.
   for (auto& l : im.links) {
-    std::vector<detail::StaticSecret> secrets;
-    secrets.reserve(l.identities.size());
-    const KeyPair* previous = nullptr;
-    for (std::size_t i : l.identities) {
-      const KeyPair& k = im.identities[i].keys;
-      secrets.push_back(previous && *previous == k ? secrets.back() : detail::static_secret(k.secret_key(), config.shuffler_key));
-      previous = &k;
-    }
-    l.proof = detail::identity_proof(secrets, l.first == analyzer_id ? 0 : l.first);
-    sodium_memzero(secrets.data(), secrets.size() * sizeof(detail::StaticSecret));
+    l.proof = im.proof_for(l, config.shuffler_key);
     l.link = std::make_shared<SecureLink>(tcp::socket(im.io), im.limits);
   }
 
@@ -718,18 +722,8 @@ TcpChannel::TcpChannel(const SessionConfig& config, std::vector<Identity> identi
     if (aport == 0) throw std::invalid_argument("--analyzer needs the port the analyzer listens on, got " + options.analyzer_address);
     im.analyzer_endpoints = resolver.resolve(ahost, std::to_string(aport));
     im.analyzer_where = options.analyzer_address;
-    for (auto& l : im.links) {
-      if (l.first == analyzer_id) continue;
-      std::vector<detail::StaticSecret> secrets;
-      const KeyPair* previous = nullptr;
-      for (std::size_t i : l.identities) {
-        const KeyPair& k = im.identities[i].keys;
-        secrets.push_back(previous && *previous == k ? secrets.back() : detail::static_secret(k.secret_key(), config.analyzer_key));
-        previous = &k;
-      }
-      l.verdict_proof = detail::identity_proof(secrets, l.first);
-      sodium_memzero(secrets.data(), secrets.size() * sizeof(detail::StaticSecret));
-    }
+    for (auto& l : im.links)
+      if (l.first != analyzer_id) l.verdict_proof = im.proof_for(l, config.analyzer_key);
   }
 
   // At most `handshakes_at_once` links handshake at a time: the shuffler holds only so many
@@ -769,7 +763,6 @@ RoundOutcome TcpChannel::exchange(const RoundRules& spec, Submissions local) {
     if (spec.round >= im.config.rounds.size() || im.config.rounds[spec.round] != wire)
       throw std::invalid_argument("round " + std::to_string(spec.round) + ": the protocol's round shape is not the session config's (check_rounds)");
   }
-  im.own_records = MessageBatch(ww);
   im.submit(spec, local, ww);
   std::optional<std::vector<Impl::Answer>> answers;
   try {

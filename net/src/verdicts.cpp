@@ -1,7 +1,5 @@
 #include "shufflempc/net/detail/verdicts.hpp"
 
-#include <sys/socket.h>
-
 #include <algorithm>
 
 #include "shufflempc/error.hpp"

@@ -7,6 +7,7 @@
 // verifiable keys are missing or unproved are refused naming the field.
 #include <doctest/doctest.h>
 
+#include <functional>
 #include <set>
 #include <string>
 #include <thread>
@@ -117,22 +118,30 @@ TEST_CASE("verifiable chain over TCP: an entry that replaces admitted records (t
   CHECK(error.find('\n') == std::string::npos);
 }
 
+namespace {
+// Randomized response of 8 parties (each input 1) through a verifiable chain of 3 over TCP, the
+// senders' records altered by `submitted` as they are sent.
+net::LoopbackChainRun rr_through_verifiable_chain(std::uint64_t seed, std::function<void(std::uint32_t, MessageBatch&)> submitted) {
+  const Registry registry = builtin_registry();
+  const auto protocol = registry.create("randomized-response", {}, 8);
+  const std::vector<Value> inputs(8, Value(1));
+  SeededRng rng(seed);
+  net::LoopbackFault fault;
+  fault.submitted = std::move(submitted);
+  return net::run_over_loopback_chain(*protocol, inputs, rng, 3, {}, net::MixKind::verifiable, fault);
+}
+}  // namespace
+
 TEST_CASE("verifiable chain over TCP: a randomized-response record that decrypts to 2 or 3 is discarded and counted by the analyzer") {
   // Record 0's plaintext raised by 2 (c2 + 2G: no key needed) as it enters the chain, so every proof
   // holds: a byte above 1 is a record of the round's width (one 16-bit limb) and crosses the chain;
   // randomized response takes bits only, so its analyzer drops it and reports it, as without the mix.
-  const Registry registry = builtin_registry();
-  const auto protocol = registry.create("randomized-response", {}, 8);
-  const std::vector<Value> inputs(8, Value(1));
-  SeededRng rng(17);
   // The sender's own record, as it sends it (its receipt then holds: the entry admits what it got).
-  net::LoopbackFault fault;
-  fault.submitted = [](std::uint32_t, MessageBatch& records) {
+  const auto run = rr_through_verifiable_chain(17, [](std::uint32_t, MessageBatch& records) {
     auto batch = mixnet::CiphertextBatch::from_bytes(1, records.bytes(), "the records");
     batch.at(0, 0).c2 = batch.at(0, 0).c2 + mixnet::base_point() + mixnet::base_point();
     records = MessageBatch::from_bytes(records.width(), batch.to_bytes());
-  };
-  const auto run = net::run_over_loopback_chain(*protocol, inputs, rng, 3, {}, net::MixKind::verifiable, fault);
+  });
   CHECK_FALSE(run.result.output.is_null());
   REQUIRE(run.result.details.is_object());
   CHECK(run.result.details["discarded_records"] == 1);
@@ -141,19 +150,13 @@ TEST_CASE("verifiable chain over TCP: a randomized-response record that decrypts
 }
 
 TEST_CASE("verifiable chain over TCP: records the entry does not admit are counted as discarded, and an empty batch crosses every server") {
-  const Registry registry = builtin_registry();
-  const auto protocol = registry.create("randomized-response", {}, 8);
-  const std::vector<Value> inputs(8, Value(1));
-  SeededRng rng(14);
   // Every record refused at the entry: each sender garbles its record as it sends it (a first point
   // that is not an encoding; its receipt calls it missing, which the sender of a malformed record
   // expects). The empty batch crosses and is proved at every hop, and the analyzer counts the 8
   // records as discarded.
-  net::LoopbackFault fault;
-  fault.submitted = [](std::uint32_t, MessageBatch& records) {
+  const auto run = rr_through_verifiable_chain(14, [](std::uint32_t, MessageBatch& records) {
     for (std::size_t i = 0; i < records.count(); ++i) std::fill_n(records[i].data(), 32, std::uint8_t{0xff});
-  };
-  const auto run = net::run_over_loopback_chain(*protocol, inputs, rng, 3, {}, net::MixKind::verifiable, fault);
+  });
   CHECK(run.result.messages == 8);
   CHECK(run.result.details.value("discarded_records", 0) == 8);
   REQUIRE(run.transcript.rounds.size() == 1);
