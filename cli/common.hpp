@@ -10,7 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "shufflempc/registry.hpp"
-#include "shufflempc/study/experiment.hpp"
+#include "shufflempc/experiments/experiment.hpp"
 
 namespace shufflempc::cli {
 
@@ -28,8 +28,8 @@ struct RunArgs {
 
 // Checks of numbers given on the command line, shared with the experiments (study/experiment.hpp):
 // a seed is a whole number in [0, 2^64 - 1]; a count is a whole number in [0, 100000000].
-using study::count_check;
-using study::seed_check;
+using experiments::count_check;
+using experiments::seed_check;
 
 // Adds a subcommand (run, local) whose own subcommands are the registered protocols, added by the
 // caller with add_protocol_subcommand(). An unknown protocol name or a stray argument ends in one

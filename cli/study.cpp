@@ -11,7 +11,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "mpi.hpp"
-#include "shufflempc/study/experiment.hpp"
+#include "shufflempc/experiments/experiment.hpp"
 #include "shufflempc/study/progress.hpp"
 #include "shufflempc/study/study.hpp"
 
@@ -92,7 +92,7 @@ void add_study_command(CLI::App& app, const Registry& registry, Action& action) 
   cmd->add_option("--log-y", o->log_y, "log scale on y (default: except for bias)");
   cmd->add_flag("--quiet,-q", o->quiet, "no progress bar");
   // Every registered experiment is a subcommand (`study xor-sum`, ...) that sets the action itself.
-  static const study::ExperimentRegistry experiments = study::builtin_experiments();
+  static const experiments::ExperimentRegistry experiments = experiments::builtin_experiments();
   std::vector<CLI::App*> subcommands;
   for (const auto& e : experiments.all()) {
     auto* sub = cmd->add_subcommand(e.name, e.summary);

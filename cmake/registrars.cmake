@@ -1,5 +1,5 @@
 # Registries generated from folders: every sub-folder of protocols/ (a protocol) and of
-# study/experiments/ (an experiment) calls its add function with one registration function; the
+# experiments/ (an experiment) calls its add function with one registration function; the
 # list of them is generated into a builtin.cpp, so adding one never edits a central file.
 
 # shufflempc_add_registered(TARGET <library> PROPERTY <global property> REGISTER <function> SOURCES ...)

@@ -27,9 +27,9 @@
 #include "shufflempc/registry.hpp"
 #include "shufflempc/shuffle.hpp"
 #include "shufflempc/study/progress.hpp"
-#include "shufflempc/study/rounds.hpp"
+#include "shufflempc/experiments/rounds.hpp"
 #include "shufflempc/study/study.hpp"
-#include "shufflempc/study/xor_sum.hpp"
+#include "shufflempc/experiments/xor_sum.hpp"
 
 namespace py = pybind11;
 using namespace shufflempc;
@@ -166,7 +166,7 @@ MessageBatch from_array(const py::array& given, std::size_t width) {
   return batch;
 }
 
-// Typed columns (study::table) as a dict of numpy arrays: float64 with NaN where empty, int64,
+// Typed columns (experiments::table) as a dict of numpy arrays: float64 with NaN where empty, int64,
 // bool, and object arrays of str.
 py::dict columns_to_python(const std::vector<study::Column>& cols) {
   py::module_ np = py::module_::import("numpy");
@@ -471,7 +471,7 @@ py::dict experiment_columns(const py::object& progress, const std::string& label
 py::dict xor_sum_study(const std::vector<std::size_t>& parties, const std::vector<std::string>& protocols, const std::vector<double>& alphas,
                        const std::vector<std::size_t>& queries, const std::string& decoder, std::size_t runs, double epsilon,
                        const std::vector<std::string>& executions, bool mpc, std::uint64_t seed, unsigned jobs, const py::object& progress) {
-  study::XorSumStudyOptions o;
+  experiments::XorSumStudyOptions o;
   o.parties = parties;
   o.protocols = protocols;
   o.alphas = alphas;
@@ -483,23 +483,23 @@ py::dict xor_sum_study(const std::vector<std::size_t>& parties, const std::vecto
   o.mpc = mpc;
   o.seed = seed;
   o.jobs = jobs;
-  study::validate(o);
-  return experiment_columns(progress, "xor-sum", [&](const study::Progress& report) { return study::table(study::run_xor_sum_study(o, report)); });
+  experiments::validate(o);
+  return experiment_columns(progress, "xor-sum", [&](const study::Progress& report) { return experiments::table(experiments::run_xor_sum_study(o, report)); });
 }
 
 py::dict rounds_study(const std::vector<std::string>& functions, std::size_t parties, std::size_t trials, std::size_t length,
                       std::uint64_t seed, const py::object& progress) {
-  study::RoundsStudyOptions o;
+  experiments::RoundsStudyOptions o;
   o.functions = functions;
   o.parties = parties;
   o.trials = trials;
   o.length = length;
   o.seed = seed;
-  study::validate(o);
+  experiments::validate(o);
   return experiment_columns(progress, "rounds", [&](const study::Progress& report) {
-    study::RoundsProgress each;
+    experiments::RoundsProgress each;
     if (report) each = [&report](std::size_t done, std::size_t total) { report(static_cast<double>(done), static_cast<double>(total), done, total); };
-    return study::table(study::run_rounds_study(o, each));
+    return experiments::table(experiments::run_rounds_study(o, each));
   });
 }
 

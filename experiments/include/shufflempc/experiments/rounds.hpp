@@ -24,7 +24,7 @@
 
 #include "shufflempc/study/study.hpp"
 
-namespace shufflempc::study {
+namespace shufflempc::experiments {
 
 struct RoundsStudyOptions {
   std::size_t parties = 5;  // n (card-and always runs with its two)
@@ -58,10 +58,10 @@ using RoundsProgress = std::function<void(std::size_t done, std::size_t total)>;
 [[nodiscard]] RoundsStudy run_rounds_study(const RoundsStudyOptions& o, const RoundsProgress& progress = {});
 void print_table(std::ostream& out, const RoundsStudy& s);
 // The CSV's columns (and the Python front end's), one row per protocol and function.
-[[nodiscard]] std::vector<Column> table(const RoundsStudy& s);
+[[nodiscard]] std::vector<study::Column> table(const RoundsStudy& s);
 void write_csv(std::ostream& out, const RoundsStudy& s);
 // Bytes per party against rounds, one series of markers per function (its exact protocols).
-[[nodiscard]] std::vector<Line> figure_lines(const RoundsStudy& s);
+[[nodiscard]] std::vector<study::Line> figure_lines(const RoundsStudy& s);
 [[nodiscard]] std::string figure_title(const RoundsStudy& s);
 
-}  // namespace shufflempc::study
+}  // namespace shufflempc::experiments

@@ -5,11 +5,11 @@
 #include <iostream>
 #include <memory>
 
-#include "shufflempc/study/experiment.hpp"
+#include "shufflempc/experiments/experiment.hpp"
 #include "shufflempc/study/progress.hpp"
-#include "shufflempc/study/rounds.hpp"
+#include "shufflempc/experiments/rounds.hpp"
 
-namespace shufflempc::study::experiments {
+namespace shufflempc::experiments::registrars {
 namespace {
 
 struct Options : RoundsStudyOptions {
@@ -19,14 +19,14 @@ struct Options : RoundsStudyOptions {
 int run(Options& o, std::ostream& out) {
   validate(o);
   o.outputs.open();
-  ProgressBar bar("study rounds", "runs");
+  study::ProgressBar bar("study rounds", "runs");
   RoundsProgress progress;
   if (!o.outputs.quiet())
     progress = [&bar](std::size_t done, std::size_t total) { bar(static_cast<double>(done), static_cast<double>(total), done, total); };
   const auto s = run_rounds_study(o, progress);
   o.outputs.write([&](std::ostream& os) { write_csv(os, s); }, [&](std::ostream& os) { print_table(os, s); }, out);
   for (const auto& path : o.outputs.plots()) {
-    plot_lines(figure_lines(s), figure_title(s), "shuffle rounds", "bytes per party (all rounds)", path, {.log_x = true, .log_y = true});
+    study::plot_lines(figure_lines(s), figure_title(s), "shuffle rounds", "bytes per party (all rounds)", path, {.log_x = true, .log_y = true});
     std::cerr << "study rounds: wrote " << path << '\n';
   }
   return 0;
@@ -54,4 +54,4 @@ void register_rounds_study(ExperimentRegistry& registry) {
                 .configure = configure});
 }
 
-}  // namespace shufflempc::study::experiments
+}  // namespace shufflempc::experiments::registrars

@@ -1,6 +1,6 @@
 // Experiments: studies that are not grids of registered protocols (an attack and its escape, a
 // comparison of what each round buys), each run as `shufflempc study NAME`. An experiment is one
-// folder under study/experiments/ with its code and one registration function; the build generates
+// folder under experiments/ with its code and one registration function; the build generates
 // the list (cmake/registrars.cmake), so adding one edits neither the CLI nor a central file
 // (docs/EXTENDING.md, "Add an experiment").
 #pragma once
@@ -13,7 +13,7 @@
 
 #include <CLI/CLI.hpp>
 
-namespace shufflempc::study {
+namespace shufflempc::experiments {
 
 struct Experiment {
   std::string name;     // `shufflempc study NAME`
@@ -59,7 +59,7 @@ class ExperimentOutputs {
 [[nodiscard]] const CLI::Validator& seed_check();
 [[nodiscard]] const CLI::Validator& count_check();
 
-// Every experiment that ships with shufflempc (the generated study/experiments/builtin.cpp).
+// Every experiment that ships with shufflempc (the generated experiments/builtin.cpp).
 [[nodiscard]] ExperimentRegistry builtin_experiments();
 
-}  // namespace shufflempc::study
+}  // namespace shufflempc::experiments

@@ -7,9 +7,9 @@
 
 #include "shufflempc/attacks/escape.hpp"
 #include "shufflempc/attacks/labels.hpp"
-#include "shufflempc/study/xor_sum.hpp"
+#include "shufflempc/experiments/xor_sum.hpp"
 
-namespace shufflempc::study {
+namespace shufflempc::experiments {
 
 using namespace attacks;
 
@@ -121,4 +121,4 @@ std::vector<EscapeRow> escape_study(const EscapeStudyOptions& o, const Rng& rng,
   return rows;
 }
 
-}  // namespace shufflempc::study
+}  // namespace shufflempc::experiments

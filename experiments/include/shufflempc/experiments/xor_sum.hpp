@@ -20,7 +20,7 @@
 #include "shufflempc/random.hpp"
 #include "shufflempc/study/study.hpp"
 
-namespace shufflempc::study {
+namespace shufflempc::experiments {
 
 // --- The escape's study: x fixed, then the attacker's best with each strategy ---------------------
 
@@ -92,15 +92,15 @@ struct XorSumStudy {
 
 // Runs the experiment on `jobs` threads; `progress` (may be empty) is called after each run with
 // work weighted by its cost.
-[[nodiscard]] XorSumStudy run_xor_sum_study(const XorSumStudyOptions& o, const Progress& progress = {});
+[[nodiscard]] XorSumStudy run_xor_sum_study(const XorSumStudyOptions& o, const study::Progress& progress = {});
 
 // The two tables as text, the CSV (17 columns, docs/xor-sum.md; table() has them typed, one row per
 // one-round protocol, n, alpha, decoder and query count, then one per two-round strategy) and the
 // figure's lines.
 void print_tables(std::ostream& out, const XorSumStudy& s);
-[[nodiscard]] std::vector<Column> table(const XorSumStudy& s);
+[[nodiscard]] std::vector<study::Column> table(const XorSumStudy& s);
 void write_csv(std::ostream& out, const XorSumStudy& s);
-[[nodiscard]] std::vector<Line> figure_lines(const XorSumStudy& s);
+[[nodiscard]] std::vector<study::Line> figure_lines(const XorSumStudy& s);
 [[nodiscard]] std::string figure_title(const XorSumStudy& s);
 
-}  // namespace shufflempc::study
+}  // namespace shufflempc::experiments

@@ -5,11 +5,11 @@
 #include <iostream>
 #include <memory>
 
-#include "shufflempc/study/experiment.hpp"
+#include "shufflempc/experiments/experiment.hpp"
 #include "shufflempc/study/progress.hpp"
-#include "shufflempc/study/xor_sum.hpp"
+#include "shufflempc/experiments/xor_sum.hpp"
 
-namespace shufflempc::study::experiments {
+namespace shufflempc::experiments::registrars {
 namespace {
 
 struct Options : XorSumStudyOptions {
@@ -19,11 +19,11 @@ struct Options : XorSumStudyOptions {
 int run(Options& o, std::ostream& out) {
   validate(o);
   o.outputs.open();
-  ProgressBar bar("study xor-sum", "runs");
-  const auto s = run_xor_sum_study(o, o.outputs.quiet() ? Progress{} : Progress(std::ref(bar)));
+  study::ProgressBar bar("study xor-sum", "runs");
+  const auto s = run_xor_sum_study(o, o.outputs.quiet() ? study::Progress{} : study::Progress(std::ref(bar)));
   o.outputs.write([&](std::ostream& os) { write_csv(os, s); }, [&](std::ostream& os) { print_tables(os, s); }, out);
   for (const auto& path : o.outputs.plots()) {
-    plot_lines(figure_lines(s), figure_title(s), "error / sqrt(n) (measured RMSE of one answer)", "fraction of the secret half recovered", path);
+    study::plot_lines(figure_lines(s), figure_title(s), "error / sqrt(n) (measured RMSE of one answer)", "fraction of the secret half recovered", path);
     std::cerr << "study xor-sum: wrote " << path << '\n';
   }
   return 0;
@@ -57,4 +57,4 @@ void register_xor_sum_study(ExperimentRegistry& registry) {
                 .configure = configure});
 }
 
-}  // namespace shufflempc::study::experiments
+}  // namespace shufflempc::experiments::registrars

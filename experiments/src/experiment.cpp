@@ -1,10 +1,10 @@
-#include "shufflempc/study/experiment.hpp"
+#include "shufflempc/experiments/experiment.hpp"
 
 #include "shufflempc/numbers.hpp"
 #include <ostream>
 #include <stdexcept>
 
-namespace shufflempc::study {
+namespace shufflempc::experiments {
 namespace {
 // An unsigned whole number written in digits only, at most `max` ("" if it is one, else the problem).
 std::string check_unsigned(const std::string& text, unsigned long long max, const std::string& range) {
@@ -65,4 +65,4 @@ const Experiment* ExperimentRegistry::find(const std::string& name) const {
   return nullptr;
 }
 
-}  // namespace shufflempc::study
+}  // namespace shufflempc::experiments

@@ -1,4 +1,4 @@
-// The rounds experiment (study/experiments/rounds): every row against the function computed in the
+// The rounds experiment (experiments/rounds): every row against the function computed in the
 // clear, the round counts each protocol declares, determinism of everything but the time, the CSV
 // and the figure, bad options, and the registration that makes it `study rounds`.
 #include <doctest/doctest.h>
@@ -7,8 +7,8 @@
 #include <sstream>
 #include <string>
 
-#include "shufflempc/study/experiment.hpp"
-#include "shufflempc/study/rounds.hpp"
+#include "shufflempc/experiments/experiment.hpp"
+#include "shufflempc/experiments/rounds.hpp"
 #include "shufflempc/process.hpp"
 #include "support/errors.hpp"
 #include "support/process.hpp"
@@ -18,7 +18,7 @@ using test::error_text;
 
 namespace {
 
-const study::RoundsRow& row(const study::RoundsStudy& s, const std::string& function, const std::string& protocol) {
+const experiments::RoundsRow& row(const experiments::RoundsStudy& s, const std::string& function, const std::string& protocol) {
   const auto it = std::find_if(s.rows.begin(), s.rows.end(), [&](const auto& r) { return r.function == function && r.protocol == protocol; });
   REQUIRE_MESSAGE(it != s.rows.end(), function << " / " << protocol);
   return *it;
@@ -27,12 +27,12 @@ const study::RoundsRow& row(const study::RoundsStudy& s, const std::string& func
 }  // namespace
 
 TEST_CASE("rounds study: every exact row equals the function computed in the clear, in the rounds its protocol takes") {
-  study::RoundsStudyOptions o;
+  experiments::RoundsStudyOptions o;
   o.parties = 4;
   o.trials = 3;
   o.length = 5;
   o.seed = 7;
-  const auto s = study::run_rounds_study(o);
+  const auto s = experiments::run_rounds_study(o);
   REQUIRE(s.rows.size() == 23);  // with circuit v2 for each of the five functions (n = 4: t = 1)
   for (const auto& r : s.rows) {
     CAPTURE(r.function);
@@ -66,13 +66,13 @@ TEST_CASE("rounds study: every exact row equals the function computed in the cle
 }
 
 TEST_CASE("rounds study: the same seed gives the same rows (time aside), CSV and figure") {
-  study::RoundsStudyOptions o;
+  experiments::RoundsStudyOptions o;
   o.functions = {"and", "xor-sum"};
   o.parties = 3;
   o.trials = 4;
-  const auto a = study::run_rounds_study(o);
+  const auto a = experiments::run_rounds_study(o);
   std::size_t calls = 0;
-  const auto b = study::run_rounds_study(o, [&](std::size_t done, std::size_t total) {
+  const auto b = experiments::run_rounds_study(o, [&](std::size_t done, std::size_t total) {
     ++calls;
     CHECK(done <= total);
   });
@@ -85,13 +85,13 @@ TEST_CASE("rounds study: the same seed gives the same rows (time aside), CSV and
     CHECK(a.rows[i].bytes_per_party == b.rows[i].bytes_per_party);
   }
   std::ostringstream csv;
-  study::write_csv(csv, a);
+  experiments::write_csv(csv, a);
   CHECK(csv.str().starts_with("function,protocol,parties,rounds,rmse,wrong,trials,bytes_per_party,messages_per_party,seconds,threat_model\n"));
   CHECK(csv.str().find("and,card-and,2,6,0,0,4,") != std::string::npos);
   std::ostringstream table;
-  study::print_table(table, a);
+  experiments::print_table(table, a);
   CHECK(table.str().find("xor-sum-rr") != std::string::npos);
-  const auto lines = study::figure_lines(a);
+  const auto lines = experiments::figure_lines(a);
   REQUIRE(lines.size() == 2);
   CHECK(lines[0].title == "and");
   CHECK(lines[0].points.size() == 4);  // mpc2, circuit v1, circuit bgw, card-and
@@ -99,19 +99,19 @@ TEST_CASE("rounds study: the same seed gives the same rows (time aside), CSV and
 }
 
 TEST_CASE("rounds study: every bad option is refused with its name and range, and the experiment is registered") {
-  study::RoundsStudyOptions o;
+  experiments::RoundsStudyOptions o;
   o.parties = 2;
-  CHECK(error_text([&] { study::validate(o); }) == "--parties 2: must be in [3, 64]");
+  CHECK(error_text([&] { experiments::validate(o); }) == "--parties 2: must be in [3, 64]");
   o = {};
   o.trials = 0;
-  CHECK(error_text([&] { study::validate(o); }) == "--trials 0: must be in [1, 100000]");
+  CHECK(error_text([&] { experiments::validate(o); }) == "--trials 0: must be in [1, 100000]");
   o = {};
   o.length = 5000;
-  CHECK(error_text([&] { study::validate(o); }) == "--length 5000: must be in [1, 4096]");
+  CHECK(error_text([&] { experiments::validate(o); }) == "--length 5000: must be in [1, 4096]");
   o = {};
   o.functions = {"median"};
-  CHECK(error_text([&] { study::validate(o); }) == "--functions: 'median' is not one of sum, xor-sum, and, inner-product, aes-128");
-  const auto registry = study::builtin_experiments();
+  CHECK(error_text([&] { experiments::validate(o); }) == "--functions: 'median' is not one of sum, xor-sum, and, inner-product, aes-128");
+  const auto registry = experiments::builtin_experiments();
   REQUIRE(registry.find("rounds") != nullptr);
   CHECK(registry.find("rounds")->summary.find("what each round buys") != std::string::npos);
 }

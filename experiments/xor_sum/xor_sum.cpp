@@ -1,5 +1,5 @@
 // The XOR-sum experiment: tasks, runs on every core, aggregation, tables, CSV and figure.
-#include "shufflempc/study/xor_sum.hpp"
+#include "shufflempc/experiments/xor_sum.hpp"
 
 #include <fmt/format.h>
 
@@ -16,7 +16,7 @@
 #include "shufflempc/study/csv.hpp"
 #include "xor_sum/xor_sum.hpp"
 
-namespace shufflempc::study {
+namespace shufflempc::experiments {
 namespace {
 
 // The generators of the study's runs: cell c's run r draws from root.fork(label(c, r)).
@@ -98,7 +98,7 @@ void validate(const XorSumStudyOptions& o) {
       for (const auto& e : o.executions) (void)executions_of(e, n);
 }
 
-XorSumStudy run_xor_sum_study(const XorSumStudyOptions& o, const Progress& progress) {
+XorSumStudy run_xor_sum_study(const XorSumStudyOptions& o, const study::Progress& progress) {
   validate(o);
   const auto decoders = decoders_of(o.decoder);
   const std::size_t max_q = max_queries(o);
@@ -226,17 +226,17 @@ void print_tables(std::ostream& out, const XorSumStudy& s) {
   }
 }
 
-std::vector<Column> table(const XorSumStudy& s) {
-  using K = Column::Kind;
-  using N = CsvWriter;
+std::vector<study::Column> table(const XorSumStudy& s) {
+  using K = study::Column::Kind;
+  using N = study::CsvWriter;
   const auto& o = s.options;
-  std::vector<Column> cols;
+  std::vector<study::Column> cols;
   for (const auto& [name, kind] : std::initializer_list<std::pair<const char*, K>>{
            {"rounds", K::integer}, {"protocol", K::text}, {"parties", K::integer}, {"alpha", K::text}, {"alpha_measured", K::real},
            {"epsilon", K::real}, {"ceiling", K::real}, {"decoder", K::text}, {"queries", K::integer}, {"strategy", K::text},
            {"executions", K::integer}, {"epsilon_total", K::real}, {"recovered", K::real}, {"recovered_min", K::real},
            {"recovered_max", K::real}, {"of_encoded", K::real}, {"runs", K::integer}})
-    cols.push_back(Column{kind, name, {}, {}});
+    cols.push_back(study::Column{kind, name, {}, {}});
   // One row: per column its text as the CSV writes it, and its value for a number (none: empty).
   using Field = std::pair<std::string, std::optional<double>>;
   const auto row = [&cols](const std::vector<Field>& fields) {
@@ -263,16 +263,16 @@ std::vector<Column> table(const XorSumStudy& s) {
   return cols;
 }
 
-void write_csv(std::ostream& out, const XorSumStudy& s) { write_columns(out, table(s)); }
+void write_csv(std::ostream& out, const XorSumStudy& s) { study::write_columns(out, table(s)); }
 
-std::vector<Line> figure_lines(const XorSumStudy& s) {
+std::vector<study::Line> figure_lines(const XorSumStudy& s) {
   const auto& o = s.options;
   const auto first_decoder = decoders_of(o.decoder).front();
-  std::vector<Line> lines;
+  std::vector<study::Line> lines;
   for (const auto& r : s.one_round) {
     if (r.decoder != first_decoder) continue;
     const std::string title = fmt::format("one round, {}, n = {}, m = {}n", r.protocol, r.n, max_queries(o));
-    auto it = std::find_if(lines.begin(), lines.end(), [&](const Line& l) { return l.title == title; });
+    auto it = std::find_if(lines.begin(), lines.end(), [&](const study::Line& l) { return l.title == title; });
     if (it == lines.end()) {
       lines.push_back({.title = title});
       it = lines.end() - 1;
@@ -281,7 +281,7 @@ std::vector<Line> figure_lines(const XorSumStudy& s) {
   }
   if (s.two_rounds.empty()) return lines;
   // Per n: the replay's recovery at the error of one execution (measured over the most re-runs).
-  Line replay{.title = fmt::format("two rounds, one execution replayed, eps = {:g}", o.epsilon), .points_only = false};
+  study::Line replay{.title = fmt::format("two rounds, one execution replayed, eps = {:g}", o.epsilon), .points_only = false};
   for (std::size_t i = 0; i < s.two_rounds.size();) {
     const std::size_t n = s.two_rounds[i].n;
     double replay_recovered = 0, rerun_alpha = 0;
@@ -299,4 +299,4 @@ std::string figure_title(const XorSumStudy& s) {
   return fmt::format("XOR-sum replay attack: one round against two (seed {}, {} runs per point)", s.options.seed, s.options.runs);
 }
 
-}  // namespace shufflempc::study
+}  // namespace shufflempc::experiments

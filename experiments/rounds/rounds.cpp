@@ -1,5 +1,5 @@
-// What each round buys: the rows of `shufflempc study rounds` (shufflempc/study/rounds.hpp).
-#include "shufflempc/study/rounds.hpp"
+// What each round buys: the rows of `shufflempc study rounds` (shufflempc/experiments/rounds.hpp).
+#include "shufflempc/experiments/rounds.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -20,7 +20,7 @@
 #include "shufflempc/runtime.hpp"
 #include "shufflempc/study/csv.hpp"
 
-namespace shufflempc::study {
+namespace shufflempc::experiments {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -351,16 +351,16 @@ void print_table(std::ostream& out, const RoundsStudy& s) {
                        r.wrong, r.bytes_per_party, r.messages_per_party, r.milliseconds, r.threat_model);
 }
 
-std::vector<Column> table(const RoundsStudy& s) {
-  using K = Column::Kind;
-  std::vector<Column> cols;
+std::vector<study::Column> table(const RoundsStudy& s) {
+  using K = study::Column::Kind;
+  std::vector<study::Column> cols;
   for (const auto& [name, kind] : std::initializer_list<std::pair<const char*, K>>{
            {"function", K::text}, {"protocol", K::text}, {"parties", K::integer}, {"rounds", K::integer}, {"rmse", K::real},
            {"wrong", K::integer}, {"trials", K::integer}, {"bytes_per_party", K::real}, {"messages_per_party", K::real},
            {"seconds", K::real}, {"threat_model", K::text}})
-    cols.push_back(Column{kind, name, {}, {}});
+    cols.push_back(study::Column{kind, name, {}, {}});
   using Field = std::pair<std::string, std::optional<double>>;
-  const auto real = [](double v, int digits = 6) { return Field{CsvWriter::number(v, digits), v}; };
+  const auto real = [](double v, int digits = 6) { return Field{study::CsvWriter::number(v, digits), v}; };
   const auto whole = [](std::size_t v) { return Field{std::to_string(v), static_cast<double>(v)}; };
   const auto text = [](const std::string& t) { return Field{t, std::nullopt}; };
   for (const auto& r : s.rows) {
@@ -375,12 +375,12 @@ std::vector<Column> table(const RoundsStudy& s) {
   return cols;
 }
 
-void write_csv(std::ostream& out, const RoundsStudy& s) { write_columns(out, table(s)); }
+void write_csv(std::ostream& out, const RoundsStudy& s) { study::write_columns(out, table(s)); }
 
-std::vector<Line> figure_lines(const RoundsStudy& s) {
-  std::vector<Line> lines;
+std::vector<study::Line> figure_lines(const RoundsStudy& s) {
+  std::vector<study::Line> lines;
   for (const auto& f : s.options.functions) {
-    Line l{f, {}, true};  // markers: a function's protocols are alternatives, not a curve
+    study::Line l{f, {}, true};  // markers: a function's protocols are alternatives, not a curve
     for (const auto& r : s.rows)
       if (r.function == f && r.wrong == 0) l.points.emplace_back(static_cast<double>(r.rounds), r.bytes_per_party);
     lines.push_back(std::move(l));
@@ -392,4 +392,4 @@ std::string figure_title(const RoundsStudy& s) {
   return fmt::format("What each round buys: bytes per party against rounds (exact protocols), n = {}", s.options.parties);
 }
 
-}  // namespace shufflempc::study
+}  // namespace shufflempc::experiments

@@ -1,4 +1,4 @@
-// The XOR-sum experiment (study/experiments/xor_sum): the escape's study, the whole experiment's
+// The XOR-sum experiment (experiments/xor_sum): the escape's study, the whole experiment's
 // determinism across jobs, its CSV and figure, and the registry that makes it `study xor-sum`.
 #include <doctest/doctest.h>
 
@@ -7,14 +7,14 @@
 
 #include "shufflempc/attacks/labels.hpp"
 #include "shufflempc/study/csv.hpp"
-#include "shufflempc/study/experiment.hpp"
-#include "shufflempc/study/xor_sum.hpp"
+#include "shufflempc/experiments/experiment.hpp"
+#include "shufflempc/experiments/xor_sum.hpp"
 
 using namespace shufflempc;
 
 TEST_CASE("escape study: replay yields one answer (recovery near a coin flip), 4n honest re-executions recover x at 4n epsilon") {
-  study::EscapeStudyOptions o{.parties = 32, .epsilon = 1, .executions = {8, 128}, .mpc = true};
-  const auto rows = study::escape_study(o, SeededRng(8));
+  experiments::EscapeStudyOptions o{.parties = 32, .epsilon = 1, .executions = {8, 128}, .mpc = true};
+  const auto rows = experiments::escape_study(o, SeededRng(8));
   REQUIRE(rows.size() == 4);
   CHECK(rows[0].strategy == "replay");
   CHECK(rows[0].answers == 1);
@@ -29,21 +29,21 @@ TEST_CASE("escape study: replay yields one answer (recovery near a coin flip), 4
 }
 
 TEST_CASE("xor-sum study: the same seed gives the same tables, CSV and figure whatever the number of jobs") {
-  study::XorSumStudyOptions o;
+  experiments::XorSumStudyOptions o;
   o.parties = {8, 12};
   o.alphas = {0.5};
   o.queries = {1, 2};
   o.runs = 2;
   o.executions = {"h", "2n"};
   o.jobs = 1;
-  const auto one = study::run_xor_sum_study(o);
+  const auto one = experiments::run_xor_sum_study(o);
   o.jobs = 2;
-  const auto two = study::run_xor_sum_study(o);
+  const auto two = experiments::run_xor_sum_study(o);
   std::ostringstream t1, t2, c1, c2;
-  study::print_tables(t1, one);
-  study::print_tables(t2, two);
-  study::write_csv(c1, one);
-  study::write_csv(c2, two);
+  experiments::print_tables(t1, one);
+  experiments::print_tables(t2, two);
+  experiments::write_csv(c1, one);
+  experiments::write_csv(c2, two);
   CHECK(t1.str() == t2.str());
   CHECK(c1.str() == c2.str());
   // rr and noise-ids at one alpha and the exact endpoint, at two n: 6 rows of table 1; three strategies
@@ -54,7 +54,7 @@ TEST_CASE("xor-sum study: the same seed gives the same tables, CSV and figure wh
   std::size_t rows = 0;
   for (std::string line; std::getline(lines, line); ++rows) CHECK(std::count(line.begin(), line.end(), ',') == 16);
   CHECK(rows == 1 + 6 * 3 + 8);
-  const auto figure = study::figure_lines(one);
+  const auto figure = experiments::figure_lines(one);
   REQUIRE(figure.size() == 7);  // 3 protocols x 2 n, and the replay line
   CHECK(figure.back().title == "two rounds, one execution replayed, eps = 1");
   CHECK(figure.back().points.size() == 2);
@@ -62,27 +62,27 @@ TEST_CASE("xor-sum study: the same seed gives the same tables, CSV and figure wh
 }
 
 TEST_CASE("xor-sum study: every bad option is refused with its name and range before any run") {
-  study::XorSumStudyOptions o;
+  experiments::XorSumStudyOptions o;
   o.parties = {7};
-  CHECK_THROWS_WITH_AS(study::validate(o), "--parties 7 is out of range: even n in [4, 4096]", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(experiments::validate(o), "--parties 7 is out of range: even n in [4, 4096]", std::invalid_argument);
   o = {};
   o.runs = 0;
-  CHECK_THROWS_WITH_AS(study::validate(o), "--runs is out of range: [1, 1000]", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(experiments::validate(o), "--runs is out of range: [1, 1000]", std::invalid_argument);
   o = {};
   o.executions = {"0n"};
-  CHECK_THROWS_WITH_AS(study::validate(o), "--executions 0n: use K, h/2, h or Kn (K in [1, 1000000])", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(experiments::validate(o), "--executions 0n: use K, h/2, h or Kn (K in [1, 1000000])", std::invalid_argument);
   o.epsilon = 0;  // no two-round table: the executions are not used
-  CHECK_NOTHROW(study::validate(o));
-  CHECK(study::executions_of("h/2", 64) == 16);
-  CHECK(study::executions_of("3n", 64) == 192);
-  CHECK(study::executions_of("5", 64) == 5);
+  CHECK_NOTHROW(experiments::validate(o));
+  CHECK(experiments::executions_of("h/2", 64) == 16);
+  CHECK(experiments::executions_of("3n", 64) == 192);
+  CHECK(experiments::executions_of("5", 64) == 5);
 }
 
 TEST_CASE("experiments: xor-sum is registered, names are unique, and a registration needs a name and a function") {
-  const auto registry = study::builtin_experiments();
+  const auto registry = experiments::builtin_experiments();
   REQUIRE(registry.find("xor-sum") != nullptr);
   CHECK(registry.find("nothing") == nullptr);
-  study::ExperimentRegistry r;
+  experiments::ExperimentRegistry r;
   r.add({.name = "a", .summary = "", .configure = [](CLI::App&, std::ostream&) { return std::function<int()>([] { return 0; }); }});
   CHECK_THROWS_AS(r.add({.name = "a", .summary = "", .configure = r.all().front().configure}), std::invalid_argument);
   CHECK_THROWS_AS(r.add({.name = "", .summary = "", .configure = r.all().front().configure}), std::invalid_argument);
@@ -90,7 +90,7 @@ TEST_CASE("experiments: xor-sum is registered, names are unique, and a registrat
 }
 
 TEST_CASE("experiments: an experiment writes its results to the stream the command line gives it") {
-  const auto registry = study::builtin_experiments();
+  const auto registry = experiments::builtin_experiments();
   const auto* rounds = registry.find("rounds");
   REQUIRE(rounds != nullptr);
   CLI::App app;
