@@ -10,9 +10,9 @@
 #include <iostream>
 #include <string>
 
-#include "cards/card_and.hpp"
-#include "cards/elgamal.hpp"
-#include "cards/gates.hpp"
+#include "shufflempc/protocols/cards/card_and.hpp"
+#include "shufflempc/protocols/cards/elgamal.hpp"
+#include "shufflempc/protocols/cards/gates.hpp"
 #include "shufflempc/inproc.hpp"
 
 using namespace shufflempc;

@@ -24,10 +24,10 @@
 #include <string>
 #include <vector>
 
-#include "circuit/bmr.hpp"
-#include "circuit/bmr_shamir.hpp"
-#include "circuit/bristol.hpp"
-#include "circuit/half_gates.hpp"
+#include "shufflempc/protocols/circuit/bmr.hpp"
+#include "shufflempc/protocols/circuit/bmr_shamir.hpp"
+#include "shufflempc/protocols/circuit/bristol.hpp"
+#include "shufflempc/protocols/circuit/half_gates.hpp"
 #include "shufflempc/inproc.hpp"
 #include "shufflempc/process.hpp"
 #include "shufflempc/registry.hpp"

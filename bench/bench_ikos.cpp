@@ -17,7 +17,7 @@
 
 #include <fmt/format.h>
 
-#include "ikos_key_exchange/ikos.hpp"
+#include "shufflempc/protocols/ikos_key_exchange/ikos.hpp"
 #include "shufflempc/inproc.hpp"
 #include "shufflempc/registry.hpp"
 #include "shufflempc/shuffle.hpp"

@@ -22,8 +22,8 @@
 #include "shufflempc/inproc.hpp"
 #include "shufflempc/registry.hpp"
 #include "shufflempc/shuffle.hpp"
-#include "split_mix/dp_sum.hpp"
-#include "split_mix/split_mix.hpp"
+#include "shufflempc/protocols/split_mix/dp_sum.hpp"
+#include "shufflempc/protocols/split_mix/split_mix.hpp"
 
 using namespace shufflempc;
 using Clock = std::chrono::steady_clock;

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "shufflempc/attacks/xor_sum.hpp"
-#include "xor_sum/xor_sum.hpp"
+#include "shufflempc/protocols/xor_sum/xor_sum.hpp"
 
 using namespace shufflempc;
 using Clock = std::chrono::steady_clock;

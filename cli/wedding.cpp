@@ -6,9 +6,9 @@
 #include <memory>
 #include <string>
 
-#include "cards/card_and.hpp"
-#include "cards/gates.hpp"
-#include "cards/table.hpp"
+#include "shufflempc/protocols/cards/card_and.hpp"
+#include "shufflempc/protocols/cards/gates.hpp"
+#include "shufflempc/protocols/cards/table.hpp"
 #include "commands.hpp"
 #include "common.hpp"
 

@@ -9,7 +9,7 @@
 #include <iostream>
 #include <string>
 
-#include "counting/counting.hpp"
+#include "shufflempc/protocols/counting/counting.hpp"
 #include "shufflempc/net/loopback.hpp"
 #include "shufflempc/registry.hpp"
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "ikos_key_exchange/ikos.hpp"
+#include "shufflempc/protocols/ikos_key_exchange/ikos.hpp"
 #include "shufflempc/net/loopback.hpp"
 #include "shufflempc/private_channel.hpp"
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <system_error>
 
-#include "cards/card_and.hpp"
-#include "cards/gates.hpp"
+#include "shufflempc/protocols/cards/card_and.hpp"
+#include "shufflempc/protocols/cards/gates.hpp"
 #include "shufflempc/net/loopback.hpp"
 
 int main(int argc, char** argv) {

@@ -9,9 +9,9 @@
 #include <string_view>
 
 #if defined(FUZZ_FUNCTIONALITY)
-#include "mpc2/functionality.hpp"
+#include "shufflempc/protocols/mpc2/functionality.hpp"
 #elif defined(FUZZ_BRISTOL)
-#include "circuit/bristol.hpp"
+#include "shufflempc/protocols/circuit/bristol.hpp"
 #endif
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

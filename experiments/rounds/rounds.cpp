@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "circuit/circuit.hpp"
+#include "shufflempc/protocols/circuit/circuit.hpp"
 #include "shufflempc/attacks/labels.hpp"
 #include "shufflempc/inproc.hpp"
 #include "shufflempc/registry.hpp"

@@ -14,7 +14,7 @@
 #include "shufflempc/parallel.hpp"
 #include "shufflempc/privacy.hpp"
 #include "shufflempc/study/csv.hpp"
-#include "xor_sum/xor_sum.hpp"
+#include "shufflempc/protocols/xor_sum/xor_sum.hpp"
 
 namespace shufflempc::experiments {
 namespace {

@@ -1,4 +1,4 @@
-#include "cards/card_and.hpp"
+#include "shufflempc/protocols/cards/card_and.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "cards/gates.hpp"
+#include "shufflempc/protocols/cards/gates.hpp"
 #include "shufflempc/error.hpp"
 
 namespace shufflempc::cards {

@@ -1,4 +1,4 @@
-#include "cards/elgamal.hpp"
+#include "shufflempc/protocols/cards/elgamal.hpp"
 
 #include <sodium.h>
 

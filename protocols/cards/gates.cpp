@@ -1,4 +1,4 @@
-#include "cards/gates.hpp"
+#include "shufflempc/protocols/cards/gates.hpp"
 
 #include <stdexcept>
 #include <string>

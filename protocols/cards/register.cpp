@@ -3,7 +3,7 @@
 // registered protocol: `shufflempc wedding` draws them.
 #include <string>
 
-#include "cards/card_and.hpp"
+#include "shufflempc/protocols/cards/card_and.hpp"
 #include "shufflempc/inputs.hpp"
 #include "shufflempc/registry.hpp"
 

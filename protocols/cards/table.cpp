@@ -1,4 +1,4 @@
-#include "cards/table.hpp"
+#include "shufflempc/protocols/cards/table.hpp"
 
 #include <algorithm>
 #include <stdexcept>

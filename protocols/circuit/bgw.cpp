@@ -15,8 +15,8 @@
 
 #include <algorithm>
 
-#include "circuit/gf256.hpp"
-#include "circuit/setup.hpp"
+#include "shufflempc/protocols/circuit/gf256.hpp"
+#include "setup.hpp"
 #include "shufflempc/private_channel.hpp"
 #include "shufflempc/shamir.hpp"
 

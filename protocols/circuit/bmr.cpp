@@ -1,4 +1,4 @@
-#include "circuit/bmr.hpp"
+#include "shufflempc/protocols/circuit/bmr.hpp"
 
 #include <algorithm>
 #include <array>

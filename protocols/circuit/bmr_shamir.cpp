@@ -1,11 +1,11 @@
-#include "circuit/bmr_shamir.hpp"
+#include "shufflempc/protocols/circuit/bmr_shamir.hpp"
 
 #include <array>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
-#include "circuit/gf256.hpp"
+#include "shufflempc/protocols/circuit/gf256.hpp"
 #include "shufflempc/error.hpp"
 #include "shufflempc/shamir.hpp"
 

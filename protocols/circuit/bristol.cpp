@@ -1,4 +1,4 @@
-#include "circuit/bristol.hpp"
+#include "shufflempc/protocols/circuit/bristol.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -1,4 +1,4 @@
-#include "circuit/circuit.hpp"
+#include "shufflempc/protocols/circuit/circuit.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -7,11 +7,11 @@
 
 #include <fmt/format.h>
 
-#include "circuit/bmr.hpp"
-#include "circuit/gf128.hpp"
-#include "circuit/gf256.hpp"
-#include "circuit/half_gates.hpp"
-#include "circuit/setup.hpp"
+#include "shufflempc/protocols/circuit/bmr.hpp"
+#include "shufflempc/protocols/circuit/gf128.hpp"
+#include "shufflempc/protocols/circuit/gf256.hpp"
+#include "shufflempc/protocols/circuit/half_gates.hpp"
+#include "setup.hpp"
 #include "shufflempc/error.hpp"
 #include "shufflempc/inputs.hpp"
 #include "shufflempc/private_channel.hpp"

@@ -3,9 +3,9 @@
 // round 2, ESA mode only (circuit.hpp, docs/two-round-mpc.md).
 #include <sodium.h>
 
-#include "circuit/gf128.hpp"
-#include "circuit/half_gates.hpp"
-#include "circuit/setup.hpp"
+#include "shufflempc/protocols/circuit/gf128.hpp"
+#include "shufflempc/protocols/circuit/half_gates.hpp"
+#include "setup.hpp"
 #include "shufflempc/shamir.hpp"
 
 namespace shufflempc::circuit::detail {

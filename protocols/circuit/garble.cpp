@@ -1,4 +1,4 @@
-#include "circuit/garble.hpp"
+#include "shufflempc/protocols/circuit/garble.hpp"
 
 #include <openssl/evp.h>
 

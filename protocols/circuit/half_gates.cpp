@@ -1,4 +1,4 @@
-#include "circuit/half_gates.hpp"
+#include "shufflempc/protocols/circuit/half_gates.hpp"
 
 #include <algorithm>
 #include <array>

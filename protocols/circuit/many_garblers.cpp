@@ -11,7 +11,7 @@
 //            whose XORs open).
 #include <sodium.h>
 
-#include "circuit/setup.hpp"
+#include "setup.hpp"
 
 namespace shufflempc::circuit::detail {
 namespace {

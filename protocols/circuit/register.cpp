@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "circuit/circuit.hpp"
+#include "shufflempc/protocols/circuit/circuit.hpp"
 #include "shufflempc/process.hpp"
 #include "shufflempc/numbers.hpp"
 

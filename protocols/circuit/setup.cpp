@@ -4,7 +4,7 @@
 #include <array>
 #include <cstring>
 
-#include "circuit/setup.hpp"
+#include "setup.hpp"
 #include "shufflempc/inputs.hpp"
 
 namespace shufflempc::circuit::detail {

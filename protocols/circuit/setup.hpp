@@ -16,10 +16,10 @@
 #include <fmt/format.h>
 #include <sodium.h>
 
-#include "circuit/bmr.hpp"
-#include "circuit/bmr_shamir.hpp"
-#include "circuit/circuit.hpp"
-#include "circuit/garble.hpp"
+#include "shufflempc/protocols/circuit/bmr.hpp"
+#include "shufflempc/protocols/circuit/bmr_shamir.hpp"
+#include "shufflempc/protocols/circuit/circuit.hpp"
+#include "shufflempc/protocols/circuit/garble.hpp"
 #include "shufflempc/error.hpp"
 
 namespace shufflempc::circuit::detail {

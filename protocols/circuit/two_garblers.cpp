@@ -2,7 +2,7 @@
 // other parties input-only clients (circuit.hpp, docs/two-round-mpc.md).
 #include <sodium.h>
 
-#include "circuit/setup.hpp"
+#include "setup.hpp"
 
 namespace shufflempc::circuit::detail {
 namespace {

@@ -1,4 +1,4 @@
-#include "correlated_noise/correlated_noise.hpp"
+#include "shufflempc/protocols/correlated_noise/correlated_noise.hpp"
 
 #include <algorithm>
 #include <cmath>

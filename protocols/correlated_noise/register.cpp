@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "correlated_noise/correlated_noise.hpp"
+#include "shufflempc/protocols/correlated_noise/correlated_noise.hpp"
 #include "shufflempc/registry.hpp"
 
 namespace shufflempc {

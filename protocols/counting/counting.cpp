@@ -1,4 +1,4 @@
-#include "counting/counting.hpp"
+#include "shufflempc/protocols/counting/counting.hpp"
 
 #include "shufflempc/error.hpp"
 

@@ -1,7 +1,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "counting/counting.hpp"
+#include "shufflempc/protocols/counting/counting.hpp"
 
 #include "shufflempc/error.hpp"
 #include "shufflempc/samplers.hpp"

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "counting/mechanisms.hpp"
+#include "shufflempc/protocols/counting/mechanisms.hpp"
 #include "shufflempc/privacy.hpp"
 #include "shufflempc/error.hpp"
 #include "shufflempc/registry.hpp"

@@ -4,7 +4,7 @@
 // parameters and registry entries.
 #include <string>
 
-#include "counting/mechanisms.hpp"
+#include "shufflempc/protocols/counting/mechanisms.hpp"
 #include "shufflempc/registry.hpp"
 
 namespace shufflempc {

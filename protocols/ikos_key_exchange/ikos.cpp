@@ -1,4 +1,4 @@
-#include "ikos_key_exchange/ikos.hpp"
+#include "shufflempc/protocols/ikos_key_exchange/ikos.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <memory>
 
-#include "ikos_key_exchange/ikos.hpp"
+#include "shufflempc/protocols/ikos_key_exchange/ikos.hpp"
 #include "shufflempc/registry.hpp"
 
 namespace shufflempc {

@@ -1,4 +1,4 @@
-#include "mpc2/functionality.hpp"
+#include "shufflempc/protocols/mpc2/functionality.hpp"
 
 #include <algorithm>
 #include <cctype>

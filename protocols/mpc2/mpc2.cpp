@@ -1,4 +1,4 @@
-#include "mpc2/mpc2.hpp"
+#include "shufflempc/protocols/mpc2/mpc2.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 #include <sodium.h>
 
-#include "mpc2/bgw.hpp"
+#include "shufflempc/protocols/mpc2/bgw.hpp"
 #include "shufflempc/numbers.hpp"
 #include "shufflempc/error.hpp"
 #include "shufflempc/inputs.hpp"

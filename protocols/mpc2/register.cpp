@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "mpc2/mpc2.hpp"
+#include "shufflempc/protocols/mpc2/mpc2.hpp"
 #include "shufflempc/files.hpp"
 
 namespace shufflempc::protocols {

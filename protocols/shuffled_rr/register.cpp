@@ -1,5 +1,5 @@
 // Registry entries: counting-rr-amplified and histogram-rr-amplified (shuffled_rr.hpp).
-#include "shuffled_rr/shuffled_rr.hpp"
+#include "shufflempc/protocols/shuffled_rr/shuffled_rr.hpp"
 #include "shufflempc/registry.hpp"
 
 namespace shufflempc::protocols {

@@ -1,4 +1,4 @@
-#include "shuffled_rr/shuffled_rr.hpp"
+#include "shufflempc/protocols/shuffled_rr/shuffled_rr.hpp"
 
 #include <fmt/format.h>
 

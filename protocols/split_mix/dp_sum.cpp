@@ -1,4 +1,4 @@
-#include "split_mix/dp_sum.hpp"
+#include "shufflempc/protocols/split_mix/dp_sum.hpp"
 
 #include <cmath>
 #include <numbers>

@@ -10,7 +10,7 @@
 #include "shufflempc/inputs.hpp"
 #include "shufflempc/samplers.hpp"
 #include "shufflempc/registry.hpp"
-#include "split_mix/mechanisms.hpp"
+#include "mechanisms.hpp"
 
 namespace shufflempc {
 namespace split_mix {

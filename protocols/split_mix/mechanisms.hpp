@@ -8,8 +8,8 @@
 
 #include "shufflempc/inputs.hpp"
 #include "shufflempc/mechanism.hpp"
-#include "split_mix/dp_sum.hpp"
-#include "split_mix/split_mix.hpp"
+#include "shufflempc/protocols/split_mix/dp_sum.hpp"
+#include "shufflempc/protocols/split_mix/split_mix.hpp"
 
 namespace shufflempc::split_mix {
 

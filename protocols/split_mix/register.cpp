@@ -4,7 +4,7 @@
 // registry entries.
 #include <string>
 
-#include "split_mix/mechanisms.hpp"
+#include "mechanisms.hpp"
 #include "shufflempc/registry.hpp"
 
 namespace shufflempc {

@@ -1,4 +1,4 @@
-#include "split_mix/split_mix.hpp"
+#include "shufflempc/protocols/split_mix/split_mix.hpp"
 
 #include <algorithm>
 #include <bit>

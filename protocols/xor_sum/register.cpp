@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 
 #include "shufflempc/registry.hpp"
-#include "xor_sum/xor_sum.hpp"
+#include "shufflempc/protocols/xor_sum/xor_sum.hpp"
 
 namespace shufflempc::protocols {
 namespace {

@@ -1,4 +1,4 @@
-#include "xor_sum/xor_sum.hpp"
+#include "shufflempc/protocols/xor_sum/xor_sum.hpp"
 
 #include <fmt/format.h>
 

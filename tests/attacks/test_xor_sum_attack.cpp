@@ -8,7 +8,7 @@
 
 #include "shufflempc/attacks/escape.hpp"
 #include "shufflempc/attacks/xor_sum.hpp"
-#include "xor_sum/xor_sum.hpp"
+#include "shufflempc/protocols/xor_sum/xor_sum.hpp"
 
 using namespace shufflempc;
 using attacks::Decoder;

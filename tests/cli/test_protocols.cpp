@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "ikos_key_exchange/ikos.hpp"
+#include "shufflempc/protocols/ikos_key_exchange/ikos.hpp"
 #include "shufflempc/runtime.hpp"
 #include "support/process.hpp"
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "counting/mechanisms.hpp"
+#include "shufflempc/protocols/counting/mechanisms.hpp"
 #include "shufflempc/mechanism.hpp"
 #include "shufflempc/inproc.hpp"
 #include "shufflempc/registry.hpp"

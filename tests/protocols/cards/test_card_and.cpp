@@ -6,9 +6,9 @@
 #include <set>
 #include <string>
 
-#include "cards/card_and.hpp"
-#include "cards/elgamal.hpp"
-#include "cards/gates.hpp"
+#include "shufflempc/protocols/cards/card_and.hpp"
+#include "shufflempc/protocols/cards/elgamal.hpp"
+#include "shufflempc/protocols/cards/gates.hpp"
 #include "shufflempc/error.hpp"
 #include "shufflempc/inproc.hpp"
 

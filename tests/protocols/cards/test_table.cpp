@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "cards/gates.hpp"
-#include "cards/table.hpp"
+#include "shufflempc/protocols/cards/gates.hpp"
+#include "shufflempc/protocols/cards/table.hpp"
 
 using namespace shufflempc;
 using namespace shufflempc::cards;

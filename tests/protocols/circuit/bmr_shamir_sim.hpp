@@ -7,7 +7,7 @@
 #include <functional>
 #include <vector>
 
-#include "circuit/bmr_shamir.hpp"
+#include "shufflempc/protocols/circuit/bmr_shamir.hpp"
 
 namespace shufflempc::test {
 

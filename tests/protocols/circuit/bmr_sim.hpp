@@ -7,7 +7,7 @@
 #include <functional>
 #include <vector>
 
-#include "circuit/bmr.hpp"
+#include "shufflempc/protocols/circuit/bmr.hpp"
 
 namespace shufflempc::test {
 

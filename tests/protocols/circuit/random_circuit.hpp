@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "circuit/bristol.hpp"
+#include "shufflempc/protocols/circuit/bristol.hpp"
 #include "shufflempc/random.hpp"
 
 namespace shufflempc::test {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "circuit/circuit.hpp"
-#include "circuit/gf256.hpp"
+#include "shufflempc/protocols/circuit/circuit.hpp"
+#include "shufflempc/protocols/circuit/gf256.hpp"
 #include "protocols/circuit/random_circuit.hpp"
 #include "protocols/circuit/vectors.hpp"
 #include "shufflempc/error.hpp"

@@ -8,8 +8,8 @@
 #include <string>
 
 
-#include "circuit/bmr.hpp"
-#include "circuit/bristol.hpp"
+#include "shufflempc/protocols/circuit/bmr.hpp"
+#include "shufflempc/protocols/circuit/bristol.hpp"
 #include "protocols/circuit/bmr_sim.hpp"
 #include "protocols/circuit/random_circuit.hpp"
 #include "shufflempc/random.hpp"

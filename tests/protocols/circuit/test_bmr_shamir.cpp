@@ -10,8 +10,8 @@
 #include <system_error>
 #include <utility>
 
-#include "circuit/bmr_shamir.hpp"
-#include "circuit/bristol.hpp"
+#include "shufflempc/protocols/circuit/bmr_shamir.hpp"
+#include "shufflempc/protocols/circuit/bristol.hpp"
 #include "protocols/circuit/bmr_shamir_sim.hpp"
 #include "protocols/circuit/random_circuit.hpp"
 #include "shufflempc/error.hpp"

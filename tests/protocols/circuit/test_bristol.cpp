@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "circuit/bristol.hpp"
+#include "shufflempc/protocols/circuit/bristol.hpp"
 #include "shufflempc/random.hpp"
 #include "support/paths.hpp"
 

@@ -5,7 +5,7 @@
 
 #include <fstream>
 
-#include "circuit/circuit.hpp"
+#include "shufflempc/protocols/circuit/circuit.hpp"
 #include "shufflempc/error.hpp"
 #include "shufflempc/inproc.hpp"
 #include "shufflempc/registry.hpp"

@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "circuit/garble.hpp"
-#include "circuit/half_gates.hpp"
+#include "shufflempc/protocols/circuit/garble.hpp"
+#include "shufflempc/protocols/circuit/half_gates.hpp"
 #include "shufflempc/hex.hpp"
 #include "shufflempc/inproc.hpp"
 #include "shufflempc/random.hpp"

@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "circuit/gf128.hpp"
-#include "circuit/half_gates.hpp"
+#include "shufflempc/protocols/circuit/gf128.hpp"
+#include "shufflempc/protocols/circuit/half_gates.hpp"
 #include "shufflempc/random.hpp"
 #include "shufflempc/shamir.hpp"
 

@@ -3,7 +3,7 @@
 // the uniformity of a garbler's and of a non-garbler's round-2 bytes, and bad input.
 #include <doctest/doctest.h>
 
-#include "circuit/circuit.hpp"
+#include "shufflempc/protocols/circuit/circuit.hpp"
 #include "shufflempc/error.hpp"
 #include "shufflempc/inproc.hpp"
 #include "shufflempc/registry.hpp"

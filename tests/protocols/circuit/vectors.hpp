@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "circuit/bristol.hpp"
+#include "shufflempc/protocols/circuit/bristol.hpp"
 #include "support/paths.hpp"
 
 namespace shufflempc::test {

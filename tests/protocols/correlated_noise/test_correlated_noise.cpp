@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "correlated_noise/correlated_noise.hpp"
+#include "shufflempc/protocols/correlated_noise/correlated_noise.hpp"
 #include "shufflempc/registry.hpp"
 #include "support/stats.hpp"
 

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "counting/counting.hpp"
+#include "shufflempc/protocols/counting/counting.hpp"
 #include "shufflempc/inproc.hpp"
 #include "shufflempc/registry.hpp"
 #include "support/stats.hpp"

@@ -10,7 +10,7 @@
 #include <string>
 #include <system_error>
 
-#include "ikos_key_exchange/ikos.hpp"
+#include "shufflempc/protocols/ikos_key_exchange/ikos.hpp"
 #include "shufflempc/error.hpp"
 #include "shufflempc/inproc.hpp"
 #include "shufflempc/registry.hpp"

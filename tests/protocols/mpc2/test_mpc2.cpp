@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
-#include "mpc2/bgw.hpp"
-#include "mpc2/mpc2.hpp"
+#include "shufflempc/protocols/mpc2/bgw.hpp"
+#include "shufflempc/protocols/mpc2/mpc2.hpp"
 #include "shufflempc/error.hpp"
 #include "shufflempc/inproc.hpp"
 #include "shufflempc/registry.hpp"

@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "counting/mechanisms.hpp"
-#include "shuffled_rr/shuffled_rr.hpp"
+#include "shufflempc/protocols/counting/mechanisms.hpp"
+#include "shufflempc/protocols/shuffled_rr/shuffled_rr.hpp"
 #include "shufflempc/amplification.hpp"
 #include "shufflempc/error.hpp"
 #include "shufflempc/registry.hpp"

@@ -9,7 +9,7 @@
 
 #include "shufflempc/inproc.hpp"
 #include "shufflempc/registry.hpp"
-#include "split_mix/dp_sum.hpp"
+#include "shufflempc/protocols/split_mix/dp_sum.hpp"
 #include "support/stats.hpp"
 
 namespace sm = shufflempc::split_mix;

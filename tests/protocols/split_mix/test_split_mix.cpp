@@ -13,7 +13,7 @@
 #include "shufflempc/error.hpp"
 #include "shufflempc/inproc.hpp"
 #include "shufflempc/registry.hpp"
-#include "split_mix/split_mix.hpp"
+#include "shufflempc/protocols/split_mix/split_mix.hpp"
 #include "support/stats.hpp"
 
 namespace sm = shufflempc::split_mix;

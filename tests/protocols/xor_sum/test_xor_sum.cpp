@@ -10,7 +10,7 @@
 #include "shufflempc/privacy.hpp"
 #include "shufflempc/registry.hpp"
 #include "support/errors.hpp"
-#include "xor_sum/xor_sum.hpp"
+#include "shufflempc/protocols/xor_sum/xor_sum.hpp"
 
 using namespace shufflempc;
 using xor_sum::Item;

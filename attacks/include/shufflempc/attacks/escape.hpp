@@ -27,10 +27,10 @@
 #include <string>
 #include <vector>
 
-#include "circuit/bmr.hpp"
-#include "circuit/bristol.hpp"
+#include "shufflempc/protocols/circuit/bmr.hpp"
+#include "shufflempc/protocols/circuit/bristol.hpp"
 #include "shufflempc/attacks/xor_sum.hpp"
-#include "xor_sum/xor_sum.hpp"
+#include "shufflempc/protocols/xor_sum/xor_sum.hpp"
 
 namespace shufflempc::attacks {
 

@@ -30,7 +30,7 @@
 
 #include "shufflempc/attacks/labels.hpp"
 #include "shufflempc/mechanism.hpp"
-#include "xor_sum/xor_sum.hpp"
+#include "shufflempc/protocols/xor_sum/xor_sum.hpp"
 
 namespace shufflempc::attacks {
 

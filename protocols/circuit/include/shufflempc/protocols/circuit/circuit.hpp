@@ -35,8 +35,8 @@
 #include <span>
 #include <vector>
 
-#include "circuit/bristol.hpp"
-#include "circuit/garble.hpp"
+#include "shufflempc/protocols/circuit/bristol.hpp"
+#include "shufflempc/protocols/circuit/garble.hpp"
 #include "shufflempc/registry.hpp"
 #include "shufflempc/secret_messages.hpp"
 

@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <span>
 
-#include "split_mix/split_mix.hpp"
+#include "shufflempc/protocols/split_mix/split_mix.hpp"
 
 namespace shufflempc::split_mix {
 

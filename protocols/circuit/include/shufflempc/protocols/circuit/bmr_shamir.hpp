@@ -24,8 +24,8 @@
 #include <span>
 #include <vector>
 
-#include "circuit/bmr.hpp"
-#include "circuit/garble.hpp"
+#include "shufflempc/protocols/circuit/bmr.hpp"
+#include "shufflempc/protocols/circuit/garble.hpp"
 #include "shufflempc/random.hpp"
 
 namespace shufflempc::circuit::bmr_shamir {

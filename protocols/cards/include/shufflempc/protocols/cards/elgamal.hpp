@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <span>
 
-#include "cards/table.hpp"
+#include "shufflempc/protocols/cards/table.hpp"
 #include "shufflempc/random.hpp"
 
 namespace shufflempc::cards {

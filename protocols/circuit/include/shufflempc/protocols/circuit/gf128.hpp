@@ -11,7 +11,7 @@
 #include <immintrin.h>
 #endif
 
-#include "circuit/garble.hpp"
+#include "shufflempc/protocols/circuit/garble.hpp"
 
 namespace shufflempc::circuit::gf128 {
 

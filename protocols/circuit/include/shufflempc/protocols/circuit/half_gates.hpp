@@ -5,8 +5,8 @@
 #include <span>
 #include <vector>
 
-#include "circuit/bristol.hpp"
-#include "circuit/garble.hpp"
+#include "shufflempc/protocols/circuit/bristol.hpp"
+#include "shufflempc/protocols/circuit/garble.hpp"
 
 namespace shufflempc::circuit::half_gates {
 

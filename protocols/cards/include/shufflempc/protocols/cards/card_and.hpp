@@ -22,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-#include "cards/elgamal.hpp"
+#include "shufflempc/protocols/cards/elgamal.hpp"
 #include "shufflempc/inputs.hpp"
 #include "shufflempc/registry.hpp"
 

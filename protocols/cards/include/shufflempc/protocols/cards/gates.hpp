@@ -9,7 +9,7 @@
 #include <span>
 #include <utility>
 
-#include "cards/table.hpp"
+#include "shufflempc/protocols/cards/table.hpp"
 
 namespace shufflempc::cards {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "counting/counting.hpp"
+#include "shufflempc/protocols/counting/counting.hpp"
 #include "shufflempc/inputs.hpp"
 #include "shufflempc/mechanism.hpp"
 #include "shufflempc/privacy.hpp"

@@ -14,7 +14,7 @@
 #include <memory>
 #include <string>
 
-#include "mpc2/functionality.hpp"
+#include "shufflempc/protocols/mpc2/functionality.hpp"
 #include "shufflempc/registry.hpp"
 #include "shufflempc/secret_messages.hpp"
 

@@ -23,8 +23,8 @@
 #include <span>
 #include <vector>
 
-#include "circuit/bristol.hpp"
-#include "circuit/garble.hpp"
+#include "shufflempc/protocols/circuit/bristol.hpp"
+#include "shufflempc/protocols/circuit/garble.hpp"
 
 namespace shufflempc::circuit::bmr {
 

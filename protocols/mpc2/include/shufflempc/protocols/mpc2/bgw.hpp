@@ -24,7 +24,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "mpc2/functionality.hpp"
+#include "shufflempc/protocols/mpc2/functionality.hpp"
 #include "shufflempc/algebra.hpp"
 #include "shufflempc/random.hpp"
 #include "shufflempc/shamir.hpp"
