@@ -22,7 +22,7 @@ void add_study_command(CLI::App& app, const Registry& registry, Action& action);
 void add_account_command(CLI::App& app, const Registry& registry, Action& action);  // amplification bounds, exact delta of noise
 void add_verify_command(CLI::App& app, const Registry& registry, Action& action);  // check a verifiable mix's transcript
 
-// Every subcommand by name, in the order `--help` lists them (keygen, shuffler, party, analyzer and
+// Every subcommand by name, in the order `--help` lists them (keygen, shuffler, mix-server, party, analyzer and
 // local are the networked ones, net_common.hpp). The entry point builds only the one a command line
 // names: `run` and `local` add an option per protocol parameter, which is about a millisecond of
 // every process start, and a `local` run starts several processes at once.
@@ -42,12 +42,13 @@ struct Command {
 // ranks stay its ranks). A missing shufflempc-study is one error line naming the path.
 void add_study_forward(CLI::App& app, const Registry& registry, Action& action);
 extern const char* const study_summary;
-// The networked commands a party host needs (keygen, shuffler, party, analyzer): shufflempc-node's
+// The networked commands a host needs (keygen, shuffler, mix-server, party, analyzer): shufflempc-node's
 // table, and what `local` starts its processes with when the protocol is a built-in one.
 [[nodiscard]] const std::vector<Command>& node_commands();
-// keygen and shuffler in a table's shape (they need no registry).
+// keygen, shuffler and mix-server in a table's shape (they need no registry).
 void add_keygen_entry(CLI::App& app, const Registry& registry, Action& action);
 void add_shuffler_entry(CLI::App& app, const Registry& registry, Action& action);
+void add_mix_server_entry(CLI::App& app, const Registry& registry, Action& action);
 // cli::main with the commands of `table` (shufflempc/cli.hpp has the exit statuses).
 int run_commands(int argc, char** argv, const std::function<void(Registry&)>& add_protocols, const std::vector<Command>& table);
 

@@ -7,6 +7,7 @@
 #include <iterator>
 #include <sstream>
 #include <stdexcept>
+#include <iostream>
 
 namespace shufflempc::cli {
 
@@ -91,6 +92,31 @@ std::optional<std::vector<Value>> read_inputs(const RunArgs& args) {
 std::vector<Value> load_inputs(const Protocol& protocol, const RunArgs& args, Rng& rng) {
   if (auto given = read_inputs(args)) return std::move(*given);
   return draw_random_inputs(protocol, args.parties, args.random_inputs, rng);
+}
+
+net::ChainSpec ChainArgs::spec(const std::string& command) const {
+  std::size_t n = servers;
+  if (n == 0 && command == "run") {
+    std::cerr << "shufflempc run: --mix-servers 0 is spelled --mix-servers 1 now (the one shuffler, no chain; 0 is accepted until "
+                 "0.3)\n";
+    n = 1;
+  }
+  return net::ChainSpec::make(n, net::parse_mix_kind(kind));
+}
+
+void add_chain_options(CLI::App& cmd, ChainArgs& args, const std::string& where) {
+  cmd.add_option("--mix-servers", args.servers,
+                 "the servers the records cross, the shuffler first (" + where + "): 1, the one shuffler (default; it reads every "
+                 "record in MPC mode and knows who sent it); 2 to " + std::to_string(net::max_mix_servers) +
+                 ", a chain of mix servers, of which one honest server keeps every record unlinkable to its sender (docs/mix-chain.md)");
+  cmd.add_option("--mix", args.kind,
+                 "what a chain carries: decryption (onion records each server peels, shuffles and signs for; default) or verifiable "
+                 "(ElGamal records each server re-encrypts, permutes and proves, so a server that alters one is caught; "
+                 "docs/verifiable-shuffle.md)")
+      ->check(CLI::IsMember({"decryption", "verifiable"}));
+  cmd.add_option("--transcript", args.transcript,
+                 "with --mix verifiable: write every round verified (each hop's output and proof, each decryption proof) to this "
+                 "file, for `shufflempc verify`");
 }
 
 }  // namespace shufflempc::cli

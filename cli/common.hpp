@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "shufflempc/net/chain.hpp"
 #include "shufflempc/registry.hpp"
 #include "shufflempc/experiments/experiment.hpp"
 
@@ -41,6 +42,20 @@ CLI::App* add_protocol_subcommand(CLI::App& group, const ProtocolInfo& info);
 // Adds --parties, --inputs, --random-inputs, --seed, --json, --min-parties, --dropouts and one flag
 // per declared parameter of `info` to `cmd`. Call collect_params() after parsing.
 void add_run_options(CLI::App& cmd, const ProtocolInfo& info, RunArgs& args);
+
+// The chain options of `run` and `local`, one meaning in both (net/chain.hpp): --mix-servers N, the
+// servers the records cross with the shuffler first (1, the default: the one shuffler; 2 to 16: a
+// chain), --mix KIND and --transcript.
+struct ChainArgs {
+  std::size_t servers = 1;
+  std::string kind = "decryption";
+  std::string transcript;
+  // The checked chain (net::ChainSpec::make). `run --mix-servers 0`, the spelling of "no chain"
+  // before 0.2, is taken as 1 with a line on stderr saying so.
+  [[nodiscard]] net::ChainSpec spec(const std::string& command) const;
+};
+// `where`: where the servers run ("in this process", "each a process of its own").
+void add_chain_options(CLI::App& cmd, ChainArgs& args, const std::string& where);
 void collect_params(const CLI::App& cmd, const ProtocolInfo& info, RunArgs& args);
 
 // The inputs of --inputs (a JSON array, or one JSON value per line), one per party; none without it.

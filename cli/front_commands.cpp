@@ -58,6 +58,7 @@ const std::vector<Command>& front_commands() {
       {"wedding", add_wedding_command},
       {"keygen", add_keygen_entry},
       {"shuffler", add_shuffler_entry},
+      {"mix-server", add_mix_server_entry},
       {"party", add_party_command},
       {"analyzer", add_analyzer_command},
       {"local", add_local_command, true},

@@ -66,12 +66,10 @@ struct LocalArgs {
   std::string keep_dir;
   std::optional<std::size_t> kill_party_process;  // fault injection: kill this party process at once
   std::optional<std::uint32_t> kill_before_round;  // ... or just before it submits this round
-  std::size_t mix_servers = 1;  // 1: the one shuffler; more: a chain, the shuffler first
+  ChainArgs chain;                               // --mix-servers, --mix, --transcript
   std::optional<std::size_t> kill_mix_server;  // fault injection: kill this further server at once
-  std::string mix = "decryption";               // what the chain carries
   std::optional<std::size_t> tamper_mix_server;  // fault injection: this further server alters a record after its proof
   std::string tamper_entry;                      // fault injection: the chain's entry drops, replaces or duplicates a record
-  std::string transcript;                        // verifiable: the analyzer's transcript file
 };
 
 // The executable the processes of a run start from: shufflempc-node beside this one when the
@@ -85,6 +83,7 @@ std::string process_executable(const std::string& protocol) {
 }
 
 int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, const Registry& registry) {
+  const net::ChainSpec chain = la.chain.spec("local");
   const std::size_t n = args.parties;
   if (args.dropouts >= n) throw std::invalid_argument("--dropouts must be below --parties");
   std::size_t min_parties = args.min_parties;
@@ -100,18 +99,17 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
                              .seed = args.seed,
                              .kill_party_process = la.kill_party_process,
                              .kill_before_round = la.kill_before_round,
-                             .mix_servers = la.mix_servers,
+                             .chain = chain,
                              .kill_mix_server = la.kill_mix_server,
-                             .mix = la.mix == "verifiable" ? net::MixKind::verifiable : net::MixKind::decryption,
                              .tamper_entry = la.tamper_entry,
                              .tamper_mix_server = la.tamper_mix_server,
-                             .transcript = la.transcript.empty() ? std::string() : std::filesystem::absolute(la.transcript).string()};
+                             .transcript = la.chain.transcript.empty() ? std::string() : std::filesystem::absolute(la.chain.transcript).string()};
   auto drop_rng = rng->fork(rng_labels::dropouts);
   while (options.dropouts.size() < args.dropouts) options.dropouts.insert(static_cast<PartyId>(drop_rng->uniform(n)));
   options.stop = [] { return interrupted != 0 ? "signal " + std::to_string(interrupted) : std::string(); };
   options.started = [&](const std::string& dir, std::size_t processes) {
     if (!args.json)
-      std::cout << "shufflempc local: shuffler, " << (la.mix_servers > 1 ? std::to_string(la.mix_servers - 1) + " further mix server(s), " : "")
+      std::cout << "shufflempc local: shuffler, " << (chain.chained() ? std::to_string(chain.further()) + " further mix server(s), " : "")
                 << "analyzer and " << processes << " party processes started; session files in " << dir
                 << (la.keep_dir.empty() ? " (removed at the end)" : "") << std::endl;
   };
@@ -142,7 +140,7 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
   Value report = make_report(info.name, *protocol, n, result, inputs, all_truth);
   report["transport"] = "tcp";
   report["processes"] = {{"shuffler", 1},
-                         {"mix_servers", la.mix_servers - 1},
+                         {"further_mix_servers", chain.further()},
                          {"analyzer", 1},
                          {"party_processes", run.party_processes},
                          {"parties_per_process", run.parties_per_process},
@@ -164,7 +162,7 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
   }
   print_report(report, false);
   std::cout << fmt::format("processes {} shuffler{} + 1 analyzer + {} party processes ({} parties each)\n\n", 1,
-                           la.mix_servers > 1 ? fmt::format(" + {} further mix server(s)", la.mix_servers - 1) : std::string(),
+                           chain.chained() ? fmt::format(" + {} further mix server(s)", chain.further()) : std::string(),
                            run.party_processes, run.parties_per_process);
   std::cout << fmt::format("{:>7} {:>9} {:>11} {:>9} {:>11} {:>6} {:>8}  {}\n", "party", "msgs sent", "bytes sent",
                            "msgs recv", "bytes recv", "rounds", "seconds", "output");
@@ -215,27 +213,13 @@ void add_local_command(CLI::App& app, const Registry& registry, Action& action) 
     cmd->add_option("--kill-before-round", both.second.kill_before_round,
                     "fault injection, with --kill-party-process: that process kills itself just before it submits round R (from 0), "
                     "after the earlier rounds' results reached it");
-    cmd->add_option("--mix-servers", both.second.mix_servers,
-                    "servers the records cross: 1, the one shuffler (default; it reads every record in MPC mode and knows who "
-                    "sent it); 2 to 16, a chain of mix servers, the shuffler first, of which one honest server keeps every record "
-                    "unlinkable to its sender (docs/mix-chain.md)")
-        ->check(CLI::Range(std::size_t{1}, net::max_mix_servers));
+    add_chain_options(*cmd, both.second.chain, "each a process of its own");
     cmd->add_option("--kill-mix-server", both.second.kill_mix_server,
                     "fault injection: kill further mix server I (1 to --mix-servers - 1) as soon as it listens; the round fails "
-                    "with a line naming it")
-        ->check(CLI::Range(std::size_t{1}, net::max_mix_servers - 1));
-    cmd->add_option("--mix", both.second.mix,
-                    "what a chain carries: decryption (onion records each server peels and signs for; default) or verifiable "
-                    "(ElGamal records each server re-encrypts, permutes and proves, so a server that alters one is caught; "
-                    "docs/verifiable-shuffle.md)")
-        ->check(CLI::IsMember({"decryption", "verifiable"}));
-    cmd->add_option("--transcript", both.second.transcript,
-                    "with --mix verifiable: the analyzer writes every round it verified (each hop's output and proof, each decryption "
-                    "proof) to this file (check it with shufflempc verify)");
+                    "with a line naming it");
     cmd->add_option("--tamper-mix-server", both.second.tamper_mix_server,
                     "fault injection, with --mix verifiable: further mix server I (1 to --mix-servers - 1) replaces one record after "
-                    "proving its shuffle; the run fails with a line naming it")
-        ->check(CLI::Range(std::size_t{1}, net::max_mix_servers - 1));
+                    "proving its shuffle; the run fails with a line naming it");
     cmd->add_option("--tamper-entry", both.second.tamper_entry,
                     "fault injection, with a chain: the shuffler (the chain's entry) drops, replaces or duplicates one record it "
                     "admits (the n - 1 attack); the sender's process names the entry, and the analyzer outputs nothing")

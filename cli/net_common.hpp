@@ -21,6 +21,16 @@ namespace shufflempc::cli {
 
 void add_keygen_command(CLI::App& app, Action& action);
 void add_shuffler_command(CLI::App& app, Action& action);
+void add_mix_server_command(CLI::App& app, Action& action);
+
+// `mix-server`'s options (and `shuffler --hop I`'s, the spelling before 0.2).
+struct MixServerArgs {
+  std::vector<std::string> configs;
+  std::string key, listen;
+  std::optional<std::size_t> hop;  // checked against the key's place, when given
+  bool json = false, fault_tamper = false;
+};
+[[nodiscard]] int run_mix_server(const MixServerArgs& args);
 void add_party_command(CLI::App& app, const Registry& registry, Action& action);
 void add_analyzer_command(CLI::App& app, const Registry& registry, Action& action);
 void add_local_command(CLI::App& app, const Registry& registry, Action& action);

@@ -12,9 +12,7 @@ namespace shufflempc::cli {
 namespace {
 
 struct MixArgs {
-  std::size_t servers = 0;
-  std::string kind = "decryption";
-  std::string transcript;
+  ChainArgs chain;
   std::size_t threshold = 0;
 };
 
@@ -29,18 +27,7 @@ void add_run_command(CLI::App& app, const Registry& registry, Action& action) {
     RunArgs& args = *owned;
     add_run_options(*cmd, info, args);
     auto mix = std::make_shared<MixArgs>();
-    cmd->add_option("--mix-servers", mix->servers,
-                    "run the rounds through an in-process chain of this many mix hops (see --mix); 0: the plain in-process "
-                    "shuffle (default 0)")
-        ->check(CLI::Range(std::size_t{0}, net::onion::max_hops));
-    cmd->add_option("--mix", mix->kind,
-                    "the kind of chain: decryption (onion layers, per-hop shuffles and signed reports; docs/mix-chain.md) or "
-                    "verifiable (ElGamal re-encryption with a proof of shuffle per hop and proved decryption; "
-                    "docs/verifiable-shuffle.md) (default decryption)")
-        ->check(CLI::IsMember({"decryption", "verifiable"}));
-    cmd->add_option("--transcript", mix->transcript,
-                    "with --mix verifiable: write the run's transcript (every hop's output and proof, every decryption proof) "
-                    "to this file, for `shufflempc verify`");
+    add_chain_options(*cmd, mix->chain, "all in this process");
     cmd->add_option("--decryption-threshold", mix->threshold,
                     "with --mix verifiable: the mix servers needed to decrypt a round delivered to all parties, 1 to --mix-servers "
                     "(default: all of them); fewer than all lets a round finish without some servers, and lets that many "
@@ -59,9 +46,10 @@ void add_run_command(CLI::App& app, const Registry& registry, Action& action) {
         req.seed = args.seed;
         req.min_parties = args.min_parties;
         req.dropouts = args.dropouts;
-        req.mix_servers = mix->servers;
-        req.mix = mix->kind;
-        req.transcript = mix->transcript;
+        const net::ChainSpec chain = mix->chain.spec("run");
+        req.mix_servers = chain.servers;
+        req.mix = net::to_string(chain.kind);
+        req.transcript = mix->chain.transcript;
         req.decryption_threshold = mix->threshold;
         print_report(run_report(registry, req), args.json);
         return 0;

@@ -26,48 +26,6 @@ namespace shufflempc::cli {
 
 namespace {
 
-// `shuffler --hop I`: a further server of the sessions' mix chains.
-template <class Options>
-int run_mix_server(const Options& o, const net::KeyPair& keys, std::size_t hop) {
-  std::vector<net::SessionConfig> sessions;
-  for (const auto& path : o.configs) {
-    sessions.push_back(net::SessionConfig::load(path));
-    const auto at = net::mix_server_position(sessions.back(), keys);
-    if (at != hop)
-      throw std::invalid_argument("--hop " + std::to_string(hop) + ": this key is server " + std::to_string(at) + " of the chain of " +
-                                  path);
-  }
-  if (o.listen.empty()) throw std::invalid_argument("--hop needs --listen HOST:PORT (the address the shuffler is given in --mix-servers)");
-  const auto [host, port] = net::split_address(o.listen, "--listen");
-  net::MixServerOptions options;
-  if (o.fault_tamper) {
-    // Fault injection (local --tamper-mix-server): after proving its shuffle, replace one record by
-    // an encryption of a value of its own choosing, as a server tracing a sender would.
-    options.tamper = [](std::uint32_t, mixnet::CiphertextBatch& output) {
-      if (output.size() > 0) output.at(0, 0) = mixnet::encrypt_limb(1, mixnet::base_point(), mixnet::scalar_from_u64(2));
-    };
-  }
-  net::TcpMixServer server(keys, sessions, host, port, stderr_logger("mix server " + std::to_string(hop)), options);
-  std::cout << "listening on " << host << ':' << server.port() << std::endl;
-  const auto reports = server.run();
-  int status = 0;
-  Value all = Value::array();
-  for (const auto& r : reports) {
-    Value rounds = Value::array();
-    for (const auto& h : r.rounds)
-      rounds.push_back({{"round", h.place.round}, {"records_in", h.records_in}, {"records_out", h.records_out},
-                        {"not_opened", h.not_opened}, {"duplicates", h.duplicates}});
-    all.push_back({{"session", to_hex(r.session)}, {"hop", r.hop}, {"rounds", rounds}, {"error", r.error}});
-    if (!r.error.empty()) status = 1;
-  }
-  if (o.json) std::cout << all.dump() << std::endl;
-  else
-    for (const auto& r : all)
-      std::cout << fmt::format("session {}: hop {} mixed {} round(s){}\n", r["session"].get<std::string>(), r["hop"].get<std::size_t>(),
-                               r["rounds"].size(), r["error"].get<std::string>().empty() ? std::string() : ", error: " + r["error"].get<std::string>());
-  return status;
-}
-
 // `shuffler --fault-entry KIND` (local --tamper-entry): the entry alters the batch it admits before
 // it commits to it, as one isolating a sender would (the n - 1 attack): it drops record 0, replaces
 // it by one of its own making, or adds a copy of it. Every proof and signature still holds; the
@@ -108,7 +66,7 @@ void add_shuffler_command(CLI::App& app, Action& action) {
     std::string key, listen;
     std::size_t grace_ms = static_cast<std::size_t>(net::ShufflerOptions{}.reconnect_grace.count());
     bool json = false;
-    std::vector<std::string> mix_servers;
+    std::vector<std::string> hop_addresses, old_mix_servers;
     std::optional<std::size_t> hop;
     bool fault_tamper = false;
     std::optional<int> listen_fd;
@@ -127,14 +85,13 @@ void add_shuffler_command(CLI::App& app, Action& action) {
                   "how long a round waits for the parties of a link lost before they submitted to reconnect, in milliseconds "
                   "(default 2000; 0: give them up at once; the round's deadline still closes it first)")
       ->check(CLI::Range(std::size_t{0}, std::size_t{86'400'000}));
-  cmd->add_option("--mix-servers", o->mix_servers,
-                  "HOST:PORT of the further servers of the sessions' mix chain, in order (hop 1 first), comma-separated: this "
-                  "shuffler is the chain's entry")
+  cmd->add_option("--hop-addresses", o->hop_addresses,
+                  "HOST:PORT of the further servers of the sessions' chain of mix servers, in order (hop 1 first), comma-separated "
+                  "(each runs `shufflempc mix-server`): this shuffler is the chain's entry")
       ->delimiter(',');
-  cmd->add_option("--hop", o->hop,
-                  "run as further server I (1 to 15) of the sessions' mix chain instead of the shuffler: admit only the entry, "
-                  "peel, shuffle and sign each round's batch")
-      ->check(CLI::Range(std::size_t{1}, net::max_mix_servers - 1));
+  // The spellings before 0.2, kept until 0.3: each prints what to type instead.
+  cmd->add_option("--mix-servers", o->old_mix_servers, "(before 0.2) --hop-addresses")->delimiter(',')->group("");
+  cmd->add_option("--hop", o->hop, "(before 0.2) `shufflempc mix-server`")->group("");
   cmd->add_flag("--json", o->json, "print the final report as JSON");
   cmd->add_flag("--fault-tamper", o->fault_tamper,
                 "fault injection, with --hop in a verifiable chain: replace one record after proving the shuffle (a cheating "
@@ -147,11 +104,21 @@ void add_shuffler_command(CLI::App& app, Action& action) {
       ->group("");  // hidden: for local --tamper-entry and the tests
   cmd->callback([o, &action] {
     action = [o] {
-      const auto& [configs, key, listen, grace_ms, json, mix_servers, hop, fault_tamper, listen_fd, fault_entry] = *o;
+      auto& [configs, key, listen, grace_ms, json, hop_addresses, old_mix_servers, hop, fault_tamper, listen_fd, fault_entry] = *o;
+      if (hop) {
+        std::cerr << "shufflempc shuffler: --hop is spelled `shufflempc mix-server` now (its place comes from its key; --hop "
+                     "still checks it); running that\n";
+        if (listen_fd) throw std::invalid_argument("--listen-fd is for the shuffler, not a further server of a chain (mix-server)");
+        return run_mix_server({.configs = configs, .key = key, .listen = listen, .hop = hop, .json = json, .fault_tamper = fault_tamper});
+      }
+      if (fault_tamper) throw std::invalid_argument("--fault-tamper is for `shufflempc mix-server` (a further server of a verifiable chain)");
+      if (!old_mix_servers.empty()) {
+        std::cerr << "shufflempc shuffler: --mix-servers ADDRESSES is spelled --hop-addresses now (--mix-servers is a count of "
+                     "servers everywhere else); running that\n";
+        if (!hop_addresses.empty()) throw std::invalid_argument("give the further servers' addresses once, in --hop-addresses");
+        hop_addresses = old_mix_servers;
+      }
       const auto keys = net::KeyPair::load(key);
-      if (hop && listen_fd) throw std::invalid_argument("--listen-fd is for the shuffler, not a further server of a chain (--hop)");
-      if (hop) return run_mix_server(*o, keys, *hop);
-      if (fault_tamper) throw std::invalid_argument("--fault-tamper needs --hop (a further server of a verifiable chain)");
       // The shuffler enforces each config's round shapes and never builds a protocol: it reads no
       // protocol parameter and no file a parameter names (the parties and the analyzer check that
       // their protocol declares these shapes).
@@ -170,9 +137,9 @@ void add_shuffler_command(CLI::App& app, Action& action) {
                   << " client connections at once (a process hosting many parties needs one)\n";
       net::ShufflerOptions options;
       options.reconnect_grace = std::chrono::milliseconds(grace_ms);
-      options.mix_servers = mix_servers;
+      options.hop_addresses = hop_addresses;
       if (!fault_entry.empty()) {
-        if (mix_servers.empty()) throw std::invalid_argument("--fault-entry needs --mix-servers (the entry of a chain)");
+        if (hop_addresses.empty()) throw std::invalid_argument("--fault-entry needs --hop-addresses (the entry of a chain)");
         options.tamper_admitted = entry_fault(fault_entry, sessions.front());
       }
       std::string host = "127.0.0.1";

@@ -424,7 +424,6 @@ VerifiableKey parse_verifiable_key(const std::string& text, const std::string& w
 
 std::string to_string(const VerifiableKey& key) { return to_hex(key.key) + ":" + to_hex(key.proof); }
 
-std::string to_string(MixKind kind) { return kind == MixKind::verifiable ? "verifiable" : "decryption"; }
 
 std::pair<std::string, std::uint16_t> split_address(const std::string& address, const std::string& what) {
   const auto colon = address.rfind(':');

@@ -128,27 +128,20 @@ LocalLauncher::LocalLauncher(SessionConfig base, const Protocol& protocol, std::
     : base_(std::move(base)), protocol_(protocol), parties_(parties), options_(std::move(options)) {
   if (parties_ == 0) throw std::invalid_argument("local launcher: a session needs at least one party");
   if (options_.executable.empty()) throw std::invalid_argument("local launcher: no executable to run");
-  if (options_.mix_servers < 1 || options_.mix_servers > max_mix_servers)
-    throw std::invalid_argument("--mix-servers must be in [1, " + std::to_string(max_mix_servers) + "], got " +
-                                std::to_string(options_.mix_servers));
+  const ChainSpec& chain = options_.chain = ChainSpec::make(options_.chain.servers, options_.chain.kind);
   if (options_.kill_before_round && !options_.kill_party_process)
     throw std::invalid_argument("--kill-before-round needs --kill-party-process (the process that dies)");
   if (options_.kill_before_round && *options_.kill_before_round >= protocol_.rounds())
     throw std::invalid_argument("--kill-before-round must be in [0, " + std::to_string(protocol_.rounds() - 1) + "] (the protocol has " +
                                 std::to_string(protocol_.rounds()) + " rounds)");
-  if (options_.kill_mix_server && (*options_.kill_mix_server < 1 || *options_.kill_mix_server >= options_.mix_servers))
-    throw std::invalid_argument("--kill-mix-server must be in [1, " + std::to_string(options_.mix_servers - 1) + "] (a further server of the chain)");
-  if (options_.mix == MixKind::verifiable && options_.mix_servers < 2)
-    throw std::invalid_argument("--mix verifiable needs --mix-servers in [2, " + std::to_string(max_mix_servers) + "] (a chain)");
-  if (options_.mix != MixKind::verifiable && (options_.tamper_mix_server || !options_.transcript.empty()))
+  if (options_.kill_mix_server) chain.check_further(*options_.kill_mix_server, "--kill-mix-server");
+  if (chain.kind != MixKind::verifiable && (options_.tamper_mix_server || !options_.transcript.empty()))
     throw std::invalid_argument(std::string(options_.tamper_mix_server ? "--tamper-mix-server" : "--transcript") + " needs --mix verifiable");
-  if (!options_.tamper_entry.empty() && options_.mix_servers < 2)
-    throw std::invalid_argument("--tamper-entry needs --mix-servers in [2, " + std::to_string(max_mix_servers) + "] (a chain's entry)");
-  if (options_.tamper_mix_server && (*options_.tamper_mix_server < 1 || *options_.tamper_mix_server >= options_.mix_servers))
-    throw std::invalid_argument("--tamper-mix-server must be in [1, " + std::to_string(options_.mix_servers - 1) + "] (a further server of the chain)");
+  if (!options_.tamper_entry.empty()) chain.require_chain("--tamper-entry", "a chain's entry");
+  if (options_.tamper_mix_server) chain.check_further(*options_.tamper_mix_server, "--tamper-mix-server");
   // What the shuffler enforces, and what sizes the links.
-  base_.mix = options_.mix;
-  base_.rounds = wire_rounds(protocol_, options_.mix_servers > 1 ? options_.mix_servers : 0, options_.mix);
+  base_.mix = chain.kind;
+  base_.rounds = wire_rounds(protocol_, chain.hops(), chain.kind);
 }
 
 LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
@@ -197,7 +190,7 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
   // One key for the parties of each party process, in one bundle each: the process holds all their
   // secrets either way, and the shuffler and the process then make one X25519 for it, not one per
   // party (at 10^6 parties, 3·10^6 fewer).
-  const LocalDeployment local = LocalDeployment::create(n, key_rng, std::move(base), options_.mix_servers, k);
+  const LocalDeployment local = LocalDeployment::create(n, key_rng, std::move(base), options_.chain.servers, k);
   local.save(dir.path(), k);
   const std::string config_path = dir / session_config_file;
   // Each party process gets its own parties' inputs only (mode 0600): it parses no one else's, as a
@@ -231,7 +224,7 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
   std::vector<ChildProcess> servers;
   std::string chain;
   for (std::size_t h = 1; h <= local.mix_servers.size(); ++h) {
-    std::vector<std::string> args{exe, "shuffler", "--hop", std::to_string(h), "--config", config_path, "--key",
+    std::vector<std::string> args{exe, "mix-server", "--hop", std::to_string(h), "--config", config_path, "--key",
                                   mix_server_key_file(dir.path(), h), "--listen", "127.0.0.1:0", "--json"};
     if (options_.tamper_mix_server == h) args.push_back("--fault-tamper");
     servers.emplace_back("mix server " + std::to_string(h), args);
@@ -243,7 +236,7 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
   ListeningSocket listening("the shuffler");
   std::vector<std::string> shuffler_args = {exe, "shuffler", "--config", config_path, "--key", dir / shuffler_key_file,
                                             "--listen-fd", "3", "--json"};
-  if (!chain.empty()) shuffler_args.insert(shuffler_args.end(), {"--mix-servers", chain});
+  if (!chain.empty()) shuffler_args.insert(shuffler_args.end(), {"--hop-addresses", chain});
   if (!options_.tamper_entry.empty()) shuffler_args.insert(shuffler_args.end(), {"--fault-entry", options_.tamper_entry});
   children.emplace_back("shuffler", shuffler_args, ProcessOptions{.pass_as_fd3 = listening.fd()});
   listening.close();  // the shuffler holds it now

@@ -53,7 +53,7 @@ LoopbackChainRun run_loopback(const Protocol& protocol, std::span<const Value> i
   base.protocol = "(in-process)";
   base.min_parties = options.min_parties;
   base.deadline = options.deadline.count() > 0 ? options.deadline : std::chrono::milliseconds(60'000);
-  base.rounds = wire_rounds(protocol, chain > 1 ? chain : 0, kind);
+  base.rounds = wire_rounds(protocol, ChainSpec::make(chain, kind).hops(), kind);
   base.mix = kind;
   const LocalDeployment local = LocalDeployment::create(inputs.size(), keys_rng, std::move(base), chain);
   const SessionConfig& config = local.config;
@@ -69,7 +69,7 @@ LoopbackChainRun run_loopback(const Protocol& protocol, std::span<const Value> i
     MixServerOptions mo;
     if (fault.tamper && fault.hop == h + 1) mo.tamper = fault.tamper;
     mixers.push_back(std::make_unique<TcpMixServer>(local.mix_servers[h], std::vector<SessionConfig>{config}, "127.0.0.1", 0, Logger{}, mo));
-    shuffler_options.mix_servers.push_back("127.0.0.1:" + std::to_string(mixers.back()->port()));
+    shuffler_options.hop_addresses.push_back("127.0.0.1:" + std::to_string(mixers.back()->port()));
   }
   for (auto& m : mixers) mixer_threads.push_back(std::make_unique<ServerThread<TcpMixServer>>(*m));
   if (fault.tamper && fault.hop == 0)
@@ -101,9 +101,7 @@ RunResult run_over_loopback(const Protocol& protocol, std::span<const Value> inp
 
 LoopbackChainRun run_over_loopback_chain(const Protocol& protocol, std::span<const Value> inputs, Rng& rng, std::size_t mix_servers,
                                          const RunOptions& options, MixKind kind, const LoopbackFault& fault) {
-  if (mix_servers < 2 || mix_servers > max_mix_servers)
-    throw std::invalid_argument("mix servers of a chain must be in [2, " + std::to_string(max_mix_servers) + "], got " +
-                                std::to_string(mix_servers));
+  ChainSpec::make(mix_servers, kind).require_chain("a loopback chain run", "a chain");
   if (fault.tamper && fault.hop >= mix_servers)
     throw std::invalid_argument("the tampering hop must be in [0, " + std::to_string(mix_servers - 1) + "]");
   return run_loopback(protocol, inputs, rng, mix_servers, options, kind, fault);

@@ -25,21 +25,21 @@ namespace shufflempc::net {
 using detail::SecureLink;
 using detail::tcp;
 
-RoundShape wire_shape(const RoundShape& shape, std::size_t mix_servers, MixKind kind) {
+RoundShape wire_shape(const RoundShape& shape, std::size_t hops, MixKind kind) {
   RoundShape wire = shape;
-  if (mix_servers == 0 || shape.width == 0) wire.width = wire_width(shape.width, shape.delivery);
+  if (hops == 0 || shape.width == 0) wire.width = wire_width(shape.width, shape.delivery);
   else if (kind == MixKind::verifiable) wire.width = verifiable_width(shape.width);
-  else wire.width = onion::record_width(shape.width, shape.delivery, mix_servers, 0);
+  else wire.width = onion::record_width(shape.width, shape.delivery, hops, 0);
   return wire;
 }
 
-std::vector<RoundShape> wire_rounds(const Protocol& protocol, std::size_t mix_servers, MixKind kind) {
+std::vector<RoundShape> wire_rounds(const Protocol& protocol, std::size_t hops, MixKind kind) {
   std::vector<RoundShape> plan;
   for (std::uint32_t r = 0; r < protocol.rounds(); ++r) {
-    if (kind == MixKind::verifiable && mix_servers > 0)
+    if (kind == MixKind::verifiable && hops > 0)
       if (auto why = mixnet::record_fit(protocol.round(r).width); !why.empty())
         throw std::invalid_argument("round " + std::to_string(r) + ": " + why + "; use --mix decryption");
-    plan.push_back(wire_shape(protocol.round(r), mix_servers, kind));
+    plan.push_back(wire_shape(protocol.round(r), hops, kind));
   }
   return plan;
 }
@@ -49,7 +49,7 @@ void check_rounds(const SessionConfig& config, const Protocol& protocol) {
     return "width " + std::to_string(r.width) + " " + to_string(r.delivery) + ", " + std::to_string(r.min_messages) + ".." +
            std::to_string(r.max_messages) + " messages per party";
   };
-  const auto declared = wire_rounds(protocol, config.mix_chain.size(), config.mix);
+  const auto declared = wire_rounds(protocol, config.chain().hops(), config.mix);
   const auto mismatch = [&](const std::string& what) {
     throw std::invalid_argument("session config: " + what + " (the config was written for other parameters or by another version: "
                                 "write it again with shufflempc session)");
@@ -361,9 +361,9 @@ struct TcpShuffler::Impl {
     deliver(s, std::move(closed), {});
   }
 
-  // The address of further server `hop` (ShufflerOptions::mix_servers[hop - 1]).
+  // The address of further server `hop` (ShufflerOptions::hop_addresses[hop - 1]).
   std::string hop_name(std::size_t hop) const {
-    return "mix server " + std::to_string(hop) + " (" + options.mix_servers[hop - 1] + ")";
+    return "mix server " + std::to_string(hop) + " (" + options.hop_addresses[hop - 1] + ")";
   }
 
   // Connects and authenticates `link` to further server `hop` as the chain's entry; on success it
@@ -371,7 +371,7 @@ struct TcpShuffler::Impl {
   // ends the dial: a closed socket ends the connect and the handshake, and `expired` a dial whose
   // name was still being resolved (the connect would open the socket again).
   asio::awaitable<void> dial_hop(ServedSession& s, std::size_t hop, std::shared_ptr<SecureLink> link, const bool& expired) {
-    const auto [host, port] = split_address(options.mix_servers[hop - 1], "mix server address");
+    const auto [host, port] = split_address(options.hop_addresses[hop - 1], "mix server address");
     tcp::resolver resolver(io);
     const auto endpoints = co_await resolver.async_resolve(host, std::to_string(port), asio::use_awaitable);
     if (expired) throw std::system_error(asio::error::timed_out);
@@ -1091,12 +1091,12 @@ TcpShuffler::TcpShuffler(KeyPair keys, std::vector<SessionConfig> sessions, cons
     s->timer = std::make_unique<asio::steady_timer>(impl_->io);
     if (!s->config.mix_chain.empty()) {
       const std::size_t further = s->config.mix_chain.size() - 1;
-      if (options.mix_servers.size() != further)
+      if (options.hop_addresses.size() != further)
         throw std::invalid_argument("session " + to_hex(s->config.session).substr(0, 8) + " has a chain of " +
                                     std::to_string(further + 1) + " mix servers: the shuffler (its entry) needs the addresses of the " +
-                                    std::to_string(further) + " further ones (--mix-servers), got " +
-                                    std::to_string(options.mix_servers.size()));
-      for (const auto& a : options.mix_servers) (void)split_address(a, "mix server address");
+                                    std::to_string(further) + " further ones (--hop-addresses), got " +
+                                    std::to_string(options.hop_addresses.size()));
+      for (const auto& a : options.hop_addresses) (void)split_address(a, "mix server address");
       if (impl_->signing.public_key() != s->config.mix_chain[0].signer)
         throw std::invalid_argument("session " + to_hex(s->config.session).substr(0, 8) +
                                     ": mix_chain[0]'s signing key is not the one the shuffler's key file derives");

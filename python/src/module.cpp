@@ -387,6 +387,12 @@ py::object run(const std::string& name, const py::object& inputs, std::optional<
   req.seed = seed_of(seed);
   req.min_parties = min_parties;
   req.dropouts = dropouts;
+  if (mix_servers == 0) {
+    // The spelling of "no chain" before 0.2; mix_servers counts the servers now, the shuffler first.
+    if (PyErr_WarnEx(PyExc_DeprecationWarning, "mix_servers=0 is spelled mix_servers=1 now (the one shuffler, no chain)", 1) != 0)
+      throw py::error_already_set();
+    mix_servers = 1;
+  }
   req.mix_servers = mix_servers;
   req.mix = mix;
   req.transcript = transcript;
@@ -569,7 +575,7 @@ PYBIND11_MODULE(_core, m) {
 
   m.def("run", &run, py::arg("protocol"), py::arg("inputs") = py::none(), py::kw_only(), py::arg("parties") = py::none(),
         py::arg("seed") = py::none(), py::arg("random_inputs") = "", py::arg("min_parties") = 0, py::arg("dropouts") = 0,
-        py::arg("mix_servers") = 0, py::arg("mix") = "decryption", py::arg("transcript") = "", py::arg("decryption_threshold") = 0,
+        py::arg("mix_servers") = 1, py::arg("mix") = "decryption", py::arg("transcript") = "", py::arg("decryption_threshold") = 0,
         "Runs a protocol with every party in this process and returns the report `shufflempc run --json` prints.");
 
   m.def("_study", &study_run, py::arg("protocols") = py::none(), py::arg("axes") = py::none(), py::arg("preset") = py::none(),

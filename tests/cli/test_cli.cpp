@@ -77,7 +77,36 @@ TEST_CASE("run --mix-servers: the rounds go through an in-process chain, the see
   CHECK_FALSE(a.contains("mix_chain"));
   const auto bad = run_command(cli() + " run split-mix-sum --parties 50 --mix-servers 17");
   CHECK(bad.exit_code == 2);
-  CHECK(bad.err.find("--mix-servers: Value 17 not in range 0 to 16") != std::string::npos);
+  CHECK(bad.err.find("--mix-servers must be in [1, 16] (the servers the records cross, the shuffler first; 1: the one shuffler), got 17") !=
+        std::string::npos);
+}
+
+TEST_CASE("--mix-servers means the same in run and local: 1 is the one shuffler, and run's spelling before 0.2 (0) still runs and says so") {
+  const auto plain = run_command(cli() + " run split-mix-sum --parties 50 --seed 9 --json");
+  const auto one = run_command(cli() + " run split-mix-sum --parties 50 --seed 9 --mix-servers 1 --json");
+  const auto zero = run_command(cli() + " run split-mix-sum --parties 50 --seed 9 --mix-servers 0 --json");
+  REQUIRE(plain.exit_code == 0);
+  REQUIRE(one.exit_code == 0);
+  REQUIRE(zero.exit_code == 0);
+  const auto a = nlohmann::json::parse(plain.out), b = nlohmann::json::parse(one.out), c = nlohmann::json::parse(zero.out);
+  CHECK(b["output"] == a["output"]);
+  CHECK(c["output"] == a["output"]);
+  CHECK_FALSE(b.contains("mix_chain"));
+  CHECK_FALSE(c.contains("mix_chain"));
+  CHECK(one.err.empty());
+  CHECK(zero.err.find("--mix-servers 0 is spelled --mix-servers 1 now") != std::string::npos);
+  // The same range, from the same check, in both commands.
+  for (const char* command : {" run", " local"}) {
+    const auto over = run_command(cli() + command + " split-mix-sum --parties 50 --mix-servers 17");
+    CHECK(over.exit_code == 2);
+    CHECK(over.err.find("--mix-servers must be in [1, 16]") != std::string::npos);
+    const auto lone = run_command(cli() + command + " split-mix-sum --parties 50 --mix-servers 1 --mix verifiable");
+    CHECK(lone.exit_code == 2);
+    CHECK(lone.err.find("--mix verifiable needs --mix-servers in [2, 16] (a chain)") != std::string::npos);
+  }
+  const auto local_zero = run_command(cli() + " local split-mix-sum --parties 50 --mix-servers 0");
+  CHECK(local_zero.exit_code == 2);
+  CHECK(local_zero.err.find("--mix-servers must be in [1, 16]") != std::string::npos);
 }
 
 TEST_CASE("run reads inputs from a file and checks their count") {

@@ -161,11 +161,11 @@ TEST_CASE("shufflempc-node has the networked commands only, with the same refusa
   const std::string node = (std::filesystem::path(SHUFFLEMPC_CLI).parent_path() / "shufflempc-node").string();
   const auto help = run_command({node, "--help"});
   CHECK(help.exit_code == 0);
-  for (const char* name : {"keygen", "shuffler", "party", "analyzer"}) CHECK(help.out.find(name) != std::string::npos);
+  for (const char* name : {"keygen", "shuffler", "mix-server", "party", "analyzer"}) CHECK(help.out.find(name) != std::string::npos);
   CHECK(help.out.find("study") == std::string::npos);
   const auto run = run_command({node, "run", "counting"});
   CHECK(run.exit_code == 2);
-  CHECK(run.err.find("unknown command 'run' (commands: keygen, shuffler, party, analyzer)") != std::string::npos);
+  CHECK(run.err.find("unknown command 'run' (commands: keygen, shuffler, mix-server, party, analyzer)") != std::string::npos);
   // Its keygen writes the same key files (0600) that shufflempc's party command reads.
   const auto key = run_command({node, "keygen", "--out", tmp / "a.key"});
   CHECK(key.exit_code == 0);
@@ -407,7 +407,7 @@ TEST_CASE("shufflempc local --mix-servers 3: separate server processes, the in-p
     const Value mem = run_json(run, err);
     CHECK(tcp["output"] == mem["output"]);
     CHECK(tcp["messages"] == mem["messages"]);
-    CHECK(tcp["processes"]["mix_servers"] == 2);
+    CHECK(tcp["processes"]["further_mix_servers"] == 2);
     REQUIRE(tcp.contains("mix_chain"));
     CHECK(tcp["mix_chain"]["hops"] == 3);
     REQUIRE(tcp["mix_chain"]["rounds"].size() == 1);

@@ -277,9 +277,11 @@ TEST_CASE("an @FILE program that does not parse is refused with its position, ne
 
 namespace {
 
-// keygen --mix-server, session --mix-server-keys, shuffler --hop and --mix-servers, the analyzer and
-// the parties as separate processes; with `verifiable`, keygen --verifiable, session --mix
-// verifiable, and the analyzer's transcript checked by shufflempc verify.
+// keygen --mix-server, session --mix-server-keys, mix-server and shuffler --hop-addresses, the
+// analyzer and the parties as separate processes; with `verifiable`, keygen --verifiable, session
+// --mix verifiable, and the analyzer's transcript checked by shufflempc verify. Without it, the second
+// server and the shuffler are started with the spellings before 0.2 (shuffler --hop 2, shuffler
+// --mix-servers ADDRESSES), which still run and say what to type instead.
 void multi_host_chain(bool verifiable) {
   const test::TempDir tmp("shufflempc-sessionchain");
   const std::string& dir = tmp.path();
@@ -331,7 +333,7 @@ void multi_host_chain(bool verifiable) {
   }
   // A server started at the wrong place of the chain says where its key is.
   {
-    Process wrong({SHUFFLEMPC_CLI, "shuffler", "--hop", "2", "--config", dir + "/session.json", "--key", dir + "/mix-1.key", "--listen",
+    Process wrong({SHUFFLEMPC_CLI, "mix-server", "--hop", "2", "--config", dir + "/session.json", "--key", dir + "/mix-1.key", "--listen",
                    "127.0.0.1:0"},
                   dir + "/wrong.err");
     CHECK(wrong.wait() == 2);
@@ -348,12 +350,13 @@ void multi_host_chain(bool verifiable) {
     REQUIRE_MESSAGE(line.rfind("listening on 127.0.0.1:", 0) == 0, line << slurp(dir + "/" + name + ".log"));
     return std::make_pair(std::move(p), line.substr(std::string("listening on ").size()));
   };
-  auto [one, a1] = start("mix-1", {SHUFFLEMPC_CLI, "shuffler", "--hop", "1", "--config", dir + "/session.json", "--key", dir + "/mix-1.key",
+  const bool old_spelling = !verifiable;
+  auto [one, a1] = start("mix-1", {SHUFFLEMPC_CLI, "mix-server", "--config", dir + "/session.json", "--key", dir + "/mix-1.key",
                                    "--listen", "127.0.0.1:0", "--json"});
-  auto [two, a2] = start("mix-2", {SHUFFLEMPC_CLI, "shuffler", "--hop", "2", "--config", dir + "/session.json", "--key", dir + "/mix-2.key",
-                                   "--listen", "127.0.0.1:0", "--json"});
+  auto [two, a2] = start("mix-2", {SHUFFLEMPC_CLI, old_spelling ? "shuffler" : "mix-server", "--hop", "2", "--config", dir + "/session.json",
+                                   "--key", dir + "/mix-2.key", "--listen", "127.0.0.1:0", "--json"});
   auto [entry, address] = start("shuffler", {SHUFFLEMPC_CLI, "shuffler", "--config", dir + "/session.json", "--key", dir + "/entry.key",
-                                             "--mix-servers", a1 + "," + a2, "--json"});
+                                             old_spelling ? "--mix-servers" : "--hop-addresses", a1 + "," + a2, "--json"});
   // The analyzer takes the parties' verdicts on their receipts on an address of its own (this
   // analyzer-only round crosses the chain): it says where, as the servers do.
   std::vector<std::string> analyzer_args{SHUFFLEMPC_CLI, "analyzer", "--config", dir + "/session.json", "--key", dir + "/analyzer.key",
@@ -377,6 +380,8 @@ void multi_host_chain(bool verifiable) {
   CHECK(r1[0]["hop"] == 1);
   CHECK(r1[0]["rounds"][0]["records_in"] == 3);
   CHECK(r1[0]["error"] == "");
+  CHECK((slurp(dir + "/mix-2.log").find("--hop is spelled `shufflempc mix-server` now") != std::string::npos) == old_spelling);
+  CHECK((slurp(dir + "/shuffler.log").find("--mix-servers ADDRESSES is spelled --hop-addresses now") != std::string::npos) == old_spelling);
   if (verifiable) {
     REQUIRE(report.contains("verifiable_mix"));
     CHECK(report["verifiable_mix"]["rounds"][0]["records"] == 3);
@@ -400,7 +405,7 @@ void multi_host_chain(bool verifiable) {
 
 }  // namespace
 
-TEST_CASE("the multi-host commands of a chain of mix servers: keygen --mix-server, session --mix-server-keys, shuffler --hop and --mix-servers") {
+TEST_CASE("the multi-host commands of a chain of mix servers: keygen --mix-server, session --mix-server-keys, mix-server, shuffler --hop-addresses, and the spellings before 0.2") {
   multi_host_chain(false);
 }
 

@@ -73,7 +73,7 @@ TEST_CASE("run --mix verifiable: a protocol whose records do not fit is refused 
   CHECK(wide.err.find("do not fit the verifiable mix (at most 16 bytes") != std::string::npos);
   const auto no_servers = run_command(cli() + " run randomized-response --parties 10 --mix verifiable");
   CHECK(no_servers.exit_code == 2);
-  CHECK(no_servers.err.find("--mix verifiable needs --mix-servers in [1, 16]") != std::string::npos);
+  CHECK(no_servers.err.find("--mix verifiable needs --mix-servers in [2, 16] (a chain)") != std::string::npos);
   const auto kind = run_command(cli() + " run randomized-response --parties 10 --mix other --mix-servers 2");
   CHECK(kind.exit_code == 2);
   CHECK(kind.err.find("--mix") != std::string::npos);

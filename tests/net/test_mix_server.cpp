@@ -280,7 +280,7 @@ TEST_CASE("mix chain over TCP: a further server that is not there ends the round
   net::TcpMixServer one(local.mix_servers[0], {local.config}, "127.0.0.1", 0);
   std::thread one_thread([&] { (void)one.run(); });
   net::ShufflerOptions options;
-  options.mix_servers = {"127.0.0.1:" + std::to_string(one.port()), "127.0.0.1:" + std::to_string(dead_port)};
+  options.hop_addresses = {"127.0.0.1:" + std::to_string(one.port()), "127.0.0.1:" + std::to_string(dead_port)};
   std::vector<std::string> lines;
   net::TcpShuffler shuffler(local.shuffler, {local.config}, "127.0.0.1", 0, [&](const std::string& l) { lines.push_back(l); }, options);
   std::vector<net::ShufflerReport> reports;
@@ -328,7 +328,7 @@ TEST_CASE("mix chain config: the chain is in the digest, its first server is the
   CHECK_THROWS_WITH_AS((void)net::SessionConfig::from_json(j), doctest::Contains("mix_chain[1] must be KEY:SIGNING_KEY"), std::invalid_argument);
   // The shuffler of a chained session needs the further servers' addresses.
   CHECK_THROWS_WITH_AS(net::TcpShuffler(chained.shuffler, {chained.config}, "127.0.0.1", 0),
-                       doctest::Contains("needs the addresses of the 1 further ones (--mix-servers), got 0"), std::invalid_argument);
+                       doctest::Contains("needs the addresses of the 1 further ones (--hop-addresses), got 0"), std::invalid_argument);
 }
 
 namespace {
@@ -416,7 +416,7 @@ TEST_CASE("mix chain over TCP: the entry's link to a server cut before the answe
   // The server's handshake bytes: its hello reply and its confirm frame (an empty frame).
   CuttingProxy proxy(one.port(), net::hello_reply_bytes + net::frame_prefix_bytes + net::aead_tag_bytes);
   net::ShufflerOptions options;
-  options.mix_servers = {"127.0.0.1:" + std::to_string(proxy.port()), "127.0.0.1:" + std::to_string(two.port())};
+  options.hop_addresses = {"127.0.0.1:" + std::to_string(proxy.port()), "127.0.0.1:" + std::to_string(two.port())};
   std::vector<std::string> lines;
   net::TcpShuffler shuffler(local.shuffler, {local.config}, "127.0.0.1", 0, [&](const std::string& l) { lines.push_back(l); }, options);
   std::vector<net::ShufflerReport> reports;
@@ -499,7 +499,7 @@ TEST_CASE("mix chain over TCP: a further server that accepts and never answers, 
       std::unique_ptr<test::Process> two;
       if (stopped_process) {
         local.save(dir.path());
-        two = std::make_unique<test::Process>(std::vector<std::string>{SHUFFLEMPC_CLI, "shuffler", "--hop", "2", "--config", dir / "session.json", "--key",
+        two = std::make_unique<test::Process>(std::vector<std::string>{SHUFFLEMPC_CLI, "mix-server", "--hop", "2", "--config", dir / "session.json", "--key",
                                                                        net::mix_server_key_file(dir.path(), 2), "--listen", "127.0.0.1:0"},
                                               dir / "hop2.log");
         const std::string line = two->read_line();
@@ -510,7 +510,7 @@ TEST_CASE("mix chain over TCP: a further server that accepts and never answers, 
       net::TcpMixServer one(local.mix_servers[0], {local.config}, "127.0.0.1", 0);
       std::thread one_thread([&] { (void)one.run(); });
       net::ShufflerOptions options;
-      options.mix_servers = {"127.0.0.1:" + std::to_string(one.port()), "127.0.0.1:" + std::to_string(port2)};
+      options.hop_addresses = {"127.0.0.1:" + std::to_string(one.port()), "127.0.0.1:" + std::to_string(port2)};
       std::vector<std::string> lines;
       std::mutex lines_mutex;
       net::TcpShuffler shuffler(

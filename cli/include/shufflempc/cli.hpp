@@ -1,5 +1,5 @@
 // The shufflempc command line as a library: a protocol written outside the tree reaches every
-// command (list, run, demo, study, account, keygen, shuffler, party, analyzer, local, session,
+// command (list, run, demo, study, account, keygen, shuffler, mix-server, party, analyzer, local, session,
 // verify) by linking shufflempc::cli into a binary of its own. See docs/EXTENDING.md.
 //
 //   #include "shufflempc/cli.hpp"

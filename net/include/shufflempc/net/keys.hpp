@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "shufflempc/net/chain.hpp"
 #include "shufflempc/net/wire.hpp"
 #include "shufflempc/random.hpp"
 #include "shufflempc/runtime.hpp"
@@ -87,14 +88,6 @@ struct KeyBundle {
 
 // An Ed25519 public key: what a mix server signs its round reports with (net/mix_hop.hpp).
 using SigningPublicKey = std::array<std::uint8_t, 32>;
-// Most servers a chain of mix servers may have (net/onion.hpp, net/mix_server.hpp).
-inline constexpr std::size_t max_mix_servers = 16;
-
-// What a chain of mix servers carries (docs/mix-chain.md, docs/verifiable-shuffle.md): onion records
-// that each server peels and signs for (decryption), or ElGamal records that each server
-// re-encrypts, permutes and proves it did (verifiable).
-enum class MixKind : std::uint8_t { decryption, verifiable };
-[[nodiscard]] std::string to_string(MixKind kind);
 
 // An ElGamal public key (ristretto255) for a verifiable chain, derived from its owner's X25519 key
 // file (net/verifiable.hpp), with a Schnorr proof of possession bound to the owner's X25519 key.
@@ -168,6 +161,8 @@ struct SessionConfig {
   [[nodiscard]] static SessionConfig load(const std::string& path);
   void save(const std::string& path) const;
   [[nodiscard]] Limits limits() const;
+  // The chain as the commands name it: mix_chain's size (1 when empty) and mix.
+  [[nodiscard]] ChainSpec chain() const { return {mix_chain.empty() ? 1 : mix_chain.size(), mix}; }
   // BLAKE2b-256 of every field but shuffler_address (which each host may spell its own way), sent
   // in the hello: a process holding a different protocol, parameter, party list or key is refused.
   [[nodiscard]] ConfigDigest digest() const;

@@ -31,9 +31,8 @@ struct LaunchOptions {
   // With kill_party_process: instead of at once, that process kills itself (SIGKILL) just before it
   // submits this round, after the earlier rounds' results reached it.
   std::optional<std::uint32_t> kill_before_round;
-  std::size_t mix_servers = 1;          // 1: the one shuffler; 2 to 16: a chain of that many servers, the shuffler first
-  std::optional<std::size_t> kill_mix_server;  // fault injection: kill further server I (1 .. mix_servers - 1) once it listens
-  MixKind mix = MixKind::decryption;    // what the chain carries (verifiable: ElGamal records and proofs of shuffle)
+  ChainSpec chain;                      // the servers the records cross (ChainSpec::make checked it) and what they carry
+  std::optional<std::size_t> kill_mix_server;  // fault injection: kill further server I (1 .. servers - 1) once it listens
   std::string tamper_entry;  // fault injection (a chain): the entry drops, replaces or duplicates one record it admits
   std::optional<std::size_t> tamper_mix_server;  // fault injection (verifiable): further server I alters a record after its proof
   std::string transcript;               // verifiable: the analyzer writes the rounds it verified here

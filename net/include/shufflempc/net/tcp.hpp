@@ -36,18 +36,18 @@ using Logger = std::function<void(const std::string&)>;
 
 // The protocol's round shapes with their wire widths (the messages are opaque to the shuffler;
 // sealed to the analyzer in ESA mode): what a session config's `rounds` must hold.
-// With a chain of `mix_servers` servers (SessionConfig::mix_chain), the width is the onion's at the
+// With a chain (`hops`: ChainSpec::hops(), SessionConfig::chain()), the width is the onion's at the
 // entry (net/onion.hpp), or with a verifiable chain its ElGamal records' (net/verifiable.hpp; a
 // round whose records do not fit is refused with std::invalid_argument saying why).
-[[nodiscard]] std::vector<RoundShape> wire_rounds(const Protocol& protocol, std::size_t mix_servers = 0, MixKind kind = MixKind::decryption);
+[[nodiscard]] std::vector<RoundShape> wire_rounds(const Protocol& protocol, std::size_t hops = 0, MixKind kind = MixKind::decryption);
 // Throws std::invalid_argument naming the first round whose shape in `config` is not the one
 // `protocol` declares (a config written for other parameters or by another version, or edited):
 // every party and the analyzer check this before they connect.
 void check_rounds(const SessionConfig& config, const Protocol& protocol);
 // Bytes per message on the wire: sealed to the analyzer (48 bytes more) in ESA mode.
 [[nodiscard]] std::size_t wire_width(std::size_t width, Delivery delivery);
-// A round's shape with its wire width (at the entry of a chain of `mix_servers` servers).
-[[nodiscard]] RoundShape wire_shape(const RoundShape& shape, std::size_t mix_servers = 0, MixKind kind = MixKind::decryption);
+// A round's shape with its wire width (at the entry of a chain of `hops` servers; 0: no chain).
+[[nodiscard]] RoundShape wire_shape(const RoundShape& shape, std::size_t hops = 0, MixKind kind = MixKind::decryption);
 // How many consecutive parties one link may carry: as many as fit the session's largest frame
 // (max_frame_bytes) in the round that asks most of each party (of the config's rounds).
 [[nodiscard]] std::size_t link_capacity(const SessionConfig& config);
@@ -76,9 +76,10 @@ struct ShufflerOptions {
   // says so (a submit frame with every count absent) and is not waited for. 0: a lost link's
   // parties are given up at once.
   std::chrono::milliseconds reconnect_grace{2'000};
-  // HOST:PORT of the further servers of the sessions' mix chains (hops 1 .. k-1, in order): a
-  // session whose config has a chain of k servers needs k - 1 of them; the shuffler is its entry.
-  std::vector<std::string> mix_servers;
+  // HOST:PORT of the further servers of the sessions' mix chains (hops 1 .. k-1, in order; `shuffler
+  // --hop-addresses`): a session whose config has a chain of k servers needs k - 1 of them; the
+  // shuffler is its entry.
+  std::vector<std::string> hop_addresses;
   // A socket already bound and listening (inherited from a launcher that bound it, so that the
   // clients may start before this process does): the shuffler accepts on it and ignores host and
   // port. -1: bind host:port. Throws std::invalid_argument if it is not a listening TCP socket.

@@ -1,0 +1,79 @@
+// `shufflempc mix-server`: a further server of the sessions' chains of mix servers (docs/mix-chain.md).
+// Its place in each chain comes from its key: the config lists the chain's keys, the shuffler first.
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "net_common.hpp"
+#include "shufflempc/hex.hpp"
+#include "shufflempc/mixnet/elgamal.hpp"
+#include "shufflempc/net/mix_server.hpp"
+
+namespace shufflempc::cli {
+
+int run_mix_server(const MixServerArgs& o) {
+  const auto keys = net::KeyPair::load(o.key);
+  std::vector<net::SessionConfig> sessions;
+  std::size_t hop = 0;
+  for (const auto& path : o.configs) {
+    sessions.push_back(net::SessionConfig::load(path));
+    const auto at = net::mix_server_position(sessions.back(), keys);
+    if (o.hop && at != *o.hop)
+      throw std::invalid_argument("--hop " + std::to_string(*o.hop) + ": this key is server " + std::to_string(at) + " of the chain of " + path);
+    if (hop != 0 && at != hop)
+      throw std::invalid_argument("--config " + path + ": this key is server " + std::to_string(at) + " of its chain, server " +
+                                  std::to_string(hop) + " of the first config's (one position for every session served)");
+    hop = at;
+  }
+  if (o.listen.empty()) throw std::invalid_argument("mix-server needs --listen HOST:PORT (the address the shuffler is given in --hop-addresses)");
+  const auto [host, port] = net::split_address(o.listen, "--listen");
+  net::MixServerOptions options;
+  if (o.fault_tamper) {
+    // Fault injection (local --tamper-mix-server): after proving its shuffle, replace one record by
+    // an encryption of a value of its own choosing, as a server tracing a sender would.
+    options.tamper = [](std::uint32_t, mixnet::CiphertextBatch& output) {
+      if (output.size() > 0) output.at(0, 0) = mixnet::encrypt_limb(1, mixnet::base_point(), mixnet::scalar_from_u64(2));
+    };
+  }
+  net::TcpMixServer server(keys, sessions, host, port, stderr_logger("mix server " + std::to_string(hop)), options);
+  std::cout << "listening on " << host << ':' << server.port() << std::endl;
+  const auto reports = server.run();
+  int status = 0;
+  Value all = Value::array();
+  for (const auto& r : reports) {
+    Value rounds = Value::array();
+    for (const auto& h : r.rounds)
+      rounds.push_back({{"round", h.place.round}, {"records_in", h.records_in}, {"records_out", h.records_out},
+                        {"not_opened", h.not_opened}, {"duplicates", h.duplicates}});
+    all.push_back({{"session", to_hex(r.session)}, {"hop", r.hop}, {"rounds", rounds}, {"error", r.error}});
+    if (!r.error.empty()) status = 1;
+  }
+  if (o.json) std::cout << all.dump() << std::endl;
+  else
+    for (const auto& r : all)
+      std::cout << fmt::format("session {}: hop {} mixed {} round(s){}\n", r["session"].get<std::string>(), r["hop"].get<std::size_t>(),
+                               r["rounds"].size(), r["error"].get<std::string>().empty() ? std::string() : ", error: " + r["error"].get<std::string>());
+  return status;
+}
+
+void add_mix_server_command(CLI::App& app, Action& action) {
+  auto* cmd = app.add_subcommand("mix-server",
+                                 "serve as a further server of a chain of mix servers: peel (or re-encrypt and prove), shuffle and sign "
+                                 "each round's batch");
+  auto o = std::make_shared<MixServerArgs>();
+  cmd->add_option("--config,-c", o->configs, "session config whose chain lists this server's key (repeat to serve several sessions)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--key,-k", o->key, "this server's key file (keygen --mix-server)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--listen", o->listen, "ADDR:PORT to listen on (port 0 = any; the shuffler dials it: --hop-addresses)")->required();
+  cmd->add_option("--hop", o->hop,
+                  "check that this key is server I of every config's chain (its place comes from the key; this only checks it)");
+  cmd->add_flag("--json", o->json, "print the final report as JSON");
+  cmd->add_flag("--fault-tamper", o->fault_tamper,
+                "fault injection, in a verifiable chain: replace one record after proving the shuffle (a cheating server; the "
+                "entry must name it)")
+      ->group("");  // hidden: for local --tamper-mix-server and the tests
+  cmd->callback([o, &action] { action = [o] { return run_mix_server(*o); }; });
+}
+
+}  // namespace shufflempc::cli
