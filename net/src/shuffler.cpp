@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "shufflempc/error.hpp"
+#include "shufflempc/net/detail/chain_entry.hpp"
 #include "shufflempc/net/detail/link.hpp"
 #include "shufflempc/net/detail/session_rounds.hpp"
 #include "shufflempc/net/onion.hpp"
@@ -81,12 +82,7 @@ std::string who(PartyId id) { return id == analyzer_id ? std::string("the analyz
 
 struct TcpShuffler::Impl {
   // One session: its round logic (detail::SessionRounds, no sockets) and the I/O around it.
-  // With a chain: the tree over the batch the entry committed to (its records in leaf order) and
-  // what the entry signed (net/receipts.hpp), from which each party link's receipt is made.
-  struct Commitment {
-    std::shared_ptr<const ReceiptMaker> maker;
-    std::vector<std::uint8_t> signed_bytes;
-  };
+  using Commitment = detail::EntryCommitment;
 
   struct ServedSession {
     SessionConfig config;  // its rounds are the shapes enforced
@@ -444,197 +440,58 @@ struct TcpShuffler::Impl {
     co_return f;
   }
 
-  // Takes a closed round's ElGamal records through a verifiable chain (net/verifiable.hpp): this
-  // server's shuffle and proof, then each further server's, each proof checked as it arrives; in a
-  // round delivered to every party, every server's proved decryption shares. The receivers get the
-  // evidence, check it all again and decrypt.
-  asio::awaitable<void> relay_verifiable(ServedSession& s, detail::SessionRounds::Closed closed) {
-    const std::string round = "round " + std::to_string(closed.round);
-    const std::uint32_t width = static_cast<std::uint32_t>(closed.shape.width);
-    const std::size_t limbs = width / mixnet::ciphertext_bytes;
-    const unsigned threads = hardware_threads();
-    MessageBatch records = closed.outcome.output ? std::move(*closed.outcome.output) : MessageBatch(width);
-    Admitted admitted = admit_records(records, limbs);
-    if (admitted.malformed + admitted.duplicates > 0)
-      log(s.tag + round + ": " + std::to_string(admitted.malformed) + " record(s) that are not ElGamal ciphertexts and " +
-          std::to_string(admitted.duplicates) + " copies were not admitted to the chain");
-    mixnet::RoundTranscript rt;
-    rt.round = closed.round;
-    rt.delivery = closed.shape.delivery;
-    rt.width = 2 * limbs;
-    rt.key = round_key(s.config, closed.shape.delivery);
-    const mixnet::Point key = rt.key.key();
-    rt.input = std::move(admitted.batch);
-    if (options.tamper_admitted) {
-      auto admitted = MessageBatch::from_bytes(width, rt.input.to_bytes());
-      options.tamper_admitted(closed.round, admitted);
-      rt.input = mixnet::CiphertextBatch::from_bytes(limbs, admitted.bytes(), "the altered batch");
-    }
-    // The admitted records in the order of their Merkle leaves: hop 0's signed statement commits to
-    // that batch, and each party link's receipt shows its records in it.
-    Commitment commitment;
-    {
-      auto ordered = in_leaf_order(rt.input, threads);
-      rt.input = std::move(ordered.batch);
-      commitment.maker = std::make_shared<const ReceiptMaker>(width, std::move(ordered.leaves));
-    }
-    // An empty batch crosses the chain too (its proofs are trivial), so every server stays on the
-    // session's rounds; only its decryption is skipped.
-    const std::size_t n = rt.input.size();
-    auto mixed = mixnet::reencrypt_shuffle(rt.input, key, rng, threads);
-    const mixnet::ProofContext ctx0{s.config.session, closed.round, 0};
-    auto proof = mixnet::prove_shuffle(ctx0, key, rt.input, mixed.output, mixed.witness, rng, threads);
-    const auto statement = mixnet::hop_statement(ctx0, key, rt.input, mixed.output, proof);
-    rt.hops.push_back({std::move(mixed.output), std::move(proof), signing.sign(statement)});
-    commitment.signed_bytes = statement;
-    commitment.signed_bytes.insert(commitment.signed_bytes.end(), rt.hops[0].signature.begin(), rt.hops[0].signature.end());
+  // Takes a closed round's batch through the chain (detail::ChainEntry does the entry's part without
+  // sockets): hop 0 here, then each further server in order, each answer checked as it arrives; with
+  // a verifiable chain's round for every party, every further server's proved decryption shares,
+  // asked of all at once. The output is delivered once the whole chain holds.
+  asio::awaitable<void> relay(ServedSession& s, detail::SessionRounds::Closed closed) {
+    const std::uint32_t round = closed.round;
+    detail::ChainEntry entry(s.config, keys, signing, s.hop0.get(), std::move(closed), rng, options.tamper_admitted,
+                             [this](std::size_t hop) { return hop_name(hop); });
+    for (const auto& line : entry.take_notes()) log(s.tag + line);
     for (std::size_t hop = 1; hop < s.config.mix_chain.size(); ++hop) {
-      const auto sent = rt.hops.back().output.to_bytes();
-      auto answer = co_await answer_of(s, hop, closed.round, FrameType::shuffle, width, static_cast<std::uint32_t>(n), sent, "the batch");
+      const detail::HopAsk ask = entry.shuffle_ask();
+      auto answer = co_await answer_of(s, hop, round, ask.type, ask.width, ask.count, ask.payload, ask.refusing);
       if (!answer) co_return;
-      const detail::Frame& f = *answer;
-      if (f.header.type != FrameType::shuffled || f.header.round != closed.round || f.header.width != width) {
-        abort_session(s, round + ": " + hop_name(hop) + " answered with a frame that is not this round's shuffled batch");
-        co_return;
-      }
-      if (f.header.count != n) {
-        abort_session(s, round + ": " + hop_name(hop) + " returned " + std::to_string(f.header.count) + " records for the " +
-                             std::to_string(n) + " it was sent: a hop of a verifiable mix keeps every record");
-        co_return;
-      }
-      mixnet::HopTranscript h;
-      try {
-        h = mixnet::decode_hop(f.payload, n, limbs, hop_name(hop) + "'s answer");
-      } catch (const std::invalid_argument& e) {
-        abort_session(s, round + ": " + e.what());
-        co_return;
-      }
-      if (auto fault = mixnet::hop_fault({s.config.session, closed.round, static_cast<std::uint32_t>(hop)}, key, rt.hops.back().output, h,
-                                         s.config.mix_chain[hop].signer, threads);
-          !fault.empty()) {
-        abort_session(s, round + ": " + hop_name(hop) + ": " + fault);
-        co_return;
-      }
-      rt.hops.push_back(std::move(h));
+      if (auto fault = entry.take_shuffle(hop, answer->header, answer->payload)) co_return abort_session(s, *fault);
     }
-    if (rt.delivery == Delivery::all_parties && n > 0) {
-      // Every server decrypts; each further server checks the evidence first (mix_server.hpp).
-      const auto evidence = mixnet::encode_evidence(rt);
-      const std::size_t shares = n * limbs;
-      const mixnet::ProofContext dctx{s.config.session, closed.round, static_cast<std::uint32_t>(rt.hops.size())};
-      const auto& last = rt.hops.back().output;
-      rt.decrypted_by.push_back(0);
-      rt.decryption.push_back(mixnet::decryption_shares(dctx, 0, server_share(s.config, keys, 0), last, rng, threads));
-      // Every further server is asked at once: each checks the evidence's proofs before it answers,
-      // and across hosts those checks run side by side.
-      const std::size_t k = s.config.mix_chain.size();
-      std::vector<std::optional<detail::Frame>> answers(k);
-      std::size_t pending = k - 1;
-      asio::steady_timer all_in(io, asio::steady_timer::time_point::max());
-      for (std::size_t hop = 1; hop < k; ++hop)
-        asio::co_spawn(
-            io,
-            [&, hop]() -> asio::awaitable<void> {
-              answers[hop] = co_await answer_of(s, hop, closed.round, FrameType::decrypt, width, static_cast<std::uint32_t>(n), evidence,
-                                                "to decrypt");
-              if (--pending == 0) all_in.cancel();
-            },
-            asio::detached);
-      if (pending > 0) {  // the asks run once this coroutine waits; the last one wakes it
-        std::error_code ignored;
-        co_await all_in.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
-      }
-      for (std::size_t hop = 1; hop < k; ++hop) {
+    if (entry.needs_decryption()) {
+      const detail::HopAsk ask = entry.decrypt_ask();
+      auto answers = co_await ask_every_hop(s, round, ask);
+      for (std::size_t hop = 1; hop < answers.size(); ++hop) {
         if (!answers[hop]) co_return;  // the session was aborted, naming why
-        const detail::Frame& f = *answers[hop];
-        if (f.header.type != FrameType::decrypted || f.header.round != closed.round || f.header.count != shares ||
-            f.header.width != mixnet::DecryptionShares::bytes_per_share) {
-          abort_session(s, round + ": " + hop_name(hop) + " answered with a frame that is not its decryption shares of this round");
-          co_return;
-        }
-        mixnet::DecryptionShares d;
-        try {
-          d = mixnet::DecryptionShares::from_bytes(shares, f.payload, hop_name(hop) + "'s decryption shares");
-        } catch (const std::invalid_argument& e) {
-          abort_session(s, round + ": " + e.what());
-          co_return;
-        }
-        if (auto fault = mixnet::check_decryption_shares(dctx, static_cast<std::uint32_t>(hop), rt.key.shares[hop], last, d, threads);
-            !fault.empty()) {
-          abort_session(s, round + ": " + hop_name(hop) + "'s decryption shares do not verify: " + fault);
-          co_return;
-        }
-        rt.decrypted_by.push_back(static_cast<std::uint32_t>(hop));
-        rt.decryption.push_back(std::move(d));
+        if (auto fault = entry.take_decryption(hop, answers[hop]->header, answers[hop]->payload)) co_return abort_session(s, *fault);
       }
     }
+    detail::ChainEntry::Result out;
+    if (auto fault = entry.finish(out)) co_return abort_session(s, *fault);
+    for (const auto& line : entry.take_notes()) log(s.tag + line);
     s.relaying = false;
-    // The result counts every record submitted; the evidence holds the n admitted, so each receiver
-    // counts the others as discarded (as records that do not open or decrypt are).
-    closed.outcome.discarded += admitted.malformed + admitted.duplicates;
-    closed.outcome.output.reset();  // no records travel: each receiver decrypts the evidence
-    deliver(s, std::move(closed), {}, mixnet::encode_evidence(rt), std::move(commitment));
-    maybe_close(s);
+    if (!out.hop_reports.empty()) s.hop_reports.push_back(std::move(out.hop_reports));
+    deliver(s, std::move(out.closed), out.reports, out.evidence, std::move(out.commitment));
+    maybe_close(s);  // parties that left while the batch crossed the chain
   }
 
-  // Takes a closed round's batch through the chain: this server's layer, then each further server's;
-  // the reports are verified before the output is delivered.
-  asio::awaitable<void> relay(ServedSession& s, detail::SessionRounds::Closed closed) {
-    if (s.config.mix == MixKind::verifiable) {
-      co_await relay_verifiable(s, std::move(closed));
-      co_return;
+  // Every further server's answer to `ask`, asked of all at once (each checks the evidence's proofs
+  // before it answers, and across hosts those checks run side by side); index = hop, 0 unused.
+  asio::awaitable<std::vector<std::optional<detail::Frame>>> ask_every_hop(ServedSession& s, std::uint32_t round, const detail::HopAsk& ask) {
+    const std::size_t k = s.config.mix_chain.size();
+    std::vector<std::optional<detail::Frame>> answers(k);
+    std::size_t pending = k - 1;
+    asio::steady_timer all_in(io, asio::steady_timer::time_point::max());
+    for (std::size_t hop = 1; hop < k; ++hop)
+      asio::co_spawn(
+          io,
+          [&, hop]() -> asio::awaitable<void> {
+            answers[hop] = co_await answer_of(s, hop, round, ask.type, ask.width, ask.count, ask.payload, ask.refusing);
+            if (--pending == 0) all_in.cancel();
+          },
+          asio::detached);
+    if (pending > 0) {  // the asks run once this coroutine waits; the last one wakes it
+      std::error_code ignored;
+      co_await all_in.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
     }
-    const std::string round = "round " + std::to_string(closed.round);
-    MessageBatch batch = closed.outcome.output ? std::move(*closed.outcome.output) : MessageBatch(closed.shape.width);
-    // The records in the order of their Merkle leaves: hop 0's signed report commits to that batch
-    // (its received digest is the root), and each party link's receipt shows its records in it.
-    if (options.tamper_admitted) options.tamper_admitted(closed.round, batch);
-    Commitment commitment;
-    {
-      auto ordered = in_leaf_order(batch, hardware_threads());
-      batch = std::move(ordered.batch);
-      commitment.maker = std::make_shared<const ReceiptMaker>(batch.width(), std::move(ordered.leaves));
-    }
-    const BatchDigest submitted = commitment.maker->root();
-    std::vector<HopReport> reports;
-    auto first = s.hop0->mix(batch, s.config.session, closed.round, rng);
-    reports.push_back(first.report);
-    commitment.signed_bytes = encode_reports(std::span(&first.report, 1));
-    batch = std::move(first.records);
-    for (std::size_t hop = 1; hop < s.config.mix_chain.size(); ++hop) {
-      auto answer = co_await answer_of(s, hop, closed.round, FrameType::mix, static_cast<std::uint32_t>(batch.width()),
-                                       static_cast<std::uint32_t>(batch.count()), batch.bytes(), "the batch");
-      if (!answer) co_return;
-      detail::Frame& f = *answer;
-      if (f.header.type != FrameType::mixed || f.header.round != closed.round || f.header.payload_length < hop_report_bytes ||
-          f.header.width != batch.width() - onion::layer_overhead) {
-        abort_session(s, round + ": " + hop_name(hop) + " answered with a frame that is not this round's mixed batch");
-        co_return;
-      }
-      const std::span<const std::uint8_t> payload(f.payload);
-      reports.push_back(decode_reports(payload.first(hop_report_bytes)).front());
-      batch = MessageBatch::from_bytes(f.header.width, std::vector<std::uint8_t>(payload.begin() + hop_report_bytes, payload.end()));
-    }
-    if (auto fault = verify_chain(reports, signers_of(s.config.mix_chain), s.config.session, closed.round, batch, submitted)) {
-      abort_session(s, round + ": the mix chain's reports do not hold: " + *fault);
-      co_return;
-    }
-    std::size_t refused = 0;
-    for (const auto& r : reports) {
-      refused += r.not_opened + r.duplicates;
-      if (r.not_opened + r.duplicates > 0)
-        log(s.tag + round + ": hop " + std::to_string(r.place.hop) + " dropped " + std::to_string(r.not_opened) +
-            " record(s) that did not open and " + std::to_string(r.duplicates) + " copies");
-    }
-    s.relaying = false;
-    closed.outcome.discarded += refused;
-    closed.outcome.messages = batch.count();
-    closed.shape.width = batch.width();
-    closed.outcome.output = std::move(batch);
-    const auto encoded = encode_reports(reports);
-    s.hop_reports.push_back(std::move(reports));
-    deliver(s, std::move(closed), encoded, {}, std::move(commitment));
-    maybe_close(s);  // parties that left while the batch crossed the chain
+    co_return answers;
   }
 
   // Sends a closed round's outcome (with the chain's reports, if any) to every endpoint.

@@ -1,0 +1,184 @@
+// The entry's side of a round through a chain, without sockets (net/detail/chain_entry.hpp): the
+// test plays the further servers with net::MixHop (an onion chain) and checks what the entry
+// delivers, what it commits to, and that a wrong answer, a hop that drops a record and an entry
+// batch altered by the tamper hook are each caught or shown; in a verifiable chain, records that are
+// not ciphertexts are left out and counted, and a wrong answer is named.
+#include <doctest/doctest.h>
+
+#include <set>
+#include <vector>
+
+#include "shufflempc/net/detail/chain_entry.hpp"
+#include "shufflempc/net/local.hpp"
+#include "shufflempc/net/onion.hpp"
+#include "shufflempc/net/tcp.hpp"
+
+using namespace shufflempc;
+using namespace shufflempc::net;
+
+namespace {
+
+constexpr std::uint32_t round_no = 0;
+constexpr std::size_t parties = 6, width = 4;
+
+std::multiset<std::vector<std::uint8_t>> records_of(const MessageBatch& b) {
+  std::multiset<std::vector<std::uint8_t>> out;
+  for (std::size_t i = 0; i < b.count(); ++i) out.emplace(b[i].begin(), b[i].end());
+  return out;
+}
+
+std::string name_of(std::size_t hop) { return "server " + std::to_string(hop); }
+
+// A chain of three servers over one round of `parties` 4-byte records delivered to all parties.
+struct OnionChain {
+  LocalDeployment local;
+  MessageBatch messages{width};
+  std::vector<MixHop> hops;  // index = hop
+
+  explicit OnionChain(std::uint64_t seed) {
+    SeededRng rng(seed);
+    SessionConfig base;
+    base.protocol = "(test)";
+    base.rounds = {wire_shape(RoundShape::exactly(width, Delivery::all_parties, 1), 3)};
+    local = LocalDeployment::create(parties, rng, base, 3);
+    hops.emplace_back(0, local.shuffler, signing_key_of(local.shuffler));
+    for (std::size_t h = 1; h < 3; ++h) hops.emplace_back(static_cast<std::uint32_t>(h), local.mix_servers[h - 1], signing_key_of(local.mix_servers[h - 1]));
+    messages = MessageBatch(width, parties);
+    rng.fill(std::span(messages.data(), messages.size_bytes()));
+  }
+  [[nodiscard]] detail::SessionRounds::Closed closed() const {
+    std::vector<PublicKey> layers;
+    for (const auto& k : local.config.mix_chain) layers.push_back(k.key);
+    detail::SessionRounds::Closed c;
+    c.round = round_no;
+    c.shape = local.config.rounds[0];
+    c.outcome.messages = parties;
+    c.outcome.output = onion::wrap(messages.bytes(), width, Delivery::all_parties, {}, layers, local.config.session, round_no);
+    return c;
+  }
+  // Further server `hop`'s honest answer to `ask` (a mixed frame: its signed report, then its records).
+  std::pair<FrameHeader, std::vector<std::uint8_t>> answer(std::size_t hop, const detail::HopAsk& ask, Rng& rng,
+                                                            bool drop_one = false) {
+    auto mixed = hops[hop].mix(MessageBatch::from_bytes(ask.width, ask.payload), local.config.session, round_no, rng);
+    MessageBatch out = mixed.records;
+    if (drop_one) {
+      out = MessageBatch(mixed.records.width());
+      for (std::size_t i = 1; i < mixed.records.count(); ++i) out.push_back(mixed.records[i]);
+    }
+    std::vector<std::uint8_t> payload = encode_reports(std::span(&mixed.report, 1));
+    payload.insert(payload.end(), out.bytes().begin(), out.bytes().end());
+    FrameHeader h;
+    h.type = FrameType::mixed;
+    h.round = round_no;
+    h.width = static_cast<std::uint32_t>(out.width());
+    h.count = static_cast<std::uint32_t>(out.count());
+    h.payload_length = static_cast<std::uint32_t>(payload.size());
+    return {h, payload};
+  }
+};
+
+}  // namespace
+
+TEST_CASE("chain entry: an onion round crosses three servers socket-free, every record arrives once, and the commitment covers the admitted batch") {
+  OnionChain chain(301);
+  SeededRng rng(302);
+  detail::ChainEntry entry(chain.local.config, chain.local.shuffler, signing_key_of(chain.local.shuffler), &chain.hops[0], chain.closed(), rng,
+                           {}, name_of);
+  for (std::size_t hop = 1; hop < 3; ++hop) {
+    const auto ask = entry.shuffle_ask();
+    CHECK(ask.type == FrameType::mix);
+    CHECK(ask.count == parties);
+    const auto [header, payload] = chain.answer(hop, ask, rng);
+    REQUIRE_FALSE(entry.take_shuffle(hop, header, payload));
+  }
+  CHECK_FALSE(entry.needs_decryption());
+  detail::ChainEntry::Result out;
+  REQUIRE_FALSE(entry.finish(out));
+  REQUIRE(out.closed.outcome.output);
+  CHECK(records_of(*out.closed.outcome.output) == records_of(chain.messages));
+  CHECK(out.closed.outcome.messages == parties);
+  CHECK(out.closed.shape.width == width);
+  CHECK(out.hop_reports.size() == 3);
+  CHECK(decode_reports(out.reports).size() == 3);
+  REQUIRE(out.commitment.maker);
+  CHECK(out.commitment.maker->root() == out.hop_reports[0].received);  // hop 0 signed the root of what it admitted
+  CHECK(entry.take_notes().empty());
+}
+
+TEST_CASE("chain entry: a wrong frame, a hop that drops a record and an entry that alters its batch are each caught or shown") {
+  OnionChain chain(303);
+  SeededRng rng(304);
+  {  // server 1 answers with a frame of another round: the line names it
+    detail::ChainEntry entry(chain.local.config, chain.local.shuffler, signing_key_of(chain.local.shuffler), &chain.hops[0], chain.closed(),
+                             rng, {}, name_of);
+    auto [header, payload] = chain.answer(1, entry.shuffle_ask(), rng);
+    header.round = 7;
+    CHECK(entry.take_shuffle(1, header, payload).value_or("") ==
+          "round 0: server 1 answered with a frame that is not this round's mixed batch");
+  }
+  {  // server 2 drops a record after signing for all of them: the chain's reports do not hold
+    detail::ChainEntry entry(chain.local.config, chain.local.shuffler, signing_key_of(chain.local.shuffler), &chain.hops[0], chain.closed(),
+                             rng, {}, name_of);
+    const auto [h1, p1] = chain.answer(1, entry.shuffle_ask(), rng);
+    REQUIRE_FALSE(entry.take_shuffle(1, h1, p1));
+    const auto [h2, p2] = chain.answer(2, entry.shuffle_ask(), rng, true);
+    REQUIRE_FALSE(entry.take_shuffle(2, h2, p2));
+    detail::ChainEntry::Result out;
+    const auto fault = entry.finish(out).value_or("");
+    CHECK(fault.find("round 0: the mix chain's reports do not hold: ") == 0);
+    CHECK(fault.find("hop 2") != std::string::npos);
+  }
+  {  // the entry drops a record before it commits (the tamper hook): the chain holds, and the
+     // commitment covers one record fewer than were submitted, which the dropped sender's receipt shows
+    const detail::ChainEntry::Tamper drop = [](std::uint32_t, MessageBatch& b) {
+      MessageBatch out(b.width());
+      for (std::size_t i = 1; i < b.count(); ++i) out.push_back(b[i]);
+      b = std::move(out);
+    };
+    detail::ChainEntry entry(chain.local.config, chain.local.shuffler, signing_key_of(chain.local.shuffler), &chain.hops[0], chain.closed(),
+                             rng, drop, name_of);
+    for (std::size_t hop = 1; hop < 3; ++hop) {
+      const auto [header, payload] = chain.answer(hop, entry.shuffle_ask(), rng);
+      REQUIRE_FALSE(entry.take_shuffle(hop, header, payload));
+    }
+    detail::ChainEntry::Result out;
+    REQUIRE_FALSE(entry.finish(out));
+    CHECK(out.closed.outcome.output->count() == parties - 1);
+    CHECK(out.hop_reports[0].records_in == parties - 1);  // hop 0 signed for the batch the entry kept
+  }
+}
+
+TEST_CASE("chain entry: a verifiable round leaves out records that are not ciphertexts, counts them, and names a wrong answer") {
+  SeededRng rng(305);
+  SessionConfig base;
+  base.protocol = "(test)";
+  base.mix = MixKind::verifiable;
+  base.rounds = {wire_shape(RoundShape::exactly(2, Delivery::analyzer_only, 1), 3, MixKind::verifiable)};
+  const auto local = LocalDeployment::create(4, rng, base, 3);
+  detail::SessionRounds::Closed closed;
+  closed.round = round_no;
+  closed.shape = local.config.rounds[0];
+  MessageBatch junk(closed.shape.width, 4);
+  for (std::size_t i = 0; i < junk.size_bytes(); ++i) junk.data()[i] = 0xff;  // no record decodes as a point (top bit set)
+  for (std::size_t r = 0; r < 4; ++r) junk.data()[r * closed.shape.width] = static_cast<std::uint8_t>(r);  // and no two are copies
+  closed.outcome.output = junk;
+  closed.outcome.messages = 4;
+  detail::ChainEntry entry(local.config, local.shuffler, signing_key_of(local.shuffler), nullptr, closed, rng, {}, name_of);
+  const auto notes = entry.take_notes();
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0] == "round 0: 4 record(s) that are not ElGamal ciphertexts and 0 copies were not admitted to the chain");
+  const auto ask = entry.shuffle_ask();
+  CHECK(ask.type == FrameType::shuffle);
+  CHECK(ask.count == 0);  // an empty batch still crosses the chain, so every server stays on the rounds
+  FrameHeader wrong;
+  wrong.type = FrameType::mixed;
+  wrong.round = round_no;
+  wrong.width = ask.width;
+  CHECK(entry.take_shuffle(1, wrong, {}).value_or("") == "round 0: server 1 answered with a frame that is not this round's shuffled batch");
+  CHECK_FALSE(entry.needs_decryption());
+  detail::ChainEntry::Result out;
+  REQUIRE_FALSE(entry.finish(out));
+  CHECK(out.closed.outcome.discarded == 4);
+  CHECK_FALSE(out.closed.outcome.output);
+  CHECK_FALSE(out.evidence.empty());
+}
