@@ -144,31 +144,26 @@ LocalLauncher::LocalLauncher(SessionConfig base, const Protocol& protocol, std::
   base_.rounds = wire_rounds(protocol_, chain.hops(), chain.kind);
 }
 
-LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
-  const std::size_t n = parties_;
-  if (inputs.size() != n) throw std::invalid_argument("local launcher: one input per party is needed");
-  std::size_t k = options_.parties_per_process;
-  if (k == 0) k = std::max<std::size_t>(1, (n + 7) / 8);
-  k = std::min(k, n);
-  const std::size_t processes = (n + k - 1) / k;
+namespace {
 
-  // The shuffler holds a link per party process (more if its parties overflow one frame) and the
-  // analyzer's: check (and raise, for the children too) the descriptor limit before any key is made.
-  {
-    SessionConfig sizing;
-    sizing.parties = n;
-    sizing.rounds = base_.rounds;
-    const std::size_t capacity = link_capacity(sizing);
-    const std::size_t links = processes * ((k + capacity - 1) / capacity);
-    ensure_descriptors(links + 1 + 64 + ShufflerOptions{}.max_unauthenticated,
-                       "the shuffler of this local run (" + std::to_string(links) + " links of " + std::to_string(processes) +
-                           " party processes, and the analyzer's)");
-  }
+// The shuffler holds a link per party process (more if its parties overflow one frame) and the
+// analyzer's: checks (and raises, for the children too) the descriptor limit before any key is made.
+void check_descriptors(const std::vector<RoundShape>& rounds, std::size_t n, std::size_t k, std::size_t processes) {
+  SessionConfig sizing;
+  sizing.parties = n;
+  sizing.rounds = rounds;
+  const std::size_t capacity = link_capacity(sizing);
+  const std::size_t links = processes * ((k + capacity - 1) / capacity);
+  ensure_descriptors(links + 1 + 64 + ShufflerOptions{}.max_unauthenticated,
+                     "the shuffler of this local run (" + std::to_string(links) + " links of " + std::to_string(processes) +
+                         " party processes, and the analyzer's)");
+}
 
-  // Each party process's inputs, as its file will hold them: their size goes into the choice of
-  // the session directory.
-  std::vector<std::string> input_texts;
-  std::uintmax_t bytes = std::uintmax_t{1} << 20;
+// Each party process's inputs (parties first .. first + k - 1), as its file will hold them; `bytes`
+// grows by their size (it goes into the choice of the session directory).
+std::vector<std::string> input_texts(const std::vector<Value>& inputs, std::size_t k, std::uintmax_t& bytes) {
+  std::vector<std::string> texts;
+  const std::size_t n = inputs.size();
   for (std::size_t first = 0; first < n; first += k) {
     const std::size_t last = std::min(n, first + k) - 1;
     std::string text = "[";
@@ -178,8 +173,146 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
     }
     text += "]\n";
     bytes += text.size();
-    input_texts.push_back(std::move(text));
+    texts.push_back(std::move(text));
   }
+  return texts;
+}
+
+// The address in a server's readiness line ("listening on HOST:PORT").
+std::string address_of(ChildProcess& c, std::chrono::milliseconds within) {
+  const auto line = c.read_line(within);
+  if (!line)
+    throw std::runtime_error(c.name() + " did not report its port within " + std::to_string(within.count()) + " ms (or ended before it did)");
+  const std::string prefix = "listening on ";
+  if (line->rfind(prefix, 0) != 0) throw std::runtime_error("unexpected line from " + c.name() + ": " + *line);
+  return line->substr(prefix.size());
+}
+
+// One run's processes: children[0] is the shuffler, [1] the analyzer, then the party processes
+// (up to party_end); the further servers of a chain apart, until the run ends.
+struct Processes {
+  std::vector<ChildProcess> children, servers;
+  std::vector<std::string> outputs;  // stdout files of the analyzer and the party processes
+  std::size_t party_end = 0;
+};
+
+// The further servers of a chain, started first (the shuffler is given their addresses, which it
+// returns comma-separated).
+std::string start_mix_servers(Processes& p, const LaunchOptions& options, const SessionDir& dir, std::size_t further) {
+  std::string chain;
+  for (std::size_t h = 1; h <= further; ++h) {
+    std::vector<std::string> args{options.executable, "mix-server", "--hop", std::to_string(h), "--config", dir / session_config_file,
+                                  "--key", mix_server_key_file(dir.path(), h), "--listen", "127.0.0.1:0", "--json"};
+    if (options.tamper_mix_server == h) args.push_back("--fault-tamper");
+    p.servers.emplace_back("mix server " + std::to_string(h), args);
+    chain += (chain.empty() ? "" : ",") + address_of(p.servers.back(), std::chrono::seconds(30));
+  }
+  if (options.kill_mix_server) p.servers[*options.kill_mix_server - 1].kill();
+  return chain;
+}
+
+// The shuffler, on a socket bound here so that the analyzer and the parties start with it at once
+// (each process start is milliseconds of CPU on a small machine) instead of after its readiness
+// line. Returns the address the clients connect to.
+std::string start_shuffler(Processes& p, const LaunchOptions& options, const SessionDir& dir, const std::string& chain) {
+  ListeningSocket listening("the shuffler");
+  std::vector<std::string> args = {options.executable, "shuffler", "--config", dir / session_config_file, "--key", dir / shuffler_key_file,
+                                   "--listen-fd", "3", "--json"};
+  if (!chain.empty()) args.insert(args.end(), {"--hop-addresses", chain});
+  if (!options.tamper_entry.empty()) args.insert(args.end(), {"--fault-entry", options.tamper_entry});
+  p.children.emplace_back("shuffler", args, ProcessOptions{.pass_as_fd3 = listening.fd()});
+  listening.close();  // the shuffler holds it now
+  return "127.0.0.1:" + std::to_string(listening.port());
+}
+
+// The analyzer and the party processes (k parties each, party process i inputs_file(i)). Through a
+// chain, the parties' verdicts on their receipts go to the analyzer directly: its socket is bound
+// here too, so the parties know its port as they start.
+void start_clients(Processes& p, const LaunchOptions& options, const SessionDir& dir, const SessionConfig& config, const std::string& address,
+                   std::size_t k, const std::function<std::string(std::size_t, std::size_t)>& inputs_file) {
+  const std::string& exe = options.executable;
+  const std::size_t n = config.parties;
+  std::vector<std::string> common = {"--config", dir / session_config_file, "--connect", address, "--json"};
+  std::optional<ListeningSocket> verdicts;
+  if (takes_verdicts(config)) verdicts.emplace("the analyzer's verdicts");
+  if (options.seed) common.insert(common.end(), {"--seed", std::to_string(*options.seed)});
+  std::vector<std::string> a = {exe, "analyzer", "--key", dir / analyzer_key_file};
+  if (!options.transcript.empty()) a.insert(a.end(), {"--transcript", options.transcript});
+  a.insert(a.end(), common.begin(), common.end());
+  if (verdicts) a.insert(a.end(), {"--listen-fd", "3"});
+  p.outputs.push_back(dir / "analyzer.out");
+  p.children.emplace_back("analyzer", a, ProcessOptions{.stdout_path = p.outputs.back(), .pass_as_fd3 = verdicts ? verdicts->fd() : -1});
+  if (verdicts) {
+    common.insert(common.end(), {"--analyzer", "127.0.0.1:" + std::to_string(verdicts->port())});
+    verdicts->close();  // the analyzer holds it now
+  }
+  for (std::size_t first = 0; first < n; first += k) {
+    const std::size_t last = std::min(n, first + k) - 1;
+    const std::string range = std::to_string(first) + "-" + std::to_string(last);
+    std::vector<std::string> args = {exe,        "party",        "--id", range, "--key-bundle",
+                                     party_key_bundle_file(dir.path(), static_cast<PartyId>(first), static_cast<PartyId>(last)),
+                                     "--inputs", inputs_file(first, last)};
+    args.insert(args.end(), common.begin(), common.end());
+    std::string drops;
+    for (PartyId id : options.dropouts)
+      if (id >= first && id <= last) drops += (drops.empty() ? "" : ",") + std::to_string(id);
+    if (!drops.empty()) args.insert(args.end(), {"--dropouts", drops});
+    if (options.kill_party_process && options.kill_before_round && first / k == *options.kill_party_process)
+      args.insert(args.end(), {"--fault-kill-before-round", std::to_string(*options.kill_before_round)});
+    p.outputs.push_back(dir / ("party-" + range + ".out"));
+    p.children.emplace_back("parties " + range, args, ProcessOptions{.stdout_path = p.outputs.back()});
+  }
+  p.party_end = p.children.size();
+}
+
+// The run's result once every process ended. The run stands if the shuffler and the analyzer
+// completed: a party process that died is a dropout like any other (the session's min-parties
+// decided whether the rounds could close).
+LaunchResult collect(Processes& p, const LaunchOptions& options, bool in_time, std::chrono::milliseconds limit) {
+  LaunchResult r;
+  auto& children = p.children;
+  std::string failures;
+  for (std::size_t i = 0; i < children.size(); ++i) {
+    const auto& c = children[i];
+    if (c.status() == 0) continue;
+    const std::string what = c.name() + " exited with status " + std::to_string(c.status().value_or(-1));
+    if (i >= p.party_end && options.kill_mix_server && c.name() == "mix server " + std::to_string(*options.kill_mix_server)) continue;
+    if (i < 2 || i >= p.party_end) failures += (failures.empty() ? "" : "; ") + what;
+    else r.lost.push_back(what);
+  }
+  if (!in_time) throw std::system_error(make_error_code(Errc::timeout), "local run exceeded " + std::to_string(limit.count()) + " ms");
+  if (!failures.empty()) {
+    // Party processes that ended early too: one may be why (a party whose receipt did not hold).
+    std::string also;
+    for (const auto& l : r.lost) also += (also.empty() ? "" : ", ") + l;
+    throw std::system_error(make_error_code(Errc::session_aborted), "local run failed: " + failures +
+                                                                        (also.empty() ? std::string() : "; and " + also) +
+                                                                        " (see the lines above)");
+  }
+  r.analyzer = read_report(p.outputs[0], "the analyzer");
+  for (std::size_t i = 2; i < p.party_end; ++i) {
+    if (children[i].status() != 0) continue;  // a lost process: its parties are in the analyzer's dropped list
+    const Value v = read_report(p.outputs[i - 1], children[i].name());
+    if (!v.contains("parties")) throw std::runtime_error(children[i].name() + " printed no report");
+    for (const auto& party : v["parties"]) r.per_party.push_back(party);
+  }
+  for (const auto& c : children)
+    r.process_resources.push_back({{"process", c.name()}, {"peak_memory_bytes", c.peak_memory()}, {"cpu_seconds", c.cpu_seconds()}});
+  return r;
+}
+
+}  // namespace
+
+LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
+  const std::size_t n = parties_;
+  if (inputs.size() != n) throw std::invalid_argument("local launcher: one input per party is needed");
+  std::size_t k = options_.parties_per_process;
+  if (k == 0) k = std::max<std::size_t>(1, (n + 7) / 8);
+  k = std::min(k, n);
+  const std::size_t processes = (n + k - 1) / k;
+  check_descriptors(base_.rounds, n, k, processes);
+  std::uintmax_t bytes = std::uintmax_t{1} << 20;
+  std::vector<std::string> texts = input_texts(inputs, k, bytes);
   bytes += std::uintmax_t{n} * 512;  // a party's keys in its bundle, its public key in the config, its line of output
 
   // Keys, config and inputs in the private directory.
@@ -192,156 +325,56 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
   // party (at 10^6 parties, 3·10^6 fewer).
   const LocalDeployment local = LocalDeployment::create(n, key_rng, std::move(base), options_.chain.servers, k);
   local.save(dir.path(), k);
-  const std::string config_path = dir / session_config_file;
   // Each party process gets its own parties' inputs only (mode 0600): it parses no one else's, as a
   // host of a real deployment holds only its own.
   const auto inputs_file = [&](std::size_t first, std::size_t last) {
     return dir / ("inputs-" + std::to_string(first) + "-" + std::to_string(last) + ".json");
   };
   for (std::size_t first = 0; first < n; first += k) {
-    std::string& text = input_texts[first / k];
+    std::string& text = texts[first / k];
     write_private_file(inputs_file(first, std::min(n, first + k) - 1), text, "inputs file");
     std::string().swap(text);
   }
 
   const auto start = std::chrono::steady_clock::now();
-  const std::string& exe = options_.executable;
-  std::vector<ChildProcess> children;
-  children.reserve(2 + processes + local.mix_servers.size());
+  Processes p;
+  p.children.reserve(2 + processes + local.mix_servers.size());
   // Every round may take its deadline (twice, counting the clients' grace) plus start-up time.
   const auto limit = options_.deadline * 2 * (protocol_.rounds() + 1) + std::chrono::seconds(30);
-  const auto address_of = [](ChildProcess& c, std::chrono::milliseconds within) {
-    const auto line = c.read_line(within);
-    if (!line)
-      throw std::runtime_error(c.name() + " did not report its port within " + std::to_string(within.count()) +
-                               " ms (or ended before it did)");
-    const std::string prefix = "listening on ";
-    if (line->rfind(prefix, 0) != 0) throw std::runtime_error("unexpected line from " + c.name() + ": " + *line);
-    return line->substr(prefix.size());
-  };
-  // The further servers of a chain first (the shuffler is given their addresses), after the
-  // parties in `children`: children[0] is the shuffler, [1] the analyzer, then the party processes.
-  std::vector<ChildProcess> servers;
-  std::string chain;
-  for (std::size_t h = 1; h <= local.mix_servers.size(); ++h) {
-    std::vector<std::string> args{exe, "mix-server", "--hop", std::to_string(h), "--config", config_path, "--key",
-                                  mix_server_key_file(dir.path(), h), "--listen", "127.0.0.1:0", "--json"};
-    if (options_.tamper_mix_server == h) args.push_back("--fault-tamper");
-    servers.emplace_back("mix server " + std::to_string(h), args);
-    chain += (chain.empty() ? "" : ",") + address_of(servers.back(), std::chrono::seconds(30));
-  }
-  if (options_.kill_mix_server) servers[*options_.kill_mix_server - 1].kill();
-  // The shuffler's socket is bound here, so the analyzer and the parties start with it at once
-  // (each process start is milliseconds of CPU on a small machine) instead of after its readiness line.
-  ListeningSocket listening("the shuffler");
-  std::vector<std::string> shuffler_args = {exe, "shuffler", "--config", config_path, "--key", dir / shuffler_key_file,
-                                            "--listen-fd", "3", "--json"};
-  if (!chain.empty()) shuffler_args.insert(shuffler_args.end(), {"--hop-addresses", chain});
-  if (!options_.tamper_entry.empty()) shuffler_args.insert(shuffler_args.end(), {"--fault-entry", options_.tamper_entry});
-  children.emplace_back("shuffler", shuffler_args, ProcessOptions{.pass_as_fd3 = listening.fd()});
-  listening.close();  // the shuffler holds it now
-  const std::string address = "127.0.0.1:" + std::to_string(listening.port());
-
-  std::vector<std::string> common = {"--config", config_path, "--connect", address, "--json"};
-  // Through a chain, the parties' verdicts on their receipts go to the analyzer directly: its socket
-  // is bound here too, so the parties know its port as they start.
-  std::optional<ListeningSocket> verdicts;
-  if (takes_verdicts(local.config)) verdicts.emplace("the analyzer's verdicts");
-  if (options_.seed) common.insert(common.end(), {"--seed", std::to_string(*options_.seed)});
-  std::vector<std::string> outputs;  // stdout files of the analyzer and the party processes
-  {
-    std::vector<std::string> a = {exe, "analyzer", "--key", dir / analyzer_key_file};
-    if (!options_.transcript.empty()) a.insert(a.end(), {"--transcript", options_.transcript});
-    a.insert(a.end(), common.begin(), common.end());
-    if (verdicts) a.insert(a.end(), {"--listen-fd", "3"});
-    outputs.push_back(dir / "analyzer.out");
-    children.emplace_back("analyzer", a, ProcessOptions{.stdout_path = outputs.back(), .pass_as_fd3 = verdicts ? verdicts->fd() : -1});
-    if (verdicts) {
-      common.insert(common.end(), {"--analyzer", "127.0.0.1:" + std::to_string(verdicts->port())});
-      verdicts->close();  // the analyzer holds it now
-    }
-  }
-  for (std::size_t first = 0; first < n; first += k) {
-    const std::size_t last = std::min(n, first + k) - 1;
-    const std::string range = std::to_string(first) + "-" + std::to_string(last);
-    std::vector<std::string> a = {exe,   "party",       "--id",
-                                  range, "--key-bundle", party_key_bundle_file(dir.path(), static_cast<PartyId>(first), static_cast<PartyId>(last)),
-                                  "--inputs", inputs_file(first, last)};
-    a.insert(a.end(), common.begin(), common.end());
-    std::string drops;
-    for (PartyId id : options_.dropouts)
-      if (id >= first && id <= last) {
-        if (!drops.empty()) drops += ',';
-        drops += std::to_string(id);
-      }
-    if (!drops.empty()) a.insert(a.end(), {"--dropouts", drops});
-    if (options_.kill_party_process && options_.kill_before_round && first / k == *options_.kill_party_process)
-      a.insert(a.end(), {"--fault-kill-before-round", std::to_string(*options_.kill_before_round)});
-    outputs.push_back(dir / ("party-" + range + ".out"));
-    children.emplace_back("parties " + range, a, ProcessOptions{.stdout_path = outputs.back()});
-  }
+  const std::string chain = start_mix_servers(p, options_, dir, local.mix_servers.size());
+  const std::string address = start_shuffler(p, options_, dir, chain);
+  start_clients(p, options_, dir, local.config, address, k, inputs_file);
   // The shuffler's readiness line, read once every client is on its way: a shuffler that could not
   // start ends the run here (its stdout closes), and its clients with it. It comes after one X25519
   // per party (K_p, on cores shared with every client starting at once: over 30 s at 10^6 parties),
   // so it may take as long as the whole run.
   const auto until_limit = std::chrono::duration_cast<std::chrono::milliseconds>(start + limit - std::chrono::steady_clock::now());
-  if (const std::string said = address_of(children.front(), std::max(until_limit, std::chrono::milliseconds(1))); said != address)
+  if (const std::string said = address_of(p.children.front(), std::max(until_limit, std::chrono::milliseconds(1))); said != address)
     throw std::runtime_error("the shuffler listens on " + said + ", not on the socket it was given (" + address + ")");
   if (options_.kill_party_process) {
     if (*options_.kill_party_process >= processes)
       throw std::invalid_argument("--kill-party-process must be below the number of party processes (" + std::to_string(processes) + ")");
-    if (!options_.kill_before_round) children[2 + *options_.kill_party_process].kill();
+    if (!options_.kill_before_round) p.children[2 + *options_.kill_party_process].kill();
   }
   if (options_.started) options_.started(dir.path(), processes);
   const auto reason = [this] { return options_.stop ? options_.stop() : std::string(); };
-  const std::size_t party_end = children.size();
-  const bool in_time = wait_all(children, start + limit, [&] { return !reason().empty(); });
+  const bool in_time = wait_all(p.children, start + limit, [&] { return !reason().empty(); });
   // A further server ends when its last round is mixed or the shuffler's link says the session
   // ended; one the shuffler never reached (a run that failed early) is stopped after a grace.
-  if (!servers.empty()) {
-    (void)wait_all(servers, std::chrono::steady_clock::now() + std::chrono::seconds(10), [&] { return !reason().empty(); });
-    for (auto& c : servers) children.push_back(std::move(c));
+  if (!p.servers.empty()) {
+    (void)wait_all(p.servers, std::chrono::steady_clock::now() + std::chrono::seconds(10), [&] { return !reason().empty(); });
+    for (auto& c : p.servers) p.children.push_back(std::move(c));
   }
   if (const std::string why = reason(); !why.empty()) {
-    for (auto& c : children) c.kill();
+    for (auto& c : p.children) c.kill();
     throw std::runtime_error("interrupted by " + why + ": every process of the run was stopped" +
                              (options_.keep_dir.empty() ? " and its temporary keys removed" : ""));
   }
-  (void)children.front().read_all(std::chrono::seconds(1));
-  LaunchResult r;
+  (void)p.children.front().read_all(std::chrono::seconds(1));
+  LaunchResult r = collect(p, options_, in_time, std::chrono::duration_cast<std::chrono::milliseconds>(limit));
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   r.party_processes = processes;
   r.parties_per_process = k;
-  // The run stands if the shuffler and the analyzer completed: a party process that died is a
-  // dropout like any other (the session's min-parties decided whether the rounds could close).
-  std::string failures;
-  for (std::size_t i = 0; i < children.size(); ++i) {
-    const auto& c = children[i];
-    if (c.status() == 0) continue;
-    const std::string what = c.name() + " exited with status " + std::to_string(c.status().value_or(-1));
-    if (i >= party_end && options_.kill_mix_server && c.name() == "mix server " + std::to_string(*options_.kill_mix_server)) continue;
-    if (i < 2 || i >= party_end) failures += (failures.empty() ? "" : "; ") + what;
-    else r.lost.push_back(what);
-  }
-  if (!in_time) throw std::system_error(make_error_code(Errc::timeout), "local run exceeded " + std::to_string(limit.count()) + " ms");
-  if (!failures.empty()) {
-    // Party processes that ended early too: one may be why (a party whose receipt did not hold).
-    std::string also;
-    for (const auto& l : r.lost) also += (also.empty() ? "" : ", ") + l;
-    throw std::system_error(make_error_code(Errc::session_aborted), "local run failed: " + failures +
-                                                                        (also.empty() ? std::string() : "; and " + also) +
-                                                                        " (see the lines above)");
-  }
-
-  r.analyzer = read_report(outputs[0], "the analyzer");
-  for (std::size_t i = 2; i < party_end; ++i) {
-    if (children[i].status() != 0) continue;  // a lost process: its parties are in the analyzer's dropped list
-    const Value v = read_report(outputs[i - 1], children[i].name());
-    if (!v.contains("parties")) throw std::runtime_error(children[i].name() + " printed no report");
-    for (const auto& p : v["parties"]) r.per_party.push_back(p);
-  }
-  for (const auto& c : children)
-    r.process_resources.push_back({{"process", c.name()}, {"peak_memory_bytes", c.peak_memory()}, {"cpu_seconds", c.cpu_seconds()}});
   return r;
 }
 
