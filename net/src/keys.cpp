@@ -169,132 +169,105 @@ std::vector<std::size_t> key_runs(std::span<const PublicKey> keys) {
   return starts;
 }
 
-SessionConfig SessionConfig::from_json(const Value& j) {
-  const auto field = [&](const char* name) -> const Value& {
+namespace {
+
+// The fields of a session config, each read with the error that names it.
+struct ConfigFields {
+  const Value& j;
+  const Value& field(const char* name) const {
     if (!j.contains(name)) throw std::invalid_argument(std::string("session config: missing field '") + name + "'");
     return j[name];
-  };
-  const auto text = [&](const char* name) {
+  }
+  std::string text(const char* name) const {
     const Value& v = field(name);
     if (!v.is_string()) throw std::invalid_argument(std::string("session config: '") + name + "' must be a string");
     return v.get<std::string>();
-  };
-  const auto count = [&](const char* name, std::uint64_t lo, std::uint64_t hi) {
+  }
+  std::uint64_t count(const char* name, std::uint64_t lo, std::uint64_t hi) const {
     const Value& v = field(name);
     if (!v.is_number_unsigned() || v.get<std::uint64_t>() < lo || v.get<std::uint64_t>() > hi)
-      throw std::invalid_argument(std::string("session config: '") + name + "' must be an integer in [" +
-                                  std::to_string(lo) + ", " + std::to_string(hi) + "]");
+      throw std::invalid_argument(std::string("session config: '") + name + "' must be an integer in [" + std::to_string(lo) + ", " +
+                                  std::to_string(hi) + "]");
     return v.get<std::uint64_t>();
-  };
-  if (!j.is_object()) throw std::invalid_argument("session config: not a JSON object");
-  SessionConfig c;
-  from_hex(text("session"), c.session, "session config: 'session'");
-  c.protocol = text("protocol");
-  if (j.contains("params")) {
-    if (!j["params"].is_object()) throw std::invalid_argument("session config: 'params' must be an object");
-    for (const auto& [k, v] : j["params"].items()) c.params[k] = v.is_string() ? v.get<std::string>() : v.dump();
   }
-  if (j.contains("file_digests")) {
-    if (!j["file_digests"].is_object()) throw std::invalid_argument("session config: 'file_digests' must be an object");
-    for (const auto& [k, v] : j["file_digests"].items()) {
-      std::array<std::uint8_t, 32> d{};
-      if (!v.is_string()) throw std::invalid_argument("session config: file_digests." + k + " must be a string");
-      from_hex(v.get<std::string>(), d, "session config: file_digests." + k);
-      c.file_digests[k] = v.get<std::string>();
-    }
+};
+
+std::vector<RoundShape> rounds_from_json(const Value& rounds) {
+  if (!rounds.is_array() || rounds.empty() || rounds.size() > max_session_rounds)
+    throw std::invalid_argument("session config: 'rounds' must list between 1 and " + std::to_string(max_session_rounds) +
+                                " round shapes (write the config with shufflempc session)");
+  const Limits limits;
+  std::vector<RoundShape> out;
+  for (std::size_t r = 0; r < rounds.size(); ++r) {
+    const std::string where = "session config: rounds[" + std::to_string(r) + "]";
+    const Value& shape = rounds[r];
+    if (!shape.is_object()) throw std::invalid_argument(where + " must be an object");
+    const auto number = [&](const char* name, std::uint64_t hi) {
+      if (!shape.contains(name) || !shape[name].is_number_unsigned() || shape[name].get<std::uint64_t>() > hi)
+        throw std::invalid_argument(where + "." + name + " must be an integer in [0, " + std::to_string(hi) + "]");
+      return static_cast<std::size_t>(shape[name].get<std::uint64_t>());
+    };
+    RoundShape s;
+    s.width = number("width", limits.max_width);
+    s.min_messages = number("min_messages", limits.max_count);
+    s.max_messages = number("max_messages", limits.max_count);
+    if (s.min_messages > s.max_messages) throw std::invalid_argument(where + ": min_messages exceeds max_messages");
+    const Value& delivery = shape.contains("delivery") ? shape["delivery"] : Value();
+    if (delivery == to_string(Delivery::analyzer_only)) s.delivery = Delivery::analyzer_only;
+    else if (delivery == to_string(Delivery::all_parties)) s.delivery = Delivery::all_parties;
+    else
+      throw std::invalid_argument(where + ".delivery must be \"" + to_string(Delivery::analyzer_only) + "\" or \"" +
+                                  to_string(Delivery::all_parties) + "\"");
+    out.push_back(s);
   }
-  {
-    const Value& rounds = field("rounds");
-    if (!rounds.is_array() || rounds.empty() || rounds.size() > max_session_rounds)
-      throw std::invalid_argument("session config: 'rounds' must list between 1 and " + std::to_string(max_session_rounds) +
-                                  " round shapes (write the config with shufflempc session)");
-    const Limits limits;
-    for (std::size_t r = 0; r < rounds.size(); ++r) {
-      const std::string where = "session config: rounds[" + std::to_string(r) + "]";
-      const Value& shape = rounds[r];
-      if (!shape.is_object()) throw std::invalid_argument(where + " must be an object");
-      const auto number = [&](const char* name, std::uint64_t hi) {
-        if (!shape.contains(name) || !shape[name].is_number_unsigned() || shape[name].get<std::uint64_t>() > hi)
-          throw std::invalid_argument(where + "." + name + " must be an integer in [0, " + std::to_string(hi) + "]");
-        return static_cast<std::size_t>(shape[name].get<std::uint64_t>());
-      };
-      RoundShape s;
-      s.width = number("width", limits.max_width);
-      s.min_messages = number("min_messages", limits.max_count);
-      s.max_messages = number("max_messages", limits.max_count);
-      if (s.min_messages > s.max_messages) throw std::invalid_argument(where + ": min_messages exceeds max_messages");
-      const Value& delivery = shape.contains("delivery") ? shape["delivery"] : Value();
-      if (delivery == to_string(Delivery::analyzer_only)) s.delivery = Delivery::analyzer_only;
-      else if (delivery == to_string(Delivery::all_parties)) s.delivery = Delivery::all_parties;
-      else
-        throw std::invalid_argument(where + ".delivery must be \"" + to_string(Delivery::analyzer_only) + "\" or \"" +
-                                    to_string(Delivery::all_parties) + "\"");
-      c.rounds.push_back(s);
-    }
+  return out;
+}
+
+// 'mix_chain': 0 or 2 to max_mix_servers servers, the shuffler first, each with keys of its own.
+void chain_from_json(const Value& chain, SessionConfig& c) {
+  if (!chain.is_array() || chain.size() == 1 || chain.size() > max_mix_servers)
+    throw std::invalid_argument("session config: 'mix_chain' must list 0 or 2 to " + std::to_string(max_mix_servers) +
+                                " mix servers (KEY:SIGNING_KEY, the shuffler first)");
+  for (std::size_t i = 0; i < chain.size(); ++i) {
+    const std::string where = "session config: mix_chain[" + std::to_string(i) + "]";
+    if (!chain[i].is_string()) throw std::invalid_argument(where + " must be a string KEY:SIGNING_KEY");
+    c.mix_chain.push_back(parse_mix_server_keys(chain[i].get<std::string>(), where));
+    if (c.mix_chain.back().key == c.analyzer_key)
+      throw std::invalid_argument(where + " is the analyzer's key: a mix server and the analyzer need keys of their own");
+    for (std::size_t k = 0; k < i; ++k)
+      if (c.mix_chain[k].key == c.mix_chain[i].key || c.mix_chain[k].signer == c.mix_chain[i].signer)
+        throw std::invalid_argument(where + " repeats mix_chain[" + std::to_string(k) + "]: each server of the chain needs its own keys");
   }
-  c.parties = count("parties", 1, max_session_parties);
-  if (j.contains("min_parties")) c.min_parties = count("min_parties", 0, c.parties);
-  if (j.contains("deadline_ms")) c.deadline = std::chrono::milliseconds(count("deadline_ms", 1, 86'400'000));
-  if (j.contains("max_frame_bytes")) c.max_frame_bytes = static_cast<std::uint32_t>(count("max_frame_bytes", 1024, 0xffff'ffffu));
-  if (j.contains("shuffler_address")) {
-    c.shuffler_address = text("shuffler_address");
-    (void)split_address(c.shuffler_address, "session config: 'shuffler_address'");
+  if (!c.mix_chain.empty() && c.mix_chain.front().key != c.shuffler_key)
+    throw std::invalid_argument("session config: mix_chain[0] must be the shuffler (the entry of the chain): its key is not shuffler_key");
+}
+
+// A verifiable mix: a chain, the analyzer's ElGamal key and every server's, each with its proof of
+// possession, none repeated.
+void check_verifiable_chain(const SessionConfig& c) {
+  if (c.mix_chain.empty())
+    throw std::invalid_argument("session config: a verifiable mix needs a chain of mix servers ('mix_chain', 2 to " +
+                                std::to_string(max_mix_servers) + ")");
+  if (!c.analyzer_elgamal)
+    throw std::invalid_argument("session config: a verifiable mix needs 'analyzer_elgamal_key' (keygen --verifiable prints it)");
+  if (auto why = check_verifiable_key(*c.analyzer_elgamal, c.analyzer_key); !why.empty())
+    throw std::invalid_argument("session config: 'analyzer_elgamal_key': " + why);
+  for (std::size_t i = 0; i < c.mix_chain.size(); ++i) {
+    const std::string where = "session config: mix_chain[" + std::to_string(i) + "]";
+    if (!c.mix_chain[i].elgamal)
+      throw std::invalid_argument(where + " has no ElGamal key: a verifiable mix needs KEY:SIGNING_KEY:ELGAMAL_KEY:PROOF "
+                                          "(keygen --mix-server --verifiable)");
+    if (auto why = check_verifiable_key(*c.mix_chain[i].elgamal, c.mix_chain[i].key); !why.empty())
+      throw std::invalid_argument(where + ": " + why);
+    if (c.mix_chain[i].elgamal->key == c.analyzer_elgamal->key) throw std::invalid_argument(where + "'s ElGamal key is the analyzer's");
+    for (std::size_t k = 0; k < i; ++k)
+      if (c.mix_chain[k].elgamal->key == c.mix_chain[i].elgamal->key)
+        throw std::invalid_argument(where + "'s ElGamal key repeats mix_chain[" + std::to_string(k) + "]'s");
   }
-  c.shuffler_key = parse_public_key(text("shuffler_key"), "session config: 'shuffler_key'");
-  c.analyzer_key = parse_public_key(text("analyzer_key"), "session config: 'analyzer_key'");
-  if (c.analyzer_key == c.shuffler_key)
-    throw std::invalid_argument("session config: 'analyzer_key' equals 'shuffler_key': the shuffler could open every ESA record; "
-                                "give the analyzer a key of its own (shufflempc keygen)");
-  if (j.contains("mix_chain")) {
-    const Value& chain = j["mix_chain"];
-    if (!chain.is_array() || chain.size() == 1 || chain.size() > max_mix_servers)
-      throw std::invalid_argument("session config: 'mix_chain' must list 0 or 2 to " + std::to_string(max_mix_servers) +
-                                  " mix servers (KEY:SIGNING_KEY, the shuffler first)");
-    for (std::size_t i = 0; i < chain.size(); ++i) {
-      const std::string where = "session config: mix_chain[" + std::to_string(i) + "]";
-      if (!chain[i].is_string()) throw std::invalid_argument(where + " must be a string KEY:SIGNING_KEY");
-      c.mix_chain.push_back(parse_mix_server_keys(chain[i].get<std::string>(), where));
-      if (c.mix_chain.back().key == c.analyzer_key)
-        throw std::invalid_argument(where + " is the analyzer's key: a mix server and the analyzer need keys of their own");
-      for (std::size_t k = 0; k < i; ++k)
-        if (c.mix_chain[k].key == c.mix_chain[i].key || c.mix_chain[k].signer == c.mix_chain[i].signer)
-          throw std::invalid_argument(where + " repeats mix_chain[" + std::to_string(k) + "]: each server of the chain needs its own keys");
-    }
-    if (!c.mix_chain.empty() && c.mix_chain.front().key != c.shuffler_key)
-      throw std::invalid_argument("session config: mix_chain[0] must be the shuffler (the entry of the chain): its key is not shuffler_key");
-  }
-  if (j.contains("mix")) {
-    const Value& m = j["mix"];
-    if (m == to_string(MixKind::verifiable)) c.mix = MixKind::verifiable;
-    else if (m != to_string(MixKind::decryption))
-      throw std::invalid_argument("session config: 'mix' must be \"decryption\" or \"verifiable\"");
-  }
-  if (j.contains("analyzer_elgamal_key"))
-    c.analyzer_elgamal = parse_verifiable_key(text("analyzer_elgamal_key"), "session config: 'analyzer_elgamal_key'");
-  if (c.mix == MixKind::verifiable) {
-    if (c.mix_chain.empty())
-      throw std::invalid_argument("session config: a verifiable mix needs a chain of mix servers ('mix_chain', 2 to " +
-                                  std::to_string(max_mix_servers) + ")");
-    if (!c.analyzer_elgamal)
-      throw std::invalid_argument("session config: a verifiable mix needs 'analyzer_elgamal_key' (keygen --verifiable prints it)");
-    if (auto why = check_verifiable_key(*c.analyzer_elgamal, c.analyzer_key); !why.empty())
-      throw std::invalid_argument("session config: 'analyzer_elgamal_key': " + why);
-    for (std::size_t i = 0; i < c.mix_chain.size(); ++i) {
-      const std::string where = "session config: mix_chain[" + std::to_string(i) + "]";
-      if (!c.mix_chain[i].elgamal)
-        throw std::invalid_argument(where + " has no ElGamal key: a verifiable mix needs KEY:SIGNING_KEY:ELGAMAL_KEY:PROOF "
-                                            "(keygen --mix-server --verifiable)");
-      if (auto why = check_verifiable_key(*c.mix_chain[i].elgamal, c.mix_chain[i].key); !why.empty())
-        throw std::invalid_argument(where + ": " + why);
-      if (c.mix_chain[i].elgamal->key == c.analyzer_elgamal->key)
-        throw std::invalid_argument(where + "'s ElGamal key is the analyzer's");
-      for (std::size_t k = 0; k < i; ++k)
-        if (c.mix_chain[k].elgamal->key == c.mix_chain[i].elgamal->key)
-          throw std::invalid_argument(where + "'s ElGamal key repeats mix_chain[" + std::to_string(k) + "]'s");
-    }
-  }
-  // Each item is one party's key, or {"key": KEY, "parties": N}: one key for the next N parties.
-  const Value& keys = field("party_keys");
+}
+
+// Each item is one party's key, or {"key": KEY, "parties": N}: one key for the next N parties.
+void party_keys_from_json(const Value& keys, SessionConfig& c) {
   const auto count_mismatch = [&] {
     return std::invalid_argument("session config: 'party_keys' must list one key per party (" + std::to_string(c.parties) + ")");
   };
@@ -316,6 +289,54 @@ SessionConfig SessionConfig::from_json(const Value& j) {
     c.party_keys.insert(c.party_keys.end(), static_cast<std::size_t>(n), parse_public_key(k["key"].get<std::string>(), where + ".key"));
   }
   if (c.party_keys.size() != c.parties) throw count_mismatch();
+}
+
+}  // namespace
+
+SessionConfig SessionConfig::from_json(const Value& j) {
+  if (!j.is_object()) throw std::invalid_argument("session config: not a JSON object");
+  const ConfigFields f{j};
+  SessionConfig c;
+  from_hex(f.text("session"), c.session, "session config: 'session'");
+  c.protocol = f.text("protocol");
+  if (j.contains("params")) {
+    if (!j["params"].is_object()) throw std::invalid_argument("session config: 'params' must be an object");
+    for (const auto& [k, v] : j["params"].items()) c.params[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  }
+  if (j.contains("file_digests")) {
+    if (!j["file_digests"].is_object()) throw std::invalid_argument("session config: 'file_digests' must be an object");
+    for (const auto& [k, v] : j["file_digests"].items()) {
+      std::array<std::uint8_t, 32> d{};
+      if (!v.is_string()) throw std::invalid_argument("session config: file_digests." + k + " must be a string");
+      from_hex(v.get<std::string>(), d, "session config: file_digests." + k);
+      c.file_digests[k] = v.get<std::string>();
+    }
+  }
+  c.rounds = rounds_from_json(f.field("rounds"));
+  c.parties = f.count("parties", 1, max_session_parties);
+  if (j.contains("min_parties")) c.min_parties = f.count("min_parties", 0, c.parties);
+  if (j.contains("deadline_ms")) c.deadline = std::chrono::milliseconds(f.count("deadline_ms", 1, 86'400'000));
+  if (j.contains("max_frame_bytes")) c.max_frame_bytes = static_cast<std::uint32_t>(f.count("max_frame_bytes", 1024, 0xffff'ffffu));
+  if (j.contains("shuffler_address")) {
+    c.shuffler_address = f.text("shuffler_address");
+    (void)split_address(c.shuffler_address, "session config: 'shuffler_address'");
+  }
+  c.shuffler_key = parse_public_key(f.text("shuffler_key"), "session config: 'shuffler_key'");
+  c.analyzer_key = parse_public_key(f.text("analyzer_key"), "session config: 'analyzer_key'");
+  if (c.analyzer_key == c.shuffler_key)
+    throw std::invalid_argument("session config: 'analyzer_key' equals 'shuffler_key': the shuffler could open every ESA record; "
+                                "give the analyzer a key of its own (shufflempc keygen)");
+  if (j.contains("mix_chain")) chain_from_json(j["mix_chain"], c);
+  if (j.contains("mix")) {
+    const Value& m = j["mix"];
+    if (m == to_string(MixKind::verifiable)) c.mix = MixKind::verifiable;
+    else if (m != to_string(MixKind::decryption))
+      throw std::invalid_argument("session config: 'mix' must be \"decryption\" or \"verifiable\"");
+  }
+  if (j.contains("analyzer_elgamal_key"))
+    c.analyzer_elgamal = parse_verifiable_key(f.text("analyzer_elgamal_key"), "session config: 'analyzer_elgamal_key'");
+  if (c.mix == MixKind::verifiable) check_verifiable_chain(c);
+  party_keys_from_json(f.field("party_keys"), c);
   return c;
 }
 

@@ -282,9 +282,9 @@ struct TcpMixServer::Impl {
     return std::nullopt;
   }
 
-  asio::awaitable<void> serve(std::shared_ptr<SecureLink> link) {
-    ++open_connections;
-    const std::string peer = detail::remote_name(*link);
+  // Holds a new connection among the unauthenticated ones (closing the oldest beyond the limit);
+  // returns its key there.
+  std::uint64_t track_unauthenticated(const std::shared_ptr<SecureLink>& link) {
     const std::uint64_t key = next_connection++;
     if (unauthenticated.size() >= options.max_unauthenticated) {
       if (evicted++ == 0)
@@ -294,6 +294,45 @@ struct TcpMixServer::Impl {
       unauthenticated.erase(unauthenticated.begin());
     }
     unauthenticated.emplace(key, link);
+    return key;
+  }
+
+  // One frame from the entry: false when the link is done with (a goodbye, an abort, a refusal).
+  bool entry_frame(Served& s, SecureLink& link, detail::Frame& f, const std::string& peer) {
+    if (f.header.type == FrameType::abort) {
+      s.goodbye = true;
+      if (f.payload.empty()) {  // goodbye
+        end(s, s.ended ? "" : "the entry ended the session before round " + std::to_string(s.next_round));
+        return false;
+      }
+      // Nothing more will come either way; a session this server finished failed elsewhere.
+      const std::string reason = "the entry aborted the session: " + std::string(f.payload.begin(), f.payload.end());
+      if (s.ended && s.report.error.empty()) {
+        s.report.error = reason;
+        log(s.tag + "session failed: " + reason);
+      }
+      end(s, reason);
+      return false;
+    }
+    std::optional<std::string> refusal;
+    const bool repeat = (s.last.valid && f.header.round == s.last.round) || (s.decrypted.valid && f.header.round == s.decrypted.round);
+    if (verifiable(s) ? f.header.type != FrameType::shuffle && f.header.type != FrameType::decrypt : f.header.type != FrameType::mix)
+      refusal = "unexpected frame type " + std::to_string(static_cast<int>(f.header.type));
+    else if (s.ended && !repeat) refusal = "the session has ended";
+    else if (f.header.type == FrameType::shuffle) refusal = take_shuffle(s, link, f);
+    else if (f.header.type == FrameType::decrypt) refusal = take_decrypt(s, link, f);
+    else refusal = take(s, link, f);
+    if (!refusal) return true;
+    log(s.tag + "the entry (" + peer + "): refused: " + *refusal);
+    link.send(FrameType::abort, f.header.round, std::span(reinterpret_cast<const std::uint8_t*>(refusal->data()), refusal->size()));
+    link.close_after_flush();
+    return false;
+  }
+
+  asio::awaitable<void> serve(std::shared_ptr<SecureLink> link) {
+    ++open_connections;
+    const std::string peer = detail::remote_name(*link);
+    const std::uint64_t key = track_unauthenticated(link);
     bool authenticated = false;
     asio::steady_timer guard(io, options.handshake_timeout);
     guard.async_wait([&authenticated, link](std::error_code ec) {
@@ -318,36 +357,7 @@ struct TcpMixServer::Impl {
       s->link = link;
       while (link->is_open()) {
         detail::Frame f = co_await link->receive();
-        if (f.header.type == FrameType::abort) {
-          if (f.payload.empty()) {  // goodbye
-            s->goodbye = true;
-            end(*s, s->ended ? "" : "the entry ended the session before round " + std::to_string(s->next_round));
-          } else {
-            // Nothing more will come either way; a session this server finished failed elsewhere.
-            const std::string reason = "the entry aborted the session: " + std::string(f.payload.begin(), f.payload.end());
-            s->goodbye = true;
-            if (s->ended && s->report.error.empty()) {
-              s->report.error = reason;
-              log(s->tag + "session failed: " + reason);
-            }
-            end(*s, reason);
-          }
-          break;
-        }
-        std::optional<std::string> refusal;
-        const bool repeat = (s->last.valid && f.header.round == s->last.round) || (s->decrypted.valid && f.header.round == s->decrypted.round);
-        if (verifiable(*s) ? f.header.type != FrameType::shuffle && f.header.type != FrameType::decrypt : f.header.type != FrameType::mix)
-          refusal = "unexpected frame type " + std::to_string(static_cast<int>(f.header.type));
-        else if (s->ended && !repeat) refusal = "the session has ended";
-        else if (f.header.type == FrameType::shuffle) refusal = take_shuffle(*s, *link, f);
-        else if (f.header.type == FrameType::decrypt) refusal = take_decrypt(*s, *link, f);
-        else refusal = take(*s, *link, f);
-        if (refusal) {
-          log(s->tag + "the entry (" + peer + "): refused: " + *refusal);
-          link->send(FrameType::abort, f.header.round, std::span(reinterpret_cast<const std::uint8_t*>(refusal->data()), refusal->size()));
-          link->close_after_flush();
-          break;
-        }
+        if (!entry_frame(*s, *link, f, peer)) break;
       }
     } catch (const std::system_error& e) {
       // Silent: a peer that hangs up, and a connection closed here (evicted or out of time) before it

@@ -240,20 +240,51 @@ struct TcpChannel::Impl {
 
   // Sends each party link's batch for the round (sealed to the analyzer in ESA mode); a link all
   // of whose parties stay silent leaves the session and closes. Marks the links that await a result.
-  void submit(const RoundRules& spec, const Submissions& local, std::size_t ww) {
-    const std::size_t width = spec.shape.width;
-    const bool sealed = spec.shape.delivery == Delivery::analyzer_only;
-    const bool onion = chained(spec.shape);
-    // Every hosted party's messages in the chain's onion at once (on every core), in local order;
-    // for a verifiable chain, encrypted under the round's key (each limb with fresh randomness).
+  // Every hosted party's messages in the chain's onion at once (on every core), in local order;
+  // for a verifiable chain, encrypted under the round's key (each limb with fresh randomness).
+  MessageBatch wrap_for_chain(const RoundRules& spec, const Submissions& local, std::size_t ww) {
     MessageBatch wrapped(ww);
-    if (onion && !local.messages.empty() && verifiable()) {
+    if (!local.messages.empty() && verifiable()) {
       const auto key = round_key(config, spec.shape.delivery).key();
       wrapped = MessageBatch::from_bytes(ww, mixnet::encrypt_batch(local.messages, key, rng, hardware_threads()).to_bytes());
-    } else if (onion && !local.messages.empty()) {
-      wrapped = onion::wrap(local.messages.bytes(), width, spec.shape.delivery, config.analyzer_key, layer_keys, config.session, spec.round);
+    } else if (!local.messages.empty()) {
+      wrapped = onion::wrap(local.messages.bytes(), spec.shape.width, spec.shape.delivery, config.analyzer_key, layer_keys, config.session,
+                            spec.round);
     }
-    if (onion && tamper_records) tamper_records(spec.round, wrapped);
+    if (tamper_records) tamper_records(spec.round, wrapped);
+    return wrapped;
+  }
+
+  // Link `l`'s submit payload (a count per party, then the messages in party order: wrapped for
+  // the chain, sealed to the analyzer in ESA mode, or as they are), its own records noted for the receipts.
+  void fill_batch(Link& l, const RoundRules& spec, const Submissions& local, const MessageBatch& wrapped, std::size_t ww,
+                  const std::vector<const Submissions::Slice*>& slices, const std::vector<std::uint32_t>& counts, std::size_t total) {
+    const std::size_t width = spec.shape.width;
+    l.pending.assign(4 * counts.size() + total * ww, 0);
+    std::uint8_t* out = l.pending.data() + 4 * counts.size();
+    for (std::size_t k = 0; k < l.count; ++k) {
+      store_le<std::uint32_t>(l.pending.data() + 4 * k, counts[k]);
+      if (counts[k] == submit_absent) continue;
+      const auto* slice = slices[k];
+      const std::uint8_t* src = local.messages.data() + slice->first * width;
+      if (chained(spec.shape)) {
+        const std::uint8_t* from = wrapped.data() + slice->first * ww;
+        std::copy(from, from + slice->count * ww, out);
+        for (std::size_t m = 0; m < slice->count; ++m) l.own.push_back(std::span(from + m * ww, ww));
+      } else if (spec.shape.delivery == Delivery::analyzer_only) {
+        sealing::seal({src, slice->count * width}, width, config.analyzer_key, {out, slice->count * ww});
+      } else {
+        std::copy(src, src + slice->count * width, out);
+      }
+      out += slice->count * ww;
+      counters[l.identities[k]].messages_sent += slice->count;
+    }
+    l.pending_count = static_cast<std::uint32_t>(total);
+  }
+
+  void submit(const RoundRules& spec, const Submissions& local, std::size_t ww) {
+    const bool onion = chained(spec.shape);
+    const MessageBatch wrapped = onion ? wrap_for_chain(spec, local, ww) : MessageBatch(ww);
     const std::vector<char> was_in = in_session;  // who was in the session as the round began
     // Each party link's batch: a count per party (submit_absent for one that does not submit: it
     // leaves the session), then the messages in party order.
@@ -301,26 +332,7 @@ struct TcpChannel::Impl {
       }
       if (!l.link->is_open()) continue;
       if (took_part) l.counts = counts;
-      l.pending.assign(4 * counts.size() + total * ww, 0);
-      std::uint8_t* out = l.pending.data() + 4 * counts.size();
-      for (std::size_t k = 0; k < l.count; ++k) {
-        store_le<std::uint32_t>(l.pending.data() + 4 * k, counts[k]);
-        if (counts[k] == submit_absent) continue;
-        const auto* slice = slices[li][k];
-        const std::uint8_t* src = local.messages.data() + slice->first * width;
-        if (onion) {
-          const std::uint8_t* from = wrapped.data() + slice->first * ww;
-          std::copy(from, from + slice->count * ww, out);
-          for (std::size_t m = 0; m < slice->count; ++m) l.own.push_back(std::span(from + m * ww, ww));
-        } else if (sealed) {
-          sealing::seal({src, slice->count * width}, width, config.analyzer_key, {out, slice->count * ww});
-        } else {
-          std::copy(src, src + slice->count * width, out);
-        }
-        out += slice->count * ww;
-        counters[l.identities[k]].messages_sent += slice->count;
-      }
-      l.pending_count = static_cast<std::uint32_t>(total);
+      fill_batch(l, spec, local, wrapped, ww, slices[li], counts, total);
       l.link->send(FrameType::submit, spec.round, static_cast<std::uint32_t>(ww), l.pending_count, l.pending);
       l.waiting = true;
     }
@@ -358,8 +370,6 @@ struct TcpChannel::Impl {
   // `ww` is the width of the records delivered (sealed to the analyzer in ESA mode; the chain's
   // layers are gone).
   RoundOutcome outcome_of(const RoundRules& spec, const std::vector<Answer>& answers, std::size_t ww) {
-    const std::size_t width = spec.shape.width;
-    const bool sealed = spec.shape.delivery == Delivery::analyzer_only;
     RoundOutcome out;
     const detail::Frame* result = nullptr;
     const detail::Frame* with_output = nullptr;
@@ -385,24 +395,7 @@ struct TcpChannel::Impl {
     out.submitted = r.submitted;
     out.dropped = r.dropped;
     out.messages = static_cast<std::size_t>(r.messages);
-    if (!analyzer && spec.shape.delivery == Delivery::analyzer_only) {
-      out.submitted.clear();
-      for (std::size_t i = 0; i < answers.size(); ++i) {
-        if (!answers[i].frame) continue;
-        const auto& l = links[i];
-        const ResultPayload own = decode_result(answers[i].frame->header, answers[i].frame->payload, config.parties, limits);
-        for (PartyId id : own.submitted) {
-          if (id < l.first || id - l.first >= l.count)
-            throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": the shuffler's result for " + name(l) +
-                                                      " names party " + std::to_string(id));
-          out.submitted.push_back(id);
-        }
-      }
-      std::sort(out.submitted.begin(), out.submitted.end());
-      out.dropped.clear();
-      for (const auto& [id, where] : hosted)
-        if (!std::binary_search(out.submitted.begin(), out.submitted.end(), id)) out.dropped.push_back(id);
-    }
+    if (!analyzer && spec.shape.delivery == Delivery::analyzer_only) own_parties_fate(spec, answers, out);
     for (std::size_t i = 0; i < answers.size(); ++i) {
       if (!answers[i].frame) continue;
       for (std::size_t ident : links[i].identities) {
@@ -412,62 +405,91 @@ struct TcpChannel::Impl {
       }
     }
     const bool delivered = spec.shape.delivery == Delivery::all_parties || analyzer.has_value();
-    if (delivered && verifiable() && chained(spec.shape)) {
-      // No records travel: the evidence does. Every proof is checked here before anything is decrypted.
-      const ResultPayload e = decode_result(primary->header, primary->payload, config.parties, limits);
-      if (e.evidence.empty())
-        throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": the result carries no evidence of the verifiable mix");
-      // The parties' own check, in a round they receive (in an analyzer-only round only a simulation
-      // hosts parties beside the analyzer): every link's records of this round.
-      MessageBatch own(ww);
-      for (const auto& l : links) own.append(l.own);
-      auto rt = open_evidence(config, spec.round, spec.shape, e.evidence, analyzer_identity ? &identities[*analyzer_identity].keys : nullptr,
-                              static_cast<std::size_t>(r.messages), hardware_threads(),
-                              spec.shape.delivery == Delivery::all_parties ? &own : nullptr, &out.discarded);
-      // The result counts every record submitted; those not in the evidence the entry did not admit.
-      const std::size_t refused = static_cast<std::size_t>(r.messages) - rt.input.size();
-      if (out.discarded > 0)
-        log("round " + std::to_string(spec.round) + ": " + std::to_string(out.discarded) +
-            " record(s) did not decrypt to a record of the round's width and were discarded");
-      if (refused > 0)
-        log("round " + std::to_string(spec.round) + ": the entry did not admit " + std::to_string(refused) +
-            " record(s) (not ElGamal ciphertexts, or copies)");
-      out.discarded += refused;
-      out.output = rt.records;
-      transcript.rounds.push_back(std::move(rt));
-    } else if (delivered && with_output) {
-      const ResultPayload o = decode_result(with_output->header, with_output->payload, config.parties, limits);
-      if (with_output->header.width != ww || o.messages != r.messages || with_output->header.count != r.messages)
-        throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": the output does not match the round's shape");
-      const std::span<const std::uint8_t> records(o.output.data(), static_cast<std::size_t>(r.messages) * ww);
-      // The records as delivered, copied once where they are needed whole: checked against the
-      // chain's reports, and the output in MPC mode (sealed records are opened from the frame).
-      std::optional<MessageBatch> delivered;
-      if (chained(spec.shape) || !sealed)
-        delivered = MessageBatch::from_bytes(ww, std::vector<std::uint8_t>(records.begin(), records.end()));
-      if (chained(spec.shape)) {
-        // Every server signed what it received and sent: the chain must lead to these records.
-        auto reports = decode_reports(o.reports);
-        if (auto fault = verify_chain(reports, signers_of(config.mix_chain), config.session, spec.round, *delivered))
-          throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": the mix chain's reports do not hold: " + *fault);
-        // What a hop refused (records that did not open, copies) its signed report counts: discarded.
-        for (const auto& rep : reports) out.discarded += static_cast<std::size_t>(rep.not_opened + rep.duplicates);
-        hop_reports[spec.round] = std::move(reports);
-      }
-      if (sealed) {
-        auto opened = sealing::open(records, width, identities[*analyzer_identity].keys);
-        if (opened.discarded > 0)
-          log("round " + std::to_string(spec.round) + ": " + std::to_string(opened.discarded) +
-              " message(s) were not sealed to this analyzer and were discarded");
-        out.discarded += opened.discarded;
-        out.output = std::move(opened.messages);
-      } else {
-        out.output = std::move(*delivered);
-      }
-    } else if (delivered && r.messages == 0) {
-      out.output = MessageBatch(width);
-    }
+    if (delivered && verifiable() && chained(spec.shape)) open_verifiable(spec, *primary, r, ww, out);
+    else if (delivered && with_output) open_delivered(spec, *with_output, r, ww, out);
+    else if (delivered && r.messages == 0) out.output = MessageBatch(spec.shape.width);
     return out;
+  }
+
+  // In ESA mode a process hosting only parties learns its own parties' fate from their links' results.
+  void own_parties_fate(const RoundRules& spec, const std::vector<Answer>& answers, RoundOutcome& out) const {
+    out.submitted.clear();
+    for (std::size_t i = 0; i < answers.size(); ++i) {
+      if (!answers[i].frame) continue;
+      const auto& l = links[i];
+      const ResultPayload own = decode_result(answers[i].frame->header, answers[i].frame->payload, config.parties, limits);
+      for (PartyId id : own.submitted) {
+        if (id < l.first || id - l.first >= l.count)
+          throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": the shuffler's result for " + name(l) +
+                                                    " names party " + std::to_string(id));
+        out.submitted.push_back(id);
+      }
+    }
+    std::sort(out.submitted.begin(), out.submitted.end());
+    out.dropped.clear();
+    for (const auto& [id, where] : hosted)
+      if (!std::binary_search(out.submitted.begin(), out.submitted.end(), id)) out.dropped.push_back(id);
+  }
+
+  // A verifiable chain's round: no records travel, the evidence does. Every proof is checked here
+  // before anything is decrypted.
+  void open_verifiable(const RoundRules& spec, const detail::Frame& primary, const ResultPayload& r, std::size_t ww, RoundOutcome& out) {
+    const ResultPayload e = decode_result(primary.header, primary.payload, config.parties, limits);
+    if (e.evidence.empty())
+      throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": the result carries no evidence of the verifiable mix");
+    // The parties' own check, in a round they receive (in an analyzer-only round only a simulation
+    // hosts parties beside the analyzer): every link's records of this round.
+    MessageBatch own(ww);
+    for (const auto& l : links) own.append(l.own);
+    auto rt = open_evidence(config, spec.round, spec.shape, e.evidence, analyzer_identity ? &identities[*analyzer_identity].keys : nullptr,
+                            static_cast<std::size_t>(r.messages), hardware_threads(),
+                            spec.shape.delivery == Delivery::all_parties ? &own : nullptr, &out.discarded);
+    // The result counts every record submitted; those not in the evidence the entry did not admit.
+    const std::size_t refused = static_cast<std::size_t>(r.messages) - rt.input.size();
+    if (out.discarded > 0)
+      log("round " + std::to_string(spec.round) + ": " + std::to_string(out.discarded) +
+          " record(s) did not decrypt to a record of the round's width and were discarded");
+    if (refused > 0)
+      log("round " + std::to_string(spec.round) + ": the entry did not admit " + std::to_string(refused) +
+          " record(s) (not ElGamal ciphertexts, or copies)");
+    out.discarded += refused;
+    out.output = rt.records;
+    transcript.rounds.push_back(std::move(rt));
+  }
+
+  // The records a result frame delivers: checked against the chain's reports (with a chain), opened
+  // by the hosted analyzer (ESA mode) or taken as they are (MPC mode).
+  void open_delivered(const RoundRules& spec, const detail::Frame& frame, const ResultPayload& r, std::size_t ww, RoundOutcome& out) {
+    const std::size_t width = spec.shape.width;
+    const bool sealed = spec.shape.delivery == Delivery::analyzer_only;
+    const ResultPayload o = decode_result(frame.header, frame.payload, config.parties, limits);
+    if (frame.header.width != ww || o.messages != r.messages || frame.header.count != r.messages)
+      throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": the output does not match the round's shape");
+    const std::span<const std::uint8_t> records(o.output.data(), static_cast<std::size_t>(r.messages) * ww);
+    // The records as delivered, copied once where they are needed whole: checked against the
+    // chain's reports, and the output in MPC mode (sealed records are opened from the frame).
+    std::optional<MessageBatch> delivered;
+    if (chained(spec.shape) || !sealed)
+      delivered = MessageBatch::from_bytes(ww, std::vector<std::uint8_t>(records.begin(), records.end()));
+    if (chained(spec.shape)) {
+      // Every server signed what it received and sent: the chain must lead to these records.
+      auto reports = decode_reports(o.reports);
+      if (auto fault = verify_chain(reports, signers_of(config.mix_chain), config.session, spec.round, *delivered))
+        throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": the mix chain's reports do not hold: " + *fault);
+      // What a hop refused (records that did not open, copies) its signed report counts: discarded.
+      for (const auto& rep : reports) out.discarded += static_cast<std::size_t>(rep.not_opened + rep.duplicates);
+      hop_reports[spec.round] = std::move(reports);
+    }
+    if (sealed) {
+      auto opened = sealing::open(records, width, identities[*analyzer_identity].keys);
+      if (opened.discarded > 0)
+        log("round " + std::to_string(spec.round) + ": " + std::to_string(opened.discarded) +
+            " message(s) were not sealed to this analyzer and were discarded");
+      out.discarded += opened.discarded;
+      out.output = std::move(opened.messages);
+    } else {
+      out.output = std::move(*delivered);
+    }
   }
 
   // The parties' side of receipts, in a round whose records crossed the chain: for each party link
@@ -632,6 +654,111 @@ struct TcpChannel::Impl {
       if (std::none_of(l.identities.begin(), l.identities.end(), [&](std::size_t i) { return in_session[i] != 0; })) l.link->close();
     }
   }
+
+  // Checks every identity against the config: by party id (analyzer_id for the analyzer), its index.
+  static std::map<PartyId, std::size_t> check_identities(const SessionConfig& config, const std::vector<Identity>& identities) {
+    std::map<PartyId, std::size_t> by_id;
+    for (std::size_t i = 0; i < identities.size(); ++i) {
+      const auto& ident = identities[i];
+      if (ident.id != analyzer_id) {
+        if (ident.id >= config.parties)
+          throw std::invalid_argument("party id " + std::to_string(ident.id) + " is outside [0, " + std::to_string(config.parties) + ")");
+        if (config.party_keys[ident.id] != ident.keys.public_key())
+          throw std::invalid_argument("the key given for party " + std::to_string(ident.id) + " is not its key in the session config");
+      } else if (config.analyzer_key != ident.keys.public_key()) {
+        throw std::invalid_argument("the analyzer key given is not the analyzer_key of the session config");
+      }
+      if (!by_id.emplace(ident.id, i).second) throw std::invalid_argument("identity " + std::to_string(ident.id) + " given twice");
+    }
+    return by_id;
+  }
+
+  // Groups the parties into links of consecutive ids (at most `capacity` each), the analyzer's last,
+  // each with its proof of its identities to the shuffler.
+  void group_links(const std::map<PartyId, std::size_t>& by_id, std::size_t capacity) {
+    for (const auto& [id, index] : by_id) {
+      if (id == analyzer_id) {
+        analyzer_identity = index;
+        continue;
+      }
+      const bool extends = !links.empty() && links.back().first != analyzer_id && links.back().first + links.back().count == id &&
+                           links.back().count < capacity;
+      if (!extends) {
+        Link l;
+        l.first = id;
+        l.count = 0;
+        links.push_back(std::move(l));
+      }
+      auto& l = links.back();
+      hosted[id] = {links.size() - 1, l.count};
+      l.identities.push_back(index);
+      ++l.count;
+    }
+    if (analyzer_identity) {
+      Link l;
+      l.first = analyzer_id;
+      l.identities.push_back(*analyzer_identity);
+      analyzer = links.size();
+      links.push_back(std::move(l));
+    }
+    for (auto& l : links) {
+      l.proof = proof_for(l, config.shuffler_key);
+      l.link = std::make_shared<SecureLink>(tcp::socket(io), limits);
+    }
+  }
+
+  // Receipts and verdicts: in a session with analyzer-only rounds over a chain, the parties' verdicts
+  // reach the analyzer on links of their own (docs/mix-chain.md, "Receipts and complaints").
+  void set_up_verdicts(const TcpChannelOptions& options, tcp::resolver& resolver) {
+    const bool needs_verdicts = takes_verdicts(config);
+    if (needs_verdicts && analyzer_identity && hosted.size() < config.parties) {
+      if (options.verdict_socket < 0 && options.verdict_listen.empty())
+        throw std::invalid_argument("this session's analyzer-only rounds cross a mix chain: the analyzer takes the parties' verdicts on a "
+                                    "socket of its own (analyzer --listen HOST:PORT)");
+      std::string vhost;
+      std::uint16_t vport = 0;
+      if (options.verdict_socket < 0) std::tie(vhost, vport) = split_address(options.verdict_listen, "--listen");
+      verdicts = std::make_unique<detail::VerdictServer>(config, identities[*analyzer_identity].keys, options.verdict_socket, vhost, vport,
+                                                         log_fn);
+    }
+    if (needs_verdicts && !analyzer_identity && !hosted.empty()) {
+      if (options.analyzer_address.empty())
+        throw std::invalid_argument("this session's analyzer-only rounds cross a mix chain: the parties send their verdicts to the analyzer "
+                                    "directly (party --analyzer HOST:PORT, the address the analyzer listens on)");
+      const auto [ahost, aport] = split_address(options.analyzer_address, "--analyzer");
+      if (aport == 0) throw std::invalid_argument("--analyzer needs the port the analyzer listens on, got " + options.analyzer_address);
+      analyzer_endpoints = resolver.resolve(ahost, std::to_string(aport));
+      analyzer_where = options.analyzer_address;
+      for (auto& l : links)
+        if (l.first != analyzer_id) l.verdict_proof = proof_for(l, config.analyzer_key);
+    }
+  }
+
+  // Connects and authenticates every link, at most `handshakes_at_once` at a time: the shuffler holds
+  // only so many unauthenticated connections (ShufflerOptions::max_unauthenticated) before it closes
+  // the oldest. A party started before the shuffler listens retries until the session's deadline.
+  void connect_all() {
+    std::exception_ptr first_error;
+    std::size_t next = 0;
+    const auto give_up = std::chrono::steady_clock::now() + config.deadline;
+    bool told = false;
+    const std::size_t workers = std::min(handshakes_at_once, links.size());
+    for (std::size_t w = 0; w < workers; ++w) {
+      asio::co_spawn(
+          io,
+          [this, &next, &first_error, give_up, &told]() -> asio::awaitable<void> {
+            while (next < links.size() && !first_error) co_await handshake(links[next++], give_up, told);
+          },
+          [&first_error](std::exception_ptr e) {
+            if (e && !first_error) first_error = e;
+          });
+    }
+    run_all(wait_limit(nullptr), "handshake");
+    if (first_error) {
+      for (auto& l : links) l.link->close();
+      std::rethrow_exception(first_error);
+    }
+  }
 };
 
 TcpChannel::TcpChannel(const SessionConfig& config, std::vector<Identity> identities, const std::string& host,
@@ -646,20 +773,7 @@ TcpChannel::TcpChannel(const SessionConfig& config, std::vector<Identity> identi
   tcp::resolver resolver(im.io);
   im.endpoints = resolver.resolve(host, std::to_string(port));
   im.where = host + ":" + std::to_string(port);
-
-  // Check every identity against the config, then group the parties into links of consecutive ids.
-  std::map<PartyId, std::size_t> by_id;
-  for (std::size_t i = 0; i < identities.size(); ++i) {
-    const auto& ident = identities[i];
-    if (ident.id != analyzer_id) {
-      if (ident.id >= config.parties) throw std::invalid_argument("party id " + std::to_string(ident.id) + " is outside [0, " + std::to_string(config.parties) + ")");
-      if (config.party_keys[ident.id] != ident.keys.public_key())
-        throw std::invalid_argument("the key given for party " + std::to_string(ident.id) + " is not its key in the session config");
-    } else if (config.analyzer_key != ident.keys.public_key()) {
-      throw std::invalid_argument("the analyzer key given is not the analyzer_key of the session config");
-    }
-    if (!by_id.emplace(ident.id, i).second) throw std::invalid_argument("identity " + std::to_string(ident.id) + " given twice");
-  }
+  const auto by_id = Impl::check_identities(config, identities);
   for (const auto& m : config.mix_chain) im.layer_keys.push_back(m.key);
   im.transcript.session = config.session;
   im.transcript.hops = config.mix_chain.size();
@@ -667,88 +781,10 @@ TcpChannel::TcpChannel(const SessionConfig& config, std::vector<Identity> identi
   im.identities = std::move(identities);
   im.counters.resize(im.identities.size());
   im.in_session.assign(im.identities.size(), 1);
-  const std::size_t capacity = options.share_links ? link_capacity(config) : 1;
-  for (const auto& [id, index] : by_id) {
-    if (id == analyzer_id) {
-      im.analyzer_identity = index;
-      continue;
-    }
-    const bool extends = !im.links.empty() && im.links.back().first != analyzer_id &&
-                         im.links.back().first + im.links.back().count == id && im.links.back().count < capacity;
-    if (!extends) {
-      Impl::Link l;
-      l.first = id;
-      l.count = 0;
-      im.links.push_back(std::move(l));
-    }
-    auto& l = im.links.back();
-    im.hosted[id] = {im.links.size() - 1, l.count};
-    l.identities.push_back(index);
-    ++l.count;
-  }
-  if (im.analyzer_identity) {
-    Impl::Link l;
-    l.first = analyzer_id;
-    l.identities.push_back(*im.analyzer_identity);
-    im.analyzer = im.links.size();
-    im.links.push_back(std::move(l));
-  }
-  // Each link's proof of its identities to the shuffler.
-  for (auto& l : im.links) {
-    l.proof = im.proof_for(l, config.shuffler_key);
-    l.link = std::make_shared<SecureLink>(tcp::socket(im.io), im.limits);
-  }
-
+  im.group_links(by_id, options.share_links ? link_capacity(config) : 1);
   im.tamper_records = options.tamper_records;
-  // Receipts and verdicts: in a session with analyzer-only rounds over a chain, the parties' verdicts
-  // reach the analyzer on links of their own (docs/mix-chain.md, "Receipts and complaints").
-  const bool needs_verdicts = takes_verdicts(config);
-  const bool hosts_parties = !im.hosted.empty();
-  if (needs_verdicts && im.analyzer_identity && im.hosted.size() < config.parties) {
-    if (options.verdict_socket < 0 && options.verdict_listen.empty())
-      throw std::invalid_argument("this session's analyzer-only rounds cross a mix chain: the analyzer takes the parties' verdicts on a "
-                                  "socket of its own (analyzer --listen HOST:PORT)");
-    std::string vhost;
-    std::uint16_t vport = 0;
-    if (options.verdict_socket < 0) std::tie(vhost, vport) = split_address(options.verdict_listen, "--listen");
-    im.verdicts = std::make_unique<detail::VerdictServer>(config, im.identities[*im.analyzer_identity].keys, options.verdict_socket, vhost,
-                                                          vport, im.log_fn);
-  }
-  if (needs_verdicts && !im.analyzer_identity && hosts_parties) {
-    if (options.analyzer_address.empty())
-      throw std::invalid_argument("this session's analyzer-only rounds cross a mix chain: the parties send their verdicts to the analyzer "
-                                  "directly (party --analyzer HOST:PORT, the address the analyzer listens on)");
-    const auto [ahost, aport] = split_address(options.analyzer_address, "--analyzer");
-    if (aport == 0) throw std::invalid_argument("--analyzer needs the port the analyzer listens on, got " + options.analyzer_address);
-    im.analyzer_endpoints = resolver.resolve(ahost, std::to_string(aport));
-    im.analyzer_where = options.analyzer_address;
-    for (auto& l : im.links)
-      if (l.first != analyzer_id) l.verdict_proof = im.proof_for(l, config.analyzer_key);
-  }
-
-  // At most `handshakes_at_once` links handshake at a time: the shuffler holds only so many
-  // unauthenticated connections (ShufflerOptions::max_unauthenticated) before it closes the oldest.
-  // A party started before the shuffler listens retries until the session's deadline.
-  std::exception_ptr first_error;
-  std::size_t next = 0;
-  const auto give_up = std::chrono::steady_clock::now() + im.config.deadline;
-  bool told = false;
-  const std::size_t workers = std::min(handshakes_at_once, im.links.size());
-  for (std::size_t w = 0; w < workers; ++w) {
-    asio::co_spawn(
-        im.io,
-        [&im, &next, &first_error, give_up, &told]() -> asio::awaitable<void> {
-          while (next < im.links.size() && !first_error) co_await im.handshake(im.links[next++], give_up, told);
-        },
-        [&first_error](std::exception_ptr e) {
-          if (e && !first_error) first_error = e;
-        });
-  }
-  im.run_all(im.wait_limit(nullptr), "handshake");
-  if (first_error) {
-    for (auto& l : im.links) l.link->close();
-    std::rethrow_exception(first_error);
-  }
+  im.set_up_verdicts(options, resolver);
+  im.connect_all();
 }
 
 TcpChannel::~TcpChannel() {

@@ -46,35 +46,10 @@ std::array<std::uint8_t, frame_header_bytes> encode_header(const FrameHeader& h)
   return out;
 }
 
-FrameHeader decode_header(std::span<const std::uint8_t> bytes, const SessionId& session, const Limits& limits) {
-  if (bytes.size() != frame_header_bytes)
-    bad(Errc::malformed_frame, std::to_string(bytes.size()) + " bytes, expected " + std::to_string(frame_header_bytes));
-  FrameHeader h;
-  const std::uint8_t* p = bytes.data();
-  h.magic = load_le<std::uint32_t>(p), p += 4;
-  if (h.magic != frame_magic) bad(Errc::malformed_frame, "bad magic");
-  h.version = load_le<std::uint16_t>(p), p += 2;
-  if (h.version != wire_version)
-    bad(Errc::malformed_frame, "version " + std::to_string(h.version) + ", this build speaks " + std::to_string(wire_version));
-  const auto type = load_le<std::uint16_t>(p);
-  p += 2;
-  if (type < 1 || type > max_frame_type) bad(Errc::malformed_frame, "unknown type " + std::to_string(type));
-  h.type = static_cast<FrameType>(type);
-  std::copy(p, p + session_id_bytes, h.session.begin()), p += session_id_bytes;
-  if (h.session != session) bad(Errc::wrong_session, "session id " + to_hex(h.session) + " is not this session's");
-  h.round = load_le<std::uint32_t>(p), p += 4;
-  h.width = load_le<std::uint32_t>(p), p += 4;
-  h.count = load_le<std::uint32_t>(p), p += 4;
-  h.payload_length = load_le<std::uint32_t>(p);
+namespace {
 
-  const std::string t = type_name(type);
-  if (h.width > limits.max_width)
-    bad(Errc::oversized_frame, t + ": width " + std::to_string(h.width) + " above the limit " + std::to_string(limits.max_width));
-  if (h.count > limits.max_count)
-    bad(Errc::oversized_frame, t + ": count " + std::to_string(h.count) + " above the limit " + std::to_string(limits.max_count));
-  if (h.payload_length > limits.max_payload)
-    bad(Errc::oversized_frame, t + ": payload of " + std::to_string(h.payload_length) + " bytes above the limit " +
-                                   std::to_string(limits.max_payload));
+// What a frame of each type may carry: its width, count and payload length must fit together.
+void check_content(const FrameHeader& h, const std::string& t, const Limits& limits) {
   const std::uint64_t message_bytes = std::uint64_t{h.width} * h.count;
   switch (h.type) {
     case FrameType::confirm:
@@ -127,6 +102,40 @@ FrameHeader decode_header(std::span<const std::uint8_t> bytes, const SessionId& 
       if (h.payload_length > limits.max_abort_reason) bad(Errc::oversized_frame, "abort: reason too long");
       break;
   }
+}
+
+}  // namespace
+
+FrameHeader decode_header(std::span<const std::uint8_t> bytes, const SessionId& session, const Limits& limits) {
+  if (bytes.size() != frame_header_bytes)
+    bad(Errc::malformed_frame, std::to_string(bytes.size()) + " bytes, expected " + std::to_string(frame_header_bytes));
+  FrameHeader h;
+  const std::uint8_t* p = bytes.data();
+  h.magic = load_le<std::uint32_t>(p), p += 4;
+  if (h.magic != frame_magic) bad(Errc::malformed_frame, "bad magic");
+  h.version = load_le<std::uint16_t>(p), p += 2;
+  if (h.version != wire_version)
+    bad(Errc::malformed_frame, "version " + std::to_string(h.version) + ", this build speaks " + std::to_string(wire_version));
+  const auto type = load_le<std::uint16_t>(p);
+  p += 2;
+  if (type < 1 || type > max_frame_type) bad(Errc::malformed_frame, "unknown type " + std::to_string(type));
+  h.type = static_cast<FrameType>(type);
+  std::copy(p, p + session_id_bytes, h.session.begin()), p += session_id_bytes;
+  if (h.session != session) bad(Errc::wrong_session, "session id " + to_hex(h.session) + " is not this session's");
+  h.round = load_le<std::uint32_t>(p), p += 4;
+  h.width = load_le<std::uint32_t>(p), p += 4;
+  h.count = load_le<std::uint32_t>(p), p += 4;
+  h.payload_length = load_le<std::uint32_t>(p);
+
+  const std::string t = type_name(type);
+  if (h.width > limits.max_width)
+    bad(Errc::oversized_frame, t + ": width " + std::to_string(h.width) + " above the limit " + std::to_string(limits.max_width));
+  if (h.count > limits.max_count)
+    bad(Errc::oversized_frame, t + ": count " + std::to_string(h.count) + " above the limit " + std::to_string(limits.max_count));
+  if (h.payload_length > limits.max_payload)
+    bad(Errc::oversized_frame, t + ": payload of " + std::to_string(h.payload_length) + " bytes above the limit " +
+                                   std::to_string(limits.max_payload));
+  check_content(h, t, limits);
   return h;
 }
 
