@@ -458,6 +458,17 @@ asio::awaitable<void> accept_loop(tcp::acceptor& acceptor, std::function<asio::a
   }
 }
 
+std::uint64_t PendingLinks::add(std::shared_ptr<SecureLink> link, RateLimitedLog& log) {
+  const std::uint64_t key = next_++;
+  if (links_.size() >= most_ && !links_.empty()) {
+    log.limited("evicted", "too many unauthenticated connections (" + std::to_string(links_.size()) + "): the oldest is closed");
+    links_.begin()->second->close();
+    links_.erase(links_.begin());
+  }
+  links_.emplace(key, std::move(link));
+  return key;
+}
+
 std::string remote_name(SecureLink& link) {
   std::error_code ec;
   const auto ep = link.socket().remote_endpoint(ec);

@@ -85,10 +85,8 @@ struct TcpMixServer::Impl {
   std::vector<std::unique_ptr<Served>> sessions;
   std::size_t open_connections = 0;
   std::unique_ptr<asio::steady_timer> linger;
-  // Connections that have not authenticated yet, oldest first, and how many were evicted.
-  std::map<std::uint64_t, std::shared_ptr<SecureLink>> unauthenticated;
-  std::uint64_t next_connection = 0;
-  std::size_t evicted = 0;
+  // Connections that have not authenticated yet (sized from the options when the server starts).
+  detail::PendingLinks unauthenticated{0};
 
   void log(const std::string& line) const { log_lines(line); }
 
@@ -282,21 +280,6 @@ struct TcpMixServer::Impl {
     return std::nullopt;
   }
 
-  // Holds a new connection among the unauthenticated ones (closing the oldest beyond the limit);
-  // returns its key there.
-  std::uint64_t track_unauthenticated(const std::shared_ptr<SecureLink>& link) {
-    const std::uint64_t key = next_connection++;
-    if (unauthenticated.size() >= options.max_unauthenticated) {
-      if (evicted++ == 0)
-        log("more than " + std::to_string(options.max_unauthenticated) +
-            " connections have not authenticated: the oldest are closed (this line is not repeated)");
-      unauthenticated.begin()->second->close();
-      unauthenticated.erase(unauthenticated.begin());
-    }
-    unauthenticated.emplace(key, link);
-    return key;
-  }
-
   // One frame from the entry: false when the link is done with (a goodbye, an abort, a refusal).
   bool entry_frame(Served& s, SecureLink& link, detail::Frame& f, const std::string& peer) {
     if (f.header.type == FrameType::abort) {
@@ -332,7 +315,7 @@ struct TcpMixServer::Impl {
   asio::awaitable<void> serve(std::shared_ptr<SecureLink> link) {
     ++open_connections;
     const std::string peer = detail::remote_name(*link);
-    const std::uint64_t key = track_unauthenticated(link);
+    const std::uint64_t key = unauthenticated.add(link, log_lines);
     bool authenticated = false;
     asio::steady_timer guard(io, options.handshake_timeout);
     guard.async_wait([&authenticated, link](std::error_code ec) {
@@ -351,7 +334,7 @@ struct TcpMixServer::Impl {
       link->set_limits(s->limits);
       co_await link->accept(hello, keys, s->entry_proof, rng);
       authenticated = true;
-      unauthenticated.erase(key);
+      unauthenticated.remove(key);
       guard.cancel();
       if (s->link && s->link != link) s->link->close();  // the entry reconnected: the new link replaces the old
       s->link = link;
@@ -371,7 +354,7 @@ struct TcpMixServer::Impl {
       log("connection from " + peer + ": internal error: " + e.what());
     }
     link->close();
-    unauthenticated.erase(key);
+    unauthenticated.remove(key);
     --open_connections;
     maybe_stop();
   }
@@ -393,6 +376,7 @@ TcpMixServer::TcpMixServer(KeyPair keys, std::vector<SessionConfig> sessions, co
   im.signing = signing_key_of(im.keys);
   im.log_lines = detail::RateLimitedLog(std::move(log), options.log_lines_per_second);
   im.options = options;
+  im.unauthenticated = detail::PendingLinks(options.max_unauthenticated);
   for (auto& config : sessions) {
     if (im.find(config.session)) throw std::invalid_argument("TcpMixServer: session " + to_hex(config.session) + " given twice");
     auto s = std::make_unique<Impl::Served>();

@@ -11,6 +11,7 @@
 
 #include "shufflempc/error.hpp"
 #include "shufflempc/net/detail/chain_entry.hpp"
+#include "shufflempc/net/detail/hop_links.hpp"
 #include "shufflempc/net/detail/link.hpp"
 #include "shufflempc/net/detail/session_rounds.hpp"
 #include "shufflempc/net/onion.hpp"
@@ -137,7 +138,7 @@ struct TcpShuffler::Impl {
     // With a mix chain: this server's hop (0), the links to the further servers (index = hop; 0
     // unused), whether a round's batch is crossing the chain, and every round's reports.
     std::unique_ptr<MixHop> hop0;
-    std::vector<std::shared_ptr<SecureLink>> hops;
+    detail::HopLinks hops;
     bool relaying = false;
     std::string chain_error;
     std::vector<std::vector<HopReport>> hop_reports;
@@ -155,8 +156,7 @@ struct TcpShuffler::Impl {
   std::unique_ptr<asio::steady_timer> linger;
   ShufflerOptions options;
   // Connections that have not authenticated yet, oldest first (the key orders them).
-  std::map<std::uint64_t, std::shared_ptr<SecureLink>> unauthenticated;
-  std::uint64_t next_connection = 0;
+  detail::PendingLinks unauthenticated{0};  // sized from the options when the shuffler starts
   void log(const std::string& line) const { log_lines(line); }
   // At most options.log_lines_per_second lines of kind `kind` per second (detail::RateLimitedLog).
   void log_limited(const std::string& kind, const std::string& line) { log_lines.limited(kind, line); }
@@ -215,16 +215,9 @@ struct TcpShuffler::Impl {
     s.rounds->abort(reason);
     if (s.relaying) s.chain_error = reason;  // the last round's chain failed: SessionRounds has already ended
     s.relaying = false;
-    for (std::size_t h = 1; h < s.hops.size(); ++h) {
-      auto& l = s.hops[h];
-      if (l && l->is_open()) {
-        l->send(FrameType::abort, s.rounds->round(), std::span(reinterpret_cast<const std::uint8_t*>(reason.data()),
-                                                              std::min<std::size_t>(reason.size(), s.config.limits().max_abort_reason)));
-        l->close_after_flush();
-      }
-    }
     const std::span<const std::uint8_t> text(reinterpret_cast<const std::uint8_t*>(reason.data()),
                                              std::min<std::size_t>(reason.size(), s.config.limits().max_abort_reason));
+    s.hops.tell(s.rounds->round(), text, true);
     auto tell = [&](const std::shared_ptr<SecureLink>& l) {
       if (l && l->is_open()) {
         l->send(FrameType::abort, s.rounds->round(), text);
@@ -244,8 +237,7 @@ struct TcpShuffler::Impl {
   void finish(ServedSession& s) {
     s.timer->cancel();
     cancel_grace(s);
-    for (auto& l : s.hops)
-      if (l) l->close_after_flush();
+    s.hops.close_after_flush();
     stop_if_done();
   }
 
@@ -357,67 +349,6 @@ struct TcpShuffler::Impl {
     deliver(s, std::move(closed), {});
   }
 
-  // The address of further server `hop` (ShufflerOptions::hop_addresses[hop - 1]).
-  std::string hop_name(std::size_t hop) const {
-    return "mix server " + std::to_string(hop) + " (" + options.hop_addresses[hop - 1] + ")";
-  }
-
-  // Connects and authenticates `link` to further server `hop` as the chain's entry; on success it
-  // becomes the hop's link. Closing `link` meanwhile and setting `expired` (the round's deadline)
-  // ends the dial: a closed socket ends the connect and the handshake, and `expired` a dial whose
-  // name was still being resolved (the connect would open the socket again).
-  asio::awaitable<void> dial_hop(ServedSession& s, std::size_t hop, std::shared_ptr<SecureLink> link, const bool& expired) {
-    const auto [host, port] = split_address(options.hop_addresses[hop - 1], "mix server address");
-    tcp::resolver resolver(io);
-    const auto endpoints = co_await resolver.async_resolve(host, std::to_string(port), asio::use_awaitable);
-    if (expired) throw std::system_error(asio::error::timed_out);
-    co_await asio::async_connect(link->socket(), endpoints, asio::use_awaitable);
-    std::error_code ignored;
-    link->socket().set_option(tcp::no_delay(true), ignored);
-    co_await link->connect_as(s.config.session, s.digest, entry_id, keys, s.config.mix_chain[hop].key, rng);
-    s.hops[hop] = std::move(link);
-  }
-
-  // One further server's answer to a frame (the same frame again, once, over a new link if the
-  // link is lost: the server mixes, shuffles or decrypts a round once and answers a repeat with the
-  // same bytes).
-  asio::awaitable<detail::Frame> ask_hop(ServedSession& s, std::size_t hop, std::uint32_t round, FrameType type, std::uint32_t width,
-                                         std::uint32_t count, std::span<const std::uint8_t> payload) {
-    for (int attempt = 0;; ++attempt) {
-      bool timed_out = false;
-      // The link being dialled: the deadline bounds the dial and the handshake too (a server that
-      // accepts the connection and never answers, or is stopped, would otherwise hold the round).
-      std::shared_ptr<SecureLink> dialing;
-      asio::steady_timer timer(io, s.config.deadline);
-      timer.async_wait([&](std::error_code ec) {
-        if (ec) return;
-        timed_out = true;
-        if (s.hops[hop]) s.hops[hop]->close();
-        if (dialing) dialing->close();
-      });
-      try {
-        if (!s.hops[hop] || !s.hops[hop]->is_open()) {
-          dialing = std::make_shared<SecureLink>(tcp::socket(io), s.config.limits());
-          co_await dial_hop(s, hop, dialing, timed_out);
-          dialing.reset();
-        }
-        s.hops[hop]->send(type, round, width, count, payload);
-        detail::Frame f = co_await s.hops[hop]->receive();
-        timer.cancel();
-        co_return f;
-      } catch (const std::system_error& e) {
-        timer.cancel();
-        if (s.hops[hop]) s.hops[hop]->close();
-        s.hops[hop].reset();
-        if (timed_out)
-          throw std::runtime_error(hop_name(hop) + " did not answer within the round's deadline of " +
-                                   std::to_string(s.config.deadline.count()) + " ms");
-        if (attempt > 0 || !s.relaying) throw std::runtime_error(hop_name(hop) + ": " + e.what());
-        log(s.tag + "round " + std::to_string(round) + ": the link to " + hop_name(hop) + " failed (" + e.what() + "); reconnecting once");
-      }
-    }
-  }
-
   // Further server `hop`'s answer to a frame of the chain, or nothing when the session ended: the
   // link failed or timed out, the session was aborted meanwhile, or the server refused (`refusing`
   // names what it refused, e.g. "the batch"); each of those aborts the session with one line.
@@ -427,14 +358,14 @@ struct TcpShuffler::Impl {
     const std::string where = "round " + std::to_string(round) + ": ";
     detail::Frame f;
     try {
-      f = co_await ask_hop(s, hop, round, type, width, count, payload);
+      f = co_await s.hops.ask(hop, round, type, width, count, payload, s.relaying);
     } catch (const std::exception& e) {
       if (s.relaying) abort_session(s, where + e.what());
       co_return std::nullopt;
     }
     if (!s.relaying) co_return std::nullopt;  // the session was aborted meanwhile
     if (f.header.type == FrameType::abort) {
-      abort_session(s, where + hop_name(hop) + " refused " + refusing + ": " + std::string(f.payload.begin(), f.payload.end()));
+      abort_session(s, where + s.hops.name(hop) + " refused " + refusing + ": " + std::string(f.payload.begin(), f.payload.end()));
       co_return std::nullopt;
     }
     co_return f;
@@ -447,7 +378,7 @@ struct TcpShuffler::Impl {
   asio::awaitable<void> relay(ServedSession& s, detail::SessionRounds::Closed closed) {
     const std::uint32_t round = closed.round;
     detail::ChainEntry entry(s.config, keys, signing, s.hop0.get(), std::move(closed), rng, options.tamper_admitted,
-                             [this](std::size_t hop) { return hop_name(hop); });
+                             [&s](std::size_t hop) { return s.hops.name(hop); });
     for (const auto& line : entry.take_notes()) log(s.tag + line);
     for (std::size_t hop = 1; hop < s.config.mix_chain.size(); ++hop) {
       const detail::HopAsk ask = entry.shuffle_ask();
@@ -529,8 +460,7 @@ struct TcpShuffler::Impl {
     s.away_after_submit.clear();
     if (closed.last) {
       // Goodbye to the chain's further servers (an abort frame without a reason): they end at once.
-      for (auto& l : s.hops)
-        if (l && l->is_open()) l->send(FrameType::abort, closed.round, {});
+      s.hops.tell(closed.round, {}, false);
       // A party link sent the result stays until it confirms it (a done frame), as the analyzer's;
       // the others (told they were dropped, or with no party left) close.
       for (auto& [first, pl] : s.party_links)
@@ -820,24 +750,10 @@ struct TcpShuffler::Impl {
     return Next::read;
   }
 
-  // Room for a new connection among the unauthenticated ones (the oldest gives way); its key there.
-  std::uint64_t track_unauthenticated(const std::shared_ptr<SecureLink>& link) {
-    const std::uint64_t key = next_connection++;
-    if (unauthenticated.size() >= options.max_unauthenticated && !unauthenticated.empty()) {
-      auto oldest = unauthenticated.begin();
-      log_limited("evicted", "too many unauthenticated connections (" + std::to_string(unauthenticated.size()) +
-                                 "): the oldest is closed");
-      oldest->second->close();
-      unauthenticated.erase(oldest);
-    }
-    unauthenticated.emplace(key, link);
-    return key;
-  }
-
   asio::awaitable<void> serve(std::shared_ptr<SecureLink> link) {
     ++open_connections;
     const std::string peer = detail::remote_name(*link);
-    const std::uint64_t key = track_unauthenticated(link);
+    const std::uint64_t key = unauthenticated.add(link, log_lines);
     bool authenticated = false;
     asio::steady_timer guard(io, options.handshake_timeout);
     guard.async_wait([&authenticated, link, this, peer](std::error_code ec) {
@@ -870,7 +786,7 @@ struct TcpShuffler::Impl {
           first == analyzer_id ? s->analyzer_tree.proof(0, 1) : s->parties_tree.proof(first, count);
       co_await link->accept(hello, keys, proof, rng);
       authenticated = true;
-      unauthenticated.erase(key);
+      unauthenticated.remove(key);
       guard.cancel();
       // Authenticated: from here a refusal is told to the peer in an abort frame.
       auto refuse = [&](const std::string& reason) {
@@ -904,7 +820,7 @@ struct TcpShuffler::Impl {
     if (s && admitted) on_leave(*s, first, count, link, refused);
     if (refused) co_await drain(link);
     link->close();
-    unauthenticated.erase(key);
+    unauthenticated.remove(key);
     if (--open_connections == 0 && linger) linger->cancel();
   }
 
@@ -929,6 +845,7 @@ TcpShuffler::TcpShuffler(KeyPair keys, std::vector<SessionConfig> sessions, cons
     : impl_(std::make_unique<Impl>()) {
   if (options.max_unauthenticated < 1) throw std::invalid_argument("max_unauthenticated must be at least 1");
   impl_->options = options;
+  impl_->unauthenticated = detail::PendingLinks(options.max_unauthenticated);
   if (sessions.empty()) throw std::invalid_argument("TcpShuffler: at least one session is needed");
   impl_->keys = std::move(keys);
   impl_->signing = signing_key_of(impl_->keys);
@@ -961,7 +878,8 @@ TcpShuffler::TcpShuffler(KeyPair keys, std::vector<SessionConfig> sessions, cons
         throw std::invalid_argument("session " + to_hex(s->config.session).substr(0, 8) +
                                     ": mix_chain[0]'s ElGamal key is not the one the shuffler's key file derives");
       s->hop0 = std::make_unique<MixHop>(0, impl_->keys, impl_->signing);
-      s->hops.resize(s->config.mix_chain.size());
+      s->hops = detail::HopLinks(impl_->io, s->config, s->digest, impl_->keys, impl_->rng, options.hop_addresses,
+                                 [impl = impl_.get(), tag = s->tag](const std::string& line) { impl->log(tag + line); });
     }
     impl_->sessions.push_back(std::move(s));
   }

@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "shufflempc/net/detail/rate_limited_log.hpp"
 #include "shufflempc/net/keys.hpp"
 #include "shufflempc/net/wire.hpp"
 #include "shufflempc/random.hpp"
@@ -186,6 +187,23 @@ class SecureLink : public std::enable_shared_from_this<SecureLink> {
   bool close_when_flushed_ = false;
   LinkStats stats_;
   std::string peer_ = "the shuffler";
+};
+
+// The connections a server holds that have not authenticated yet, oldest first. Beyond `most`, a
+// new one closes the oldest, with a rate-limited line: whoever reaches the port cannot hold every
+// descriptor with connections that never say hello. The shuffler and the mix server each keep one.
+class PendingLinks {
+ public:
+  explicit PendingLinks(std::size_t most) : most_(most) {}
+  // Holds `link`; returns its key here.
+  std::uint64_t add(std::shared_ptr<SecureLink> link, RateLimitedLog& log);
+  // The link authenticated or ended.
+  void remove(std::uint64_t key) { links_.erase(key); }
+
+ private:
+  std::size_t most_;
+  std::map<std::uint64_t, std::shared_ptr<SecureLink>> links_;
+  std::uint64_t next_ = 0;
 };
 
 }  // namespace shufflempc::net::detail
