@@ -747,7 +747,10 @@ struct TcpChannel::Impl {
       asio::co_spawn(
           io,
           [this, &next, &first_error, give_up, &told]() -> asio::awaitable<void> {
-            while (next < links.size() && !first_error) co_await handshake(links[next++], give_up, told);
+            while (next < links.size() && !first_error) {
+              Link& l = links[next++];
+              co_await handshake(l, give_up, told);
+            }
           },
           [&first_error](std::exception_ptr e) {
             if (e && !first_error) first_error = e;
