@@ -57,7 +57,7 @@ TEST_CASE("account amplify: every bound, the golden FMT21 values, null where a b
   CHECK(text.out.find("n/a") != std::string::npos);
 }
 
-TEST_CASE("account amplify --rounds: the numeric bounds composed by their privacy-loss distributions, below basic composition") {
+TEST_CASE("account amplify --rounds: the numeric bounds composed by their privacy-loss distributions, below basic composition" * doctest::test_suite("slow")) {
   const auto r = run_command(cli() + " account amplify --parties 100000 --epsilon0 4 --delta 1e-6 --rounds 10 --json");
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);

@@ -58,7 +58,7 @@ TEST_CASE("shuffle is a permutation: every message survives exactly once (both p
   }
 }
 
-TEST_CASE("every permutation is equally likely (chi-square over all 5! orders, every path)") {
+TEST_CASE("every permutation is equally likely (chi-square over all 5! orders, every path)" * doctest::test_suite("slow")) {
   // (width, leaf bytes): in place; one scatter level (8 and 4 leaves); two scatter levels (512 leaves).
   for (auto [width, leaf] : std::vector<std::pair<std::size_t, std::size_t>>{{8, 1 << 20}, {8, 8}, {8, 16}, {64, 1}}) {
     SeededRng rng(32 + leaf);

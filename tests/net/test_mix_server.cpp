@@ -479,7 +479,7 @@ TEST_CASE("chains over TCP: a sender's garbled record is refused at a hop and co
   }
 }
 
-TEST_CASE("mix chain over TCP: a further server that accepts and never answers, or is stopped by SIGSTOP, ends the round at its deadline with one line naming it") {
+TEST_CASE("mix chain over TCP: a further server that accepts and never answers, or is stopped by SIGSTOP, ends the round at its deadline with one line naming it" * doctest::test_suite("slow")) {
   const Registry registry = builtin_registry();
   auto protocol = registry.create("randomized-response", {}, 20);
   const std::vector<Value> inputs(20, 1);

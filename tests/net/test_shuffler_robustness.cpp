@@ -325,7 +325,7 @@ TEST_CASE("shuffler process: a party that misses the deadline is dropped and tol
   CHECK(sh.process.wait() == 0);
 }
 
-TEST_CASE("shuffler process: a round that keeps moving outlives its deadline, up to twice it") {
+TEST_CASE("shuffler process: a round that keeps moving outlives its deadline, up to twice it" * doctest::test_suite("slow")) {
   // Deadline 10 s. The honest parties submit at once; party 3 connects 6 s later (a slow machine)
   // and submits 6 s after that, 12 s into the round. Its arrival counted as progress, so the
   // round was still open: everyone's batch is in. The pauses play the slow party; they are not
@@ -575,7 +575,7 @@ TEST_CASE("shuffler process: a done frame from a party before the last result is
   CHECK(std::string(answer.payload.begin(), answer.payload.end()) == "a done frame from party 3 in round 0, before the session's last result");
 }
 
-TEST_CASE("shuffler process: an analyzer that does not come back ends the session after the grace, with one line naming it") {
+TEST_CASE("shuffler process: an analyzer that does not come back ends the session after the grace, with one line naming it" * doctest::test_suite("slow")) {
   NetSession s(n_parties, 18, 0, std::chrono::seconds(60));
   ShufflerProcess sh(s);
   asio::io_context io;
@@ -606,7 +606,7 @@ TEST_CASE("shuffler process: too few parties ends the session with one clear err
   CHECK(sh.log().find("session aborted: round 0: 3 of 4 parties submitted, at least 4 needed; missing: party 3") != std::string::npos);
 }
 
-TEST_CASE("shuffler process: a party lost between two MPC rounds ends round 1 at once, and the error names it") {
+TEST_CASE("shuffler process: a party lost between two MPC rounds ends round 1 at once, and the error names it" * doctest::test_suite("slow")) {
   // Two rounds in MPC mode, every party needed. Party 3 submits round 0, reads its result and dies
   // (its socket closes, as when its process is killed). The shuffler gives it up after the
   // reconnection grace (2 s), not at the 60 s deadline, and every honest party gets one line

@@ -138,7 +138,7 @@ TEST_CASE("circuit bgw: each layer round carries one byte per AND gate per peer,
   CHECK(gates == 6400);
 }
 
-TEST_CASE("circuit bgw privacy: party 2's view of x0 AND x1 is the same for (0, 1) and (1, 0), and without fresh reshares it is not") {
+TEST_CASE("circuit bgw privacy: party 2's view of x0 AND x1 is the same for (0, 1) and (1, 0), and without fresh reshares it is not" * doctest::test_suite("slow")) {
   // n = 3, t = 1, party 2 corrupted: it holds its shares X0(3), X1(3) of the inputs, the reshares
   // h0(3), h1(3) of the parties' products, and sees every last-round share. With fresh degree-t
   // reshares each received byte is uniform whatever the inputs. Party 2's best test of the
@@ -201,7 +201,7 @@ TEST_CASE("circuit bgw privacy: party 2's view of x0 AND x1 is the same for (0, 
   }
 }
 
-TEST_CASE("circuit bgw privacy: a party's last-round shares are uniform whatever the inputs (chi-square over 2,000 runs)") {
+TEST_CASE("circuit bgw privacy: a party's last-round shares are uniform whatever the inputs (chi-square over 2,000 runs)" * doctest::test_suite("slow")) {
   // out = (a & b) ^ c; party 1's share of the output bit at its point is uniform on GF(2^8).
   const auto c = std::make_shared<const Circuit>(parse("2 5\n2 2 1\n1 1\n\n2 1 0 1 3 AND\n2 1 3 2 4 XOR\n", "tiny"));
   const auto p = make_protocol(c, 3, bgw());

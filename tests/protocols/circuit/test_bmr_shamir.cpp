@@ -124,7 +124,7 @@ bool equal_within_outputs(const Views& views) {
 
 }  // namespace
 
-TEST_CASE("bmr_shamir privacy: the public masked values have one distribution for all inputs with equal outputs, whichever garbler is honest (exact enumeration)") {
+TEST_CASE("bmr_shamir privacy: the public masked values have one distribution for all inputs with equal outputs, whichever garbler is honest (exact enumeration)" * doctest::test_suite("slow")) {
   // out = (a & b) ^ (c & d), then NOT of it through an INV and an XOR with a constant: six fresh wires.
   const Circuit c = parse("6 10\n2 2 2\n1 1\n\n2 1 0 1 4 AND\n2 1 2 3 5 AND\n2 1 4 5 6 XOR\n1 1 6 7 INV\n1 1 1 8 EQ\n2 1 7 8 9 XOR\n", "tiny");
   for (const auto& [n, t] : {std::pair<std::size_t, std::size_t>{4, 1}, {7, 2}}) {

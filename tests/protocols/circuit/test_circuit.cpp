@@ -91,7 +91,7 @@ TEST_CASE("circuit: 40 random circuits (AND(a,a), INV chains, constants, outputs
   }
 }
 
-TEST_CASE("circuit: a party's round-2 bytes are uniform whatever the inputs (chi-square over 2,000 runs, both variants)") {
+TEST_CASE("circuit: a party's round-2 bytes are uniform whatever the inputs (chi-square over 2,000 runs, both variants)" * doctest::test_suite("slow")) {
   // out = (a & b) ^ c: one AND gate, so v1's payload is 128 + 3 x 32 + 1 bytes per party.
   const auto c = std::make_shared<const Circuit>(parse("2 5\n2 2 1\n1 1\n\n2 1 0 1 3 AND\n2 1 3 2 4 XOR\n", "tiny"));
   for (const Variant v : {Variant::two_garblers, Variant::designated_garbler}) {

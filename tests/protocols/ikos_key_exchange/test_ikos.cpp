@@ -126,7 +126,7 @@ TEST_CASE("ikos: exhaustive two-party runs - agreement, eavesdropper knowledge, 
   }
 }
 
-TEST_CASE("ikos: all pairs through the registry - success rate matches the formula, keys agree") {
+TEST_CASE("ikos: all pairs through the registry - success rate matches the formula, keys agree" * doctest::test_suite("slow")) {
   // 2223 runs of 10 parties (45 pairs each) give N = 100035 independent pairs at k = 8. The number
   // of successful pairs is Binomial(N, 0.968043...); a correct implementation leaves the exact
   // two-sided 1e-9 interval with probability below 1e-9.

@@ -195,7 +195,7 @@ TEST_CASE("mpc2: vectors, a 127-bit prime, ESA delivery, the coset OSM and the t
   CHECK(v.details["observer"]["min_uncertain_labels"] == v.details["observer"]["chaff_labels"]);
 }
 
-TEST_CASE("mpc2: the dp-sum adds exactly the central discrete Laplace noise (mean 0, variance 2a/(1-a)^2)") {
+TEST_CASE("mpc2: the dp-sum adds exactly the central discrete Laplace noise (mean 0, variance 2a/(1-a)^2)" * doctest::test_suite("slow")) {
   const std::size_t n = 5;
   const double eps = 1.0;
   const auto protocol = make(mpc2::builtin_program("dp-sum", n, 1, eps), n);

@@ -83,7 +83,7 @@ TEST_CASE("shuffled randomized response: for k > 2 tightest takes ldp-blanket wh
   CHECK(binary.epsilon0 == configure(100000, 2, 1, 1e-6, Model::shuffle, Bound::blanket_exact).epsilon0);
 }
 
-TEST_CASE("shuffled randomized response: unbiased counts with the predicted spread, per bin") {
+TEST_CASE("shuffled randomized response: unbiased counts with the predicted spread, per bin" * doctest::test_suite("slow")) {
   const Registry registry = builtin_registry();
   const std::size_t n = 20000, trials = 400;
   auto histogram = registry.create("histogram-rr-amplified", {{"domain", "4"}, {"epsilon", "0.5"}}, n);

@@ -57,7 +57,7 @@ TEST_CASE("xor-sum: the exact endpoint, and rr and noise-ids without noise, give
   });
 }
 
-TEST_CASE("xor-sum: rr and noise-ids are unbiased with the variance of their per-bucket formula") {
+TEST_CASE("xor-sum: rr and noise-ids are unbiased with the variance of their per-bucket formula" * doctest::test_suite("slow")) {
   // 40 users in 10 buckets, fixed inputs; 20,000 runs. The mean is within 6.5 sd / sqrt(T) of XS
   // (probability below 1e-10 for the near-normal mean) and the sample variance within 12% of the
   // formula (about 8 standard errors for these light tails).
