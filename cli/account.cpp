@@ -14,10 +14,18 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "shufflempc/cli/api.hpp"
+#include "shufflempc/api/api.hpp"
 #include "shufflempc/study/progress.hpp"
 
 namespace shufflempc::cli {
+
+using api::account_amplify;
+using api::account_local;
+using api::account_noise;
+using api::AmplifyQuery;
+using api::LocalQuery;
+using api::max_accounting_parties;
+using api::NoiseQuery;
 namespace {
 
 // Progress of a numeric search on stderr, once it has run a second (at n = 10^9 one evaluation
@@ -56,7 +64,7 @@ void print(const Value& out, bool json) {
   }
 }
 
-// The options of `amplify` and `local`: a query of shufflempc/cli/api.hpp and --json.
+// The options of `amplify` and `local`: a query of shufflempc/api/api.hpp and --json.
 template <class Query>
 struct Options : Query {
   bool json = false;

@@ -11,6 +11,7 @@
 #include "common.hpp"
 #include "net_common.hpp"
 #include "report.hpp"
+#include "shufflempc/api/reports.hpp"
 #include "shufflempc/files.hpp"
 #include "shufflempc/hex.hpp"
 #include "shufflempc/net/local.hpp"
@@ -61,14 +62,15 @@ void add_analyzer_command(CLI::App& app, const Registry& registry, Action& actio
       session.host_analyzer();
       const RunResult result = session.run({});
       const auto c = channel.counters().at(net::analyzer_id);
-      Value report = analyzer_report(result);
-      report["bytes_received"] = c.bytes_received;
+      api::AnalyzerReport typed = api::analyzer_report_of(result);
+      typed.bytes_received = c.bytes_received;
       if (config.mix == net::MixKind::verifiable) {
-        report["verifiable_mix"] = verifiable_mix_report(channel.transcript(), transcript);
+        typed.verifiable_mix = api::verifiable_mix_report(channel.transcript(), transcript);
         if (!transcript.empty()) channel.transcript().save(transcript);
       } else if (!config.mix_chain.empty()) {
-        report["mix_chain"] = mix_chain_report(config.mix_chain.size(), channel.hop_reports());
+        typed.mix_chain = api::mix_chain_report(config.mix_chain.size(), channel.hop_reports());
       }
+      const Value report = api::to_json(typed);
       if (client.json) {
         std::cout << report.dump() << std::endl;
       } else {

@@ -4,9 +4,11 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "shufflempc/cli/api.hpp"
+#include "shufflempc/api/api.hpp"
 
 namespace shufflempc::cli {
+
+using api::protocol_list;
 
 void add_list_command(CLI::App& app, const Registry& registry, Action& action) {
   auto* cmd = app.add_subcommand("list", "show every registered protocol with its parameters, defaults and ranges");

@@ -21,6 +21,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "report.hpp"
+#include "shufflempc/api/reports.hpp"
 #include "net_common.hpp"
 #include "shufflempc/error.hpp"
 #include "shufflempc/files.hpp"
@@ -121,23 +122,26 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
   const InterruptGuard guard;  // an interrupted run stops every process; the launcher removes the keys
   const std::string executable = options.executable;
   // The truth while the processes run: the driver only waits for them meanwhile.
-  const auto all_truth = truth_in_background(*protocol, inputs);
+  const auto all_truth = api::truth_in_background(*protocol, inputs);
   const net::LaunchResult run = net::LocalLauncher(std::move(base), *protocol, n, std::move(options)).run(inputs);
   for (const auto& what : run.lost) std::cerr << "shufflempc local: warning: " << what << "; its parties count as dropped\n";
 
-  // The report: the analyzer's result, every party's output and traffic.
-  const Value& analyzer = run.analyzer;
-  RunResult result;
-  result.output = analyzer["output"];
-  result.messages = analyzer["messages"].get<std::size_t>();
-  result.bytes = analyzer["bytes"].get<std::size_t>();
-  result.dropped = analyzer["dropped"].get<std::vector<PartyId>>();
-  result.details = analyzer.value("details", Value());
-  result.seconds = run.seconds;
-  const Value& table = run.per_party;
-  for (const auto& p : table)
-    if (!p["dropped"].get<bool>()) result.party_outputs[p["party"].get<PartyId>()] = p["output"];
-  Value report = make_report(info.name, *protocol, n, result, inputs, all_truth);
+  // The report: the analyzer's result, every party's output and traffic, read back from what the
+  // processes printed.
+  const api::AnalyzerReport analyzer = api::analyzer_report_from_json(run.analyzer, "the analyzer");
+  std::vector<api::PartyReport> table;
+  for (const auto& p : run.per_party) table.push_back(api::party_report_from_json(p, "a party process"));
+  RunResult result = api::run_result_of(analyzer, table);
+  result.seconds = run.seconds;  // the whole run's, processes started and stopped
+  api::RunReport typed = api::run_report_of(info.name, *protocol, n, result, inputs, all_truth);
+  typed.mix_chain = analyzer.mix_chain;
+  typed.verifiable_mix = analyzer.verifiable_mix;
+  // The config a transcript is checked against (verify --config): kept only with --keep-dir.
+  if (typed.verifiable_mix)
+    typed.verifiable_mix->session_config =
+        la.keep_dir.empty() ? std::string() : (std::filesystem::absolute(la.keep_dir) / net::session_config_file).string();
+  Value report = api::to_json(typed);
+  // What only a run across processes has.
   report["transport"] = "tcp";
   report["processes"] = {{"shuffler", 1},
                          {"further_mix_servers", chain.further()},
@@ -145,17 +149,12 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
                          {"party_processes", run.party_processes},
                          {"parties_per_process", run.parties_per_process},
                          {"executable", executable}};
-  report["analyzer_bytes_received"] = analyzer["bytes_received"];
+  report["analyzer_bytes_received"] = analyzer.bytes_received;
   report["lost_processes"] = run.lost;
   report["process_resources"] = run.process_resources;  // peak memory and CPU time (from wait4), for the scale benchmarks
-  report["per_party"] = table;
-  if (analyzer.contains("mix_chain")) report["mix_chain"] = analyzer["mix_chain"];
-  if (analyzer.contains("verifiable_mix")) {
-    report["verifiable_mix"] = analyzer["verifiable_mix"];
-    // The config a transcript is checked against (verify --config): kept only with --keep-dir.
-    report["verifiable_mix"]["session_config"] =
-        la.keep_dir.empty() ? std::string() : (std::filesystem::absolute(la.keep_dir) / net::session_config_file).string();
-  }
+  Value per_party = Value::array();
+  for (const auto& p : table) per_party.push_back(api::to_json(p));
+  report["per_party"] = std::move(per_party);
   if (args.json) {
     print_report(report, true);
     return 0;
@@ -169,20 +168,18 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
   const std::size_t shown = table.size() <= 32 ? table.size() : 10;
   for (std::size_t i = 0; i < shown; ++i) {
     const auto& p = table[i];
-    std::string out = p["dropped"].get<bool>() ? std::string("(dropped)") : p["output"].dump();
+    std::string out = p.dropped ? std::string("(dropped)") : p.output.dump();
     if (out.size() > 40) out = out.substr(0, 37) + "...";
-    std::cout << fmt::format("{:>7} {:>9} {:>11} {:>9} {:>11} {:>6} {:>8.3f}  {}\n", p["party"].get<PartyId>(),
-                             p["messages_sent"].get<std::uint64_t>(), p["bytes_sent"].get<std::uint64_t>(),
-                             p["messages_received"].get<std::uint64_t>(), p["bytes_received"].get<std::uint64_t>(),
-                             p["rounds"].get<std::uint32_t>(), p["seconds"].get<double>(), out);
+    std::cout << fmt::format("{:>7} {:>9} {:>11} {:>9} {:>11} {:>6} {:>8.3f}  {}\n", p.party, p.messages_sent, p.bytes_sent, p.messages_received,
+                             p.bytes_received, p.rounds, p.seconds, out);
   }
   if (shown < table.size()) {
     std::uint64_t ms = 0, bs = 0, mr = 0, br = 0;
     for (const auto& p : table) {
-      ms += p["messages_sent"].get<std::uint64_t>();
-      bs += p["bytes_sent"].get<std::uint64_t>();
-      mr += p["messages_received"].get<std::uint64_t>();
-      br += p["bytes_received"].get<std::uint64_t>();
+      ms += p.messages_sent;
+      bs += p.bytes_sent;
+      mr += p.messages_received;
+      br += p.bytes_received;
     }
     std::cout << fmt::format("    ... {} more parties (--json lists all)\n", table.size() - shown)
               << fmt::format("{:>7} {:>9} {:>11} {:>9} {:>11}\n", "total", ms, bs, mr, br);

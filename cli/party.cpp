@@ -12,6 +12,7 @@
 #include "common.hpp"
 #include "net_common.hpp"
 #include "report.hpp"
+#include "shufflempc/api/reports.hpp"
 #include "shufflempc/files.hpp"
 #include "shufflempc/hex.hpp"
 #include "shufflempc/net/local.hpp"
@@ -137,15 +138,15 @@ void add_party_command(CLI::App& app, const Registry& registry, Action& action) 
       for (PartyId id = first; id <= last; ++id) {
         const auto& c = counters.at(id);
         const auto out = result.party_outputs.find(id);
-        parties.push_back({{"party", id},
-                           {"output", out == result.party_outputs.end() ? Value() : out->second},
-                           {"dropped", out == result.party_outputs.end()},
-                           {"messages_sent", c.messages_sent},
-                           {"bytes_sent", c.bytes_sent},
-                           {"messages_received", c.messages_received},
-                           {"bytes_received", c.bytes_received},
-                           {"rounds", c.rounds},
-                           {"seconds", result.seconds}});
+        parties.push_back(api::to_json(api::PartyReport{.party = id,
+                                                        .output = out == result.party_outputs.end() ? Value() : out->second,
+                                                        .dropped = out == result.party_outputs.end(),
+                                                        .messages_sent = c.messages_sent,
+                                                        .bytes_sent = c.bytes_sent,
+                                                        .messages_received = c.messages_received,
+                                                        .bytes_received = c.bytes_received,
+                                                        .rounds = c.rounds,
+                                                        .seconds = result.seconds}));
       }
       if (client.json) {
         std::cout << Value{{"parties", parties}}.dump() << std::endl;

@@ -4,7 +4,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "report.hpp"
-#include "shufflempc/cli/api.hpp"
+#include "shufflempc/api/api.hpp"
 #include "shufflempc/mixnet/channel.hpp"
 #include "shufflempc/net/onion.hpp"
 
@@ -37,7 +37,7 @@ void add_run_command(CLI::App& app, const Registry& registry, Action& action) {
       collect_params(*cmd, info, *owned);
       action = [owned, mix, &info, &registry] {
         const RunArgs& args = *owned;
-        RunRequest req;
+        api::RunRequest req;
         req.protocol = info.name;
         req.params = args.params;
         req.parties = args.parties;
@@ -51,7 +51,7 @@ void add_run_command(CLI::App& app, const Registry& registry, Action& action) {
         req.mix = net::to_string(chain.kind);
         req.transcript = mix->chain.transcript;
         req.decryption_threshold = mix->threshold;
-        print_report(run_report(registry, req), args.json);
+        print_report(api::to_json(api::run_report(registry, req)), args.json);
         return 0;
       };
     });

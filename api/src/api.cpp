@@ -1,11 +1,10 @@
-#include "shufflempc/cli/api.hpp"
+#include "shufflempc/api/api.hpp"
 
 #include <fmt/format.h>
 
 #include <cmath>
 #include <stdexcept>
 
-#include "report.hpp"
 #include "shufflempc/inproc.hpp"
 #include "shufflempc/mixnet/channel.hpp"
 #include "shufflempc/net/mix_chain.hpp"
@@ -14,7 +13,7 @@
 #include "shufflempc/privacy.hpp"
 #include "shufflempc/random_inputs.hpp"
 
-namespace shufflempc::cli {
+namespace shufflempc::api {
 namespace {
 
 Value optional_number(const std::optional<double>& v) { return v ? Value(*v) : Value(nullptr); }
@@ -50,7 +49,7 @@ Value protocol_list(const Registry& registry) {
   return all;
 }
 
-Value run_report(const Registry& registry, const RunRequest& req) {
+RunReport run_report(const Registry& registry, const RunRequest& req) {
   if (req.dropouts >= req.parties && req.dropouts > 0) throw std::invalid_argument("--dropouts must be below --parties");
   const net::ChainSpec chain = net::ChainSpec::make(req.mix_servers, net::parse_mix_kind(req.mix));
   const bool verifiable = chain.kind == net::MixKind::verifiable;
@@ -76,17 +75,17 @@ Value run_report(const Registry& registry, const RunRequest& req) {
     if (auto why = mixnet::protocol_fit(*protocol); !why.empty())
       throw std::invalid_argument(req.protocol + " cannot run over the verifiable mix: " + why + "; use --mix decryption");
     const auto run = mixnet::run_over_verifiable_mix(*protocol, inputs, *rng, chain.servers, options, req.decryption_threshold);
-    Value report = make_report(req.protocol, *protocol, req.parties, run.result, inputs);
-    report["verifiable_mix"] = verifiable_mix_report(run.transcript, req.transcript);
+    RunReport report = run_report_of(req.protocol, *protocol, req.parties, run.result, inputs);
+    report.verifiable_mix = verifiable_mix_report(run.transcript, req.transcript);
     if (!req.transcript.empty()) run.transcript.save(req.transcript);
     return report;
   }
-  if (!chain.chained()) return make_report(req.protocol, *protocol, req.parties, run_in_process(*protocol, inputs, *rng, options), inputs);
+  if (!chain.chained()) return run_report_of(req.protocol, *protocol, req.parties, run_in_process(*protocol, inputs, *rng, options), inputs);
   const auto chained = net::run_over_mix_chain(*protocol, inputs, *rng, chain.servers, options);
-  Value report = make_report(req.protocol, *protocol, req.parties, chained.result, inputs);
+  RunReport report = run_report_of(req.protocol, *protocol, req.parties, chained.result, inputs);
   std::map<std::uint32_t, std::vector<net::HopReport>> rounds;
   for (std::size_t r = 0; r < chained.reports.size(); ++r) rounds[static_cast<std::uint32_t>(r)] = chained.reports[r];
-  report["mix_chain"] = mix_chain_report(chain.servers, rounds);
+  report.mix_chain = mix_chain_report(chain.servers, rounds);
   return report;
 }
 
@@ -242,4 +241,4 @@ Value account_noise(const NoiseQuery& q) {
   return out;
 }
 
-}  // namespace shufflempc::cli
+}  // namespace shufflempc::api

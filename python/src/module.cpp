@@ -1,6 +1,6 @@
 // The compiled half of the `shufflempc` Python package (python/shufflempc/__init__.py is the
 // other): the registry, runs, one-round mechanisms, studies, the accountant and the XOR-sum attack,
-// each a thin call into the C++ library that the command line also calls (shufflempc/cli/api.hpp,
+// each a thin call into the C++ library that the command line also calls (shufflempc/api/api.hpp,
 // shufflempc/study/study.hpp), so that Python and the command line give the same numbers for the
 // same seed. Numbers, strings, lists and dicts cross as JSON values; messages as uint8 arrays of
 // shape (count, width). The GIL is released around every call that runs a protocol.
@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "shufflempc/attacks/xor_sum.hpp"
-#include "shufflempc/cli/api.hpp"
+#include "shufflempc/api/api.hpp"
 #include "shufflempc/parallel.hpp"
 #include "shufflempc/random_inputs.hpp"
 #include "shufflempc/registry.hpp"
@@ -375,7 +375,7 @@ class PyProtocol {
 py::object run(const std::string& name, const py::object& inputs, std::optional<std::size_t> parties, const py::object& seed,
                const std::string& random_inputs, std::size_t min_parties, std::size_t dropouts, std::size_t mix_servers,
                const std::string& mix, const std::string& transcript, std::size_t decryption_threshold, const py::kwargs& kwargs) {
-  cli::RunRequest req;
+  api::RunRequest req;
   req.protocol = name;
   req.params = params_of(registry().get(name), kwargs);
   if (!inputs.is_none()) {
@@ -400,7 +400,7 @@ py::object run(const std::string& name, const py::object& inputs, std::optional<
   Value report;
   {
     py::gil_scoped_release release;
-    report = cli::run_report(registry(), req);
+    report = api::to_json(api::run_report(registry(), req));
   }
   return to_python(report);
 }
@@ -539,7 +539,7 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "The compiled half of the shufflempc package (see shufflempc.__doc__).";
   m.attr("__version__") = SHUFFLEMPC_VERSION;
 
-  m.def("list", [] { return to_python(cli::protocol_list(registry())); },
+  m.def("list", [] { return to_python(api::protocol_list(registry())); },
         "Every registered protocol: name, summary, party range, inputs, random input forms and parameters (name, default, "
         "range, help), as `shufflempc list --json` prints them.");
 
@@ -600,7 +600,7 @@ PYBIND11_MODULE(_core, m) {
         Value v;
         {
           py::gil_scoped_release release;
-          v = cli::account_amplify({parties, epsilon0, delta, k, rounds, pld_step});
+          v = api::account_amplify({parties, epsilon0, delta, k, rounds, pld_step});
         }
         return to_python(v);
       },
@@ -613,7 +613,7 @@ PYBIND11_MODULE(_core, m) {
         Value v;
         {
           py::gil_scoped_release release;
-          v = cli::account_local({parties, epsilon, delta, k});
+          v = api::account_local({parties, epsilon, delta, k});
         }
         return to_python(v);
       },
@@ -626,7 +626,7 @@ PYBIND11_MODULE(_core, m) {
         Value v;
         {
           py::gil_scoped_release release;
-          v = cli::account_noise({noise, parties, epsilon, delta, p, scale, shape, sensitivity});
+          v = api::account_noise({noise, parties, epsilon, delta, p, scale, shape, sensitivity});
         }
         return to_python(v);
       },

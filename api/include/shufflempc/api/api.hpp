@@ -1,5 +1,6 @@
-// What the commands compute, as JSON values: one definition shared by the command line (which
-// prints them) and the Python module (which hands them to Python as dicts). Each throws
+// What the commands compute: one definition shared by the command line (which prints it) and the
+// Python module (which hands it to Python as dicts): a run as a typed report (reports.hpp), the
+// protocol list and the accountant's tables as JSON values. Each throws
 // std::invalid_argument naming the parameter and its accepted range on bad input, and
 // std::system_error (shufflempc::Errc) when a run fails.
 #pragma once
@@ -11,9 +12,10 @@
 #include <vector>
 
 #include "shufflempc/amplification.hpp"
+#include "shufflempc/api/reports.hpp"
 #include "shufflempc/registry.hpp"
 
-namespace shufflempc::cli {
+namespace shufflempc::api {
 
 // `list --json`: every registered protocol with its parameters, defaults and ranges.
 [[nodiscard]] Value protocol_list(const Registry& registry);
@@ -35,7 +37,7 @@ struct RunRequest {
 };
 // The report `run --json` prints: protocol, parties, rounds, output, truth, error, messages, bytes,
 // seconds, dropped, party_outputs, details, run, and mix_chain or verifiable_mix with a chain.
-[[nodiscard]] Value run_report(const Registry& registry, const RunRequest& request);
+[[nodiscard]] RunReport run_report(const Registry& registry, const RunRequest& request);
 
 // The most parties `account amplify` and `account local` take: their numeric bounds sum about 32
 // standard deviations of a binomial over n, a few incomplete beta functions a term, some 24 times;
@@ -81,4 +83,4 @@ struct NoiseQuery {
 };
 [[nodiscard]] Value account_noise(const NoiseQuery& q);
 
-}  // namespace shufflempc::cli
+}  // namespace shufflempc::api
