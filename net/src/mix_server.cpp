@@ -14,6 +14,7 @@
 #include "shufflempc/mixnet/shuffle_proof.hpp"
 #include "shufflempc/mixnet/transcript.hpp"
 #include "shufflempc/net/detail/link.hpp"
+#include "shufflempc/net/detail/session_host.hpp"
 #include "shufflempc/net/detail/rate_limited_log.hpp"
 #include "shufflempc/net/verifiable.hpp"
 #include "shufflempc/parallel.hpp"
@@ -43,7 +44,7 @@ std::uint32_t mix_server_position(const SessionConfig& config, const KeyPair& ke
   return hop;
 }
 
-struct TcpMixServer::Impl {
+struct TcpMixServer::Impl : detail::SessionHost {
   struct Served {
     SessionConfig config;
     ConfigDigest digest{};
@@ -75,20 +76,9 @@ struct TcpMixServer::Impl {
     std::unique_ptr<asio::steady_timer> idle;
   };
 
-  asio::io_context io;
-  tcp::acceptor acceptor{io};
-  KeyPair keys;
-  SigningKeyPair signing;  // signing_key_of(keys): what this server signs its hops with
-  detail::RateLimitedLog log_lines;
-  SystemRng rng;
+  // The io thread, keys, log, CSPRNG and unauthenticated connections: detail::SessionHost.
   MixServerOptions options;
   std::vector<std::unique_ptr<Served>> sessions;
-  std::size_t open_connections = 0;
-  std::unique_ptr<asio::steady_timer> linger;
-  // Connections that have not authenticated yet (sized from the options when the server starts).
-  detail::PendingLinks unauthenticated{0};
-
-  void log(const std::string& line) const { log_lines(line); }
 
   Served* find(const SessionId& id) {
     for (auto& s : sessions)
@@ -372,11 +362,8 @@ TcpMixServer::TcpMixServer(KeyPair keys, std::vector<SessionConfig> sessions, co
   auto& im = *impl_;
   if (sessions.empty()) throw std::invalid_argument("TcpMixServer: at least one session is needed");
   if (options.max_unauthenticated < 1) throw std::invalid_argument("TcpMixServer: max_unauthenticated must be at least 1");
-  im.keys = std::move(keys);
-  im.signing = signing_key_of(im.keys);
-  im.log_lines = detail::RateLimitedLog(std::move(log), options.log_lines_per_second);
+  im.set_up(std::move(keys), std::move(log), options.log_lines_per_second, options.max_unauthenticated);
   im.options = options;
-  im.unauthenticated = detail::PendingLinks(options.max_unauthenticated);
   for (auto& config : sessions) {
     if (im.find(config.session)) throw std::invalid_argument("TcpMixServer: session " + to_hex(config.session) + " given twice");
     auto s = std::make_unique<Impl::Served>();
@@ -404,8 +391,7 @@ std::uint16_t TcpMixServer::port() const { return impl_->acceptor.local_endpoint
 
 std::vector<MixServerReport> TcpMixServer::run() {
   for (auto& s : impl_->sessions) impl_->arm_idle(*s);
-  asio::co_spawn(impl_->io, impl_->accept_loop(), asio::detached);
-  impl_->io.run();
+  impl_->run_until_stopped(impl_->accept_loop());
   std::vector<MixServerReport> out;
   for (auto& s : impl_->sessions) {
     if (!s->ended) s->report.error = "the mix server was stopped";
@@ -415,9 +401,8 @@ std::vector<MixServerReport> TcpMixServer::run() {
 }
 
 void TcpMixServer::stop() {
-  asio::post(impl_->io, [this] {
+  impl_->stop([this] {
     for (auto& s : impl_->sessions) impl_->end(*s, "the mix server was stopped");
-    impl_->io.stop();
   });
 }
 

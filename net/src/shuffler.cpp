@@ -13,6 +13,7 @@
 #include "shufflempc/net/detail/chain_entry.hpp"
 #include "shufflempc/net/detail/hop_links.hpp"
 #include "shufflempc/net/detail/link.hpp"
+#include "shufflempc/net/detail/session_host.hpp"
 #include "shufflempc/net/detail/session_rounds.hpp"
 #include "shufflempc/net/onion.hpp"
 #include "shufflempc/net/receipts.hpp"
@@ -81,7 +82,7 @@ std::string who(PartyId id) { return id == analyzer_id ? std::string("the analyz
 
 }  // namespace
 
-struct TcpShuffler::Impl {
+struct TcpShuffler::Impl : detail::SessionHost {
   // One session: its round logic (detail::SessionRounds, no sockets) and the I/O around it.
   using Commitment = detail::EntryCommitment;
 
@@ -144,22 +145,10 @@ struct TcpShuffler::Impl {
     std::vector<std::vector<HopReport>> hop_reports;
   };
 
-  asio::io_context io;
-  tcp::acceptor acceptor{io};
-  KeyPair keys;
-  SigningKeyPair signing;  // signing_key_of(keys): what this server signs its hop 0 with, in every session
-  detail::RateLimitedLog log_lines;
-  SystemRng rng;
+  // The io thread, keys, log, CSPRNG and unauthenticated connections: detail::SessionHost.
   Shuffler shuffler;  // scratch reused across rounds and sessions
   std::vector<std::unique_ptr<ServedSession>> sessions;
-  std::size_t open_connections = 0;
-  std::unique_ptr<asio::steady_timer> linger;
   ShufflerOptions options;
-  // Connections that have not authenticated yet, oldest first (the key orders them).
-  detail::PendingLinks unauthenticated{0};  // sized from the options when the shuffler starts
-  void log(const std::string& line) const { log_lines(line); }
-  // At most options.log_lines_per_second lines of kind `kind` per second (detail::RateLimitedLog).
-  void log_limited(const std::string& kind, const std::string& line) { log_lines.limited(kind, line); }
 
   ServedSession* find(const SessionId& id) {
     for (auto& s : sessions)
@@ -845,11 +834,8 @@ TcpShuffler::TcpShuffler(KeyPair keys, std::vector<SessionConfig> sessions, cons
     : impl_(std::make_unique<Impl>()) {
   if (options.max_unauthenticated < 1) throw std::invalid_argument("max_unauthenticated must be at least 1");
   impl_->options = options;
-  impl_->unauthenticated = detail::PendingLinks(options.max_unauthenticated);
   if (sessions.empty()) throw std::invalid_argument("TcpShuffler: at least one session is needed");
-  impl_->keys = std::move(keys);
-  impl_->signing = signing_key_of(impl_->keys);
-  impl_->log_lines = detail::RateLimitedLog(std::move(log), options.log_lines_per_second);
+  impl_->set_up(std::move(keys), std::move(log), options.log_lines_per_second, options.max_unauthenticated);
   for (auto& config : sessions) {
     if (config.rounds.empty()) throw std::invalid_argument("TcpShuffler: session " + to_hex(config.session) + " declares no rounds");
     if (config.shuffler_key != impl_->keys.public_key())
@@ -908,8 +894,7 @@ std::uint16_t TcpShuffler::port() const { return impl_->acceptor.local_endpoint(
 std::string TcpShuffler::host() const { return impl_->acceptor.local_endpoint().address().to_string(); }
 
 std::vector<ShufflerReport> TcpShuffler::run() {
-  asio::co_spawn(impl_->io, impl_->accept_loop(), asio::detached);
-  impl_->io.run();
+  impl_->run_until_stopped(impl_->accept_loop());
   std::vector<ShufflerReport> out;
   for (auto& s : impl_->sessions) {
     s->rounds->abort("the shuffler was stopped");  // no effect on a session that has ended
@@ -921,9 +906,8 @@ std::vector<ShufflerReport> TcpShuffler::run() {
 }
 
 void TcpShuffler::stop() {
-  asio::post(impl_->io, [this] {
+  impl_->stop([this] {
     for (auto& s : impl_->sessions) impl_->abort_session(*s, "the shuffler was stopped");
-    impl_->io.stop();
   });
 }
 

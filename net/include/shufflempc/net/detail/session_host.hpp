@@ -1,0 +1,56 @@
+// What the shuffler and the mix server share as hosts of sessions: one io thread and its acceptor,
+// the server's keys (its X25519 key and the Ed25519 key derived from it, which signs its hops), its
+// rate-limited log, its CSPRNG, the connections that have not authenticated yet, and the way it
+// runs (its accept loop until the io stops) and stops (every session ended on the io thread, then
+// the io stopped). Each server's Impl derives from it and keeps its own sessions.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "shufflempc/net/detail/link.hpp"
+#include "shufflempc/net/detail/rate_limited_log.hpp"
+#include "shufflempc/net/keys.hpp"
+#include "shufflempc/net/mix_hop.hpp"
+
+namespace shufflempc::net::detail {
+
+struct SessionHost {
+  asio::io_context io;
+  tcp::acceptor acceptor{io};
+  KeyPair keys;
+  SigningKeyPair signing;  // signing_key_of(keys): what this server signs its hops with, in every session
+  RateLimitedLog log_lines;
+  SystemRng rng;
+  std::size_t open_connections = 0;
+  std::unique_ptr<asio::steady_timer> linger;
+  PendingLinks unauthenticated{0};  // sized by set_up
+
+  // The server's keys, its log (at most `lines_per_second` lines of a kind) and the limit of
+  // connections not yet authenticated.
+  void set_up(KeyPair server_keys, std::function<void(const std::string&)> log, std::size_t lines_per_second,
+              std::size_t max_unauthenticated) {
+    keys = std::move(server_keys);
+    signing = signing_key_of(keys);
+    log_lines = RateLimitedLog(std::move(log), lines_per_second);
+    unauthenticated = PendingLinks(max_unauthenticated);
+  }
+  void log(const std::string& line) const { log_lines(line); }
+  // At most lines_per_second lines of kind `kind` per second (detail::RateLimitedLog).
+  void log_limited(const std::string& kind, const std::string& line) { log_lines.limited(kind, line); }
+  // Runs `accept` (the server's accept loop) and everything it starts until the io stops.
+  void run_until_stopped(asio::awaitable<void> accept) {
+    asio::co_spawn(io, std::move(accept), asio::detached);
+    io.run();
+  }
+  // From any thread: `end_all` on the io thread (it ends every session, saying why), then the io stops.
+  void stop(std::function<void()> end_all) {
+    asio::post(io, [this, end_all = std::move(end_all)] {
+      end_all();
+      io.stop();
+    });
+  }
+};
+
+}  // namespace shufflempc::net::detail
