@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # Installs what is missing (Debian packages, as root or through sudo), then configures and builds
 # shufflempc in build/ (or $SHUFFLEMPC_BUILD_DIR). Safe to run again: it only does what is missing.
-#   bash scripts/setup.sh               # Release build in build/
-#   bash scripts/setup.sh --sanitize    # ASan + UBSan build in build-sanitize/
+#   bash scripts/setup.sh               # Release build in build/ of what the quick start runs (the
+#                                       # command, shufflempc-node, shufflempc-study, the Python module)
+#   bash scripts/setup.sh --all         # the same build with the tests, benchmarks and examples
+#   bash scripts/setup.sh --sanitize    # ASan + UBSan build in build-sanitize/, tests included
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build_dir="${SHUFFLEMPC_BUILD_DIR:-build}"
 cmake_args=(-DCMAKE_BUILD_TYPE=Release)
+targets=(--target shufflempc_programs)
+[[ "${1:-}" == "--all" ]] && targets=()
 if [[ "${1:-}" == "--sanitize" ]]; then
+  targets=()
   build_dir="${SHUFFLEMPC_BUILD_DIR:-build-sanitize}"
   # No benchmarks here: nothing runs them under the sanitizers, and they are a tenth of the build.
   cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHUFFLEMPC_SANITIZE=ON -DSHUFFLEMPC_BUILD_BENCH=OFF)
@@ -35,4 +40,4 @@ fi
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
 export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 cmake -S . -B "$build_dir" "${cmake_args[@]}" >/dev/null
-cmake --build "$build_dir" -j"$(nproc)"
+cmake --build "$build_dir" -j"$(nproc)" "${targets[@]}"

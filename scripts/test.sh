@@ -4,7 +4,7 @@
 #   bash scripts/test.sh --sanitizers   # then again under AddressSanitizer + UBSan (build-sanitize/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh --all
 ctest --test-dir build --output-on-failure -j"$(nproc)"
 # Every seeded figure in docs/ must be what its command prints now (about 30 s).
 bash scripts/seeded-docs.sh build/bin/shufflempc
