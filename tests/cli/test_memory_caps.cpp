@@ -15,8 +15,12 @@ using namespace shufflempc;
 
 namespace {
 
+// AddressSanitizer reserves terabytes of address space: no cap possible (GCC says so by a macro, clang
+// by a feature).
 #if defined(__SANITIZE_ADDRESS__)
-constexpr bool sanitized = true;  // AddressSanitizer reserves terabytes of address space: no cap possible
+constexpr bool sanitized = true;
+#elif defined(__has_feature)
+constexpr bool sanitized = __has_feature(address_sanitizer);
 #else
 constexpr bool sanitized = false;
 #endif
