@@ -1,7 +1,7 @@
 // libFuzzer target for the TCP transport's parsers: the hello, the frame header, the submit,
 // result and verdict payloads and a result's receipt (what a peer controls before and after
 // authentication). Build with clang and
-// -DSHUFFLEMPC_FUZZ=ON; run: build-fuzz/bin/fuzz/fuzz_frame -max_total_time=60
+// -DSHUFFLEMPC_FUZZ=ON; run: build-sanitize/bin/fuzz/fuzz_frame -max_total_time=60
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>

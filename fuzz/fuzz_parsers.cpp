@@ -2,7 +2,7 @@
 // functionality language (FUZZ_FUNCTIONALITY) and Bristol Fashion circuits (FUZZ_BRISTOL). Any
 // input must parse or be refused with std::invalid_argument: no crash, no stack overflow, no
 // allocation beyond the fuzzer's limit. Build with clang and -DSHUFFLEMPC_FUZZ=ON; run, e.g.:
-// build-fuzz/bin/fuzz/fuzz_functionality -max_total_time=60
+// build-sanitize/bin/fuzz/fuzz_functionality -max_total_time=60
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>

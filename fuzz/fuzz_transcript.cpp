@@ -4,7 +4,7 @@
 // Any input must parse or be refused with std::invalid_argument, and whatever
 // parses must go through the checks (a verdict, never a crash). The first byte picks the parser.
 // Build with clang and -DSHUFFLEMPC_FUZZ=ON; run, e.g.:
-// build-fuzz/bin/fuzz/fuzz_transcript -max_total_time=60 -max_len=65536 -dict=fuzz/transcript.dict
+// build-sanitize/bin/fuzz/fuzz_transcript -max_total_time=60 -max_len=65536 -dict=fuzz/transcript.dict
 #include <cstddef>
 #include <cstdint>
 #include <span>

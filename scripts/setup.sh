@@ -4,7 +4,8 @@
 #   bash scripts/setup.sh               # Release build in build/ of what the quick start runs (the
 #                                       # command, shufflempc-node, shufflempc-study, the Python module)
 #   bash scripts/setup.sh --all         # the same build with the tests, benchmarks and examples
-#   bash scripts/setup.sh --sanitize    # ASan + UBSan build in build-sanitize/, tests included
+#   bash scripts/setup.sh --sanitize    # ASan + UBSan build in build-sanitize/ with clang 16, tests and
+#                                       # the libFuzzer targets included (one configuration for both)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,11 +17,18 @@ if [[ "${1:-}" == "--sanitize" ]]; then
   targets=()
   build_dir="${SHUFFLEMPC_BUILD_DIR:-build-sanitize}"
   # No benchmarks here: nothing runs them under the sanitizers, and they are a tenth of the build.
-  cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHUFFLEMPC_SANITIZE=ON -DSHUFFLEMPC_BUILD_BENCH=OFF)
+  # clang 16: the fuzz targets need clang's libFuzzer, and clang 16 is the first to compile the
+  # transport's coroutines with Debian's libstdc++, so one build serves the sanitizers and the fuzzing.
+  cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-16 -DSHUFFLEMPC_SANITIZE=ON -DSHUFFLEMPC_FUZZ=ON
+              -DSHUFFLEMPC_BUILD_BENCH=OFF)
+  # A build directory configured with another compiler (GCC, before) is made anew.
+  if [[ -f "$build_dir/CMakeCache.txt" ]] && ! grep -q "CMAKE_CXX_COMPILER:.*=.*clang++-16" "$build_dir/CMakeCache.txt"; then
+    rm -rf "$build_dir"
+  fi
 fi
 
 packages=(build-essential cmake pkg-config libsodium-dev libssl-dev libasio-dev libboost-dev libgmp-dev doctest-dev
-          libcli11-dev nlohmann-json3-dev libfmt-dev libeigen3-dev coinor-libclp-dev iproute2 clang libclang-rt-dev ccache gnuplot-nox
+          libcli11-dev nlohmann-json3-dev libfmt-dev libeigen3-dev coinor-libclp-dev iproute2 clang-16 libclang-rt-16-dev ccache gnuplot-nox
           libopenmpi-dev openmpi-bin
           pybind11-dev pybind11-json-dev python3-dev python3-numpy python3-pytest python3-pandas python3-matplotlib)
 missing=()
