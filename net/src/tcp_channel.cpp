@@ -405,8 +405,8 @@ struct TcpChannel::Impl {
       }
     }
     const bool delivered = spec.shape.delivery == Delivery::all_parties || analyzer.has_value();
-    if (delivered && verifiable() && chained(spec.shape)) open_verifiable(spec, *primary, r, ww, out);
-    else if (delivered && with_output) open_delivered(spec, *with_output, r, ww, out);
+    if (delivered && verifiable() && chained(spec.shape)) open_verifiable(spec, r, ww, out);
+    else if (delivered && with_output) open_delivered(spec, *with_output, with_output == primary, r, ww, out);
     else if (delivered && r.messages == 0) out.output = MessageBatch(spec.shape.width);
     return out;
   }
@@ -433,15 +433,15 @@ struct TcpChannel::Impl {
 
   // A verifiable chain's round: no records travel, the evidence does. Every proof is checked here
   // before anything is decrypted.
-  void open_verifiable(const RoundRules& spec, const detail::Frame& primary, const ResultPayload& r, std::size_t ww, RoundOutcome& out) {
-    const ResultPayload e = decode_result(primary.header, primary.payload, config.parties, limits);
-    if (e.evidence.empty())
+  // `r`: the primary result, decoded (it carries the evidence).
+  void open_verifiable(const RoundRules& spec, const ResultPayload& r, std::size_t ww, RoundOutcome& out) {
+    if (r.evidence.empty())
       throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": the result carries no evidence of the verifiable mix");
     // The parties' own check, in a round they receive (in an analyzer-only round only a simulation
     // hosts parties beside the analyzer): every link's records of this round.
     MessageBatch own(ww);
     for (const auto& l : links) own.append(l.own);
-    auto rt = open_evidence(config, spec.round, spec.shape, e.evidence, analyzer_identity ? &identities[*analyzer_identity].keys : nullptr,
+    auto rt = open_evidence(config, spec.round, spec.shape, r.evidence, analyzer_identity ? &identities[*analyzer_identity].keys : nullptr,
                             static_cast<std::size_t>(r.messages), hardware_threads(),
                             spec.shape.delivery == Delivery::all_parties ? &own : nullptr, &out.discarded);
     // The result counts every record submitted; those not in the evidence the entry did not admit.
@@ -458,11 +458,15 @@ struct TcpChannel::Impl {
   }
 
   // The records a result frame delivers: checked against the chain's reports (with a chain), opened
-  // by the hosted analyzer (ESA mode) or taken as they are (MPC mode).
-  void open_delivered(const RoundRules& spec, const detail::Frame& frame, const ResultPayload& r, std::size_t ww, RoundOutcome& out) {
+  // by the hosted analyzer (ESA mode) or taken as they are (MPC mode). `r`: the primary result,
+  // decoded; `frame` is decoded again only when it is another link's.
+  void open_delivered(const RoundRules& spec, const detail::Frame& frame, bool frame_is_primary, const ResultPayload& r, std::size_t ww,
+                      RoundOutcome& out) {
     const std::size_t width = spec.shape.width;
     const bool sealed = spec.shape.delivery == Delivery::analyzer_only;
-    const ResultPayload o = decode_result(frame.header, frame.payload, config.parties, limits);
+    std::optional<ResultPayload> other;
+    if (!frame_is_primary) other = decode_result(frame.header, frame.payload, config.parties, limits);
+    const ResultPayload& o = other ? *other : r;
     if (frame.header.width != ww || o.messages != r.messages || frame.header.count != r.messages)
       throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": the output does not match the round's shape");
     const std::span<const std::uint8_t> records(o.output.data(), static_cast<std::size_t>(r.messages) * ww);
