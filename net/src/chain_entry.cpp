@@ -13,7 +13,7 @@ ChainEntry::ChainEntry(const SessionConfig& config, const KeyPair& keys, const S
     : config_(config), keys_(keys), rng_(rng), closed_(std::move(closed)), hop_name_(std::move(hop_name)), threads_(hardware_threads()) {
   if (config_.mix_chain.size() < 2) throw std::invalid_argument("chain entry: the session has no chain of mix servers");
   if (config_.mix == MixKind::verifiable) {
-    start_verifiable(keys, signing, tamper);
+    start_verifiable(signing, tamper);
   } else {
     if (hop0 == nullptr) throw std::invalid_argument("chain entry: an onion chain needs the entry's hop");
     start_onion(*hop0, tamper);
@@ -39,7 +39,7 @@ void ChainEntry::start_onion(MixHop& hop0, const Tamper& tamper) {
   batch_ = std::move(first.records);
 }
 
-void ChainEntry::start_verifiable(const KeyPair&, const SigningKeyPair& signing, const Tamper& tamper) {
+void ChainEntry::start_verifiable(const SigningKeyPair& signing, const Tamper& tamper) {
   width_ = static_cast<std::uint32_t>(closed_.shape.width);
   limbs_ = width_ / mixnet::ciphertext_bytes;
   MessageBatch records = closed_.outcome.output ? std::move(*closed_.outcome.output) : MessageBatch(width_);
@@ -77,11 +77,21 @@ void ChainEntry::start_verifiable(const KeyPair&, const SigningKeyPair& signing,
 }
 
 HopAsk ChainEntry::shuffle_ask() const {
-  if (config_.mix == MixKind::verifiable)
-    return {FrameType::shuffle, width_, static_cast<std::uint32_t>(rt_.input.size()), rt_.hops.back().output.to_bytes(), "the batch"};
-  const auto bytes = batch_.bytes();
-  return {FrameType::mix, static_cast<std::uint32_t>(batch_.width()), static_cast<std::uint32_t>(batch_.count()),
-          std::vector<std::uint8_t>(bytes.begin(), bytes.end()), "the batch"};
+  HopAsk ask;
+  ask.refusing = "the batch";
+  if (config_.mix == MixKind::verifiable) {
+    ask.type = FrameType::shuffle;
+    ask.width = width_;
+    ask.count = static_cast<std::uint32_t>(rt_.input.size());
+    ask.bytes = rt_.hops.back().output.to_bytes();
+    ask.payload = ask.bytes;
+    return ask;
+  }
+  ask.type = FrameType::mix;
+  ask.width = static_cast<std::uint32_t>(batch_.width());
+  ask.count = static_cast<std::uint32_t>(batch_.count());
+  ask.payload = batch_.bytes();
+  return ask;
 }
 
 std::optional<std::string> ChainEntry::take_shuffle(std::size_t hop, const FrameHeader& header, std::span<const std::uint8_t> payload) {
@@ -124,7 +134,14 @@ HopAsk ChainEntry::decrypt_ask() {
   const mixnet::ProofContext dctx{config_.session, closed_.round, static_cast<std::uint32_t>(rt_.hops.size())};
   rt_.decrypted_by.push_back(0);
   rt_.decryption.push_back(mixnet::decryption_shares(dctx, 0, server_share(config_, keys_, 0), rt_.hops.back().output, rng_, threads_));
-  return {FrameType::decrypt, width_, static_cast<std::uint32_t>(rt_.input.size()), std::move(evidence), "to decrypt"};
+  HopAsk ask;
+  ask.type = FrameType::decrypt;
+  ask.width = width_;
+  ask.count = static_cast<std::uint32_t>(rt_.input.size());
+  ask.bytes = std::move(evidence);
+  ask.payload = ask.bytes;
+  ask.refusing = "to decrypt";
+  return ask;
 }
 
 std::optional<std::string> ChainEntry::take_decryption(std::size_t hop, const FrameHeader& header, std::span<const std::uint8_t> payload) {

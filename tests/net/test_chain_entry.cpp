@@ -59,7 +59,7 @@ struct OnionChain {
   // Further server `hop`'s honest answer to `ask` (a mixed frame: its signed report, then its records).
   std::pair<FrameHeader, std::vector<std::uint8_t>> answer(std::size_t hop, const detail::HopAsk& ask, Rng& rng,
                                                             bool drop_one = false) {
-    auto mixed = hops[hop].mix(MessageBatch::from_bytes(ask.width, ask.payload), local.config.session, round_no, rng);
+    auto mixed = hops[hop].mix(MessageBatch::from_bytes(ask.width, std::vector<std::uint8_t>(ask.payload.begin(), ask.payload.end())), local.config.session, round_no, rng);
     MessageBatch out = mixed.records;
     if (drop_one) {
       out = MessageBatch(mixed.records.width());

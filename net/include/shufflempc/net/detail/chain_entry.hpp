@@ -37,11 +37,16 @@ struct EntryCommitment {
 };
 
 // One frame to a further server: its type, width and count, the payload, and what a refusal
-// refuses ("the batch", "to decrypt").
+// refuses ("the batch", "to decrypt"). The payload is the entry's batch in flight where it is already
+// bytes (an onion batch: no copy), else `bytes`, made for the ask; valid until the next take_*.
 struct HopAsk {
+  HopAsk() = default;
+  HopAsk(HopAsk&&) = default;  // a moved vector keeps its buffer: `payload` stays valid
+  HopAsk(const HopAsk&) = delete;
   FrameType type{};
   std::uint32_t width = 0, count = 0;
-  std::vector<std::uint8_t> payload;
+  std::vector<std::uint8_t> bytes;
+  std::span<const std::uint8_t> payload;
   std::string refusing;
 };
 
@@ -85,7 +90,7 @@ class ChainEntry {
 
  private:
   void start_onion(MixHop& hop0, const Tamper& tamper);
-  void start_verifiable(const KeyPair& keys, const SigningKeyPair& signing, const Tamper& tamper);
+  void start_verifiable(const SigningKeyPair& signing, const Tamper& tamper);
   [[nodiscard]] std::string round_text() const;
 
   const SessionConfig& config_;
