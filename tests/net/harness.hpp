@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -166,6 +167,14 @@ inline std::error_code wait_closed(asio::io_context& io, net::detail::SecureLink
   } catch (const std::system_error& e) {
     return e.code();
   }
+}
+
+// The first byte of every record a round delivered (the tests' parties send one-byte records).
+inline std::multiset<std::uint8_t> received(const RoundOutcome& out) {
+  REQUIRE(out.output.has_value());
+  std::multiset<std::uint8_t> all;
+  for (std::size_t i = 0; i < out.output->count(); ++i) all.insert((*out.output)[i][0]);
+  return all;
 }
 
 }  // namespace shufflempc::test

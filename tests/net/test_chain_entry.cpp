@@ -12,20 +12,16 @@
 #include "shufflempc/net/local.hpp"
 #include "shufflempc/net/onion.hpp"
 #include "shufflempc/net/tcp.hpp"
+#include "support/records.hpp"
 
 using namespace shufflempc;
 using namespace shufflempc::net;
+using shufflempc::test::records_of;
 
 namespace {
 
 constexpr std::uint32_t round_no = 0;
 constexpr std::size_t parties = 6, width = 4;
-
-std::multiset<std::vector<std::uint8_t>> records_of(const MessageBatch& b) {
-  std::multiset<std::vector<std::uint8_t>> out;
-  for (std::size_t i = 0; i < b.count(); ++i) out.emplace(b[i].begin(), b[i].end());
-  return out;
-}
 
 std::string name_of(std::size_t hop) { return "server " + std::to_string(hop); }
 

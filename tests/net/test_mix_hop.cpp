@@ -8,9 +8,11 @@
 #include <vector>
 
 #include "shufflempc/net/mix_hop.hpp"
+#include "support/records.hpp"
 
 using namespace shufflempc;
 using namespace shufflempc::net;
+using shufflempc::test::records_of;
 
 namespace {
 
@@ -49,12 +51,6 @@ Run honest_run(std::uint64_t seed) {
     batch = std::move(mixed.records);
   }
   return r;
-}
-
-std::multiset<std::vector<std::uint8_t>> records_of(const MessageBatch& b) {
-  std::multiset<std::vector<std::uint8_t>> out;
-  for (std::size_t i = 0; i < b.count(); ++i) out.emplace(b[i].begin(), b[i].end());
-  return out;
 }
 
 }  // namespace

@@ -14,9 +14,11 @@
 #include "shufflempc/net/onion.hpp"
 #include "shufflempc/net/sealing.hpp"
 #include "shufflempc/shuffle.hpp"
+#include "support/records.hpp"
 
 using namespace shufflempc;
 using namespace shufflempc::net;
+using shufflempc::test::records_of;
 
 namespace {
 
@@ -36,12 +38,6 @@ Chain make_chain(std::size_t k, Rng& rng) {
   }
   c.analyzer = KeyPair::generate(rng);
   return c;
-}
-
-std::multiset<std::vector<std::uint8_t>> records_of(const MessageBatch& b) {
-  std::multiset<std::vector<std::uint8_t>> out;
-  for (std::size_t i = 0; i < b.count(); ++i) out.emplace(b[i].begin(), b[i].end());
-  return out;
 }
 
 // out[p] = in[perm[p]].

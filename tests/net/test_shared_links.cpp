@@ -41,17 +41,10 @@ Submissions batches_of(const std::vector<PartyId>& ids) {
   return local;
 }
 
-std::multiset<int> values_of(const std::vector<PartyId>& ids) {
-  std::multiset<int> out;
-  for (PartyId id : ids) out.insert(static_cast<int>(id % 251));
+std::multiset<std::uint8_t> values_of(const std::vector<PartyId>& ids) {
+  std::multiset<std::uint8_t> out;
+  for (PartyId id : ids) out.insert(static_cast<std::uint8_t>(id % 251));
   return out;
-}
-
-std::multiset<int> received(const RoundOutcome& out) {
-  REQUIRE(out.output.has_value());
-  std::multiset<int> all;
-  for (std::size_t i = 0; i < out.output->count(); ++i) all.insert((*out.output)[i][0]);
-  return all;
 }
 
 // A TCP relay in front of the shuffler that cuts its first connection once it has carried

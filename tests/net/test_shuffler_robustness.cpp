@@ -59,13 +59,6 @@ RoundOutcome run_honest(const NetSession& s, std::uint16_t port) {
   return channel.exchange(spec, std::move(local));
 }
 
-std::multiset<std::uint8_t> received(const RoundOutcome& out) {
-  REQUIRE(out.output.has_value());
-  std::multiset<std::uint8_t> all;
-  for (std::size_t i = 0; i < out.output->count(); ++i) all.insert((*out.output)[i][0]);
-  return all;
-}
-
 // Party 3 connects with its real key (a compromised but authenticated party).
 std::shared_ptr<net::detail::SecureLink> connect_party3(asio::io_context& io, const NetSession& s, std::uint16_t port) {
   auto link = dial(io, port, s.config.limits());

@@ -12,6 +12,7 @@
 #include "shufflempc/protocols/circuit/bristol.hpp"
 #include "protocols/circuit/bmr_sim.hpp"
 #include "protocols/circuit/random_circuit.hpp"
+#include "protocols/circuit/views.hpp"
 #include "shufflempc/random.hpp"
 #include "support/paths.hpp"
 
@@ -19,12 +20,9 @@ namespace {
 
 using namespace shufflempc;
 using namespace shufflempc::circuit;
-
-std::vector<std::uint8_t> bits_of(std::uint64_t v, std::size_t n) {
-  std::vector<std::uint8_t> b(n);
-  for (std::size_t i = 0; i < n; ++i) b[i] = (v >> i) & 1;
-  return b;
-}
+using shufflempc::test::bits_of;
+using shufflempc::test::equal_within_outputs;
+using shufflempc::test::Views;
 
 }  // namespace
 
@@ -71,7 +69,6 @@ namespace {
 // randomness fixed, the honest garbler's mask bits enumerated. `edit` injects a bug into the
 // honest garbler's masks after the enumeration sets them. Returns, per output value, the multisets
 // of views of each input with that output; the scheme is private when they are all equal.
-using Views = std::map<std::string, std::vector<std::vector<std::string>>>;  // keyed by the output bits
 Views lambda_views(const Circuit& c, PartyId corrupt, const std::function<void(const bmr::Layout&, bmr::Garbler&)>& bug) {
   const bmr::Layout l(c);
   SeededRng rng(0x1a3b);
@@ -100,13 +97,6 @@ Views lambda_views(const Circuit& c, PartyId corrupt, const std::function<void(c
     views[std::string(out.begin(), out.end())].push_back(std::move(seen));
   }
   return views;
-}
-
-bool equal_within_outputs(const Views& views) {
-  for (const auto& [out, list] : views)
-    for (const auto& v : list)
-      if (v != list.front()) return false;
-  return true;
 }
 
 }  // namespace

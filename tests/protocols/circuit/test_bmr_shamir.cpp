@@ -14,6 +14,7 @@
 #include "shufflempc/protocols/circuit/bristol.hpp"
 #include "protocols/circuit/bmr_shamir_sim.hpp"
 #include "protocols/circuit/random_circuit.hpp"
+#include "protocols/circuit/views.hpp"
 #include "shufflempc/error.hpp"
 #include "shufflempc/random.hpp"
 #include "support/paths.hpp"
@@ -22,12 +23,9 @@ namespace {
 
 using namespace shufflempc;
 using namespace shufflempc::circuit;
-
-std::vector<std::uint8_t> bits_of(std::uint64_t v, std::size_t n) {
-  std::vector<std::uint8_t> b(n);
-  for (std::size_t i = 0; i < n; ++i) b[i] = (v >> i) & 1;
-  return b;
-}
+using shufflempc::test::bits_of;
+using shufflempc::test::equal_within_outputs;
+using shufflempc::test::Views;
 
 std::vector<Seed> seeds(Rng& rng, std::size_t garblers) {
   std::vector<Seed> s(garblers);
@@ -85,7 +83,6 @@ namespace {
 // garbler's fixed (the coalition of the other t garblers knows them). `bug` edits the honest
 // garbler's masks after the enumeration sets them. Per output value, the multisets of views of each
 // input with that output; the scheme is private when they are all equal.
-using Views = std::map<std::string, std::vector<std::vector<std::string>>>;
 Views lambda_views(const Circuit& c, std::size_t n, std::size_t t, int honest, const std::function<void(const bmr::Layout&, bmr::Garbler&)>& bug) {
   const bmr_shamir::Plan p(c, n, t, GarblingHash::aes);
   const bmr::Layout& l = p.layout;
@@ -113,13 +110,6 @@ Views lambda_views(const Circuit& c, std::size_t n, std::size_t t, int honest, c
     views[std::string(out.begin(), out.end())].push_back(std::move(seen));
   }
   return views;
-}
-
-bool equal_within_outputs(const Views& views) {
-  for (const auto& [out, list] : views)
-    for (const auto& v : list)
-      if (v != list.front()) return false;
-  return true;
 }
 
 }  // namespace
