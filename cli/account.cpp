@@ -111,7 +111,7 @@ void add_account_command(CLI::App& app, const Registry&, Action& action) {
     cmd->callback([o, &action] {
       action = [o] {
         const Value out = account_local(*o, progress_after_a_second("fmt-numeric"), progress_after_a_second("blanket-exact"),
-                                        progress_after_a_second("ldp-blanket"));
+                                        progress_after_a_second("ldp-blanket"), progress_after_a_second("rr-exact-all"));
         print(out, o->json);
         return 0;
       };

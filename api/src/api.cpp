@@ -160,7 +160,7 @@ Value account_amplify(const AmplifyQuery& q, const AccountingProgress& progress)
 }
 
 Value account_local(const LocalQuery& q, const AccountingProgress& fmt_progress, const AccountingProgress& exact_progress,
-                    const AccountingProgress& ldp_progress) {
+                    const AccountingProgress& ldp_progress, const AccountingProgress& exact_all_progress) {
   check_common(q.parties, q.delta, q.k);
   check_range("epsilon", q.epsilon, 1e-6, 50.0);
   const double fmt_eps0 = fmt_local_epsilon(q.parties, q.epsilon, q.delta, fmt_progress);
@@ -168,6 +168,9 @@ Value account_local(const LocalQuery& q, const AccountingProgress& fmt_progress,
   // With k = 2 the worst case over every randomizer is this very computation.
   const double ldp_eps0 = q.k > 2 ? ldp_blanket_local_epsilon(q.parties, q.epsilon, q.delta, ldp_progress) : exact_eps0;
   const auto blanket = blanket_local_epsilon(q.parties, q.epsilon, q.delta, q.k);
+  // Binary randomized response's exact value (not a bound; none for k > 2).
+  std::optional<double> exact_all;
+  if (q.k == 2 && q.parties <= rr_exact_all_max_parties) exact_all = rr_exact_all_local_epsilon(q.parties, q.epsilon, q.delta, exact_all_progress);
   const double k = static_cast<double>(q.k);
   return {{"parties", q.parties},
           {"epsilon", q.epsilon},
@@ -179,7 +182,9 @@ Value account_local(const LocalQuery& q, const AccountingProgress& fmt_progress,
           {"blanket_exact_epsilon0", exact_eps0},
           {"blanket_exact_rr_uniform_probability", k / (std::exp(exact_eps0) + k - 1)},
           {"ldp_blanket_epsilon0", ldp_eps0},
-          {"ldp_blanket_rr_uniform_probability", k / (std::exp(ldp_eps0) + k - 1)}};
+          {"ldp_blanket_rr_uniform_probability", k / (std::exp(ldp_eps0) + k - 1)},
+          {"rr_exact_all_epsilon0", optional_number(exact_all)},
+          {"rr_exact_all_rr_uniform_probability", exact_all ? Value(k / (std::exp(*exact_all) + k - 1)) : Value(nullptr)}};
 }
 
 Value account_noise(const NoiseQuery& q) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "clone_pair.hpp"
+#include "rr_exact_all.hpp"
 #include "shufflempc/parallel.hpp"
 
 namespace shufflempc {
@@ -234,15 +235,19 @@ double numeric_epsilon(std::uint64_t n, double eps0, double delta, Evaluations& 
   return eps;
 }
 
-// The largest eps0 (to 1e-9, rounded down) whose delta at eps is at most `delta`.
-double numeric_local_epsilon(std::uint64_t n, double eps, double delta, Evaluations& evaluate) {
+// The largest eps0 (to 1e-9, rounded down) whose delta at eps is at most `delta`. The search
+// starts from eps (where delta is 0) and doubles 2 eps + 1 until it fails; or, given `met` (an eps0
+// known to meet it) and `first_step`, from `met` by steps that double.
+double numeric_local_epsilon(std::uint64_t n, double eps, double delta, Evaluations& evaluate, std::optional<double> met = {},
+                             std::optional<double> first_step = {}) {
   constexpr std::size_t expected = 14;
-  double lo = eps, hi = 2 * eps + 1;  // delta(n, lo, eps) = 0
+  double lo = met.value_or(eps), step = first_step.value_or(0), hi = first_step ? lo + step : 2 * eps + 1;
   double at_lo = 0, at_hi = 0;
   while ((at_hi = evaluate(n, hi, eps, expected)) <= delta) {
     lo = hi;
     at_lo = at_hi;
-    hi *= 2;
+    step *= 2;
+    hi = first_step ? lo + step : 2 * hi;
     if (hi > 1000) {
       evaluate.finish();
       return lo;
@@ -310,6 +315,56 @@ double ldp_blanket_local_epsilon(std::uint64_t n, double eps, double delta, cons
   check(n, eps, delta, "ldp_blanket_local_epsilon");
   Evaluations evaluate{progress, ldp_blanket_reporting};
   return numeric_local_epsilon(n, eps, delta, evaluate);
+}
+
+namespace {
+
+void check_exact_all(std::uint64_t n, double eps0, double delta, const char* where) {
+  check(n, eps0, delta, where);
+  if (n > rr_exact_all_max_parties)
+    throw std::invalid_argument(std::string(where) + ": parties = " + std::to_string(n) + " is out of range: must be at most " +
+                                std::to_string(rr_exact_all_max_parties) + " (the sum over every dataset takes minutes beyond)");
+}
+
+double rr_exact_all_reporting(std::uint64_t n, double eps0, double eps, const std::function<void(double)>& block_done) {
+  check_exact_all(n, eps0, 0.5, "rr_exact_all_delta");
+  if (!(eps >= 0)) throw std::invalid_argument("rr_exact_all_delta: epsilon must be at least 0");
+  if (eps >= eps0) return 0;  // every likelihood ratio of randomized response is within [e^-eps0, e^eps0]
+  return detail::rr_exact_all_sweep(n, eps0, eps, block_done).delta;
+}
+
+}  // namespace
+
+double rr_exact_all_delta(std::uint64_t n, double eps0, double eps) { return rr_exact_all_reporting(n, eps0, eps, {}); }
+
+ExactAllWorstCase rr_exact_all_worst_case(std::uint64_t n, double eps0, double eps) {
+  check_exact_all(n, eps0, 0.5, "rr_exact_all_worst_case");
+  if (!(eps >= 0)) throw std::invalid_argument("rr_exact_all_worst_case: epsilon must be at least 0");
+  const auto found = detail::rr_exact_all_sweep(n, eps0, eps, {});
+  return {found.delta, found.worst_ones, found.drift};
+}
+
+double rr_exact_all_epsilon(std::uint64_t n, double eps0, double delta, const AccountingProgress& progress) {
+  check_exact_all(n, eps0, delta, "rr_exact_all_epsilon");
+  Evaluations evaluate{progress, rr_exact_all_reporting};
+  // The answer lies between two that cost no sweep: the all-zero dataset's exact epsilon (its unmet
+  // end: one dataset already exceeds delta there) and ldp-blanket's (met: that bound holds for
+  // binary randomized response). The search closes that bracket, usually narrow.
+  const double unmet = rr_exact_epsilon(n, eps0, delta), met = ldp_blanket_epsilon(n, eps0, delta);
+  if (unmet <= 0 || met <= unmet) return numeric_epsilon(n, eps0, delta, evaluate);
+  constexpr std::size_t expected = 8;
+  const double eps = threshold(met, unmet, delta, [&](double x) { return evaluate(n, eps0, x, expected); }, std::nullopt, std::nullopt);
+  evaluate.finish();
+  return eps;
+}
+
+double rr_exact_all_local_epsilon(std::uint64_t n, double eps, double delta, const AccountingProgress& progress) {
+  check_exact_all(n, eps, delta, "rr_exact_all_local_epsilon");
+  // The ldp-blanket bound holds for binary randomized response, so its eps0 meets (eps, delta) under
+  // the exact value too: the search starts there (a few cheap evaluations instead of many sweeps).
+  const double met = ldp_blanket_local_epsilon(n, eps, delta);
+  Evaluations evaluate{progress, rr_exact_all_reporting};
+  return numeric_local_epsilon(n, eps, delta, evaluate, met, 0.25);
 }
 
 namespace {
@@ -417,7 +472,7 @@ std::vector<AmplificationBound> amplification_bounds(std::uint64_t n, double eps
   // Searches of about the same number of evaluations (two, or three when k > 2 gives the blanket
   // of k-ary randomized response apart from the worst case over all randomizers): each is told as
   // its share of the whole.
-  const std::size_t searches = k > 2 ? 3 : 2;
+  const std::size_t searches = k > 2 ? 3 : (n <= rr_exact_all_max_parties ? 3 : 2);
   const auto part = [&progress, searches](std::size_t which) -> AccountingProgress {
     if (!progress) return {};
     return [&progress, which, searches](double done, std::size_t total) {
@@ -443,6 +498,14 @@ std::vector<AmplificationBound> amplification_bounds(std::uint64_t n, double eps
                  "Balle, Bell, Gascon, Nissim, CRYPTO 2019, the blanket decomposition summed exactly, in its worst case over every "
                  "eps0-LDP randomizer (binary randomized response's; docs/accounting.md)",
                  k > 2 ? ldp_blanket_epsilon(n, eps0, delta, part(2)) : exact, "every eps0-LDP randomizer, every n and eps0"});
+  if (k == 2 && n <= rr_exact_all_max_parties)
+    out.push_back({"rr-exact-all", "the exact value for shuffled binary randomized response: the largest divergence over every dataset",
+                   rr_exact_all_epsilon(n, eps0, delta, part(searches - 1)), "binary randomized response only (k = 2); not a bound but its value"});
+  else
+    out.push_back({"rr-exact-all", "the exact value for shuffled binary randomized response: the largest divergence over every dataset",
+                   std::nullopt,
+                   k != 2 ? "binary randomized response only (k = 2)"
+                          : "at most " + std::to_string(rr_exact_all_max_parties) + " parties (the sum over every dataset takes minutes beyond)"});
   return out;
 }
 

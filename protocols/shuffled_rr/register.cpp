@@ -16,9 +16,10 @@ std::vector<ParamSpec> common_params() {
           {.name = "bound", .type = ParamType::choice, .default_value = "tightest",
            .help = "the amplification bound: fmt (Feldman-McMillan-Talwar 2021, numeric), blanket (Balle-Bell-Gascon-Nissim 2019, closed "
                    "form), blanket-exact (the same blanket summed exactly, for randomized response), ldp-blanket (the blanket summed "
-                   "exactly in its worst case over every eps0-LDP randomizer) or tightest (the largest eps0 of fmt, blanket-exact and "
-                   "ldp-blanket)",
-           .choices = {"fmt", "blanket", "blanket-exact", "ldp-blanket", "tightest"}}};
+                   "exactly in its worst case over every eps0-LDP randomizer), rr-exact-all (not a bound: the exact value of binary "
+                   "randomized response over every dataset, domain 2 only) or tightest (rr-exact-all where it applies, else the "
+                   "largest eps0 of fmt, blanket-exact and ldp-blanket)",
+           .choices = {"fmt", "blanket", "blanket-exact", "ldp-blanket", "rr-exact-all", "tightest"}}};
 }
 
 shuffled_rr::Config config_of(const Params& p, const Population& pop, std::uint32_t domain) {
@@ -33,7 +34,7 @@ shuffled_rr::Config config_of(const Params& p, const Population& pop, std::uint3
 
 void register_shuffled_rr(Registry& registry) {
   registry.add({.name = "counting-rr-amplified",
-                .summary = "single-message randomized response amplified by shuffling (eps0 from the tightest valid bound): each user sends one bit, "
+                .summary = "single-message randomized response amplified by shuffling (eps0 from the exact privacy over every dataset): each user sends one bit, "
                            "replaced by a uniform bit with probability gamma",
                 .params = common_params(),
                 .min_parties = 2,

@@ -17,8 +17,9 @@ Bound bound_of(const std::string& name) {
   if (name == "blanket") return Bound::blanket;
   if (name == "blanket-exact") return Bound::blanket_exact;
   if (name == "ldp-blanket") return Bound::ldp_blanket;
+  if (name == "rr-exact-all") return Bound::rr_exact_all;
   if (name == "tightest") return Bound::tightest;
-  throw std::invalid_argument("bound = " + name + " is not one of: fmt, blanket, blanket-exact, ldp-blanket, tightest");
+  throw std::invalid_argument("bound = " + name + " is not one of: fmt, blanket, blanket-exact, ldp-blanket, rr-exact-all, tightest");
 }
 
 namespace {
@@ -29,6 +30,7 @@ std::string bound_name(Bound b) {
     case Bound::blanket: return "Balle-Bell-Gascon-Nissim 2019, privacy blanket";
     case Bound::blanket_exact: return "Balle-Bell-Gascon-Nissim 2019, privacy blanket summed exactly";
     case Bound::ldp_blanket: return "privacy blanket summed exactly, worst case over every eps0-LDP randomizer";
+    case Bound::rr_exact_all: return "exact value for binary randomized response, the largest divergence over every dataset";
     case Bound::tightest: break;
   }
   return "tightest";
@@ -59,6 +61,18 @@ Config configure(std::uint64_t parties, std::uint32_t domain, double epsilon, do
           "(n - 1) min(eps^2 / (14 ln(2/delta)), eps / 27) > k (use --bound fmt, blanket-exact or tightest)",
           parties, epsilon, delta, domain));
     c.epsilon0 = *e0;
+  } else if (bound == Bound::rr_exact_all || (bound == Bound::tightest && domain == 2 && parties <= rr_exact_all_max_parties)) {
+    // Binary randomized response needs no bound: its exact value over every dataset, which no valid
+    // bound can beat (one round; docs/accounting.md says why rounds compose by the bounds).
+    if (domain != 2)
+      throw std::invalid_argument("bound = rr-exact-all is the exact value of binary randomized response: domain must be 2, got " +
+                                  std::to_string(domain) + " (use tightest)");
+    if (parties > rr_exact_all_max_parties)
+      throw std::invalid_argument(fmt::format("parties = {} is out of range for bound = rr-exact-all: must be at most {} (use tightest)",
+                                              parties, rr_exact_all_max_parties));
+    c.used = Bound::rr_exact_all;
+    c.epsilon0 = rr_exact_all_local_epsilon(parties, epsilon, delta);
+    c.achieved_delta = rr_exact_all_delta(parties, c.epsilon0, epsilon);
   } else {
     // The numeric bounds: each certifies the largest eps0 it can; tightest takes the largest. With
     // k = 2, ldp-blanket is blanket-exact itself (the worst case is binary randomized response), so
@@ -125,7 +139,9 @@ Value describe(const Config& c) {
              {"domain", c.domain}};
   if (c.model == Model::shuffle) {
     v["bound"] = bound_name(c.used);
-    if (c.bound == Bound::tightest) v["bound_choice"] = "tightest of fmt, blanket-exact and ldp-blanket";
+    if (c.bound == Bound::tightest)
+      v["bound_choice"] = c.used == Bound::rr_exact_all ? "tightest: the exact value (binary randomized response)"
+                                                        : "tightest of fmt, blanket-exact and ldp-blanket";
     v["central"] = {{"epsilon", c.epsilon}, {"delta", c.delta}, {"parties", c.parties}};
     if (c.used != Bound::blanket) v["central"]["delta_at_epsilon0"] = c.achieved_delta;
   } else {

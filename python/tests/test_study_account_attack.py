@@ -100,6 +100,7 @@ def test_account_is_the_command_lines(cli):
     lower = shufflempc.account_amplify(100000, 4)["lower_bound"][0]["epsilon"]
     assert lower <= bounds["blanket-exact"] <= bounds["fmt-numeric"]
     assert bounds["ldp-blanket"] == bounds["blanket-exact"]
+    assert lower <= bounds["rr-exact-all"] <= bounds["ldp-blanket"]
 
 
 def test_account_refuses_bad_values():

@@ -19,7 +19,7 @@ TEST_CASE("account amplify: every bound, the golden FMT21 values, null where a b
   // machine can take), never an error
   CHECK(r.err.find("error") == std::string::npos);
   const auto j = nlohmann::json::parse(r.out);
-  REQUIRE(j["bounds"].size() == 6);
+  REQUIRE(j["bounds"].size() == 7);
   std::map<std::string, nlohmann::json> by_name;
   for (const auto& b : j["bounds"]) by_name[b["name"].get<std::string>()] = b;
   CHECK(by_name.at("fmt-closed")["epsilon"].get<double>() == doctest::Approx(0.5378040242374512).epsilon(1e-14));
@@ -41,6 +41,12 @@ TEST_CASE("account amplify: every bound, the golden FMT21 values, null where a b
   CHECK(lower == doctest::Approx(0.085).epsilon(0.02));
   CHECK(lower < blanket_exact);
   CHECK(blanket_exact < numeric);
+  // Binary randomized response's exact value over every dataset: between the two, at 0.0847.
+  const double exact_all = by_name.at("rr-exact-all")["epsilon"].get<double>();
+  CHECK(exact_all == doctest::Approx(shufflempc::rr_exact_all_epsilon(100000, 4, 1e-6)).epsilon(1e-12));
+  CHECK(exact_all <= 0.0850);
+  CHECK(exact_all >= lower);
+  CHECK(exact_all < blanket_exact);
   // With k > 2 the exact curve of k-ary randomized response comes beside the binary one.
   const auto k4 = nlohmann::json::parse(run_command(cli() + " account amplify --parties 10000 --epsilon0 2 --k 4 --json").out);
   REQUIRE(k4["lower_bound"].size() == 2);
@@ -51,6 +57,7 @@ TEST_CASE("account amplify: every bound, the golden FMT21 values, null where a b
   for (const auto& b : k4["bounds"]) k4_bounds[b["name"].get<std::string>()] = b["epsilon"].is_null() ? -1 : b["epsilon"].get<double>();
   CHECK(k4_bounds.at("ldp-blanket") == doctest::Approx(shufflempc::ldp_blanket_epsilon(10000, 2, 1e-6)).epsilon(1e-12));
   CHECK(k4_bounds.at("blanket-exact") == doctest::Approx(shufflempc::blanket_exact_epsilon(10000, 2, 1e-6, 4)).epsilon(1e-12));
+  CHECK(k4_bounds.at("rr-exact-all") == -1);  // binary randomized response only
   const auto text = run_command(cli() + " account amplify --epsilon0 4");
   REQUIRE(text.exit_code == 0);
   CHECK(text.out.find("0.537804") != std::string::npos);
@@ -111,9 +118,13 @@ TEST_CASE("account local and noise: the inverse bounds and the calibrated noises
         doctest::Approx(shufflempc::blanket_exact_local_epsilon(100000, 0.5, 1e-6)).epsilon(1e-12));
   CHECK(lj["blanket_exact_epsilon0"].get<double>() > lj["fmt_numeric_epsilon0"].get<double>());
   CHECK(lj["ldp_blanket_epsilon0"].get<double>() == lj["blanket_exact_epsilon0"].get<double>());
+  // Binary randomized response's exact value inverts too, and allows more than any bound.
+  CHECK(lj["rr_exact_all_epsilon0"].get<double>() == doctest::Approx(shufflempc::rr_exact_all_local_epsilon(100000, 0.5, 1e-6)).epsilon(1e-12));
+  CHECK(lj["rr_exact_all_epsilon0"].get<double>() > lj["ldp_blanket_epsilon0"].get<double>());
   const auto l4 = nlohmann::json::parse(run_command(cli() + " account local --parties 100000 --epsilon 0.5 --k 4 --json").out);
   CHECK(l4["ldp_blanket_epsilon0"].get<double>() == doctest::Approx(shufflempc::ldp_blanket_local_epsilon(100000, 0.5, 1e-6)).epsilon(1e-12));
   CHECK(l4["ldp_blanket_epsilon0"].get<double>() > l4["blanket_exact_epsilon0"].get<double>());
+  CHECK(l4["rr_exact_all_epsilon0"].is_null());  // binary randomized response only
 
   const auto b = nlohmann::json::parse(run_command(cli() + " account noise --parties 100000 --epsilon 1 --delta 1e-6 --json").out);
   CHECK(b["p"].get<double>() == doctest::Approx(shufflempc::calibrate_binomial_p(100000, 1, 1e-6)));

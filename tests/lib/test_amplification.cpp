@@ -95,7 +95,7 @@ TEST_CASE("Erlingsson et al.: 12 eps0 sqrt(ln(1/delta)/n) inside its range only"
 
 TEST_CASE("amplification_bounds lists every bound, with the reason when one does not apply") {
   const auto b = amplification_bounds(100000, 4, 1e-6);
-  REQUIRE(b.size() == 6);
+  REQUIRE(b.size() == 7);
   CHECK(b[0].name == "erlingsson");
   CHECK_FALSE(b[0].epsilon.has_value());
   CHECK(b[2].epsilon.value() == doctest::Approx(0.5378040242374512));
@@ -105,6 +105,12 @@ TEST_CASE("amplification_bounds lists every bound, with the reason when one does
   CHECK(b[4].epsilon.value() < b[3].epsilon.value());  // and the blanket summed exactly beats it, for randomized response
   CHECK(b[5].name == "ldp-blanket");  // the same number for every eps0-LDP randomizer (k = 2)
   CHECK(b[5].epsilon.value() == b[4].epsilon.value());
+  CHECK(b[6].name == "rr-exact-all");  // binary randomized response's exact value: below every bound
+  CHECK(b[6].epsilon.value() < b[5].epsilon.value());
+  const auto k4 = amplification_bounds(10000, 2, 1e-6, 4);
+  CHECK(k4.back().name == "rr-exact-all");
+  CHECK_FALSE(k4.back().epsilon.has_value());  // k = 4: none, and the reason says so
+  CHECK(k4.back().validity.find("k = 2") != std::string::npos);
   for (const auto& bound : b) CHECK_FALSE(bound.validity.empty());
   CHECK_THROWS_AS((void)fmt_numeric_epsilon(1, 1, 1e-6), std::invalid_argument);
   CHECK_THROWS_AS((void)fmt_numeric_epsilon(100, 1, 0), std::invalid_argument);

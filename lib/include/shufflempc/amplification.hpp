@@ -106,9 +106,35 @@ using AccountingProgress = std::function<void(double done, std::size_t total)>;
 [[nodiscard]] double rr_exact_delta(std::uint64_t n, double eps0, double eps, std::uint64_t k = 2);
 [[nodiscard]] double rr_exact_epsilon(std::uint64_t n, double eps0, double delta, std::uint64_t k = 2);
 
+// Not a bound but the value: the exact (eps, delta) of shuffled BINARY randomized response over
+// every pair of neighbouring datasets. A dataset is described by c, the number of ones among the
+// n - 1 users other than the one that differs, and the analyzer's view is the count of ones, so
+// rr_exact_all_delta is the largest e^eps-hockey-stick divergence, both directions, between the
+// counts with that user on 0 and on 1, over every c in [0, n - 1]. Each c's count is summed over a
+// window of its support; what the window leaves out (a Bernstein bound for each cut tail, e^-50,
+// and a bound on the error the cut tails leave inside the window) is added to delta, so truncation
+// errs only on the safe side (about 1e-16; rounding aside). Cost: about 6 n w multiply-adds for a
+// window of w counts (w grows as sqrt(n p q)), on every core. The
+// inverses are to 1e-9 like the bounds': eps rounded up, eps0 rounded down. For k-ary randomized
+// response with k > 2 there is no such value here (docs/accounting.md says why).
+// Defined for 2 <= n <= rr_exact_all_max_parties (beyond, one evaluation takes minutes).
+inline constexpr std::uint64_t rr_exact_all_max_parties = 2'000'000;
+[[nodiscard]] double rr_exact_all_delta(std::uint64_t n, double eps0, double eps);
+// Where the maximum is attained: c (as the divergence of the user on 1 from the user on 0; the
+// reverse direction at c is this one at n - 1 - c), and the sweep's largest rounding drift.
+struct ExactAllWorstCase {
+  double delta = 0;
+  std::uint64_t ones = 0;  // c
+  double drift = 0;        // the largest |1 - sum| of a window's pmf
+};
+[[nodiscard]] ExactAllWorstCase rr_exact_all_worst_case(std::uint64_t n, double eps0, double eps);
+[[nodiscard]] double rr_exact_all_epsilon(std::uint64_t n, double eps0, double delta, const AccountingProgress& progress = {});
+[[nodiscard]] double rr_exact_all_local_epsilon(std::uint64_t n, double eps, double delta, const AccountingProgress& progress = {});
+
 // Every bound above for one setting, with the reason a bound does not apply.
 struct AmplificationBound {
-  std::string name;      // "erlingsson", "blanket", "fmt-closed", "fmt-numeric", "blanket-exact", "ldp-blanket"
+  std::string name;      // "erlingsson", "blanket", "fmt-closed", "fmt-numeric", "blanket-exact", "ldp-blanket",
+                         // "rr-exact-all" (an exact value, for binary randomized response only)
   std::string source;    // the paper
   std::optional<double> epsilon;
   std::string validity;  // when it holds; why not, if epsilon is empty

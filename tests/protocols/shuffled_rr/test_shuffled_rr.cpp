@@ -33,7 +33,7 @@ TEST_CASE("shuffled randomized response: eps0 is what the chosen bound certifies
                        std::invalid_argument);
 }
 
-TEST_CASE("shuffled randomized response: blanket-exact and tightest certify a larger eps0 than fmt, and say which bound they used") {
+TEST_CASE("shuffled randomized response: blanket-exact certifies a larger eps0 than fmt, tightest takes the exact value for bits, and each says which it used") {
   using namespace shuffled_rr;
   const auto fmt = configure(100000, 2, 1, 1e-6, Model::shuffle, Bound::fmt);
   const auto exact = configure(100000, 2, 1, 1e-6, Model::shuffle, Bound::blanket_exact);
@@ -42,25 +42,37 @@ TEST_CASE("shuffled randomized response: blanket-exact and tightest certify a la
   CHECK(exact.epsilon0 > fmt.epsilon0);
   CHECK(exact.achieved_delta <= 1e-6);
   CHECK(blanket_exact_delta(100000, exact.epsilon0, 1) <= 1e-6);
-  CHECK(tightest.epsilon0 == exact.epsilon0);
-  CHECK(tightest.used == Bound::blanket_exact);
+  // For bits, tightest is the exact value over every dataset: no valid bound allows more.
+  CHECK(tightest.used == Bound::rr_exact_all);
   CHECK(tightest.bound == Bound::tightest);
-  // Less noise: at n = 10^5 the sd of the count falls from about 9.2 to about 6.5.
-  const double sd_fmt = count_sd(fmt, 100000, 50000), sd_exact = count_sd(tightest, 100000, 50000);
+  CHECK(tightest.epsilon0 == doctest::Approx(7.985).epsilon(0.001));
+  CHECK(tightest.epsilon0 > exact.epsilon0);
+  CHECK(tightest.achieved_delta <= 1e-6);
+  // Less noise: at n = 10^5 the sd of the count falls from about 9.2 (fmt) to about 6.5
+  // (blanket-exact) and to about 5.84 (the exact value).
+  const double sd_fmt = count_sd(fmt, 100000, 50000), sd_blanket = count_sd(exact, 100000, 50000),
+               sd_exact = count_sd(tightest, 100000, 50000);
   CHECK(sd_fmt == doctest::Approx(9.2).epsilon(0.02));
-  CHECK(sd_exact == doctest::Approx(6.5).epsilon(0.02));
-  const auto d = describe(tightest);
+  CHECK(sd_blanket == doctest::Approx(6.5).epsilon(0.02));
+  CHECK(sd_exact == doctest::Approx(5.84).epsilon(0.02));
+  const auto d = describe(exact);
   CHECK(d["bound"] == "Balle-Bell-Gascon-Nissim 2019, privacy blanket summed exactly");
-  CHECK(d["bound_choice"] == "tightest of fmt, blanket-exact and ldp-blanket");
   CHECK(d["central"]["delta_at_epsilon0"].get<double>() <= 1e-6);
+  const auto t = describe(tightest);
+  CHECK(t["bound"] == "exact value for binary randomized response, the largest divergence over every dataset");
+  CHECK(t["bound_choice"] == "tightest: the exact value (binary randomized response)");
+  CHECK(t["central"]["delta_at_epsilon0"].get<double>() <= 1e-6);
   // Where FMT21 certifies more (small eps0, a large domain), tightest takes it.
   const auto wide_fmt = configure(1000, 1000, 0.5, 1e-6, Model::shuffle, Bound::fmt);
   const auto wide = configure(1000, 1000, 0.5, 1e-6, Model::shuffle, Bound::tightest);
   CHECK(wide.epsilon0 >= wide_fmt.epsilon0);
   CHECK(wide.epsilon0 >= configure(1000, 1000, 0.5, 1e-6, Model::shuffle, Bound::blanket_exact).epsilon0);
+  CHECK(describe(wide)["bound_choice"] == "tightest of fmt, blanket-exact and ldp-blanket");
   CHECK(bound_of("tightest") == Bound::tightest);
   CHECK(bound_of("ldp-blanket") == Bound::ldp_blanket);
-  CHECK_THROWS_WITH_AS((void)bound_of("best"), doctest::Contains("fmt, blanket, blanket-exact, ldp-blanket, tightest"), std::invalid_argument);
+  CHECK(bound_of("rr-exact-all") == Bound::rr_exact_all);
+  CHECK_THROWS_WITH_AS((void)bound_of("best"), doctest::Contains("fmt, blanket, blanket-exact, ldp-blanket, rr-exact-all, tightest"),
+                       std::invalid_argument);
 }
 
 TEST_CASE("shuffled randomized response: for k > 2 tightest takes ldp-blanket where it beats the k-ary blanket") {

@@ -61,7 +61,8 @@ struct AmplifyQuery {
 [[nodiscard]] Value account_amplify(const AmplifyQuery& q, const AccountingProgress& progress = {});
 
 // `account local`: the largest eps0 a randomizer may have for a central (eps, delta), by each bound
-// (ldp-blanket holds for every eps0-LDP randomizer; with k > 2 it is a search of its own).
+// (ldp-blanket holds for every eps0-LDP randomizer; with k > 2 it is a search of its own), and for
+// binary randomized response (k = 2, up to rr_exact_all_max_parties) by its exact value.
 struct LocalQuery {
   std::uint64_t parties = 100000;
   double epsilon = 1;
@@ -69,7 +70,8 @@ struct LocalQuery {
   std::uint64_t k = 2;
 };
 [[nodiscard]] Value account_local(const LocalQuery& q, const AccountingProgress& fmt_progress = {},
-                                  const AccountingProgress& exact_progress = {}, const AccountingProgress& ldp_progress = {});
+                                  const AccountingProgress& exact_progress = {}, const AccountingProgress& ldp_progress = {},
+                                  const AccountingProgress& exact_all_progress = {});
 
 // `account noise`: the exact delta of binomial, discrete Laplace or Polya-difference noise, or the
 // least noise that meets (epsilon, delta).

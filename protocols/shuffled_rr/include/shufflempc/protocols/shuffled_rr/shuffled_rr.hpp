@@ -11,8 +11,11 @@
 //   blanket-exact  the same blanket decomposition summed exactly (amplification.hpp)
 //   ldp-blanket    the blanket summed exactly in its worst case over every eps0-LDP randomizer
 //                  (binary randomized response's; for k > 2 it can beat blanket-exact)
-//   tightest       the largest eps0 of fmt, blanket-exact and ldp-blanket, all valid for k-ary
-//                  randomized response (the registered protocols' default)
+//   rr-exact-all   not a bound: the exact (eps, delta) of shuffled binary randomized response, the
+//                  largest divergence over every dataset (k = 2 only; amplification.hpp)
+//   tightest       for k = 2 (up to rr_exact_all_max_parties submitters) rr-exact-all; otherwise the
+//                  largest eps0 of fmt, blanket-exact and ldp-blanket, all valid for k-ary randomized
+//                  response (the registered protocols' default)
 // or, as the local baseline, eps0 = eps (model local, no shuffle needed).
 #pragma once
 
@@ -27,8 +30,8 @@
 namespace shufflempc::shuffled_rr {
 
 enum class Model { shuffle, local };
-enum class Bound { fmt, blanket, blanket_exact, ldp_blanket, tightest };
-// "fmt", "blanket", "blanket-exact", "ldp-blanket", "tightest" (the parameter's choices).
+enum class Bound { fmt, blanket, blanket_exact, ldp_blanket, rr_exact_all, tightest };
+// "fmt", "blanket", "blanket-exact", "ldp-blanket", "rr-exact-all", "tightest" (the parameter's choices).
 [[nodiscard]] Bound bound_of(const std::string& name);
 
 struct Config {
@@ -38,10 +41,10 @@ struct Config {
   double epsilon = 1, delta = 1e-6;
   Model model = Model::shuffle;
   Bound bound = Bound::fmt;   // as asked
-  Bound used = Bound::fmt;    // the bound eps0 comes from (tightest resolves to fmt, blanket_exact or ldp_blanket)
+  Bound used = Bound::fmt;    // the bound eps0 comes from (tightest resolves to rr_exact_all, fmt, blanket_exact or ldp_blanket)
   double epsilon0 = 0;        // the local randomizer's epsilon
   double gamma = 0;           // probability of a uniform report: k / (e^eps0 + k - 1)
-  double achieved_delta = 0;  // the numeric bound's delta at (epsilon0, epsilon); 0 in the local model and for blanket
+  double achieved_delta = 0;  // the numeric bound's (or the exact) delta at (epsilon0, epsilon); 0 in the local model and for blanket
 };
 
 // Throws std::invalid_argument naming the parameter (too few parties for the bound, say).
