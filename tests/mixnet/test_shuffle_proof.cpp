@@ -216,10 +216,10 @@ TEST_CASE("proof of shuffle: a proof checks only for its own session, round, hop
 
 TEST_CASE("proof of shuffle: a proof of the wrong size or with a non-canonical point is refused with the reason") {
   auto bytes = Honest(16, 4, 2, context_of(1, 0, 0)).proof.to_bytes();
-  CHECK_THROWS_WITH_AS(ShuffleProof::from_bytes(5, 2, bytes, "hop proof"), doctest::Contains("hop proof"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)ShuffleProof::from_bytes(5, 2, bytes, "hop proof"), doctest::Contains("hop proof"), std::invalid_argument);
   bytes[0] = 0xff;
   bytes[31] = 0xff;
-  CHECK_THROWS_WITH_AS(ShuffleProof::from_bytes(4, 2, bytes, "hop proof"), doctest::Contains("not a canonical encoding"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)ShuffleProof::from_bytes(4, 2, bytes, "hop proof"), doctest::Contains("not a canonical encoding"), std::invalid_argument);
 }
 
 TEST_CASE("proof of shuffle: a hop's permutation is uniform over the 6 orders of 3 records, and its output decrypts to the permuted input") {
