@@ -319,6 +319,42 @@ double ldp_blanket_local_epsilon(std::uint64_t n, double eps, double delta, cons
 
 namespace {
 
+// Bennett's bound in closed form: E[e^{-M r}; M >= 1] = (1 - gamma + gamma e^{-r})^m - (1 - gamma)^m.
+double bennett_reporting(std::uint64_t n, double eps0, double eps, std::uint64_t k, const std::function<void(double)>&) {
+  check(n, eps0, 0.5, "bennett_delta");
+  if (k < 2) throw std::invalid_argument("bennett_delta: k must be at least 2");
+  if (!(eps >= 0)) throw std::invalid_argument("bennett_delta: epsilon must be at least 0");
+  if (eps >= eps0) return 0;
+  const double kk = static_cast<double>(k), m = static_cast<double>(n - 1);
+  const double gamma = kk / (std::exp(eps0) + kk - 1), a = std::expm1(eps);
+  const double b = gamma * (1 - std::exp(eps)) + (1 - gamma) * kk;
+  const double c = gamma * (2 - gamma) * a * a + (1 - gamma) * (1 - gamma) * kk * (std::exp(2 * eps) + 1);
+  if (!(b > 0) || !(c > 0) || !(a > 0)) return 1;  // outside the bound's derivation: nothing certified
+  const double alpha = c / (b * b), beta = a * b / c;
+  const double phi = (1 + beta) * std::log1p(beta) - beta;
+  const double rate = alpha * std::max(phi, 0.0);
+  const double with_zero = std::exp(m * std::log1p(-gamma * -std::expm1(-rate)));
+  const double zero = gamma < 1 ? std::exp(m * std::log1p(-gamma)) : 0.0;
+  const double delta = b / (gamma * m * std::log1p(beta)) * std::max(with_zero - zero, 0.0);
+  return std::min(delta, 1.0);
+}
+
+}  // namespace
+
+double bennett_delta(std::uint64_t n, double eps0, double eps, std::uint64_t k) { return bennett_reporting(n, eps0, eps, k, {}); }
+
+double bennett_local_epsilon(std::uint64_t n, double eps, double delta, std::uint64_t k) {
+  check(n, eps, delta, "bennett_local_epsilon");
+  if (k < 2) throw std::invalid_argument("bennett_local_epsilon: k must be at least 2");
+  const AccountingProgress none;
+  Evaluations evaluate{none, [k](std::uint64_t n, double eps0, double e, const std::function<void(double)>& done) {
+                         return bennett_reporting(n, eps0, e, k, done);
+                       }};
+  return numeric_local_epsilon(n, eps, delta, evaluate);
+}
+
+namespace {
+
 void check_exact_all(std::uint64_t n, double eps0, double delta, const char* where) {
   check(n, eps0, delta, where);
   if (n > rr_exact_all_max_parties)

@@ -17,9 +17,10 @@ std::vector<ParamSpec> common_params() {
            .help = "the amplification bound: fmt (Feldman-McMillan-Talwar 2021, numeric), blanket (Balle-Bell-Gascon-Nissim 2019, closed "
                    "form), blanket-exact (the same blanket summed exactly, for randomized response), ldp-blanket (the blanket summed "
                    "exactly in its worst case over every eps0-LDP randomizer), rr-exact-all (not a bound: the exact value of binary "
-                   "randomized response over every dataset, domain 2 only) or tightest (rr-exact-all where it applies, else the "
-                   "largest eps0 of fmt, blanket-exact and ldp-blanket)",
-           .choices = {"fmt", "blanket", "blanket-exact", "ldp-blanket", "rr-exact-all", "tightest"}}};
+                   "randomized response over every dataset, domain 2 only), bennett (the blanket with Bennett's inequality, as "
+                   "Balle-Bell-Gascon-Nissim's code evaluates it) or tightest (rr-exact-all where it applies, else the largest eps0 of "
+                   "fmt, blanket-exact, ldp-blanket and bennett)",
+           .choices = {"fmt", "blanket", "blanket-exact", "ldp-blanket", "rr-exact-all", "bennett", "tightest"}}};
 }
 
 shuffled_rr::Config config_of(const Params& p, const Population& pop, std::uint32_t domain) {

@@ -51,12 +51,6 @@ DpConfig configure_dp_sum(std::uint64_t parties, double epsilon, double sigma, s
   return c;
 }
 
-std::int64_t randomized_round(double x, std::uint64_t precision, Rng& rng) {
-  const double scaled = x * static_cast<double>(precision);
-  const double low = std::floor(scaled);
-  return static_cast<std::int64_t>(low) + (bernoulli(rng, scaled - low) ? 1 : 0);
-}
-
 std::int64_t noise_share(const DpConfig& c, Rng& rng) {
   const double r = 1.0 / static_cast<double>(c.noise_parties);
   return static_cast<std::int64_t>(polya(rng, r, c.alpha)) - static_cast<std::int64_t>(polya(rng, r, c.alpha));

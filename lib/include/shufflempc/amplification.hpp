@@ -25,6 +25,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace shufflempc {
@@ -85,6 +86,42 @@ using AccountingProgress = std::function<void(double done, std::size_t total)>;
 [[nodiscard]] double ldp_blanket_delta(std::uint64_t n, double eps0, double eps);
 [[nodiscard]] double ldp_blanket_epsilon(std::uint64_t n, double eps0, double delta, const AccountingProgress& progress = {});
 [[nodiscard]] double ldp_blanket_local_epsilon(std::uint64_t n, double eps, double delta, const AccountingProgress& progress = {});
+
+// The privacy blanket of k-ary randomized response bounded with Bennett's inequality instead of
+// summed exactly: Balle, Bell, Gascon, Nissim (CRYPTO'19), evaluated as the authors' published code
+// does (BennettExact), which their sum protocols ("Private summation in the multi-message shuffle
+// model", CCS'20) calibrate with. With gamma = k/(e^eps0 + k - 1), a = e^eps - 1, the privacy loss's
+// largest value b = gamma (1 - e^eps) + (1 - gamma) k and its second moment c = gamma (2 - gamma) a^2
+// + (1 - gamma)^2 k (e^2eps + 1), alpha = c/b^2, beta = a b/c, phi(u) = (1 + u) ln(1 + u) - u:
+//   delta = b / (gamma m ln(1 + beta)) E[e^{-M alpha phi(beta)}; M >= 1],  M ~ Bin(m, gamma),
+// with m = n - 1 (the blanket is the other users'; the authors' code passes n), in closed form by
+// the binomial's generating function. 0 where eps >= eps0. It bounds the blanket of k-ary randomized
+// response itself, not the clone pair blanket_exact_delta reduces it to, so with many values (k of
+// about 10 and more at n = 10^4) it certifies a larger eps0 than blanket-exact; ldp-blanket beats
+// both at the sums' settings (docs/accounting.md).
+[[nodiscard]] double bennett_delta(std::uint64_t n, double eps0, double eps, std::uint64_t k = 2);
+[[nodiscard]] double bennett_local_epsilon(std::uint64_t n, double eps, double delta, std::uint64_t k = 2);
+
+// The local epsilon of k-ary randomized response whose n shuffled reports are (eps, delta)-DP, by a
+// named bound, for every protocol built on randomized response (shuffled_rr, the survey's sums):
+//   fmt, blanket, blanket-exact, ldp-blanket, rr-exact-all (k = 2 only), bennett, and tightest:
+//   for k = 2 (up to rr_exact_all_max_parties users) the exact value, otherwise the largest eps0 of
+//   fmt, blanket-exact, ldp-blanket and bennett (the closed-form blanket is never larger than bennett).
+enum class RrBound { fmt, blanket, blanket_exact, ldp_blanket, rr_exact_all, bennett, tightest };
+// "fmt", "blanket", "blanket-exact", "ldp-blanket", "rr-exact-all", "bennett", "tightest"; anything
+// else: std::invalid_argument listing them.
+[[nodiscard]] RrBound rr_bound_of(std::string_view name);
+[[nodiscard]] std::string rr_bound_name(RrBound bound);    // the short name above
+[[nodiscard]] std::string rr_bound_source(RrBound bound);  // the paper and how it is evaluated
+struct RrCalibration {
+  RrBound used = RrBound::fmt;  // the bound eps0 comes from (tightest resolved)
+  double epsilon0 = 0;
+  double gamma = 1;             // the probability of a uniform report, k/(e^eps0 + k - 1)
+  double achieved_delta = 0;    // the bound's delta at (eps0, eps); 0 for blanket (a closed form)
+};
+// std::invalid_argument naming the parameter when the bound cannot apply (blanket with too few
+// users, rr-exact-all with k > 2 or too many users).
+[[nodiscard]] RrCalibration calibrate_randomized_response(std::uint64_t n, std::uint64_t k, double eps, double delta, RrBound bound);
 
 // How far from the truth the bounds above can be: the exact (eps, delta) of one mechanism on one
 // pair of neighbouring datasets. Binary randomized response with flip probability q = 1/(e^eps0 + 1)

@@ -4,6 +4,7 @@
 // Differential Privacy" (NeurIPS 2020), using only uniform integers and rational comparisons.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include "shufflempc/random.hpp"
@@ -28,6 +29,13 @@ bool bernoulli_rest(Rng& rng, double rest);
   const unsigned u = rng.next_u8();
   if (u != digit) [[likely]] return u < digit;  // one predictable branch, whatever the outcome
   return detail::bernoulli_rest(rng, scaled - digit);
+}
+// Randomized rounding: floor(x p) + Bernoulli(frac(x p)), unbiased for x p, variance
+// frac (1 - frac) <= 1/4 (the sums' fixed point).
+[[nodiscard]] inline std::int64_t randomized_round(double x, std::uint64_t precision, Rng& rng) {
+  const double scaled = x * static_cast<double>(precision);
+  const double low = std::floor(scaled);
+  return static_cast<std::int64_t>(low) + (bernoulli(rng, scaled - low) ? 1 : 0);
 }
 // Exact Bernoulli(num / den), 0 <= num <= den, den >= 1.
 [[nodiscard]] bool bernoulli_rational(Rng& rng, std::uint64_t num, std::uint64_t den);

@@ -67,11 +67,11 @@ TEST_CASE("shuffled randomized response: blanket-exact certifies a larger eps0 t
   const auto wide = configure(1000, 1000, 0.5, 1e-6, Model::shuffle, Bound::tightest);
   CHECK(wide.epsilon0 >= wide_fmt.epsilon0);
   CHECK(wide.epsilon0 >= configure(1000, 1000, 0.5, 1e-6, Model::shuffle, Bound::blanket_exact).epsilon0);
-  CHECK(describe(wide)["bound_choice"] == "tightest of fmt, blanket-exact and ldp-blanket");
+  CHECK(describe(wide)["bound_choice"] == "tightest of fmt, blanket-exact, ldp-blanket and bennett");
   CHECK(bound_of("tightest") == Bound::tightest);
   CHECK(bound_of("ldp-blanket") == Bound::ldp_blanket);
   CHECK(bound_of("rr-exact-all") == Bound::rr_exact_all);
-  CHECK_THROWS_WITH_AS((void)bound_of("best"), doctest::Contains("fmt, blanket, blanket-exact, ldp-blanket, rr-exact-all, tightest"),
+  CHECK_THROWS_WITH_AS((void)bound_of("best"), doctest::Contains("fmt, blanket, blanket-exact, ldp-blanket, rr-exact-all, bennett, tightest"),
                        std::invalid_argument);
 }
 

@@ -13,9 +13,10 @@
 //                  (binary randomized response's; for k > 2 it can beat blanket-exact)
 //   rr-exact-all   not a bound: the exact (eps, delta) of shuffled binary randomized response, the
 //                  largest divergence over every dataset (k = 2 only; amplification.hpp)
+//   bennett        the privacy blanket with Bennett's inequality, as Balle et al.'s code evaluates it
 //   tightest       for k = 2 (up to rr_exact_all_max_parties submitters) rr-exact-all; otherwise the
-//                  largest eps0 of fmt, blanket-exact and ldp-blanket, all valid for k-ary randomized
-//                  response (the registered protocols' default)
+//                  largest eps0 of fmt, blanket-exact, ldp-blanket and bennett, all valid for k-ary
+//                  randomized response (the registered protocols' default)
 // or, as the local baseline, eps0 = eps (model local, no shuffle needed).
 #pragma once
 
@@ -24,15 +25,17 @@
 #include <string>
 #include <vector>
 
+#include "shufflempc/amplification.hpp"
 #include "shufflempc/inputs.hpp"
 #include "shufflempc/mechanism.hpp"
 
 namespace shufflempc::shuffled_rr {
 
 enum class Model { shuffle, local };
-enum class Bound { fmt, blanket, blanket_exact, ldp_blanket, rr_exact_all, tightest };
-// "fmt", "blanket", "blanket-exact", "ldp-blanket", "rr-exact-all", "tightest" (the parameter's choices).
-[[nodiscard]] Bound bound_of(const std::string& name);
+// The bounds and their resolution are the accountant's (calibrate_randomized_response in
+// shufflempc/amplification.hpp), shared with every protocol built on randomized response.
+using Bound = RrBound;
+[[nodiscard]] inline Bound bound_of(const std::string& name) { return rr_bound_of(name); }
 
 struct Config {
   std::uint64_t parties = 0;  // the submitters the amplification is computed for
@@ -41,7 +44,7 @@ struct Config {
   double epsilon = 1, delta = 1e-6;
   Model model = Model::shuffle;
   Bound bound = Bound::fmt;   // as asked
-  Bound used = Bound::fmt;    // the bound eps0 comes from (tightest resolves to rr_exact_all, fmt, blanket_exact or ldp_blanket)
+  Bound used = Bound::fmt;    // the bound eps0 comes from (tightest resolves to rr_exact_all, fmt, blanket_exact, ldp_blanket or bennett)
   double epsilon0 = 0;        // the local randomizer's epsilon
   double gamma = 0;           // probability of a uniform report: k / (e^eps0 + k - 1)
   double achieved_delta = 0;  // the numeric bound's (or the exact) delta at (epsilon0, epsilon); 0 in the local model and for blanket

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <span>
 
+#include "shufflempc/samplers.hpp"
 #include "shufflempc/protocols/split_mix/split_mix.hpp"
 
 namespace shufflempc::split_mix {
@@ -40,8 +41,6 @@ struct DpConfig {
 [[nodiscard]] DpConfig configure_dp_sum(std::uint64_t parties, double epsilon, double sigma, std::uint64_t precision,
                                         std::size_t messages, bool accept_input_leakage, std::uint64_t min_parties = 0);
 
-// floor(x p) + Bernoulli(frac(x p)): unbiased for x p, variance frac (1 - frac) <= 1/4.
-[[nodiscard]] std::int64_t randomized_round(double x, std::uint64_t precision, Rng& rng);
 // Polya(1/m, a) - Polya(1/m, a), m = noise_parties: one party's share of the discrete Laplace noise.
 [[nodiscard]] std::int64_t noise_share(const DpConfig& c, Rng& rng);
 // The party's randomizer: appends its m messages for x in [0, 1].
