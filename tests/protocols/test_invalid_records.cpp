@@ -47,7 +47,8 @@ TEST_CASE("invalid records: one party's impossible message is discarded and coun
   const Registry registry = builtin_registry();
   for (const char* name : {"counting", "counting-balcer-cheu", "randomized-response", "central-laplace", "histogram",
                            "histogram-central-laplace", "counting-rr-amplified", "histogram-rr-amplified", "split-mix-sum",
-                           "split-mix-dp-sum", "sum-central-laplace", "xor-sum-exact", "xor-sum-rr", "counting-correlated"}) {
+                           "split-mix-dp-sum", "sum-central-laplace", "xor-sum-exact", "xor-sum-rr", "counting-correlated",
+                           "sum-recursive", "sum-blanket", "sum-harmony"}) {
     CAPTURE(name);
     const auto p = registry.create(name, {}, 2000);
     SeededRng rng(7);

@@ -32,6 +32,9 @@ TEST_CASE("protocols: the predicted sd is the one their reports print, and every
       {"counting-correlated", {}, TrustModel::shuffle, "noise_sd"},
       {"sum-local-laplace", {}, TrustModel::local, "noise_sd"},
       {"sum-central-laplace", {}, TrustModel::central, "noise_sd"},
+      {"sum-recursive", {}, TrustModel::shuffle, "rmse_bound"},
+      {"sum-blanket", {}, TrustModel::shuffle, "rmse_bound"},
+      {"sum-harmony", {}, TrustModel::local, "noise_sd_at_most"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.name);
