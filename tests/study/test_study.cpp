@@ -183,7 +183,7 @@ TEST_CASE("study: the same seed gives the same trials whatever the number of job
   // The bound eps0 came from is in the JSON: the default takes the tightest valid one (for an
   // 8-bin histogram, the blanket's worst case over every randomizer beats the 8-ary blanket).
   CHECK(j["cells"][3]["describe"]["bound"] == "privacy blanket summed exactly, worst case over every eps0-LDP randomizer");
-  CHECK(j["cells"][3]["describe"]["bound_choice"] == "tightest of fmt, blanket-exact and ldp-blanket");
+  CHECK(j["cells"][3]["describe"]["bound_choice"] == "tightest of fmt, blanket-exact, ldp-blanket and bennett");
 }
 
 TEST_CASE("study: spread over three ranks, rank 0 gathers the trials of a single run bit for bit") {
@@ -339,10 +339,11 @@ TEST_CASE("study command: presets, CSV on standard output, progress on stderr") 
   const auto r = run_command(cli() + " study --preset sum-epsilon --vary epsilon=1 -n 3000 --trials 4 --csv -");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const auto rows = parse_csv(r.out);
-  REQUIRE(rows.size() == 4);
-  CHECK(rows[1][0] == "sum-local-laplace");
+  REQUIRE(rows.size() == 8);  // the header and the survey's seven sums
+  CHECK(rows[1][0] == "sum-harmony");
+  CHECK(rows[4][0] == "sum-recursive messages=2");
   CHECK(r.err.find("100%") != std::string::npos);
-  CHECK(r.err.find("4/12 trials") != std::string::npos);
+  CHECK(r.err.find("4/28 trials") != std::string::npos);
 }
 
 TEST_CASE("study command: a bad grid gets one line naming the option, exit code 2") {
