@@ -100,6 +100,11 @@ double random_unit_real(std::string_view text, Rng& rng) {
   return rng.uniform01();
 }
 
+double parse_unit_real(PartyId id, const Value& v) {
+  if (v.is_number() && v.get<double>() >= 0 && v.get<double>() <= 1) return v.get<double>();
+  throw std::invalid_argument(party_name(id) + " must be a real number in [0, 1], got " + v.dump());
+}
+
 std::uint32_t parse_element(PartyId id, const Value& v, std::uint32_t domain) {
   if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() >= domain)
     throw std::invalid_argument(party_name(id) + " must be an element in [0, " + std::to_string(domain) + "), got " + v.dump());

@@ -77,42 +77,41 @@ RrCalibration calibrate_randomized_response(std::uint64_t n, std::uint64_t k, do
     c.used = RrBound::rr_exact_all;
     c.epsilon0 = rr_exact_all_local_epsilon(n, eps, delta);
     c.achieved_delta = rr_exact_all_delta(n, c.epsilon0, eps);
-  } else if (bound == RrBound::bennett) {
-    c.epsilon0 = bennett_local_epsilon(n, eps, delta, k);
-    c.achieved_delta = bennett_delta(n, c.epsilon0, eps, k);
   } else {
-    // The numeric bounds: each certifies the largest eps0 it can; tightest takes the largest. With
-    // k = 2, ldp-blanket is blanket-exact itself (the worst case is binary randomized response), so
-    // it is searched only for k > 2, where the blanket of k-ary randomized response loses what
-    // its step 2 gives away (docs/accounting.md).
+    // The numeric bounds: each certifies the largest eps0 it can; tightest takes the largest (the
+    // first listed on a tie). With k = 2, ldp-blanket is blanket-exact itself (the worst case is
+    // binary randomized response), so it is searched only for k > 2, where the blanket of k-ary
+    // randomized response loses what its step 2 gives away (docs/accounting.md). Bennett's form
+    // bounds k-ary randomized response's own blanket, not the clone pair blanket-exact reduces it
+    // to, so with many values it can certify more than blanket-exact; it is a closed form.
     const bool tightest = bound == RrBound::tightest;
-    const bool try_fmt = bound == RrBound::fmt || tightest;
-    const bool try_exact = bound == RrBound::blanket_exact || tightest;
-    const bool try_ldp = bound == RrBound::ldp_blanket || (tightest && k > 2);
-    const double by_fmt = try_fmt ? fmt_local_epsilon(n, eps, delta) : 0;
-    const double by_exact = try_exact ? blanket_exact_local_epsilon(n, eps, delta, k) : 0;
-    const double by_ldp = try_ldp ? ldp_blanket_local_epsilon(n, eps, delta) : 0;
-    // Bennett's form of the blanket bounds the divergence of k-ary randomized response's own
-    // blanket, not of the clone pair blanket-exact reduces it to, so with many values it can
-    // certify more than blanket-exact; it costs nothing (a closed form).
-    const double by_bennett = tightest ? bennett_local_epsilon(n, eps, delta, k) : 0;
-    if (by_bennett > by_ldp && by_bennett > by_exact && by_bennett > by_fmt) {
-      c.used = RrBound::bennett;
-      c.epsilon0 = by_bennett;
-      c.achieved_delta = bennett_delta(n, c.epsilon0, eps, k);
-    } else if (by_ldp > by_exact && by_ldp > by_fmt) {
-      c.used = RrBound::ldp_blanket;
-      c.epsilon0 = by_ldp;
-      c.achieved_delta = ldp_blanket_delta(n, c.epsilon0, eps);
-    } else if (by_exact > by_fmt) {
-      c.used = RrBound::blanket_exact;
-      c.epsilon0 = by_exact;
-      c.achieved_delta = blanket_exact_delta(n, c.epsilon0, eps, k);
-    } else {
-      c.used = RrBound::fmt;
-      c.epsilon0 = by_fmt;
-      c.achieved_delta = fmt_delta(n, c.epsilon0, eps);
+    struct Candidate {
+      RrBound bound;
+      bool tried;
+      double (*local_epsilon)(std::uint64_t, double, double, std::uint64_t);
+      double (*delta_at)(std::uint64_t, double, double, std::uint64_t);
+    };
+    const Candidate candidates[] = {
+        {RrBound::fmt, tightest, [](std::uint64_t m, double e, double d, std::uint64_t) { return fmt_local_epsilon(m, e, d); },
+         [](std::uint64_t m, double e0, double e, std::uint64_t) { return fmt_delta(m, e0, e); }},
+        {RrBound::blanket_exact, tightest, [](std::uint64_t m, double e, double d, std::uint64_t kk) { return blanket_exact_local_epsilon(m, e, d, kk); },
+         [](std::uint64_t m, double e0, double e, std::uint64_t kk) { return blanket_exact_delta(m, e0, e, kk); }},
+        {RrBound::ldp_blanket, tightest && k > 2, [](std::uint64_t m, double e, double d, std::uint64_t) { return ldp_blanket_local_epsilon(m, e, d); },
+         [](std::uint64_t m, double e0, double e, std::uint64_t) { return ldp_blanket_delta(m, e0, e); }},
+        {RrBound::bennett, tightest, [](std::uint64_t m, double e, double d, std::uint64_t kk) { return bennett_local_epsilon(m, e, d, kk); },
+         [](std::uint64_t m, double e0, double e, std::uint64_t kk) { return bennett_delta(m, e0, e, kk); }},
+    };
+    const Candidate* best = nullptr;
+    for (const auto& candidate : candidates) {
+      if (!candidate.tried && candidate.bound != bound) continue;
+      const double e0 = candidate.local_epsilon(n, eps, delta, k);
+      if (best == nullptr || e0 > c.epsilon0) {
+        best = &candidate;
+        c.epsilon0 = e0;
+      }
     }
+    c.used = best->bound;
+    c.achieved_delta = best->delta_at(n, c.epsilon0, eps, k);
   }
   const double kk = static_cast<double>(k);
   c.gamma = kk / (std::exp(c.epsilon0) + kk - 1);

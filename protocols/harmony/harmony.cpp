@@ -11,11 +11,6 @@
 namespace shufflempc {
 namespace harmony {
 
-double HarmonyMechanism::parse_input(PartyId id, const Value& v) const {
-  if (v.is_number() && v.get<double>() >= 0 && v.get<double>() <= 1) return v.get<double>();
-  throw std::invalid_argument(party_name(id) + " must be a real number in [0, 1], got " + v.dump());
-}
-
 double HarmonyMechanism::keep() const { return 1 / (1 + std::exp(-epsilon)); }
 
 void HarmonyMechanism::encode(double x, Rng& rng, MessageBatch& out) const {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <stdexcept>
 
@@ -129,16 +130,15 @@ Config configure_single(std::uint64_t parties, double epsilon, double delta, std
   return c;
 }
 
+double level_mse(std::uint64_t n, double g, double k) {
+  return static_cast<double>(n) * (g * (k * k - 1) / 12 + (k - 1) * (k - 1) * g * (1 - g) / 4) / ((1 - g) * (1 - g));
+}
+
 double mse_bound(std::span<const Level> levels, std::uint64_t n) {
   if (levels.empty()) return 0;
-  const double nn = static_cast<double>(n);
   const double q_m = levels.back().scale;
-  double mse = nn / (4 * q_m * q_m);
-  for (const auto& l : levels) {
-    const double g = l.rr.gamma, k = l.values;
-    const double b = nn * (g * (k * k - 1) / 12 + (k - 1) * (k - 1) * g * (1 - g) / 4) / ((1 - g) * (1 - g));
-    mse += b / (l.scale * l.scale);
-  }
+  double mse = static_cast<double>(n) / (4 * q_m * q_m);
+  for (const auto& l : levels) mse += level_mse(n, l.rr.gamma, l.values) / (l.scale * l.scale);
   return mse;
 }
 
@@ -156,12 +156,15 @@ bool valid(std::span<const std::uint8_t> m, const Config& c) {
   return d.level < c.levels.size() && d.value < c.levels[d.level].values;
 }
 
-std::vector<std::uint32_t> digits(double x, const Config& c, Rng& rng) {
+namespace {
+
+// The digits d_1..d_m of x (at most 8 levels: no allocation on the encoder's path).
+using Digits = std::array<std::uint32_t, 8>;
+void fill_digits(double x, const Config& c, Rng& rng, Digits& d) {
   if (!(x >= 0 && x <= 1)) throw std::invalid_argument(fmt::format("a sum's input must be a real number in [0, 1], got {}", x));
   const std::size_t m = c.levels.size();
   // x = 1 would make the first digit p_1, outside its level: m > 1 moves it down by 2^-52.
   double r = m > 1 ? std::min(x, 1 - 0x1p-52) : x;
-  std::vector<std::uint32_t> d(m);
   for (std::size_t j = 0; j + 1 < m; ++j) {
     const double scaled = r * c.levels[j].precision;
     const double low = std::min(std::floor(scaled), static_cast<double>(c.levels[j].precision - 1));
@@ -169,11 +172,19 @@ std::vector<std::uint32_t> digits(double x, const Config& c, Rng& rng) {
     r = scaled - low;
   }
   d[m - 1] = static_cast<std::uint32_t>(randomized_round(r, c.levels[m - 1].precision, rng));
-  return d;
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> digits(double x, const Config& c, Rng& rng) {
+  Digits d{};
+  fill_digits(x, c, rng, d);
+  return {d.begin(), d.begin() + static_cast<std::ptrdiff_t>(c.levels.size())};
 }
 
 void encode(double x, const Config& c, Rng& rng, MessageBatch& out) {
-  const auto d = digits(x, c, rng);
+  Digits d{};
+  fill_digits(x, c, rng, d);
   const std::size_t at = c.levels.size() > 1 ? 1 : 0;
   for (std::size_t j = 0; j < c.levels.size(); ++j) {
     const Level& l = c.levels[j];
@@ -187,9 +198,12 @@ void encode(double x, const Config& c, Rng& rng, MessageBatch& out) {
 
 double analyze(const MessageBatch& shuffled, const Config& c) {
   std::vector<std::uint64_t> sums(c.levels.size(), 0), counts(c.levels.size(), 0);
+  if (shuffled.count() > 0 && shuffled.width() != c.width())
+    throw_error(Errc::protocol_violation, "sum-recursive: messages of the wrong width");
   for (std::size_t i = 0; i < shuffled.count(); ++i) {
-    if (!valid(shuffled[i], c)) throw_error(Errc::protocol_violation, "sum-recursive: a message with a level or a value out of range");
     const auto d = decode(shuffled[i], c);
+    if (d.level >= c.levels.size() || d.value >= c.levels[d.level].values)
+      throw_error(Errc::protocol_violation, "sum-recursive: a message with a level or a value out of range");
     sums[d.level] += d.value;
     counts[d.level] += 1;
   }
@@ -226,11 +240,6 @@ Value describe(const Config& c) {
              {"rmse_bound", std::sqrt(mse_bound(c.levels, n))}};
   if (c.levels.size() > 1) v["input_one"] = "x = 1 is encoded as 1 - 2^-52 (its first digit must stay below p_1)";
   return v;
-}
-
-double RecursiveSumMechanism::parse_input(PartyId id, const Value& v) const {
-  if (v.is_number() && v.get<double>() >= 0 && v.get<double>() <= 1) return v.get<double>();
-  throw std::invalid_argument(party_name(id) + " must be a real number in [0, 1], got " + v.dump());
 }
 
 double RecursiveSumMechanism::truth(std::span<const double> xs) const {

@@ -31,7 +31,7 @@ class Objective {
       if (!e0) return std::numeric_limits<double>::infinity();
       const double g = k / (std::exp(*e0) + k - 1);
       q *= p[j];
-      mse += nn * (g * (k * k - 1) / 12 + (k - 1) * (k - 1) * g * (1 - g) / 4) / ((1 - g) * (1 - g)) / (q * q);
+      mse += level_mse(n_, g, k) / (q * q);
       if (last) mse += nn / (4 * q * q);
     }
     return mse;

@@ -70,17 +70,7 @@ Value SumMechanism::truth(std::span<const BigInt> xs) const {
 
 Value SumMechanism::describe() const { return split_description(config); }
 
-double DpSumMechanism::parse_input(PartyId id, const Value& v) const {
-  if (v.is_number() && v.get<double>() >= 0 && v.get<double>() <= 1) return v.get<double>();
-  throw std::invalid_argument(party_name(id) + " must be a real number in [0, 1], got " + v.dump());
-}
-
 double DpSumMechanism::random_input(std::string_view spec, Rng& rng) const { return random_unit_real(spec, rng); }
-
-double SumBaselineMechanism::parse_input(PartyId id, const Value& v) const {
-  if (v.is_number() && v.get<double>() >= 0 && v.get<double>() <= 1) return v.get<double>();
-  throw std::invalid_argument(party_name(id) + " must be a real number in [0, 1], got " + v.dump());
-}
 
 namespace {
 std::int64_t baseline_noise(double epsilon, std::uint64_t precision, Rng& rng) {

@@ -47,6 +47,8 @@ struct BitSampler {
 };
 [[nodiscard]] BitSampler bit_sampler(std::string_view spec);
 [[nodiscard]] double random_unit_real(std::string_view spec, Rng& rng);
+// A party's real in [0, 1] (the sums' input): "<party> must be a real number in [0, 1], got ..." otherwise.
+[[nodiscard]] double parse_unit_real(PartyId id, const Value& v);
 // An element of {0, ..., domain - 1} (std::invalid_argument naming the party), and the histogram
 // of a list of them.
 [[nodiscard]] std::uint32_t parse_element(PartyId id, const Value& v, std::uint32_t domain);

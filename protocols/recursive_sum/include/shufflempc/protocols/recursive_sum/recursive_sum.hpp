@@ -78,8 +78,10 @@ inline constexpr std::uint32_t max_precision = 65535;
 // sum-blanket: k = 0 searches the k minimising the MSE bound.
 [[nodiscard]] Config configure_single(std::uint64_t parties, double epsilon, double delta, std::uint32_t k, RrBound bound);
 
-// The MSE bound above for n users (worst case over the inputs).
+// The MSE bound above for n users (worst case over the inputs), and one level's term B_j (before
+// the division by q_j^2) for lying probability g over k values.
 [[nodiscard]] double mse_bound(std::span<const Level> levels, std::uint64_t n);
+[[nodiscard]] double level_mse(std::uint64_t n, double g, double k);
 
 struct Message {
   std::uint32_t level = 0, value = 0;
@@ -102,7 +104,7 @@ struct RecursiveSumMechanism {
   [[nodiscard]] RoundShape shape() const { return RoundShape::exactly(config.width(), Delivery::analyzer_only, config.messages()); }
   // A message with a level or a value out of range is discarded and counted (mechanism.hpp).
   [[nodiscard]] bool valid(std::span<const std::uint8_t> m) const { return recursive_sum::valid(m, config); }
-  [[nodiscard]] double parse_input(PartyId id, const Value& v) const;
+  [[nodiscard]] double parse_input(PartyId id, const Value& v) const { return parse_unit_real(id, v); }
   [[nodiscard]] double random_input(std::string_view spec, Rng& rng) const { return random_unit_real(spec, rng); }
   void encode(double x, Rng& rng, MessageBatch& out) const { recursive_sum::encode(x, config, rng, out); }
   [[nodiscard]] double analyze(const MessageBatch& shuffled, const RoundOutcome&, Rng&) const { return recursive_sum::analyze(shuffled, config); }
