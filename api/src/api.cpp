@@ -153,6 +153,18 @@ Value account_amplify(const AmplifyQuery& q, const AccountingProgress& progress)
     add("fmt-numeric", fmt_one, "every eps0-LDP randomizer");
     add("blanket-exact", exact, "k-ary randomized response");
     add("ldp-blanket", ldp, "every eps0-LDP randomizer");
+    // The tightest composed bound for k-ary randomized response: the smallest of the three composed
+    // numbers at this grid, compared after composing, never by the one-round order (rounding each
+    // loss up to the grid costs the pairs differently, so a coarse grid can reverse that order over
+    // many rounds). Each is an upper bound, so their minimum is one too.
+    const auto tightest = std::min_element(composed.begin(), composed.end(), [](const Value& a, const Value& b) {
+      return a["epsilon"].get<double>() < b["epsilon"].get<double>();
+    });
+    composed.push_back({{"name", "tightest"},
+                        {"epsilon", (*tightest)["epsilon"]},
+                        {"basic_composition", (*tightest)["basic_composition"]},
+                        {"source", "the smallest composed epsilon above, at this grid: " + (*tightest)["name"].get<std::string>()},
+                        {"validity", "k-ary randomized response (the smallest of valid upper bounds)"}});
     out["rounds"] = q.rounds;
     out["composed"] = composed;
   }

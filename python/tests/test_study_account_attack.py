@@ -95,7 +95,8 @@ def test_account_is_the_command_lines(cli):
     assert shufflempc.account_noise("discrete-laplace", epsilon=1, delta=1e-6) == \
         cli("account", "noise", "--noise", "discrete-laplace", "--epsilon", 1, "--delta", 1e-6, "--json", json_output=True)
     composed = shufflempc.account_amplify(100000, 1, rounds=4)
-    assert len(composed["composed"]) == 3
+    assert [c["name"] for c in composed["composed"]] == ["fmt-numeric", "blanket-exact", "ldp-blanket", "tightest"]
+    assert composed["composed"][3]["epsilon"] == min(c["epsilon"] for c in composed["composed"][:3])
     bounds = {b["name"]: b["epsilon"] for b in shufflempc.account_amplify(100000, 4)["bounds"]}
     lower = shufflempc.account_amplify(100000, 4)["lower_bound"][0]["epsilon"]
     assert lower <= bounds["blanket-exact"] <= bounds["fmt-numeric"]

@@ -2,6 +2,8 @@
 // values of the spec, and against the library functions themselves).
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "shufflempc/amplification.hpp"
@@ -69,7 +71,7 @@ TEST_CASE("account amplify --rounds: the numeric bounds composed by their privac
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["rounds"] == 10);
-  REQUIRE(j["composed"].size() == 3);
+  REQUIRE(j["composed"].size() == 4);
   CHECK(j["composed"][0]["name"] == "fmt-numeric");
   CHECK(j["composed"][1]["name"] == "blanket-exact");
   const double blanket = j["composed"][1]["epsilon"].get<double>();
@@ -78,11 +80,36 @@ TEST_CASE("account amplify --rounds: the numeric bounds composed by their privac
   CHECK(j["composed"][2]["name"] == "ldp-blanket");
   CHECK(j["composed"][2]["epsilon"].get<double>() == blanket);  // k = 2: the same pair
   for (const auto& c : j["composed"]) CHECK(c["epsilon"].get<double>() < 0.6 * c["basic_composition"].get<double>());
+  CHECK(j["composed"][3]["name"] == "tightest");
+  CHECK(j["composed"][3]["epsilon"].get<double>() == blanket);
   // One round prints no composition; a bad count is refused with its range.
   CHECK_FALSE(nlohmann::json::parse(run_command(cli() + " account amplify --epsilon0 4 --json").out).contains("composed"));
   const auto bad = run_command(cli() + " account amplify --epsilon0 4 --rounds 0");
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("--rounds") != std::string::npos);
+}
+
+TEST_CASE("account amplify --rounds: tightest is the smallest composed bound at the grid asked for, at a coarse grid and a fine one") {
+  // k = 4: blanket-exact and ldp-blanket are different pairs, and rounding each loss up to the grid
+  // costs them differently, so the choice is made after composing, at the grid reported.
+  for (const char* step : {"1e-2", "1e-3", "1e-4"}) {
+    CAPTURE(step);
+    const auto r = run_command(cli() + " account amplify --parties 100000 --epsilon0 4 --delta 1e-6 --k 4 --rounds 10 --pld-step " + step + " --json");
+    REQUIRE(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    REQUIRE(j["composed"].size() == 4);
+    const double chosen = j["composed"][3]["epsilon"].get<double>();
+    double smallest = 1e300;
+    for (std::size_t i = 0; i < 3; ++i) smallest = std::min(smallest, j["composed"][i]["epsilon"].get<double>());
+    CHECK(chosen == smallest);
+    const std::string from = j["composed"][3]["source"].get<std::string>();
+    bool named = false;
+    for (std::size_t i = 0; i < 3; ++i)
+      if (j["composed"][i]["epsilon"].get<double>() == chosen) named = named || from.ends_with(j["composed"][i]["name"].get<std::string>());
+    CHECK(named);
+    // Ten rounds cost at least what one round costs on its worst known pair (a lower bound).
+    CHECK(chosen >= shufflempc::rr_exact_epsilon(100000, 4, 1e-6, 4));
+  }
 }
 
 TEST_CASE("account: queries that would take minutes are refused up front, naming what to change") {
