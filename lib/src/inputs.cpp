@@ -93,12 +93,23 @@ double standard_normal(Rng& rng) {
 
 }  // namespace
 
-double random_unit_real(std::string_view text, Rng& rng) {
+UnitRealSampler unit_real_sampler(std::string_view text) {
   const auto spec = InputSpec::parse(text, unit_real_forms());
-  if (spec.is("normal")) return std::clamp(spec.real(0) + spec.positive(1) * standard_normal(rng), 0.0, 1.0);
-  if (spec.is("constant")) return spec.real(0, 0, 1);
+  if (spec.is("normal")) return {UnitRealSampler::Form::normal, spec.real(0), spec.positive(1)};
+  if (spec.is("constant")) return {UnitRealSampler::Form::constant, spec.real(0, 0, 1), 0};
+  return {};
+}
+
+double UnitRealSampler::operator()(Rng& rng) const {
+  switch (form) {
+    case Form::normal: return std::clamp(a + b * standard_normal(rng), 0.0, 1.0);
+    case Form::constant: return a;
+    case Form::uniform: break;
+  }
   return rng.uniform01();
 }
+
+double random_unit_real(std::string_view text, Rng& rng) { return unit_real_sampler(text)(rng); }
 
 double parse_unit_real(PartyId id, const Value& v) {
   if (v.is_number() && v.get<double>() >= 0 && v.get<double>() <= 1) return v.get<double>();

@@ -48,6 +48,7 @@ struct DpSumMechanism {
   // value anyway, so the rest of the run stands.
   [[nodiscard]] bool valid(std::span<const std::uint8_t> m) const { return config.split.modulus.holds(m); }
   [[nodiscard]] double parse_input(PartyId id, const Value& v) const { return parse_unit_real(id, v); }
+  [[nodiscard]] UnitRealSampler input_sampler(std::string_view spec) const { return unit_real_sampler(spec); }
   // "" or "uniform": uniform in [0, 1); "constant:X".
   [[nodiscard]] double random_input(std::string_view spec, Rng& rng) const;
   void encode(double x, Rng& rng, MessageBatch& out) const { encode_dp(x, config, rng, out); }
@@ -74,6 +75,7 @@ struct SumBaselineMechanism {
   // A release beyond 2^40 (local) or an input outside [0, 1] (central) is discarded and counted.
   [[nodiscard]] bool valid(std::span<const std::uint8_t> m) const;
   [[nodiscard]] double parse_input(PartyId id, const Value& v) const { return parse_unit_real(id, v); }
+  [[nodiscard]] UnitRealSampler input_sampler(std::string_view spec) const { return unit_real_sampler(spec); }
   [[nodiscard]] double random_input(std::string_view spec, Rng& rng) const { return random_unit_real(spec, rng); }
   void encode(double x, Rng& rng, MessageBatch& out) const;
   [[nodiscard]] double analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng& rng) const;

@@ -47,6 +47,14 @@ struct BitSampler {
 };
 [[nodiscard]] BitSampler bit_sampler(std::string_view spec);
 [[nodiscard]] double random_unit_real(std::string_view spec, Rng& rng);
+// The same with the spec parsed once (the sums' input_sampler: a study draws millions).
+struct UnitRealSampler {
+  enum class Form { uniform, constant, normal };
+  Form form = Form::uniform;
+  double a = 0, b = 0;  // constant: a; normal: mean a, sd b (clipped to [0, 1])
+  [[nodiscard]] double operator()(Rng& rng) const;
+};
+[[nodiscard]] UnitRealSampler unit_real_sampler(std::string_view spec);
 // A party's real in [0, 1] (the sums' input): "<party> must be a real number in [0, 1], got ..." otherwise.
 [[nodiscard]] double parse_unit_real(PartyId id, const Value& v);
 // An element of {0, ..., domain - 1} (std::invalid_argument naming the party), and the histogram

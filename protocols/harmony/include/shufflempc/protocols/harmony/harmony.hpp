@@ -25,6 +25,7 @@ struct HarmonyMechanism {
   // A report other than 0 (for -1) or 1 (for +1) is discarded and counted (mechanism.hpp).
   [[nodiscard]] bool valid(std::span<const std::uint8_t> m) const { return m.size() == 1 && m[0] <= 1; }
   [[nodiscard]] double parse_input(PartyId id, const Value& v) const { return parse_unit_real(id, v); }
+  [[nodiscard]] UnitRealSampler input_sampler(std::string_view spec) const { return unit_real_sampler(spec); }
   [[nodiscard]] double random_input(std::string_view spec, Rng& rng) const { return random_unit_real(spec, rng); }
   // The probability of keeping the rounded sign: e^eps/(e^eps + 1).
   [[nodiscard]] double keep() const;

@@ -105,6 +105,7 @@ struct RecursiveSumMechanism {
   // A message with a level or a value out of range is discarded and counted (mechanism.hpp).
   [[nodiscard]] bool valid(std::span<const std::uint8_t> m) const { return recursive_sum::valid(m, config); }
   [[nodiscard]] double parse_input(PartyId id, const Value& v) const { return parse_unit_real(id, v); }
+  [[nodiscard]] UnitRealSampler input_sampler(std::string_view spec) const { return unit_real_sampler(spec); }
   [[nodiscard]] double random_input(std::string_view spec, Rng& rng) const { return random_unit_real(spec, rng); }
   void encode(double x, Rng& rng, MessageBatch& out) const { recursive_sum::encode(x, config, rng, out); }
   [[nodiscard]] double analyze(const MessageBatch& shuffled, const RoundOutcome&, Rng&) const { return recursive_sum::analyze(shuffled, config); }
