@@ -42,6 +42,17 @@ std::optional<std::uint64_t> parse_unsigned(std::string_view text, std::uint64_t
   return v;
 }
 
+std::vector<std::string> split_items(std::string_view text, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t at = text.find(sep, start);
+    out.emplace_back(text.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
+    if (at == std::string_view::npos) return out;
+    start = at + 1;
+  }
+}
+
 std::string format_real(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.6g", v);

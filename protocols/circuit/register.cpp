@@ -23,15 +23,11 @@ circuit::GarblingHash garbling_hash(const Params& p) {
 std::vector<PartyId> parse_owners(const std::string& text) {
   std::vector<PartyId> owners;
   if (text == "auto") return owners;
-  std::size_t at = 0;
-  while (at <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', at), text.size());
-    const std::string item = text.substr(at, comma - at);
+  for (const auto& item : split_items(text, ',')) {
     const auto owner = item.size() <= 9 ? parse_unsigned(item) : std::nullopt;
     if (!owner)
       throw std::invalid_argument(fmt::format("parameter 'owners' = '{}': must be party numbers separated by commas, one per input group", text));
     owners.push_back(static_cast<PartyId>(*owner));
-    at = comma + 1;
   }
   return owners;
 }

@@ -13,6 +13,8 @@ namespace harmony {
 
 double HarmonyMechanism::keep() const { return 1 / (1 + std::exp(-epsilon)); }
 
+double HarmonyMechanism::scale() const { return (std::exp(epsilon) + 1) / std::expm1(epsilon); }
+
 void HarmonyMechanism::encode(double x, Rng& rng, MessageBatch& out) const {
   if (!(x >= 0 && x <= 1)) throw std::invalid_argument("sum-harmony: an input must be a real number in [0, 1], got " + std::to_string(x));
   const bool plus = bernoulli(rng, x);  // +1 with probability (1 + (2x - 1))/2 = x
@@ -26,8 +28,7 @@ double HarmonyMechanism::analyze(const MessageBatch& shuffled, const RoundOutcom
     if (!valid(shuffled[i])) throw_error(Errc::protocol_violation, "sum-harmony: a report other than 0 or 1");
     signs += shuffled[i][0] ? 1 : -1;
   }
-  const double c = (std::exp(epsilon) + 1) / std::expm1(epsilon);
-  return (c * static_cast<double>(signs) + static_cast<double>(shuffled.count())) / 2;
+  return (scale() * static_cast<double>(signs) + static_cast<double>(shuffled.count())) / 2;
 }
 
 double HarmonyMechanism::truth(std::span<const double> xs) const {
@@ -37,14 +38,13 @@ double HarmonyMechanism::truth(std::span<const double> xs) const {
 }
 
 double HarmonyMechanism::predicted_sd() const {
-  const double c = (std::exp(epsilon) + 1) / std::expm1(epsilon);
-  return std::sqrt(static_cast<double>(parties)) * c / 2;
+  return std::sqrt(static_cast<double>(parties)) * scale() / 2;
 }
 
 Value HarmonyMechanism::describe() const {
   return {{"privacy", "every report is epsilon-DP (local model); the shuffle adds nothing to the bound used here"},
           {"keep_probability", keep()},
-          {"scale", (std::exp(epsilon) + 1) / std::expm1(epsilon)},
+          {"scale", scale()},
           {"noise_sd_at_most", predicted_sd()}};
 }
 

@@ -119,7 +119,6 @@ Config configure_single(std::uint64_t parties, double epsilon, double delta, std
   check_common(parties, epsilon, delta);
   if (k > max_precision) throw std::invalid_argument(fmt::format("precision = {} is out of range: must be in [0, {}] (0: searched)", k, max_precision));
   Config c = base(parties, epsilon, delta, bound, k == 0 ? Precisions::searched : Precisions::given);
-  c.single = true;
   if (k == 0) {
     c.levels = search_levels(parties, epsilon, delta, 1, bound);
   } else {

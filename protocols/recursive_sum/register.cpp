@@ -41,10 +41,7 @@ double delta_of(const Params& p, const Population& pop) {
 template <class T>
 std::vector<T> list_of(const std::string& text, const char* name) {
   std::vector<T> out;
-  std::size_t at = 0;
-  while (at <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', at), text.size());
-    const std::string item = text.substr(at, comma - at);
+  for (const auto& item : split_items(text, ',')) {
     if constexpr (std::is_integral_v<T>) {
       const auto v = parse_unsigned(item, 4294967295u);
       if (!v) throw std::invalid_argument(fmt::format("{} = {}: '{}' is not a non-negative integer", name, text, item));
@@ -54,7 +51,6 @@ std::vector<T> list_of(const std::string& text, const char* name) {
       if (!v) throw std::invalid_argument(fmt::format("{} = {}: '{}' is not a number", name, text, item));
       out.push_back(*v);
     }
-    at = comma + 1;
   }
   return out;
 }

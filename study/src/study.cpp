@@ -22,17 +22,6 @@
 namespace shufflempc::study {
 namespace {
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t at = s.find(sep, start);
-    out.push_back(s.substr(start, at - start));
-    if (at == std::string::npos) return out;
-    start = at + 1;
-  }
-}
-
 const ParamSpec* find_param(const ProtocolInfo& info, const std::string& key) {
   for (const auto& p : info.params)
     if (p.name == key) return &p;
@@ -134,7 +123,7 @@ Axis parse_axis(const std::string& text) {
   const std::string rest = text.substr(eq + 1);
   if (rest.starts_with("lin:") || rest.starts_with("geom:")) {
     axis.geometric = rest.starts_with("geom:");
-    const auto parts = split(rest.substr(rest.find(':') + 1), ':');
+    const auto parts = split_items(rest.substr(rest.find(':') + 1), ':');
     const auto a = parts.size() == 3 ? parse_real(parts[0]) : std::nullopt, b = parts.size() == 3 ? parse_real(parts[1]) : std::nullopt;
     const auto k = parts.size() == 3 ? parse_real(parts[2]) : std::nullopt;
     if (!a || !b || !k || *k < 2 || *k > 1000 || *k != std::floor(*k))
@@ -147,7 +136,7 @@ Axis parse_axis(const std::string& text) {
     }
     return axis;
   }
-  for (auto& v : split(rest, ',')) {
+  for (auto& v : split_items(rest, ',')) {
     if (v.empty()) throw std::invalid_argument(where + ": an empty value in the list");
     axis.values.emplace_back(std::move(v));
   }
@@ -155,7 +144,7 @@ Axis parse_axis(const std::string& text) {
 }
 
 Series parse_series(const std::string& text) {
-  const auto parts = split(text, ':');
+  const auto parts = split_items(text, ':');
   if (parts[0].empty()) throw std::invalid_argument("--protocol '" + text + "': expected NAME or NAME:KEY=V:KEY=V");
   Series s;
   s.protocol = parts[0];

@@ -69,3 +69,11 @@ TEST_CASE("format_real prints six significant digits and parse_real reads them b
   for (double v : {0.5, 1e-6, 3.25, -2.0, 1e300})
     CHECK(shufflempc::parse_real(shufflempc::format_real(v)) == doctest::Approx(v).epsilon(1e-6));
 }
+
+TEST_CASE("split_items keeps every item of a list, empty ones too") {
+  using V = std::vector<std::string>;
+  CHECK(shufflempc::split_items("4,47", ',') == V{"4", "47"});
+  CHECK(shufflempc::split_items("", ',') == V{""});
+  CHECK(shufflempc::split_items("a::b", ':') == V{"a", "", "b"});
+  CHECK(shufflempc::split_items("x,", ',') == V{"x", ""});
+}

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace shufflempc {
 
@@ -17,6 +18,9 @@ namespace shufflempc {
 [[nodiscard]] std::optional<std::int64_t> parse_integer(std::string_view text);
 // Digits only ("0042" is 42), at most `max`.
 [[nodiscard]] std::optional<std::uint64_t> parse_unsigned(std::string_view text, std::uint64_t max = ~std::uint64_t{0});
+
+// The items of a list ("4,47" by ',' -> {"4", "47"}; "" -> {""}; empty items kept), for a caller to parse.
+[[nodiscard]] std::vector<std::string> split_items(std::string_view text, char sep);
 
 // A real as errors and generated values print it: six significant digits, as printf's "%.6g"
 // ("0.5", "1e-06", "0.696416"); parse_real reads it back.

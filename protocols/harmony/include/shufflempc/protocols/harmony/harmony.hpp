@@ -29,6 +29,8 @@ struct HarmonyMechanism {
   [[nodiscard]] double random_input(std::string_view spec, Rng& rng) const { return random_unit_real(spec, rng); }
   // The probability of keeping the rounded sign: e^eps/(e^eps + 1).
   [[nodiscard]] double keep() const;
+  // c = (e^eps + 1)/(e^eps - 1): a report times c is unbiased for 2x - 1.
+  [[nodiscard]] double scale() const;
   void encode(double x, Rng& rng, MessageBatch& out) const;
   [[nodiscard]] double analyze(const MessageBatch& shuffled, const RoundOutcome& outcome, Rng& rng) const;
   [[nodiscard]] double truth(std::span<const double> xs) const;

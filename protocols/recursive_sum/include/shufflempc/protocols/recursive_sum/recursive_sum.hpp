@@ -54,7 +54,6 @@ struct Config {
   double epsilon = 1, delta = 0;
   RrBound bound = RrBound::tightest;
   Precisions precisions = Precisions::generic;
-  bool single = false;            // sum-blanket: m = 1, k searched (or given)
   std::vector<Level> levels;
   [[nodiscard]] std::size_t messages() const { return levels.size(); }
   // A message: its level (one byte, only when m > 1), then its value (one byte up to 256 values, else two).
