@@ -78,8 +78,7 @@ std::int64_t noise_share(double epsilon, std::size_t honest, Rng& rng) {
 }
 
 EscapeHarness::EscapeHarness(const EscapeOptions& o)
-    : n_(o.parties),
-      h_(o.parties / 2),
+    : h_(o.parties / 2),
       epsilon_(o.epsilon),
       circuit_(o.parties, static_cast<std::uint32_t>(std::max<std::size_t>(o.parties, 1)),
                escape_width(static_cast<std::uint32_t>(std::max<std::size_t>(o.parties, 1)), o.epsilon)),

@@ -111,7 +111,7 @@ class EscapeHarness {
                                                  std::int64_t* noise = nullptr) const;
 
  private:
-  std::size_t n_, h_;
+  std::size_t h_;  // n/2: the secret half and the attacker's
   double epsilon_;
   XorSumCircuit circuit_;
   circuit::bmr::Layout layout_;
