@@ -67,6 +67,7 @@ struct LocalArgs {
   std::string keep_dir;
   std::optional<std::size_t> kill_party_process;  // fault injection: kill this party process at once
   std::optional<std::uint32_t> kill_before_round;  // ... or just before it submits this round
+  bool hang = false;                               // ... stopping (SIGSTOP) instead of dying
   ChainArgs chain;                               // --mix-servers, --mix, --transcript
   std::optional<std::size_t> kill_mix_server;  // fault injection: kill this further server at once
   std::optional<std::size_t> tamper_mix_server;  // fault injection: this further server alters a record after its proof
@@ -100,6 +101,7 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
                              .seed = args.seed,
                              .kill_party_process = la.kill_party_process,
                              .kill_before_round = la.kill_before_round,
+                             .hang_instead = la.hang,
                              .chain = chain,
                              .kill_mix_server = la.kill_mix_server,
                              .tamper_entry = la.tamper_entry,
@@ -201,7 +203,7 @@ void add_local_command(CLI::App& app, const Registry& registry, Action& action) 
     cmd->add_option("--parties-per-process,-k", both.second.parties_per_process,
                     "parties hosted by each party process, each with its own connection (default: N/8 rounded up)")
         ->check(CLI::Range(std::size_t{1}, net::max_session_parties));
-    cmd->add_option("--deadline-ms", both.second.deadline_ms, "the shuffler's per-round deadline in milliseconds: a round ends this long after its last new link or batch, or twice this after it opened (default 30000)")
+    cmd->add_option("--deadline-ms", both.second.deadline_ms, "the shuffler's per-round deadline in milliseconds: a round ends this long after it last moved (a new link, a batch, a process saying its parties are still preparing theirs), and a process that says nothing for this long is dropped; a round's limit is twice this plus 1 ms per party (default 30000)")
         ->check(CLI::Range(std::size_t{1}, std::size_t{86'400'000}));
     cmd->add_option("--keep-dir", both.second.keep_dir, "write keys, config and process outputs here and keep them");
     cmd->add_option("--kill-party-process", both.second.kill_party_process,
@@ -210,6 +212,10 @@ void add_local_command(CLI::App& app, const Registry& registry, Action& action) 
     cmd->add_option("--kill-before-round", both.second.kill_before_round,
                     "fault injection, with --kill-party-process: that process kills itself just before it submits round R (from 0), "
                     "after the earlier rounds' results reached it");
+    cmd->add_flag("--hang", both.second.hang,
+                  "fault injection, with --kill-before-round: that process stops (SIGSTOP, a machine that hangs with its connections "
+                  "open) instead of dying; it is dropped a deadline after it last spoke")
+        ->needs("--kill-before-round");
     add_chain_options(*cmd, both.second.chain, "each a process of its own");
     cmd->add_option("--kill-mix-server", both.second.kill_mix_server,
                     "fault injection: kill further mix server I (1 to --mix-servers - 1) as soon as it listens; the round fails "

@@ -24,18 +24,20 @@ namespace shufflempc::cli {
 namespace {
 
 // Fault injection for `local --kill-before-round`: the process kills itself (SIGKILL, as `kill -9`
-// would) when its parties are about to submit `round`, after the earlier rounds' results arrived.
+// would), or with --hang stops itself (SIGSTOP: a machine that hangs with its connections open),
+// when its parties are about to submit `round`, after the earlier rounds' results arrived.
 class DyingChannel final : public AnonymousChannel {
  public:
-  DyingChannel(AnonymousChannel& inner, std::uint32_t round) : inner_(inner), round_(round) {}
+  DyingChannel(AnonymousChannel& inner, std::uint32_t round, int signal) : inner_(inner), round_(round), signal_(signal) {}
   RoundOutcome exchange(const RoundRules& spec, Submissions local) override {
-    if (spec.round == round_) ::raise(SIGKILL);
+    if (spec.round == round_) ::raise(signal_);
     return inner_.exchange(spec, std::move(local));
   }
 
  private:
   AnonymousChannel& inner_;
   std::uint32_t round_;
+  int signal_;
 };
 
 }  // namespace
@@ -45,6 +47,7 @@ void add_party_command(CLI::App& app, const Registry& registry, Action& action) 
   struct Options {
     std::string ids, key, key_dir, key_bundle, input, inputs_file, dropouts, analyzer;
     std::optional<std::uint32_t> kill_before_round;
+    bool hang = false;
     ClientArgs client;
   };
   auto o = std::make_shared<Options>();
@@ -65,10 +68,12 @@ void add_party_command(CLI::App& app, const Registry& registry, Action& action) 
   cmd->add_option("--fault-kill-before-round", o->kill_before_round,
                   "fault injection (local --kill-before-round): kill this process just before its parties submit round R")
       ->group("");  // not in --help: a test's tool
+  cmd->add_flag("--fault-hang", o->hang, "fault injection (local --hang): with --fault-kill-before-round, stop (SIGSTOP) instead")
+      ->group("");
   cmd->add_option("--dropouts", o->dropouts, "comma-separated ids of hosted parties that drop out before round 0 (simulation)");
   cmd->callback([o, &registry, &action] {
     action = [o, &registry] {
-      const auto& [ids, key, key_dir, key_bundle, input, inputs_file, dropouts, analyzer, kill_before_round, client] = *o;
+      const auto& [ids, key, key_dir, key_bundle, input, inputs_file, dropouts, analyzer, kill_before_round, hang, client] = *o;
       const auto config = net::SessionConfig::load(client.config_path);
       const WarmUp warm_up(config, registry);  // beside building the protocol, reading keys, connecting
       auto protocol = session_protocol(config, registry);
@@ -120,7 +125,7 @@ void add_party_command(CLI::App& app, const Registry& registry, Action& action) 
       auto rng = make_rng(client.seed);
       net::TcpChannel channel(config, std::move(identities), host, port, stderr_logger("party " + ids), {.share_links = true, .analyzer_address = analyzer});
       std::optional<DyingChannel> dying;
-      if (kill_before_round) dying.emplace(channel, *kill_before_round);
+      if (kill_before_round) dying.emplace(channel, *kill_before_round, hang ? SIGSTOP : SIGKILL);
       RoundDriver session(*protocol, dying ? static_cast<AnonymousChannel&>(*dying) : channel, *rng, config.parties);
       for (PartyId id = first; id <= last; ++id) {
         Value v;

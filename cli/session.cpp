@@ -66,7 +66,7 @@ void add_session_command(CLI::App& app, const Registry& registry, Action& action
   cmd->add_option("--shuffler-address", o->address, "HOST:PORT the parties connect to (default 127.0.0.1:0: given at run time)");
   cmd->add_option("--min-parties", o->min_parties, "rounds complete with at least this many parties; DP noise is calibrated for them (default: all)")
       ->check(count_check());
-  cmd->add_option("--deadline-ms", o->deadline_ms, "the shuffler's per-round deadline in milliseconds: a round ends this long after its last new link or batch, or twice this after it opened (default 30000)")
+  cmd->add_option("--deadline-ms", o->deadline_ms, "the shuffler's per-round deadline in milliseconds: a round ends this long after it last moved (a new link, a batch, a process saying its parties are still preparing theirs), and a process that says nothing for this long is dropped; a round's limit is twice this plus 1 ms per party (default 30000)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{86'400'000}));
   cmd->add_option("--out,-o", o->out, "the session config to write")->required();
   cmd->callback([o, &registry, &action] {

@@ -403,6 +403,11 @@ Limits SessionConfig::limits() const {
   return l;
 }
 
+std::chrono::milliseconds SessionConfig::round_limit() const {
+  const auto work = std::chrono::duration_cast<std::chrono::milliseconds>(round_work_allowance * static_cast<std::int64_t>(parties));
+  return 2 * deadline + work;
+}
+
 namespace {
 std::vector<std::string> split_colons(const std::string& text) {
   std::vector<std::string> parts;

@@ -194,6 +194,7 @@ struct Processes {
   std::vector<ChildProcess> children, servers;
   std::vector<std::string> outputs;  // stdout files of the analyzer and the party processes
   std::size_t party_end = 0;
+  std::set<std::size_t> hung;  // party processes still running well after the run ended, stopped
 };
 
 // The further servers of a chain, started first (the shuffler is given their addresses, which it
@@ -257,8 +258,10 @@ void start_clients(Processes& p, const LaunchOptions& options, const SessionDir&
     for (PartyId id : options.dropouts)
       if (id >= first && id <= last) drops += (drops.empty() ? "" : ",") + std::to_string(id);
     if (!drops.empty()) args.insert(args.end(), {"--dropouts", drops});
-    if (options.kill_party_process && options.kill_before_round && first / k == *options.kill_party_process)
+    if (options.kill_party_process && options.kill_before_round && first / k == *options.kill_party_process) {
       args.insert(args.end(), {"--fault-kill-before-round", std::to_string(*options.kill_before_round)});
+      if (options.hang_instead) args.push_back("--fault-hang");
+    }
     p.outputs.push_back(dir / ("party-" + range + ".out"));
     p.children.emplace_back("parties " + range, args, ProcessOptions{.stdout_path = p.outputs.back()});
   }
@@ -275,7 +278,9 @@ LaunchResult collect(Processes& p, const LaunchOptions& options, bool in_time, s
   for (std::size_t i = 0; i < children.size(); ++i) {
     const auto& c = children[i];
     if (c.status() == 0) continue;
-    const std::string what = c.name() + " exited with status " + std::to_string(c.status().value_or(-1));
+    const std::string what = p.hung.count(i) ? c.name() + " still ran " + std::to_string(options.deadline.count()) +
+                                                   " ms after the shuffler and the analyzer ended (it hangs; its links were given up): stopped"
+                                             : c.name() + " exited with status " + std::to_string(c.status().value_or(-1));
     if (i >= p.party_end && options.kill_mix_server && c.name() == "mix server " + std::to_string(*options.kill_mix_server)) continue;
     if (i < 2 || i >= p.party_end) failures += (failures.empty() ? "" : "; ") + what;
     else r.lost.push_back(what);
@@ -339,8 +344,9 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
   const auto start = std::chrono::steady_clock::now();
   Processes p;
   p.children.reserve(2 + processes + local.mix_servers.size());
-  // Every round may take its deadline (twice, counting the clients' grace) plus start-up time.
-  const auto limit = options_.deadline * 2 * (protocol_.rounds() + 1) + std::chrono::seconds(30);
+  // Every round may take its limit (twice the deadline, and more with more parties), and start-up
+  // (keys, inputs, processes: one limit more) with 30 s to spare.
+  const auto limit = local.config.round_limit() * (protocol_.rounds() + 1) + std::chrono::seconds(30);
   const std::string chain = start_mix_servers(p, options_, dir, local.mix_servers.size());
   const std::string address = start_shuffler(p, options_, dir, chain);
   start_clients(p, options_, dir, local.config, address, k, inputs_file);
@@ -358,7 +364,20 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
   }
   if (options_.started) options_.started(dir.path(), processes);
   const auto reason = [this] { return options_.stop ? options_.stop() : std::string(); };
-  const bool in_time = wait_all(p.children, start + limit, [&] { return !reason().empty(); });
+  // The shuffler and the analyzer first; then the party processes, which end once they have the
+  // last result (or were told they are dropped): one still running a deadline later hangs (its
+  // links were given up already), and is stopped and counted as lost, not waited for.
+  const auto interrupted = [&] { return !reason().empty(); };
+  const bool in_time = wait_all(std::span(p.children).first(2), start + limit, interrupted);
+  const auto stragglers = in_time ? std::min(start + limit, std::chrono::steady_clock::now() + options_.deadline + std::chrono::seconds(5))
+                                  : std::chrono::steady_clock::now();
+  for (std::size_t i = 2; i < p.children.size(); ++i) {
+    auto& c = p.children[i];
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(stragglers - std::chrono::steady_clock::now());
+    if (c.wait_for(std::max(left, std::chrono::milliseconds(0)), interrupted)) continue;
+    c.kill();
+    if (in_time && reason().empty()) p.hung.insert(i);
+  }
   // A further server ends when its last round is mixed or the shuffler's link says the session
   // ended; one the shuffler never reached (a run that failed early) is stopped after a grace.
   if (!p.servers.empty()) {

@@ -87,7 +87,7 @@ struct TcpMixServer::Impl : detail::SessionHost {
   }
 
   std::chrono::milliseconds idle_limit(const Served& s) const {
-    return options.idle_timeout.count() > 0 ? options.idle_timeout : 2 * s.config.deadline + std::chrono::seconds(5);
+    return options.idle_timeout.count() > 0 ? options.idle_timeout : s.config.round_limit() + std::chrono::seconds(5);
   }
 
   // A session ends when its last round is mixed (error empty) or when it fails.

@@ -91,6 +91,13 @@ bool SessionRounds::missing(PartyId first, std::uint32_t count) const {
   return false;
 }
 
+bool SessionRounds::owes_batch(PartyId first, std::uint32_t count) const {
+  if (finished_ || first == analyzer_id) return false;
+  for (std::size_t id = first; id < std::min(present_.size(), first + std::size_t{count}); ++id)
+    if (present_[id] && expected_[id] && !submitted_[id] && !gone_[id]) return true;
+  return false;
+}
+
 bool SessionRounds::lapse(PartyId first, std::uint32_t count) {
   if (!missing(first, count)) return false;
   for (std::size_t id = first; id < std::min(present_.size(), first + std::size_t{count}); ++id)

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -13,6 +14,7 @@
 #include "shufflempc/net/detail/chain_entry.hpp"
 #include "shufflempc/net/detail/hop_links.hpp"
 #include "shufflempc/net/detail/link.hpp"
+#include "shufflempc/net/detail/round_clock.hpp"
 #include "shufflempc/net/detail/session_host.hpp"
 #include "shufflempc/net/detail/session_rounds.hpp"
 #include "shufflempc/net/onion.hpp"
@@ -102,10 +104,11 @@ struct TcpShuffler::Impl : detail::SessionHost {
     };
     std::map<PartyId, PartyLink> party_links;  // admitted links, by their first party
     std::shared_ptr<SecureLink> analyzer;
-    // The round's deadline: it expires after config.deadline with no new link and no accepted
-    // batch, and at the latest twice config.deadline after the round opened (see progress()).
+    // The round's deadlines (detail::RoundClock): the round ends config.deadline after it last
+    // moved or config.round_limit() after it opened; a link that owes a batch and says nothing
+    // for config.deadline is given up alone. One timer, armed at the clock's next().
     std::unique_ptr<asio::steady_timer> timer;
-    std::chrono::steady_clock::time_point round_opened{};
+    detail::RoundClock clock;
     // After the last round: the analyzer's link stays until the analyzer says the result arrived (a
     // done frame). Until then a result lost with its connection can be fetched again after a
     // reconnection; `done_wait` gives up (the deadline from the result, the reconnect grace once the
@@ -161,35 +164,87 @@ struct TcpShuffler::Impl : detail::SessionHost {
   }
 
   void start_round_timer(ServedSession& s) {
-    s.round_opened = std::chrono::steady_clock::now();
-    arm_round_timer(s, s.round_opened + s.config.deadline);
+    const auto now = std::chrono::steady_clock::now();
+    s.clock.open(now);
+    for (const auto& [first, pl] : s.party_links)
+      if (s.rounds->owes_batch(first, pl.count)) s.clock.heard(first, now);
+    arm_round_timer(s);
   }
 
-  // A link admitted or a batch accepted: the round is moving, so its deadline counts again from
-  // now, but never past twice the deadline from the round's opening. A loaded machine whose
-  // parties connect and submit slowly but steadily is not cut off at the first deadline, a
-  // party cannot stretch a round beyond twice it, and a client (which waits twice the deadline
-  // after its own batch) always hears the round's end.
-  void progress(ServedSession& s) {
+  // Something happened in the round: a link admitted (`first`, or the analyzer's), a batch
+  // accepted, or a link's word that its parties are preparing theirs. The round's deadline counts
+  // again from now (never past its limit), and a link that still owes a batch is watched from now.
+  // A loaded machine whose parties connect, prepare and submit slowly but steadily is not cut off;
+  // a link that falls silent is given up on its own; no party holds a round past its limit, and a
+  // client (which waits the limit after its own batch) always hears the round's end.
+  void progress(ServedSession& s, std::optional<PartyId> link = std::nullopt) {
     if (s.rounds->finished() || s.relaying || !s.rounds->started()) return;
-    const auto when = std::min(s.round_opened + 2 * s.config.deadline, std::chrono::steady_clock::now() + s.config.deadline);
-    if (when > s.timer->expiry()) arm_round_timer(s, when);
+    const auto now = std::chrono::steady_clock::now();
+    if (!link) return s.clock.moved(now);
+    const auto it = s.party_links.find(*link);
+    if (it == s.party_links.end()) return;  // a link given up already: what it says moves nothing
+    if (s.rounds->owes_batch(it->first, it->second.count)) return s.clock.heard(it->first, now);
+    s.clock.settled(it->first);
+    s.clock.moved(now);
   }
 
-  void arm_round_timer(ServedSession& s, std::chrono::steady_clock::time_point when) {
-    s.timer->expires_at(when);  // cancels a wait already pending: its handler sees the error
+  // The timer fires at the clock's next(), then again at the next one until the round closes:
+  // events only ever move next() later, so it never needs re-arming before it fires.
+  void arm_round_timer(ServedSession& s) {
+    s.timer->expires_at(s.clock.next());  // cancels a wait already pending: its handler sees the error
     s.timer->async_wait([this, &s, round = s.rounds->round()](std::error_code ec) {
-      if (ec || s.rounds->finished() || s.rounds->round() != round) return;
+      if (ec || s.rounds->finished() || s.rounds->round() != round || s.relaying) return;
+      const auto due = s.clock.due(std::chrono::steady_clock::now());
+      const auto ms = [](auto d) { return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(d).count()); };
+      using Kind = detail::RoundClock::Kind;
+      if (due.kind == Kind::nothing) return arm_round_timer(s);
+      if (due.kind == Kind::silent_links) {
+        drop_silent(s, due.silent);
+        if (!s.rounds->finished() && s.rounds->round() == round && !s.relaying) arm_round_timer(s);
+        return;
+      }
       const auto waiting = s.rounds->waiting_for();
       std::string missing = waiting.empty() ? std::string() : name_parties(waiting);
       if (!s.rounds->has_analyzer()) missing += (missing.empty() ? "" : " and ") + std::string("the analyzer");
-      const bool capped = s.timer->expiry() >= s.round_opened + 2 * s.config.deadline;
-      const auto ms = [](auto d) { return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(d).count()); };
       log(s.tag + "round " + std::to_string(round) + ": deadline expired (" +
-          (capped ? ms(2 * s.config.deadline) + " ms since the round opened" : ms(s.config.deadline) + " ms without a new link or batch") +
+          (due.kind == Kind::limit ? ms(s.clock.limit()) + " ms since the round opened, its limit"
+                                   : ms(s.clock.deadline()) + " ms without a new link, batch or word of work") +
           ")" + (missing.empty() ? std::string() : ", still waiting for " + missing));
       close_round(s);
     });
+  }
+
+  // Links that owe the round a batch and said nothing for the deadline (no batch, no word that
+  // their parties are preparing one: a process that hangs, or a machine that stopped): each is told
+  // its parties missed the deadline, closed and given up at once, in one line for all of them,
+  // while the round goes on waiting for the others.
+  void drop_silent(ServedSession& s, const std::vector<PartyId>& firsts) {
+    const std::uint32_t r = s.rounds->round();
+    const std::string round = "round " + std::to_string(r);
+    std::vector<PartyId> parties;
+    std::vector<ServedSession::PartyLink> cut;
+    for (const PartyId first : firsts) {
+      s.clock.settled(first);
+      const auto it = s.party_links.find(first);
+      if (it == s.party_links.end()) continue;
+      cut.push_back(it->second);
+      for (std::uint32_t k = 0; k < it->second.count; ++k) parties.push_back(first + k);
+    }
+    if (cut.empty()) return;
+    const std::string silence = std::to_string(s.config.deadline.count()) + " ms";
+    log(s.tag + round + ": " + name_parties(parties) + (cut.size() == 1 ? "" : " (" + std::to_string(cut.size()) + " links)") +
+        " sent nothing for " + silence + " (no batch, no word that a batch was being prepared): missed the deadline, dropped");
+    for (const auto& pl : cut) {
+      const std::string reason = round + ": " + (pl.count == 1 ? "this party" : "these parties") + " sent nothing for " + silence +
+                                 ", missed the deadline and " + (pl.count == 1 ? "was" : "were") + " dropped";
+      pl.link->send(FrameType::abort, s.rounds->round(), std::span(reinterpret_cast<const std::uint8_t*>(reason.data()), reason.size()));
+      pl.link->close_after_flush();
+      // A peer that hangs never closes its side: the link is closed a second after the abort left.
+      auto t = std::make_shared<asio::steady_timer>(io, std::chrono::seconds(1));
+      t->async_wait([t, link = pl.link](std::error_code) { link->close(); });
+      on_leave(s, pl.first, pl.count, pl.link, true);
+      if (s.rounds->finished() || s.rounds->round() != r || s.relaying) return;  // the round closed without them
+    }
   }
 
   // The round closes early once the analyzer is here and every expected party has either
@@ -563,6 +618,7 @@ struct TcpShuffler::Impl : detail::SessionHost {
       const auto it = s.party_links.find(first);
       if (it == s.party_links.end() || it->second.link != link) return;  // refused, or replaced by a reconnection
       s.party_links.erase(it);
+      s.clock.settled(first);
       if (s.rounds->finished()) {
         // Lost before it confirmed the last result: it may come back for it within the grace.
         if (owes_done(s, first)) await_party_return(s, first, "before it confirmed the session's last result");
@@ -650,7 +706,7 @@ struct TcpShuffler::Impl : detail::SessionHost {
     if (first == analyzer_id) s.analyzer = link;
     else s.party_links[first] = {first, count, link};
     if (!was_started) start_round_timer(s);
-    else progress(s);
+    else progress(s, first == analyzer_id ? std::nullopt : std::optional<PartyId>(first));
     maybe_close(s);
     return true;
   }
@@ -707,6 +763,16 @@ struct TcpShuffler::Impl : detail::SessionHost {
       party_done(s, first);
       return Next::stop;  // the link's parties have the result: it closes
     }
+    if (f.header.type == FrameType::alive) {
+      // Its parties are preparing their batch: the link is alive. A word for a round that closed
+      // meanwhile (it crossed the result) is dropped; one for a round to come is refused.
+      if (!s.rounds->finished() && f.header.round > s.rounds->round()) {
+        refuse("an alive frame for round " + std::to_string(f.header.round) + " in round " + std::to_string(s.rounds->round()));
+        return Next::stop;
+      }
+      if (!s.rounds->finished() && f.header.round == s.rounds->round()) progress(s, first);
+      return Next::read;
+    }
     if (f.header.type != FrameType::submit) {
       refuse("unexpected frame type " + std::to_string(static_cast<int>(f.header.type)));
       return Next::stop;
@@ -734,7 +800,7 @@ struct TcpShuffler::Impl : detail::SessionHost {
       refuse("round " + std::to_string(s.rounds->round()) + ": " + *reason);
       return Next::stop;
     }
-    progress(s);
+    progress(s, first);
     maybe_close(s);
     return Next::read;
   }
@@ -849,6 +915,7 @@ TcpShuffler::TcpShuffler(KeyPair keys, std::vector<SessionConfig> sessions, cons
     s->rounds = std::make_unique<detail::SessionRounds>(s->config);
     s->digest = s->config.digest();
     s->timer = std::make_unique<asio::steady_timer>(impl_->io);
+    s->clock = detail::RoundClock(s->config.deadline, s->config.round_limit());
     if (!s->config.mix_chain.empty()) {
       const std::size_t further = s->config.mix_chain.size() - 1;
       if (options.hop_addresses.size() != further)

@@ -4,8 +4,10 @@
 #include <sodium.h>
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
 #include <optional>
+#include <thread>
 
 #include "shufflempc/error.hpp"
 #include "shufflempc/net/detail/link.hpp"
@@ -92,6 +94,7 @@ struct TcpChannel::Impl {
   // elsewhere), or the analyzer's address (hosting parties, not the analyzer).
   std::unique_ptr<detail::VerdictServer> verdicts;
   std::function<void(std::uint32_t, MessageBatch&)> tamper_records;  // TcpChannelOptions::tamper_records
+  std::function<void(std::uint32_t)> preparing;                       // TcpChannelOptions::preparing
   std::optional<tcp::resolver::results_type> analyzer_endpoints;
   std::string analyzer_where;
   // A round whose records cross the chain to the analyzer only: every party says what it made of
@@ -118,9 +121,11 @@ struct TcpChannel::Impl {
   // Whether a round's records cross the mix chain (a chain, and messages to carry).
   bool chained(const RoundShape& shape) const { return !layer_keys.empty() && shape.width > 0; }
 
+  // How long a round may take, from this process's batch to its result: the session's round limit
+  // (with a round's own deadline in place of the session's, if it has one), plus 5 s.
   std::chrono::milliseconds wait_limit(const RoundRules* spec) const {
     const auto d = spec && spec->deadline.count() > 0 ? spec->deadline : config.deadline;
-    return 2 * d + std::chrono::seconds(5);
+    return config.round_limit() - 2 * config.deadline + 2 * d + std::chrono::seconds(5);
   }
 
   void log(const std::string& line) const {
@@ -284,7 +289,6 @@ struct TcpChannel::Impl {
 
   void submit(const RoundRules& spec, const Submissions& local, std::size_t ww) {
     const bool onion = chained(spec.shape);
-    const MessageBatch wrapped = onion ? wrap_for_chain(spec, local, ww) : MessageBatch(ww);
     const std::vector<char> was_in = in_session;  // who was in the session as the round began
     // Each party link's batch: a count per party (submit_absent for one that does not submit: it
     // leaves the session), then the messages in party order.
@@ -295,6 +299,12 @@ struct TcpChannel::Impl {
       if (it == hosted.end()) throw std::logic_error("party " + std::to_string(slice.party) + " is not hosted by this channel");
       slices[it->second.first][it->second.second] = &slice;
     }
+    struct Batch {
+      std::size_t link;
+      std::vector<std::uint32_t> counts;
+      std::size_t total;
+    };
+    std::vector<Batch> batches;
     for (std::size_t li = 0; li < links.size(); ++li) {
       auto& l = links[li];
       l.waiting = false;
@@ -332,11 +342,64 @@ struct TcpChannel::Impl {
       }
       if (!l.link->is_open()) continue;
       if (took_part) l.counts = counts;
-      fill_batch(l, spec, local, wrapped, ww, slices[li], counts, total);
+      batches.push_back({li, std::move(counts), total});
+    }
+    std::vector<std::size_t> alive;
+    for (const auto& b : batches) alive.push_back(b.link);
+    prepare_alive(spec.round, alive, [&] {
+      const MessageBatch wrapped = onion ? wrap_for_chain(spec, local, ww) : MessageBatch(ww);
+      for (const auto& b : batches) fill_batch(links[b.link], spec, local, wrapped, ww, slices[b.link], b.counts, b.total);
+    });
+    for (const auto& b : batches) {
+      auto& l = links[b.link];
       l.link->send(FrameType::submit, spec.round, static_cast<std::uint32_t>(ww), l.pending_count, l.pending);
       l.waiting = true;
     }
   }
+
+  // Runs `prepare` (the round's batches wrapped for a chain and sealed: seconds for a process that
+  // hosts 10^5 parties) on a thread of its own, while this one tells the shuffler on each of the
+  // links `alive` that their parties are alive (an alive frame every quarter deadline, none when
+  // the preparation is quicker): the round waits for them however long it takes, up to its limit,
+  // and a process that hangs is still given up a deadline after it last spoke (docs/network.md,
+  // "Deadlines"). Rethrows what `prepare` throws.
+  void prepare_alive(std::uint32_t round, const std::vector<std::size_t>& alive, const std::function<void()>& prepare) {
+    if (alive.empty() && !preparing) return prepare();
+    std::atomic<bool> done{false};
+    bool ticking = true;
+    std::exception_ptr error;
+    asio::steady_timer tick(io);
+    const auto every = std::max<std::chrono::milliseconds>(config.deadline / 4, std::chrono::milliseconds(1));
+    asio::co_spawn(
+        io,
+        [&]() -> asio::awaitable<void> {
+          for (;;) {
+            tick.expires_after(every);
+            std::error_code ec;
+            co_await tick.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+            if (done) co_return;
+            for (std::size_t li : alive)
+              if (links[li].link->is_open()) links[li].link->send(FrameType::alive, round, {});
+          }
+        },
+        [&ticking](std::exception_ptr) { ticking = false; });
+    {
+      std::jthread worker([&] {
+        try {
+          if (preparing) preparing(round);
+          prepare();
+        } catch (...) {
+          error = std::current_exception();
+        }
+        done = true;
+        asio::post(io, [&tick] { tick.cancel(); });
+      });
+      io.restart();
+      while (ticking) io.run_one();
+    }
+    if (error) std::rethrow_exception(error);
+  }
+
 
   struct Answer {
     std::optional<detail::Frame> frame;
@@ -790,6 +853,7 @@ TcpChannel::TcpChannel(const SessionConfig& config, std::vector<Identity> identi
   im.in_session.assign(im.identities.size(), 1);
   im.group_links(by_id, options.share_links ? link_capacity(config) : 1);
   im.tamper_records = options.tamper_records;
+  im.preparing = options.preparing;
   im.set_up_verdicts(options, resolver);
   im.connect_all();
 }
@@ -823,11 +887,14 @@ RoundOutcome TcpChannel::exchange(const RoundRules& spec, Submissions local) {
     im.check_receipts(spec, std::vector<Impl::Answer>(im.links.size()), ww);  // their "absent" verdicts
     return out;
   }
+  // The session's last result arrived: the shuffler need hold it for a reconnection no longer. Said
+  // before the records are opened and checked, which at 10^6 parties takes the analyzer longer
+  // than the shuffler waits for the word.
+  if (spec.round + 1 == im.config.rounds.size()) im.confirm_last(spec.round);
   im.check_receipts(spec, *answers, ww);
   RoundOutcome out = im.outcome_of(spec, *answers, im.verifiable() ? ww : wire_width(spec.shape.width, spec.shape.delivery));
   im.await_verdicts(spec, out);
   im.leave(out.dropped);
-  if (spec.round + 1 == im.config.rounds.size()) im.confirm_last(spec.round);
   return out;
 }
 

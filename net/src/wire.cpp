@@ -24,6 +24,7 @@ const char* type_name(std::uint16_t t) {
     case FrameType::decrypted: return "decrypted";
     case FrameType::done: return "done";
     case FrameType::verdict: return "verdict";
+    case FrameType::alive: return "alive";
   }
   return "unknown";
 }
@@ -54,6 +55,7 @@ void check_content(const FrameHeader& h, const std::string& t, const Limits& lim
   switch (h.type) {
     case FrameType::confirm:
     case FrameType::done:
+    case FrameType::alive:
       if (h.width != 0 || h.count != 0 || h.payload_length != 0) bad(Errc::malformed_frame, t + " frame with content");
       break;
     case FrameType::submit:

@@ -289,6 +289,33 @@ TEST_CASE("shufflempc local: a party process that dies is a dropout, the run sta
   CHECK(slurp(err).find("warning: parties 50-99 exited with status 137; its parties count as dropped") != std::string::npos);
 }
 
+TEST_CASE("shufflempc local --hang: a party process that stops (SIGSTOP) with its links open is named a deadline after it last spoke, the run stands") {
+  const test::TempDir tmp("shufflempc-localtest");
+  const std::string err = tmp / "err";
+  // It connects, then stops just before it prepares round 0: its links stay open and silent. The
+  // shuffler gives them up a deadline after their admission (not at the round's limit), the round
+  // closes with the others, and the launcher stops the hung process once the run is over.
+  const auto start = std::chrono::steady_clock::now();
+  const Value v = run_json({SHUFFLEMPC_CLI, "local", "counting", "--parties", "200", "--noise", "calibrated", "-k", "50", "--min-parties",
+                            "150", "--deadline-ms", "1500", "--kill-party-process", "1", "--kill-before-round", "0", "--hang", "--seed",
+                            "3", "--json"},
+                           err);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  REQUIRE(v["dropped"].size() == 50);
+  CHECK(v["dropped"][0] == 50);
+  CHECK(v["run"]["achieved"]["submitted"] == 150);
+  CHECK(v["lost_processes"].size() == 1);
+  const std::string said = slurp(err);
+  INFO(said);
+  CHECK(said.find("round 0: parties 50-99 sent nothing for 1500 ms (no batch, no word that a batch was being prepared): missed the "
+                  "deadline, dropped") != std::string::npos);
+  CHECK(said.find("deadline expired") == std::string::npos);
+  CHECK(said.find("warning: parties 50-99 still ran 1500 ms after the shuffler and the analyzer ended (it hangs; its links were given "
+                  "up): stopped") != std::string::npos);
+  // The hung process was waited for a deadline (and 5 s) after the run, never the launcher's limit.
+  CHECK(seconds < 30);
+}
+
 TEST_CASE("shufflempc local mpc2: a party process killed between the rounds ends round 1 at its link's loss, and the error names its parties") {
   const test::TempDir tmp("shufflempc-localtest");
   const std::string err = tmp / "err";

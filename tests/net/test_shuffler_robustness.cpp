@@ -41,11 +41,11 @@ std::vector<std::uint8_t> sealed(const NetSession& s, const std::vector<std::uin
 }
 
 // Parties 0..2 and the analyzer in one TcpChannel (each on its own link): one round.
-RoundOutcome run_honest(const NetSession& s, std::uint16_t port) {
+RoundOutcome run_honest(const NetSession& s, std::uint16_t port, net::TcpChannelOptions options = {}) {
   std::vector<net::Identity> ids;
   for (PartyId id : honest) ids.push_back({id, s.parties[id]});
   ids.push_back({net::analyzer_id, s.analyzer});
-  net::TcpChannel channel(s.config, std::move(ids), "127.0.0.1", port);
+  net::TcpChannel channel(s.config, std::move(ids), "127.0.0.1", port, {}, std::move(options));
   RoundRules spec;
   spec.shape = RoundShape::exactly(1, Delivery::analyzer_only, 1);
   for (PartyId i = 0; i < n_parties; ++i) spec.expected.push_back(i);
@@ -65,6 +65,15 @@ std::shared_ptr<net::detail::SecureLink> connect_party3(asio::io_context& io, co
   SystemRng rng;
   run_sync(io, link->connect_as(s.config.session, s.config.digest(), 3, s.parties[3], s.config.shuffler_key, rng));
   return link;
+}
+
+// Sends an empty frame of `type` for `round` on `link`, and returns the reason of the abort frame
+// the shuffler answers with.
+std::string refusal_of(asio::io_context& io, net::detail::SecureLink& link, FrameType type, std::uint32_t round) {
+  link.send(type, round, {});
+  const auto answer = run_sync(io, link.receive());
+  CHECK(answer.header.type == FrameType::abort);
+  return std::string(answer.payload.begin(), answer.payload.end());
 }
 
 // One message of one byte per party, in MPC mode.
@@ -313,12 +322,14 @@ TEST_CASE("shuffler process: a party that misses the deadline is dropped and tol
   const auto frame = run_sync(io, link->receive());
   CHECK(frame.header.type == FrameType::abort);
   CHECK(std::string(frame.payload.begin(), frame.payload.end()).find("missed the deadline") != std::string::npos);
-  CHECK(sh.log().find("round 0: deadline expired (1500 ms without a new link or batch), still waiting for party 3") != std::string::npos);
+  // Connected, it owed a batch and said nothing for the deadline: given up alone, named at once.
+  CHECK(sh.log().find("round 0: party 3 sent nothing for 1500 ms (no batch, no word that a batch was being prepared): missed the deadline, "
+                      "dropped") != std::string::npos);
   link->close();
   CHECK(sh.process.wait() == 0);
 }
 
-TEST_CASE("shuffler process: a round that keeps moving outlives its deadline, up to twice it" * doctest::test_suite("slow")) {
+TEST_CASE("shuffler process: a round that keeps moving outlives its deadline" * doctest::test_suite("slow")) {
   // Deadline 10 s. The honest parties submit at once; party 3 connects 6 s later (a slow machine)
   // and submits 6 s after that, 12 s into the round. Its arrival counted as progress, so the
   // round was still open: everyone's batch is in. The pauses play the slow party; they are not
@@ -341,6 +352,33 @@ TEST_CASE("shuffler process: a round that keeps moving outlives its deadline, up
   CHECK(out.submitted == std::vector<PartyId>{0, 1, 2, 3});
   CHECK(sh.log().find("deadline expired") == std::string::npos);
   link->close();
+  CHECK(sh.process.wait() == 0);
+}
+
+TEST_CASE("shuffler process: parties that prepare their batches for longer than the deadline say so and complete, while a silent one is named at the deadline" * doctest::test_suite("slow")) {
+  // Deadline 2 s, the round's limit 4.004 s. Parties 0..2 take 2.8 s to prepare their batches (the
+  // pause plays a slow machine sealing; it waits for no peer): their links say every 0.5 s that
+  // they are alive, so the round waits for them. Party 3 connects and says nothing: it is given up
+  // 2 s after it was admitted, alone, while the round stays open for the others.
+  NetSession s(n_parties, 17, 3, std::chrono::seconds(2));
+  ShufflerProcess sh(s);
+  asio::io_context io;
+  auto silent = connect_party3(io, s, sh.port);
+  const auto start = std::chrono::steady_clock::now();
+  net::TcpChannelOptions options;
+  options.preparing = [](std::uint32_t) { std::this_thread::sleep_for(std::chrono::milliseconds(2800)); };
+  const RoundOutcome out = run_honest(s, sh.port, std::move(options));
+  CHECK(std::chrono::steady_clock::now() - start >= std::chrono::milliseconds(2800));
+  CHECK(received(out) == expected(honest));
+  CHECK(out.submitted == honest);
+  CHECK(out.dropped == std::vector<PartyId>{3});
+  const auto frame = run_sync(io, silent->receive());
+  CHECK(frame.header.type == FrameType::abort);
+  CHECK(std::string(frame.payload.begin(), frame.payload.end()).find("sent nothing for 2000 ms, missed the deadline") != std::string::npos);
+  const std::string log = sh.log();
+  CHECK(log.find("round 0: party 3 sent nothing for 2000 ms") != std::string::npos);
+  CHECK(log.find("deadline expired") == std::string::npos);
+  silent->close();
   CHECK(sh.process.wait() == 0);
 }
 
@@ -557,15 +595,20 @@ TEST_CASE("shuffler process: a party link that never confirms the last result is
   }
 }
 
-TEST_CASE("shuffler process: a done frame from a party before the last result is refused with the reason") {
-  NetSession s(n_parties, 26, 0, std::chrono::seconds(20));
+TEST_CASE("shuffler process: a done frame from a party before the last result, or an alive frame for a round to come, is refused with the reason") {
+  NetSession s(n_parties, 26, 3, std::chrono::seconds(20));
   ShufflerProcess sh(s);
   asio::io_context io;
   auto early = connect_party3(io, s, sh.port);
-  early->send(FrameType::done, 0, {});
-  const auto answer = run_sync(io, early->receive());
-  CHECK(answer.header.type == FrameType::abort);
-  CHECK(std::string(answer.payload.begin(), answer.payload.end()) == "a done frame from party 3 in round 0, before the session's last result");
+  SUBCASE("done") {
+    CHECK(refusal_of(io, *early, FrameType::done, 0) == "a done frame from party 3 in round 0, before the session's last result");
+  }
+  SUBCASE("alive") {
+    CHECK(refusal_of(io, *early, FrameType::alive, 5) == "an alive frame for round 5 in round 0");
+  }
+  check_honest_only(s, sh, {3});  // the others' round is untouched
+  early->close();
+  CHECK(sh.process.wait() == 0);
 }
 
 TEST_CASE("shuffler process: an analyzer that does not come back ends the session after the grace, with one line naming it" * doctest::test_suite("slow")) {

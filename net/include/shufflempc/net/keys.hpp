@@ -161,12 +161,22 @@ struct SessionConfig {
   [[nodiscard]] static SessionConfig load(const std::string& path);
   void save(const std::string& path) const;
   [[nodiscard]] Limits limits() const;
+  // The longest a round may stay open, from its opening: twice the deadline, plus round_work_allowance
+  // for each party of the session. A round stays open only while it moves (a new link, a batch, a
+  // link saying its parties are still preparing theirs: docs/network.md, "Deadlines"); this bounds
+  // how long parties that keep saying so can hold it. Every process computes it from the config
+  // alone: the clients wait this long (plus 5 s) for a round's result.
+  [[nodiscard]] std::chrono::milliseconds round_limit() const;
   // The chain as the commands name it: mix_chain's size (1 when empty) and mix.
   [[nodiscard]] ChainSpec chain() const { return {mix_chain.empty() ? 1 : mix_chain.size(), mix}; }
   // BLAKE2b-256 of every field but shuffler_address (which each host may spell its own way), sent
   // in the hello: a process holding a different protocol, parameter, party list or key is refused.
   [[nodiscard]] ConfigDigest digest() const;
 };
+
+// Each party's share of a round's limit (SessionConfig::round_limit): about three times what
+// sealing and opening one record costs on one busy core of a small machine.
+inline constexpr std::chrono::microseconds round_work_allowance{1000};
 
 // Most rounds a session config may declare.
 inline constexpr std::size_t max_session_rounds = 1 << 16;

@@ -31,6 +31,10 @@ struct LaunchOptions {
   // With kill_party_process: instead of at once, that process kills itself (SIGKILL) just before it
   // submits this round, after the earlier rounds' results reached it.
   std::optional<std::uint32_t> kill_before_round;
+  // With kill_before_round: the process stops itself (SIGSTOP, a machine that hangs with its
+  // connections open) instead of dying. Its links fall silent: the shuffler gives them up a
+  // deadline after they last spoke, and the launcher stops the process once the run is over.
+  bool hang_instead = false;
   ChainSpec chain;                      // the servers the records cross (ChainSpec::make checked it) and what they carry
   std::optional<std::size_t> kill_mix_server;  // fault injection: kill further server I (1 .. servers - 1) once it listens
   std::string tamper_entry;  // fault injection (a chain): the entry drops, replaces or duplicates one record it admits

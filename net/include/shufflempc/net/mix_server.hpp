@@ -17,7 +17,7 @@
 // proof, and only then answers with its proved decryption shares (decrypted), once per round, so
 // nobody can use it to decrypt anything but the output of a chain it took part in.
 // A session ends when its last round is mixed (and decrypted), when the entry aborts it, or when
-// the entry sends nothing for twice the session's deadline plus 5 s; the server ends once every
+// the entry sends nothing for the session's round limit plus 5 s; the server ends once every
 // session has and the entry has said goodbye (or, if its link was cut, after MixServerOptions::linger).
 #pragma once
 
@@ -40,7 +40,7 @@ struct MixServerOptions {
   // idle sockets churns through its own connections while the entry's handshake completes.
   std::size_t max_unauthenticated = 64;
   std::chrono::milliseconds handshake_timeout{5'000};
-  // How long a session waits for the entry's next batch; 0: twice the session's deadline plus 5 s.
+  // How long a session waits for the entry's next batch; 0: the session's round limit plus 5 s.
   std::chrono::milliseconds idle_timeout{0};
   // After the last round, how long to wait for an entry whose link was cut to dial again (for the
   // last answer) before the server ends; an entry that ends its session says goodbye, and the

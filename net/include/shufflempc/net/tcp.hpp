@@ -146,6 +146,9 @@ struct TcpChannelOptions {
   // Fault injection for the tests: alters the records of the hosted parties (in the chain's
   // encoding, in local order) before they are sent, as senders of malformed records would.
   std::function<void(std::uint32_t round, MessageBatch& records)> tamper_records;
+  // For the tests: called on the thread that prepares a round's batches, before it does (a test
+  // plays a slow machine with it).
+  std::function<void(std::uint32_t round)> preparing;
 };
 
 class TcpChannel final : public AnonymousChannel {
@@ -156,8 +159,9 @@ class TcpChannel final : public AnonymousChannel {
   TcpChannel(const SessionConfig& config, std::vector<Identity> identities, const std::string& host, std::uint16_t port,
              Logger log = {}, TcpChannelOptions options = {});
   ~TcpChannel() override;
-  // Sends each link's batch (every hosted party's slice, or its leaving), and waits (deadline: twice
-  // the session's, plus 5 s) for the outcome. A party link whose connection drops before the result
+  // Sends each link's batch (every hosted party's slice, or its leaving), and waits (the session's
+  // round limit, plus 5 s) for the outcome. While the batches are prepared (sealed, wrapped for a
+  // chain), each link that will submit says every quarter deadline that its parties are alive. A party link whose connection drops before the result
   // reconnects, with backoff, and sends the same batch again (the shuffler takes it once).
   [[nodiscard]] RoundOutcome exchange(const RoundRules& spec, Submissions local) override;
   // Per identity. A party's bytes are its share of its link's (the link's bytes over its parties).

@@ -29,7 +29,7 @@ inline constexpr std::uint32_t hello_magic = 0x484d5053;  // "SPMH"
 // shuffled frame and the evidence carry the signatures). 8: receipts and verdicts (a party link's
 // result ends with its receipt; the verdict frame, party link -> analyzer; batch digests are
 // Merkle roots).
-inline constexpr std::uint16_t wire_version = 8;
+inline constexpr std::uint16_t wire_version = 9;
 inline constexpr std::size_t public_key_bytes = 32;
 inline constexpr std::size_t secret_key_bytes = 32;
 // The analyzer's identity on the wire (parties are 0 .. n-1).
@@ -59,8 +59,11 @@ enum class FrameType : std::uint16_t {
   // On a party link's own connection to the analyzer (never through the shuffler): what its
   // parties make of a round's receipt (encode_verdict).
   verdict = 12,
+  // Party link -> shuffler, while its parties still prepare the round's batch (sealing, wrapping;
+  // empty payload): they are alive, so the round waits for them (docs/network.md, "Deadlines").
+  alive = 13,
 };
-inline constexpr std::uint16_t max_frame_type = 12;
+inline constexpr std::uint16_t max_frame_type = 13;
 // Bytes a mixed frame may carry beside its records (the server's signed report).
 inline constexpr std::size_t max_mixed_extra = 4096;
 

@@ -46,6 +46,9 @@ class SessionRounds {
   // Whether the round still waits for a party of the range that is not connected (what lapse()
   // would give up).
   [[nodiscard]] bool missing(PartyId first, std::uint32_t count = 1) const;
+  // Whether the round still waits for the batch of a connected party of the range (its link owes
+  // one: the round's deadline watches that link's silence).
+  [[nodiscard]] bool owes_batch(PartyId first, std::uint32_t count = 1) const;
 
   // A submit frame of the link for first .. first+counts.size()-1: its round number and width, one
   // count per party (submit_absent: the party leaves the session) and the messages in party order.
