@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "shufflempc/runtime.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 #include "support/paths.hpp"
@@ -66,4 +67,31 @@ TEST_CASE("memory caps: hostile circuits and programs of a few bytes are refused
   // The cap itself is real: an honest run fits under it.
   const auto honest = capped({"run", "mpc2", "--parties", "3", "--function", "inner-product", "--length", "1000", "--seed", "1"});
   CHECK_MESSAGE(honest.exit_code == 0, honest.err);
+}
+
+namespace {
+
+// The peak memory of `local counting` hosting every party in one party process, by its report.
+std::size_t party_process_peak(std::size_t parties) {
+  const auto r = shufflempc::run_command({SHUFFLEMPC_CLI, "local", "counting", "--parties", std::to_string(parties), "--noise", "calibrated",
+                                          "-k", std::to_string(parties), "--seed", "1", "--json"},
+                                         std::chrono::minutes(2));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto report = Value::parse(r.out);
+  for (const auto& p : report["process_resources"])
+    if (p["process"].get<std::string>().rfind("parties", 0) == 0) return p["peak_memory_bytes"].get<std::size_t>();
+  FAIL("no party process in the report");
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("memory: a party process grows by at most 1 KB a hosted party (20,000 parties against 1,000, same build)") {
+  if (sanitized) return;  // AddressSanitizer's shadow memory and quarantine are not the program's
+  // Before the reports were streamed, one party process held every party's report as JSON three
+  // times over (about 2 KB a party more).
+  const std::size_t small = party_process_peak(1'000), large = party_process_peak(20'000);
+  CAPTURE(small);
+  CAPTURE(large);
+  CHECK(large <= small + 19'000 * 1024);
 }
