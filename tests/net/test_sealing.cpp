@@ -1,5 +1,8 @@
 // ESA sealing (net/sealing.hpp): what the channel does to every analyzer-only message on both ends.
 #include <doctest/doctest.h>
+#include <sodium.h>
+
+#include <array>
 
 #include <algorithm>
 #include <stdexcept>
@@ -31,6 +34,52 @@ TEST_CASE("sealing: records open to the messages in order under the analyzer's k
     CHECK(opened.messages.count() == 5);
     CHECK(std::vector<std::uint8_t>(opened.messages.bytes().begin(), opened.messages.bytes().end()) == plain);
   }
+}
+
+TEST_CASE("sealing: the ephemeral public keys made together are crypto_scalarmult_base's, on 3000 random clamped secrets") {
+  // Against libsodium on random inputs: every run length up to 300 (its inversion shared), then 3000
+  // at once; and the seal's records are crypto_box_seal's, opened by libsodium's own open.
+  std::vector<std::array<std::uint8_t, 32>> secrets(3000);
+  for (auto& s : secrets) {
+    randombytes_buf(s.data(), s.size());
+    s[0] &= 248;
+    s[31] = static_cast<std::uint8_t>((s[31] & 127) | 64);
+  }
+  const auto expected = [&](std::size_t i) {
+    PublicKey pk;
+    REQUIRE(crypto_scalarmult_base(pk.data(), secrets[i].data()) == 0);
+    return pk;
+  };
+  std::size_t checked = 0, first = 0;
+  for (std::size_t k = 1; first + k <= secrets.size() && k <= 300; first += k, k += 37) {
+    std::vector<PublicKey> out(k);
+    sealing::ephemeral_public_keys(std::span(secrets).subspan(first, k), out);
+    for (std::size_t i = 0; i < k; ++i) checked += out[i] == expected(first + i);
+  }
+  CHECK(checked == first);
+  std::vector<PublicKey> all(secrets.size());
+  sealing::ephemeral_public_keys(secrets, all);
+  std::size_t same = 0;
+  for (std::size_t i = 0; i < secrets.size(); ++i) same += all[i] == expected(i);
+  CHECK(same == secrets.size());
+  auto loose = secrets[0];
+  loose[0] |= 1;  // not clamped
+  std::vector<PublicKey> one(1);
+  CHECK_THROWS_AS(sealing::ephemeral_public_keys(std::span(&loose, 1), one), std::invalid_argument);
+  CHECK_THROWS_AS(sealing::ephemeral_public_keys(std::span(secrets).first(2), one), std::invalid_argument);
+
+  SeededRng rng(47);
+  const auto analyzer = KeyPair::generate(rng);
+  const auto plain = messages(700, 3);
+  std::vector<std::uint8_t> records(700 * sealing::sealed_width(3));
+  sealing::seal(plain, 3, analyzer.public_key(), records);
+  std::size_t opened = 0;
+  for (std::size_t i = 0; i < 700; ++i) {
+    std::array<std::uint8_t, 3> m{};
+    opened += crypto_box_seal_open(m.data(), records.data() + i * 51, 51, analyzer.public_key().data(), analyzer.secret_key().data()) == 0 &&
+              std::equal(m.begin(), m.end(), plain.begin() + 3 * static_cast<std::ptrdiff_t>(i));
+  }
+  CHECK(opened == 700);
 }
 
 TEST_CASE("sealing: the same message seals to a different record each time (no equality leaks to the shuffler)") {

@@ -7,6 +7,7 @@
 // did not open.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -24,7 +25,10 @@ inline constexpr std::size_t overhead = 48;
 
 // Seals each `width`-byte message of `messages` (a whole number of them) to `analyzer`, into `out`
 // (sealed_width(width) bytes per message, in the same order). Throws std::invalid_argument on sizes
-// that do not fit.
+// that do not fit. The records are crypto_box_seal's, byte for byte in form (crypto_box_seal_open
+// opens them), each with a fresh ephemeral key from libsodium's CSPRNG; the ephemeral public keys
+// of a run of records are made together (ephemeral_public_keys), which costs less than
+// crypto_box_seal's own X25519 of the base point for each.
 void seal(std::span<const std::uint8_t> messages, std::size_t width, const PublicKey& analyzer, std::span<std::uint8_t> out);
 
 // The messages of `records` (sealed_width(width) bytes each) that open under `analyzer`, in order,
@@ -34,5 +38,13 @@ struct Opened {
   std::size_t discarded = 0;
 };
 [[nodiscard]] Opened open(std::span<const std::uint8_t> records, std::size_t width, const KeyPair& analyzer);
+
+// X25519 public keys of clamped secret scalars (bit 255 and the 3 low bits clear, bit 254 set, as
+// X25519 clamps), equal to crypto_scalarmult_base's: each e·B on Edwards25519 by libsodium's
+// fixed-base multiplication (crypto_scalarmult_ed25519_base_noclamp, with its precomputed table),
+// then the Montgomery u = (1 + y) / (1 - y) of all of them with one field inversion (Montgomery's
+// trick), on public values only. Throws std::invalid_argument on sizes that differ or a secret
+// that is not clamped.
+void ephemeral_public_keys(std::span<const std::array<std::uint8_t, 32>> secrets, std::span<PublicKey> out);
 
 }  // namespace shufflempc::net::sealing
