@@ -266,7 +266,13 @@ struct TcpChannel::Impl {
                   const std::vector<const Submissions::Slice*>& slices, const std::vector<std::uint32_t>& counts, std::size_t total) {
     const std::size_t width = spec.shape.width;
     l.pending.assign(4 * counts.size() + total * ww, 0);
-    std::uint8_t* out = l.pending.data() + 4 * counts.size();
+    std::uint8_t* const records = l.pending.data() + 4 * counts.size();
+    // In ESA mode the link's messages are gathered in party order, then sealed in one call: the
+    // seal makes the ephemeral keys of a run of records together.
+    const bool sealed = !chained(spec.shape) && spec.shape.delivery == Delivery::analyzer_only;
+    std::vector<std::uint8_t> plain(sealed ? total * width : 0);
+    std::uint8_t* out = sealed ? plain.data() : records;
+    const std::size_t stride = sealed ? width : ww;
     for (std::size_t k = 0; k < l.count; ++k) {
       store_le<std::uint32_t>(l.pending.data() + 4 * k, counts[k]);
       if (counts[k] == submit_absent) continue;
@@ -276,14 +282,13 @@ struct TcpChannel::Impl {
         const std::uint8_t* from = wrapped.data() + slice->first * ww;
         std::copy(from, from + slice->count * ww, out);
         for (std::size_t m = 0; m < slice->count; ++m) l.own.push_back(std::span(from + m * ww, ww));
-      } else if (spec.shape.delivery == Delivery::analyzer_only) {
-        sealing::seal({src, slice->count * width}, width, config.analyzer_key, {out, slice->count * ww});
       } else {
         std::copy(src, src + slice->count * width, out);
       }
-      out += slice->count * ww;
+      out += slice->count * stride;
       counters[l.identities[k]].messages_sent += slice->count;
     }
+    if (sealed) sealing::seal(plain, width, config.analyzer_key, {records, total * ww});
     l.pending_count = static_cast<std::uint32_t>(total);
   }
 
