@@ -70,8 +70,9 @@ void add_analyzer_command(CLI::App& app, const Registry& registry, Action& actio
       } else if (!config.mix_chain.empty()) {
         typed.mix_chain = api::mix_chain_report(config.mix_chain.size(), channel.hop_reports());
       }
-      const Value report = api::to_json(typed);
+      Value report = api::to_json(typed);
       if (client.json) {
+        report["process"] = {{"peak_memory_bytes", own_peak_memory()}};  // its own (wait4 would count the launcher's up to the spawn too)
         std::cout << report.dump() << std::endl;
       } else {
         std::cout << "output    " << result.output.dump() << '\n'

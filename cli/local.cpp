@@ -121,6 +121,9 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
   base.params = args.params;
   base.min_parties = min_parties;
   bind_files(base, registry);
+  // Every party's report as the launcher reads it back, kept typed (a gigabyte as JSON at 10^6).
+  std::vector<api::PartyReport> table;
+  options.on_party = [&table](const Value& p) { table.push_back(api::party_report_from_json(p, "a party process")); };
   const InterruptGuard guard;  // an interrupted run stops every process; the launcher removes the keys
   const std::string executable = options.executable;
   // The truth while the processes run: the driver only waits for them meanwhile.
@@ -131,8 +134,6 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
   // The report: the analyzer's result, every party's output and traffic, read back from what the
   // processes printed.
   const api::AnalyzerReport analyzer = api::analyzer_report_from_json(run.analyzer, "the analyzer");
-  std::vector<api::PartyReport> table;
-  for (const auto& p : run.per_party) table.push_back(api::party_report_from_json(p, "a party process"));
   RunResult result = api::run_result_of(analyzer, table);
   result.seconds = run.seconds;  // the whole run's, processes started and stopped
   api::RunReport typed = api::run_report_of(info.name, *protocol, n, result, inputs, all_truth);
@@ -154,11 +155,14 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
   report["analyzer_bytes_received"] = analyzer.bytes_received;
   report["lost_processes"] = run.lost;
   report["process_resources"] = run.process_resources;  // peak memory and CPU time (from wait4), for the scale benchmarks
-  Value per_party = Value::array();
-  for (const auto& p : table) per_party.push_back(api::to_json(p));
-  report["per_party"] = std::move(per_party);
   if (args.json) {
-    print_report(report, true);
+    // The report with "per_party" written a party at a time (as one JSON tree it held every
+    // party's report twice over: gigabytes at 10^6 parties).
+    std::string head = report.dump();
+    head.pop_back();  // its closing brace
+    std::cout << head << ",\"per_party\":[";
+    for (std::size_t i = 0; i < table.size(); ++i) std::cout << (i == 0 ? "" : ",") << api::to_json(table[i]).dump();
+    std::cout << "]}" << std::endl;
     return 0;
   }
   print_report(report, false);

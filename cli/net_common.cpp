@@ -59,9 +59,9 @@ std::unique_ptr<Protocol> session_protocol(const net::SessionConfig& config, con
 WarmUp::WarmUp(const net::SessionConfig& config, const Registry& registry) {
   const ProtocolInfo* info = registry.find(config.protocol);
   if (info == nullptr || !info->warm_up) return;
-  thread_ = std::jthread([info, &config] {
+  thread_ = std::jthread([info, params = config.params] {
     try {
-      info->warm_up(Params::parse(info->params, config.params));
+      info->warm_up(Params::parse(info->params, params));
     } catch (...) {
     }
   });

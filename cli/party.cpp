@@ -119,13 +119,14 @@ void add_party_command(CLI::App& app, const Registry& registry, Action& action) 
       ensure_descriptors((identities.size() + capacity - 1) / capacity + 64, "party process " + ids + " (one link per " +
                                                                                       std::to_string(capacity) + " hosted parties)");
       auto rng = make_rng(client.seed);
-      net::TcpChannel channel(config, std::move(identities), host, port, stderr_logger("party " + ids), {.share_links = true, .analyzer_address = analyzer});
-      // Every party's key was for checking the hosted ones, which the channel did: the run reads
-      // none of them again (32 MB at 10^6 parties, in every party process).
-      std::vector<net::PublicKey>().swap(config.party_keys);
+      // The config moves into the channel (no second copy of every party's key: 32 MB at 10^6
+      // parties), which keeps none of those keys once it has checked the hosted ones.
+      const std::size_t parties = config.parties;
+      net::TcpChannel channel(std::move(config), std::move(identities), host, port, stderr_logger("party " + ids),
+                              {.share_links = true, .analyzer_address = analyzer});
       std::optional<DyingChannel> dying;
       if (kill_before_round) dying.emplace(channel, *kill_before_round, hang ? SIGSTOP : SIGKILL);
-      RoundDriver session(*protocol, dying ? static_cast<AnonymousChannel&>(*dying) : channel, *rng, config.parties);
+      RoundDriver session(*protocol, dying ? static_cast<AnonymousChannel&>(*dying) : channel, *rng, parties);
       for (PartyId id = first; id <= last; ++id) {
         Value v;
         if (!input.empty()) {
@@ -138,9 +139,10 @@ void add_party_command(CLI::App& app, const Registry& registry, Action& action) 
       }
       const RunResult result = session.run(options);
       const auto counters = channel.counters();
-      // One party's report at a time, written as it is made: a process hosting 10^5 parties never
-      // holds them all as JSON (that tree, its copy and its text were 2 KB a party at the peak).
-      if (client.json) std::cout << "{\"parties\":[";
+      // One party's report at a time, a line each, written as it is made: a process hosting 10^5
+      // parties never holds them all as JSON (that tree, its copy and its text were 2 KB a party at
+      // the peak), nor does `local` reading them back.
+      if (client.json) std::cout << "{\"parties\":[\n";
       for (PartyId id = first; id <= last; ++id) {
         const auto& c = counters.at(id);
         const auto out = result.party_outputs.find(id);
@@ -150,7 +152,7 @@ void add_party_command(CLI::App& app, const Registry& registry, Action& action) 
           std::cout << fmt::format("party {}: output {}{}\n", id, output.dump(), dropped ? " (dropped)" : "");
           continue;
         }
-        std::cout << (id == first ? "" : ",")
+        std::cout << (id == first ? "" : ",\n")
                   << api::to_json(api::PartyReport{.party = id,
                                                    .output = output,
                                                    .dropped = dropped,
@@ -162,7 +164,8 @@ void add_party_command(CLI::App& app, const Registry& registry, Action& action) 
                                                    .seconds = result.seconds})
                          .dump();
       }
-      if (client.json) std::cout << "]}" << std::endl;
+      // The process's own peak memory (wait4 would count the launcher's up to the spawn too).
+      if (client.json) std::cout << "\n],\"process\":" << Value{{"peak_memory_bytes", own_peak_memory()}}.dump() << "}" << std::endl;
       std::cout.flush();
       return 0;
     };

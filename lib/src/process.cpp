@@ -179,6 +179,14 @@ std::optional<int> ChildProcess::wait_for(std::chrono::milliseconds limit, const
   return status_;
 }
 
+std::size_t own_peak_memory() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmHWM:", 0) == 0) return static_cast<std::size_t>(std::stoull(line.substr(6))) * 1024;  // in kB
+  return 0;
+}
+
 bool wait_all(std::span<ChildProcess> children, std::chrono::steady_clock::time_point deadline, const std::function<bool()>& stop) {
   bool in_time = true;
   for (auto& c : children) {

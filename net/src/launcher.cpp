@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <functional>
 #include <stdexcept>
 #include <system_error>
 
@@ -115,6 +117,29 @@ class ListeningSocket {
   int fd_ = -1;
   std::uint16_t port_ = 0;
 };
+
+// A party process's report, {"parties":[ one party a line ],"process":{...}}, read a line at a
+// time: each party's report goes to `each` as it is parsed (never the whole array at once).
+// Returns the "process" object.
+Value read_party_reports(const std::string& path, const std::string& who, const std::function<void(Value)>& each) {
+  std::ifstream in(path);
+  std::string line;
+  const auto bad = [&] { return std::runtime_error(who + "'s report is not one party's JSON a line: " + line.substr(0, 80)); };
+  if (!std::getline(in, line) || line != "{\"parties\":[") throw std::runtime_error(who + " printed no report");
+  while (std::getline(in, line)) {
+    if (line.rfind("]", 0) == 0) {
+      // The end: `]` and the process's own figures, `],"process":{...}}`.
+      const Value tail = Value::parse("{" + (line.size() > 2 ? line.substr(2) : std::string("}")), nullptr, false);
+      if (tail.is_discarded()) throw bad();
+      return tail.value("process", Value());
+    }
+    if (!line.empty() && line.back() == ',') line.pop_back();
+    Value party = Value::parse(line, nullptr, false);
+    if (party.is_discarded() || !party.is_object()) throw bad();
+    each(std::move(party));
+  }
+  throw std::runtime_error(who + "'s report ends early");
+}
 
 Value read_report(const std::string& path, const std::string& who) {
   const Value v = Value::parse(read_text_file(path, who + "'s report"), nullptr, false);
@@ -294,15 +319,25 @@ LaunchResult collect(Processes& p, const LaunchOptions& options, bool in_time, s
                                                                         (also.empty() ? std::string() : "; and " + also) +
                                                                         " (see the lines above)");
   }
+  std::vector<std::size_t> peak(children.size());
+  for (std::size_t i = 0; i < children.size(); ++i) peak[i] = children[i].peak_memory();
+  const auto own_peak = [&](std::size_t i, const Value& process) {
+    if (process.is_object() && process.contains("peak_memory_bytes")) peak[i] = process["peak_memory_bytes"].get<std::size_t>();
+  };
   r.analyzer = read_report(p.outputs[0], "the analyzer");
+  if (r.analyzer.contains("process")) {
+    own_peak(1, r.analyzer["process"]);
+    r.analyzer.erase("process");
+  }
   for (std::size_t i = 2; i < p.party_end; ++i) {
     if (children[i].status() != 0) continue;  // a lost process: its parties are in the analyzer's dropped list
-    const Value v = read_report(p.outputs[i - 1], children[i].name());
-    if (!v.contains("parties")) throw std::runtime_error(children[i].name() + " printed no report");
-    for (const auto& party : v["parties"]) r.per_party.push_back(party);
+    own_peak(i, read_party_reports(p.outputs[i - 1], children[i].name(), [&](Value party) {
+               if (options.on_party) options.on_party(party);
+               else r.per_party.push_back(std::move(party));
+             }));
   }
-  for (const auto& c : children)
-    r.process_resources.push_back({{"process", c.name()}, {"peak_memory_bytes", c.peak_memory()}, {"cpu_seconds", c.cpu_seconds()}});
+  for (std::size_t i = 0; i < children.size(); ++i)
+    r.process_resources.push_back({{"process", children[i].name()}, {"peak_memory_bytes", peak[i]}, {"cpu_seconds", children[i].cpu_seconds()}});
   return r;
 }
 

@@ -836,11 +836,12 @@ struct TcpChannel::Impl {
   }
 };
 
-TcpChannel::TcpChannel(const SessionConfig& config, std::vector<Identity> identities, const std::string& host,
-                       std::uint16_t port, Logger log, TcpChannelOptions options)
+TcpChannel::TcpChannel(SessionConfig session, std::vector<Identity> identities, const std::string& host, std::uint16_t port, Logger log,
+                       TcpChannelOptions options)
     : impl_(std::make_unique<Impl>()) {
   auto& im = *impl_;
-  im.config = config;
+  im.config = std::move(session);
+  const SessionConfig& config = im.config;
   im.digest = config.digest();
   im.limits = config.limits();
   im.log_fn = std::move(log);
@@ -861,8 +862,8 @@ TcpChannel::TcpChannel(const SessionConfig& config, std::vector<Identity> identi
   im.preparing = options.preparing;
   im.set_up_verdicts(options, resolver);
   // The parties' keys were for checking the hosted identities (and the verdict server's tree, made
-  // above); nothing later reads them, so the channel keeps no second copy of them (32 MB at 10^6
-  // parties, in every party process).
+  // above); nothing later reads them, so the channel keeps none of them (32 MB at 10^6 parties, in
+  // every party process, which moves its config in).
   std::vector<PublicKey>().swap(im.config.party_keys);
   im.connect_all();
 }

@@ -48,6 +48,9 @@ class ChildProcess {
   [[nodiscard]] pid_t pid() const { return pid_; }
   [[nodiscard]] std::optional<int> status() const { return status_; }
   // After the child ended: its peak resident memory in bytes and its CPU time (user + system).
+  // The child's peak resident memory by wait4. A child started by posix_spawn counts its parent's
+  // peak up to the spawn too (the kernel keeps the larger of the two address spaces' marks): a
+  // process that reports its own (own_peak_memory) is measured better that way.
   [[nodiscard]] std::size_t peak_memory() const { return peak_memory_; }
   [[nodiscard]] double cpu_seconds() const { return cpu_seconds_; }
 
@@ -63,6 +66,10 @@ class ChildProcess {
   std::size_t peak_memory_ = 0;
   double cpu_seconds_ = 0;
 };
+
+// This process's own peak resident memory (VmHWM of /proc/self/status, in bytes; 0 if unknown):
+// its address space's alone, not its parent's up to the exec.
+[[nodiscard]] std::size_t own_peak_memory();
 
 // Waits for every child until `deadline` (or until `stop()` turns true after a signal), killing the
 // ones still running then. Returns false if any had to be killed.

@@ -43,14 +43,19 @@ struct LaunchOptions {
   // Polled when a signal interrupts the wait: a non-empty reason ("signal 2") stops every process.
   std::function<std::string()> stop;
   std::function<void(const std::string& dir, std::size_t party_processes)> started;  // once all processes run
+  // Each surviving party's report as it is read back (in party order per process), instead of all
+  // of them in LaunchResult::per_party: at 10^6 parties their JSON would be a gigabyte.
+  std::function<void(const Value& party)> on_party;
 };
 
 struct LaunchResult {
   Value analyzer;                       // the analyzer's report (output, messages, bytes, dropped, details, ...)
-  Value per_party = Value::array();     // every surviving party's report, in party order per process
+  Value per_party = Value::array();     // every surviving party's report, in party order per process (without on_party)
   std::vector<std::string> lost;        // party processes that failed: their parties count as dropped
   std::size_t party_processes = 0, parties_per_process = 0;
-  Value process_resources = Value::array();  // peak memory and CPU time of every process
+  // Peak memory and CPU time of every process: the peak a process reports of itself when it does
+  // (the analyzer and the party processes), else wait4's (ChildProcess::peak_memory).
+  Value process_resources = Value::array();
   double seconds = 0;
 };
 

@@ -156,8 +156,10 @@ class TcpChannel final : public AnonymousChannel {
   // Connects and authenticates the links of the hosted identities to the shuffler at host:port
   // (retrying, while the session's deadline allows, until the shuffler listens). Throws
   // std::system_error (unauthenticated, peer_closed, timeout, ...) if any link fails.
-  TcpChannel(const SessionConfig& config, std::vector<Identity> identities, const std::string& host, std::uint16_t port,
-             Logger log = {}, TcpChannelOptions options = {});
+  // The channel keeps its own copy of `config` (without the n party keys, once it has checked the
+  // hosted ones): a process with nothing else to do with its config moves it in.
+  TcpChannel(SessionConfig config, std::vector<Identity> identities, const std::string& host, std::uint16_t port, Logger log = {},
+             TcpChannelOptions options = {});
   ~TcpChannel() override;
   // Sends each link's batch (every hosted party's slice, or its leaving), and waits (the session's
   // round limit, plus 5 s) for the outcome. While the batches are prepared (sealed, wrapped for a
