@@ -154,7 +154,7 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
                          {"executable", executable}};
   report["analyzer_bytes_received"] = analyzer.bytes_received;
   report["lost_processes"] = run.lost;
-  report["process_resources"] = run.process_resources;  // peak memory and CPU time (from wait4), for the scale benchmarks
+  report["process_resources"] = run.process_resources;  // peak memory (each process's own where it reports it) and CPU time, for the scale benchmarks
   if (args.json) {
     // The report with "per_party" written a party at a time (as one JSON tree it held every
     // party's report twice over: gigabytes at 10^6 parties).
