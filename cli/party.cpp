@@ -139,10 +139,10 @@ void add_party_command(CLI::App& app, const Registry& registry, Action& action) 
       }
       const RunResult result = session.run(options);
       const auto counters = channel.counters();
-      // One party's report at a time, a line each, written as it is made: a process hosting 10^5
-      // parties never holds them all as JSON (that tree, its copy and its text were 2 KB a party at
-      // the peak), nor does `local` reading them back.
-      if (client.json) std::cout << "{\"parties\":[\n";
+      // One party's report at a time, written as it is made (one line of JSON in all): a process
+      // hosting 10^5 parties never holds them all as JSON (that tree, its copy and its text were
+      // 2 KB a party at the peak).
+      if (client.json) std::cout << "{\"parties\":[";
       for (PartyId id = first; id <= last; ++id) {
         const auto& c = counters.at(id);
         const auto out = result.party_outputs.find(id);
@@ -152,7 +152,7 @@ void add_party_command(CLI::App& app, const Registry& registry, Action& action) 
           std::cout << fmt::format("party {}: output {}{}\n", id, output.dump(), dropped ? " (dropped)" : "");
           continue;
         }
-        std::cout << (id == first ? "" : ",\n")
+        std::cout << (id == first ? "" : ",")
                   << api::to_json(api::PartyReport{.party = id,
                                                    .output = output,
                                                    .dropped = dropped,
@@ -165,7 +165,7 @@ void add_party_command(CLI::App& app, const Registry& registry, Action& action) 
                          .dump();
       }
       // The process's own peak memory (wait4 would count the launcher's up to the spawn too).
-      if (client.json) std::cout << "\n],\"process\":" << Value{{"peak_memory_bytes", own_peak_memory()}}.dump() << "}" << std::endl;
+      if (client.json) std::cout << "],\"process\":" << Value{{"peak_memory_bytes", own_peak_memory()}}.dump() << "}" << std::endl;
       std::cout.flush();
       return 0;
     };
