@@ -309,7 +309,7 @@ struct TcpChannel::Impl {
       std::vector<std::uint32_t> counts;
       std::size_t total;
     };
-    std::vector<Batch> batches;
+    std::vector<Batch> batches, leaving;
     for (std::size_t li = 0; li < links.size(); ++li) {
       auto& l = links[li];
       l.waiting = false;
@@ -337,24 +337,29 @@ struct TcpChannel::Impl {
       const bool took_part = onion && std::any_of(l.identities.begin(), l.identities.end(), [&](std::size_t i) { return was_in[i] != 0; });
       if (!anyone) {
         if (took_part) l.counts = counts;  // every one "absent" to the analyzer
-        // Every party of the link leaves: it says so (every count absent), so that the round does
-        // not wait for it as for a link that was cut, and closes.
-        if (l.link->is_open()) {
-          l.link->send(FrameType::submit, spec.round, static_cast<std::uint32_t>(ww), 0, encode_submit(counts, {}));
-          l.link->close_after_flush();
-        }
+        leaving.push_back({li, std::move(counts), 0});
         continue;
       }
       if (!l.link->is_open()) continue;
       if (took_part) l.counts = counts;
       batches.push_back({li, std::move(counts), total});
     }
-    std::vector<std::size_t> alive;
-    for (const auto& b : batches) alive.push_back(b.link);
-    prepare_alive(spec.round, alive, [&] {
+    // The batches are made while the ticker still says the parties are alive; the links are used
+    // again only once it has stopped.
+    if (preparing) preparing(spec.round);
+    {
       const MessageBatch wrapped = onion ? wrap_for_chain(spec, local, ww) : MessageBatch(ww);
       for (const auto& b : batches) fill_batch(links[b.link], spec, local, wrapped, ww, slices[b.link], b.counts, b.total);
-    });
+    }
+    stop_ticker();
+    // A link all of whose parties leave says so (every count absent), so that the round does not
+    // wait for it as for a link that was cut, and closes.
+    for (const auto& b : leaving) {
+      auto& l = links[b.link];
+      if (!l.link->is_open()) continue;
+      l.link->send(FrameType::submit, spec.round, static_cast<std::uint32_t>(ww), 0, encode_submit(b.counts, {}));
+      l.link->close_after_flush();
+    }
     for (const auto& b : batches) {
       auto& l = links[b.link];
       l.link->send(FrameType::submit, spec.round, static_cast<std::uint32_t>(ww), l.pending_count, l.pending);
@@ -362,49 +367,58 @@ struct TcpChannel::Impl {
     }
   }
 
-  // Runs `prepare` (the round's batches wrapped for a chain and sealed: seconds for a process that
-  // hosts 10^5 parties) on a thread of its own, while this one tells the shuffler on each of the
-  // links `alive` that their parties are alive (an alive frame every quarter deadline, none when
-  // the preparation is quicker): the round waits for them however long it takes, up to its limit,
-  // and a process that hangs is still given up a deadline after it last spoke (docs/network.md,
-  // "Deadlines"). Rethrows what `prepare` throws.
-  void prepare_alive(std::uint32_t round, const std::vector<std::size_t>& alive, const std::function<void()>& prepare) {
-    if (alive.empty() && !preparing) return prepare();
-    std::atomic<bool> done{false};
-    bool ticking = true;
-    std::exception_ptr error;
-    asio::steady_timer tick(io);
+  // Says on every party link still in the session that its parties are alive (an alive frame for
+  // `round` every quarter deadline, none when the work is quicker), on a thread of its own that runs
+  // the io_context, while this process works: the protocol computing its parties' messages, then
+  // the channel sealing and wrapping them. So the round waits for them however long that takes, up
+  // to its limit, and a process that hangs is still given up a deadline after it last spoke
+  // (docs/network.md, "Deadlines that follow the work"). Started once the links are up and after
+  // every round but the last; stopped before this thread touches a link again.
+  std::jthread ticker;
+  std::atomic<bool> ticker_stop{false};
+  asio::steady_timer ticker_timer{io};
+
+  void start_ticker(std::uint32_t round) {
+    if (round >= config.rounds.size()) return;
+    std::vector<std::size_t> alive;
+    for (std::size_t li = 0; li < links.size(); ++li) {
+      const auto& l = links[li];
+      if (l.first != analyzer_id && l.link->is_open() &&
+          std::any_of(l.identities.begin(), l.identities.end(), [&](std::size_t i) { return in_session[i] != 0; }))
+        alive.push_back(li);
+    }
+    if (alive.empty()) return;
+    ticker_stop = false;
     const auto every = std::max<std::chrono::milliseconds>(config.deadline / 4, std::chrono::milliseconds(1));
-    asio::co_spawn(
-        io,
-        [&]() -> asio::awaitable<void> {
-          for (;;) {
-            tick.expires_after(every);
-            std::error_code ec;
-            co_await tick.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-            if (done) co_return;
-            for (std::size_t li : alive)
-              if (links[li].link->is_open()) links[li].link->send(FrameType::alive, round, {});
-          }
-        },
-        [&ticking](std::exception_ptr) { ticking = false; });
-    {
-      std::jthread worker([&] {
-        try {
-          if (preparing) preparing(round);
-          prepare();
-        } catch (...) {
-          error = std::current_exception();
-        }
-        done = true;
-        asio::post(io, [&tick] { tick.cancel(); });
-      });
+    ticker = std::jthread([this, round, alive = std::move(alive), every] {
+      bool ticking = true;
+      asio::co_spawn(
+          io,
+          [&]() -> asio::awaitable<void> {
+            for (;;) {
+              // Checked on the io thread before each wait: a stop posted meanwhile finds the wait
+              // registered (and cancels it) or the flag already set.
+              if (ticker_stop) co_return;
+              ticker_timer.expires_after(every);
+              std::error_code ec;
+              co_await ticker_timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+              if (ticker_stop) co_return;
+              for (std::size_t li : alive)
+                if (links[li].link->is_open()) links[li].link->send(FrameType::alive, round, {});
+            }
+          },
+          [&ticking](std::exception_ptr) { ticking = false; });
       io.restart();
       while (ticking) io.run_one();
-    }
-    if (error) std::rethrow_exception(error);
+    });
   }
 
+  void stop_ticker() {
+    if (!ticker.joinable()) return;
+    ticker_stop = true;
+    asio::post(io, [this] { ticker_timer.cancel(); });
+    ticker.join();
+  }
 
   struct Answer {
     std::optional<detail::Frame> frame;
@@ -866,14 +880,23 @@ TcpChannel::TcpChannel(SessionConfig session, std::vector<Identity> identities, 
   // every party process, which moves its config in).
   std::vector<PublicKey>().swap(im.config.party_keys);
   im.connect_all();
+  im.start_ticker(0);
 }
 
 TcpChannel::~TcpChannel() {
+  impl_->stop_ticker();
   for (auto& l : impl_->links) l.link->close();
 }
 
 RoundOutcome TcpChannel::exchange(const RoundRules& spec, Submissions local) {
   auto& im = *impl_;
+  // The ticker runs until the batches are made (submit stops it); stopped too on any way out before.
+  struct StopTicker {
+    Impl* im;
+    ~StopTicker() {
+      if (im) im->stop_ticker();
+    }
+  } stop_ticker{&im};
   const RoundShape wire = wire_shape(spec.shape, im.chained(spec.shape) ? im.layer_keys.size() : 0, im.config.mix);
   const std::size_t ww = wire.width;
   if (!im.config.rounds.empty()) {  // the shuffler enforces the config's shapes: a different one would be refused there
@@ -881,6 +904,7 @@ RoundOutcome TcpChannel::exchange(const RoundRules& spec, Submissions local) {
       throw std::invalid_argument("round " + std::to_string(spec.round) + ": the protocol's round shape is not the session config's (check_rounds)");
   }
   im.submit(spec, local, ww);
+  stop_ticker.im = nullptr;  // stopped by submit; started again below, for the next round
   std::optional<std::vector<Impl::Answer>> answers;
   try {
     answers = im.await_results(spec, ww);
@@ -905,6 +929,7 @@ RoundOutcome TcpChannel::exchange(const RoundRules& spec, Submissions local) {
   RoundOutcome out = im.outcome_of(spec, *answers, im.verifiable() ? ww : wire_width(spec.shape.width, spec.shape.delivery));
   im.await_verdicts(spec, out);
   im.leave(out.dropped);
+  im.start_ticker(spec.round + 1);  // while the protocol computes the next round's messages
   return out;
 }
 

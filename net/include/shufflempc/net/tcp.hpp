@@ -146,8 +146,8 @@ struct TcpChannelOptions {
   // Fault injection for the tests: alters the records of the hosted parties (in the chain's
   // encoding, in local order) before they are sent, as senders of malformed records would.
   std::function<void(std::uint32_t round, MessageBatch& records)> tamper_records;
-  // For the tests: called on the thread that prepares a round's batches, before it does (a test
-  // plays a slow machine with it).
+  // For the tests: called in exchange() before the round's batches are made, while the links say
+  // their parties are alive (a test plays a slow machine with it).
   std::function<void(std::uint32_t round)> preparing;
 };
 
@@ -162,8 +162,10 @@ class TcpChannel final : public AnonymousChannel {
              TcpChannelOptions options = {});
   ~TcpChannel() override;
   // Sends each link's batch (every hosted party's slice, or its leaving), and waits (the session's
-  // round limit, plus 5 s) for the outcome. While the batches are prepared (sealed, wrapped for a
-  // chain), each link that will submit says every quarter deadline that its parties are alive. A party link whose connection drops before the result
+  // round limit, plus 5 s) for the outcome. From the links' set-up (or the previous round's result)
+  // until the batches are made (the protocol computing them, the channel sealing and wrapping
+  // them), a thread of the channel says on each party link every quarter deadline that its parties
+  // are alive. A party link whose connection drops before the result
   // reconnects, with backoff, and sends the same batch again (the shuffler takes it once).
   [[nodiscard]] RoundOutcome exchange(const RoundRules& spec, Submissions local) override;
   // Per identity. A party's bytes are its share of its link's (the link's bytes over its parties).
