@@ -1,5 +1,7 @@
 #include "shufflempc/net/detail/link.hpp"
 
+#include <sys/resource.h>
+
 #include <sodium.h>
 
 #include <algorithm>
@@ -448,7 +450,14 @@ asio::awaitable<void> accept_loop(tcp::acceptor& acceptor, std::function<asio::a
       if (!acceptor.is_open()) co_return;
       backoff = std::min<std::chrono::milliseconds>(std::chrono::milliseconds(1000),
                                                     std::max<std::chrono::milliseconds>(std::chrono::milliseconds(10), backoff * 2));
-      if (log) log("accept failed", "accept failed: " + ec.message() + "; next attempt in " + std::to_string(backoff.count()) + " ms");
+      // Out of descriptors: say how many the process may hold, which is what to raise.
+      std::string why = ec.message();
+      if (ec == asio::error::no_descriptors) {
+        struct rlimit lim {};
+        if (::getrlimit(RLIMIT_NOFILE, &lim) == 0)
+          why += " (this process may hold " + std::to_string(lim.rlim_cur) + " descriptors, one per connection: raise it with ulimit -n)";
+      }
+      if (log) log("accept failed", "accept failed: " + why + "; next attempt in " + std::to_string(backoff.count()) + " ms");
       pause.expires_after(backoff);
       co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, ec));
       continue;
