@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "shufflempc/little_endian.hpp"
 #include "shufflempc/parallel.hpp"
 
 namespace shufflempc::net::sealing {
@@ -104,14 +105,14 @@ Limbs invert(const Limbs& a) {
 }
 
 Limbs from_le(const std::uint8_t* bytes) {
-  Limbs v{};
-  for (std::size_t i = 0; i < 32; ++i) v[i / 8] |= static_cast<std::uint64_t>(bytes[i]) << (8 * (i % 8));
+  Limbs v;
+  for (std::size_t i = 0; i < 4; ++i) v[i] = load_le<std::uint64_t>(bytes + 8 * i);
   return v;
 }
 
 void to_le(const Limbs& v, std::uint8_t* out) {
   const Limbs c = canonical(v);
-  for (std::size_t i = 0; i < 32; ++i) out[i] = static_cast<std::uint8_t>(c[i / 8] >> (8 * (i % 8)));
+  for (std::size_t i = 0; i < 4; ++i) store_le<std::uint64_t>(out + 8 * i, c[i]);
 }
 
 bool clamped(const std::array<std::uint8_t, 32>& s) { return (s[0] & 7) == 0 && (s[31] & 0xc0) == 0x40; }

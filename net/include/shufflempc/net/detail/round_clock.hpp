@@ -47,7 +47,6 @@ class RoundClock {
   // When something may next be due (never later than the earliest of the three).
   [[nodiscard]] Time next() const;
 
-  [[nodiscard]] Time opened() const { return opened_; }
   [[nodiscard]] std::chrono::milliseconds deadline() const { return deadline_; }
   [[nodiscard]] std::chrono::milliseconds limit() const { return limit_; }
   [[nodiscard]] std::size_t watched() const { return heard_.size(); }
