@@ -19,21 +19,6 @@ Point make_base() {
   return g;
 }
 
-// BLAKE2b-512 of (label length, label, data): the input to both hashes below.
-std::array<std::uint8_t, 64> wide_hash(std::string_view label, std::span<const std::uint8_t> data) {
-  ensure_sodium();
-  crypto_generichash_state st;
-  crypto_generichash_init(&st, nullptr, 0, 64);
-  const std::uint8_t len = static_cast<std::uint8_t>(label.size());
-  if (label.size() > 255) throw std::invalid_argument("hash label longer than 255 bytes");
-  crypto_generichash_update(&st, &len, 1);
-  crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(label.data()), label.size());
-  crypto_generichash_update(&st, data.data(), data.size());
-  std::array<std::uint8_t, 64> out;
-  crypto_generichash_final(&st, out.data(), out.size());
-  return out;
-}
-
 }  // namespace
 
 const Point& base_point() {
@@ -43,6 +28,9 @@ const Point& base_point() {
 
 bool valid_point(const Point& p) {
   ensure_sodium();
+  // RFC 9496 rejects an encoding with bit 255 set; libsodium before 1.0.19 ignores that bit (and
+  // would accept two encodings of one point).
+  if ((p.bytes[31] & 0x80) != 0) return false;
   return crypto_core_ristretto255_is_valid_point(p.bytes.data()) == 1;
 }
 
@@ -145,6 +133,20 @@ Point hash_to_point(std::string_view label, std::span<const std::uint8_t> data) 
 
 Scalar hash_to_scalar(std::string_view label, std::span<const std::uint8_t> data) {
   return reduce_wide(wide_hash(label, data));
+}
+
+std::array<std::uint8_t, 64> wide_hash(std::string_view label, std::span<const std::uint8_t> data) {
+  ensure_sodium();
+  crypto_generichash_state st;
+  crypto_generichash_init(&st, nullptr, 0, 64);
+  const std::uint8_t len = static_cast<std::uint8_t>(label.size());
+  if (label.size() > 255) throw std::invalid_argument("hash label longer than 255 bytes");
+  crypto_generichash_update(&st, &len, 1);
+  crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(label.data()), label.size());
+  crypto_generichash_update(&st, data.data(), data.size());
+  std::array<std::uint8_t, 64> out;
+  crypto_generichash_final(&st, out.data(), out.size());
+  return out;
 }
 
 OpCounts op_counts() {

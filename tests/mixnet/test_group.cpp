@@ -48,6 +48,10 @@ TEST_CASE("mixnet group: only canonical encodings are points and only scalars be
   // RFC 9496, Appendix A.2: a non-canonical field element and a negative one.
   CHECK_FALSE(valid_point(point_hex("00ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f")));
   CHECK_FALSE(valid_point(point_hex("0100000000000000000000000000000000000000000000000000000000000000")));
+  // RFC 9496 rejects bit 255 set (libsodium 1.0.18 ignores it): G with that bit is no point.
+  Point high = base_point();
+  high.bytes[31] |= 0x80;
+  CHECK_FALSE(valid_point(high));
   Scalar order;
   from_hex("edd3f55c1a631258d69cf7a2def9de1400000000000000000000000000000010", order.bytes, "L");
   CHECK_FALSE(valid_scalar(order));

@@ -58,6 +58,8 @@ struct Scalar {
 // generators of the proof of shuffle and the Fiat–Shamir challenges.
 [[nodiscard]] Point hash_to_point(std::string_view label, std::span<const std::uint8_t> data);
 [[nodiscard]] Scalar hash_to_scalar(std::string_view label, std::span<const std::uint8_t> data);
+// The 64 bytes both map: BLAKE2b-512 of (label length, label, data).
+[[nodiscard]] std::array<std::uint8_t, 64> wide_hash(std::string_view label, std::span<const std::uint8_t> data);
 
 // Group operations since the process started (all threads).
 struct OpCounts {
