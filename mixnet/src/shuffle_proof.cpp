@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include <mutex>
+
 #include "shufflempc/messages.hpp"
+#include "shufflempc/mixnet/detail/edwards.hpp"
 #include "shufflempc/parallel.hpp"
 #include "detail.hpp"
 
@@ -74,6 +77,42 @@ void wipe(std::vector<Scalar>& v) {
   for (auto& s : v) sodium_memzero(s.bytes.data(), s.bytes.size());
 }
 
+// The generators H_0 .. H_count-1 in affine form. They depend on nothing but their index, so the
+// process keeps those it has made: the hops of one chain, and the rounds of a mix server, share them.
+std::vector<edwards::Niels> generators(std::size_t count, unsigned threads) {
+  static std::mutex mutex;
+  static std::vector<edwards::Niels> made;
+  std::lock_guard lock(mutex);
+  if (made.size() < count) {
+    // hash_to_point's map (RFC 9496) in coordinates: shuffle_generators' points without their encoding.
+    std::vector<edwards::Ext> more(count - made.size());
+    parallel_for(more.size(), threads, [&](std::size_t i) {
+      std::uint8_t b[8];
+      store_le(b, std::uint64_t{made.size() + i});
+      more[i] = edwards::from_hash(wide_hash("shufflempc/mixnet/shuffle/generator", b));
+    });
+    const auto affine = edwards::to_niels(more);
+    made.insert(made.end(), affine.begin(), affine.end());
+  }
+  return {made.begin(), made.begin() + static_cast<std::ptrdiff_t>(count)};
+}
+
+// Decodes every point of `points` into out[at ..]; false if one is not a canonical encoding.
+bool decode_into(std::span<const Point> points, std::vector<edwards::Niels>& out, std::size_t at, unsigned threads) {
+  std::atomic<bool> bad{false};
+  parallel_for(points.size(), threads, [&](std::size_t i) {
+    if (!edwards::decode(points[i], out[at + i])) bad = true;
+  });
+  return !bad;
+}
+
+// 128 uniform bits: the verifier's weight of one equation in the batched check.
+Scalar batch_weight() {
+  Scalar s;
+  randombytes_buf(s.bytes.data(), 16);
+  return s;
+}
+
 }  // namespace
 
 std::vector<std::uint8_t> ProofContext::to_bytes() const {
@@ -105,10 +144,23 @@ Shuffled reencrypt_shuffle(const CiphertextBatch& input, const Point& key, Rng& 
   // Fisher–Yates with rejection-free uniform draws (Rng::uniform).
   for (std::size_t i = n; i > 1; --i) std::swap(s.witness.permutation[i - 1], s.witness.permutation[rng.uniform(i)]);
   s.witness.randomness = random_scalars(n * limbs, rng);
+  // (c1 + ρ·G, c2 + ρ·Y) with ρ secret: the combs of G and of this key (built once a batch).
+  edwards::Ext key_point;
+  if (!edwards::decode(key, key_point)) throw std::invalid_argument("reencrypt_shuffle: the key is not a point");
+  const edwards::FixedBase key_table(key_point);
+  const auto& g_table = edwards::base_table();
+  FirstFailure bad(n);
   parallel_for(n, threads, [&](std::size_t i) {
     const auto from = input.record(s.witness.permutation[i]);
-    for (std::size_t j = 0; j < limbs; ++j) s.output.at(i, j) = reencrypt(from[j], key, s.witness.randomness[i * limbs + j]);
+    for (std::size_t j = 0; j < limbs; ++j) {
+      const Scalar& rho = s.witness.randomness[i * limbs + j];
+      edwards::Ext c1, c2;
+      if (!edwards::decode(from[j].c1, c1) || !edwards::decode(from[j].c2, c2)) return bad.note(s.witness.permutation[i]);
+      s.output.at(i, j) = {edwards::encode(edwards::add(c1, edwards::to_cached(g_table.mul(rho)))),
+                           edwards::encode(edwards::add(c2, edwards::to_cached(key_table.mul(rho))))};
+    }
   });
+  if (bad.any()) throw std::invalid_argument("reencrypt_shuffle: input record " + std::to_string(bad.index()) + " holds a non-canonical point");
   return s;
 }
 
@@ -186,13 +238,21 @@ ShuffleProof prove_shuffle(const ProofContext& context, const Point& key, const 
   if (output.size() != n || output.limbs() != limbs || witness.permutation.size() != n || witness.randomness.size() != n * limbs)
     throw std::invalid_argument("prove_shuffle: the batches and the witness differ in size");
   const auto& pi = witness.permutation;
-  const auto h = shuffle_generators(n + 1, threads);  // h[0] = H, h[i + 1] = H_i
+  // Every product below has a secret scalar: fixed-base combs for G and H and Straus's method for
+  // the sums, all reading their tables by masked selection (edwards.hpp).
+  const auto h = generators(n + 1, threads);  // h[0] = H, h[i + 1] = H_i
+  const auto& g_table = edwards::base_table();
+  const edwards::FixedBase h_table(edwards::from_niels(h[0]));
+  // a·G + b·H, encoded.
+  const auto combine = [&](const Scalar& a, const Scalar& b) {
+    return edwards::encode(edwards::add(g_table.mul(a), edwards::to_cached(h_table.mul(b))));
+  };
   ShuffleProof p;
 
   // The permutation commitment: c[pi(i)] = r[pi(i)]·G + H_i.
   auto r = random_scalars(n, rng);
   p.c.resize(n);
-  parallel_for(n, threads, [&](std::size_t i) { p.c[pi[i]] = mul_base(r[pi[i]]) + h[i + 1]; });
+  parallel_for(n, threads, [&](std::size_t i) { p.c[pi[i]] = edwards::encode(edwards::add(g_table.mul(r[pi[i]]), h[i + 1])); });
   const auto seed = statement_seed(context, key, input, output, p.c);
   const auto u = record_weights(seed, n, threads);
   std::vector<Scalar> u_out(n);  // u'_i = u[pi(i)]
@@ -207,31 +267,46 @@ ShuffleProof prove_shuffle(const ProofContext& context, const Point& key, const 
     big_u[i] = i == 0 ? u_out[0] : u_out[i] * big_u[i - 1];
   }
   p.c_hat.resize(n);
-  parallel_for(n, threads, [&](std::size_t i) { p.c_hat[i] = mul_base(big_r[i]) + big_u[i] * h[0]; });
+  parallel_for(n, threads, [&](std::size_t i) { p.c_hat[i] = combine(big_r[i], big_u[i]); });
 
   // The commitments.
   const Scalar w1 = random_scalar(rng), w2 = random_scalar(rng), w3 = random_scalar(rng);
   auto w4 = random_scalars(limbs, rng);
   auto w_hat = random_scalars(n, rng);
   auto w_prime = random_scalars(n, rng);
-  p.t1 = mul_base(w1);
-  p.t2 = mul_base(w2);
-  // sums[0] = Σ w'_i H_i; per limb j: sums[1 + 2j] = Σ w'_i c2'_ij, sums[2 + 2j] = Σ w'_i c1'_ij.
-  const auto sums = parallel_sums(n, 1 + 2 * limbs, threads, [&](std::size_t i, std::span<Point> acc) {
-    acc[0] = acc[0] + w_prime[i] * h[i + 1];
-    for (std::size_t j = 0; j < limbs; ++j) {
-      acc[1 + 2 * j] = acc[1 + 2 * j] + w_prime[i] * output.at(i, j).c2;
-      acc[2 + 2 * j] = acc[2 + 2 * j] + w_prime[i] * output.at(i, j).c1;
-    }
-  });
-  p.t3 = mul_base(w3) + sums[0];
+  p.t1 = edwards::encode(g_table.mul(w1));
+  p.t2 = edwards::encode(g_table.mul(w2));
+  // t3 = w3·G + Σ w'_i H_i; per limb j: t4[2j] = Σ w'_i c2'_ij - w4_j·Y, t4[2j+1] = Σ w'_i c1'_ij - w4_j·G.
+  std::vector<Scalar> weights(w_prime);
+  weights.push_back(w3);
+  std::vector<edwards::Niels> bases(h.begin() + 1, h.end());
+  bases.push_back(h[0]);  // replaced by G below
+  edwards::Niels g_niels, key_niels;
+  if (!edwards::decode(base_point(), g_niels) || !edwards::decode(key, key_niels)) throw std::invalid_argument("prove_shuffle: the key is not a point");
+  bases.back() = g_niels;
+  p.t3 = edwards::encode(edwards::msm_secret(weights, bases, threads));
   p.t4.resize(2 * limbs);
+  std::vector<Point> side(n);
   for (std::size_t j = 0; j < limbs; ++j) {
-    p.t4[2 * j] = sums[1 + 2 * j] - w4[j] * key;
-    p.t4[2 * j + 1] = sums[2 + 2 * j] - mul_base(w4[j]);
+    weights.back() = -w4[j];
+    for (const bool c2 : {true, false}) {
+      for (std::size_t i = 0; i < n; ++i) side[i] = c2 ? output.at(i, j).c2 : output.at(i, j).c1;
+      if (!decode_into(side, bases, 0, threads)) throw std::invalid_argument("prove_shuffle: the output holds a non-canonical point");
+      bases.back() = c2 ? key_niels : g_niels;
+      p.t4[2 * j + (c2 ? 0 : 1)] = edwards::encode(edwards::msm_secret(weights, bases, threads));
+    }
   }
+  sodium_memzero(weights.back().bytes.data(), scalar_bytes);
+  wipe(weights);
+  // t_hat[i] = w_hat_i·G + w'_i·c_hat[i-1] = (w_hat_i + w'_i R[i-1])·G + (w'_i U[i-1])·H.
   p.t_hat.resize(n);
-  parallel_for(n, threads, [&](std::size_t i) { p.t_hat[i] = mul_base(w_hat[i]) + w_prime[i] * (i == 0 ? h[0] : p.c_hat[i - 1]); });
+  parallel_for(n, threads, [&](std::size_t i) {
+    Scalar a = i == 0 ? w_hat[0] : w_hat[i] + w_prime[i] * big_r[i - 1];
+    Scalar b = i == 0 ? w_prime[0] : w_prime[i] * big_u[i - 1];
+    p.t_hat[i] = combine(a, b);
+    sodium_memzero(a.bytes.data(), scalar_bytes);
+    sodium_memzero(b.bytes.data(), scalar_bytes);
+  });
 
   // The challenge and the responses.
   const Scalar e = final_challenge(seed, p);
@@ -260,11 +335,14 @@ ShuffleProof prove_shuffle(const ProofContext& context, const Point& key, const 
     p.s_hat[i] = w_hat[i] - e * r_hat[i];
     p.s_prime[i] = w_prime[i] - e * u_out[i];
   }
-  for (auto* secret : {&r, &r_hat, &big_r, &w4, &w_hat, &w_prime}) wipe(*secret);
+  for (auto* secret : {&r, &r_hat, &big_r, &big_u, &w4, &w_hat, &w_prime}) wipe(*secret);
   return p;
 }
 
-std::string check_shuffle(const ProofContext& context, const Point& key, const CiphertextBatch& input, const CiphertextBatch& output,
+namespace {
+
+// The check equation by equation with libsodium's operations: slower, and names what fails.
+std::string check_itemized(const ProofContext& context, const Point& key, const CiphertextBatch& input, const CiphertextBatch& output,
                           const ShuffleProof& p, unsigned threads) {
   const std::size_t n = input.size(), limbs = input.limbs();
   if (output.limbs() != limbs) return "the output's records have " + std::to_string(output.limbs()) + " limbs, the input's " + std::to_string(limbs);
@@ -310,6 +388,92 @@ std::string check_shuffle(const ProofContext& context, const Point& key, const C
   });
   if (bad.any()) return "t_hat of record " + std::to_string(bad.index()) + " does not check (the commitment chain)";
   return {};
+}
+
+
+}  // namespace
+
+// All the equations at once: each multiplied by a weight of 128 bits drawn by the verifier after
+// the proof is fixed, their sum one multi-scalar multiplication that must give the identity. If one
+// equation fails the weighted sum is the identity with probability at most 2^-128 (the group has
+// prime order: for fixed other weights one value of the failing equation's weight cancels it).
+// A failure is then named by the equation-by-equation check.
+std::string check_shuffle(const ProofContext& context, const Point& key, const CiphertextBatch& input, const CiphertextBatch& output,
+                          const ShuffleProof& p, unsigned threads) {
+  const std::size_t n = input.size(), limbs = input.limbs();
+  if (n == 0 || output.limbs() != limbs || output.size() != n || p.c.size() != n || p.c_hat.size() != n || p.t_hat.size() != n ||
+      p.s_hat.size() != n || p.s_prime.size() != n || p.t4.size() != 2 * limbs || p.s4.size() != limbs)
+    return check_itemized(context, key, input, output, p, threads);  // sizes and the empty batch
+  const auto h = generators(n + 1, threads);
+  const auto seed = statement_seed(context, key, input, output, p.c);
+  const auto u = record_weights(seed, n, threads);
+  const Scalar e = final_challenge(seed, p);
+  const Scalar beta1 = batch_weight(), beta2 = batch_weight(), beta3 = batch_weight();
+  std::vector<Scalar> beta4(2 * limbs), beta_hat(n);
+  for (auto& b : beta4) b = batch_weight();
+  for (auto& b : beta_hat) b = batch_weight();
+  Scalar u_prod = scalar_from_u64(1);
+  for (const auto& ui : u) u_prod = u_prod * ui;
+
+  // The terms, in blocks: H_1..H_N, c, c_hat, t_hat, then per limb the input's c2 and c1 and the
+  // output's c2 and c1, then G, Y, H, t1, t2, t3 and t4.
+  const std::size_t per_limb = 4 * n, fixed = 4 * n + per_limb * limbs;
+  std::vector<Scalar> k(fixed + 6 + 2 * limbs);
+  std::vector<edwards::Niels> q(k.size());
+  std::copy(h.begin() + 1, h.end(), q.begin());
+  std::vector<Point> side(n);
+  bool ok = decode_into(p.c, q, n, threads) && decode_into(p.c_hat, q, 2 * n, threads) && decode_into(p.t_hat, q, 3 * n, threads);
+  for (std::size_t j = 0; j < limbs && ok; ++j) {
+    const std::size_t at = 4 * n + per_limb * j;
+    for (std::size_t part = 0; part < 4 && ok; ++part) {
+      const auto& batch = part < 2 ? input : output;
+      for (std::size_t i = 0; i < n; ++i) side[i] = part % 2 == 0 ? batch.at(i, j).c2 : batch.at(i, j).c1;
+      ok = decode_into(side, q, at + part * n, threads);
+    }
+  }
+  const std::vector<Point> tail = [&] {
+    std::vector<Point> t = {base_point(), key, base_point(), p.t1, p.t2, p.t3};
+    t.insert(t.end(), p.t4.begin(), p.t4.end());
+    return t;
+  }();
+  ok = ok && decode_into(tail, q, fixed, threads);
+  if (!ok) return "a point of the proof or the batches is not a canonical encoding";
+  q[fixed + 2] = h[0];
+
+  const Scalar e_beta1 = e * beta1, e_beta3 = e * beta3;
+  parallel_for(n, threads, [&](std::size_t i) {
+    k[i] = p.s_prime[i] * beta3 - e_beta1;                                  // H_i
+    k[n + i] = e_beta1 + e_beta3 * u[i];                                   // c_i
+    Scalar chain = beta_hat[i] * e;                                        // c_hat_i
+    if (i + 1 < n) chain = chain + beta_hat[i + 1] * p.s_prime[i + 1];
+    else chain = chain + beta2 * e;
+    k[2 * n + i] = chain;
+    k[3 * n + i] = -beta_hat[i];                                           // t_hat_i
+    const Scalar eu = e * u[i];
+    for (std::size_t j = 0; j < limbs; ++j) {
+      const std::size_t at = 4 * n + per_limb * j;
+      k[at + i] = eu * beta4[2 * j];                                       // input c2
+      k[at + n + i] = eu * beta4[2 * j + 1];                               // input c1
+      k[at + 2 * n + i] = p.s_prime[i] * beta4[2 * j];                     // output c2
+      k[at + 3 * n + i] = p.s_prime[i] * beta4[2 * j + 1];                 // output c1
+    }
+  });
+  Scalar g = beta1 * p.s1 + beta2 * p.s2 + beta3 * p.s3, y;
+  for (std::size_t i = 0; i < n; ++i) g = g + beta_hat[i] * p.s_hat[i];
+  for (std::size_t j = 0; j < limbs; ++j) {
+    g = g - beta4[2 * j + 1] * p.s4[j];
+    y = y - beta4[2 * j] * p.s4[j];
+  }
+  k[fixed] = g;
+  k[fixed + 1] = y;
+  k[fixed + 2] = beta_hat[0] * p.s_prime[0] - beta2 * e * u_prod;  // H
+  k[fixed + 3] = -beta1;
+  k[fixed + 4] = -beta2;
+  k[fixed + 5] = -beta3;
+  for (std::size_t j = 0; j < 2 * limbs; ++j) k[fixed + 6 + j] = -beta4[j];
+  if (edwards::is_identity(edwards::msm_public(k, q, threads))) return {};
+  auto fault = check_itemized(context, key, input, output, p, threads);
+  return fault.empty() ? "the batched check fails (and, with probability 2^-128 only, no single equation)" : fault;
 }
 
 }  // namespace shufflempc::mixnet
