@@ -174,6 +174,8 @@ Transcript Transcript::from_json(const std::string& text) {
                                      ? " (version 1 carries no hop signatures, so nothing names who made its hops)"
                                  : j.is_object() && j.contains("format") && j["format"] == "shufflempc-verifiable-mix/2"
                                      ? " (version 2's hops sign a flat digest of their input, not the Merkle root a sender's receipt is checked against)"
+                                 : j.is_object() && j.contains("format") && j["format"] == "shufflempc-verifiable-mix/3"
+                                     ? " (version 3's decryption proofs carry their challenges instead of their commitments, which cannot be checked in a batch)"
                                      : ""));
   Transcript t;
   t.session = fixed_field<sizeof(SessionId)>(j, "session", "transcript");

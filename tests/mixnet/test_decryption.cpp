@@ -136,5 +136,6 @@ TEST_CASE("mixnet decryption: every single flipped byte of a trustee's proved sh
     } catch (const std::invalid_argument&) {
     }
   }
-  CHECK(checked > bytes.size() / 2);  // most flips parse, and the check refuses them
+  // Every flip in a response's 31 low bytes parses (and the check refuses it); flips in a point mostly do too.
+  CHECK(checked >= 2 * 31 + 20);
 }

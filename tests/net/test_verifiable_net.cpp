@@ -381,7 +381,8 @@ TEST_CASE("verifiable chain over TCP: a server decrypts only the output of a cha
   {  // The evidence already carrying shares.
     auto forged = rt;
     forged.decrypted_by = {0};
-    forged.decryption = {mixnet::DecryptionShares{std::vector<mixnet::Point>(4), std::vector<mixnet::Scalar>(4), std::vector<mixnet::Scalar>(4)}};
+    forged.decryption = {mixnet::DecryptionShares{std::vector<mixnet::Point>(4), std::vector<mixnet::Point>(4), std::vector<mixnet::Point>(4),
+                                                  std::vector<mixnet::Scalar>(4)}};
     CHECK(ask(forged).find("already carries decryption shares") != std::string::npos);
   }
   CHECK(ask(rt) == "decrypted");

@@ -22,13 +22,16 @@
 namespace shufflempc::mixnet {
 
 // One trustee's shares for a whole batch (one per limb ciphertext, record-major) and their proofs:
-// for limb i, (challenge[i], response[i]) with A = response·G - challenge·Y_k and
-// B = response·c1 - challenge·d hashed back to the challenge.
+// for limb i, the commitments A = w·G and B = w·c1 and the response s = w + e·x_k, where the
+// challenge e hashes the context, the trustee, Y_k, i, c1, d, A and B; they check if
+// s·G = A + e·Y_k and s·c1 = B + e·d. Sent as commitments rather than challenges, the proofs of a
+// batch are checked together (check_decryption_shares).
 struct DecryptionShares {
   std::vector<Point> shares;
-  std::vector<Scalar> challenge;
+  std::vector<Point> commit_g;   // A
+  std::vector<Point> commit_c1;  // B
   std::vector<Scalar> response;
-  static constexpr std::size_t bytes_per_share = point_bytes + 2 * scalar_bytes;  // share, challenge, response
+  static constexpr std::size_t bytes_per_share = 3 * point_bytes + scalar_bytes;  // d, A, B, s
   [[nodiscard]] std::vector<std::uint8_t> to_bytes() const;
   [[nodiscard]] static DecryptionShares from_bytes(std::size_t count, std::span<const std::uint8_t> bytes, const std::string& what);
   friend bool operator==(const DecryptionShares&, const DecryptionShares&) = default;
@@ -37,7 +40,10 @@ struct DecryptionShares {
 // Trustee `trustee`'s shares of every limb of `batch`, proved.
 [[nodiscard]] DecryptionShares decryption_shares(const ProofContext& context, std::uint32_t trustee, const ElGamalKey& key,
                                                  const CiphertextBatch& batch, Rng& rng, unsigned threads);
-// "" if every share is proved for `public_key`; otherwise the first limb whose proof fails.
+// "" if every share is proved for `public_key`; otherwise the first limb whose proof fails. Every
+// equation is weighted by 128 random bits of the verifier's and all are summed in one multi-scalar
+// multiplication: a batch with a false proof passes with probability at most 2^-128; a failing
+// batch is then checked proof by proof to name the limb.
 [[nodiscard]] std::string check_decryption_shares(const ProofContext& context, std::uint32_t trustee, const Point& public_key,
                                                   const CiphertextBatch& batch, const DecryptionShares& shares, unsigned threads);
 // The records of `width` bytes from the batch and the shares of the trustees `trustees` (0-based,

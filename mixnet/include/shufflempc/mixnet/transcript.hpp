@@ -5,7 +5,7 @@
 // signature fails; `shufflempc verify FILE` prints that, and with `--config SESSION.json` also
 // checks that the file is that session's (check_session).
 //
-// File format (JSON, one object): {"format": "shufflempc-verifiable-mix/3", "session": HEX,
+// File format (JSON, one object): {"format": "shufflempc-verifiable-mix/4", "session": HEX,
 // "hops": K, "signers": [HEX, ...] (the K servers' Ed25519 keys, hop 0 first), "rounds": [{"round":
 // R, "delivery": "all-parties" | "analyzer-only", "width": W, "limbs": L, "key": {"threshold": T,
 // "commitments": [HEX, ...], "shares": [HEX, ...]}, "input": HEX, "hops": [{"output": HEX, "proof":
@@ -33,7 +33,7 @@
 
 namespace shufflempc::mixnet {
 
-inline constexpr const char* transcript_format = "shufflempc-verifiable-mix/3";
+inline constexpr const char* transcript_format = "shufflempc-verifiable-mix/4";
 // Most hops a verifiable chain has (in process and over TCP).
 inline constexpr std::size_t max_hops = 16;
 // The largest transcript file read by default (Transcript::load): 1 GiB.
