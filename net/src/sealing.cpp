@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "shufflempc/little_endian.hpp"
+#include "shufflempc/field25519.hpp"
 #include "shufflempc/parallel.hpp"
 
 namespace shufflempc::net::sealing {
@@ -19,101 +19,6 @@ static_assert(sizeof(PublicKey) == crypto_box_PUBLICKEYBYTES);
 static_assert(crypto_box_SEALBYTES == crypto_box_PUBLICKEYBYTES + crypto_box_MACBYTES);
 
 namespace {
-
-// GF(2^255 - 19) in four 64-bit limbs (little-endian), values kept below 2^256 and made canonical
-// when written out. Only public values pass here (the y of an ephemeral public key and its u, which
-// the record carries in the clear), so that these routines are not constant-time reveals nothing.
-// Checked against libsodium's crypto_scalarmult_base on random inputs (tests/net/test_sealing.cpp).
-using Limbs = std::array<std::uint64_t, 4>;
-using u128 = unsigned __int128;
-constexpr Limbs field_p = {0xffffffffffffffedULL, 0xffffffffffffffffULL, 0xffffffffffffffffULL, 0x7fffffffffffffffULL};
-
-// a + 38 * c (2^256 = 38 mod p) until no carry is left.
-void fold(Limbs& a, u128 c) {
-  while (c != 0) {
-    c *= 38;
-    for (auto& limb : a) {
-      c += limb;
-      limb = static_cast<std::uint64_t>(c);
-      c >>= 64;
-    }
-  }
-}
-
-// a + k b, below 2^256 after folding.
-Limbs add_times(const Limbs& a, const Limbs& b, std::uint64_t k) {
-  Limbs r;
-  u128 c = 0;
-  for (std::size_t i = 0; i < 4; ++i) {
-    c += static_cast<u128>(a[i]) + static_cast<u128>(b[i]) * k;
-    r[i] = static_cast<std::uint64_t>(c);
-    c >>= 64;
-  }
-  fold(r, c);
-  return r;
-}
-
-Limbs mul(const Limbs& a, const Limbs& b) {
-  std::array<std::uint64_t, 8> t{};
-  for (std::size_t i = 0; i < 4; ++i) {
-    u128 carry = 0;
-    for (std::size_t j = 0; j < 4; ++j) {
-      carry += static_cast<u128>(a[i]) * b[j] + t[i + j];
-      t[i + j] = static_cast<std::uint64_t>(carry);
-      carry >>= 64;
-    }
-    t[i + 4] = static_cast<std::uint64_t>(carry);
-  }
-  return add_times(Limbs{t[0], t[1], t[2], t[3]}, Limbs{t[4], t[5], t[6], t[7]}, 38);  // low + 2^256 high
-}
-
-// a - b for a >= b.
-Limbs sub(const Limbs& a, const Limbs& b) {
-  Limbs r;
-  std::uint64_t borrow = 0;
-  for (std::size_t i = 0; i < 4; ++i) {
-    const u128 d = static_cast<u128>(a[i]) - b[i] - borrow;
-    r[i] = static_cast<std::uint64_t>(d);
-    borrow = static_cast<std::uint64_t>(d >> 64) != 0 ? 1 : 0;
-  }
-  return r;
-}
-
-bool at_least_p(const Limbs& a) {
-  for (std::size_t i = 4; i-- > 0;)
-    if (a[i] != field_p[i]) return a[i] > field_p[i];
-  return true;
-}
-
-Limbs canonical(Limbs a) {
-  while (at_least_p(a)) a = sub(a, field_p);
-  return a;
-}
-
-// 1 - y for a canonical y: p + 1 - y, at most p + 1.
-Limbs one_minus(const Limbs& y) { return sub({field_p[0] + 1, field_p[1], field_p[2], field_p[3]}, y); }
-
-// a^(p - 2) = 1/a for a != 0 (Fermat), by square and multiply over p - 2's bits.
-Limbs invert(const Limbs& a) {
-  const Limbs e = {field_p[0] - 2, field_p[1], field_p[2], field_p[3]};
-  Limbs r = {1, 0, 0, 0}, base = a;
-  for (unsigned bit = 0; bit < 255; ++bit) {
-    if ((e[bit / 64] >> (bit % 64)) & 1) r = mul(r, base);
-    base = mul(base, base);
-  }
-  return r;
-}
-
-Limbs from_le(const std::uint8_t* bytes) {
-  Limbs v;
-  for (std::size_t i = 0; i < 4; ++i) v[i] = load_le<std::uint64_t>(bytes + 8 * i);
-  return v;
-}
-
-void to_le(const Limbs& v, std::uint8_t* out) {
-  const Limbs c = canonical(v);
-  for (std::size_t i = 0; i < 4; ++i) store_le<std::uint64_t>(out + 8 * i, c[i]);
-}
 
 bool clamped(const std::array<std::uint8_t, 32>& s) { return (s[0] & 7) == 0 && (s[31] & 0xc0) == 0x40; }
 
@@ -130,23 +35,27 @@ void ephemeral_public_keys(std::span<const std::array<std::uint8_t, 32>> secrets
     throw std::invalid_argument("ephemeral keys: " + std::to_string(secrets.size()) + " secrets, room for " + std::to_string(out.size()));
   ensure_sodium();
   const std::size_t k = secrets.size();
-  std::vector<Limbs> y(k), prefix(k);
+  // GF(2^255 - 19) from the core (field25519.hpp); only public values pass here (the y of an
+  // ephemeral public key and its u, which the record carries in the clear).
+  namespace f = field25519;
+  std::vector<f::Fe> one_minus_y(k), prefix(k);
+  std::vector<f::Fe> y(k);
   for (std::size_t i = 0; i < k; ++i) {
     if (!clamped(secrets[i])) throw std::invalid_argument("ephemeral keys: secret " + std::to_string(i) + " is not clamped");
     std::array<std::uint8_t, 32> edwards;
     // e·B; never the identity for a clamped e (it is below the group order times 8 and not 0 mod it).
     if (crypto_scalarmult_ed25519_base_noclamp(edwards.data(), secrets[i].data()) != 0)
       throw std::logic_error("ephemeral keys: the base point times a clamped scalar was the identity");
-    edwards[31] &= 127;  // the sign of x: u does not depend on it
-    y[i] = from_le(edwards.data());
+    y[i] = f::from_bytes(edwards.data());  // bit 255, the sign of x, ignored: u does not depend on it
     // 1 - y, never 0 (y = 1 is the identity), multiplied into the running product.
-    prefix[i] = i == 0 ? one_minus(y[i]) : mul(prefix[i - 1], one_minus(y[i]));
+    one_minus_y[i] = f::sub(f::one(), y[i]);
+    prefix[i] = i == 0 ? one_minus_y[0] : f::mul(prefix[i - 1], one_minus_y[i]);
   }
-  Limbs inv = k == 0 ? Limbs{} : invert(prefix[k - 1]);  // 1 / the product of every (1 - y)
+  f::Fe inv = k == 0 ? f::zero() : f::invert(prefix[k - 1]);  // 1 / the product of every (1 - y)
   for (std::size_t i = k; i-- > 0;) {
-    const Limbs one_over_d = i == 0 ? inv : mul(inv, prefix[i - 1]);
-    inv = mul(inv, one_minus(y[i]));  // now 1 / the product of the first i
-    to_le(mul(add_times(y[i], Limbs{1, 0, 0, 0}, 1), one_over_d), out[i].data());
+    const f::Fe one_over_d = i == 0 ? inv : f::mul(inv, prefix[i - 1]);
+    inv = f::mul(inv, one_minus_y[i]);  // now 1 / the product of the first i
+    f::to_bytes(f::mul(f::add(y[i], f::one()), one_over_d), out[i].data());
   }
 }
 

@@ -300,6 +300,9 @@ TEST_CASE("verifiable mix: a malformed transcript is refused naming what does no
   // Version 2 signed a flat digest of each hop's input.
   j["format"] = "shufflempc-verifiable-mix/2";
   CHECK_THROWS_WITH_AS((void)Transcript::from_json(j.dump()), doctest::Contains("not the Merkle root"), std::invalid_argument);
+  // Version 3's decryption proofs carried challenges.
+  j["format"] = "shufflempc-verifiable-mix/3";
+  CHECK_THROWS_WITH_AS((void)Transcript::from_json(j.dump()), doctest::Contains("cannot be checked in a batch"), std::invalid_argument);
 }
 
 TEST_CASE("verifiable mix: a hostile transcript is refused as it is read: unknown fields, objects and lists where the format has none, lists past their bounds") {
