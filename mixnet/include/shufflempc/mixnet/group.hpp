@@ -5,7 +5,7 @@
 // Every operation goes through libsodium's ristretto255 API, which decodes and re-encodes its
 // operands: a point received from anyone must first pass valid_point (a canonical encoding), and
 // then no operation can fail. Scalar multiplications and additions are counted process-wide
-// (op_counts) so benchmarks can report them per record.
+// (op_counts). The proofs' sums of many products compute below this API, in detail/edwards.hpp.
 #pragma once
 
 #include <array>
