@@ -189,6 +189,15 @@ void SecretMessages::receive(const MessageBatch& output, std::span<const PartyId
   std::vector<std::uint32_t> seen(c_.parties * c_.chaff, 0);
   std::vector<std::size_t> slot(2 * c_.parties * c_.chaff, 0);
   for (auto& ct : ciphertexts_) ct.clear();
+  // Room for each sender's ciphertexts first: a vector input's shares are megabytes, which growing
+  // by doubling would copy twice over.
+  std::vector<std::size_t> addressed(c_.parties, 0);
+  for (std::size_t i = 0; i < output.count(); ++i) {
+    const Header h = read_header(output[i]);
+    if (h.kind == static_cast<std::uint8_t>(Kind::ciphertext) && h.b == self_ && h.a < c_.parties) ++addressed[h.a];
+  }
+  for (PartyId p = 0; p < c_.parties; ++p)
+    if (addressed[p] != 0) ciphertexts_[p].reserve(addressed[p] * c_.width);
   for (std::size_t i = 0; i < output.count(); ++i) {
     const auto m = output[i];
     const Header h = read_header(m);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -12,6 +13,7 @@
 
 #include "shufflempc/protocols/mpc2/bgw.hpp"
 #include "shufflempc/numbers.hpp"
+#include "shufflempc/parallel.hpp"
 #include "shufflempc/error.hpp"
 #include "shufflempc/inputs.hpp"
 #include "shufflempc/samplers.hpp"
@@ -37,6 +39,7 @@ struct Setup {
   osm::Config osm;
   std::size_t round1_min = 0, round1_max = 0;  // messages per party
   std::vector<E> points;                       // every party's Shamir point
+  std::vector<E> powers_t, powers_2t;          // their powers up to t and 2t (shamir::power_table)
 
   explicit Setup(F f) : field(std::move(f)) {}
   [[nodiscard]] std::size_t outputs() const { return fn.outputs.size(); }
@@ -294,7 +297,7 @@ class Mpc2Party final : public Party {
     std::size_t at = 0;
     std::vector<E> points(s.n);
     const auto deal = [&](const E& secret, std::size_t degree, E& own) {
-      shamir::share(f, secret, degree, rng, std::span<E>(points), std::span<const E>(s.points));
+      shamir::share_by_powers(f, secret, degree, rng, std::span<const E>(degree == s.t ? s.powers_t : s.powers_2t), std::span<E>(points));
       for (PartyId k = 0; k < s.n; ++k) {
         if (k == id_) own = points[k];
         else f.encode(points[k], std::span(plaintext[k]).subspan(at * eb, eb));
@@ -337,10 +340,29 @@ class Mpc2Party final : public Party {
     round1_ = outcome.submitted;
     check_round1(s, output, round1_);
     osm_->receive(output, round1_);
-    for (PartyId k : round1_) {
-      if (k == id_) continue;
+    // Each sender's chunks opened on its own thread when there is much to open (a party that
+    // receives the shares of long vectors from several senders would otherwise decrypt them one
+    // after another while the cores it shares with fewer-receiving parties idle); an error is the
+    // lowest sender's, whatever the threads.
+    std::vector<PartyId> senders;
+    std::size_t volume = 0;
+    for (PartyId k : round1_)
+      if (k != id_) senders.push_back(k), volume += s.elements_to_peer(k) * s.elem_bytes();
+    std::vector<std::vector<std::uint8_t>> opened(senders.size());
+    std::vector<std::exception_ptr> failed(senders.size());
+    parallel_for(senders.size(), volume >= (std::size_t{256} << 10) ? hardware_threads() : 1, [&](std::size_t i) {
+      try {
+        opened[i] = osm_->open(senders[i], s.elements_to_peer(senders[i]) * s.elem_bytes());
+      } catch (...) {
+        failed[i] = std::current_exception();
+      }
+    });
+    for (const auto& e : failed)
+      if (e) std::rethrow_exception(e);
+    for (std::size_t j = 0; j < senders.size(); ++j) {
+      const PartyId k = senders[j];
       const std::size_t count = s.elements_to_peer(k);
-      const auto bytes = osm_->open(k, count * s.elem_bytes());
+      const auto& bytes = opened[j];
       const auto& owned = s.fn.owned[k];
       const std::string from = "a share from party " + std::to_string(k);  // once, not per element
       for (std::size_t i = 0; i < count; ++i) {
@@ -523,6 +545,8 @@ std::unique_ptr<Protocol> build(F field, Functionality fn, const Options& o, std
   s->delivery = o.delivery;
   s->compiled = compile(s->field, fn);
   s->points = shamir::points(s->field, s->n);
+  s->powers_t = shamir::power_table(s->field, std::span<const Elem<F>>(s->points), s->t);
+  s->powers_2t = shamir::power_table(s->field, std::span<const Elem<F>>(s->points), 2 * s->t);
   s->fn = std::move(fn);
   const std::size_t guaranteed = min_parties == 0 ? s->n : min_parties;
   s->noise_parties = o.noise_parties != 0 ? o.noise_parties : guaranteed;

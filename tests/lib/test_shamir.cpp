@@ -8,6 +8,7 @@
 #include "shufflempc/algebra.hpp"
 #include "shufflempc/random.hpp"
 #include "shufflempc/shamir.hpp"
+#include "support/stats.hpp"
 
 using namespace shufflempc;
 
@@ -128,4 +129,54 @@ TEST_CASE("shamir: sharing at precomputed points equals sharing without them, on
   const auto two = shamir::points(small, 2);
   CHECK_THROWS_AS(shamir::share(small, std::uint64_t{1}, 1, rng, std::span<std::uint64_t>(out), std::span<const std::uint64_t>(two)),
                   std::invalid_argument);
+}
+
+TEST_CASE("shamir: sums of products reduced lazily equal term-by-term sums, and sharing by power tables equals Horner's rule") {
+  SeededRng rng(61);
+  // 2^61 - 1 (lazy reduction every 32 terms), 2^64 (wrapping) and another prime (term by term), with
+  // vectors of the largest elements so that the 128-bit sums come closest to overflowing.
+  for (const ZqSmall f : {ZqSmall((std::uint64_t{1} << 61) - 1), ZqSmall::two_to_64(), ZqSmall(1'000'000'007)}) {
+    const std::uint64_t top = f.is_two_to_64() ? ~std::uint64_t{0} : f.sub(0, 1);
+    for (const std::size_t n : {0, 1, 31, 32, 33, 1000}) {
+      std::vector<std::uint64_t> a(n), b(n), big(n, top);
+      for (auto& x : a) x = f.uniform(rng);
+      for (auto& x : b) x = f.uniform(rng);
+      for (const auto* pair : {&a, &big}) {
+        const auto& x = *pair;
+        const auto& y = pair == &a ? b : big;
+        std::uint64_t want = 0;
+        for (std::size_t i = 0; i < n; ++i) want = f.add(want, f.mul(x[i], y[i]));
+        CHECK(f.sum_of_products(x, y) == want);
+      }
+    }
+  }
+  const ZqSmall f((std::uint64_t{1} << 61) - 1);
+  for (const std::size_t n : {3, 7, 20}) {
+    const auto at = shamir::points(f, n);
+    for (const std::size_t degree : {std::size_t{0}, std::size_t{1}, (n - 1) / 2, n - 1}) {
+      const auto table = shamir::power_table(f, std::span<const std::uint64_t>(at), degree);
+      for (int trial = 0; trial < 20; ++trial) {
+        const std::uint64_t secret = f.uniform(rng);
+        std::vector<std::uint64_t> horner(n), powers(n);
+        SeededRng r1(static_cast<std::uint64_t>(trial)), r2(static_cast<std::uint64_t>(trial));
+        shamir::share(f, secret, degree, r1, std::span<std::uint64_t>(horner), std::span<const std::uint64_t>(at));
+        shamir::share_by_powers(f, secret, degree, r2, std::span<const std::uint64_t>(table), std::span<std::uint64_t>(powers));
+        CHECK(horner == powers);
+      }
+    }
+  }
+}
+
+TEST_CASE("shamir: modulo 2^61 - 1 a uniform element is below q, and its eight top-bit classes are equally likely") {
+  const ZqSmall f((std::uint64_t{1} << 61) - 1);
+  SeededRng rng(8);
+  constexpr std::uint64_t draws = 80'000;
+  std::vector<std::uint64_t> by_top(8, 0);
+  for (std::uint64_t i = 0; i < draws; ++i) {
+    const std::uint64_t x = f.uniform(rng);
+    REQUIRE(x < (std::uint64_t{1} << 61) - 1);
+    ++by_top[x >> 58];
+  }
+  const auto test = shufflempc::test::chi_square(by_top, std::vector<double>(8, 1.0 / 8));
+  CHECK(test.passes());
 }

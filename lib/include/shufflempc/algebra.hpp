@@ -48,10 +48,38 @@ class ZqSmall {
     if (q_ == mersenne61) return reduce_mersenne61(p);
     return static_cast<std::uint64_t>(p % q_);  // a 128-bit division (__umodti3), about 25 ns
   }
+  // Σ a_i·b_i mod q for reduced a_i, b_i. Modulo 2^61 - 1 and 2^64 the products are summed in 128
+  // bits and reduced once every 32 terms (the inner products of mpc2 and of Shamir sharing).
+  [[nodiscard]] std::uint64_t sum_of_products(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b) const {
+    const std::size_t n = std::min(a.size(), b.size());
+    if (q_ == 0) {
+      std::uint64_t s = 0;
+      for (std::size_t i = 0; i < n; ++i) s += a[i] * b[i];
+      return s;
+    }
+    if (q_ == mersenne61) {
+      unsigned __int128 acc = 0;  // below 2^61 + 32·2^122 < 2^128 between reductions
+      for (std::size_t i = 0; i < n; ++i) {
+        acc += static_cast<unsigned __int128>(a[i]) * b[i];
+        if (i % 32 == 31) acc = reduce_mersenne61(acc);
+      }
+      return reduce_mersenne61(acc);
+    }
+    std::uint64_t s = 0;
+    for (std::size_t i = 0; i < n; ++i) s = add(s, mul(a[i], b[i]));
+    return s;
+  }
   [[nodiscard]] std::uint64_t pow(std::uint64_t a, std::uint64_t e) const;
   // Inverse of a unit; throws std::invalid_argument when gcd(a, q) != 1.
   [[nodiscard]] std::uint64_t inverse(std::uint64_t a) const;
-  [[nodiscard]] std::uint64_t uniform(Rng& rng) const { return q_ == 0 ? rng.next_u64() : rng.uniform(q_); }
+  [[nodiscard]] std::uint64_t uniform(Rng& rng) const {
+    if (q_ == 0) return rng.next_u64();
+    if (q_ == mersenne61) {  // 61 uniform bits below 2^61 - 1: one word a draw, redrawn with probability 2^-61
+      for (;;)
+        if (const std::uint64_t x = rng.next_u64() >> 3; x != mersenne61) return x;
+    }
+    return rng.uniform(q_);
+  }
 
   // Inline for an 8-byte span (every element of a field below 2^64, 10^5 of them per vector input).
   void encode(std::uint64_t a, std::span<std::uint8_t> out) const {

@@ -90,6 +90,50 @@ void share(const F& f, const Element<F>& secret, std::size_t degree, Rng& rng, s
   share_at(f, secret, std::span<const Element<F>>(coeffs), at, out);
 }
 
+// Σ a_i·b_i in the field: the field's own lazily reduced sum when it has one (ZqSmall), else term by term.
+template <ShamirField F>
+[[nodiscard]] Element<F> sum_of_products(const F& f, std::span<const Element<F>> a, std::span<const Element<F>> b) {
+  if constexpr (requires { f.sum_of_products(a, b); }) {
+    return f.sum_of_products(a, b);
+  } else {
+    Element<F> s{};
+    for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) s = f.add(s, f.mul(a[i], b[i]));
+    return s;
+  }
+}
+
+// The powers x^0 .. x^degree of each of `at`'s points, row after row: for share_by_powers, which
+// evaluates a polynomial at every point as one sum of products each (for many shared values of
+// one degree, in place of Horner's rule).
+template <ShamirField F>
+[[nodiscard]] std::vector<Element<F>> power_table(const F& f, std::span<const Element<F>> at, std::size_t degree) {
+  std::vector<Element<F>> t(at.size() * (degree + 1));
+  for (std::size_t k = 0; k < at.size(); ++k) {
+    Element<F> x = f.reduce(1);
+    for (std::size_t j = 0; j <= degree; ++j) {
+      t[k * (degree + 1) + j] = x;
+      x = f.mul(x, at[k]);
+    }
+  }
+  return t;
+}
+
+// share(f, secret, degree, rng, out, at) with `table` = power_table(f, at, degree): the same
+// coefficients drawn in the same order, so the same shares.
+template <ShamirField F>
+void share_by_powers(const F& f, const Element<F>& secret, std::size_t degree, Rng& rng, std::span<const Element<F>> table,
+                     std::span<Element<F>> out) {
+  if (table.size() != out.size() * (degree + 1)) throw std::invalid_argument("shamir::share_by_powers: a table of another degree or size");
+  constexpr std::size_t on_stack = 17;
+  std::array<Element<F>, on_stack> small;
+  std::vector<Element<F>> large(degree + 1 > on_stack ? degree + 1 : 0);
+  const std::span<Element<F>> poly = degree + 1 > on_stack ? std::span<Element<F>>(large) : std::span<Element<F>>(small.data(), degree + 1);
+  poly[0] = secret;
+  for (std::size_t j = 1; j <= degree; ++j) poly[j] = f.uniform(rng);
+  for (std::size_t k = 0; k < out.size(); ++k)
+    out[k] = sum_of_products(f, std::span<const Element<F>>(poly), table.subspan(k * (degree + 1), degree + 1));
+}
+
 // Lagrange coefficients at `x` for the points of `parties` (distinct ids whose points are distinct
 // field elements): the value at x of the polynomial through (point(parties[j]), v_j) is
 // sum_j l_j v_j.

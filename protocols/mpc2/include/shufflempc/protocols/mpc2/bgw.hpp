@@ -127,11 +127,8 @@ std::vector<Elem<F>> evaluate_local(const F& f, const Compiled<F>& c, std::span<
     Elem<F> s = evaluate_linear(f, o.linear, values);
     for (const auto& p : o.products)
       s = f.add(s, f.mul(p.coef, f.mul(evaluate_linear(f, p.a, values), evaluate_linear(f, p.b, values))));
-    for (const auto& d : o.dots) {
-      Elem<F> sum{};
-      for (std::uint32_t i = 0; i < d.length; ++i) sum = f.add(sum, f.mul(values[d.first_a + i], values[d.first_b + i]));
-      s = f.add(s, f.mul(d.coef, sum));
-    }
+    for (const auto& d : o.dots)
+      s = f.add(s, f.mul(d.coef, shamir::sum_of_products(f, values.subspan(d.first_a, d.length), values.subspan(d.first_b, d.length))));
     out.push_back(s);
   }
   return out;
