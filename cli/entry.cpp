@@ -1,5 +1,6 @@
 // The command line's entry point (run_commands, commands.hpp): the registry, the subcommands of a
 // table, one error line.
+#include <algorithm>
 #include <iostream>
 #include <new>
 #include <stdexcept>
@@ -38,6 +39,8 @@ int shufflempc::cli::run_commands(int argc, char** argv, const std::function<voi
   shufflempc::keep_freed_buffers();
   CLI::App app{"shufflempc: secure multiparty computation in the shuffle model", "shufflempc"};
   app.require_subcommand(1);
+  const std::string version = std::string("shufflempc ") + SHUFFLEMPC_VERSION;
+  app.set_version_flag("--version", version, "print the version and exit");
   cli::Action action;
   try {
     const Registry registry = [&] {
@@ -63,8 +66,16 @@ int shufflempc::cli::run_commands(int argc, char** argv, const std::function<voi
       }
     }
     if (!known) throw std::invalid_argument("unknown command '" + named + "' (commands: " + names + ")");
+    if (argc <= 1) {  // no argument: what this is and what it can do, not an error
+      std::string overview = version + ": " + app.get_description().substr(std::string("shufflempc: ").size()) + "\n\ncommands:\n";
+      for (const auto* sub : app.get_subcommands({})) overview += "  " + sub->get_name() + std::string(std::max<std::size_t>(2, 12 - sub->get_name().size()), ' ') + sub->get_description() + "\n";
+      std::cout << overview << "\n" << app.get_name() << " COMMAND --help shows a command's options; the docs are in docs/ (README.md first).\n";
+      return 0;
+    }
     try {
       app.parse(argc, argv);
+    } catch (const CLI::CallForVersion& e) {
+      return app.exit(e);
     } catch (const CLI::CallForHelp& e) {
       return app.exit(e);
     } catch (const CLI::CallForAllHelp& e) {

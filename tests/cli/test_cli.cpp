@@ -150,6 +150,18 @@ TEST_CASE("wrong or missing arguments: one clear line naming the problem, usage,
   }
 }
 
+TEST_CASE("the version: shufflempc --version prints it, and with no argument it is printed with every command, exit 0") {
+  const auto version = run_command(cli() + " --version");
+  CHECK(version.exit_code == 0);
+  CHECK(version.out.find("shufflempc 0.") == 0);
+  const auto bare = run_command(cli());
+  CHECK(bare.exit_code == 0);
+  CHECK(bare.out.find(version.out.substr(0, version.out.find('\n'))) == 0);
+  for (const char* command : {"list", "run", "local", "study", "account", "verify", "shuffler", "party", "analyzer"})
+    CHECK_MESSAGE(bare.out.find("\n  " + std::string(command) + " ") != std::string::npos, "no argument: the list lacks " << command);
+  CHECK(bare.err.empty());
+}
+
 TEST_CASE("run and local list every protocol, and a named protocol's help lists its own options") {
   // A line naming a protocol builds that protocol's subcommand alone; the lists must stay whole.
   const shufflempc::Registry registry = shufflempc::builtin_registry();
