@@ -3,6 +3,9 @@
 // front_commands.cpp so that a binary with a table of its own (shufflempc, shufflempc-node) does not
 // link every command.
 #include "commands.hpp"
+
+#include <filesystem>
+#include <string>
 #include "shufflempc/cli.hpp"
 
 namespace shufflempc::cli {
@@ -18,7 +21,9 @@ const std::vector<Command>& commands() {
 }
 
 int main(int argc, char** argv, const std::function<void(Registry&)>& add_protocols) {
-  return run_commands(argc, argv, add_protocols, commands());
+  // A user's binary names itself (its file name) in its usage and error lines.
+  const std::string program = argc > 0 && argv[0] != nullptr ? std::filesystem::path(argv[0]).filename().string() : "";
+  return run_commands(argc, argv, add_protocols, commands(), program);
 }
 
 }  // namespace shufflempc::cli

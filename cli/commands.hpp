@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -49,7 +50,9 @@ extern const char* const study_summary;
 void add_keygen_entry(CLI::App& app, const Registry& registry, Action& action);
 void add_shuffler_entry(CLI::App& app, const Registry& registry, Action& action);
 void add_mix_server_entry(CLI::App& app, const Registry& registry, Action& action);
-// cli::main with the commands of `table` (shufflempc/cli.hpp has the exit statuses).
-int run_commands(int argc, char** argv, const std::function<void(Registry&)>& add_protocols, const std::vector<Command>& table);
+// cli::main with the commands of `table` (shufflempc/cli.hpp has the exit statuses), speaking as
+// `program` in its usage, error and version lines (shufflempc's own binaries: "shufflempc").
+int run_commands(int argc, char** argv, const std::function<void(Registry&)>& add_protocols, const std::vector<Command>& table,
+                 std::string_view program = "shufflempc");
 
 }  // namespace shufflempc::cli

@@ -5,6 +5,7 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <system_error>
 
 #include "commands.hpp"
@@ -27,19 +28,23 @@ std::string usage_of(const CLI::App* app) {
 
 // The error (and usage) as one write: the processes of a `local` run share one stderr, and a
 // line written in pieces interleaves with theirs.
-void error_line(const std::string& what, const std::string& usage = {}) {
-  std::cerr << ("shufflempc: error: " + what + "\n" + (usage.empty() ? std::string() : usage + "\n")) << std::flush;
+void error_line(const std::string& program, const std::string& what, const std::string& usage = {}) {
+  std::cerr << (program + ": error: " + what + "\n" + (usage.empty() ? std::string() : usage + "\n")) << std::flush;
 }
 
 }  // namespace
 
 int shufflempc::cli::run_commands(int argc, char** argv, const std::function<void(Registry&)>& add_protocols,
-                                   const std::vector<Command>& table) {
+                                   const std::vector<Command>& table, std::string_view program_name) {
   // Keep freed megabyte buffers rather than fault them in afresh every round (docs/PERFORMANCE.md).
   shufflempc::keep_freed_buffers();
-  CLI::App app{"shufflempc: secure multiparty computation in the shuffle model", "shufflempc"};
+  // A binary with protocols of its own speaks as itself, and says what it is built on.
+  const std::string program(program_name.empty() ? "shufflempc" : program_name);
+  const bool own = program == "shufflempc";
+  const std::string summary = "secure multiparty computation in the shuffle model";
+  CLI::App app{program + ": " + summary + (own ? "" : " (shufflempc)"), program};
   app.require_subcommand(1);
-  const std::string version = std::string("shufflempc ") + SHUFFLEMPC_VERSION;
+  const std::string version = own ? std::string("shufflempc ") + SHUFFLEMPC_VERSION : program + " (shufflempc " + SHUFFLEMPC_VERSION + ")";
   app.set_version_flag("--version", version, "print the version and exit");
   cli::Action action;
   try {
@@ -67,7 +72,7 @@ int shufflempc::cli::run_commands(int argc, char** argv, const std::function<voi
     }
     if (!known) throw std::invalid_argument("unknown command '" + named + "' (commands: " + names + ")");
     if (argc <= 1) {  // no argument: what this is and what it can do, not an error
-      std::string overview = version + ": " + app.get_description().substr(std::string("shufflempc: ").size()) + "\n\ncommands:\n";
+      std::string overview = version + ": " + summary + "\n\ncommands:\n";
       for (const auto* sub : app.get_subcommands({})) overview += "  " + sub->get_name() + std::string(std::max<std::size_t>(2, 12 - sub->get_name().size()), ' ') + sub->get_description() + "\n";
       std::cout << overview << "\n" << app.get_name() << " COMMAND --help shows a command's options; the docs are in docs/ (README.md first).\n";
       return 0;
@@ -81,22 +86,22 @@ int shufflempc::cli::run_commands(int argc, char** argv, const std::function<voi
     } catch (const CLI::CallForAllHelp& e) {
       return app.exit(e);
     } catch (const CLI::ParseError& e) {
-      error_line(e.what(), usage_of(deepest(&app)));
+      error_line(program, e.what(), usage_of(deepest(&app)));
       return 2;
     }
     return action ? action() : 0;
   } catch (const std::invalid_argument& e) {
-    error_line(e.what(), usage_of(deepest(&app)));
+    error_line(program, e.what(), usage_of(deepest(&app)));
     return 2;
   } catch (const std::system_error& e) {
-    error_line(e.what());
+    error_line(program, e.what());
     return 1;
   } catch (const std::bad_alloc&) {
     // An input too large for this machine's memory (a hostile transcript, say): refused, not aborted.
-    error_line("out of memory: the input is too large for this machine (nothing was written)");
+    error_line(program, "out of memory: the input is too large for this machine (nothing was written)");
     return 2;
   } catch (const std::exception& e) {
-    error_line(e.what());
+    error_line(program, e.what());
     return 1;
   }
 }

@@ -1,6 +1,6 @@
 # CTest check: a protocol built outside the tree (examples/external_protocol) against the installed
 # package reaches the command line: installed with `cmake --install`, found with find_package, linked
-# with shufflempc::cli, listed by `list`, refused with the parameter's range, and run by `local` in
+# with shufflempc::cli, listed by `list`, refused with the parameter's range in lines that name the binary, and run by `local` in
 # real processes over TCP on loopback (shuffler, analyzer and parties all started from that binary)
 # with the exact tally, and by `study`.
 #   cmake -DBUILD_DIR=<shufflempc build> -DSOURCE_DIR=<source> -DWORK_DIR=<scratch> -DCXX=<compiler>
@@ -43,6 +43,14 @@ endif()
 execute_process(COMMAND "${tool}" run anonymous-poll --options 1 --parties 3 RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET)
 if(NOT rc EQUAL 2 OR NOT err MATCHES "'options' = 1 is out of range: must be an integer in \\[2, 256\\]")
   message(FATAL_ERROR "external_protocol: a bad parameter gave exit ${rc} and:\n${err}")
+endif()
+# The binary speaks as itself: its error and usage lines name it, its version says what it is built on.
+if(NOT err MATCHES "^poll-shufflempc: error: " OR NOT err MATCHES "usage: poll-shufflempc run")
+  message(FATAL_ERROR "external_protocol: the error and usage lines do not name the binary:\n${err}")
+endif()
+step("version" "${tool}" --version)
+if(NOT step_output MATCHES "^poll-shufflempc \\(shufflempc [0-9]")
+  message(FATAL_ERROR "external_protocol: --version printed:\n${step_output}")
 endif()
 
 step("local over TCP" "${tool}" local anonymous-poll --parties 40 --options 4 --random-inputs uniform:4 --json)
