@@ -6,7 +6,10 @@
 // another session or round.
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <map>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "shufflempc/error.hpp"
@@ -14,6 +17,7 @@
 #include "shufflempc/mixnet/channel.hpp"
 #include "shufflempc/registry.hpp"
 #include "support/errors.hpp"
+#include "support/paths.hpp"
 #include "support/small_protocols.hpp"
 
 using namespace shufflempc;
@@ -350,4 +354,43 @@ TEST_CASE("verifiable mix: hop counts outside 1 to 16 are refused naming the ran
   SeededRng rng(1);
   CHECK_THROWS_WITH_AS(VerifiableMixChannel(0, rng), doctest::Contains("[1, 16]"), std::invalid_argument);
   CHECK_THROWS_WITH_AS(VerifiableMixChannel(17, rng), doctest::Contains("[1, 16]"), std::invalid_argument);
+}
+
+TEST_CASE("verifiable mix: docs/verifier.md's field table names exactly the fields a transcript holds, object by object") {
+  // The table's rows: | object | `field` | type | meaning |.
+  std::ifstream doc(SHUFFLEMPC_SOURCE_DIR + "/docs/verifier.md");
+  REQUIRE(doc);
+  const std::map<std::string, std::string> kinds = {{"file", ""}, {"round", "rounds"}, {"key", "key"}, {"hop", "hops"}, {"decryption", "decryption"}};
+  std::set<std::pair<std::string, std::string>> documented;
+  for (std::string line; std::getline(doc, line);) {
+    if (line.rfind("| ", 0) != 0) continue;
+    std::istringstream cells(line.substr(2));
+    std::string object, field;
+    std::getline(cells, object, '|');
+    std::getline(cells, field, '|');
+    object.erase(object.find_last_not_of(' ') + 1);
+    if (!kinds.count(object)) continue;
+    const auto open = field.find('`'), close = field.rfind('`');
+    REQUIRE_MESSAGE(open != close, line);
+    documented.insert({kinds.at(object), field.substr(open + 1, close - open - 1)});
+  }
+  // What the code writes: every object of a transcript with every kind of entry.
+  SeededRng rng(4);
+  const auto j = nlohmann::json::parse(transcript_with(3, 2, std::nullopt, rng).to_json());
+  std::set<std::pair<std::string, std::string>> written;
+  for (const auto& [k, v] : j.items()) written.insert({"", k});
+  for (const auto& r : j["rounds"]) {
+    for (const auto& [k, v] : r.items()) written.insert({"rounds", k});
+    for (const auto& [k, v] : r["key"].items()) written.insert({"key", k});
+    for (const auto& h : r["hops"])
+      for (const auto& [k, v] : h.items()) written.insert({"hops", k});
+    for (const auto& d : r["decryption"])
+      for (const auto& [k, v] : d.items()) written.insert({"decryption", k});
+  }
+  CHECK(documented == written);
+  CHECK(written.size() == 22);  // a transcript with every kind of object was written
+  // And the format the page names is the one the code writes.
+  std::ifstream again(SHUFFLEMPC_SOURCE_DIR + "/docs/verifier.md");
+  const std::string text((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>());
+  CHECK(text.find(std::string("`") + transcript_format + "`") != std::string::npos);
 }
