@@ -23,7 +23,7 @@ namespace shufflempc::cli {
 void add_analyzer_command(CLI::App& app, const Registry& registry, Action& action) {
   auto* cmd = app.add_subcommand("analyzer", "receive each round's shuffled output and run the protocol's analyzer");
   struct Options {
-    std::string key, transcript, listen;
+    std::string key, transcript, listen, port_file;
     ClientArgs client;
     std::optional<int> listen_fd;
   };
@@ -36,12 +36,14 @@ void add_analyzer_command(CLI::App& app, const Registry& registry, Action& actio
   cmd->add_option("--listen", o->listen,
                   "HOST:PORT where the parties' verdicts on their receipts arrive (port 0: any, printed on stderr), needed when the "
                   "session's analyzer-only rounds cross a mix chain (docs/mix-chain.md, receipts and complaints)");
+  add_port_file_option(*cmd, o->port_file);
   cmd->add_option("--listen-fd", o->listen_fd, "take the verdicts on descriptor N, a TCP socket the parent process bound and listens on (as `local` does)")
       ->check(CLI::Range(3, 1 << 20))
       ->excludes("--listen");
   cmd->callback([o, &registry, &action] {
     action = [o, &registry] {
-      const auto& [key, transcript, listen, client, listen_fd] = *o;
+      const auto& [key, transcript, listen, port_file, client, listen_fd] = *o;
+      if (!port_file.empty() && listen.empty()) throw std::invalid_argument("--port-file needs --listen (the port of the parties' verdicts)");
       const auto config = net::SessionConfig::load(client.config_path);
       const WarmUp warm_up(config, registry);  // beside building the protocol, reading keys, connecting
       if (!transcript.empty() && config.mix != net::MixKind::verifiable)
@@ -57,7 +59,7 @@ void add_analyzer_command(CLI::App& app, const Registry& registry, Action& actio
       net::TcpChannel channel(config, std::move(identities), host, port, stderr_logger("analyzer"),
                               {.share_links = true, .verdict_socket = listen_fd.value_or(-1), .verdict_listen = listen});
       // Readiness, as the shuffler says it: the parties are given this address (party --analyzer).
-      if (!listen.empty()) std::cout << "listening on " << net::split_address(listen, "--listen").first << ':' << channel.verdict_port() << std::endl;
+      if (!listen.empty()) announce_listening(net::split_address(listen, "--listen").first, channel.verdict_port(), port_file);
       RoundDriver session(*protocol, channel, *rng, config.parties);
       session.host_analyzer();
       const RunResult result = session.run({});

@@ -24,11 +24,14 @@ namespace shufflempc::cli {
 void add_keygen_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("keygen", "generate an X25519 key pair (party, shuffler or analyzer identity)");
   struct Options {
-    std::string out, parties;
+    std::string out, parties, show;
     bool mix_server = false, verifiable = false, one_key = false;
   };
   auto o = std::make_shared<Options>();  // owned by the callback, so it lives as long as the App
-  cmd->add_option("--out,-o", o->out, "key file to write (mode 0600); its public key is printed")->required();
+  auto* out_opt = cmd->add_option("--out,-o", o->out, "key file to write (mode 0600); its public key is printed");
+  cmd->add_option("--show", o->show,
+                  "print the public key (or token, with --mix-server and --verifiable) of an existing key file again, writing nothing")
+      ->excludes(out_opt);
   cmd->add_flag("--mix-server", o->mix_server,
                 "a server of a chain of mix servers (or the shuffler of a chained session): print KEY:SIGNING_KEY, its X25519 key "
                 "and the Ed25519 key it signs its reports with (for session --mix-server-keys)");
@@ -44,8 +47,10 @@ void add_keygen_command(CLI::App& app, Action& action) {
                 "one line of session --party-keys");
   cmd->callback([o, &action] {
     action = [o] {
-      const auto& [out, parties, mix_server, verifiable, one_key] = *o;
+      const auto& [out, parties, show, mix_server, verifiable, one_key] = *o;
+      if (out.empty() && show.empty()) throw std::invalid_argument("--out FILE is required (or --show FILE to print an existing key's token)");
       if (one_key && parties.empty()) throw std::invalid_argument("--one-key needs --parties FIRST-LAST");
+      if (!show.empty() && !parties.empty()) throw std::invalid_argument("--show prints one key file's token; a bundle's keys are the lines keygen --parties printed");
       SystemRng rng;
       if (!parties.empty()) {
         if (mix_server || verifiable) throw std::invalid_argument(std::string("--parties and ") + (mix_server ? "--mix-server" : "--verifiable") + " exclude each other");
@@ -70,8 +75,8 @@ void add_keygen_command(CLI::App& app, Action& action) {
         std::cout << lines;
         return 0;
       }
-      const auto keys = net::KeyPair::generate(rng);
-      keys.save(out);
+      const auto keys = show.empty() ? net::KeyPair::generate(rng) : net::KeyPair::load(show);
+      if (show.empty()) keys.save(out);
       std::optional<net::VerifiableKey> elgamal;
       if (verifiable) elgamal = net::verifiable_key_of(keys, rng);
       if (mix_server)

@@ -36,7 +36,7 @@ int run_mix_server(const MixServerArgs& o) {
     };
   }
   net::TcpMixServer server(keys, sessions, host, port, stderr_logger("mix server " + std::to_string(hop)), options);
-  std::cout << "listening on " << host << ':' << server.port() << std::endl;
+  announce_listening(host, server.port(), o.port_file);
   const auto reports = server.run();
   int status = 0;
   Value all = Value::array();
@@ -66,6 +66,7 @@ void add_mix_server_command(CLI::App& app, Action& action) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--key,-k", o->key, "this server's key file (keygen --mix-server)")->required()->check(CLI::ExistingFile);
   cmd->add_option("--listen", o->listen, "ADDR:PORT to listen on (port 0 = any; the shuffler dials it: --hop-addresses)")->required();
+  add_port_file_option(*cmd, o->port_file);
   cmd->add_option("--hop", o->hop,
                   "check that this key is server I of every config's chain (its place comes from the key; this only checks it)");
   cmd->add_flag("--json", o->json, "print the final report as JSON");

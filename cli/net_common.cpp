@@ -1,6 +1,7 @@
 // Pieces shared by the TCP process commands (keygen.cpp, shuffler.cpp, party.cpp, analyzer.cpp).
 #include "net_common.hpp"
 
+#include <filesystem>
 #include <iostream>
 #include <stdexcept>
 
@@ -9,6 +10,21 @@
 #include "shufflempc/files.hpp"
 
 namespace shufflempc::cli {
+
+void add_port_file_option(CLI::App& cmd, std::string& port_file) {
+  cmd.add_option("--port-file", port_file,
+                 "once listening, write the port to this file (for a script or another host's command; with port 0 the system's choice)");
+}
+
+void announce_listening(const std::string& host, std::uint16_t port, const std::string& port_file) {
+  if (!port_file.empty()) {
+    const std::string partial = port_file + ".partial";
+    std::filesystem::remove(partial);
+    write_file(partial, std::to_string(port) + "\n", "the port file");
+    std::filesystem::rename(partial, port_file);
+  }
+  std::cout << "listening on " << host << ':' << port << std::endl;
+}
 
 net::Logger stderr_logger(const std::string& who) {
   // One write per line: the processes of a `local` run share one stderr.

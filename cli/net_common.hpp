@@ -26,7 +26,7 @@ void add_mix_server_command(CLI::App& app, Action& action);
 // `mix-server`'s options (and `shuffler --hop I`'s, the spelling before 0.2).
 struct MixServerArgs {
   std::vector<std::string> configs;
-  std::string key, listen;
+  std::string key, listen, port_file;
   std::optional<std::size_t> hop;  // checked against the key's place, when given
   bool json = false, fault_tamper = false;
 };
@@ -37,6 +37,10 @@ void add_local_command(CLI::App& app, const Registry& registry, Action& action);
 
 // Prints "shufflempc WHO: LINE" on stderr.
 [[nodiscard]] net::Logger stderr_logger(const std::string& who);
+// A server's readiness: the line "listening on HOST:PORT" on stdout and, with --port-file, PORT in
+// that file (written whole: a script waiting for the file never reads half of it).
+void add_port_file_option(CLI::App& cmd, std::string& port_file);
+void announce_listening(const std::string& host, std::uint16_t port, const std::string& port_file);
 // The shuffler's address: --connect, or the config's shuffler_address (which must then name a port).
 [[nodiscard]] std::pair<std::string, std::uint16_t> connect_address(const net::SessionConfig& config, const std::string& flag);
 // "3" or "0-99" -> [first, last], within [0, parties).

@@ -143,13 +143,15 @@ void add_party_command(CLI::App& app, const Registry& registry, Action& action) 
       // hosting 10^5 parties never holds them all as JSON (that tree, its copy and its text were
       // 2 KB a party at the peak).
       if (client.json) std::cout << "{\"parties\":[";
+      std::size_t without_output = 0;  // parties whose rounds delivered to the analyzer only: one line for them all
       for (PartyId id = first; id <= last; ++id) {
         const auto& c = counters.at(id);
         const auto out = result.party_outputs.find(id);
         const bool dropped = out == result.party_outputs.end();
         const Value output = dropped ? Value() : out->second;
         if (!client.json) {
-          std::cout << fmt::format("party {}: output {}{}\n", id, output.dump(), dropped ? " (dropped)" : "");
+          if (!dropped && output.is_null()) ++without_output;
+          else std::cout << fmt::format("party {}: output {}{}\n", id, output.dump(), dropped ? " (dropped)" : "");
           continue;
         }
         std::cout << (id == first ? "" : ",")
@@ -164,6 +166,9 @@ void add_party_command(CLI::App& app, const Registry& registry, Action& action) 
                                                    .seconds = result.seconds})
                          .dump();
       }
+      if (!client.json && without_output > 0)
+        std::cout << fmt::format("{} of parties {}-{} took part; their output is the analyzer's (its rounds deliver to it only)\n", without_output,
+                                 first, last);
       // The process's own peak memory (wait4 would count the launcher's up to the spawn too).
       if (client.json) std::cout << "],\"process\":" << Value{{"peak_memory_bytes", own_peak_memory()}}.dump() << "}" << std::endl;
       std::cout.flush();

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -42,6 +43,7 @@ void add_session_command(CLI::App& app, const Registry& registry, Action& action
     std::string protocol, shuffler_key, analyzer_key, party_keys, address = "127.0.0.1:0", out, mix = "decryption";
     std::vector<std::string> params, mix_servers;
     std::size_t min_parties = 0, deadline_ms = 30'000;
+    bool force = false;
   };
   auto o = std::make_shared<Options>();  // owned by the callback, so it lives as long as the App
   cmd->add_option("--protocol,-p", o->protocol, "the registered protocol (shufflempc list)")->required();
@@ -68,7 +70,8 @@ void add_session_command(CLI::App& app, const Registry& registry, Action& action
       ->check(count_check());
   cmd->add_option("--deadline-ms", o->deadline_ms, "the shuffler's per-round deadline in milliseconds: a round ends this long after it last moved (a new link, a batch, a process saying its parties are still preparing theirs), and a process that says nothing for this long is dropped; a round's limit is twice this plus 1 ms per party (default 30000)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{86'400'000}));
-  cmd->add_option("--out,-o", o->out, "the session config to write")->required();
+  cmd->add_option("--out,-o", o->out, "the session config to write (an existing file only with --force)")->required();
+  cmd->add_flag("--force", o->force, "replace the file --out names if it exists");
   cmd->callback([o, &registry, &action] {
     action = [o, &registry] {
       net::SessionConfig c;
@@ -120,6 +123,10 @@ void add_session_command(CLI::App& app, const Registry& registry, Action& action
       c.rounds = net::wire_rounds(*registry.create(c.protocol, c.params, c.parties, c.min_parties), c.mix_chain.size(), c.mix);
       bind_files(c, registry);  // the content of every file a parameter names, so all hosts run the same
       c = net::SessionConfig::from_json(c.to_json());  // the same checks every process will make
+      // As keygen refuses to overwrite a key: every host reads this file, so replacing it is said.
+      const auto status = std::filesystem::symlink_status(o->out);
+      if (!o->force && std::filesystem::exists(status) && !std::filesystem::is_symlink(status))  // a link: refused below, named so
+        throw std::invalid_argument("--out " + o->out + " exists already: give --force to replace it");
       c.save(o->out);
       std::cout << fmt::format("session {} of {} with {} parties{} written to {}\n", to_hex(c.session), c.protocol, c.parties,
                                c.mix_chain.empty() ? std::string()

@@ -70,12 +70,13 @@ void add_shuffler_command(CLI::App& app, Action& action) {
     std::optional<std::size_t> hop;
     bool fault_tamper = false;
     std::optional<int> listen_fd;
-    std::string fault_entry;
+    std::string fault_entry, port_file;
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("--config,-c", o->configs, "session config (repeat to serve several sessions)")->required()->check(CLI::ExistingFile);
   cmd->add_option("--key,-k", o->key, "the shuffler's key file")->required()->check(CLI::ExistingFile);
   cmd->add_option("--listen", o->listen, "ADDR:PORT to listen on (default: the first config's shuffler_address; port 0 = any)");
+  add_port_file_option(*cmd, o->port_file);
   cmd->add_option("--listen-fd", o->listen_fd,
                   "accept on descriptor N, a TCP socket the parent process bound and listens on (as `local` does, so that the "
                   "clients start at once), instead of --listen")
@@ -104,7 +105,7 @@ void add_shuffler_command(CLI::App& app, Action& action) {
       ->group("");  // hidden: for local --tamper-entry and the tests
   cmd->callback([o, &action] {
     action = [o] {
-      auto& [configs, key, listen, grace_ms, json, hop_addresses, old_mix_servers, hop, fault_tamper, listen_fd, fault_entry] = *o;
+      auto& [configs, key, listen, grace_ms, json, hop_addresses, old_mix_servers, hop, fault_tamper, listen_fd, fault_entry, port_file] = *o;
       if (hop) {
         std::cerr << "shufflempc shuffler: --hop is spelled `shufflempc mix-server` now (its place comes from its key; --hop "
                      "still checks it); running that\n";
@@ -152,7 +153,7 @@ void add_shuffler_command(CLI::App& app, Action& action) {
       if (listen_fd) host = shuffler.host();
       // Readiness: the launcher (or the user) reads this line, then starts the clients (a launcher
       // that bound --listen-fd has started them already).
-      std::cout << "listening on " << host << ':' << shuffler.port() << std::endl;
+      announce_listening(host, shuffler.port(), port_file);
       const auto reports = shuffler.run();
       int status = 0;
       Value all = Value::array();

@@ -11,6 +11,8 @@
 
 #include "net/harness.hpp"
 #include "shufflempc/files.hpp"
+#include "shufflempc/hex.hpp"
+#include "shufflempc/net/verifiable.hpp"
 #include "shufflempc/registry.hpp"
 #include "support/temp_dir.hpp"
 #include "support/paths.hpp"
@@ -145,6 +147,63 @@ TEST_CASE("shufflempc session writes the config every process of a multi-host ru
   CHECK(linked.wait() == 2);
   CHECK(slurp(dir + "/linked.err").find("is a symbolic link") != std::string::npos);
   CHECK(slurp(dir + "/target.txt") == "untouched\n");
+}
+
+TEST_CASE("the walkthrough's conveniences: keygen --show prints a key's token again, --port-file, session refuses to overwrite, one line for an ESA round's parties") {
+  const test::TempDir tmp("shufflempc-walkthrough");
+  const std::string& dir = tmp.path();
+  const std::string shuffler_pub = make_keys(dir);
+  // The token again, from the key file alone (the analyzer's, with --verifiable: its ElGamal key too).
+  Process show({SHUFFLEMPC_CLI, "keygen", "--show", dir + "/shuffler.key"}, dir + "/show.err");
+  CHECK(show.read_line() == shuffler_pub);
+  CHECK(show.wait() == 0);
+  Process verifiable({SHUFFLEMPC_CLI, "keygen", "--verifiable", "--show", dir + "/analyzer.key"}, dir + "/show-v.err");
+  const std::string token = verifiable.read_line();
+  CHECK(verifiable.wait() == 0);
+  CHECK(token.rfind(to_hex(net::KeyPair::load(dir + "/analyzer.key").public_key()) + ":", 0) == 0);
+  CHECK(net::check_verifiable_key(net::parse_verifiable_key(token.substr(65), "token"), net::KeyPair::load(dir + "/analyzer.key").public_key()) == "");
+  Process neither({SHUFFLEMPC_CLI, "keygen"}, dir + "/neither.err");
+  CHECK(neither.wait() == 2);
+  CHECK(slurp(dir + "/neither.err").find("--out FILE is required (or --show FILE") != std::string::npos);
+
+  const std::vector<std::string> write = {SHUFFLEMPC_CLI, "session", "--protocol", "central-laplace", "--shuffler-key", shuffler_pub,
+                                          "--analyzer-key", dir + "/analyzer.key", "--party-keys", dir + "/party-keys.txt", "--out",
+                                          dir + "/session.json"};
+  Process first(write, dir + "/first.err");
+  REQUIRE(first.wait() == 0);
+  const std::string written = slurp(dir + "/session.json");
+  Process again(write, dir + "/again.err");
+  CHECK(again.wait() == 2);
+  CHECK(slurp(dir + "/again.err").find("exists already: give --force to replace it") != std::string::npos);
+  CHECK(slurp(dir + "/session.json") == written);
+  auto forced = write;
+  forced.push_back("--force");
+  Process replaced(forced, dir + "/forced.err");
+  CHECK(replaced.wait() == 0);
+  CHECK(slurp(dir + "/session.json") != written);  // a new session id
+
+  // The shuffler writes its port to --port-file; the party process's text report is one line for
+  // parties whose output is the analyzer's (central-laplace delivers to it only).
+  Process shuffler({SHUFFLEMPC_CLI, "shuffler", "--config", dir + "/session.json", "--key", dir + "/shuffler.key", "--listen", "127.0.0.1:0",
+                    "--port-file", dir + "/shuffler.port"},
+                   dir + "/shuffler.log");
+  const std::string line = shuffler.read_line();
+  const std::string port = line.substr(line.rfind(':') + 1);
+  CHECK(slurp(dir + "/shuffler.port") == port + "\n");
+  CHECK_FALSE(std::filesystem::exists(dir + "/shuffler.port.partial"));
+  Process analyzer({SHUFFLEMPC_CLI, "analyzer", "--config", dir + "/session.json", "--key", dir + "/analyzer.key", "--connect", "127.0.0.1:" + port},
+                   dir + "/analyzer.log");
+  {
+    std::ofstream in(dir + "/inputs.json");
+    in << "[1, 0, 1]\n";
+  }
+  Process parties({SHUFFLEMPC_CLI, "party", "--config", dir + "/session.json", "--id", "0-2", "--key-dir", dir, "--inputs", dir + "/inputs.json",
+                   "--connect", "127.0.0.1:" + port},
+                  dir + "/parties.log");
+  CHECK(parties.read_line() == "3 of parties 0-2 took part; their output is the analyzer's (its rounds deliver to it only)");
+  CHECK(parties.wait() == 0);
+  CHECK(analyzer.wait() == 0);
+  CHECK(shuffler.wait() == 0);
 }
 
 TEST_CASE("a session config binds the content of the files its parameters read, and a host with another file is refused") {
