@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <boost/math/distributions/chi_squared.hpp>
 #include <chrono>
 #include <cmath>
@@ -124,15 +125,22 @@ Axis parse_axis(const std::string& text) {
   if (rest.starts_with("lin:") || rest.starts_with("geom:")) {
     axis.geometric = rest.starts_with("geom:");
     const auto parts = split_items(rest.substr(rest.find(':') + 1), ':');
-    const auto a = parts.size() == 3 ? parse_real(parts[0]) : std::nullopt, b = parts.size() == 3 ? parse_real(parts[1]) : std::nullopt;
-    const auto k = parts.size() == 3 ? parse_real(parts[2]) : std::nullopt;
-    if (!a || !b || !k || *k < 2 || *k > 1000 || *k != std::floor(*k))
+    // A, B and K as plain numbers (optionals here made GCC 12 warn of uninitialised reads).
+    std::array<double, 3> abk{};
+    bool numbers = parts.size() == 3;
+    for (std::size_t i = 0; numbers && i < 3; ++i) {
+      const auto x = parse_real(parts[i]);
+      numbers = x.has_value();
+      if (numbers) abk[i] = *x;
+    }
+    const auto [a, b, k] = abk;
+    if (!numbers || !(k >= 2 && k <= 1000) || k != std::floor(k))
       throw std::invalid_argument(where + ": a range is lin:A:B:K or geom:A:B:K with numbers A, B and K in [2, 1000] points");
-    if (axis.geometric && (*a <= 0 || *b <= 0)) throw std::invalid_argument(where + ": a geometric range needs A > 0 and B > 0");
-    const auto count = static_cast<int>(*k);
+    if (axis.geometric && (a <= 0 || b <= 0)) throw std::invalid_argument(where + ": a geometric range needs A > 0 and B > 0");
+    const auto count = static_cast<int>(k);
     for (int i = 0; i < count; ++i) {
       const double t = static_cast<double>(i) / (count - 1);
-      axis.values.emplace_back(format_real(axis.geometric ? *a * std::pow(*b / *a, t) : *a + (*b - *a) * t));
+      axis.values.emplace_back(format_real(axis.geometric ? a * std::pow(b / a, t) : a + (b - a) * t));
     }
     return axis;
   }

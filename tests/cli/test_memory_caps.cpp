@@ -54,7 +54,7 @@ TEST_CASE("memory caps: hostile circuits and programs of a few bytes are refused
       {{"run", "circuit", "--parties", "3", "--circuit", write("short.txt", "100000000 200000000\n2 64 64\n1 64\n")}, "declares 100000000 gates, but 33 bytes hold at most 3"},
       // Inputs beyond 2^20 elements, inline and from a file.
       {{"run", "mpc2", "--parties", "3", "--function", "input x[100000000]@0; output s = sum(x)"}, "more than 1048576 input elements"},
-      {{"run", "mpc2", "--parties", "3", "--function", "@" + write("p.f", "input x[2000000]@0;\noutput s = sum(x)\n")}, "line 1"},
+      {{"run", "mpc2", "--parties", "3", "--function", std::string("@") + write("p.f", "input x[2000000]@0;\noutput s = sum(x)\n")}, "line 1"},
       {{"run", "mpc2", "--parties", "3", "--function", "inner-product", "--length", "10000000"}, "parameter 'length' = 10000000 is out of range: must be an integer in [1, 524288]"},
   };
   for (const auto& c : cases) {

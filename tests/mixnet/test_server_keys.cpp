@@ -150,7 +150,8 @@ TEST_CASE("mixnet evidence: a round's evidence decodes to itself and verifies, a
   fails(longer, 2, 100, "1 bytes after its end");
   auto twice = bytes;  // trustee 1 relabelled 0
   const std::size_t second = bytes.size() - 3 * 2 * DecryptionShares::bytes_per_share - 4;
-  twice[second] = 0;
+  REQUIRE(second < twice.size());
+  twice.at(second) = 0;
   fails(twice, 2, 100, "trustee 0 is out of range or listed twice");
   auto bad_point = bytes;
   std::fill(bad_point.begin() + 12, bad_point.begin() + 44, 0xff);
