@@ -110,6 +110,7 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
   auto drop_rng = rng->fork(rng_labels::dropouts);
   while (options.dropouts.size() < args.dropouts) options.dropouts.insert(static_cast<PartyId>(drop_rng->uniform(n)));
   options.stop = [] { return interrupted != 0 ? "signal " + std::to_string(interrupted) : std::string(); };
+  options.progress = [](const std::string& line) { std::cerr << ("shufflempc local: " + line + "\n") << std::flush; };
   options.started = [&](const std::string& dir, std::size_t processes) {
     if (!args.json)
       std::cout << "shufflempc local: shuffler, " << (chain.chained() ? std::to_string(chain.further()) + " further mix server(s), " : "")

@@ -401,7 +401,34 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
   // last result (or were told they are dropped): one still running a deadline later hangs (its
   // links were given up already), and is stopped and counted as lost, not waited for.
   const auto interrupted = [&] { return !reason().empty(); };
-  const bool in_time = wait_all(std::span(p.children).first(2), start + limit, interrupted);
+  // Waited for in steps, so that a long run says how it goes (LaunchOptions::progress).
+  bool in_time = true;
+  auto next_word = start + options_.progress_after;
+  for (std::size_t i = 0; i < 2; ++i) {
+    auto& c = p.children[i];
+    for (;;) {
+      const auto until = options_.progress && in_time ? std::min(start + limit, next_word) : start + limit;
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+      if (!in_time || c.wait_for(std::max(left, std::chrono::milliseconds(0)), interrupted)) break;
+      if (interrupted() || std::chrono::steady_clock::now() >= start + limit) {
+        in_time = false;
+        break;
+      }
+      std::size_t parties_running = 0;
+      for (std::size_t k = 2; k < p.children.size(); ++k) parties_running += p.children[k].wait_for(std::chrono::milliseconds(0)) ? 0 : 1;
+      const auto ran = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start).count();
+      // (whole seconds: a test's progress_after of milliseconds says "0 s")
+      std::string line = std::to_string(ran);
+      line += i == 0 ? " s: the shuffler and the analyzer running, " : " s: the analyzer running, ";
+      line += std::to_string(parties_running);
+      line += " of " + std::to_string(p.children.size() - 2) + " party processes (the run's limit: ";
+      line += std::to_string(std::chrono::duration_cast<std::chrono::seconds>(limit).count());
+      line += " s)";
+      options_.progress(line);
+      next_word += options_.progress_every;
+    }
+    if (!in_time) c.kill();
+  }
   const auto stragglers = in_time ? std::min(start + limit, std::chrono::steady_clock::now() + options_.deadline + std::chrono::seconds(5))
                                   : std::chrono::steady_clock::now();
   for (std::size_t i = 2; i < p.children.size(); ++i) {

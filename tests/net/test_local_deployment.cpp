@@ -12,6 +12,7 @@
 #include "shufflempc/net/launcher.hpp"
 #include "shufflempc/net/local.hpp"
 #include "shufflempc/registry.hpp"
+#include "support/paths.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace shufflempc;
@@ -102,4 +103,24 @@ TEST_CASE("LocalLauncher: a shuffler that ends before reporting its port ends th
   CHECK_THROWS_WITH_AS((void)launcher.run(std::vector<Value>(n, 0)),
                        doctest::Contains("shuffler did not report its port within"), std::runtime_error);
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(20));
+}
+
+TEST_CASE("LocalLauncher: a run that lasts says how it goes, while the shuffler and the analyzer run") {
+  // The progress line at every step (here from 1 ms, every 20 ms; `local` says it from 5 s, every 10 s).
+  const Registry registry = builtin_registry();
+  const std::size_t n = 2000;
+  const auto protocol = registry.create("counting", {{"noise", "calibrated"}}, n);
+  net::SessionConfig base;
+  base.protocol = "counting";
+  base.params = {{"noise", "calibrated"}};
+  std::vector<std::string> lines;
+  net::LaunchOptions options{.executable = SHUFFLEMPC_CLI};
+  options.progress = [&](const std::string& line) { lines.push_back(line); };
+  options.progress_after = std::chrono::milliseconds(1);
+  options.progress_every = std::chrono::milliseconds(20);
+  net::LocalLauncher launcher(base, *protocol, n, options);
+  const auto result = launcher.run(std::vector<Value>(n, 1));
+  REQUIRE_FALSE(lines.empty());
+  CHECK(lines.front().find(" s: the shuffler and the analyzer running, ") != std::string::npos);
+  CHECK(lines.front().find(" party processes (the run's limit: ") != std::string::npos);
 }

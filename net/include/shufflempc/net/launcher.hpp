@@ -46,6 +46,11 @@ struct LaunchOptions {
   // Each surviving party's report as it is read back (in party order per process), instead of all
   // of them in LaunchResult::per_party: at 10^6 parties their JSON would be a gigabyte.
   std::function<void(const Value& party)> on_party;
+  // Said progress_after into a run and every progress_every after, while the shuffler or the
+  // analyzer still runs: how long it has run, what still runs, the run's limit (one line; `local`
+  // writes it to stderr).
+  std::function<void(const std::string& line)> progress;
+  std::chrono::milliseconds progress_after{5000}, progress_every{10000};
 };
 
 struct LaunchResult {
