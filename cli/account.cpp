@@ -56,7 +56,7 @@ void print(const Value& out, bool json) {
       for (const auto& row : value) {
         std::cout << "  " << fmt::format("{:<13}", row.value("name", std::string()));
         std::cout << fmt::format(" {:>12}", row["epsilon"].is_null() ? "n/a" : fmt::format("{:.6g}", row["epsilon"].get<double>()));
-        std::cout << "   " << row.value("source", std::string()) << " [holds when " << row.value("validity", std::string()) << "]\n";
+        std::cout << "   " << row.value("source", std::string()) << " [valid: " << row.value("validity", std::string()) << "]\n";
       }
     } else {
       std::cout << fmt::format("{:<22} {}\n", key, value.is_string() ? value.get<std::string>() : value.dump());

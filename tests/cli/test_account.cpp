@@ -64,6 +64,9 @@ TEST_CASE("account amplify: every bound, the golden FMT21 values, null where a b
   REQUIRE(text.exit_code == 0);
   CHECK(text.out.find("0.537804") != std::string::npos);
   CHECK(text.out.find("n/a") != std::string::npos);
+  // Each bound's scope reads as one: "[valid: every eps0-LDP randomizer, ...]", not "[holds when every ...]".
+  CHECK(text.out.find("[valid: every eps0-LDP randomizer, every n and eps0") != std::string::npos);
+  CHECK(text.out.find("holds when") == std::string::npos);
 }
 
 TEST_CASE("account amplify --rounds: the numeric bounds composed by their privacy-loss distributions, below basic composition" * doctest::test_suite("slow")) {
