@@ -6,6 +6,7 @@
 // shufflempc/privacy.hpp (docs/accounting.md).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <iostream>
@@ -14,7 +15,9 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "shufflempc/amplification.hpp"
 #include "shufflempc/api/api.hpp"
+#include "shufflempc/registry.hpp"
 #include "shufflempc/study/progress.hpp"
 
 namespace shufflempc::cli {
@@ -78,9 +81,48 @@ void add_common(CLI::App* cmd, Options<Query>& c) {
   cmd->add_flag("--json", c.json, "print JSON");
 }
 
+// What `account local --protocol NAME` puts first: the protocol built at (n, epsilon, delta), the
+// local epsilon0 it chose and by which bound, the error it predicts, and the lower bound on the
+// central epsilon of that epsilon0 (the exact curve of shuffled randomized response) beside the
+// epsilon its bound certifies.
+Value protocol_choice(const Registry& registry, const std::string& name, const LocalQuery& q) {
+  const ProtocolInfo* info = registry.find(name);
+  const auto declares = [info](std::string_view param) {
+    return info != nullptr && std::any_of(info->params.begin(), info->params.end(), [&](const ParamSpec& p) { return p.name == param; });
+  };
+  if (!declares("epsilon") || !declares("delta"))
+    throw std::invalid_argument("--protocol " + name + ": " + (info == nullptr ? "no such protocol" : "it has no epsilon and delta parameters") +
+                                " (give a protocol whose local epsilon0 the accountant chooses, such as counting-rr-amplified)");
+  const auto protocol = registry.create(name, {{"epsilon", fmt::format("{:.17g}", q.epsilon)}, {"delta", fmt::format("{:.17g}", q.delta)}}, q.parties);
+  const Value d = protocol->describe();
+  if (!d.contains("epsilon0") || !d.contains("bound"))
+    throw std::invalid_argument("--protocol " + name + ": it does not choose a local epsilon0 by an amplification bound");
+  const double eps0 = d["epsilon0"].get<double>();
+  const std::uint64_t k = d.contains("domain") ? d["domain"].get<std::uint64_t>() : 2;
+  Value out = {{"name", name},
+               {"epsilon0", eps0},
+               {"bound", d["bound"]},
+               {"central_epsilon", q.epsilon},
+               {"central_epsilon_at_least", rr_exact_epsilon(q.parties, eps0, q.delta, k)}};
+  if (d.contains("bound_choice")) out["bound_choice"] = d["bound_choice"];
+  if (const auto sd = protocol->predicted_sd()) out["predicted_sd"] = *sd;
+  return out;
+}
+
+void print_choice(const Value& c) {
+  std::cout << fmt::format("=> {} uses epsilon0 = {:.6g}, from {}{}\n", c["name"].get<std::string>(), c["epsilon0"].get<double>(),
+                           c["bound"].get<std::string>(),
+                           c.contains("bound_choice") ? " (" + c["bound_choice"].get<std::string>() + ")" : std::string());
+  if (c.contains("predicted_sd"))
+    std::cout << fmt::format("   predicted error: {:.6g} (the standard deviation of its estimate)\n", c["predicted_sd"].get<double>());
+  std::cout << fmt::format("   its central epsilon: at most {:.6g} by that bound, at least {:.6g} (the exact curve of shuffled randomized "
+                           "response, a lower bound)\n\n",
+                           c["central_epsilon"].get<double>(), c["central_epsilon_at_least"].get<double>());
+}
+
 }  // namespace
 
-void add_account_command(CLI::App& app, const Registry&, Action& action) {
+void add_account_command(CLI::App& app, const Registry& registry, Action& action) {
   auto* account = app.add_subcommand("account", "privacy accounting: amplification by shuffling and the exact delta of discrete noise");
   account->require_subcommand(1);
 
@@ -106,12 +148,21 @@ void add_account_command(CLI::App& app, const Registry&, Action& action) {
   {
     auto* cmd = account->add_subcommand("local", "the largest eps0 a local randomizer may have so that n shuffled reports are (eps, delta)-DP");
     auto o = std::make_shared<Options<LocalQuery>>();
+    auto protocol = std::make_shared<std::string>();
     add_common(cmd, *o);
     cmd->add_option("--epsilon", o->epsilon, "the central epsilon wanted")->required()->check(CLI::Range(1e-6, 50.0));
-    cmd->callback([o, &action] {
-      action = [o] {
-        const Value out = account_local(*o, progress_after_a_second("fmt-numeric"), progress_after_a_second("blanket-exact"),
-                                        progress_after_a_second("ldp-blanket"), progress_after_a_second("rr-exact-all"));
+    cmd->add_option("--protocol,-p", *protocol,
+                    "a registered protocol whose local epsilon0 the accountant chooses (counting-rr-amplified, histogram-rr-amplified): "
+                    "its choice first, marked, with the error it predicts and the lower bound on its central epsilon");
+    cmd->callback([o, protocol, &registry, &action] {
+      action = [o, protocol, &registry] {
+        const std::optional<Value> choice = protocol->empty() ? std::nullopt : std::optional<Value>(protocol_choice(registry, *protocol, *o));
+        Value out = account_local(*o, progress_after_a_second("fmt-numeric"), progress_after_a_second("blanket-exact"),
+                                  progress_after_a_second("ldp-blanket"), progress_after_a_second("rr-exact-all"));
+        if (choice) {
+          if (o->json) out["protocol"] = *choice;
+          else print_choice(*choice);
+        }
         print(out, o->json);
         return 0;
       };

@@ -180,3 +180,28 @@ TEST_CASE("account: a missing or wrong argument gets one line naming it, exit co
     CHECK_MESSAGE(r.err.find(expect) != std::string::npos, args << ": " << r.err);
   }
 }
+
+TEST_CASE("account local --protocol: the protocol's own choice of epsilon0 first and marked, its predicted error, the lower bound beside it") {
+  // "100,000 users, epsilon = 1, delta = 1e-6, shuffled randomized response: what epsilon0, and what error?" in one command.
+  const std::string query = " account local --parties 100000 --epsilon 1 --delta 1e-6 --protocol counting-rr-amplified";
+  const auto json = run_command(cli() + query + " --json");
+  REQUIRE(json.exit_code == 0);
+  const auto out = nlohmann::json::parse(json.out);
+  const auto& choice = out.at("protocol");
+  // For bits the protocol takes the exact value over every dataset, the accountant's rr-exact-all.
+  CHECK(choice.at("epsilon0").get<double>() == doctest::Approx(out.at("rr_exact_all_epsilon0").get<double>()).epsilon(1e-9));
+  CHECK(choice.at("bound").get<std::string>().find("exact value") != std::string::npos);
+  CHECK(choice.at("predicted_sd").get<double>() > 0);
+  CHECK(choice.at("central_epsilon_at_least").get<double>() <= 1.0);
+  CHECK(choice.at("central_epsilon_at_least").get<double>() > 0.9);  // the exact value: the lower curve sits just below
+  const auto text = run_command(cli() + query);
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.rfind("=> counting-rr-amplified uses epsilon0 = ", 0) == 0);
+  CHECK(text.out.find("predicted error: ") != std::string::npos);
+  CHECK(text.out.find("at least ") != std::string::npos);
+  for (const char* wrong : {"nope", "counting"}) {
+    const auto bad = run_command(cli() + " account local --parties 100000 --epsilon 1 --protocol " + wrong);
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.err.find(std::string("--protocol ") + wrong + ": ") != std::string::npos);
+  }
+}
