@@ -1,5 +1,7 @@
 #include "shufflempc/field25519.hpp"
 
+#include <vector>
+
 #include "shufflempc/little_endian.hpp"
 
 namespace shufflempc::field25519 {
@@ -74,6 +76,20 @@ Fe invert(const Fe& a) {
   Fe z11;
   const Fe t = pow_2_250_minus_1(a, z11);
   return mul(sq_n(t, 5), z11);  // 2^255 - 32 + 11 = p - 2
+}
+
+void batch_invert(std::span<Fe> values) {
+  const std::size_t n = values.size();
+  if (n == 0) return;
+  std::vector<Fe> prefix(n);  // prefix[i] = values[0] ··· values[i]
+  prefix[0] = values[0];
+  for (std::size_t i = 1; i < n; ++i) prefix[i] = mul(prefix[i - 1], values[i]);
+  Fe inv = invert(prefix[n - 1]);  // 1 / the product of them all
+  for (std::size_t i = n; i-- > 0;) {
+    const Fe value = values[i];
+    values[i] = i == 0 ? inv : mul(inv, prefix[i - 1]);
+    inv = mul(inv, value);  // now 1 / the product of the first i
+  }
 }
 
 Fe pow22523(const Fe& a) {

@@ -103,9 +103,7 @@ std::string check_decryption_shares(const ProofContext& context, std::uint32_t t
   detail::FirstFailure not_point(n);
   parallel_for(n, threads, [&](std::size_t i) {
     const Scalar e = share_challenge(prefix, i, all[i].c1, s.shares[i], s.commit_g[i], s.commit_c1[i]);
-    Scalar beta, gamma;
-    randombytes_buf(beta.bytes.data(), 16);
-    randombytes_buf(gamma.bytes.data(), 16);
+    const Scalar beta = detail::batch_weight(), gamma = detail::batch_weight();
     k[4 * i] = -beta;
     k[4 * i + 1] = -gamma;
     k[4 * i + 2] = gamma * s.response[i];

@@ -1,6 +1,8 @@
 // Helpers of the mixnet's parallel loops (not installed).
 #pragma once
 
+#include <sodium.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
@@ -25,6 +27,14 @@ std::vector<Point> parallel_sums(std::size_t count, std::size_t sums, unsigned t
   for (const auto& p : partial)
     for (std::size_t s = 0; s < sums; ++s) total[s] = total[s] + p[s];
   return total;
+}
+
+// 128 uniform bits of the verifier's own, drawn after the proof is fixed: the weight of one
+// equation in a batched check (a false equation survives the weighted sum with probability 2^-128).
+inline Scalar batch_weight() {
+  Scalar s;
+  randombytes_buf(s.bytes.data(), 16);
+  return s;
 }
 
 // The lowest index at which a check failed, noted from any thread.

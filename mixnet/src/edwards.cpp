@@ -156,16 +156,11 @@ Niels negate(const Niels& q) { return {q.ymx, q.ypx, f::neg(q.xy2d)}; }
 std::vector<Niels> to_niels(std::span<const Ext> points) {
   const std::size_t n = points.size();
   std::vector<Niels> out(n);
-  if (n == 0) return out;
-  // prefix[i] = Z_0 ··· Z_i; one inversion of the whole product, then back to front.
-  std::vector<Fe> prefix(n);
-  prefix[0] = points[0].Z;
-  for (std::size_t i = 1; i < n; ++i) prefix[i] = f::mul(prefix[i - 1], points[i].Z);
-  Fe inv = f::invert(prefix[n - 1]);
-  for (std::size_t i = n; i-- > 0;) {
-    const Fe z_inv = i == 0 ? inv : f::mul(inv, prefix[i - 1]);
-    inv = f::mul(inv, points[i].Z);
-    const Fe x = f::mul(points[i].X, z_inv), y = f::mul(points[i].Y, z_inv);
+  std::vector<Fe> z_inv(n);
+  for (std::size_t i = 0; i < n; ++i) z_inv[i] = points[i].Z;
+  f::batch_invert(z_inv);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Fe x = f::mul(points[i].X, z_inv[i]), y = f::mul(points[i].Y, z_inv[i]);
     out[i] = {f::add(y, x), f::sub(y, x), f::mul(f::mul(x, y), constants().d2)};
   }
   return out;
@@ -174,7 +169,7 @@ std::vector<Niels> to_niels(std::span<const Ext> points) {
 Ext from_niels(const Niels& q) {
   // y = (ypx + ymx)/2, x = (ypx - ymx)/2: scale by 2 instead (Z = 2).
   const Fe x2 = f::sub(q.ypx, q.ymx), y2 = f::add(q.ypx, q.ymx);
-  return {f::mul(x2, f::from_u64(2)), f::mul(y2, f::from_u64(2)), f::from_u64(4), f::mul(x2, y2)};
+  return {f::add(x2, x2), f::add(y2, y2), f::from_u64(4), f::mul(x2, y2)};
 }
 
 bool decode(const Point& in, Ext& out) {

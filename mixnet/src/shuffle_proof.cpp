@@ -13,6 +13,7 @@
 #include "detail.hpp"
 
 namespace shufflempc::mixnet {
+using detail::batch_weight;
 using detail::FirstFailure;
 using detail::parallel_sums;
 
@@ -84,7 +85,7 @@ std::vector<edwards::Niels> generators(std::size_t count, unsigned threads) {
   static std::vector<edwards::Niels> made;
   std::lock_guard lock(mutex);
   if (made.size() < count) {
-    // hash_to_point's map (RFC 9496) in coordinates: shuffle_generators' points without their encoding.
+    // hash_to_point of the label and the index (RFC 9496's map), in coordinates, never encoded.
     std::vector<edwards::Ext> more(count - made.size());
     parallel_for(more.size(), threads, [&](std::size_t i) {
       std::uint8_t b[8];
@@ -106,13 +107,6 @@ bool decode_into(std::span<const Point> points, std::vector<edwards::Niels>& out
   return !bad;
 }
 
-// 128 uniform bits: the verifier's weight of one equation in the batched check.
-Scalar batch_weight() {
-  Scalar s;
-  randombytes_buf(s.bytes.data(), 16);
-  return s;
-}
-
 }  // namespace
 
 std::vector<std::uint8_t> ProofContext::to_bytes() const {
@@ -127,12 +121,9 @@ std::vector<std::uint8_t> ProofContext::to_bytes() const {
 ShuffleWitness::~ShuffleWitness() { wipe(randomness); }
 
 std::vector<Point> shuffle_generators(std::size_t count, unsigned threads) {
+  const auto made = generators(count, threads);
   std::vector<Point> h(count);
-  parallel_for(count, threads, [&](std::size_t i) {
-    std::uint8_t b[8];
-    store_le(b, std::uint64_t{i});
-    h[i] = hash_to_point("shufflempc/mixnet/shuffle/generator", b);
-  });
+  parallel_for(count, threads, [&](std::size_t i) { h[i] = edwards::encode(edwards::from_niels(made[i])); });
   return h;
 }
 

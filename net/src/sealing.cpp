@@ -38,8 +38,7 @@ void ephemeral_public_keys(std::span<const std::array<std::uint8_t, 32>> secrets
   // GF(2^255 - 19) from the core (field25519.hpp); only public values pass here (the y of an
   // ephemeral public key and its u, which the record carries in the clear).
   namespace f = field25519;
-  std::vector<f::Fe> one_minus_y(k), prefix(k);
-  std::vector<f::Fe> y(k);
+  std::vector<f::Fe> y(k), one_over(k);
   for (std::size_t i = 0; i < k; ++i) {
     if (!clamped(secrets[i])) throw std::invalid_argument("ephemeral keys: secret " + std::to_string(i) + " is not clamped");
     std::array<std::uint8_t, 32> edwards;
@@ -47,16 +46,10 @@ void ephemeral_public_keys(std::span<const std::array<std::uint8_t, 32>> secrets
     if (crypto_scalarmult_ed25519_base_noclamp(edwards.data(), secrets[i].data()) != 0)
       throw std::logic_error("ephemeral keys: the base point times a clamped scalar was the identity");
     y[i] = f::from_bytes(edwards.data());  // bit 255, the sign of x, ignored: u does not depend on it
-    // 1 - y, never 0 (y = 1 is the identity), multiplied into the running product.
-    one_minus_y[i] = f::sub(f::one(), y[i]);
-    prefix[i] = i == 0 ? one_minus_y[0] : f::mul(prefix[i - 1], one_minus_y[i]);
+    one_over[i] = f::sub(f::one(), y[i]);  // 1 - y, never 0 (y = 1 is the identity)
   }
-  f::Fe inv = k == 0 ? f::zero() : f::invert(prefix[k - 1]);  // 1 / the product of every (1 - y)
-  for (std::size_t i = k; i-- > 0;) {
-    const f::Fe one_over_d = i == 0 ? inv : f::mul(inv, prefix[i - 1]);
-    inv = f::mul(inv, one_minus_y[i]);  // now 1 / the product of the first i
-    f::to_bytes(f::mul(f::add(y[i], f::one()), one_over_d), out[i].data());
-  }
+  f::batch_invert(one_over);
+  for (std::size_t i = 0; i < k; ++i) f::to_bytes(f::mul(f::add(y[i], f::one()), one_over[i]), out[i].data());
 }
 
 void seal(std::span<const std::uint8_t> messages, std::size_t width, const PublicKey& analyzer, std::span<std::uint8_t> out) {

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <boost/multiprecision/cpp_int.hpp>
+#include <vector>
 
 #include "shufflempc/field25519.hpp"
 #include "shufflempc/random.hpp"
@@ -76,4 +77,18 @@ TEST_CASE("field25519: arithmetic, encodings and inverses agree with exact integ
     }
   }
   CHECK(value(f::sq(f::sqrt_m1())) == prime() - 1);
+  // Many inverses at once (Montgomery's trick) are the inverses one by one, for 0, 1 and 33 elements.
+  for (const std::size_t n : {0, 1, 33}) {
+    std::vector<f::Fe> many(n), alone(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      std::array<std::uint8_t, 32> b;
+      rng.fill(b);
+      b[31] &= 0x7f;
+      b[0] |= 1;  // not 0
+      many[i] = f::from_bytes(b.data());
+      alone[i] = f::invert(many[i]);
+    }
+    f::batch_invert(many);
+    for (std::size_t i = 0; i < n; ++i) CHECK(value(many[i]) == value(alone[i]));
+  }
 }

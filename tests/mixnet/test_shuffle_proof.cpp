@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 
+#include "shufflempc/little_endian.hpp"
 #include "shufflempc/mixnet/shuffle_proof.hpp"
 #include "support/stats.hpp"
 
@@ -248,4 +249,17 @@ TEST_CASE("proof of shuffle: a hop's permutation is uniform over the 6 orders of
   CAPTURE(chi.statistic);
   CHECK(chi.passes());
   for (auto c : counts) CHECK(c > 0);
+}
+
+TEST_CASE("proof of shuffle: the generators are hash_to_point of their label and index, whether made before or not") {
+  // The proofs make them in coordinates and keep them; here the first call may find some made.
+  for (const std::size_t count : {3, 40}) {
+    const auto h = shuffle_generators(count, threads);
+    REQUIRE(h.size() == count);
+    for (std::size_t i = 0; i < count; ++i) {
+      std::uint8_t b[8];
+      store_le(b, std::uint64_t{i});
+      CHECK(h[i] == hash_to_point("shufflempc/mixnet/shuffle/generator", b));
+    }
+  }
 }

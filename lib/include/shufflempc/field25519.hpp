@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 
 namespace shufflempc::field25519 {
 
@@ -129,6 +130,9 @@ void to_bytes(const Fe& a, std::uint8_t* out);
 // 1/a (0 for a = 0), a^((p - 5)/8), and their shared chain's prefix.
 [[nodiscard]] Fe invert(const Fe& a);
 [[nodiscard]] Fe pow22523(const Fe& a);
+// Every element of `values` (none of them 0) replaced by its inverse, with one inversion and three
+// multiplications an element (Montgomery's trick).
+void batch_invert(std::span<Fe> values);
 
 // Of the canonical value: is it zero; is it "negative" (odd, as ristretto255 and Ed25519 say).
 [[nodiscard]] std::uint64_t is_zero(const Fe& a);
