@@ -165,6 +165,9 @@ TEST_CASE("the walkthrough's conveniences: keygen --show prints a key's token ag
   Process neither({SHUFFLEMPC_CLI, "keygen"}, dir + "/neither.err");
   CHECK(neither.wait() == 2);
   CHECK(slurp(dir + "/neither.err").find("--out FILE is required (or --show FILE") != std::string::npos);
+  Process missing({SHUFFLEMPC_CLI, "keygen", "--show", dir + "/none.key"}, dir + "/missing.err");
+  CHECK(missing.wait() == 2);
+  CHECK(slurp(dir + "/missing.err").find("cannot read key file " + dir + "/none.key") != std::string::npos);
 
   const std::vector<std::string> write = {SHUFFLEMPC_CLI, "session", "--protocol", "central-laplace", "--shuffler-key", shuffler_pub,
                                           "--analyzer-key", dir + "/analyzer.key", "--party-keys", dir + "/party-keys.txt", "--out",
@@ -191,6 +194,12 @@ TEST_CASE("the walkthrough's conveniences: keygen --show prints a key's token ag
   const std::string port = line.substr(line.rfind(':') + 1);
   CHECK(slurp(dir + "/shuffler.port") == port + "\n");
   CHECK_FALSE(std::filesystem::exists(dir + "/shuffler.port.partial"));
+  // The analyzer's port file is that of the parties' verdicts: without --listen there is none.
+  Process no_listen({SHUFFLEMPC_CLI, "analyzer", "--config", dir + "/session.json", "--key", dir + "/analyzer.key", "--port-file",
+                     dir + "/analyzer.port"},
+                    dir + "/no-listen.err");
+  CHECK(no_listen.wait() == 2);
+  CHECK(slurp(dir + "/no-listen.err").find("--port-file needs --listen") != std::string::npos);
   Process analyzer({SHUFFLEMPC_CLI, "analyzer", "--config", dir + "/session.json", "--key", dir + "/analyzer.key", "--connect", "127.0.0.1:" + port},
                    dir + "/analyzer.log");
   {
