@@ -61,14 +61,15 @@ void add_verify_command(CLI::App& app, const Registry&, Action& action) {
                            {"signers", signers},
                            {"rounds", v.rounds},
                            {"records", v.records},
+                           {"knowledge_proofs", v.knowledge_proofs},
                            {"hop_proofs", v.hop_proofs},
                            {"decryption_proofs", v.decryption_proofs},
                            {"faults", faults}}
                          .dump()
                   << '\n';
       } else if (ok) {
-        std::cout << fmt::format("verified: {} round(s), {} records, {} proofs of shuffle each signed by its hop's server, {} trustees' "
-                                 "decryption proofs\n",
+        std::cout << fmt::format("verified: {} round(s), {} records each proved by its sender, {} proofs of shuffle each signed by its hop's server, "
+                                 "{} trustees' decryption proofs\n",
                                  v.rounds, v.records, v.hop_proofs, v.decryption_proofs);
         if (!session_file.empty()) {
           std::cout << fmt::format("session {} of {}: its id, its chain's {} servers as the signers, and every round it carried\n",

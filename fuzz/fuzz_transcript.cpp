@@ -46,6 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const ThresholdKey key{2, {base_point(), base_point()}, {base_point(), base_point()}};
         const auto r = decode_evidence(rest, 0, shufflempc::Delivery::all_parties, 2 * limbs, key, 1 + records % 3, 64);
         (void)hop_faults({}, r, std::vector<shufflempc::mixnet::SigningPublicKey>(r.hops.size()), 1);
+        (void)check_knowledge({{}, 0, base_point()}, r.input, r.input_proofs, 1);
         break;
       }
       default: {

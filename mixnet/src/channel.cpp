@@ -1,11 +1,40 @@
 #include "shufflempc/mixnet/channel.hpp"
 
+#include <sodium.h>
+
 #include <algorithm>
+#include <cstring>
+#include <numeric>
 #include <stdexcept>
 
 #include "shufflempc/error.hpp"
+#include "shufflempc/little_endian.hpp"
 
 namespace shufflempc::mixnet {
+namespace {
+
+// Party p's tag key in this process: BLAKE2b-256 keyed with the channel's secret over p.
+TagKey party_tag_key(const TagKey& secret, PartyId p) {
+  TagKey k{};
+  std::uint8_t id[4];
+  store_le(id, static_cast<std::uint32_t>(p));
+  crypto_generichash(k.data(), k.size(), id, sizeof id, secret.data(), secret.size());
+  return k;
+}
+
+// The records in the order of their bytes (which are uniformly random): an order that names no sender.
+ProvedBatch in_byte_order(ProvedBatch in) {
+  const auto bytes = in.ciphertexts.to_bytes();
+  const std::size_t w = in.ciphertexts.limbs() * ciphertext_bytes;
+  std::vector<std::size_t> order(in.ciphertexts.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return std::memcmp(bytes.data() + a * w, bytes.data() + b * w, w) < 0; });
+  std::vector<std::uint8_t> sorted(bytes.size());
+  for (std::size_t k = 0; k < order.size(); ++k) std::memcpy(sorted.data() + k * w, bytes.data() + order[k] * w, w);
+  return {CiphertextBatch::from_bytes(in.ciphertexts.limbs(), sorted, "the admitted records"), in.proofs.permuted(order)};
+}
+
+}  // namespace
 
 std::string protocol_fit(const Protocol& protocol) {
   for (std::uint32_t r = 0; r < protocol.rounds(); ++r) {
@@ -19,6 +48,7 @@ VerifiableMixChannel::VerifiableMixChannel(std::size_t hops, Rng& rng, unsigned 
   if (hops < 1 || hops > max_hops)
     throw std::invalid_argument("mix servers must be in [1, " + std::to_string(max_hops) + "], got " + std::to_string(hops));
   secret_rng_->fill(transcript_.session);
+  secret_rng_->fill(tag_secret_);
   transcript_.hops = hops;
   if (threshold > hops)
     throw std::invalid_argument("the threshold must be in [1, " + std::to_string(hops) + "] (the mix servers), got " + std::to_string(threshold));
@@ -47,10 +77,22 @@ RoundOutcome VerifiableMixChannel::exchange(const RoundRules& spec, Submissions 
   rt.key = trustees.key;
   const Point key = rt.key.key();
 
-  // The entry's checks (width, counts, parties, minimum), then the parties' records encrypted.
+  // Each party's records encrypted and proved under its own tags; the entry's checks (width,
+  // counts, parties, minimum, the proofs), then the admitted records in an order that names no sender.
+  const KnowledgeContext kctx{transcript_.session, spec.round, key};
+  std::vector<SubmitterTag> tags(local.messages.count());
+  for (const auto& slice : local.parties) {
+    const TagKey k = party_tag_key(tag_secret_, slice.party);
+    for (std::size_t j = 0; j < slice.count && slice.first + j < tags.size(); ++j) tags[slice.first + j] = submitter_tag(k, transcript_.session, spec.round, slice.party, j);
+  }
+  const MessageBatch plain = local.messages.count() > 0 ? local.messages : MessageBatch(width);
+  ProvedBatch proved = encrypt_and_prove(plain, kctx, tags, *secret_rng_, threads_);
   RoundOutcome out = complete_round(spec, std::move(local), *round_rng);
-  const MessageBatch plain = out.output ? std::move(*out.output) : MessageBatch(width);
-  rt.input = encrypt_batch(plain, key, *secret_rng_, threads_);
+  if (auto fault = check_knowledge(kctx, proved.ciphertexts, proved.proofs, threads_); !fault.empty())
+    throw_error(Errc::protocol_violation, where + "the chain's entry: " + fault);
+  proved = in_byte_order(std::move(proved));
+  rt.input = std::move(proved.ciphertexts);
+  rt.input_proofs = std::move(proved.proofs);
 
   // The hops: each checks the proof of the hop before it, then shuffles and proves.
   const CiphertextBatch* in = &rt.input;

@@ -52,7 +52,7 @@ Json parse_bounded(const std::string& text) {
   // a round, "hops" a hop, "decryption" a trustee's shares, "key" a round's key).
   static const std::map<std::string_view, std::set<std::string_view>> fields = {
       {"", {"format", "session", "hops", "signers", "rounds"}},
-      {"rounds", {"round", "delivery", "width", "limbs", "key", "input", "hops", "decryption", "records"}},
+      {"rounds", {"round", "delivery", "width", "limbs", "key", "input", "input_proofs", "hops", "decryption", "records"}},
       {"hops", {"output", "proof", "signature"}},
       {"decryption", {"trustee", "shares"}},
       {"key", {"threshold", "commitments", "shares"}},
@@ -154,6 +154,7 @@ std::string Transcript::to_json() const {
     jr["width"] = r.width;
     jr["limbs"] = r.input.limbs();
     jr["input"] = to_hex(r.input.to_bytes());
+    jr["input_proofs"] = to_hex(r.input_proofs.to_bytes());
     jr["hops"] = Json::array();
     for (const auto& h : r.hops)
       jr["hops"].push_back({{"output", to_hex(h.output.to_bytes())}, {"proof", to_hex(h.proof.to_bytes())}, {"signature", to_hex(h.signature)}});
@@ -176,6 +177,8 @@ Transcript Transcript::from_json(const std::string& text) {
                                      ? " (version 2's hops sign a flat digest of their input, not the Merkle root a sender's receipt is checked against)"
                                  : j.is_object() && j.contains("format") && j["format"] == "shufflempc-verifiable-mix/3"
                                      ? " (version 3's decryption proofs carry their challenges instead of their commitments, which cannot be checked in a batch)"
+                                 : j.is_object() && j.contains("format") && j["format"] == "shufflempc-verifiable-mix/4"
+                                     ? " (version 4's records carry no proofs of plaintext knowledge, so a re-randomized copy of a record cannot be told apart)"
                                      : ""));
   Transcript t;
   t.session = fixed_field<sizeof(SessionId)>(j, "session", "transcript");
@@ -218,6 +221,7 @@ Transcript Transcript::from_json(const std::string& text) {
       throw std::invalid_argument(where + ": records of " + std::to_string(r.width) + " bytes have " + std::to_string(limbs_for(r.width)) + " limbs, not " +
                                   std::to_string(limbs));
     r.input = CiphertextBatch::from_bytes(limbs, hex_field(jr, "input", where), where + " input");
+    r.input_proofs = KnowledgeProofs::from_bytes(r.input.size(), limbs, hex_field(jr, "input_proofs", where), where + " input_proofs");
     if (!jr.contains("hops") || !jr["hops"].is_array() || jr["hops"].size() != t.hops)
       throw std::invalid_argument(where + ": \"hops\" must list " + std::to_string(t.hops) + " hops");
     for (const auto& jh : jr["hops"]) {
@@ -277,6 +281,7 @@ std::vector<std::uint8_t> encode_evidence(const RoundTranscript& r) {
   store_le<std::uint32_t>(out.data() + 8, static_cast<std::uint32_t>(r.hops.size()));
   const auto append = [&](const std::vector<std::uint8_t>& b) { out.insert(out.end(), b.begin(), b.end()); };
   append(r.input.to_bytes());
+  append(r.input_proofs.to_bytes());
   for (const auto& h : r.hops) append_hop(out, h);
   std::uint8_t n[4];
   store_le<std::uint32_t>(n, static_cast<std::uint32_t>(r.decryption.size()));
@@ -313,6 +318,7 @@ RoundTranscript decode_evidence(std::span<const std::uint8_t> bytes, std::uint32
   const std::size_t n = static_cast<std::size_t>(records);
   const std::size_t batch_bytes = n * limbs * ciphertext_bytes;
   r.input = CiphertextBatch::from_bytes(limbs, take(batch_bytes, "the input"), where + " input");
+  r.input_proofs = KnowledgeProofs::from_bytes(n, limbs, take(n * KnowledgeProofs::record_bytes(limbs), "the input's proofs"), where + " input proofs");
   for (std::size_t h = 0; h < hops; ++h) {
     const std::string hw = where + " hop " + std::to_string(h);
     r.hops.push_back(decode_hop(take(hop_bytes(n, limbs), hw), n, limbs, hw));
@@ -372,6 +378,9 @@ Verdict verify_transcript(const Transcript& t, unsigned threads) {
     }
     ++v.rounds;
     v.records += r.input.size();
+    v.knowledge_proofs += r.input.size();
+    if (auto fault = check_knowledge({t.session, r.round, r.key.key()}, r.input, r.input_proofs, threads); !fault.empty())
+      v.faults.push_back(where + ": " + fault);
     v.hop_proofs += r.hops.size();
     for (auto& fault : hop_faults(t.session, r, t.signers, threads)) v.faults.push_back(where + " " + fault);
     const CiphertextBatch* in = r.hops.empty() ? &r.input : &r.hops.back().output;

@@ -1,5 +1,8 @@
 #include "shufflempc/net/detail/chain_entry.hpp"
 
+#include <sodium.h>
+
+#include <algorithm>
 #include <stdexcept>
 
 #include "shufflempc/net/onion.hpp"
@@ -9,11 +12,12 @@
 namespace shufflempc::net::detail {
 
 ChainEntry::ChainEntry(const SessionConfig& config, const KeyPair& keys, const SigningKeyPair& signing, MixHop* hop0,
-                       SessionRounds::Closed closed, Rng& rng, const Tamper& tamper, std::function<std::string(std::size_t)> hop_name)
+                       SessionRounds::Closed closed, Rng& rng, const Tamper& tamper, std::function<std::string(std::size_t)> hop_name,
+                       std::function<mixnet::TagKey(PartyId)> tag_key)
     : config_(config), keys_(keys), rng_(rng), closed_(std::move(closed)), hop_name_(std::move(hop_name)), threads_(hardware_threads()) {
   if (config_.mix_chain.size() < 2) throw std::invalid_argument("chain entry: the session has no chain of mix servers");
   if (config_.mix == MixKind::verifiable) {
-    start_verifiable(signing, tamper);
+    start_verifiable(signing, tamper, tag_key);
   } else {
     if (hop0 == nullptr) throw std::invalid_argument("chain entry: an onion chain needs the entry's hop");
     start_onion(*hop0, tamper);
@@ -39,31 +43,74 @@ void ChainEntry::start_onion(MixHop& hop0, const Tamper& tamper) {
   batch_ = std::move(first.records);
 }
 
-void ChainEntry::start_verifiable(const SigningKeyPair& signing, const Tamper& tamper) {
+namespace {
+
+// The proofs of `after` (the admitted batch as a test altered it) from those of `before`: a record
+// still there keeps its proof, one the alteration made carries an empty one (which fails).
+mixnet::KnowledgeProofs proofs_following(const mixnet::CiphertextBatch& before, const mixnet::KnowledgeProofs& proofs,
+                                         const mixnet::CiphertextBatch& after) {
+  const std::size_t limbs = before.limbs();
+  mixnet::KnowledgeProofs out(limbs, after.size());
+  const auto bytes = proofs.to_bytes();
+  const std::size_t each = mixnet::KnowledgeProofs::record_bytes(limbs);
+  for (std::size_t k = 0; k < after.size(); ++k)
+    for (std::size_t i = 0; i < before.size(); ++i)
+      if (std::equal(after.record(k).begin(), after.record(k).end(), before.record(i).begin())) {
+        (void)out.read(k, bytes.data() + i * each);
+        break;
+      }
+  return out;
+}
+
+}  // namespace
+
+void ChainEntry::start_verifiable(const SigningKeyPair& signing, const Tamper& tamper, const std::function<mixnet::TagKey(PartyId)>& tag_key) {
   width_ = static_cast<std::uint32_t>(closed_.shape.width);
-  limbs_ = width_ / mixnet::ciphertext_bytes;
-  MessageBatch records = closed_.outcome.output ? std::move(*closed_.outcome.output) : MessageBatch(width_);
+  limbs_ = chain_limbs(width_);
   closed_.outcome.output.reset();  // no records travel: each receiver decrypts the evidence
-  Admitted admitted = admit_records(records, limbs_);
-  not_admitted_ = admitted.malformed + admitted.duplicates;
-  if (not_admitted_ > 0)
-    notes_.push_back(round_text() + ": " + std::to_string(admitted.malformed) + " record(s) that are not ElGamal ciphertexts and " +
-                     std::to_string(admitted.duplicates) + " copies were not admitted to the chain");
   rt_.round = closed_.round;
   rt_.delivery = closed_.shape.delivery;
   rt_.width = 2 * limbs_;
   rt_.key = round_key(config_, closed_.shape.delivery);
+  // The records as their senders submitted them: record first + j of a party's slice is its j-th,
+  // and must carry the tag only it and this entry can compute.
+  const Submissions& src = closed_.sources;
+  const MessageBatch records = src.messages.count() > 0 ? src.messages : MessageBatch(width_);
+  std::vector<std::pair<PartyId, std::uint32_t>> sender(records.count(), {0, 0});
+  std::vector<mixnet::TagKey> keys(src.parties.size());
+  std::vector<std::size_t> slice_of(records.count(), 0);
+  for (std::size_t k = 0; k < src.parties.size(); ++k) {
+    const auto& slice = src.parties[k];
+    if (tag_key) keys[k] = tag_key(slice.party);
+    for (std::size_t j = 0; j < slice.count && slice.first + j < records.count(); ++j)
+      sender[slice.first + j] = {slice.party, static_cast<std::uint32_t>(j)}, slice_of[slice.first + j] = k;
+  }
+  const auto sender_tag = [&](std::size_t i) {
+    return mixnet::submitter_tag(keys[slice_of[i]], config_.session, closed_.round, sender[i].first, sender[i].second);
+  };
+  Admitted admitted = admit_records(records, knowledge_context(config_, closed_.round, rt_.delivery),
+                                    tag_key ? std::function<mixnet::SubmitterTag(std::size_t)>(sender_tag) : nullptr, threads_);
+  for (auto& k : keys) sodium_memzero(k.data(), k.size());
+  not_admitted_ = admitted.refused();
+  if (not_admitted_ > 0)
+    notes_.push_back(round_text() + ": " + std::to_string(admitted.malformed) + " record(s) that are not ElGamal ciphertexts with a proof, " +
+                     std::to_string(admitted.unproved) + " without a valid proof of plaintext knowledge by their sender (a re-randomized copy of another's record is one) and " +
+                     std::to_string(admitted.duplicates) + " copies were not admitted to the chain");
   rt_.input = std::move(admitted.batch);
+  rt_.input_proofs = std::move(admitted.proofs);
   if (tamper) {
-    auto batch = MessageBatch::from_bytes(width_, rt_.input.to_bytes());
+    auto batch = MessageBatch::from_bytes(limbs_ * mixnet::ciphertext_bytes, rt_.input.to_bytes());
     tamper(closed_.round, batch);
-    rt_.input = mixnet::CiphertextBatch::from_bytes(limbs_, batch.bytes(), "the altered batch");
+    auto altered = mixnet::CiphertextBatch::from_bytes(limbs_, batch.bytes(), "the altered batch");
+    rt_.input_proofs = proofs_following(rt_.input, rt_.input_proofs, altered);
+    rt_.input = std::move(altered);
   }
   // The admitted records in the order of their Merkle leaves: hop 0's signed statement commits to
   // that batch, and each party link's receipt shows its records in it.
   auto ordered = in_leaf_order(rt_.input, threads_);
   rt_.input = std::move(ordered.batch);
-  commitment_.maker = std::make_shared<const ReceiptMaker>(width_, std::move(ordered.leaves));
+  rt_.input_proofs = rt_.input_proofs.permuted(ordered.order);
+  commitment_.maker = std::make_shared<const ReceiptMaker>(limbs_ * mixnet::ciphertext_bytes, std::move(ordered.leaves));
   // An empty batch crosses the chain too (its proofs are trivial), so every server stays on the
   // session's rounds; only its decryption is skipped.
   const mixnet::Point key = rt_.key.key();
@@ -81,7 +128,7 @@ HopAsk ChainEntry::shuffle_ask() const {
   ask.refusing = "the batch";
   if (config_.mix == MixKind::verifiable) {
     ask.type = FrameType::shuffle;
-    ask.width = width_;
+    ask.width = static_cast<std::uint32_t>(limbs_ * mixnet::ciphertext_bytes);
     ask.count = static_cast<std::uint32_t>(rt_.input.size());
     ask.bytes = rt_.hops.back().output.to_bytes();
     ask.payload = ask.bytes;
@@ -105,7 +152,7 @@ std::optional<std::string> ChainEntry::take_shuffle(std::size_t hop, const Frame
     return std::nullopt;
   }
   const std::size_t n = rt_.input.size();
-  if (header.type != FrameType::shuffled || header.round != closed_.round || header.width != width_)
+  if (header.type != FrameType::shuffled || header.round != closed_.round || header.width != limbs_ * mixnet::ciphertext_bytes)
     return at + " answered with a frame that is not this round's shuffled batch";
   if (header.count != n)
     return at + " returned " + std::to_string(header.count) + " records for the " + std::to_string(n) +

@@ -3,6 +3,7 @@
 #include "shufflempc/files.hpp"
 #include "shufflempc/numbers.hpp"
 #include "shufflempc/parallel.hpp"
+#include "shufflempc/net/tcp.hpp"
 #include "shufflempc/net/verifiable.hpp"
 
 #include <sodium.h>
@@ -263,6 +264,15 @@ void check_verifiable_chain(const SessionConfig& c) {
     for (std::size_t k = 0; k < i; ++k)
       if (c.mix_chain[k].elgamal->key == c.mix_chain[i].elgamal->key)
         throw std::invalid_argument(where + "'s ElGamal key repeats mix_chain[" + std::to_string(k) + "]'s");
+  }
+  // Every round that crosses the chain carries records of whole limbs with their proofs.
+  for (std::size_t r = 0; r < c.rounds.size(); ++r) {
+    const RoundShape& shape = c.rounds[r];
+    if (shape.width > wire_width(0, shape.delivery) && (chain_limbs(shape.width) == 0 || chain_limbs(shape.width) > mixnet::limbs_for(mixnet::max_record_bytes)))
+      throw std::invalid_argument("session config: rounds[" + std::to_string(r) + "]: a width of " + std::to_string(shape.width) +
+                                  " bytes is no verifiable record's (32 + 128·L bytes for L = 1 to " +
+                                  std::to_string(mixnet::limbs_for(mixnet::max_record_bytes)) +
+                                  " limbs: ciphertexts and a proof of plaintext knowledge; write the config again with this version's `session`)");
   }
 }
 

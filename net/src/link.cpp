@@ -151,6 +151,13 @@ void IdentityTree::wipe() {
   levels_.clear();
 }
 
+StaticSecret identity_leaf(const StaticSecret& k) { return leaf_hash(k); }
+
+StaticSecret IdentityTree::leaf(PartyId p) const {
+  if (levels_.empty() || p >= levels_[0].size()) throw std::out_of_range("identity tree: a party outside the session's parties");
+  return levels_[0][p];
+}
+
 IdentityProof IdentityTree::proof(PartyId first, std::uint32_t count) const {
   if (levels_.empty() || std::uint64_t{first} + count > levels_[0].size())
     throw std::out_of_range("identity tree: a range outside the session's parties");

@@ -154,9 +154,10 @@ struct TcpMixServer::Impl : detail::SessionHost {
     if (r != s.next_round) return round + " is out of order: the next round to shuffle is " + std::to_string(s.next_round);
     if (r >= s.config.rounds.size()) return round + ": the session has " + std::to_string(s.config.rounds.size()) + " rounds";
     const RoundShape& shape = s.config.rounds[r];
-    if (f.header.width != shape.width)
-      return round + ": records of " + std::to_string(f.header.width) + " bytes, this chain takes " + std::to_string(shape.width);
-    const std::size_t limbs = shape.width / mixnet::ciphertext_bytes;
+    // The chain carries the records' ciphertexts; their senders' proofs stay with the entry's evidence.
+    const std::size_t limbs = chain_limbs(shape.width), cw = limbs * mixnet::ciphertext_bytes;
+    if (limbs == 0 || f.header.width != cw)
+      return round + ": records of " + std::to_string(f.header.width) + " bytes, this chain takes " + std::to_string(cw);
     mixnet::CiphertextBatch in;
     try {
       in = mixnet::CiphertextBatch::from_bytes(limbs, batch.bytes(), round + "'s batch");
@@ -176,7 +177,7 @@ struct TcpMixServer::Impl : detail::SessionHost {
     s.last.type = FrameType::shuffled;
     s.last.round = r;
     s.last.received = batch_digest(batch);
-    s.last.width = static_cast<std::uint32_t>(shape.width);
+    s.last.width = static_cast<std::uint32_t>(cw);
     s.last.count = static_cast<std::uint32_t>(hop.output.size());
     s.last.payload.clear();
     mixnet::append_hop(s.last.payload, hop);
@@ -185,7 +186,7 @@ struct TcpMixServer::Impl : detail::SessionHost {
     rep.records_in = in.size();
     rep.records_out = hop.output.size();
     rep.received = s.last.received;
-    rep.sent = batch_digest(shape.width, s.shuffled_output);
+    rep.sent = batch_digest(cw, s.shuffled_output);
     s.report.rounds.push_back(rep);
     send_last(s, link);
     after_round(s, r, shape.delivery == Delivery::all_parties && in.size() > 0);
@@ -206,7 +207,7 @@ struct TcpMixServer::Impl : detail::SessionHost {
     if (!(s.last.valid && s.last.round == r && s.last.type == FrameType::shuffled) || s.config.rounds[r].delivery != Delivery::all_parties)
       return round + ": nothing to decrypt here (this server decrypts only the output of the round it shuffled last, in a round delivered to every party)";
     const RoundShape& shape = s.config.rounds[r];
-    const std::size_t limbs = shape.width / mixnet::ciphertext_bytes;
+    const std::size_t limbs = chain_limbs(shape.width), cw = limbs * mixnet::ciphertext_bytes;
     mixnet::RoundTranscript rt;
     try {
       rt = mixnet::decode_evidence(f.payload, r, shape.delivery, 2 * limbs, round_key(s.config, shape.delivery), s.config.mix_chain.size(),
@@ -217,8 +218,12 @@ struct TcpMixServer::Impl : detail::SessionHost {
     if (!rt.decryption.empty()) return round + ": the evidence to decrypt already carries decryption shares";
     if (rt.hops[s.hop].output.to_bytes() != s.shuffled_output)
       return round + ": the evidence's hop " + std::to_string(s.hop) + " is not the batch this server sent";
-    if (batch_digest(shape.width, rt.hops[s.hop - 1].output.to_bytes()) != s.last.received)
+    if (batch_digest(cw, rt.hops[s.hop - 1].output.to_bytes()) != s.last.received)
       return round + ": the evidence's hop " + std::to_string(s.hop - 1) + " is not the batch this server received";
+    // Nothing is decrypted from a batch with a record its sender did not prove (a re-randomized copy
+    // of another's record would have its plaintext shown twice).
+    if (auto fault = mixnet::check_knowledge(knowledge_context(s.config, r, shape.delivery), rt.input, rt.input_proofs, threads()); !fault.empty())
+      return round + ": the evidence's input is not the senders': " + fault;
     if (auto faults = mixnet::hop_faults(s.config.session, rt, signers_of(s.config.mix_chain), threads(), s.hop); !faults.empty())
       return round + ": " + faults.front();
     const mixnet::ProofContext dctx{s.config.session, r, static_cast<std::uint32_t>(rt.hops.size())};

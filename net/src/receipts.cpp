@@ -112,7 +112,7 @@ std::vector<std::size_t> leaf_order(std::span<const merkle::Hash> leaves) {
 InLeafOrder<MessageBatch> in_leaf_order(const MessageBatch& batch, unsigned threads) {
   const auto leaves = merkle::leaves(std::max<std::size_t>(1, batch.width()), batch.bytes(), threads);
   const auto order = leaf_order(leaves);
-  InLeafOrder<MessageBatch> out{MessageBatch(batch.width()), std::vector<merkle::Hash>(order.size())};
+  InLeafOrder<MessageBatch> out{MessageBatch(batch.width()), std::vector<merkle::Hash>(order.size()), order};
   for (std::size_t i = 0; i < order.size(); ++i) {
     out.batch.push_back(batch[order[i]]);
     out.leaves[i] = leaves[order[i]];
@@ -124,7 +124,7 @@ InLeafOrder<mixnet::CiphertextBatch> in_leaf_order(const mixnet::CiphertextBatch
   const std::size_t limbs = batch.limbs();
   const auto leaves = merkle::leaves(std::max<std::size_t>(1, limbs * mixnet::ciphertext_bytes), batch.to_bytes(), threads);
   const auto order = leaf_order(leaves);
-  InLeafOrder<mixnet::CiphertextBatch> out{mixnet::CiphertextBatch(limbs, order.size()), std::vector<merkle::Hash>(order.size())};
+  InLeafOrder<mixnet::CiphertextBatch> out{mixnet::CiphertextBatch(limbs, order.size()), std::vector<merkle::Hash>(order.size()), order};
   for (std::size_t i = 0; i < order.size(); ++i) {
     for (std::size_t l = 0; l < limbs; ++l) out.batch.at(i, l) = batch.at(order[i], l);
     out.leaves[i] = leaves[order[i]];
@@ -166,7 +166,7 @@ Receipt ReceiptMaker::receipt(std::span<const std::uint8_t> records, std::vector
 }
 
 std::string receipt_fault(const Receipt& receipt, std::size_t width, std::span<const std::uint8_t> records, const merkle::Hash& root,
-                          const std::function<bool(std::span<const std::uint8_t>)>& refusable) {
+                          const std::function<bool(std::size_t)>& refusable) {
   const auto mine = merkle::leaves(width, records);
   if (receipt.records.size() != mine.size())
     return "it covers " + std::to_string(receipt.records.size()) + " records, not the " + std::to_string(mine.size()) + " submitted";
@@ -174,7 +174,7 @@ std::string receipt_fault(const Receipt& receipt, std::size_t width, std::span<c
     const auto& p = receipt.records[k];
     const std::string which = "record " + std::to_string(k) + " of those submitted";
     if (p.index == missing_record) {
-      if (refusable && refusable(records.subspan(k * width, width))) continue;
+      if (refusable && refusable(k)) continue;
       return which + " is not in the batch the entry committed to";
     }
     if (!merkle::holds(mine[k], p.index, receipt.count, width, p.path, root))

@@ -422,7 +422,7 @@ struct TcpShuffler::Impl : detail::SessionHost {
   asio::awaitable<void> relay(ServedSession& s, detail::SessionRounds::Closed closed) {
     const std::uint32_t round = closed.round;
     detail::ChainEntry entry(s.config, keys, signing, s.hop0.get(), std::move(closed), rng, options.tamper_admitted,
-                             [&s](std::size_t hop) { return s.hops.name(hop); });
+                             [&s](std::size_t hop) { return s.hops.name(hop); }, [&s](PartyId p) { return s.parties_tree.leaf(p); });
     for (const auto& line : entry.take_notes()) log(s.tag + line);
     for (std::size_t hop = 1; hop < s.config.mix_chain.size(); ++hop) {
       const detail::HopAsk ask = entry.shuffle_ask();
@@ -581,10 +581,12 @@ struct TcpShuffler::Impl : detail::SessionHost {
     std::sort(mine.begin(), mine.end(), [](const auto* a, const auto* b) { return a->party < b->party; });
     std::vector<std::uint8_t> records;
     const std::size_t w = src.messages.width();
-    for (const auto* slice : mine) {
-      const auto bytes = src.messages.bytes().subspan(slice->first * w, slice->count * w);
-      records.insert(records.end(), bytes.begin(), bytes.end());
-    }
+    const std::size_t cw = s.last.commitment.maker->width();  // a verifiable chain's: the ciphertexts, without their proofs
+    for (const auto* slice : mine)
+      for (std::size_t m = 0; m < slice->count; ++m) {
+        const auto bytes = src.messages.bytes().subspan((slice->first + m) * w, std::min(w, cw));
+        records.insert(records.end(), bytes.begin(), bytes.end());
+      }
     return encode_receipt(s.last.commitment.maker->receipt(records, s.last.commitment.signed_bytes));
   }
 

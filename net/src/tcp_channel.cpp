@@ -89,6 +89,7 @@ struct TcpChannel::Impl {
   std::vector<PublicKey> layer_keys;
   std::map<std::uint32_t, std::vector<HopReport>> hop_reports;
   mixnet::Transcript transcript;  // a verifiable chain's rounds, as verified here
+  std::vector<mixnet::TagKey> tag_keys;  // per identity, with a verifiable chain: its submitter-tag key with the shuffler
   bool verifiable() const { return config.mix == MixKind::verifiable && !layer_keys.empty(); }
   // Receipts and verdicts: the analyzer's server for them (hosting the analyzer, with parties
   // elsewhere), or the analyzer's address (hosting parties, not the analyzer).
@@ -104,7 +105,8 @@ struct TcpChannel::Impl {
   // A link's proof of its identities to the holder of `peer` (the shuffler, or the analyzer for the
   // verdict links): each identity's static secret with it, one X25519 for each run of consecutive
   // identities holding one key.
-  detail::IdentityProof proof_for(const Link& l, const PublicKey& peer) const {
+  // With `tags`, each identity's submitter-tag key (its leaf, H(K_p)) is kept there too.
+  detail::IdentityProof proof_for(const Link& l, const PublicKey& peer, std::vector<mixnet::TagKey>* tags = nullptr) const {
     std::vector<detail::StaticSecret> secrets;
     secrets.reserve(l.identities.size());
     const KeyPair* previous = nullptr;
@@ -112,6 +114,7 @@ struct TcpChannel::Impl {
       const KeyPair& k = identities[i].keys;
       secrets.push_back(previous && *previous == k ? secrets.back() : detail::static_secret(k.secret_key(), peer));
       previous = &k;
+      if (tags) (*tags)[i] = detail::identity_leaf(secrets.back());
     }
     const auto proof = detail::identity_proof(secrets, l.first == analyzer_id ? 0 : l.first);
     sodium_memzero(secrets.data(), secrets.size() * sizeof(detail::StaticSecret));
@@ -246,12 +249,20 @@ struct TcpChannel::Impl {
   // Sends each party link's batch for the round (sealed to the analyzer in ESA mode); a link all
   // of whose parties stay silent leaves the session and closes. Marks the links that await a result.
   // Every hosted party's messages in the chain's onion at once (on every core), in local order;
-  // for a verifiable chain, encrypted under the round's key (each limb with fresh randomness).
+  // for a verifiable chain, encrypted under the round's key (each limb with fresh randomness) and
+  // proved under each sender's tags (its j-th record of the round: the j-th tag).
   MessageBatch wrap_for_chain(const RoundRules& spec, const Submissions& local, std::size_t ww) {
     MessageBatch wrapped(ww);
     if (!local.messages.empty() && verifiable()) {
-      const auto key = round_key(config, spec.shape.delivery).key();
-      wrapped = MessageBatch::from_bytes(ww, mixnet::encrypt_batch(local.messages, key, rng, hardware_threads()).to_bytes());
+      std::vector<mixnet::SubmitterTag> tags(local.messages.count());
+      for (const auto& slice : local.parties) {
+        const auto& [li, pos] = hosted.at(slice.party);
+        const mixnet::TagKey& key = tag_keys.at(links[li].identities[pos]);
+        for (std::size_t j = 0; j < slice.count; ++j)
+          tags.at(slice.first + j) = mixnet::submitter_tag(key, config.session, spec.round, slice.party, j);
+      }
+      wrapped = mixnet::to_submissions(
+          mixnet::encrypt_and_prove(local.messages, knowledge_context(config, spec.round, spec.shape.delivery), tags, rng, hardware_threads()));
     } else if (!local.messages.empty()) {
       wrapped = onion::wrap(local.messages.bytes(), spec.shape.width, spec.shape.delivery, config.analyzer_key, layer_keys, config.session,
                             spec.round);
@@ -523,6 +534,7 @@ struct TcpChannel::Impl {
     // hosts parties beside the analyzer): every link's records of this round.
     MessageBatch own(ww);
     for (const auto& l : links) own.append(l.own);
+    own = ciphertexts_of(own);  // what the entry committed to: without the proofs
     auto rt = open_evidence(config, spec.round, spec.shape, r.evidence, analyzer_identity ? &identities[*analyzer_identity].keys : nullptr,
                             static_cast<std::size_t>(r.messages), hardware_threads(),
                             spec.shape.delivery == Delivery::all_parties ? &own : nullptr, &out.discarded);
@@ -533,7 +545,7 @@ struct TcpChannel::Impl {
           " record(s) did not decrypt to a record of the round's width and were discarded");
     if (refused > 0)
       log("round " + std::to_string(spec.round) + ": the entry did not admit " + std::to_string(refused) +
-          " record(s) (not ElGamal ciphertexts, or copies)");
+          " record(s) (not ElGamal ciphertexts, without a valid proof of plaintext knowledge by their sender, or copies)");
     out.discarded += refused;
     out.output = rt.records;
     transcript.rounds.push_back(std::move(rt));
@@ -585,7 +597,7 @@ struct TcpChannel::Impl {
   // complains too (to the analyzer; the caller then reports the shuffler's own words). Throws
   // std::system_error(protocol_violation) naming the entry and the party when a result frame gives
   // a party cause to complain (after the complaint is sent).
-  void check_receipts(const RoundRules& spec, const std::vector<Answer>& answers, std::size_t ww) {
+  void check_receipts(const RoundRules& spec, const std::vector<Answer>& answers) {
     if (!chained(spec.shape)) return;
     const std::string round = "round " + std::to_string(spec.round);
     std::vector<std::pair<std::size_t, VerdictPayload>> said;  // each party link's verdict
@@ -624,14 +636,16 @@ struct TcpChannel::Impl {
           const Receipt receipt = decode_receipt(r.receipt, l.own.count());
           std::string why;
           const auto root = committed_root(config, spec.round, spec.shape.delivery, receipt, why);
-          // A verifiable chain's entry admits only well-formed ciphertexts (admit_records): a record of
-          // this process's that is not one was sent so (tests send such records on purpose).
-          const auto refusable = [&](std::span<const std::uint8_t> record) {
-            MessageBatch one(ww);
-            one.push_back(record);
-            return admit_records(one, ww / mixnet::ciphertext_bytes).malformed == 1;
+          // A verifiable chain's entry admits only well-formed ciphertexts with a valid proof
+          // (admit_records): a record of this process's that is not one was sent so (tests send
+          // such records on purpose). Its receipt covers the ciphertexts, without their proofs.
+          std::optional<std::vector<char>> refused;  // worked out only if the receipt calls a record missing
+          const auto refusable = [&](std::size_t k) {
+            if (!refused) refused = refusable_records(l.own, knowledge_context(config, spec.round, spec.shape.delivery), hardware_threads());
+            return (*refused)[k] != 0;
           };
-          if (root) why = receipt_fault(receipt, ww, l.own.bytes(), *root, verifiable() ? std::function(refusable) : nullptr);
+          const MessageBatch mine = verifiable() ? ciphertexts_of(l.own) : l.own;
+          if (root) why = receipt_fault(receipt, mine.width(), mine.bytes(), *root, verifiable() ? std::function<bool(std::size_t)>(refusable) : nullptr);
           if (!why.empty()) fault = "gave a receipt that does not hold: " + why;
           else v.root = *root;
         } catch (const std::system_error& e) {
@@ -787,8 +801,9 @@ struct TcpChannel::Impl {
       analyzer = links.size();
       links.push_back(std::move(l));
     }
+    if (config.mix == MixKind::verifiable) tag_keys.assign(identities.size(), mixnet::TagKey{});
     for (auto& l : links) {
-      l.proof = proof_for(l, config.shuffler_key);
+      l.proof = proof_for(l, config.shuffler_key, config.mix == MixKind::verifiable ? &tag_keys : nullptr);
       l.link = std::make_shared<SecureLink>(tcp::socket(io), limits);
     }
   }
@@ -912,20 +927,20 @@ RoundOutcome TcpChannel::exchange(const RoundRules& spec, Submissions local) {
     // No result at all: the parties that submitted through the chain complain of it (to the analyzer).
     std::vector<Impl::Answer> failed(im.links.size());
     for (auto& a : failed) a.error = std::current_exception();
-    im.check_receipts(spec, failed, ww);
+    im.check_receipts(spec, failed);
     throw;
   }
   if (!answers) {  // every party hosted here has left and no analyzer is hosted
     RoundOutcome out;
     for (const auto& [id, where] : im.hosted) out.dropped.push_back(id);
-    im.check_receipts(spec, std::vector<Impl::Answer>(im.links.size()), ww);  // their "absent" verdicts
+    im.check_receipts(spec, std::vector<Impl::Answer>(im.links.size()));  // their "absent" verdicts
     return out;
   }
   // The session's last result arrived: the shuffler need hold it for a reconnection no longer. Said
   // before the records are opened and checked, which at 10^6 parties takes the analyzer longer
   // than the shuffler waits for the word.
   if (spec.round + 1 == im.config.rounds.size()) im.confirm_last(spec.round);
-  im.check_receipts(spec, *answers, ww);
+  im.check_receipts(spec, *answers);
   RoundOutcome out = im.outcome_of(spec, *answers, im.verifiable() ? ww : wire_width(spec.shape.width, spec.shape.delivery));
   im.await_verdicts(spec, out);
   im.leave(out.dropped);

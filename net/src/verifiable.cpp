@@ -1,5 +1,7 @@
 #include "shufflempc/net/verifiable.hpp"
 
+#include <sodium.h>
+
 #include <algorithm>
 #include <cstring>
 #include <numeric>
@@ -10,8 +12,10 @@
 #include "shufflempc/merkle.hpp"
 #include "shufflempc/mixnet/decryption.hpp"
 #include "shufflempc/mixnet/server_keys.hpp"
+#include "shufflempc/net/detail/link.hpp"
 #include "shufflempc/net/mix_hop.hpp"
 #include "shufflempc/net/tcp.hpp"
+#include "shufflempc/parallel.hpp"
 
 namespace shufflempc::net {
 
@@ -76,7 +80,7 @@ mixnet::SessionChain session_chain(const SessionConfig& config) {
     mixnet::SessionChain::Round r;
     r.delivery = shape.delivery;
     if (shape.width > wire_width(0, shape.delivery)) {
-      r.limbs = shape.width / mixnet::ciphertext_bytes;
+      r.limbs = chain_limbs(shape.width);
       r.key = round_key(config, shape.delivery);
     }
     chain.rounds.push_back(std::move(r));
@@ -84,42 +88,107 @@ mixnet::SessionChain session_chain(const SessionConfig& config) {
   return chain;
 }
 
-std::size_t verifiable_width(std::size_t width) { return mixnet::limbs_for(width) * mixnet::ciphertext_bytes; }
+std::size_t verifiable_width(std::size_t width) { return mixnet::submission_bytes(mixnet::limbs_for(width)); }
 
-Admitted admit_records(const MessageBatch& records, std::size_t limbs) {
-  const std::size_t w = limbs * mixnet::ciphertext_bytes;
-  if (records.width() != w) throw std::invalid_argument("admit_records: records of " + std::to_string(records.width()) + " bytes, expected " + std::to_string(w));
+std::size_t chain_limbs(std::size_t wire_width) { return mixnet::submission_limbs(wire_width); }
+
+mixnet::TagKey tag_key_of(const KeyPair& party, const PublicKey& shuffler) {
+  detail::StaticSecret k = detail::static_secret(party.secret_key(), shuffler);
+  const mixnet::TagKey key = detail::identity_leaf(k);
+  sodium_memzero(k.data(), k.size());
+  return key;
+}
+
+mixnet::KnowledgeContext knowledge_context(const SessionConfig& config, std::uint32_t round, Delivery delivery) {
+  return {config.session, round, round_key(config, delivery).key()};
+}
+
+Admitted admit_records(const MessageBatch& records, const mixnet::KnowledgeContext& context,
+                       const std::function<mixnet::SubmitterTag(std::size_t)>& sender_tag, unsigned threads) {
+  const std::size_t limbs = chain_limbs(records.width()), n = records.count();
+  if (limbs == 0) throw std::invalid_argument("admit_records: records of " + std::to_string(records.width()) + " bytes are no verifiable round's");
+  const std::size_t cw = limbs * mixnet::ciphertext_bytes;
   Admitted a;
-  // Exact copies: sort the indices by content, keep the first of each run (in batch order).
-  std::vector<std::size_t> order(records.count());
-  std::iota(order.begin(), order.end(), 0);
-  const auto less = [&](std::size_t x, std::size_t y) {
-    const int c = std::memcmp(records[x].data(), records[y].data(), w);
-    return c < 0 || (c == 0 && x < y);
-  };
-  std::sort(order.begin(), order.end(), less);
-  std::vector<char> keep(records.count(), 1);
-  for (std::size_t i = 1; i < order.size(); ++i)
-    if (std::memcmp(records[order[i]].data(), records[order[i - 1]].data(), w) == 0) keep[order[i]] = 0, ++a.duplicates;
-  std::vector<std::uint8_t> bytes;
-  bytes.reserve(records.size_bytes());
-  for (std::size_t i = 0; i < records.count(); ++i) {
-    if (!keep[i]) continue;
+  // Each record parsed: canonical points and proof (else malformed), its tag its sender's (else unproved).
+  mixnet::CiphertextBatch all(limbs, n);
+  mixnet::KnowledgeProofs proofs(limbs, n);
+  std::vector<char> state(n, 0);  // 0 parsed, 1 malformed, 2 unproved
+  parallel_for(n, threads, [&](std::size_t i) {
     const auto r = records[i];
-    bool ok = true;
-    for (std::size_t p = 0; ok && p < 2 * limbs; ++p) {
-      mixnet::Point pt;
-      std::copy_n(r.data() + p * mixnet::point_bytes, mixnet::point_bytes, pt.bytes.begin());
-      ok = mixnet::valid_point(pt);
+    for (std::size_t l = 0; l < limbs; ++l) {
+      auto& c = all.at(i, l);
+      std::copy_n(r.data() + l * mixnet::ciphertext_bytes, mixnet::point_bytes, c.c1.bytes.begin());
+      std::copy_n(r.data() + l * mixnet::ciphertext_bytes + mixnet::point_bytes, mixnet::point_bytes, c.c2.bytes.begin());
+      if (!mixnet::valid_point(c.c1) || !mixnet::valid_point(c.c2)) return void(state[i] = 1);
     }
-    if (!ok) {
-      ++a.malformed;
-      continue;
-    }
-    bytes.insert(bytes.end(), r.begin(), r.end());
+    if (!proofs.read(i, r.data() + cw)) return void(state[i] = 1);
+    if (sender_tag && proofs.tag(i) != sender_tag(i)) state[i] = 2;
+  });
+  std::vector<std::size_t> parsed;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (state[i] == 1) ++a.malformed;
+    else if (state[i] == 2) ++a.unproved;
+    else parsed.push_back(i);
   }
-  a.batch = mixnet::CiphertextBatch::from_bytes(limbs, bytes, "admitted records");
+  // The proofs of the parsed records, in one batch.
+  mixnet::CiphertextBatch cand(limbs, parsed.size());
+  for (std::size_t k = 0; k < parsed.size(); ++k)
+    for (std::size_t l = 0; l < limbs; ++l) cand.at(k, l) = all.at(parsed[k], l);
+  std::vector<std::size_t> keep_index;
+  {
+    const auto bad = mixnet::unproved_records(context, cand, proofs.permuted(parsed), threads);
+    a.unproved += bad.size();
+    std::size_t b = 0;
+    for (std::size_t k = 0; k < parsed.size(); ++k) {
+      if (b < bad.size() && bad[b] == k) {
+        ++b;
+        continue;
+      }
+      keep_index.push_back(parsed[k]);
+    }
+  }
+  // Exact copies of the ciphertexts: sort by content, keep the first of each run (in batch order).
+  const auto bytes_of = [&](std::size_t i) { return records[i].data(); };
+  std::vector<std::size_t> order = keep_index;
+  std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+    const int c = std::memcmp(bytes_of(x), bytes_of(y), cw);
+    return c < 0 || (c == 0 && x < y);
+  });
+  std::vector<char> copy(n, 0);
+  for (std::size_t k = 1; k < order.size(); ++k)
+    if (std::memcmp(bytes_of(order[k]), bytes_of(order[k - 1]), cw) == 0) copy[order[k]] = 1, ++a.duplicates;
+  std::vector<std::size_t> admitted;
+  for (std::size_t i : keep_index)
+    if (!copy[i]) admitted.push_back(i);
+  a.batch = mixnet::CiphertextBatch(limbs, admitted.size());
+  for (std::size_t k = 0; k < admitted.size(); ++k)
+    for (std::size_t l = 0; l < limbs; ++l) a.batch.at(k, l) = all.at(admitted[k], l);
+  a.proofs = proofs.permuted(admitted);
   return a;
+}
+
+MessageBatch ciphertexts_of(const MessageBatch& submissions) {
+  const std::size_t limbs = chain_limbs(submissions.width());
+  if (limbs == 0) throw std::invalid_argument("ciphertexts_of: records of " + std::to_string(submissions.width()) + " bytes are no verifiable round's");
+  const std::size_t cw = limbs * mixnet::ciphertext_bytes;
+  MessageBatch out(cw, submissions.count());
+  for (std::size_t i = 0; i < submissions.count(); ++i) std::copy_n(submissions[i].data(), cw, out[i].data());
+  return out;
+}
+
+std::vector<char> refusable_records(const MessageBatch& submissions, const mixnet::KnowledgeContext& context, unsigned threads) {
+  std::vector<char> refusable(submissions.count(), 0);
+  if (submissions.count() == 0) return refusable;
+  // What the entry would admit of them (any tag), as byte strings of the ciphertexts.
+  const Admitted a = admit_records(submissions, context, nullptr, threads);
+  const auto kept = a.batch.to_bytes();
+  const std::size_t cw = a.batch.limbs() * mixnet::ciphertext_bytes;
+  std::vector<std::string_view> admitted;
+  for (std::size_t i = 0; i < a.batch.size(); ++i) admitted.emplace_back(reinterpret_cast<const char*>(kept.data()) + i * cw, cw);
+  std::sort(admitted.begin(), admitted.end());
+  for (std::size_t k = 0; k < submissions.count(); ++k)
+    refusable[k] = !std::binary_search(admitted.begin(), admitted.end(), std::string_view(reinterpret_cast<const char*>(submissions[k].data()), cw));
+  return refusable;
 }
 
 mixnet::RoundTranscript open_evidence(const SessionConfig& config, std::uint32_t round, const RoundShape& shape,
@@ -156,6 +225,10 @@ mixnet::RoundTranscript open_evidence(const SessionConfig& config, std::uint32_t
                                                   (leaves[i - 1] == leaves[i] ? "holds a record twice" : "is not in the order of its records' Merkle leaves") +
                                                   " (records " + std::to_string(i - 1) + " and " + std::to_string(i) + ")");
   }
+  // Every admitted record proved by its sender: an entry (or anyone) that added a re-randomized copy
+  // of a record to learn its plaintext twice cannot prove it.
+  if (auto fault = mixnet::check_knowledge(knowledge_context(config, round, shape.delivery), r.input, r.input_proofs, threads); !fault.empty())
+    throw_error(Errc::protocol_violation, where + ": the batch the chain's entry (the shuffler) admitted is not the senders': " + fault);
   // The hops first: nothing is decrypted from a batch whose chain does not verify.
   // Every hop proved and signed by the server the config names for it: an entry that made hops
   // itself (it can: re-encryption needs only the public key) is caught by the signatures.

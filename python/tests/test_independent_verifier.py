@@ -212,7 +212,7 @@ def lagrange_at_zero(indices):
 def verify(t):
     """The faults of transcript `t` (a dict), an empty list if it is verified."""
     faults = []
-    if t["format"] != "shufflempc-verifiable-mix/4":
+    if t["format"] != "shufflempc-verifiable-mix/5":
         return ["format"]
     session, k_hops = bytes.fromhex(t["session"]), t["hops"]
     signers = [bytes.fromhex(s) for s in t["signers"]]
@@ -234,6 +234,18 @@ def verify(t):
         Y = decode(y_key)
         batch = bytes.fromhex(r["input"])
         n = len(batch) // (64 * limbs)
+        # The senders' proofs of plaintext knowledge: z·G = A + e·c1 for every limb.
+        proofs = chunks(bytes.fromhex(r["input_proofs"]), 32 + 64 * limbs)
+        if len(proofs) != n:
+            faults.append("round %d input proofs" % rnd)
+        for i, (rec, pk) in enumerate(zip(chunks(batch, 64 * limbs), proofs)):
+            tag, commits, responses = pk[:32], chunks(pk[32 : 32 + 32 * limbs], 32), chunks(pk[32 + 32 * limbs :], 32)
+            e = hash_to_scalar("shufflempc/mixnet/plaintext-knowledge", session + u32(rnd) + y_key + tag + rec + b"".join(commits))
+            for j in range(limbs):
+                c1 = decode(rec[64 * j : 64 * j + 32])
+                if not equal(mul(int.from_bytes(responses[j], "little"), G), add(decode(commits[j]), mul(e, c1))):
+                    faults.append("round %d record %d knowledge" % (rnd, i))
+                    break
         for h, hop in enumerate(r["hops"]):
             out = bytes.fromhex(hop["output"])
             proof = bytes.fromhex(hop["proof"])
@@ -346,6 +358,12 @@ def test_an_independent_verifier_agrees_with_shufflempc_verify(cli, tmp_path):
     rec[0] ^= 1
     changed["rounds"][0]["records"] = rec.hex()
     assert verify(changed) == ["round %d records" % changed["rounds"][0]["round"]]
+    # A sender's proof of plaintext knowledge altered (a response changed).
+    unproved = json.loads(path.read_text())
+    proofs = bytearray.fromhex(unproved["rounds"][0]["input_proofs"])
+    proofs[32 + 32 + 1] ^= 1  # record 0's first response (one limb), a byte below its top
+    unproved["rounds"][0]["input_proofs"] = proofs.hex()
+    assert verify(unproved) == ["round %d record 0 knowledge" % unproved["rounds"][0]["round"]]
     # The signers swapped: each hop's signature is another server's.
     resigned = json.loads(path.read_text())
     resigned["signers"].reverse()

@@ -567,10 +567,13 @@ TEST_CASE("shufflempc local --tamper-entry: an entry that drops, replaces or cop
       REQUIRE(at != std::string::npos);
       const std::string party = text.substr(at + text.substr(at).find("(party ") + 7, 1);
       CHECK(text.find("parties " + party + "-" + party + " exited with status 1") != std::string::npos);
-      // The analyzer: refuses the round (on the complaint, or, for a copy in a verifiable chain, on
-      // the evidence itself) and outputs nothing.
+      // The analyzer: refuses the round (on the complaint, or in a verifiable chain on the evidence
+      // itself: a copy is in it twice, a replacement carries no sender's proof) and outputs nothing.
       CHECK(text.find("local run failed: analyzer exited with status 1") != std::string::npos);
-      if (!(kind == "verifiable" && fault == "duplicate"))
+      if (kind == "verifiable" && fault == "replace")
+        CHECK(text.find("round 0: the batch the chain's entry (the shuffler) admitted is not the senders': 1 of the 8 submitted records carry no valid "
+                        "proof of plaintext knowledge") != std::string::npos);
+      else if (!(kind == "verifiable" && fault == "duplicate"))
         CHECK(text.find("round 0: party " + party + " complains that the chain's entry (the shuffler) gave a receipt that does not hold") !=
               std::string::npos);
       CHECK(slurp(keep + "/analyzer.out").empty());

@@ -455,7 +455,7 @@ void multi_host_chain(bool verifiable) {
     CHECK(report["verifiable_mix"]["rounds"][0]["records"] == 3);
     CHECK(report["verifiable_mix"]["hops"] == 3);
     Process verify({SHUFFLEMPC_CLI, "verify", dir + "/transcript.json"}, dir + "/verify.err");
-    CHECK(verify.read_line().find("verified: 1 round(s), 3 records, 3 proofs of shuffle each signed by its hop's server") == 0);
+    CHECK(verify.read_line().find("verified: 1 round(s), 3 records each proved by its sender, 3 proofs of shuffle each signed by its hop's server") == 0);
     CHECK(verify.read_line().find("not tied to a session") == 0);
     CHECK(verify.wait() == 0);
     // Tied to the session every host read: its id, its three servers as the signers, its one round.

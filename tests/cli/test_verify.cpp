@@ -28,7 +28,7 @@ TEST_CASE("run --mix verifiable: the plain run's seeded result, a transcript tha
 
   const auto ok = run_command(cli() + " verify " + transcript);
   CHECK(ok.exit_code == 0);
-  CHECK(ok.out.find("verified: 1 round(s), 40 records, 3 proofs of shuffle each signed by its hop's server, 1 trustees' decryption proofs") !=
+  CHECK(ok.out.find("verified: 1 round(s), 40 records each proved by its sender, 3 proofs of shuffle each signed by its hop's server, 1 trustees' decryption proofs") !=
         std::string::npos);
   // An in-process run has no session config: the output says that nothing ties the file to one.
   CHECK(ok.out.find("not tied to a session") != std::string::npos);
@@ -57,6 +57,7 @@ TEST_CASE("run --mix verifiable: the plain run's seeded result, a transcript tha
   const auto verdict = nlohmann::json::parse(json.out);
   CHECK(verdict["verified"] == false);
   CHECK(verdict["hop_proofs"] == 3);
+  CHECK(verdict["knowledge_proofs"] == verdict["records"]);
   REQUIRE(verdict["faults"].size() == 2);  // hop 1, and hop 2 whose input it no longer is
   CHECK(verdict["faults"][0].get<std::string>().find("round 0 hop 1:") == 0);
   CHECK(verdict["faults"][1].get<std::string>().find("round 0 hop 2:") == 0);

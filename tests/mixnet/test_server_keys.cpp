@@ -9,6 +9,7 @@
 #include "shufflempc/mixnet/decryption.hpp"
 #include "shufflempc/mixnet/server_keys.hpp"
 #include "shufflempc/mixnet/transcript.hpp"
+#include "support/proved_input.hpp"
 
 using namespace shufflempc;
 using namespace shufflempc::mixnet;
@@ -95,7 +96,7 @@ TEST_CASE("mixnet evidence: a round's evidence decodes to itself and verifies, a
   r.delivery = Delivery::all_parties;
   r.width = 3;
   r.key = dealt.key;
-  r.input = encrypt_batch(MessageBatch::from_bytes(3, std::vector<std::uint8_t>{1, 2, 3, 4, 5, 6, 7, 8, 9}), r.key.key(), rng, 2);
+  test::set_proved_input(r, session, MessageBatch::from_bytes(3, std::vector<std::uint8_t>{1, 2, 3, 4, 5, 6, 7, 8, 9}), rng);
   const CiphertextBatch* in = &r.input;
   const std::vector<SigningKeyPair> servers = {SigningKeyPair::generate(rng), SigningKeyPair::generate(rng)};
   const std::vector<SigningPublicKey> signers = {servers[0].public_key(), servers[1].public_key()};
@@ -113,6 +114,7 @@ TEST_CASE("mixnet evidence: a round's evidence decodes to itself and verifies, a
   const auto bytes = encode_evidence(r);
   RoundTranscript back = decode_evidence(bytes, 1, Delivery::all_parties, 3, dealt.key, 2, 100);
   CHECK(back.input == r.input);
+  CHECK(back.input_proofs == r.input_proofs);
   CHECK(back.hops.size() == 2);
   CHECK(back.hops[1].proof == r.hops[1].proof);
   CHECK(back.decrypted_by == r.decrypted_by);
@@ -154,6 +156,6 @@ TEST_CASE("mixnet evidence: a round's evidence decodes to itself and verifies, a
   twice.at(second) = 0;
   fails(twice, 2, 100, "trustee 0 is out of range or listed twice");
   auto bad_point = bytes;
-  std::fill(bad_point.begin() + 12, bad_point.begin() + 44, 0xff);
+  for (std::size_t i = 12; i < 44; ++i) bad_point.at(i) = 0xff;  // the first input point
   fails(bad_point, 2, 100, "input");
 }

@@ -19,6 +19,7 @@
 #include "support/errors.hpp"
 #include "support/paths.hpp"
 #include "support/small_protocols.hpp"
+#include "support/proved_input.hpp"
 
 using namespace shufflempc;
 using namespace shufflempc::mixnet;
@@ -215,7 +216,7 @@ Transcript transcript_with(std::size_t records, std::size_t hops, std::optional<
   r.key = dealt.key;
   MessageBatch plain(2, records);
   for (std::size_t i = 0; i < records; ++i) plain[i][0] = static_cast<std::uint8_t>(i);
-  r.input = encrypt_batch(plain, analyzer.public_key, rng, 2);
+  test::set_proved_input(r, t.session, plain, rng);
   const CiphertextBatch* in = &r.input;
   for (std::uint32_t h = 0; h < hops; ++h) {
     auto s = reencrypt_shuffle(*in, analyzer.public_key, rng, 2);
@@ -255,10 +256,18 @@ TEST_CASE("verifiable mix: the verifier accepts no transcript moved to another s
   Transcript other_session = honest;
   other_session.session[0] ^= 1;
   const Verdict vs = verify_transcript(other_session, 2);
-  CHECK(vs.faults.size() == 3);  // both hops and the trustee
+  REQUIRE(vs.faults.size() == 4);  // the senders' proofs, both hops and the trustee
+  CHECK(vs.faults[0].find("round 3: 6 of the 6 submitted records carry no valid proof of plaintext knowledge") == 0);
   Transcript other_round = honest;
   other_round.rounds[0].round = 4;
-  CHECK(verify_transcript(other_round, 2).faults.size() == 3);
+  CHECK(verify_transcript(other_round, 2).faults.size() == 4);
+  // One sender's proof altered: only that is named.
+  Transcript other_proof = honest;
+  other_proof.rounds[0].input_proofs.response(2, 0) = other_proof.rounds[0].input_proofs.response(2, 0) + scalar_from_u64(1);
+  const Verdict vp = verify_transcript(other_proof, 2);
+  REQUIRE(vp.faults.size() == 1);
+  CHECK(vp.faults[0] == "round 3: 1 of the 6 submitted records carry no valid proof of plaintext knowledge (the first: record 2)");
+  CHECK(vp.knowledge_proofs == 6);
   Transcript other_records = honest;
   other_records.rounds[0].records[0][1] ^= 1;
   const Verdict vr = verify_transcript(other_records, 2);
@@ -388,7 +397,7 @@ TEST_CASE("verifiable mix: docs/verifier.md's field table names exactly the fiel
       for (const auto& [k, v] : d.items()) written.insert({"decryption", k});
   }
   CHECK(documented == written);
-  CHECK(written.size() == 22);  // a transcript with every kind of object was written
+  CHECK(written.size() == 23);  // a transcript with every kind of object was written
   // And the format the page names is the one the code writes.
   std::ifstream again(SHUFFLEMPC_SOURCE_DIR + "/docs/verifier.md");
   const std::string text((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>());

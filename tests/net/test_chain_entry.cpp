@@ -12,6 +12,7 @@
 #include "shufflempc/net/local.hpp"
 #include "shufflempc/net/onion.hpp"
 #include "shufflempc/net/tcp.hpp"
+#include "shufflempc/net/verifiable.hpp"
 #include "support/records.hpp"
 
 using namespace shufflempc;
@@ -24,6 +25,15 @@ constexpr std::uint32_t round_no = 0;
 constexpr std::size_t parties = 6, width = 4;
 
 std::string name_of(std::size_t hop) { return "server " + std::to_string(hop); }
+
+// A session of `parties` parties through a verifiable chain of 3, one round of one 2-byte record each.
+LocalDeployment verifiable_deployment(std::size_t parties, Delivery delivery, Rng& rng) {
+  SessionConfig base;
+  base.protocol = "(test)";
+  base.mix = MixKind::verifiable;
+  base.rounds = {wire_shape(RoundShape::exactly(2, delivery, 1), 3, MixKind::verifiable)};
+  return LocalDeployment::create(parties, rng, base, 3);
+}
 
 // A chain of three servers over one round of `parties` 4-byte records delivered to all parties.
 struct OnionChain {
@@ -146,11 +156,7 @@ TEST_CASE("chain entry: a wrong frame, a hop that drops a record and an entry th
 
 TEST_CASE("chain entry: a verifiable round leaves out records that are not ciphertexts, counts them, and names a wrong answer") {
   SeededRng rng(305);
-  SessionConfig base;
-  base.protocol = "(test)";
-  base.mix = MixKind::verifiable;
-  base.rounds = {wire_shape(RoundShape::exactly(2, Delivery::analyzer_only, 1), 3, MixKind::verifiable)};
-  const auto local = LocalDeployment::create(4, rng, base, 3);
+  const auto local = verifiable_deployment(4, Delivery::analyzer_only, rng);
   detail::SessionRounds::Closed closed;
   closed.round = round_no;
   closed.shape = local.config.rounds[0];
@@ -159,10 +165,13 @@ TEST_CASE("chain entry: a verifiable round leaves out records that are not ciphe
   for (std::size_t r = 0; r < 4; ++r) junk.data()[r * closed.shape.width] = static_cast<std::uint8_t>(r);  // and no two are copies
   closed.outcome.output = junk;
   closed.outcome.messages = 4;
+  closed.sources.messages = junk;
+  for (PartyId p = 0; p < 4; ++p) closed.sources.parties.push_back({p, p, 1});
   detail::ChainEntry entry(local.config, local.shuffler, signing_key_of(local.shuffler), nullptr, closed, rng, {}, name_of);
   const auto notes = entry.take_notes();
   REQUIRE(notes.size() == 1);
-  CHECK(notes[0] == "round 0: 4 record(s) that are not ElGamal ciphertexts and 0 copies were not admitted to the chain");
+  CHECK(notes[0] == "round 0: 4 record(s) that are not ElGamal ciphertexts with a proof, 0 without a valid proof of plaintext knowledge by their "
+                    "sender (a re-randomized copy of another's record is one) and 0 copies were not admitted to the chain");
   const auto ask = entry.shuffle_ask();
   CHECK(ask.type == FrameType::shuffle);
   CHECK(ask.count == 0);  // an empty batch still crosses the chain, so every server stays on the rounds
@@ -177,4 +186,65 @@ TEST_CASE("chain entry: a verifiable round leaves out records that are not ciphe
   CHECK(out.closed.outcome.discarded == 4);
   CHECK_FALSE(out.closed.outcome.output);
   CHECK_FALSE(out.evidence.empty());
+}
+
+TEST_CASE("chain entry: a verifiable round refuses and counts a re-randomized copy of another sender's record, a record under another sender's tag, and an exact copy") {
+  SeededRng rng(306);
+  const auto local = verifiable_deployment(6, Delivery::all_parties, rng);
+  const auto context = knowledge_context(local.config, round_no, Delivery::all_parties);
+  const auto tag_key = [&](PartyId p) { return tag_key_of(local.parties[p], local.config.shuffler_key); };
+  // Party p's one record (plaintext 10 + p), proved under its own tag, as its process makes it.
+  std::vector<mixnet::ProvedBatch> made;
+  MessageBatch records(local.config.rounds[0].width);
+  for (PartyId p = 0; p < 6; ++p) {
+    const std::vector<mixnet::SubmitterTag> tag = {mixnet::submitter_tag(tag_key(p), local.config.session, round_no, p, 0)};
+    made.push_back(mixnet::encrypt_and_prove(MessageBatch::from_bytes(2, std::vector<std::uint8_t>{static_cast<std::uint8_t>(10 + p), 0}), context, tag,
+                                             rng, 1));
+    records.append(mixnet::to_submissions(made.back()));
+  }
+  // Party 3 re-randomizes party 0's record (the same plaintext under r + s) and sends it with party
+  // 0's proof; party 4 sends the re-randomized copy under its own tag with party 0's commitments and
+  // responses; party 5 sends party 0's record exactly as party 0 did (tag and proof included).
+  const auto rerandomized = [&](const mixnet::ProvedBatch& of, const mixnet::SubmitterTag& tag) {
+    mixnet::ProvedBatch copy = of;
+    copy.ciphertexts.at(0, 0) = mixnet::reencrypt(of.ciphertexts.at(0, 0), context.key, mixnet::random_scalar(rng));
+    copy.proofs.tag(0) = tag;
+    return mixnet::to_submissions(copy);
+  };
+  const auto put = [&](std::size_t i, const MessageBatch& one) { std::copy_n(one[0].data(), records.width(), records[i].data()); };
+  put(3, rerandomized(made[0], made[0].proofs.tag(0)));
+  put(4, rerandomized(made[0], made[4].proofs.tag(0)));
+  put(5, mixnet::to_submissions(made[0]));
+  detail::SessionRounds::Closed closed;
+  closed.round = round_no;
+  closed.shape = local.config.rounds[0];
+  closed.outcome.output = records;
+  closed.outcome.messages = 6;
+  closed.sources.messages = records;
+  for (PartyId p = 0; p < 6; ++p) closed.sources.parties.push_back({p, p, 1});
+  detail::ChainEntry entry(local.config, local.shuffler, signing_key_of(local.shuffler), nullptr, closed, rng, {}, name_of, tag_key);
+  const auto notes = entry.take_notes();
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0].find("round 0: 0 record(s) that are not ElGamal ciphertexts with a proof, 3 without a valid proof of plaintext knowledge") == 0);
+  CHECK(entry.shuffle_ask().count == 3);  // parties 0, 1 and 2
+  // Without the senders' tags (any tag), party 5's exact copy passes the proof and is refused as a copy.
+  const Admitted any = admit_records(records, context, nullptr, 1);
+  CHECK(any.unproved == 2);
+  CHECK(any.duplicates == 1);
+  CHECK(any.batch.size() == 3);
+  CHECK(mixnet::check_knowledge(context, any.batch, any.proofs, 1) == "");
+  // With the senders' tags: the same three refused, and the admitted records keep proofs that hold.
+  const Admitted bound = admit_records(records, context, [&](std::size_t i) { return made[i].proofs.tag(0); }, 1);
+  CHECK(bound.unproved == 3);
+  CHECK(bound.duplicates == 0);
+  REQUIRE(bound.batch.size() == 3);
+  CHECK(mixnet::check_knowledge(context, bound.batch, bound.proofs, 1) == "");
+  for (std::size_t k = 0; k < 3; ++k) CHECK(bound.batch.record(k)[0] == made[k].ciphertexts.at(0, 0));
+  // What a sender's own process expects the entry may refuse (its receipt may call them missing):
+  // the two re-randomized copies; and what its receipt covers: the ciphertexts without the proofs.
+  CHECK(refusable_records(records, context, 1) == std::vector<char>{0, 0, 0, 1, 1, 0});
+  const MessageBatch ciphertexts = ciphertexts_of(records);
+  REQUIRE(ciphertexts.width() == mixnet::ciphertext_bytes);
+  CHECK(std::equal(ciphertexts[1].begin(), ciphertexts[1].end(), records[1].begin()));
+  CHECK_THROWS_AS((void)ciphertexts_of(MessageBatch(64, 1)), std::invalid_argument);
 }

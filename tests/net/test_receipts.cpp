@@ -113,9 +113,8 @@ TEST_CASE("receipts: a link's several records are each checked, a path for anoth
   odd.push_back(random_records(1, 5, rng)[0]);
   const auto with_odd = maker.receipt(odd.bytes(), {});
   CHECK(net::receipt_fault(with_odd, 5, odd.bytes(), maker.root()).find("record 3 of those submitted is not in the batch") == 0);
-  CHECK(net::receipt_fault(with_odd, 5, odd.bytes(), maker.root(), [&](std::span<const std::uint8_t> r) {
-          return std::equal(r.begin(), r.end(), odd[3].begin());
-        }) == "");
+  CHECK(net::receipt_fault(with_odd, 5, odd.bytes(), maker.root(), [&](std::size_t k) { return k == 3; }) == "");
+  CHECK(net::receipt_fault(with_odd, 5, odd.bytes(), maker.root(), [&](std::size_t k) { return k == 2; }).find("record 3 of those") == 0);
 }
 
 TEST_CASE("receipts: the encoding round-trips, and truncated, oversized or trailing bytes are refused naming what is wrong") {
@@ -156,7 +155,7 @@ TEST_CASE("receipts: the commitment must be the chain entry's, for this session 
     net::SessionConfig base;
     base.protocol = "(test)";
     base.mix = kind;
-    base.rounds = {RoundShape::exactly(kind == net::MixKind::verifiable ? 64 : 100, Delivery::analyzer_only, 1)};
+    base.rounds = {RoundShape::exactly(kind == net::MixKind::verifiable ? net::verifiable_width(1) : 100, Delivery::analyzer_only, 1)};
     const auto d = net::LocalDeployment::create(3, keys, base, 3);
     const auto entry = net::signing_key_of(d.shuffler), stranger = net::signing_key_of(d.analyzer);
     SeededRng rng(74);

@@ -29,6 +29,7 @@
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 #include "support/small_protocols.hpp"
+#include "support/proved_input.hpp"
 
 using namespace shufflempc;
 
@@ -132,21 +133,31 @@ net::LoopbackChainRun rr_through_verifiable_chain(std::uint64_t seed, std::funct
 }
 }  // namespace
 
-TEST_CASE("verifiable chain over TCP: a randomized-response record that decrypts to 2 or 3 is discarded and counted by the analyzer") {
-  // Record 0's plaintext raised by 2 (c2 + 2G: no key needed) as it enters the chain, so every proof
-  // holds: a byte above 1 is a record of the round's width (one 16-bit limb) and crosses the chain;
-  // randomized response takes bits only, so its analyzer drops it and reports it, as without the mix.
-  // The sender's own record, as it sends it (its receipt then holds: the entry admits what it got).
-  const auto run = rr_through_verifiable_chain(17, [](std::uint32_t, MessageBatch& records) {
-    auto batch = mixnet::CiphertextBatch::from_bytes(1, records.bytes(), "the records");
+TEST_CASE("verifiable chain over TCP: a record altered after its sender proved it, and a copy of another sender's record, are refused by the entry and counted") {
+  // Record 0's plaintext raised by 2 (c2 + 2G: no key needed) as it enters the chain: its proof of
+  // plaintext knowledge binds c2, so the entry refuses it; the analyzer counts it as discarded.
+  const auto raised = rr_through_verifiable_chain(17, [](std::uint32_t, MessageBatch& records) {
+    auto batch = mixnet::CiphertextBatch::from_bytes(1, records.bytes().first(mixnet::ciphertext_bytes), "the record");
     batch.at(0, 0).c2 = batch.at(0, 0).c2 + mixnet::base_point() + mixnet::base_point();
-    records = MessageBatch::from_bytes(records.width(), batch.to_bytes());
+    const auto bytes = batch.to_bytes();
+    std::copy(bytes.begin(), bytes.end(), records[0].data());
   });
-  CHECK_FALSE(run.result.output.is_null());
-  REQUIRE(run.result.details.is_object());
-  CHECK(run.result.details["discarded_records"] == 1);
-  REQUIRE(run.transcript.rounds.size() == 1);
-  CHECK(run.transcript.rounds[0].records.count() == 8);  // the chain delivered it; the analyzer refused it
+  CHECK_FALSE(raised.result.output.is_null());
+  REQUIRE(raised.result.details.is_object());
+  CHECK(raised.result.details["discarded_records"] == 1);
+  REQUIRE(raised.transcript.rounds.size() == 1);
+  CHECK(raised.transcript.rounds[0].input.size() == 7);
+  CHECK(raised.transcript.rounds[0].records.count() == 7);
+  CHECK(mixnet::verify_transcript(raised.transcript, 2).ok());
+  // Party 1 sends party 0's record exactly, its tag and proof included: the tag is not party 1's,
+  // so the entry refuses that copy and keeps party 0's.
+  const auto copied = rr_through_verifiable_chain(18, [](std::uint32_t, MessageBatch& records) {
+    std::copy_n(records[0].data(), records.width(), records[1].data());
+  });
+  CHECK(copied.result.details["discarded_records"] == 1);
+  REQUIRE(copied.transcript.rounds.size() == 1);
+  CHECK(copied.transcript.rounds[0].input.size() == 7);
+  CHECK(mixnet::verify_transcript(copied.transcript, 2).ok());
 }
 
 TEST_CASE("verifiable chain over TCP: records the entry does not admit are counted as discarded, and an empty batch crosses every server") {
@@ -169,7 +180,7 @@ TEST_CASE("verifiable chain over TCP: a session config without verifiable keys, 
   SystemRng rng;
   net::SessionConfig base;
   base.protocol = "counting";
-  base.rounds = {RoundShape::exactly(128, Delivery::analyzer_only, 2)};
+  base.rounds = {RoundShape::exactly(net::verifiable_width(1), Delivery::analyzer_only, 2)};
   base.mix = net::MixKind::verifiable;
   const auto d = net::LocalDeployment::create(3, rng, base, 3);
   REQUIRE(d.config.analyzer_elgamal.has_value());
@@ -204,6 +215,11 @@ TEST_CASE("verifiable chain over TCP: a session config without verifiable keys, 
     auto c = d.config;
     c.mix_chain.clear();
     refused(c, "a verifiable mix needs a chain of mix servers");
+  }
+  {  // a round of one-limb ciphertexts without their proofs (a config of an earlier version)
+    auto c = d.config;
+    c.rounds[0].width = 64;
+    refused(c, "rounds[0]: a width of 64 bytes is no verifiable record's (32 + 128·L bytes for L = 1 to 8 limbs");
   }
   {
     auto c = d.config;
@@ -242,6 +258,13 @@ mixnet::HopTranscript shuffle_as(const net::LocalDeployment& d, const net::KeyPa
 // A session of `parties` parties through a verifiable chain of 3 with one analyzer-only round of
 // one-byte records, and that round's transcript holding `records` encrypted under the analyzer's
 // key, before any hop.
+// `input` as the round's input, in the order an entry commits to, the proofs following their records.
+void order_input(mixnet::RoundTranscript& rt, const mixnet::ProvedBatch& input) {
+  auto ordered = net::in_leaf_order(input.ciphertexts, 2);
+  rt.input = std::move(ordered.batch);
+  rt.input_proofs = input.proofs.permuted(ordered.order);
+}
+
 struct EsaRound {
   net::LocalDeployment d;
   mixnet::RoundTranscript rt;
@@ -250,14 +273,14 @@ EsaRound esa_round(std::size_t parties, const std::vector<std::uint8_t>& records
   net::SessionConfig base;
   base.protocol = "(test)";
   base.mix = net::MixKind::verifiable;
-  base.rounds = {RoundShape::exactly(64, Delivery::analyzer_only, 1)};
+  base.rounds = {RoundShape::exactly(net::verifiable_width(1), Delivery::analyzer_only, 1)};
   EsaRound e{net::LocalDeployment::create(parties, rng, base, 3), {}};
   e.rt.round = 0;
   e.rt.delivery = Delivery::analyzer_only;
   e.rt.width = 1;
   e.rt.key = net::round_key(e.d.config, Delivery::analyzer_only);
-  // In the order an entry commits to (net/receipts.hpp), as the analyzer checks.
-  e.rt.input = net::in_leaf_order(mixnet::encrypt_batch(MessageBatch::from_bytes(1, records), e.rt.key.key(), rng, 2), 2).batch;
+  // In the order an entry commits to (net/receipts.hpp), as the analyzer checks, each with its proof.
+  order_input(e.rt, shufflempc::test::proved_input(e.rt, e.d.config.session, MessageBatch::from_bytes(1, records), rng));
   return e;
 }
 
@@ -275,7 +298,7 @@ struct VerifiableServer {
     base.protocol = "(test)";
     base.deadline = std::chrono::milliseconds(10'000);
     base.mix = net::MixKind::verifiable;
-    const RoundShape shape{.width = 64, .delivery = Delivery::all_parties, .min_messages = 1, .max_messages = 1};
+    const RoundShape shape{.width = net::verifiable_width(1), .delivery = Delivery::all_parties, .min_messages = 1, .max_messages = 1};
     base.rounds = {shape, shape};
     local = net::LocalDeployment::create(4, rng, base, 3);
     key = net::round_key(local.config, Delivery::all_parties);
@@ -320,7 +343,7 @@ TEST_CASE("verifiable chain over TCP: a server decrypts only the output of a cha
   rt.delivery = Delivery::all_parties;
   rt.width = 2;
   rt.key = s.key;
-  rt.input = mixnet::encrypt_batch(plain, s.key.key(), s.rng, 2);
+  shufflempc::test::set_proved_input(rt, s.local.config.session, plain, s.rng);
   rt.hops.push_back(s.shuffle(round, 0, rt.input));
   const auto reason = [](const net::detail::Frame& f) {
     CHECK(f.header.type == net::FrameType::abort);
@@ -401,9 +424,12 @@ TEST_CASE("verifiable chain over TCP: a record its sender encrypted outside the 
   const auto& d = e.d;
   auto& rt = e.rt;
   const auto key = rt.key;
-  auto input = mixnet::encrypt_batch(MessageBatch::from_bytes(1, std::vector<std::uint8_t>{7, 8, 9, 10}), key.key(), rng, 2);
-  input.at(3, 0) = mixnet::encrypt_limb(300, key.key(), mixnet::random_scalar(rng));
-  rt.input = net::in_leaf_order(input, 2).batch;
+  // Its sender encrypts 300 and proves it, as any sender can.
+  std::vector<mixnet::SubmitterTag> tags(4);
+  for (auto& t : tags) rng.fill(t);
+  auto input = mixnet::encrypt_and_prove(MessageBatch::from_bytes(2, std::vector<std::uint8_t>{7, 0, 8, 0, 9, 0, 44, 1}),
+                                         net::knowledge_context(d.config, 0, Delivery::analyzer_only), tags, rng, 2);
+  order_input(rt, input);
   const mixnet::CiphertextBatch* in = &rt.input;
   for (std::uint32_t h = 0; h < 3; ++h) {
     rt.hops.push_back(shuffle_as(d, h == 0 ? d.shuffler : d.mix_servers[h - 1], 0, h, *in, rng));

@@ -1,6 +1,7 @@
 // An anonymous channel through a verifiable re-encryption mix, every server in this process: the
-// parties encrypt each record (limbs of exponential ElGamal) under the round's key, the entry
-// checks the round as every channel does (complete_round), each of the k hops re-encrypts,
+// parties encrypt each record (limbs of exponential ElGamal) under the round's key and prove they
+// know its plaintext (knowledge.hpp), the entry checks the round as every channel does
+// (complete_round) and the proofs, each of the k hops re-encrypts,
 // permutes, proves and signs its shuffle, the next hop (and at the end the receiver) checks that
 // proof and signature before it goes on, and the trustees decrypt with proved shares. MPC mode: the k servers hold the
 // key shared t-of-k (threshold.hpp; t = k by default: all of them needed); ESA mode: the analyzer
@@ -18,6 +19,7 @@
 #include <string>
 
 #include "shufflempc/channel.hpp"
+#include "shufflempc/mixnet/knowledge.hpp"
 #include "shufflempc/mixnet/threshold.hpp"
 #include "shufflempc/mixnet/transcript.hpp"
 #include "shufflempc/parallel.hpp"
@@ -54,6 +56,7 @@ class VerifiableMixChannel final : public AnonymousChannel {
   Rng& rng_;
   unsigned threads_;
   std::unique_ptr<Rng> secret_rng_;
+  TagKey tag_secret_{};  // the parties' tag keys derive from it (knowledge.hpp)
   DealtKey server_key_;
   DealtKey analyzer_key_;
   std::vector<SigningKeyPair> signing_;  // each hop's server's

@@ -1,19 +1,21 @@
 // The transcript of a verifiable mix: everything a third party needs to check a run without any
-// secret. Per round: the parties' ciphertexts, every hop's output, proof of shuffle and its
+// secret. Per round: the parties' ciphertexts with their proofs of plaintext knowledge
+// (knowledge.hpp), every hop's output, proof of shuffle and its
 // server's signature (signing.hpp), every trustee's proved decryption shares and the records they
 // decrypt to. `verify_transcript` checks it all and names each hop or trustee whose proof or
 // signature fails; `shufflempc verify FILE` prints that, and with `--config SESSION.json` also
 // checks that the file is that session's (check_session).
 //
-// File format (JSON, one object): {"format": "shufflempc-verifiable-mix/4", "session": HEX,
+// File format (JSON, one object): {"format": "shufflempc-verifiable-mix/5", "session": HEX,
 // "hops": K, "signers": [HEX, ...] (the K servers' Ed25519 keys, hop 0 first), "rounds": [{"round":
 // R, "delivery": "all-parties" | "analyzer-only", "width": W, "limbs": L, "key": {"threshold": T,
-// "commitments": [HEX, ...], "shares": [HEX, ...]}, "input": HEX, "hops": [{"output": HEX, "proof":
+// "commitments": [HEX, ...], "shares": [HEX, ...]}, "input": HEX, "input_proofs": HEX, "hops": [{"output": HEX, "proof":
 // HEX, "signature": HEX}, ...], "decryption": [{"trustee": I, "shares": HEX}, ...], "records": HEX},
 // ...]}; the binary layouts inside the hex strings are those of CiphertextBatch::to_bytes,
-// ShuffleProof::to_bytes and DecryptionShares::to_bytes. A field the format does not name, nesting
+// KnowledgeProofs::to_bytes, ShuffleProof::to_bytes and DecryptionShares::to_bytes. A field the format does not name, nesting
 // deeper than it, or a list longer than its bound is refused while the file is read, before anything
-// is built from it. Version 1 (without signatures) is refused: its hops name no server.
+// is built from it. Earlier versions are refused with what they lack (1: hop signatures; 4: proofs
+// of plaintext knowledge).
 #pragma once
 
 #include <cstdint>
@@ -27,13 +29,14 @@
 #include "shufflempc/messages.hpp"
 #include "shufflempc/mixnet/decryption.hpp"
 #include "shufflempc/mixnet/elgamal.hpp"
+#include "shufflempc/mixnet/knowledge.hpp"
 #include "shufflempc/mixnet/shuffle_proof.hpp"
 #include "shufflempc/mixnet/signing.hpp"
 #include "shufflempc/mixnet/threshold.hpp"
 
 namespace shufflempc::mixnet {
 
-inline constexpr const char* transcript_format = "shufflempc-verifiable-mix/4";
+inline constexpr const char* transcript_format = "shufflempc-verifiable-mix/5";
 // Most hops a verifiable chain has (in process and over TCP).
 inline constexpr std::size_t max_hops = 16;
 // The largest transcript file read by default (Transcript::load): 1 GiB.
@@ -52,6 +55,7 @@ struct RoundTranscript {
   ThresholdKey key;
   std::size_t width = 0;  // record bytes
   CiphertextBatch input;
+  KnowledgeProofs input_proofs;  // one per input record: its sender's tag and proof of plaintext knowledge
   std::vector<HopTranscript> hops;
   std::vector<std::uint32_t> decrypted_by;    // the trustees who decrypted, ascending
   std::vector<DecryptionShares> decryption;  // theirs, in that order
@@ -74,7 +78,7 @@ struct Transcript {
 };
 
 struct Verdict {
-  std::size_t rounds = 0, records = 0, hop_proofs = 0, decryption_proofs = 0;  // what was checked
+  std::size_t rounds = 0, records = 0, knowledge_proofs = 0, hop_proofs = 0, decryption_proofs = 0;  // what was checked
   std::vector<std::string> faults;  // one line each: "round R hop H: ..." or "round R trustee T: ..."
   [[nodiscard]] bool ok() const { return faults.empty(); }
 };
@@ -88,7 +92,7 @@ void append_hop(std::vector<std::uint8_t>& out, const HopTranscript& hop);
 [[nodiscard]] HopTranscript decode_hop(std::span<const std::uint8_t> bytes, std::size_t records, std::size_t limbs, const std::string& what);
 
 // One round's evidence as a networked chain carries it to the receivers in a result frame, in binary:
-// u64 N | u32 hops | the input batch | per hop: append_hop | u32 D | per trustee
+// u64 N | u32 hops | the input batch | its proofs of plaintext knowledge | per hop: append_hop | u32 D | per trustee
 // that decrypted: u32 index, its shares. The key and the records are not in it (the receiver holds
 // the key from the session config and computes the records).
 [[nodiscard]] std::vector<std::uint8_t> encode_evidence(const RoundTranscript& round);
@@ -109,7 +113,8 @@ void append_hop(std::vector<std::uint8_t>& out, const HopTranscript& hop);
 [[nodiscard]] std::vector<std::string> hop_faults(const SessionId& session, const RoundTranscript& round, std::span<const SigningPublicKey> signers,
                                                   unsigned threads, std::optional<std::uint32_t> skip = std::nullopt);
 
-// Checks the key (the trustees' public shares on the committed polynomial), every hop's signature
+// Checks the key (the trustees' public shares on the committed polynomial), every input record's
+// proof of plaintext knowledge (under the round's key, naming how many fail), every hop's signature
 // by the transcript's signer of that hop and its proof of shuffle (each against its own input: a
 // later hop is checked even if an earlier one cheated), that
 // at least the threshold of distinct trustees decrypted, each one's decryption proofs, and that the

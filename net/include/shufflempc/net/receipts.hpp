@@ -54,6 +54,7 @@ class ReceiptMaker {
  public:
   ReceiptMaker(std::size_t width, std::vector<merkle::Hash> sorted_leaves);
   [[nodiscard]] const merkle::Hash& root() const { return tree_.root(); }
+  [[nodiscard]] std::size_t width() const { return width_; }
   // The receipt for `records` (records of the maker's width, as one link submitted them).
   [[nodiscard]] Receipt receipt(std::span<const std::uint8_t> records, std::vector<std::uint8_t> commitment) const;
 
@@ -64,11 +65,13 @@ class ReceiptMaker {
 
 // The order that sorts `leaves` ascending (what the entry applies to the batch it admits).
 [[nodiscard]] std::vector<std::size_t> leaf_order(std::span<const merkle::Hash> leaves);
-// A batch in the order of its records' Merkle leaves, with those leaves in that order.
+// A batch in the order of its records' Merkle leaves, with those leaves in that order, and the
+// order itself (record k of `batch` is record order[k] of the batch given).
 template <class Batch>
 struct InLeafOrder {
   Batch batch;
   std::vector<merkle::Hash> leaves;
+  std::vector<std::size_t> order;
 };
 [[nodiscard]] InLeafOrder<MessageBatch> in_leaf_order(const MessageBatch& batch, unsigned threads);
 [[nodiscard]] InLeafOrder<mixnet::CiphertextBatch> in_leaf_order(const mixnet::CiphertextBatch& batch, unsigned threads);
@@ -81,11 +84,10 @@ struct InLeafOrder {
 
 // "" if every one of `records` (records of `width` bytes, the receipt's in order) is in the batch
 // whose root is `root`, once, between strictly smaller and larger leaves; otherwise what is wrong
-// with the first that is not. A record the receipt calls missing is no fault if `refusable` says
-// the entry may refuse it (a verifiable chain's entry admits only well-formed ciphertexts: a
-// sender's own malformed record is its own doing).
+// with the first that is not. A record the receipt calls missing is no fault if `refusable(k)` says
+// the entry may refuse record k (a verifiable chain's entry admits only well-formed ciphertexts
+// with a valid proof of plaintext knowledge: a sender's own record without one is its own doing).
 [[nodiscard]] std::string receipt_fault(const Receipt& receipt, std::size_t width, std::span<const std::uint8_t> records,
-                                        const merkle::Hash& root,
-                                        const std::function<bool(std::span<const std::uint8_t>)>& refusable = {});
+                                        const merkle::Hash& root, const std::function<bool(std::size_t)>& refusable = {});
 
 }  // namespace shufflempc::net

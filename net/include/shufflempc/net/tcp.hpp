@@ -85,7 +85,8 @@ struct ShufflerOptions {
   // port. -1: bind host:port. Throws std::invalid_argument if it is not a listening TCP socket.
   int listening_socket = -1;
   // Fault injection for the tests: a chain's entry that alters the batch it admitted (records in the
-  // chain's encoding: onions, or ElGamal ciphertexts, which must stay well-formed) before it commits
+  // chain's encoding: onions, or ElGamal ciphertexts without their senders' proofs, which must stay
+  // well-formed; a record it makes carries no proof that holds) before it commits
   // to it and mixes its own hop (the n - 1 attack: every proof and signature holds; the senders'
   // receipts show what was dropped, replaced or copied).
   std::function<void(std::uint32_t round, MessageBatch& admitted)> tamper_admitted;

@@ -7,8 +7,10 @@
 // combined key (mixnet::combined_key: every server is needed to decrypt); a round delivered to the
 // analyzer only (ESA mode) under the analyzer's key.
 //
-// A round. The parties encrypt each record (exponential ElGamal on 16-bit limbs) and submit it as
-// on any link; the entry (the shuffler) admits the batch, re-encrypts, permutes and proves (hop 0),
+// A round. The parties encrypt each record (exponential ElGamal on 16-bit limbs), prove that they
+// know its plaintext under a tag only they and the entry can compute (mixnet/knowledge.hpp), and
+// submit it as on any link; the entry (the shuffler) admits the records whose tags are their
+// senders' and whose proofs hold, re-encrypts, permutes and proves (hop 0),
 // sends the batch to each further server in turn (FrameType::shuffle / shuffled), checking each
 // proof as it arrives; in MPC mode it then sends the round's evidence to every server (decrypt /
 // decrypted), each of which checks every other hop's proof before it returns its proved
@@ -17,6 +19,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <span>
 #include <string>
 
@@ -44,23 +47,46 @@ namespace shufflempc::net {
 // they are encrypted under. Throws std::invalid_argument if the config has no verifiable chain.
 [[nodiscard]] mixnet::SessionChain session_chain(const SessionConfig& config);
 
-// Bytes on the wire of a record of `width` bytes: one ElGamal ciphertext (64 bytes) per 16-bit limb.
+// Bytes a party submits for a record of `width` bytes: one ElGamal ciphertext (64 bytes) per 16-bit limb
+// and its proof of plaintext knowledge (a 32-byte tag, then 64 bytes a limb): mixnet::submission_bytes.
 [[nodiscard]] std::size_t verifiable_width(std::size_t width);
+// The limbs of the records of a verifiable round from their width on the wire (0: not such a width).
+[[nodiscard]] std::size_t chain_limbs(std::size_t wire_width);
+// The key of party `party`'s submitter tags with the shuffler: the leaf of its identity (H(K_p),
+// detail/link.hpp), which only the party and the shuffler hold.
+[[nodiscard]] mixnet::TagKey tag_key_of(const KeyPair& party, const PublicKey& shuffler);
 
-// A closed round's records as the entry admits them into the chain: a record with a point that is
-// not a canonical encoding, and an exact copy of an earlier record, are dropped and counted.
+// A closed round's records as the entry admits them into the chain, each dropped and counted if it
+// is not canonical points and a canonical proof (malformed), if its tag is not the one its sender
+// must carry (`sender_tag(i)` for record i; no function: any tag) or its proof of plaintext
+// knowledge fails (unproved: a re-randomized copy of another sender's record is one), or if its
+// ciphertexts are an exact copy of an earlier admitted record's (duplicates). The proofs are checked
+// in one batch (mixnet::unproved_records) on `threads` threads.
 struct Admitted {
   mixnet::CiphertextBatch batch;
-  std::size_t malformed = 0, duplicates = 0;
+  mixnet::KnowledgeProofs proofs;
+  std::size_t malformed = 0, unproved = 0, duplicates = 0;
+  [[nodiscard]] std::size_t refused() const { return malformed + unproved + duplicates; }
 };
-[[nodiscard]] Admitted admit_records(const MessageBatch& records, std::size_t limbs);
+[[nodiscard]] Admitted admit_records(const MessageBatch& records, const mixnet::KnowledgeContext& context,
+                                     const std::function<mixnet::SubmitterTag(std::size_t)>& sender_tag, unsigned threads);
+// A verifiable round's submitted records without their proofs: what the entry commits to and a
+// sender's receipt covers. Throws std::invalid_argument if the width is no submitted record's.
+[[nodiscard]] MessageBatch ciphertexts_of(const MessageBatch& submissions);
+// For each of `submissions` (a sender's own), whether the entry may refuse it: it is not canonical
+// points and proof, or its proof of plaintext knowledge does not hold (under whatever tag it carries).
+[[nodiscard]] std::vector<char> refusable_records(const MessageBatch& submissions, const mixnet::KnowledgeContext& context, unsigned threads);
+// The context the proofs of round `round` of `config` are bound to.
+[[nodiscard]] mixnet::KnowledgeContext knowledge_context(const SessionConfig& config, std::uint32_t round, Delivery delivery);
 
 // The records of round `round` from its evidence, after every hop's proof of shuffle and every
 // trustee's decryption proof has been checked against `config`'s keys. In an analyzer-only round
 // `analyzer` (the analyzer's key file) decrypts, adding its proved shares to the transcript. The
 // round's transcript (records included) is returned. `own` (if any) are the ciphertexts this
-// process submitted: each must be in the batch the entry admitted (an entry that replaced records
-// to isolate another sender's is caught by the senders it left out), checked first. Throws
+// process submitted (without their proofs): each must be in the batch the entry admitted (an entry
+// that replaced records to isolate another sender's is caught by the senders it left out), checked
+// first; then every admitted record's proof of plaintext knowledge (an entry that added a
+// re-randomized copy of a record cannot prove it). Throws
 // std::system_error: malformed_frame if the evidence does not parse (or holds more than
 // `max_records`), protocol_violation naming each hop or trustee whose proof fails, or the number of
 // own records missing. A record that does not decrypt to one of the round's width (a sender

@@ -28,8 +28,9 @@ inline constexpr std::uint32_t hello_magic = 0x484d5053;  // "SPMH"
 // frames; a result's evidence). 7: every hop of a verifiable chain signed by its server (the
 // shuffled frame and the evidence carry the signatures). 8: receipts and verdicts (a party link's
 // result ends with its receipt; the verdict frame, party link -> analyzer; batch digests are
-// Merkle roots).
-inline constexpr std::uint16_t wire_version = 9;
+// Merkle roots). 9: the alive frame. 10: a verifiable chain's submitted records carry their
+// senders' proofs of plaintext knowledge, and a round's evidence the proofs of the records admitted.
+inline constexpr std::uint16_t wire_version = 10;
 inline constexpr std::size_t public_key_bytes = 32;
 inline constexpr std::size_t secret_key_bytes = 32;
 // The analyzer's identity on the wire (parties are 0 .. n-1).

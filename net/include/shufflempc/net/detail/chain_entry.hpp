@@ -56,9 +56,12 @@ class ChainEntry {
   // Starts `closed` through the chain of `config` (a chain of 2 or more servers, this one first):
   // admits and orders its batch and does hop 0 (`hop0` mixes an onion chain's batch; a verifiable
   // chain re-encrypts, shuffles and proves with `keys`, signing with `signing`). `hop_name` names a
-  // further server in the lines it gives. `config`, `hop0`, `signing` and `rng` must outlive it.
+  // further server in the lines it gives; `tag_key` gives a party's submitter-tag key (a verifiable
+  // chain admits only records that carry their sender's tags). `config`, `hop0`, `signing` and `rng`
+  // must outlive it. A verifiable chain's `tamper` (tests) alters the admitted ciphertexts.
   ChainEntry(const SessionConfig& config, const KeyPair& keys, const SigningKeyPair& signing, MixHop* hop0,
-             SessionRounds::Closed closed, Rng& rng, const Tamper& tamper, std::function<std::string(std::size_t)> hop_name);
+             SessionRounds::Closed closed, Rng& rng, const Tamper& tamper, std::function<std::string(std::size_t)> hop_name,
+             std::function<mixnet::TagKey(PartyId)> tag_key = {});
 
   // Lines for the log (records not admitted, records a hop dropped), taken once.
   [[nodiscard]] std::vector<std::string> take_notes();
@@ -90,7 +93,7 @@ class ChainEntry {
 
  private:
   void start_onion(MixHop& hop0, const Tamper& tamper);
-  void start_verifiable(const SigningKeyPair& signing, const Tamper& tamper);
+  void start_verifiable(const SigningKeyPair& signing, const Tamper& tamper, const std::function<mixnet::TagKey(PartyId)>& tag_key);
   [[nodiscard]] std::string round_text() const;
 
   const SessionConfig& config_;

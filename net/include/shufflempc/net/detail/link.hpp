@@ -63,6 +63,10 @@ using IdentityProof = std::array<std::uint8_t, 32>;
 // How many aligned blocks tile [first, first + count): at most 2 per bit of the ids, so at most 64.
 [[nodiscard]] std::size_t identity_blocks(PartyId first, std::uint32_t count);
 
+// The leaf of an identity in the tree below: H(K_p), a hash of the static secret that only the
+// identity and the shuffler hold (also the key of the identity's submitter tags, net/verifiable.hpp).
+[[nodiscard]] StaticSecret identity_leaf(const StaticSecret& k);
+
 class IdentityTree {
  public:
   IdentityTree() = default;
@@ -79,6 +83,8 @@ class IdentityTree {
   ~IdentityTree() { wipe(); }  // the leaves' hashes prove identities: wiped like keys
   // The proof of parties [first, first + count), which must lie inside the tree's parties.
   [[nodiscard]] IdentityProof proof(PartyId first, std::uint32_t count) const;
+  // Party p's leaf, H(K_p) (identity_leaf); throws std::out_of_range outside the tree's parties.
+  [[nodiscard]] StaticSecret leaf(PartyId p) const;
 
  private:
   void wipe();
