@@ -106,7 +106,8 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
                              .kill_mix_server = la.kill_mix_server,
                              .tamper_entry = la.tamper_entry,
                              .tamper_mix_server = la.tamper_mix_server,
-                             .transcript = la.chain.transcript.empty() ? std::string() : std::filesystem::absolute(la.chain.transcript).string()};
+                             .transcript = la.chain.transcript.empty() ? std::string() : std::filesystem::absolute(la.chain.transcript).string(),
+                             .link_shape = net::link_shape()};
   auto drop_rng = rng->fork(rng_labels::dropouts);
   while (options.dropouts.size() < args.dropouts) options.dropouts.insert(static_cast<PartyId>(drop_rng->uniform(n)));
   options.stop = [] { return interrupted != 0 ? "signal " + std::to_string(interrupted) : std::string(); };
@@ -211,6 +212,7 @@ void add_local_command(CLI::App& app, const Registry& registry, Action& action) 
     cmd->add_option("--deadline-ms", both.second.deadline_ms, "the shuffler's per-round deadline in milliseconds: a round ends this long after it last moved (a new link, a batch, a process saying its parties are still preparing theirs), and a process that says nothing for this long is dropped; a round's limit is twice this plus 1 ms per party (default 30000)")
         ->check(CLI::Range(std::size_t{1}, std::size_t{86'400'000}));
     cmd->add_option("--keep-dir", both.second.keep_dir, "write keys, config and process outputs here and keep them");
+    add_link_shape_options(*cmd);  // passed on to every process of the run
     cmd->add_option("--kill-party-process", both.second.kill_party_process,
                     "fault injection: kill party process K (from 0) as soon as it starts; its parties drop out")
         ->check(count_check());

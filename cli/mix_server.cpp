@@ -67,6 +67,7 @@ void add_mix_server_command(CLI::App& app, Action& action) {
   cmd->add_option("--key,-k", o->key, "this server's key file (keygen --mix-server)")->required()->check(CLI::ExistingFile);
   cmd->add_option("--listen", o->listen, "ADDR:PORT to listen on (port 0 = any; the shuffler dials it: --hop-addresses)")->required();
   add_port_file_option(*cmd, o->port_file);
+  add_link_shape_options(*cmd);
   cmd->add_option("--hop", o->hop,
                   "check that this key is server I of every config's chain (its place comes from the key; this only checks it)");
   cmd->add_flag("--json", o->json, "print the final report as JSON");

@@ -40,6 +40,9 @@ void add_local_command(CLI::App& app, const Registry& registry, Action& action);
 // A server's readiness: the line "listening on HOST:PORT" on stdout and, with --port-file, PORT in
 // that file (written whole: a script waiting for the file never reads half of it).
 void add_port_file_option(CLI::App& cmd, std::string& port_file);
+// --link-delay-ms D and --link-mbps B: this process's links shaped (net/link_shape.hpp), set as the
+// options are read (every link the command opens is then shaped).
+void add_link_shape_options(CLI::App& cmd);
 void announce_listening(const std::string& host, std::uint16_t port, const std::string& port_file);
 // The shuffler's address: --connect, or the config's shuffler_address (which must then name a port).
 [[nodiscard]] std::pair<std::string, std::uint16_t> connect_address(const net::SessionConfig& config, const std::string& flag);

@@ -77,6 +77,7 @@ void add_shuffler_command(CLI::App& app, Action& action) {
   cmd->add_option("--key,-k", o->key, "the shuffler's key file")->required()->check(CLI::ExistingFile);
   cmd->add_option("--listen", o->listen, "ADDR:PORT to listen on (default: the first config's shuffler_address; port 0 = any)");
   add_port_file_option(*cmd, o->port_file);
+  add_link_shape_options(*cmd);
   cmd->add_option("--listen-fd", o->listen_fd,
                   "accept on descriptor N, a TCP socket the parent process bound and listens on (as `local` does, so that the "
                   "clients start at once), instead of --listen")

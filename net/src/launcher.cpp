@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <sstream>
 #include <stdexcept>
 #include <system_error>
 
@@ -218,12 +219,27 @@ struct Processes {
 
 // The further servers of a chain, started first (the shuffler is given their addresses, which it
 // returns comma-separated).
+// The options that shape every link of a process as `shape` says (none for an unshaped network).
+std::vector<std::string> shape_args(const LinkShape& shape) {
+  const auto text = [](double v) {
+    std::ostringstream o;
+    o.precision(10);
+    o << v;
+    return o.str();
+  };
+  std::vector<std::string> args;
+  if (shape.delay.count() > 0) args.insert(args.end(), {"--link-delay-ms", text(static_cast<double>(shape.delay.count()) / 1000.0)});
+  if (shape.mbps > 0) args.insert(args.end(), {"--link-mbps", text(shape.mbps)});
+  return args;
+}
+
 std::string start_mix_servers(Processes& p, const LaunchOptions& options, const SessionDir& dir, std::size_t further) {
   std::string chain;
   for (std::size_t h = 1; h <= further; ++h) {
     std::vector<std::string> args{options.executable, "mix-server", "--hop", std::to_string(h), "--config", dir / session_config_file,
                                   "--key", mix_server_key_file(dir.path(), h), "--listen", "127.0.0.1:0", "--json"};
     if (options.tamper_mix_server == h) args.push_back("--fault-tamper");
+    for (auto& a : shape_args(options.link_shape)) args.push_back(std::move(a));
     p.servers.emplace_back("mix server " + std::to_string(h), args);
     if (!chain.empty()) chain += ',';  // appended, not "," + address: GCC 12 warns of an overlap there (-Wrestrict)
     chain += address_of(p.servers.back(), std::chrono::seconds(30));
@@ -241,6 +257,7 @@ std::string start_shuffler(Processes& p, const LaunchOptions& options, const Ses
                                    "--listen-fd", "3", "--json"};
   if (!chain.empty()) args.insert(args.end(), {"--hop-addresses", chain});
   if (!options.tamper_entry.empty()) args.insert(args.end(), {"--fault-entry", options.tamper_entry});
+  for (auto& a : shape_args(options.link_shape)) args.push_back(std::move(a));
   p.children.emplace_back("shuffler", args, ProcessOptions{.pass_as_fd3 = listening.fd()});
   listening.close();  // the shuffler holds it now
   return "127.0.0.1:" + std::to_string(listening.port());
@@ -257,6 +274,7 @@ void start_clients(Processes& p, const LaunchOptions& options, const SessionDir&
   std::optional<ListeningSocket> verdicts;
   if (takes_verdicts(config)) verdicts.emplace("the analyzer's verdicts");
   if (options.seed) common.insert(common.end(), {"--seed", std::to_string(*options.seed)});
+  for (auto& a : shape_args(options.link_shape)) common.push_back(std::move(a));
   std::vector<std::string> a = {exe, "analyzer", "--key", dir / analyzer_key_file};
   if (!options.transcript.empty()) a.insert(a.end(), {"--transcript", options.transcript});
   a.insert(a.end(), common.begin(), common.end());

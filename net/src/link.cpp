@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstring>
 #include <initializer_list>
+#include <mutex>
+#include <stdexcept>
 #include <span>
 #include <string_view>
 #include <string>
@@ -166,7 +168,7 @@ IdentityProof IdentityTree::proof(PartyId first, std::uint32_t count) const {
   return proof_of(first, count, blocks);
 }
 
-SecureLink::SecureLink(tcp::socket socket, const Limits& limits) : socket_(std::move(socket)), limits_(limits) {
+SecureLink::SecureLink(tcp::socket socket, const Limits& limits) : socket_(std::move(socket)), limits_(limits), shape_(link_shape()) {
   std::error_code ignored;
   socket_.set_option(tcp::no_delay(true), ignored);
 }
@@ -352,16 +354,43 @@ void SecureLink::send_prefix_only(FrameType type, std::uint32_t round, std::uint
 void SecureLink::send_raw(std::vector<std::uint8_t> bytes) {
   if (!socket_.is_open()) return;
   stats_.bytes_sent += bytes.size();
+  if (shape_.shaped()) {
+    // The frame starts once the link has carried the ones before it, takes its bytes' time at the
+    // link's rate, and reaches the peer the delay after it has left.
+    const auto now = std::chrono::steady_clock::now();
+    free_at_ = std::max(now, free_at_);
+    if (shape_.mbps > 0)
+      free_at_ += std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+          std::chrono::duration<double>(8.0 * static_cast<double>(bytes.size()) / (shape_.mbps * 1e6)));
+    due_.push_back(free_at_ + shape_.delay);
+  }
   queue_.push_back(std::move(bytes));
   if (!writing_) start_write();
 }
 
 void SecureLink::start_write() {
   writing_ = true;
+  if (due_.empty() || due_.front() <= std::chrono::steady_clock::now()) return write_front();
+  if (!shaper_) shaper_ = std::make_unique<asio::steady_timer>(socket_.get_executor());
+  shaper_->expires_at(due_.front());
+  shaper_->async_wait([self = shared_from_this()](std::error_code ec) {
+    if (ec || !self->socket_.is_open()) {  // closed while the frame waited: it is lost, as close() says
+      self->queue_.clear();
+      self->due_.clear();
+      self->writing_ = false;
+      return;
+    }
+    self->write_front();
+  });
+}
+
+void SecureLink::write_front() {
   asio::async_write(socket_, asio::buffer(queue_.front()), [self = shared_from_this()](std::error_code ec, std::size_t) {
     self->queue_.pop_front();
+    if (!self->due_.empty()) self->due_.pop_front();
     if (ec) {
       self->queue_.clear();
+      self->due_.clear();
       self->writing_ = false;
       std::error_code ignored;
       self->socket_.close(ignored);
@@ -409,8 +438,10 @@ asio::awaitable<Frame> SecureLink::receive() {
 }
 
 void SecureLink::close() {
-  // A write in flight completes with an error and empties the queue itself.
-  if (!writing_) queue_.clear();
+  // A write in flight (or a frame waiting for its time on a shaped link) completes with an error
+  // and empties the queue itself.
+  if (!writing_) queue_.clear(), due_.clear();
+  if (shaper_) shaper_->cancel();
   std::error_code ignored;
   socket_.close(ignored);
 }
@@ -500,3 +531,26 @@ void listen_on(tcp::acceptor& acceptor, const std::string& host, std::uint16_t p
 }
 
 }  // namespace shufflempc::net::detail
+
+namespace shufflempc::net {
+
+namespace {
+std::mutex shape_mutex;
+LinkShape process_shape;
+}  // namespace
+
+void set_link_shape(const LinkShape& shape) {
+  if (shape.delay.count() < 0 || shape.delay > std::chrono::seconds(10))
+    throw std::invalid_argument("the link delay must be in [0, 10000] ms, got " + std::to_string(shape.delay.count() / 1000.0) + " ms");
+  if (!(shape.mbps == 0 || (shape.mbps >= 0.001 && shape.mbps <= 1e6)))
+    throw std::invalid_argument("the link rate must be in [0.001, 1000000] Mbit/s (or 0: unlimited), got " + std::to_string(shape.mbps));
+  const std::lock_guard lock(shape_mutex);
+  process_shape = shape;
+}
+
+LinkShape link_shape() {
+  const std::lock_guard lock(shape_mutex);
+  return process_shape;
+}
+
+}  // namespace shufflempc::net

@@ -73,6 +73,30 @@ TEST_CASE("shufflempc local: separate party processes over TCP give the in-proce
   CHECK(dropped == 3);
 }
 
+TEST_CASE("shufflempc local --link-delay-ms and --link-mbps: every process's links shaped, the same result later, and out of range refused naming the option") {
+  const test::TempDir tmp("shufflempc-localtest");
+  const std::string err = tmp / "err";
+  const std::vector<std::string> base = {SHUFFLEMPC_CLI, "local", "counting", "--parties", "300", "--noise", "calibrated", "--seed", "9", "--json"};
+  auto shaped = base;
+  shaped.insert(shaped.end(), {"--link-delay-ms", "150", "--link-mbps", "100"});
+  const Value plain = run_json(base, err);
+  const Value slow = run_json(shaped, err);
+  CHECK(slow["output"] == plain["output"]);
+  CHECK(slow["messages"] == plain["messages"]);
+  // The run holds at least one round trip between the parties and the shuffler (submit, result):
+  // 2D, waited on the clock by the processes.
+  CHECK(slow["seconds"].get<double>() >= 0.3);
+  for (const auto& [option, value, says] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"--link-delay-ms", "10001", "--link-delay-ms: must be a number in [0, 10000] (milliseconds), got '10001'"},
+           {"--link-mbps", "0", "--link-mbps: must be a number in [0.001, 1000000] (Mbit/s), got '0'"}}) {
+    auto bad = base;
+    bad.insert(bad.end(), {option, value});
+    const auto r = run_command(bad);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(says) != std::string::npos);
+  }
+}
+
 TEST_CASE("shufflempc local mpc2: two rounds over TCP give the in-process result, to every party (MPC) or the analyzer (ESA)") {
   const test::TempDir tmp("shufflempc-localtest");
   const std::string err = tmp / "err";

@@ -341,21 +341,21 @@ namespace {
 // first `cut_after` bytes (the handshake) and closes both sides when more arrive: the entry's link
 // is cut after the server answered a batch, before the answer reached the entry. Later connections
 // pass everything.
-class CuttingProxy {
+class HopCuttingProxy {
  public:
-  CuttingProxy(std::uint16_t target, std::size_t cut_after) : target_(target), cut_after_(cut_after) {
+  HopCuttingProxy(std::uint16_t target, std::size_t cut_after) : target_(target), cut_after_(cut_after) {
     acceptor_.open(asio::ip::tcp::v4());
     acceptor_.bind({asio::ip::make_address("127.0.0.1"), 0});
     acceptor_.listen();
     asio::co_spawn(io_, accept_loop(), asio::detached);
     thread_ = std::thread([this] { io_.run(); });
   }
-  ~CuttingProxy() {
+  ~HopCuttingProxy() {
     io_.stop();
     thread_.join();
   }
-  CuttingProxy(const CuttingProxy&) = delete;
-  CuttingProxy& operator=(const CuttingProxy&) = delete;
+  HopCuttingProxy(const HopCuttingProxy&) = delete;
+  HopCuttingProxy& operator=(const HopCuttingProxy&) = delete;
   [[nodiscard]] std::uint16_t port() const { return acceptor_.local_endpoint().port(); }
   std::atomic<int> connections{0};
   std::atomic<bool> cut{false};
@@ -418,7 +418,7 @@ TEST_CASE("mix chain over TCP: the entry's link to a server cut before the answe
   std::thread one_thread([&] { one_reports = one.run(); });
   std::thread two_thread([&] { two_reports = two.run(); });
   // The server's handshake bytes: its hello reply and its confirm frame (an empty frame).
-  CuttingProxy proxy(one.port(), net::hello_reply_bytes + net::frame_prefix_bytes + net::aead_tag_bytes);
+  HopCuttingProxy proxy(one.port(), net::hello_reply_bytes + net::frame_prefix_bytes + net::aead_tag_bytes);
   net::ShufflerOptions options;
   options.hop_addresses = {"127.0.0.1:" + std::to_string(proxy.port()), "127.0.0.1:" + std::to_string(two.port())};
   std::vector<std::string> lines;

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "net/harness.hpp"
+#include "support/link_shape.hpp"
 #include "shufflempc/error.hpp"
 #include "shufflempc/registry.hpp"
 
@@ -354,6 +355,14 @@ TEST_CASE("shared links: the analyzer's link cut after its handshake reconnects 
   NetSession s(4, 82, 0, std::chrono::seconds(20));
   ShufflerProcess sh(s);
   // The analyzer connects through the relay, which cuts that connection once the handshake is done.
+  CuttingProxy proxy(sh.port, std::numeric_limits<std::size_t>::max());
+  analyzer_through_relay(s, sh, proxy, [&] { proxy.cut(0); });
+}
+
+TEST_CASE("shared links: over links shaped to 20 ms each way, the analyzer's link cut after its handshake reconnects and gets the round's result") {
+  const test::ShapedLinks shaped({.delay = std::chrono::milliseconds(20)});  // this process's links: the parties' and the analyzer's
+  NetSession s(4, 85, 0, std::chrono::seconds(20));
+  ShufflerProcess sh(s);
   CuttingProxy proxy(sh.port, std::numeric_limits<std::size_t>::max());
   analyzer_through_relay(s, sh, proxy, [&] { proxy.cut(0); });
 }

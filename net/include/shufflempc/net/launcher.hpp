@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "shufflempc/net/keys.hpp"
+#include "shufflempc/net/link_shape.hpp"
 #include "shufflempc/runtime.hpp"
 
 namespace shufflempc::net {
@@ -40,6 +41,7 @@ struct LaunchOptions {
   std::string tamper_entry;  // fault injection (a chain): the entry drops, replaces or duplicates one record it admits
   std::optional<std::size_t> tamper_mix_server;  // fault injection (verifiable): further server I alters a record after its proof
   std::string transcript;               // verifiable: the analyzer writes the rounds it verified here
+  LinkShape link_shape;                 // every process's links shaped so (--link-delay-ms, --link-mbps)
   // Polled when a signal interrupts the wait: a non-empty reason ("signal 2") stops every process.
   std::function<std::string()> stop;
   std::function<void(const std::string& dir, std::size_t party_processes)> started;  // once all processes run

@@ -24,6 +24,7 @@
 #include "shufflempc/channel.hpp"
 #include "shufflempc/mixnet/transcript.hpp"
 #include "shufflempc/net/keys.hpp"
+#include "shufflempc/net/link_shape.hpp"
 #include "shufflempc/net/mix_hop.hpp"
 #include "shufflempc/net/wire.hpp"
 #include "shufflempc/runtime.hpp"

@@ -33,6 +33,7 @@
 
 #include "shufflempc/net/detail/rate_limited_log.hpp"
 #include "shufflempc/net/keys.hpp"
+#include "shufflempc/net/link_shape.hpp"
 #include "shufflempc/net/wire.hpp"
 #include "shufflempc/random.hpp"
 
@@ -180,6 +181,7 @@ class SecureLink : public std::enable_shared_from_this<SecureLink> {
                              std::uint32_t payload_length, std::uint8_t* out);
   void derive_keys(bool client, std::span<const std::uint8_t> dh, std::span<const std::uint8_t> transcript);
   void start_write();
+  void write_front();
 
   tcp::socket socket_;
   Limits limits_;
@@ -189,6 +191,12 @@ class SecureLink : public std::enable_shared_from_this<SecureLink> {
   std::uint64_t send_seq_ = 0;
   std::uint64_t recv_seq_ = 0;
   std::deque<std::vector<std::uint8_t>> queue_;
+  // A shaped link (net::set_link_shape): when each queued frame is due at the socket, and when the
+  // link has carried every frame queued so far.
+  LinkShape shape_;
+  std::deque<std::chrono::steady_clock::time_point> due_;
+  std::chrono::steady_clock::time_point free_at_{};
+  std::unique_ptr<asio::steady_timer> shaper_;
   bool writing_ = false;
   bool close_when_flushed_ = false;
   LinkStats stats_;
