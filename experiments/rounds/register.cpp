@@ -1,6 +1,7 @@
 // `shufflempc study rounds`: the options, and what runs once they are parsed (rounds.hpp).
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -26,8 +27,18 @@ int run(Options& o, std::ostream& out) {
   const auto s = run_rounds_study(o, progress);
   o.outputs.write([&](std::ostream& os) { write_csv(os, s); }, [&](std::ostream& os) { print_table(os, s); }, out);
   for (const auto& path : o.outputs.plots()) {
-    study::plot_lines(figure_lines(s), figure_title(s), "shuffle rounds", "bytes per party (all rounds)", path, {.log_x = true, .log_y = true});
-    std::cerr << "study rounds: wrote " << path << '\n';
+    if (o.rtt_ms.empty()) {
+      study::plot_lines(figure_lines(s), figure_title(s), "shuffle rounds", "bytes per party (all rounds)", path, {.log_x = true, .log_y = true});
+      std::cerr << "study rounds: wrote " << path << '\n';
+      continue;
+    }
+    // One figure per function: PATH with "-FUNCTION" before its extension.
+    for (const auto& f : o.functions) {
+      const std::filesystem::path p(path);
+      const std::string each = (p.parent_path() / (p.stem().string() + "-" + f + p.extension().string())).string();
+      study::plot_lines(rtt_lines(s, f), rtt_title(s, f), "round-trip time (ms)", "wall time (ms)", each, {.log_x = true, .log_y = true});
+      std::cerr << "study rounds: wrote " << each << '\n';
+    }
   }
   return 0;
 }
@@ -41,6 +52,12 @@ std::function<int()> configure(CLI::App& cmd, std::ostream& out) {
   cmd.add_option("--trials", o->trials, "runs per row, inputs drawn afresh each time, in [1, 100000]")->capture_default_str();
   cmd.add_option("--length", o->length, "inner-product's vector length, in [1, 4096]")->capture_default_str();
   cmd.add_option("--seed", o->seed, "seed of the whole study")->capture_default_str()->check(seed_check());
+  cmd.add_option("--rtt", o->rtt_ms,
+                 "round-trip times in ms, a list: run every row over TCP on 127.0.0.1 with every link shaped to half of each (and at "
+                 "0, the model's compute), and print the measured wall time beside the model rounds x RTT + bytes / rate + the time "
+                 "at 0; each in [0, 20000]")
+      ->delimiter(',');
+  cmd.add_option("--mbps", o->mbps, "with --rtt: every link's rate in Mbit/s, in [0.001, 1000000] (default: unlimited)");
   o->outputs.add_options(cmd, "draw bytes per party against rounds");
   return [o, &out] { return run(*o, out); };
 }

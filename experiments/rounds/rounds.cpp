@@ -258,7 +258,24 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
+NetworkRun& network_runner() {
+  static NetworkRun run;
+  return run;
+}
+
+// The round-trip times a study runs at: none (in process), or the given ones with 0 first.
+std::vector<std::optional<double>> rtt_plan(const RoundsStudyOptions& o) {
+  if (o.rtt_ms.empty()) return {std::nullopt};
+  std::vector<double> v = o.rtt_ms;
+  v.push_back(0);
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return {v.begin(), v.end()};
+}
+
 }  // namespace
+
+void set_network_runner(NetworkRun run) { network_runner() = std::move(run); }
 
 const std::vector<std::pair<std::string, std::string>>& rounds_functions() {
   static const std::vector<std::pair<std::string, std::string>> f = {
@@ -275,6 +292,13 @@ void validate(const RoundsStudyOptions& o) {
   if (o.trials < 1 || o.trials > 100000) throw std::invalid_argument(fmt::format("--trials {}: must be in [1, 100000]", o.trials));
   if (o.length < 1 || o.length > 4096) throw std::invalid_argument(fmt::format("--length {}: must be in [1, 4096]", o.length));
   if (o.functions.empty()) throw std::invalid_argument("--functions: give at least one");
+  for (double r : o.rtt_ms)
+    if (!(r >= 0 && r <= 20000)) throw std::invalid_argument(fmt::format("--rtt {}: each round-trip time must be in [0, 20000] ms", r));
+  if (!(o.mbps == 0 || (o.mbps >= 0.001 && o.mbps <= 1e6)))
+    throw std::invalid_argument(fmt::format("--mbps {}: must be in [0.001, 1000000] (Mbit/s)", o.mbps));
+  if (o.mbps > 0 && o.rtt_ms.empty()) throw std::invalid_argument("--mbps needs --rtt (the rate shapes the network runs)");
+  if (!o.rtt_ms.empty() && !network_runner())
+    throw std::invalid_argument("--rtt needs the TCP transport, which this program does not have (run `shufflempc study rounds`)");
   for (const auto& f : o.functions) {
     const auto& all = rounds_functions();
     if (std::none_of(all.begin(), all.end(), [&](const auto& p) { return p.first == f; })) {
@@ -295,48 +319,57 @@ RoundsStudy run_rounds_study(const RoundsStudyOptions& o, const RoundsProgress& 
     all.insert(all.end(), std::make_move_iterator(e.begin()), std::make_move_iterator(e.end()));
   }
   const SeededRng root(o.seed);
+  const auto plan = rtt_plan(o);
   std::size_t done = 0;
-  const std::size_t total = all.size() * o.trials;
+  const std::size_t total = all.size() * plan.size() * o.trials;
   for (std::size_t row = 0; row < all.size(); ++row) {
     const Entry& e = all[row];
     const auto function_index = static_cast<std::uint64_t>(
         std::find(o.functions.begin(), o.functions.end(), e.function) - o.functions.begin());
-    RoundsRow r{e.function, e.protocol, e.parties, e.make->rounds(), 0, 0, 0, 0, 0, e.threat_model};
-    std::vector<double> ms;
-    double squares = 0;
-    std::size_t bytes = 0, messages = 0;
-    for (std::size_t t = 0; t < o.trials; ++t) {
-      // The inputs depend on (function, trial) only, so every row of a function computes on the
-      // same inputs; the run's randomness on (row, trial).
-      const auto input_rng = root.fork(inputs_label(function_index, t));
-      const auto run_rng = root.fork(run_label(row, t));
-      const Draw d = draw(e.function, o.parties, o.length, *input_rng);
-      const auto inputs = e.encode(d);
-      const auto t0 = Clock::now();
-      const RunResult result = run_in_process(*e.make, inputs, *run_rng);
-      ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-      const auto want = reference(e.function, d, e.parties);
-      if (want) {
-        const auto got = as_number(result.output);
-        if (!got) throw std::logic_error("study rounds: " + e.protocol + " gave " + result.output.dump() + ", not a number");
-        if (*got != *want) {
+    double at_zero_ms = 0;  // this row's time at RTT 0 over the network: the model's compute
+    for (const auto& rtt : plan) {
+      RoundsRow r{e.function, e.protocol, e.parties, 0, 0, 0, 0, 0, 0, e.threat_model, rtt, 0};
+      std::vector<double> ms;
+      double squares = 0;
+      std::size_t bytes = 0, messages = 0;
+      for (std::size_t t = 0; t < o.trials; ++t) {
+        // The inputs depend on (function, trial) only, so every row of a function computes on the
+        // same inputs; the run's randomness on (row, trial).
+        const auto input_rng = root.fork(inputs_label(function_index, t));
+        const auto run_rng = root.fork(run_label(row, t));
+        const Draw d = draw(e.function, o.parties, o.length, *input_rng);
+        const auto inputs = e.encode(d);
+        const auto t0 = Clock::now();
+        const RunResult result = rtt ? network_runner()(*e.make, inputs, *run_rng, *rtt, o.mbps) : run_in_process(*e.make, inputs, *run_rng);
+        ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+        r.rounds = std::max(r.rounds, result.rounds.size());
+        const auto want = reference(e.function, d, e.parties);
+        if (want) {
+          const auto got = as_number(result.output);
+          if (!got) throw std::logic_error("study rounds: " + e.protocol + " gave " + result.output.dump() + ", not a number");
+          if (*got != *want) {
+            ++r.wrong;
+            squares += (*got - *want) * (*got - *want);
+          }
+        } else if (result.output != e.make->truth(inputs)) {
           ++r.wrong;
-          squares += (*got - *want) * (*got - *want);
+          squares = std::nan("");
         }
-      } else if (result.output != e.make->truth(inputs)) {
-        ++r.wrong;
-        squares = std::nan("");
+        bytes += result.bytes;
+        messages += result.messages;
+        if (progress) progress(++done, total);
       }
-      bytes += result.bytes;
-      messages += result.messages;
-      if (progress) progress(++done, total);
+      const double runs = static_cast<double>(o.trials) * static_cast<double>(e.parties);
+      r.rmse = std::sqrt(squares / static_cast<double>(o.trials));
+      r.bytes_per_party = static_cast<double>(bytes) / runs;
+      r.messages_per_party = static_cast<double>(messages) / runs;
+      r.milliseconds = median(ms);
+      if (rtt) {
+        if (*rtt == 0) at_zero_ms = r.milliseconds;
+        r.model_milliseconds = at_zero_ms + static_cast<double>(r.rounds) * *rtt + (o.mbps > 0 ? r.bytes_per_party * 8 / (o.mbps * 1e3) : 0);
+      }
+      s.rows.push_back(std::move(r));
     }
-    const double runs = static_cast<double>(o.trials) * static_cast<double>(e.parties);
-    r.rmse = std::sqrt(squares / static_cast<double>(o.trials));
-    r.bytes_per_party = static_cast<double>(bytes) / runs;
-    r.messages_per_party = static_cast<double>(messages) / runs;
-    r.milliseconds = median(ms);
-    s.rows.push_back(std::move(r));
   }
   return s;
 }
@@ -344,11 +377,24 @@ RoundsStudy run_rounds_study(const RoundsStudyOptions& o, const RoundsProgress& 
 void print_table(std::ostream& out, const RoundsStudy& s) {
   out << fmt::format("What each round buys: n = {} ({} trials per row, seed {}; card-and runs with its 2 parties)\n\n", s.options.parties,
                      s.options.trials, s.options.seed);
-  out << fmt::format("{:<14} {:<14} {:>6} {:>9} {:>7} {:>13} {:>11} {:>10}  {}\n", "function", "protocol", "rounds", "RMSE", "wrong",
-                     "bytes/party", "msgs/party", "ms", "threat model");
-  for (const auto& r : s.rows)
-    out << fmt::format("{:<14} {:<14} {:>6} {:>9.3g} {:>7} {:>13.0f} {:>11.1f} {:>10.2f}  {}\n", r.function, r.protocol, r.rounds, r.rmse,
-                       r.wrong, r.bytes_per_party, r.messages_per_party, r.milliseconds, r.threat_model);
+  const bool network = !s.options.rtt_ms.empty();
+  if (network)
+    out << fmt::format("Over TCP on 127.0.0.1, every link shaped to half the round trip each way{}; model: rounds x RTT{} + the row's time "
+                       "at RTT 0\n\n",
+                       s.options.mbps > 0 ? fmt::format(" and {} Mbit/s", s.options.mbps) : "",
+                       s.options.mbps > 0 ? " + bytes per party / rate" : "");
+  out << fmt::format("{:<14} {:<14} {:>6} {:>9} {:>7} {:>13} {:>11} {:>10}", "function", "protocol", "rounds", "RMSE", "wrong", "bytes/party",
+                     "msgs/party", network ? "RTT ms" : "ms");
+  if (network) out << fmt::format(" {:>10} {:>10} {:>6}", "ms", "model ms", "ratio");
+  out << "  threat model\n";
+  for (const auto& r : s.rows) {
+    out << fmt::format("{:<14} {:<14} {:>6} {:>9.3g} {:>7} {:>13.0f} {:>11.1f} {:>10.2f}", r.function, r.protocol, r.rounds, r.rmse, r.wrong,
+                       r.bytes_per_party, r.messages_per_party, network ? r.rtt_ms.value_or(0) : r.milliseconds);
+    if (network)
+      out << fmt::format(" {:>10.1f} {:>10.1f} {:>6.2f}", r.milliseconds, r.model_milliseconds,
+                         r.model_milliseconds > 0 ? r.milliseconds / r.model_milliseconds : 0.0);
+    out << "  " << r.threat_model << '\n';
+  }
 }
 
 std::vector<study::Column> table(const RoundsStudy& s) {
@@ -357,7 +403,7 @@ std::vector<study::Column> table(const RoundsStudy& s) {
   for (const auto& [name, kind] : std::initializer_list<std::pair<const char*, K>>{
            {"function", K::text}, {"protocol", K::text}, {"parties", K::integer}, {"rounds", K::integer}, {"rmse", K::real},
            {"wrong", K::integer}, {"trials", K::integer}, {"bytes_per_party", K::real}, {"messages_per_party", K::real},
-           {"seconds", K::real}, {"threat_model", K::text}})
+           {"seconds", K::real}, {"threat_model", K::text}, {"rtt_ms", K::real}, {"model_seconds", K::real}})
     cols.push_back(study::Column{kind, name, {}, {}});
   using Field = std::pair<std::string, std::optional<double>>;
   const auto real = [](double v, int digits = 6) { return Field{study::CsvWriter::number(v, digits), v}; };
@@ -366,7 +412,9 @@ std::vector<study::Column> table(const RoundsStudy& s) {
   for (const auto& r : s.rows) {
     const std::vector<Field> fields = {text(r.function), text(r.protocol), whole(r.parties), whole(r.rounds), real(r.rmse), whole(r.wrong),
                                        whole(s.options.trials), real(r.bytes_per_party), real(r.messages_per_party),
-                                       real(r.milliseconds / 1000, 4), text(r.threat_model)};
+                                       real(r.milliseconds / 1000, 4), text(r.threat_model),
+                                       r.rtt_ms ? real(*r.rtt_ms) : Field{"", std::nullopt},
+                                       r.rtt_ms ? real(r.model_milliseconds / 1000, 4) : Field{"", std::nullopt}};
     for (std::size_t c = 0; c < cols.size(); ++c) {
       cols[c].text.push_back(fields[c].first);
       cols[c].number.push_back(fields[c].second);
@@ -386,6 +434,29 @@ std::vector<study::Line> figure_lines(const RoundsStudy& s) {
     lines.push_back(std::move(l));
   }
   return lines;
+}
+
+std::vector<study::Line> rtt_lines(const RoundsStudy& s, const std::string& function) {
+  std::vector<study::Line> lines;
+  std::vector<std::string> protocols;
+  for (const auto& r : s.rows)
+    if (r.function == function && std::find(protocols.begin(), protocols.end(), r.protocol) == protocols.end()) protocols.push_back(r.protocol);
+  for (std::size_t k = 0; k < protocols.size(); ++k) {
+    study::Line measured{protocols[k], {}, false, false, 2 * k};
+    study::Line model{protocols[k] + " (model)", {}, false, true, 2 * k};
+    for (const auto& r : s.rows)
+      if (r.function == function && r.protocol == protocols[k] && r.rtt_ms && *r.rtt_ms > 0) {
+        measured.points.emplace_back(*r.rtt_ms, r.milliseconds);
+        model.points.emplace_back(*r.rtt_ms, r.model_milliseconds);
+      }
+    lines.push_back(std::move(measured));
+    lines.push_back(std::move(model));
+  }
+  return lines;
+}
+
+std::string rtt_title(const RoundsStudy& s, const std::string& function) {
+  return fmt::format("{}: wall time against round-trip time, n = {} (model dashed)", function, s.options.parties);
 }
 
 std::string figure_title(const RoundsStudy& s) {

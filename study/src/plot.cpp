@@ -234,8 +234,9 @@ void plot_lines(const std::vector<Line>& lines, const std::string& title, const 
   g << "set grid\nset key inside right top box opaque\n";
   g << "plot ";
   for (std::size_t i = 0; i < drawn.size(); ++i)
-    g << (i ? ", \\\n     " : "") << fig.data_file() << " index " << i << " using 1:2 with " << (drawn[i]->points_only ? "points" : "linespoints")
-      << " lw 2 pt " << (i % 12) + 1 << " ps 1.3 lc rgb '" << colour(i) << "' title " << gnuplot_text(drawn[i]->title);
+    g << (i ? ", \\\n     " : "") << fig.data_file() << " index " << i << " using 1:2 with "
+      << (drawn[i]->points_only ? "points" : drawn[i]->dashed ? "lines dashtype 2" : "linespoints") << " lw 2 pt " << (i % 12) + 1
+      << " ps 1.3 lc rgb '" << colour(drawn[i]->colour.value_or(i)) << "' title " << gnuplot_text(drawn[i]->title);
   g << '\n';
   fig.draw();
 }

@@ -1,6 +1,7 @@
 // The rounds experiment (experiments/rounds): every row against the function computed in the
-// clear, the round counts each protocol declares, determinism of everything but the time, the CSV
-// and the figure, bad options, and the registration that makes it `study rounds`.
+// clear, the round counts each protocol runs, determinism of everything but the time, the CSV
+// and the figure, bad options, the registration that makes it `study rounds`, and its runs over
+// shaped links (--rtt): the wall time against the rounds reported.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -9,8 +10,10 @@
 
 #include "shufflempc/experiments/experiment.hpp"
 #include "shufflempc/experiments/rounds.hpp"
+#include "shufflempc/net/loopback.hpp"
 #include "shufflempc/process.hpp"
 #include "support/errors.hpp"
+#include "support/link_shape.hpp"
 #include "support/process.hpp"
 
 using namespace shufflempc;
@@ -86,7 +89,7 @@ TEST_CASE("rounds study: the same seed gives the same rows (time aside), CSV and
   }
   std::ostringstream csv;
   experiments::write_csv(csv, a);
-  CHECK(csv.str().starts_with("function,protocol,parties,rounds,rmse,wrong,trials,bytes_per_party,messages_per_party,seconds,threat_model\n"));
+  CHECK(csv.str().starts_with("function,protocol,parties,rounds,rmse,wrong,trials,bytes_per_party,messages_per_party,seconds,threat_model,rtt_ms,model_seconds\n"));
   CHECK(csv.str().find("and,card-and,2,6,0,0,4,") != std::string::npos);
   std::ostringstream table;
   experiments::print_table(table, a);
@@ -124,4 +127,49 @@ TEST_CASE("shufflempc study rounds: the CSV on standard output, and a bad option
   const auto bad = run_command({test::cli(), "study", "rounds", "--functions", "median"});
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("--functions: 'median' is not one of sum, xor-sum, and, inner-product, aes-128") != std::string::npos);
+}
+
+TEST_CASE("rounds study over shaped links: each row's wall time holds the rounds it reports, a round trip each, and no more than 3 round trips beside them") {
+  // The program's runner, as `shufflempc study rounds` sets it: the TCP transport over loopback,
+  // every link shaped to half the round trip.
+  experiments::set_network_runner([](const Protocol& p, std::span<const Value> inputs, Rng& rng, double rtt_ms, double mbps) {
+    const test::ShapedLinks shaped({.delay = std::chrono::microseconds(static_cast<std::int64_t>(rtt_ms * 500.0)), .mbps = mbps});
+    return net::run_over_loopback(p, inputs, rng);
+  });
+  experiments::RoundsStudyOptions o;
+  o.parties = 3;
+  o.trials = 1;
+  o.functions = {"and"};
+  o.rtt_ms = {100};
+  const auto s = experiments::run_rounds_study(o);
+  REQUIRE(s.rows.size() == 8);  // mpc2, circuit v1, circuit bgw, card-and, each at 0 and 100 ms
+  for (const auto& r : s.rows) {
+    CAPTURE(r.protocol);
+    REQUIRE(r.rtt_ms.has_value());
+    CHECK(r.wrong == 0);
+    if (*r.rtt_ms == 0) continue;
+    const double zero = row(s, "and", r.protocol).milliseconds;  // the row's time at RTT 0 (listed first)
+    // Every round the run reports waited a round trip: a protocol that reported fewer rounds than
+    // it ran would be too slow for the bound above, one that reported more too fast for this one.
+    CHECK(r.milliseconds >= static_cast<double>(r.rounds) * 100);
+    CHECK(r.milliseconds <= zero + static_cast<double>(r.rounds + 3) * 100 + 150);
+    CHECK(r.model_milliseconds == doctest::Approx(zero + static_cast<double>(r.rounds) * 100));
+  }
+  CHECK(row(s, "and", "mpc2").rounds == 2);
+  CHECK(row(s, "and", "circuit bgw").rounds == 3);
+  CHECK(row(s, "and", "card-and").rounds == 6);
+  // The table and the CSV carry the RTT and the model.
+  std::ostringstream table, csv;
+  experiments::print_table(table, s);
+  experiments::write_csv(csv, s);
+  CHECK(table.str().find("model ms") != std::string::npos);
+  CHECK(csv.str().find("rtt_ms,model_seconds") != std::string::npos);
+  // Without a runner (a program without the TCP transport), --rtt is refused with the reason; out of range too.
+  experiments::set_network_runner({});
+  CHECK(error_text([&] { (void)experiments::run_rounds_study(o); }).find("--rtt needs the TCP transport") != std::string::npos);
+  o.rtt_ms = {-1};
+  CHECK(error_text([&] { experiments::validate(o); }).find("--rtt -1: each round-trip time must be in [0, 20000] ms") != std::string::npos);
+  o.rtt_ms = {};
+  o.mbps = 10;
+  CHECK(error_text([&] { experiments::validate(o); }).find("--mbps needs --rtt") != std::string::npos);
 }

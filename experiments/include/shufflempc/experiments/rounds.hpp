@@ -12,16 +12,26 @@
 //
 // Every trial draws fresh inputs from SeededRng(seed) forked by (row, trial), so the table is the
 // same for a seed except the time column. The functions run in process; the bytes and messages are
-// what crosses the shuffle, the same as over TCP.
+// what crosses the shuffle, the same as over TCP. The rounds are those each run took (the most over
+// the trials), not what the protocol declares.
+//
+// With round-trip times (--rtt), every row runs over the TCP transport instead, its links shaped
+// to half the round trip each way (and to --mbps), once per RTT: the measured wall time beside the
+// model rounds x RTT + bytes per party / bandwidth + the time measured at RTT 0, and their ratio.
+// experiments never include net/, so the program supplies that run (set_network_runner; the
+// `shufflempc study` command does).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "shufflempc/runtime.hpp"
 #include "shufflempc/study/study.hpp"
 
 namespace shufflempc::experiments {
@@ -32,7 +42,15 @@ struct RoundsStudyOptions {
   std::vector<std::string> functions = {"sum", "xor-sum", "and", "inner-product", "aes-128"};
   std::size_t length = 16;  // inner-product's vectors, elements of 8 bits
   std::uint64_t seed = 1;
+  std::vector<double> rtt_ms;  // empty: in process; else every row over TCP at each round-trip time (0 is added: the model's compute)
+  double mbps = 0;             // with rtt_ms: every link's rate (0: unlimited)
 };
+
+// One run of `protocol` over a network whose links delay every frame by rtt_ms / 2 and carry at
+// most `mbps` (0: unlimited).
+using NetworkRun = std::function<RunResult(const Protocol& protocol, std::span<const Value> inputs, Rng& rng, double rtt_ms, double mbps)>;
+// What study rounds --rtt runs over (the program sets it once, before any study runs).
+void set_network_runner(NetworkRun run);
 
 // The function names and their one-line descriptions, for --help and the errors.
 [[nodiscard]] const std::vector<std::pair<std::string, std::string>>& rounds_functions();
@@ -41,13 +59,15 @@ void validate(const RoundsStudyOptions& o);
 
 struct RoundsRow {
   std::string function, protocol;
-  std::size_t parties = 0, rounds = 0;
+  std::size_t parties = 0, rounds = 0;  // rounds: the most any trial ran
   double rmse = 0;             // of the output against the truth, over the trials (0: exact in every trial)
   std::size_t wrong = 0;       // trials whose output differs from the truth (exact protocols: 0 expected)
   double bytes_per_party = 0;  // through the shuffle, all rounds
   double messages_per_party = 0;
-  double milliseconds = 0;     // median of the trials, in process
+  double milliseconds = 0;     // median of the trials' wall time (in process, or over the shaped network)
   std::string threat_model;
+  std::optional<double> rtt_ms;    // over the network: its round-trip time
+  double model_milliseconds = 0;   // over the network: rounds x RTT + bytes per party / rate + the row's time at RTT 0
 };
 struct RoundsStudy {
   RoundsStudyOptions options;
@@ -63,5 +83,9 @@ void write_csv(std::ostream& out, const RoundsStudy& s);
 // Bytes per party against rounds, one series of markers per function (its exact protocols).
 [[nodiscard]] std::vector<study::Line> figure_lines(const RoundsStudy& s);
 [[nodiscard]] std::string figure_title(const RoundsStudy& s);
+// With round-trip times: function `function`'s wall time against the RTT (above 0), one line per
+// protocol, its model dashed in the same colour.
+[[nodiscard]] std::vector<study::Line> rtt_lines(const RoundsStudy& s, const std::string& function);
+[[nodiscard]] std::string rtt_title(const RoundsStudy& s, const std::string& function);
 
 }  // namespace shufflempc::experiments

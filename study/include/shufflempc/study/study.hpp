@@ -171,6 +171,8 @@ struct Line {
   std::string title;
   std::vector<std::pair<double, double>> points;  // sorted by x when drawn
   bool points_only = false;                       // markers, no line
+  bool dashed = false;                            // a dashed line (a model beside what was measured)
+  std::optional<std::size_t> colour;              // the colour of another line (its model); default: its own place
 };
 struct Axes {
   bool log_x = false, log_y = false;
