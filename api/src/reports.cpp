@@ -142,7 +142,9 @@ RunReport run_report_of(const std::string& name, const Protocol& protocol, std::
   RunReport r;
   r.protocol = name;
   r.parties = parties;
-  r.rounds = protocol.rounds();
+  // The rounds the run took (each endpoint's driver counts the exchanges it made), not the count
+  // the protocol declares; a report without them (none ran) says the declared count.
+  r.rounds = result.rounds.empty() ? protocol.rounds() : static_cast<std::uint32_t>(result.rounds.size());
   r.output = result.output;
   r.messages = result.messages;
   r.bytes = result.bytes;

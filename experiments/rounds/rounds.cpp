@@ -187,18 +187,19 @@ std::vector<Entry> entries(const Registry& registry, const std::string& function
       v[1] = group_hex(d[1], 8);
       return v;
     });
-  } else if (function == "aes-128") {
-    const auto key_and_plaintext = [n](const Draw& d) {
+  } else if (function == "aes-128" || function == "sha-256") {
+    const auto two_groups = [n](const Draw& d) {
       std::vector<Value> v(n, nullptr);
-      v[0] = group_hex(d[0], 8);  // 16 random bytes each
+      v[0] = group_hex(d[0], 8);  // random bytes: AES's key and plaintext, SHA-256's block and chaining value
       v[1] = group_hex(d[1], 8);
       return v;
     };
+    const std::string circuit = function == "aes-128" ? "aes_128" : "sha256";
     for (const auto& [variant, label, threat] : {std::tuple{"v1", "circuit v1", v1_threat}, std::tuple{"v2", "circuit v2", v2_threat},
                                                  std::tuple{"v3", "circuit v3", v3_threat}, std::tuple{"bgw", "circuit bgw", bgw_threat}})
       if (n >= 4 || std::string(variant) != "v2")
         e.push_back({function, label, threat, n,
-                   registry.create("circuit", {{"circuit", "aes_128"}, {"variant", variant}, {"owners", "0,1"}}, n), key_and_plaintext});
+                   registry.create("circuit", {{"circuit", circuit}, {"variant", variant}, {"owners", "0,1"}}, n), two_groups});
   }
   return e;
 }
@@ -212,6 +213,8 @@ Draw draw(const std::string& function, std::size_t n, std::size_t length, Rng& r
     else if (function == "xor-sum" || function == "and") d[p] = {rng.uniform(2)};
     else if (function == "inner-product") {
       for (std::size_t i = 0; i < length; ++i) d[p].push_back(rng.uniform(256));
+    } else if (function == "sha-256") {
+      for (int i = 0; i < (p == 0 ? 64 : 32); ++i) d[p].push_back(rng.uniform(256));
     } else {
       for (int i = 0; i < 16; ++i) d[p].push_back(rng.uniform(256));
     }
@@ -283,7 +286,9 @@ const std::vector<std::pair<std::string, std::string>>& rounds_functions() {
       {"xor-sum", "the XOR of every party's bit"},
       {"and", "the AND of party 0's and party 1's bits"},
       {"inner-product", "the inner product of party 0's and party 1's vectors of 8-bit integers (--length)"},
-      {"aes-128", "AES-128 of party 1's plaintext under party 0's key"}};
+      {"aes-128", "AES-128 of party 1's plaintext under party 0's key"},
+      {"sha-256", "SHA-256's compression of party 0's 512-bit block with party 1's 256-bit chaining value (AND-depth 1607: BGW "
+                  "takes 1609 rounds; not in the default list)"}};
   return f;
 }
 

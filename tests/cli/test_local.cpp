@@ -83,9 +83,15 @@ TEST_CASE("shufflempc local --link-delay-ms and --link-mbps: every process's lin
   const Value slow = run_json(shaped, err);
   CHECK(slow["output"] == plain["output"]);
   CHECK(slow["messages"] == plain["messages"]);
-  // The run holds at least one round trip between the parties and the shuffler (submit, result):
-  // 2D, waited on the clock by the processes.
+  // Each round the run reports is a round trip between the parties and the shuffler (submit,
+  // result): 2D each, waited on the clock by the processes.
+  CHECK(slow["rounds"] == 1);
   CHECK(slow["seconds"].get<double>() >= 0.3);
+  // Two rounds: mpc2 reports the rounds it ran, and its time holds both round trips.
+  const Value two = run_json({SHUFFLEMPC_CLI, "local", "mpc2", "--parties", "4", "--function", "sum", "--seed", "9", "--json", "--link-delay-ms", "150"},
+                             err);
+  CHECK(two["rounds"] == 2);
+  CHECK(two["seconds"].get<double>() >= 2 * 0.3);
   for (const auto& [option, value, says] : std::vector<std::tuple<std::string, std::string, std::string>>{
            {"--link-delay-ms", "10001", "--link-delay-ms: must be a number in [0, 10000] (milliseconds), got '10001'"},
            {"--link-mbps", "0", "--link-mbps: must be a number in [0.001, 1000000] (Mbit/s), got '0'"}}) {

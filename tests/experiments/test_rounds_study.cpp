@@ -113,7 +113,7 @@ TEST_CASE("rounds study: every bad option is refused with its name and range, an
   CHECK(error_text([&] { experiments::validate(o); }) == "--length 5000: must be in [1, 4096]");
   o = {};
   o.functions = {"median"};
-  CHECK(error_text([&] { experiments::validate(o); }) == "--functions: 'median' is not one of sum, xor-sum, and, inner-product, aes-128");
+  CHECK(error_text([&] { experiments::validate(o); }) == "--functions: 'median' is not one of sum, xor-sum, and, inner-product, aes-128, sha-256");
   const auto registry = experiments::builtin_experiments();
   REQUIRE(registry.find("rounds") != nullptr);
   CHECK(registry.find("rounds")->summary.find("what each round buys") != std::string::npos);
@@ -126,7 +126,7 @@ TEST_CASE("shufflempc study rounds: the CSV on standard output, and a bad option
   CHECK(ok.out.find("and,circuit bgw,3,3,0,0,2,") != std::string::npos);
   const auto bad = run_command({test::cli(), "study", "rounds", "--functions", "median"});
   CHECK(bad.exit_code == 2);
-  CHECK(bad.err.find("--functions: 'median' is not one of sum, xor-sum, and, inner-product, aes-128") != std::string::npos);
+  CHECK(bad.err.find("--functions: 'median' is not one of sum, xor-sum, and, inner-product, aes-128, sha-256") != std::string::npos);
 }
 
 TEST_CASE("rounds study over shaped links: each row's wall time holds the rounds it reports, a round trip each, and no more than 3 round trips beside them") {
@@ -172,4 +172,18 @@ TEST_CASE("rounds study over shaped links: each row's wall time holds the rounds
   o.rtt_ms = {};
   o.mbps = 10;
   CHECK(error_text([&] { experiments::validate(o); }).find("--mbps needs --rtt") != std::string::npos);
+}
+
+TEST_CASE("rounds study: SHA-256's compression, asked for by name, is exact in every variant, BGW in its 1609 rounds") {
+  experiments::RoundsStudyOptions o;
+  o.parties = 3;
+  o.trials = 1;
+  o.functions = {"sha-256"};
+  const auto s = experiments::run_rounds_study(o);
+  REQUIRE(s.rows.size() == 3);  // v1, v3 and bgw (v2 needs n >= 4)
+  for (const auto& r : s.rows) CHECK(r.wrong == 0);
+  CHECK(row(s, "sha-256", "circuit v1").rounds == 2);
+  CHECK(row(s, "sha-256", "circuit bgw").rounds == 1609);
+  const auto defaults = experiments::RoundsStudyOptions{}.functions;
+  CHECK(std::find(defaults.begin(), defaults.end(), "sha-256") == defaults.end());
 }

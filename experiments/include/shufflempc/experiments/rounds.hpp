@@ -8,6 +8,7 @@
 //   and            mpc2 (2), circuit v1 and v2 (2), bgw (3), card-and (6, two parties)
 //   inner-product  mpc2 (2), circuit v1 and v2 (2) and bgw on a multiplier-adder circuit
 //   aes-128        circuit v1, v2 and v3 (2), bgw (AND-depth + 2 = 62)
+//   sha-256        the same on SHA-256's compression function, bgw 1609 rounds (asked for by name only)
 // circuit v2 (t < n/3) runs from n = 4.
 //
 // Every trial draws fresh inputs from SeededRng(seed) forked by (row, trial), so the table is the
