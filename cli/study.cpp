@@ -13,7 +13,6 @@
 #include "mpi.hpp"
 #include "shufflempc/experiments/experiment.hpp"
 #include "shufflempc/experiments/rounds.hpp"
-#include "shufflempc/net/link_shape.hpp"
 #include "shufflempc/net/loopback.hpp"
 #include "shufflempc/study/progress.hpp"
 #include "shufflempc/study/study.hpp"
@@ -21,16 +20,6 @@
 namespace shufflempc::cli {
 namespace {
 
-// study rounds --rtt: one run over the TCP transport on 127.0.0.1 (the shuffler and the parties'
-// and analyzer's links in this process), every link shaped to half the round trip and the rate.
-RunResult shaped_loopback_run(const Protocol& protocol, std::span<const Value> inputs, Rng& rng, double rtt_ms, double mbps) {
-  struct Restore {
-    net::LinkShape before = net::link_shape();
-    ~Restore() { net::set_link_shape(before); }
-  } restore;
-  net::set_link_shape({.delay = std::chrono::microseconds(static_cast<std::int64_t>(rtt_ms * 500.0)), .mbps = mbps});
-  return net::run_over_loopback(protocol, inputs, rng);
-}
 
 void print_table(const study::Spec& spec, const std::vector<study::Cell>& cells) {
   std::cout << fmt::format("{:<40} {:<22} {:>9} {:>12} {:>25} {:>12} {:>10} {:>10}\n", "series", "point", "parties", "rmse",
@@ -107,7 +96,7 @@ void add_study_command(CLI::App& app, const Registry& registry, Action& action) 
   cmd->add_flag("--quiet,-q", o->quiet, "no progress bar");
   // Every registered experiment is a subcommand (`study xor-sum`, ...) that sets the action itself.
   static const experiments::ExperimentRegistry experiments = experiments::builtin_experiments();
-  experiments::set_network_runner(shaped_loopback_run);
+  experiments::set_network_runner(net::run_over_shaped_loopback);  // study rounds --rtt
   std::vector<CLI::App*> subcommands;
   for (const auto& e : experiments.all()) {
     auto* sub = cmd->add_subcommand(e.name, e.summary);

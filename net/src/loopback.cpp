@@ -107,4 +107,13 @@ LoopbackChainRun run_over_loopback_chain(const Protocol& protocol, std::span<con
   return run_loopback(protocol, inputs, rng, mix_servers, options, kind, fault);
 }
 
+RunResult run_over_shaped_loopback(const Protocol& protocol, std::span<const Value> inputs, Rng& rng, double rtt_ms, double mbps) {
+  struct Restore {
+    LinkShape before = link_shape();
+    ~Restore() { set_link_shape(before); }
+  } restore;
+  set_link_shape({.delay = std::chrono::microseconds(static_cast<std::int64_t>(rtt_ms * 500.0)), .mbps = mbps});
+  return run_over_loopback(protocol, inputs, rng);
+}
+
 }  // namespace shufflempc::net

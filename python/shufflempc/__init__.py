@@ -107,12 +107,15 @@ def study(protocols=None, axes=None, *, preset=None, fixed=None, parties=None, i
 
 
 def rounds_study(functions=("sum", "xor-sum", "and", "inner-product", "aes-128"), parties=5, trials=20, *, length=16, seed=1,
-                 progress=True, as_frame=None):
+                 rtt=(), mbps=0, progress=True, as_frame=None):
     """What each round buys (``shufflempc study rounds``): every function through the one-round
-    protocols where they exist, the two-round ones and the many-round ones, with the CSV's 11
-    columns: error against the function in the clear, bytes and messages per party, seconds and the
-    threat model (docs/study.md)."""
-    columns = _core._rounds_study([str(f) for f in functions], int(parties), int(trials), int(length), int(seed), progress)
+    protocols where they exist, the two-round ones and the many-round ones, with the CSV's 13
+    columns: error against the function in the clear, the rounds each ran, bytes and messages per
+    party, seconds and the threat model (docs/study.md). With ``rtt`` (round-trip times in ms, as
+    ``--rtt``), every row runs over the TCP transport with shaped links at each, and ``rtt_ms`` and
+    ``model_seconds`` say where and what the model predicts; ``mbps`` shapes the rate too."""
+    columns = _core._rounds_study([str(f) for f in functions], int(parties), int(trials), int(length), int(seed),
+                                  [float(r) for r in rtt], float(mbps), progress)
     return _table(columns, as_frame)
 
 

@@ -28,6 +28,7 @@
 #include "shufflempc/shuffle.hpp"
 #include "shufflempc/study/progress.hpp"
 #include "shufflempc/experiments/rounds.hpp"
+#include "shufflempc/net/loopback.hpp"
 #include "shufflempc/study/study.hpp"
 #include "shufflempc/experiments/xor_sum.hpp"
 
@@ -494,8 +495,10 @@ py::dict xor_sum_study(const std::vector<std::size_t>& parties, const std::vecto
 }
 
 py::dict rounds_study(const std::vector<std::string>& functions, std::size_t parties, std::size_t trials, std::size_t length,
-                      std::uint64_t seed, const py::object& progress) {
+                      std::uint64_t seed, const std::vector<double>& rtt_ms, double mbps, const py::object& progress) {
   experiments::RoundsStudyOptions o;
+  o.rtt_ms = rtt_ms;
+  o.mbps = mbps;
   o.functions = functions;
   o.parties = parties;
   o.trials = trials;
@@ -588,7 +591,8 @@ PYBIND11_MODULE(_core, m) {
         py::arg("jobs"), py::arg("progress"));
 
   m.def("_rounds_study", &rounds_study, py::arg("functions"), py::arg("parties"), py::arg("trials"), py::arg("length"), py::arg("seed"),
-        py::arg("progress"));
+        py::arg("rtt_ms"), py::arg("mbps"), py::arg("progress"));
+  experiments::set_network_runner(net::run_over_shaped_loopback);  // rounds_study(rtt=...): the TCP transport, shaped
 
   m.def("xor_sum_decode", &xor_sum_decode, py::arg("queries"), py::arg("answers"), py::arg("decoder") = "ls",
         "The attack's decoder: the secret bits x-hat (uint8) from m queries (an (m, h) array of bits) and their answers, by "

@@ -157,3 +157,14 @@ def test_rounds_study_is_the_command_lines(cli):
         assert float(row["bytes_per_party"]) == pytest.approx(table["bytes_per_party"][i], rel=1e-5)  # the CSV keeps 6 digits
     with pytest.raises(ValueError, match="--functions: 'median' is not one of"):
         shufflempc.rounds_study(functions=["median"], progress=False)
+
+
+def test_rounds_study_at_a_round_trip_time_runs_over_shaped_links():
+    # One function, 0 and 50 ms: every row holds its rounds' round trips, and the model is beside it.
+    table = shufflempc.rounds_study(functions=["and"], parties=3, trials=1, rtt=[50], progress=False, as_frame=False)
+    assert sorted(set(table["rtt_ms"])) == [0, 50]
+    for i, rtt in enumerate(table["rtt_ms"]):
+        assert table["seconds"][i] >= table["rounds"][i] * rtt / 1000
+        assert table["model_seconds"][i] > 0
+    with pytest.raises(ValueError, match="--mbps needs --rtt"):
+        shufflempc.rounds_study(functions=["and"], mbps=10, progress=False)

@@ -13,7 +13,6 @@
 #include "shufflempc/net/loopback.hpp"
 #include "shufflempc/process.hpp"
 #include "support/errors.hpp"
-#include "support/link_shape.hpp"
 #include "support/process.hpp"
 
 using namespace shufflempc;
@@ -132,10 +131,7 @@ TEST_CASE("shufflempc study rounds: the CSV on standard output, and a bad option
 TEST_CASE("rounds study over shaped links: each row's wall time holds the rounds it reports, a round trip each, and no more than 3 round trips beside them") {
   // The program's runner, as `shufflempc study rounds` sets it: the TCP transport over loopback,
   // every link shaped to half the round trip.
-  experiments::set_network_runner([](const Protocol& p, std::span<const Value> inputs, Rng& rng, double rtt_ms, double mbps) {
-    const test::ShapedLinks shaped({.delay = std::chrono::microseconds(static_cast<std::int64_t>(rtt_ms * 500.0)), .mbps = mbps});
-    return net::run_over_loopback(p, inputs, rng);
-  });
+  experiments::set_network_runner(net::run_over_shaped_loopback);
   experiments::RoundsStudyOptions o;
   o.parties = 3;
   o.trials = 1;

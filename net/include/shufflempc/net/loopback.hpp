@@ -23,6 +23,10 @@ namespace shufflempc::net {
 // Throws std::system_error (shufflempc::Errc) if the session fails.
 [[nodiscard]] RunResult run_over_loopback(const Protocol& protocol, std::span<const Value> inputs, Rng& rng,
                                           const RunOptions& options = {});
+// The same with every link shaped (net/link_shape.hpp) to half `rtt_ms` each way and `mbps` (0:
+// unlimited), this process's shape restored after: what `study rounds --rtt` runs (the CLI and the
+// Python module give it to the experiment). Throws std::invalid_argument for a shape out of range.
+[[nodiscard]] RunResult run_over_shaped_loopback(const Protocol& protocol, std::span<const Value> inputs, Rng& rng, double rtt_ms, double mbps);
 
 // The same over a chain of `mix_servers` servers (2 to max_mix_servers): the shuffler is the entry
 // and each further server a TcpMixServer in its own thread, every link over TCP on 127.0.0.1.
