@@ -23,15 +23,13 @@ TagKey party_tag_key(const TagKey& secret, PartyId p) {
 }
 
 // The records in the order of their bytes (which are uniformly random): an order that names no sender.
-ProvedBatch in_byte_order(ProvedBatch in) {
+ProvedBatch in_byte_order(const ProvedBatch& in) {
   const auto bytes = in.ciphertexts.to_bytes();
   const std::size_t w = in.ciphertexts.limbs() * ciphertext_bytes;
   std::vector<std::size_t> order(in.ciphertexts.size());
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return std::memcmp(bytes.data() + a * w, bytes.data() + b * w, w) < 0; });
-  std::vector<std::uint8_t> sorted(bytes.size());
-  for (std::size_t k = 0; k < order.size(); ++k) std::memcpy(sorted.data() + k * w, bytes.data() + order[k] * w, w);
-  return {CiphertextBatch::from_bytes(in.ciphertexts.limbs(), sorted, "the admitted records"), in.proofs.permuted(order)};
+  return {in.ciphertexts.permuted(order), in.proofs.permuted(order)};
 }
 
 }  // namespace
@@ -90,7 +88,7 @@ RoundOutcome VerifiableMixChannel::exchange(const RoundRules& spec, Submissions 
   RoundOutcome out = complete_round(spec, std::move(local), *round_rng);
   if (auto fault = check_knowledge(kctx, proved.ciphertexts, proved.proofs, threads_); !fault.empty())
     throw_error(Errc::protocol_violation, where + "the chain's entry: " + fault);
-  proved = in_byte_order(std::move(proved));
+  proved = in_byte_order(proved);
   rt.input = std::move(proved.ciphertexts);
   rt.input_proofs = std::move(proved.proofs);
 

@@ -16,6 +16,12 @@ std::string record_fit(std::size_t record_bytes) {
          " bytes, " + std::to_string(limbs_for(max_record_bytes)) + " ElGamal limbs of 16 bits)";
 }
 
+CiphertextBatch CiphertextBatch::permuted(std::span<const std::size_t> order) const {
+  CiphertextBatch out(limbs_, order.size());
+  for (std::size_t k = 0; k < order.size(); ++k) std::copy_n(record(order[k]).begin(), limbs_, out.record(k).begin());
+  return out;
+}
+
 std::vector<std::uint8_t> CiphertextBatch::to_bytes() const {
   std::vector<std::uint8_t> out(data_.size() * ciphertext_bytes);
   for (std::size_t i = 0; i < data_.size(); ++i) {

@@ -49,14 +49,12 @@ namespace {
 // still there keeps its proof, one the alteration made carries an empty one (which fails).
 mixnet::KnowledgeProofs proofs_following(const mixnet::CiphertextBatch& before, const mixnet::KnowledgeProofs& proofs,
                                          const mixnet::CiphertextBatch& after) {
-  const std::size_t limbs = before.limbs();
-  mixnet::KnowledgeProofs out(limbs, after.size());
-  const auto bytes = proofs.to_bytes();
-  const std::size_t each = mixnet::KnowledgeProofs::record_bytes(limbs);
+  mixnet::KnowledgeProofs out(before.limbs(), after.size());
   for (std::size_t k = 0; k < after.size(); ++k)
     for (std::size_t i = 0; i < before.size(); ++i)
-      if (std::equal(after.record(k).begin(), after.record(k).end(), before.record(i).begin())) {
-        (void)out.read(k, bytes.data() + i * each);
+      if (std::ranges::equal(after.record(k), before.record(i))) {
+        out.tag(k) = proofs.tag(i);
+        for (std::size_t l = 0; l < before.limbs(); ++l) out.commit(k, l) = proofs.commit(i, l), out.response(k, l) = proofs.response(i, l);
         break;
       }
   return out;

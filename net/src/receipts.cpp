@@ -124,11 +124,8 @@ InLeafOrder<mixnet::CiphertextBatch> in_leaf_order(const mixnet::CiphertextBatch
   const std::size_t limbs = batch.limbs();
   const auto leaves = merkle::leaves(std::max<std::size_t>(1, limbs * mixnet::ciphertext_bytes), batch.to_bytes(), threads);
   const auto order = leaf_order(leaves);
-  InLeafOrder<mixnet::CiphertextBatch> out{mixnet::CiphertextBatch(limbs, order.size()), std::vector<merkle::Hash>(order.size()), order};
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    for (std::size_t l = 0; l < limbs; ++l) out.batch.at(i, l) = batch.at(order[i], l);
-    out.leaves[i] = leaves[order[i]];
-  }
+  InLeafOrder<mixnet::CiphertextBatch> out{batch.permuted(order), std::vector<merkle::Hash>(order.size()), order};
+  for (std::size_t i = 0; i < order.size(); ++i) out.leaves[i] = leaves[order[i]];
   return out;
 }
 

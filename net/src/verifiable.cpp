@@ -131,12 +131,9 @@ Admitted admit_records(const MessageBatch& records, const mixnet::KnowledgeConte
     else parsed.push_back(i);
   }
   // The proofs of the parsed records, in one batch.
-  mixnet::CiphertextBatch cand(limbs, parsed.size());
-  for (std::size_t k = 0; k < parsed.size(); ++k)
-    for (std::size_t l = 0; l < limbs; ++l) cand.at(k, l) = all.at(parsed[k], l);
   std::vector<std::size_t> keep_index;
   {
-    const auto bad = mixnet::unproved_records(context, cand, proofs.permuted(parsed), threads);
+    const auto bad = mixnet::unproved_records(context, all.permuted(parsed), proofs.permuted(parsed), threads);
     a.unproved += bad.size();
     std::size_t b = 0;
     for (std::size_t k = 0; k < parsed.size(); ++k) {
@@ -160,9 +157,7 @@ Admitted admit_records(const MessageBatch& records, const mixnet::KnowledgeConte
   std::vector<std::size_t> admitted;
   for (std::size_t i : keep_index)
     if (!copy[i]) admitted.push_back(i);
-  a.batch = mixnet::CiphertextBatch(limbs, admitted.size());
-  for (std::size_t k = 0; k < admitted.size(); ++k)
-    for (std::size_t l = 0; l < limbs; ++l) a.batch.at(k, l) = all.at(admitted[k], l);
+  a.batch = all.permuted(admitted);
   a.proofs = proofs.permuted(admitted);
   return a;
 }

@@ -182,10 +182,13 @@ TEST_CASE("mixnet knowledge: proofs and submissions round-trip through their byt
   const auto ct = proved.ciphertexts.to_bytes();
   CHECK(std::equal(ct.begin(), ct.begin() + 3 * ciphertext_bytes, wire[0].begin()));
   CHECK(std::equal(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(KnowledgeProofs::record_bytes(3)), wire[0].begin() + 3 * ciphertext_bytes));
-  // permuted carries whole records.
+  // permuted carries whole records, ciphertexts and proofs alike.
   const std::vector<std::size_t> order = {2, 0, 3, 1};
   const KnowledgeProofs p = proved.proofs.permuted(order);
+  const CiphertextBatch c = proved.ciphertexts.permuted(order);
+  REQUIRE(c.size() == 4);
   for (std::size_t k = 0; k < 4; ++k) {
+    CHECK(std::ranges::equal(c.record(k), proved.ciphertexts.record(order[k])));
     CHECK(p.tag(k) == proved.proofs.tag(order[k]));
     CHECK(p.commit(k, 2) == proved.proofs.commit(order[k], 2));
     CHECK(p.response(k, 1) == proved.proofs.response(order[k], 1));

@@ -50,6 +50,8 @@ class CiphertextBatch {
 
   // The canonical bytes: every ciphertext as c1 || c2, record after record (what the proofs hash).
   [[nodiscard]] std::vector<std::uint8_t> to_bytes() const;
+  // A new batch with record order[k] of this one at k.
+  [[nodiscard]] CiphertextBatch permuted(std::span<const std::size_t> order) const;
   // Parses `bytes` as records of `limbs` ciphertexts. Throws std::invalid_argument naming `what` if
   // the size is not a whole number of records or a point is not a canonical encoding.
   [[nodiscard]] static CiphertextBatch from_bytes(std::size_t limbs, std::span<const std::uint8_t> bytes, const std::string& what);
