@@ -1,6 +1,7 @@
 // libFuzzer target for what `shufflempc verify` reads from a stranger: the verifiable mix's
 // transcript (JSON) and the binary layouts inside it (ciphertext batches, proofs of shuffle, proved
-// decryption shares), and the round evidence a verifiable chain's result frame carries over TCP.
+// decryption shares), the round evidence a verifiable chain's result frame carries over TCP, and the
+// servers' key generation a session config carries.
 // Any input must parse or be refused with std::invalid_argument, and whatever
 // parses must go through the checks (a verdict, never a crash). The first byte picks the parser.
 // Build with clang and -DSHUFFLEMPC_FUZZ=ON; run, e.g.:
@@ -11,13 +12,14 @@
 #include <stdexcept>
 #include <string>
 
+#include "shufflempc/mixnet/dkg.hpp"
 #include "shufflempc/mixnet/transcript.hpp"
 
 using namespace shufflempc::mixnet;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 3) return 0;
-  const std::uint8_t which = data[0] % 5;
+  const std::uint8_t which = data[0] % 6;
   const std::size_t records = data[1] % 5, limbs = 1 + data[2] % 3;
   const std::span<const std::uint8_t> rest(data + 3, size - 3);
   try {
@@ -47,6 +49,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const auto r = decode_evidence(rest, 0, shufflempc::Delivery::all_parties, 2 * limbs, key, 1 + records % 3, 64);
         (void)hop_faults({}, r, std::vector<shufflempc::mixnet::SigningPublicKey>(r.hops.size()), 1);
         (void)check_knowledge({{}, 0, base_point()}, r.input, r.input_proofs, 1);
+        break;
+      }
+      case 5: {
+        // A session config's key generation (mixnet/dkg.hpp): parsed, then QUAL and the key
+        // recomputed (every signature checked: never accepted unless signed).
+        const auto t = DkgTranscript::from_bytes(rest, "fuzz key generation");
+        (void)dkg_outcome(t, "fuzz key generation");
         break;
       }
       default: {

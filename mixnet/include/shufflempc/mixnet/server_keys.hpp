@@ -10,7 +10,7 @@
 // threshold.hpp apply unchanged: server i decrypts with x_i / λ_i (λ_i its Lagrange coefficient at
 // 0 over all k servers), its public share is Y_i / λ_i, and the commitments A_j are the polynomial
 // through those shares, interpolated in the exponent. A t < k key needs a distributed key
-// generation (Pedersen, EUROCRYPT 1991), which the network does not run (docs/verifiable-shuffle.md).
+// generation (Pedersen, EUROCRYPT 1991): mixnet/dkg.hpp, run over TCP by net/dkg.hpp.
 #pragma once
 
 #include <cstdint>

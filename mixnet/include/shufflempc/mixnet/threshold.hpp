@@ -6,8 +6,8 @@
 // (0-based) holds x_i = f(i + 1) and publishes Y_i = x_i·G; the commitments are A_j = a_j·G and the
 // key is Y = A_0 = f(0)·G. With t = m every trustee is needed (no coalition of fewer can decrypt);
 // with t < m the batch is still decrypted when m - t trustees are gone, and any t can decrypt
-// anything. (The in-process channel deals the key itself; a networked chain would run a distributed
-// key generation instead, e.g. Pedersen's, with the same public output.)
+// anything. (The in-process channel deals the key itself; a networked chain's servers make it with
+// Pedersen's distributed key generation, mixnet/dkg.hpp, which has the same public output.)
 #pragma once
 
 #include <cstdint>
