@@ -276,6 +276,24 @@ void check_verifiable_chain(const SessionConfig& c) {
   }
 }
 
+// The key generation's transcript (hex): of this session's chain, every message signed, a key made.
+std::shared_ptr<const SessionConfig::DistributedKey> distributed_key_of(const std::string& hex, const SessionConfig& c) {
+  const std::string what = "session config: 'distributed_key'";
+  if (hex.size() % 2 != 0 || hex.size() > (8u << 20)) throw std::invalid_argument(what + " must be an even number of hex digits (at most 8 MiB)");
+  std::vector<std::uint8_t> bytes(hex.size() / 2);
+  from_hex(hex, bytes, what);
+  auto d = std::make_shared<SessionConfig::DistributedKey>();
+  d->transcript = mixnet::DkgTranscript::from_bytes(bytes, what);
+  const auto& setup = d->transcript.setup;
+  if (setup.session != c.session) throw std::invalid_argument(what + " was made for another session");
+  if (setup.servers() != c.mix_chain.size()) throw std::invalid_argument(what + " was made by " + std::to_string(setup.servers()) + " servers, the chain has " + std::to_string(c.mix_chain.size()));
+  for (std::size_t i = 0; i < c.mix_chain.size(); ++i)
+    if (setup.box_keys[i] != c.mix_chain[i].key || setup.signers[i] != c.mix_chain[i].signer)
+      throw std::invalid_argument(what + ": its server " + std::to_string(i) + " is not mix_chain[" + std::to_string(i) + "]");
+  d->outcome = mixnet::dkg_outcome(d->transcript, what);
+  return d;
+}
+
 // Each item is one party's key, or {"key": KEY, "parties": N}: one key for the next N parties.
 void party_keys_from_json(const Value& keys, SessionConfig& c) {
   const auto count_mismatch = [&] {
@@ -346,6 +364,10 @@ SessionConfig SessionConfig::from_json(const Value& j) {
   if (j.contains("analyzer_elgamal_key"))
     c.analyzer_elgamal = parse_verifiable_key(f.text("analyzer_elgamal_key"), "session config: 'analyzer_elgamal_key'");
   if (c.mix == MixKind::verifiable) check_verifiable_chain(c);
+  if (j.contains("distributed_key")) {
+    if (c.mix != MixKind::verifiable) throw std::invalid_argument("session config: 'distributed_key' needs a verifiable mix");
+    c.distributed_key = distributed_key_of(f.text("distributed_key"), c);
+  }
   party_keys_from_json(f.field("party_keys"), c);
   return c;
 }
@@ -384,6 +406,7 @@ Value SessionConfig::to_json() const {
   }
   if (mix != MixKind::decryption) out["mix"] = to_string(mix);  // absent for the onion chain: its digests are as before
   if (analyzer_elgamal) out["analyzer_elgamal_key"] = to_string(*analyzer_elgamal);
+  if (distributed_key) out["distributed_key"] = to_hex(distributed_key->transcript.to_bytes());
   return out;
 }
 

@@ -1,5 +1,7 @@
 #include "shufflempc/net/launcher.hpp"
 
+#include "shufflempc/net/dkg.hpp"
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -22,6 +24,7 @@
 
 #include "shufflempc/error.hpp"
 #include "shufflempc/files.hpp"
+#include "shufflempc/net/dkg.hpp"
 #include "shufflempc/net/local.hpp"
 #include "shufflempc/net/tcp.hpp"
 #include "shufflempc/process.hpp"
@@ -159,6 +162,12 @@ LocalLauncher::LocalLauncher(SessionConfig base, const Protocol& protocol, std::
     throw std::invalid_argument(std::string(options_.tamper_mix_server ? "--tamper-mix-server" : "--transcript") + " needs --mix verifiable");
   if (!options_.tamper_entry.empty()) chain.require_chain("--tamper-entry", "a chain's entry");
   if (options_.tamper_mix_server) chain.check_further(*options_.tamper_mix_server, "--tamper-mix-server");
+  if (options_.decryption_threshold > 0) {
+    if (chain.kind != MixKind::verifiable) throw std::invalid_argument("--decryption-threshold needs --mix verifiable");
+    if (options_.decryption_threshold > chain.servers)
+      throw std::invalid_argument("--decryption-threshold must be in [1, " + std::to_string(chain.servers) + "] (--mix-servers), got " +
+                                  std::to_string(options_.decryption_threshold));
+  }
   // What the shuffler enforces, and what sizes the links.
   base_.mix = chain.kind;
   base_.rounds = wire_rounds(protocol_, chain.hops(), chain.kind);
@@ -246,6 +255,34 @@ std::string start_mix_servers(Processes& p, const LaunchOptions& options, const 
   }
   if (options.kill_mix_server) p.servers[*options.kill_mix_server - 1].kill();
   return chain;
+}
+
+// The servers' key generation (net/dkg.hpp) before the session: each further server's key file in
+// a `mix-server --dkg` process, coordinated here with the shuffler's key; the key and its
+// transcript then go into the session config every process reads.
+void make_distributed_key(LocalDeployment& local, const LaunchOptions& options, const SessionDir& dir) {
+  std::vector<ChildProcess> dealers;
+  std::vector<std::string> addresses;
+  const std::string shuffler = to_hex(local.shuffler.public_key());
+  for (std::size_t h = 1; h <= local.mix_servers.size(); ++h) {
+    std::vector<std::string> args{options.executable, "mix-server", "--dkg", "--key", mix_server_key_file(dir.path(), h), "--shuffler-key", shuffler,
+                                  "--listen", "127.0.0.1:0", "--json", "--dkg-timeout-ms", std::to_string(local.config.deadline.count())};
+    for (auto& a : shape_args(options.link_shape)) args.push_back(std::move(a));
+    dealers.emplace_back("mix server " + std::to_string(h) + " (key generation)", args);
+    addresses.push_back(address_of(dealers.back(), std::chrono::seconds(30)));
+  }
+  const KeyGeneration g = generate_key(dkg_setup(local.config, options.decryption_threshold), local.shuffler, addresses, local.config.deadline);
+  for (auto& d : dealers) {
+    const auto status = d.wait_for(local.config.deadline);
+    if (status != 0) d.kill();
+  }
+  g.require_everyone();
+  for (const auto& line : g.notes)
+    if (options.progress) options.progress("key generation: " + line);
+  local.config.distributed_key =
+      std::make_shared<SessionConfig::DistributedKey>(SessionConfig::DistributedKey{g.transcript, g.outcome});
+  local.config = SessionConfig::from_json(local.config.to_json());
+  local.config.save(dir / session_config_file);
 }
 
 // The shuffler, on a socket bound here so that the analyzer and the parties start with it at once
@@ -379,8 +416,9 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
   // One key for the parties of each party process, in one bundle each: the process holds all their
   // secrets either way, and the shuffler and the process then make one X25519 for it, not one per
   // party (at 10^6 parties, 3·10^6 fewer).
-  const LocalDeployment local = LocalDeployment::create(n, key_rng, std::move(base), options_.chain.servers, k);
+  LocalDeployment local = LocalDeployment::create(n, key_rng, std::move(base), options_.chain.servers, k);
   local.save(dir.path(), k);
+  if (options_.decryption_threshold > 0) make_distributed_key(local, options_, dir);
   // Each party process gets its own parties' inputs only (mode 0600): it parses no one else's, as a
   // host of a real deployment holds only its own.
   const auto inputs_file = [&](std::size_t first, std::size_t last) {

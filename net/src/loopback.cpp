@@ -1,11 +1,13 @@
 #include "shufflempc/net/loopback.hpp"
 
+#include <algorithm>
 #include <exception>
 #include <memory>
 #include <stdexcept>
 #include <thread>
 
 #include "shufflempc/error.hpp"
+#include "shufflempc/net/dkg.hpp"
 #include "shufflempc/net/local.hpp"
 #include "shufflempc/net/mix_server.hpp"
 #include "shufflempc/process.hpp"
@@ -56,7 +58,26 @@ LoopbackChainRun run_loopback(const Protocol& protocol, std::span<const Value> i
   base.rounds = wire_rounds(protocol, ChainSpec::make(chain, kind).hops(), kind);
   base.mix = kind;
   const LocalDeployment local = LocalDeployment::create(inputs.size(), keys_rng, std::move(base), chain);
-  const SessionConfig& config = local.config;
+  SessionConfig config = local.config;
+  LoopbackChainRun run;
+  if (fault.decryption_threshold > 0) {
+    // The key generation over TCP among the chain's servers, before anything of the session runs.
+    std::vector<std::unique_ptr<TcpDkgServer>> dealers;
+    std::vector<std::unique_ptr<ServerThread<TcpDkgServer>>> dealer_threads;
+    std::vector<std::string> addresses;
+    for (std::size_t h = 0; h < local.mix_servers.size(); ++h) {
+      DkgServerOptions o;
+      if (fault.bad_share && fault.bad_share->first == h + 1) o.bad_share_to = fault.bad_share->second;
+      dealers.push_back(std::make_unique<TcpDkgServer>(local.mix_servers[h], local.shuffler.public_key(), "127.0.0.1", 0, Logger{}, o));
+      addresses.push_back("127.0.0.1:" + std::to_string(dealers.back()->port()));
+    }
+    for (auto& d : dealers) dealer_threads.push_back(std::make_unique<ServerThread<TcpDkgServer>>(*d));
+    run.key_generation = generate_key(dkg_setup(config, fault.decryption_threshold), local.shuffler, addresses, config.deadline);
+    for (auto& t : dealer_threads) t->join();
+    config.distributed_key = std::make_shared<SessionConfig::DistributedKey>(
+        SessionConfig::DistributedKey{run.key_generation->transcript, run.key_generation->outcome});
+    config = SessionConfig::from_json(config.to_json());  // as every process reads it
+  }
 
   // Both ends of every link live in this process: two sockets per link (the parties share theirs).
   const std::size_t capacity = link_capacity(config);
@@ -68,6 +89,7 @@ LoopbackChainRun run_loopback(const Protocol& protocol, std::span<const Value> i
   for (std::size_t h = 0; h < local.mix_servers.size(); ++h) {
     MixServerOptions mo;
     if (fault.tamper && fault.hop == h + 1) mo.tamper = fault.tamper;
+    mo.gone_after_mix = std::find(fault.gone_after_mix.begin(), fault.gone_after_mix.end(), h + 1) != fault.gone_after_mix.end();
     mixers.push_back(std::make_unique<TcpMixServer>(local.mix_servers[h], std::vector<SessionConfig>{config}, "127.0.0.1", 0, Logger{}, mo));
     shuffler_options.hop_addresses.push_back("127.0.0.1:" + std::to_string(mixers.back()->port()));
   }
@@ -81,7 +103,6 @@ LoopbackChainRun run_loopback(const Protocol& protocol, std::span<const Value> i
   if (fault.entry) shuffler_options.tamper_admitted = fault.entry;
   TcpShuffler shuffler(local.shuffler, {config}, "127.0.0.1", 0, {}, shuffler_options);
   ServerThread<TcpShuffler> server(shuffler);
-  LoopbackChainRun run;
   {  // the links close with the channel, so the shuffler sees every client leave
     TcpChannel channel(config, local.all_identities(), "127.0.0.1", shuffler.port(), {}, {.share_links = true, .tamper_records = fault.submitted});
     run.result = run_all_parties(protocol, channel, inputs, rng, options);

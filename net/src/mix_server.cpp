@@ -190,6 +190,12 @@ struct TcpMixServer::Impl : detail::SessionHost {
     s.report.rounds.push_back(rep);
     send_last(s, link);
     after_round(s, r, shape.delivery == Delivery::all_parties && in.size() > 0);
+    if (options.gone_after_mix) {
+      std::error_code ignored;
+      acceptor.close(ignored);
+      link.close_after_flush();
+      end(s, "went away after the mix (fault injection)");
+    }
     return std::nullopt;
   }
 
@@ -310,12 +316,7 @@ struct TcpMixServer::Impl : detail::SessionHost {
   asio::awaitable<void> serve(std::shared_ptr<SecureLink> link) {
     ++open_connections;
     const std::string peer = detail::remote_name(*link);
-    const std::uint64_t key = unauthenticated.add(link, log_lines);
-    bool authenticated = false;
-    asio::steady_timer guard(io, options.handshake_timeout);
-    guard.async_wait([&authenticated, link](std::error_code ec) {
-      if (!ec && !authenticated) link->close();
-    });
+    detail::PendingHandshake pending(*this, link, options.handshake_timeout);
     Served* s = nullptr;
     try {
       const Hello hello = co_await link->read_hello();
@@ -328,9 +329,7 @@ struct TcpMixServer::Impl : detail::SessionHost {
       if (closed(*s)) throw_error(Errc::session_aborted, "session " + to_hex(hello.session) + " has already ended");
       link->set_limits(s->limits);
       co_await link->accept(hello, keys, s->entry_proof, rng);
-      authenticated = true;
-      unauthenticated.remove(key);
-      guard.cancel();
+      pending.authenticated();
       if (s->link && s->link != link) s->link->close();  // the entry reconnected: the new link replaces the old
       s->link = link;
       while (link->is_open()) {
@@ -342,6 +341,7 @@ struct TcpMixServer::Impl : detail::SessionHost {
       // said anything; a refused hello or a failed handshake is one line.
       const bool ours = e.code().category() == error_category();
       // Rate-limited: whoever reaches the port can send hellos, and each refused one earns a line.
+      const bool authenticated = pending.is_authenticated();
       if (e.code() != Errc::peer_closed && (authenticated || ours))
         log_lines.limited(authenticated ? "connection failed" : "rejected",
                           (s ? s->tag : std::string()) + "connection from " + peer + ": " + (authenticated ? "" : "rejected: ") + e.what());
@@ -349,7 +349,6 @@ struct TcpMixServer::Impl : detail::SessionHost {
       log("connection from " + peer + ": internal error: " + e.what());
     }
     link->close();
-    unauthenticated.remove(key);
     --open_connections;
     maybe_stop();
   }
@@ -373,6 +372,8 @@ TcpMixServer::TcpMixServer(KeyPair keys, std::vector<SessionConfig> sessions, co
     if (im.find(config.session)) throw std::invalid_argument("TcpMixServer: session " + to_hex(config.session) + " given twice");
     auto s = std::make_unique<Impl::Served>();
     s->hop = mix_server_position(config, im.keys);
+    // A key the servers made: this server's share must open now, not when a round needs it.
+    if (config.distributed_key) (void)server_share(config, im.keys, s->hop);
     s->tag = "session " + to_hex(config.session).substr(0, 8) + " hop " + std::to_string(s->hop) + ": ";
     s->config = std::move(config);
     s->digest = s->config.digest();

@@ -395,21 +395,27 @@ struct TcpShuffler::Impl : detail::SessionHost {
 
   // Further server `hop`'s answer to a frame of the chain, or nothing when the session ended: the
   // link failed or timed out, the session was aborted meanwhile, or the server refused (`refusing`
-  // names what it refused, e.g. "the batch"); each of those aborts the session with one line.
+  // names what it refused, e.g. "the batch"); each of those aborts the session with one line,
+  // unless `spare` (a server the round can do without: a decryption beyond the threshold's), when
+  // the line is logged and the session goes on.
   asio::awaitable<std::optional<detail::Frame>> answer_of(ServedSession& s, std::size_t hop, std::uint32_t round, FrameType type,
                                                           std::uint32_t width, std::uint32_t count, std::span<const std::uint8_t> payload,
-                                                          const std::string& refusing) {
+                                                          const std::string& refusing, bool spare = false) {
     const std::string where = "round " + std::to_string(round) + ": ";
+    auto fail = [&](const std::string& line) {
+      if (spare) log(s.tag + line + " (going on without it)");
+      else abort_session(s, line);
+    };
     detail::Frame f;
     try {
       f = co_await s.hops.ask(hop, round, type, width, count, payload, s.relaying);
     } catch (const std::exception& e) {
-      if (s.relaying) abort_session(s, where + e.what());
+      if (s.relaying) fail(where + e.what());
       co_return std::nullopt;
     }
     if (!s.relaying) co_return std::nullopt;  // the session was aborted meanwhile
     if (f.header.type == FrameType::abort) {
-      abort_session(s, where + s.hops.name(hop) + " refused " + refusing + ": " + std::string(f.payload.begin(), f.payload.end()));
+      fail(where + s.hops.name(hop) + " refused " + refusing + ": " + std::string(f.payload.begin(), f.payload.end()));
       co_return std::nullopt;
     }
     co_return f;
@@ -432,11 +438,22 @@ struct TcpShuffler::Impl : detail::SessionHost {
     }
     if (entry.needs_decryption()) {
       const detail::HopAsk ask = entry.decrypt_ask();
-      auto answers = co_await ask_every_hop(s, round, ask);
+      // With a threshold t < k (a distributed key), up to k - t further servers may be gone.
+      const bool spare = entry.trustees_needed() < s.config.mix_chain.size();
+      auto answers = co_await ask_every_hop(s, round, ask, spare);
+      if (!s.relaying) co_return;  // the session was aborted, naming why
+      std::string missing;
       for (std::size_t hop = 1; hop < answers.size(); ++hop) {
-        if (!answers[hop]) co_return;  // the session was aborted, naming why
+        if (!answers[hop]) {
+          missing += (missing.empty() ? "" : ", ") + s.hops.name(hop);
+          continue;
+        }
         if (auto fault = entry.take_decryption(hop, answers[hop]->header, answers[hop]->payload)) co_return abort_session(s, *fault);
       }
+      if (entry.trustees_decrypted() < entry.trustees_needed())
+        co_return abort_session(s, "round " + std::to_string(round) + ": " + std::to_string(entry.trustees_decrypted()) + " of " +
+                                       std::to_string(s.config.mix_chain.size()) + " mix servers decrypted, " +
+                                       std::to_string(entry.trustees_needed()) + " needed (gone: " + missing + ")");
     }
     detail::ChainEntry::Result out;
     if (auto fault = entry.finish(out)) co_return abort_session(s, *fault);
@@ -449,7 +466,8 @@ struct TcpShuffler::Impl : detail::SessionHost {
 
   // Every further server's answer to `ask`, asked of all at once (each checks the evidence's proofs
   // before it answers, and across hosts those checks run side by side); index = hop, 0 unused.
-  asio::awaitable<std::vector<std::optional<detail::Frame>>> ask_every_hop(ServedSession& s, std::uint32_t round, const detail::HopAsk& ask) {
+  asio::awaitable<std::vector<std::optional<detail::Frame>>> ask_every_hop(ServedSession& s, std::uint32_t round, const detail::HopAsk& ask,
+                                                                            bool spare = false) {
     const std::size_t k = s.config.mix_chain.size();
     std::vector<std::optional<detail::Frame>> answers(k);
     std::size_t pending = k - 1;
@@ -458,7 +476,7 @@ struct TcpShuffler::Impl : detail::SessionHost {
       asio::co_spawn(
           io,
           [&, hop]() -> asio::awaitable<void> {
-            answers[hop] = co_await answer_of(s, hop, round, ask.type, ask.width, ask.count, ask.payload, ask.refusing);
+            answers[hop] = co_await answer_of(s, hop, round, ask.type, ask.width, ask.count, ask.payload, ask.refusing, spare);
             if (--pending == 0) all_in.cancel();
           },
           asio::detached);
@@ -810,13 +828,8 @@ struct TcpShuffler::Impl : detail::SessionHost {
   asio::awaitable<void> serve(std::shared_ptr<SecureLink> link) {
     ++open_connections;
     const std::string peer = detail::remote_name(*link);
-    const std::uint64_t key = unauthenticated.add(link, log_lines);
-    bool authenticated = false;
-    asio::steady_timer guard(io, options.handshake_timeout);
-    guard.async_wait([&authenticated, link, this, peer](std::error_code ec) {
-      if (ec || authenticated) return;
+    detail::PendingHandshake pending(*this, link, options.handshake_timeout, [this, peer] {
       log_limited("handshake timeout", "connection from " + peer + ": no authenticated hello within the handshake timeout; closed");
-      link->close();
     });
     ServedSession* s = nullptr;
     PartyId first = 0;
@@ -842,9 +855,7 @@ struct TcpShuffler::Impl : detail::SessionHost {
       const detail::IdentityProof proof =
           first == analyzer_id ? s->analyzer_tree.proof(0, 1) : s->parties_tree.proof(first, count);
       co_await link->accept(hello, keys, proof, rng);
-      authenticated = true;
-      unauthenticated.remove(key);
-      guard.cancel();
+      pending.authenticated();
       // Authenticated: from here a refusal is told to the peer in an abort frame.
       auto refuse = [&](const std::string& reason) {
         log_limited("refused", s->tag + who_range(first, count) + " (" + peer + "): refused: " + reason);
@@ -867,6 +878,7 @@ struct TcpShuffler::Impl : detail::SessionHost {
       const bool quiet = e.code() == Errc::peer_closed && (s == nullptr || s->rounds->finished() || admitted);
       if (!quiet) {
         const std::string tag = s ? s->tag : std::string();
+        const bool authenticated = pending.is_authenticated();
         log_limited(authenticated ? "rejected" : "rejected before authentication",
                     tag + "connection from " + peer + (authenticated || s ? " (" + who_range(first, count) + ")" : std::string()) +
                         ": rejected: " + e.what());
@@ -877,7 +889,6 @@ struct TcpShuffler::Impl : detail::SessionHost {
     if (s && admitted) on_leave(*s, first, count, link, refused);
     if (refused) co_await drain(link);
     link->close();
-    unauthenticated.remove(key);
     if (--open_connections == 0 && linger) linger->cancel();
   }
 
@@ -933,6 +944,8 @@ TcpShuffler::TcpShuffler(KeyPair keys, std::vector<SessionConfig> sessions, cons
         throw std::invalid_argument("session " + to_hex(s->config.session).substr(0, 8) +
                                     ": mix_chain[0]'s ElGamal key is not the one the shuffler's key file derives");
       s->hop0 = std::make_unique<MixHop>(0, impl_->keys, impl_->signing);
+      // A key the servers made: this server's share must open now, not when a round needs it.
+      if (s->config.distributed_key) (void)server_share(s->config, impl_->keys, 0);
       s->hops = detail::HopLinks(impl_->io, s->config, s->digest, impl_->keys, impl_->rng, options.hop_addresses,
                                  [impl = impl_.get(), tag = s->tag](const std::string& line) { impl->log(tag + line); });
     }

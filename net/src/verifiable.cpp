@@ -59,6 +59,7 @@ mixnet::ThresholdKey round_key(const SessionConfig& config, Delivery delivery) {
     const mixnet::Point y = point_of(*config.analyzer_elgamal);
     return mixnet::ThresholdKey{1, {y}, {y}};
   }
+  if (config.distributed_key) return config.distributed_key->outcome.key;
   std::vector<mixnet::Point> keys;
   for (const auto& m : config.mix_chain) {
     if (!m.elgamal) throw std::invalid_argument("session config: a mix server without an ElGamal key");
@@ -68,6 +69,7 @@ mixnet::ThresholdKey round_key(const SessionConfig& config, Delivery delivery) {
 }
 
 mixnet::ElGamalKey server_share(const SessionConfig& config, const KeyPair& keys, std::size_t hop) {
+  if (const auto& d = config.distributed_key) return mixnet::dkg_share(d->transcript, d->outcome, hop, keys.secret_key());
   return mixnet::combined_share(elgamal_key_of(keys), hop, config.mix_chain.size());
 }
 

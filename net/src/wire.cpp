@@ -25,6 +25,8 @@ const char* type_name(std::uint16_t t) {
     case FrameType::done: return "done";
     case FrameType::verdict: return "verdict";
     case FrameType::alive: return "alive";
+    case FrameType::dkg: return "dkg";
+    case FrameType::dkg_answer: return "dkg_answer";
   }
   return "unknown";
 }
@@ -98,6 +100,10 @@ void check_content(const FrameHeader& h, const std::string& t, const Limits& lim
           h.payload_length - verdict_root_bytes - h.count > limits.max_abort_reason)
         bad(Errc::malformed_frame, "verdict: payload of " + std::to_string(h.payload_length) + " bytes for " + std::to_string(h.count) +
                                        " parties");
+      break;
+    case FrameType::dkg:
+    case FrameType::dkg_answer:
+      if (h.width != 0 || h.count != 0 || h.round < 1 || h.round > 5) bad(Errc::malformed_frame, t + " frame of step " + std::to_string(h.round) + " (1 to 5, no messages)");
       break;
     case FrameType::abort:
       if (h.width != 0 || h.count != 0) bad(Errc::malformed_frame, "abort frame with messages");

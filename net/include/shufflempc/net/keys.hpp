@@ -9,11 +9,13 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "shufflempc/mixnet/dkg.hpp"
 #include "shufflempc/net/chain.hpp"
 #include "shufflempc/net/wire.hpp"
 #include "shufflempc/random.hpp"
@@ -154,6 +156,15 @@ struct SessionConfig {
   // round's width is its ElGamal records' (wire_shape).
   MixKind mix = MixKind::decryption;
   std::optional<VerifiableKey> analyzer_elgamal;
+  // A verifiable chain's t-of-k key made by its servers (net/dkg.hpp; `session
+  // --decryption-threshold`), for the rounds delivered to every party: the key generation's
+  // transcript, and the qualified dealers and key from_json recomputed from it (its setup must be
+  // this session's chain). Absent: those rounds use the servers' combined key (t = k).
+  struct DistributedKey {
+    mixnet::DkgTranscript transcript;
+    mixnet::DkgOutcome outcome;
+  };
+  std::shared_ptr<const DistributedKey> distributed_key;
 
   // Throws std::invalid_argument naming the offending field.
   [[nodiscard]] static SessionConfig from_json(const Value& json);

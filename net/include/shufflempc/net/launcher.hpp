@@ -41,6 +41,10 @@ struct LaunchOptions {
   std::string tamper_entry;  // fault injection (a chain): the entry drops, replaces or duplicates one record it admits
   std::optional<std::size_t> tamper_mix_server;  // fault injection (verifiable): further server I alters a record after its proof
   std::string transcript;               // verifiable: the analyzer writes the rounds it verified here
+  // Verifiable: the servers needed to decrypt a round delivered to every party (0: all of them);
+  // 1 .. servers - 1 runs the servers' key generation first (each further server's process as
+  // `mix-server --dkg`, coordinated here with the shuffler's key: net/dkg.hpp).
+  std::size_t decryption_threshold = 0;
   LinkShape link_shape;                 // every process's links shaped so (--link-delay-ms, --link-mbps)
   // Polled when a signal interrupts the wait: a non-empty reason ("signal 2") stops every process.
   std::function<std::string()> stop;

@@ -6,10 +6,13 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <utility>
 #include <span>
 #include <vector>
 
 #include "shufflempc/mixnet/transcript.hpp"
+#include "shufflempc/net/dkg.hpp"
 #include "shufflempc/net/keys.hpp"
 #include "shufflempc/net/mix_hop.hpp"
 #include "shufflempc/net/mix_server.hpp"
@@ -36,6 +39,7 @@ struct LoopbackChainRun {
   RunResult result;
   std::map<std::uint32_t, std::vector<HopReport>> reports;  // as the analyzer verified them, by round
   mixnet::Transcript transcript;  // a verifiable chain's rounds, as the analyzer verified them
+  std::optional<KeyGeneration> key_generation;  // with LoopbackFault::decryption_threshold
 };
 struct LoopbackFault {
   std::size_t hop = 0;  // 1 .. mix_servers - 1: that server's output; 0: the entry's admitted batch (ShufflerOptions::tamper_admitted)
@@ -44,6 +48,13 @@ struct LoopbackFault {
   std::function<void(std::uint32_t round, MessageBatch& records)> submitted;
   // The batch the entry admits, in the chain's encoding (ShufflerOptions::tamper_admitted), any chain.
   std::function<void(std::uint32_t round, MessageBatch& records)> entry;
+  // A verifiable chain's key for the rounds delivered to every party made t-of-k over TCP by its
+  // servers before the session (net/dkg.hpp), t = decryption_threshold (0: the combined key, t = k);
+  // `bad_share` {dealer, recipient}: further server `dealer` deals a bad share to `recipient`.
+  std::size_t decryption_threshold = 0;
+  std::optional<std::pair<std::size_t, std::size_t>> bad_share;
+  // Further servers (1 .. k-1) that go away once they have shuffled (MixServerOptions::gone_after_mix).
+  std::vector<std::size_t> gone_after_mix;
 };
 [[nodiscard]] LoopbackChainRun run_over_loopback_chain(const Protocol& protocol, std::span<const Value> inputs, Rng& rng,
                                                        std::size_t mix_servers, const RunOptions& options = {},

@@ -53,6 +53,10 @@ struct MixServerOptions {
   // Fault injection for the tests and `local --tamper-mix-server`: a verifiable chain's server that
   // alters its output after it has proved its shuffle (a cheating server, which must be caught).
   std::function<void(std::uint32_t round, mixnet::CiphertextBatch& output)> tamper;
+  // Fault injection (tests, `mix-server --fault-gone-after-mix`): once it has answered its first
+  // shuffle, the server goes away (its port and links closed, its session failed), as a server
+  // killed after the mix.
+  bool gone_after_mix = false;
 };
 
 struct MixServerReport {

@@ -4,8 +4,9 @@
 // Keys. Every mix server and the analyzer derive an ElGamal key from their X25519 key file
 // (mixnet::derive_key) and publish it in the session config with a proof of possession bound to
 // their X25519 key. A round delivered to every party (MPC mode) is encrypted under the servers'
-// combined key (mixnet::combined_key: every server is needed to decrypt); a round delivered to the
-// analyzer only (ESA mode) under the analyzer's key.
+// combined key (mixnet::combined_key: every server is needed to decrypt), or under the t-of-k key
+// they made together when the config carries one (SessionConfig::distributed_key, net/dkg.hpp); a
+// round delivered to the analyzer only (ESA mode) under the analyzer's key.
 //
 // A round. The parties encrypt each record (exponential ElGamal on 16-bit limbs), prove that they
 // know its plaintext under a tag only they and the entry can compute (mixnet/knowledge.hpp), and
@@ -35,10 +36,13 @@ namespace shufflempc::net {
 // otherwise what is wrong.
 [[nodiscard]] std::string check_verifiable_key(const VerifiableKey& key, const PublicKey& owner);
 
-// The key a round's records are encrypted under, as the transcript names it: the servers' combined
-// key in an all-parties round, the analyzer's (1 of 1) in an analyzer-only round.
+// The key a round's records are encrypted under, as the transcript names it: in an all-parties
+// round the servers' distributed key if the config has one, else their combined key; the
+// analyzer's (1 of 1) in an analyzer-only round.
 [[nodiscard]] mixnet::ThresholdKey round_key(const SessionConfig& config, Delivery delivery);
-// Server `hop`'s decryption key for an all-parties round of `config` (its share of the combined key).
+// Server `hop`'s decryption key for an all-parties round of `config`: its share of the distributed
+// key (recomputed from the key generation's transcript with its key file; std::invalid_argument if
+// it does not open), or of the combined key.
 [[nodiscard]] mixnet::ElGamalKey server_share(const SessionConfig& config, const KeyPair& keys, std::size_t hop);
 
 // What `config` fixes about its verifiable chain, for mixnet::check_session (`shufflempc verify

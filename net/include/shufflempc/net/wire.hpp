@@ -30,7 +30,8 @@ inline constexpr std::uint32_t hello_magic = 0x484d5053;  // "SPMH"
 // result ends with its receipt; the verdict frame, party link -> analyzer; batch digests are
 // Merkle roots). 9: the alive frame. 10: a verifiable chain's submitted records carry their
 // senders' proofs of plaintext knowledge, and a round's evidence the proofs of the records admitted.
-inline constexpr std::uint16_t wire_version = 10;
+// 11: the distributed key generation of a verifiable chain (the dkg and dkg_answer frames).
+inline constexpr std::uint16_t wire_version = 11;
 inline constexpr std::size_t public_key_bytes = 32;
 inline constexpr std::size_t secret_key_bytes = 32;
 // The analyzer's identity on the wire (parties are 0 .. n-1).
@@ -63,8 +64,14 @@ enum class FrameType : std::uint16_t {
   // Party link -> shuffler, while its parties still prepare the round's batch (sealing, wrapping;
   // empty payload): they are alive, so the round waits for them (docs/network.md, "Deadlines").
   alive = 13,
+  // The distributed key generation of a verifiable chain (net/dkg.hpp), before the session: the
+  // coordinator (the shuffler's key) asks each further server for its message of step `round`
+  // (1-4; 5: the whole transcript, for the server to check its share), and the server answers with
+  // its signed message (5: empty).
+  dkg = 14,
+  dkg_answer = 15,
 };
-inline constexpr std::uint16_t max_frame_type = 13;
+inline constexpr std::uint16_t max_frame_type = 15;
 // Bytes a mixed frame may carry beside its records (the server's signed report).
 inline constexpr std::size_t max_mixed_extra = 4096;
 

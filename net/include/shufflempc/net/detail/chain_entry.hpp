@@ -78,6 +78,11 @@ class ChainEntry {
   [[nodiscard]] bool needs_decryption() const;
   [[nodiscard]] HopAsk decrypt_ask();
   [[nodiscard]] std::optional<std::string> take_decryption(std::size_t hop, const FrameHeader& header, std::span<const std::uint8_t> payload);
+  // The trustees whose shares the round needs (the key's threshold), and those taken so far (the
+  // entry's own counts once decrypt_ask made them): with t < k, the round is decrypted without the
+  // servers that do not answer, as long as t did.
+  [[nodiscard]] std::size_t trustees_needed() const { return rt_.key.threshold; }
+  [[nodiscard]] std::size_t trustees_decrypted() const { return rt_.decrypted_by.size(); }
 
   // What every receiver is sent, once every answer was taken: the round with its output (the
   // delivered batch of an onion chain; none with a verifiable chain, whose receivers decrypt the

@@ -5,6 +5,7 @@
 // the io stopped). Each server's Impl derives from it and keeps its own sessions.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -51,6 +52,39 @@ struct SessionHost {
       io.stop();
     });
   }
+};
+
+// A connection from its accept until it authenticates: held among the host's unauthenticated
+// connections (the oldest closed past their limit), and closed if it has not authenticated within
+// `limit` (`on_timeout` says so first, if given). authenticated() ends both; the destructor drops
+// the connection from the pending ones whatever happened. Every server of the transport holds one
+// per connection it serves.
+class PendingHandshake {
+ public:
+  PendingHandshake(SessionHost& host, std::shared_ptr<SecureLink> link, std::chrono::milliseconds limit,
+                   std::function<void()> on_timeout = {})
+      : host_(host), key_(host.unauthenticated.add(link, host.log_lines)), timer_(host.io, limit) {
+    timer_.async_wait([this, link, on_timeout = std::move(on_timeout)](std::error_code ec) {
+      if (ec || done_) return;  // ec first: when cancelled, this object may be gone
+      if (on_timeout) on_timeout();
+      link->close();
+    });
+  }
+  ~PendingHandshake() { host_.unauthenticated.remove(key_); }
+  PendingHandshake(const PendingHandshake&) = delete;
+  PendingHandshake& operator=(const PendingHandshake&) = delete;
+  void authenticated() {
+    done_ = true;
+    host_.unauthenticated.remove(key_);
+    timer_.cancel();
+  }
+  [[nodiscard]] bool is_authenticated() const { return done_; }
+
+ private:
+  SessionHost& host_;
+  std::uint64_t key_;
+  asio::steady_timer timer_;
+  bool done_ = false;
 };
 
 }  // namespace shufflempc::net::detail
