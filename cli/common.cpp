@@ -117,6 +117,11 @@ void add_chain_options(CLI::App& cmd, ChainArgs& args, const std::string& where)
   cmd.add_option("--transcript", args.transcript,
                  "with --mix verifiable: write every round verified (each hop's output and proof, each decryption proof) to this "
                  "file, for `shufflempc verify`");
+  cmd.add_option("--decryption-threshold", args.decryption_threshold,
+                 "with --mix verifiable: the mix servers needed to decrypt a round delivered to every party, 1 to --mix-servers "
+                 "(default: all of them); fewer than all lets a round finish without some servers, and lets that many decrypt "
+                 "anything. Over TCP the servers make that key themselves (a distributed key generation) before the session")
+      ->check(CLI::Range(std::size_t{1}, net::max_mix_servers));
 }
 
 }  // namespace shufflempc::cli

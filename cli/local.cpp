@@ -107,6 +107,7 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
                              .tamper_entry = la.tamper_entry,
                              .tamper_mix_server = la.tamper_mix_server,
                              .transcript = la.chain.transcript.empty() ? std::string() : std::filesystem::absolute(la.chain.transcript).string(),
+                             .decryption_threshold = la.chain.decryption_threshold,
                              .link_shape = net::link_shape()};
   auto drop_rng = rng->fork(rng_labels::dropouts);
   while (options.dropouts.size() < args.dropouts) options.dropouts.insert(static_cast<PartyId>(drop_rng->uniform(n)));

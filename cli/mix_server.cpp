@@ -7,11 +7,51 @@
 #include "net_common.hpp"
 #include "shufflempc/hex.hpp"
 #include "shufflempc/mixnet/elgamal.hpp"
+#include "shufflempc/net/dkg.hpp"
 #include "shufflempc/net/mix_server.hpp"
 
 namespace shufflempc::cli {
 
+namespace {
+
+// --dkg: one key generation as a further server (net/dkg.hpp), then the outcome on stdout.
+int run_dkg_server(const MixServerArgs& o) {
+  if (o.shuffler_key.empty()) throw std::invalid_argument("mix-server --dkg needs --shuffler-key (the coordinator's: the chain's entry)");
+  if (!o.configs.empty()) throw std::invalid_argument("mix-server --dkg takes no --config: the session config is written after the key generation");
+  const auto keys = net::KeyPair::load(o.key);
+  const auto shuffler = public_key_of(o.shuffler_key, "--shuffler-key");
+  const auto [host, port] = net::split_address(o.listen, "--listen");
+  net::DkgServerOptions options;
+  options.timeout = std::chrono::milliseconds(o.dkg_timeout_ms);
+  options.bad_share_to = o.fault_dkg_bad_share;
+  net::TcpDkgServer server(keys, shuffler, host, port, stderr_logger("mix server (key generation)"), options);
+  announce_listening(host, server.port(), o.port_file);
+  const auto served = server.run();
+  Value report = {{"session", to_hex(served.setup.session)}, {"server", served.index}, {"error", served.error}};
+  if (served.outcome) {
+    report["threshold"] = served.outcome->key.threshold;
+    report["servers"] = served.outcome->key.shares.size();
+    report["key"] = to_hex(served.outcome->key.key().bytes);
+    report["qualified"] = served.outcome->qualified;
+    Value out = Value::array();
+    for (const auto& [who, why] : served.outcome->disqualified) out.push_back({{"server", who}, {"reason", why}});
+    report["disqualified"] = out;
+  }
+  if (o.json) std::cout << report.dump() << std::endl;
+  else if (served.outcome)
+    std::cout << fmt::format("session {}: server {} holds its share of a {}-of-{} key made by the chain's servers ({} disqualified)\n",
+                             report["session"].get<std::string>(), served.index, served.outcome->key.threshold, served.outcome->key.shares.size(),
+                             served.outcome->disqualified.size());
+  else std::cout << "key generation failed: " << served.error << "\n";
+  return served.error.empty() ? 0 : 1;
+}
+
+}  // namespace
+
 int run_mix_server(const MixServerArgs& o) {
+  if (o.listen.empty()) throw std::invalid_argument("mix-server needs --listen HOST:PORT (the address the shuffler is given in --hop-addresses)");
+  if (o.dkg) return run_dkg_server(o);
+  if (o.configs.empty()) throw std::invalid_argument("mix-server needs --config (a session config whose chain lists this server's key), or --dkg");
   const auto keys = net::KeyPair::load(o.key);
   std::vector<net::SessionConfig> sessions;
   std::size_t hop = 0;
@@ -25,9 +65,9 @@ int run_mix_server(const MixServerArgs& o) {
                                   std::to_string(hop) + " of the first config's (one position for every session served)");
     hop = at;
   }
-  if (o.listen.empty()) throw std::invalid_argument("mix-server needs --listen HOST:PORT (the address the shuffler is given in --hop-addresses)");
   const auto [host, port] = net::split_address(o.listen, "--listen");
   net::MixServerOptions options;
+  options.gone_after_mix = o.fault_gone_after_mix;
   if (o.fault_tamper) {
     // Fault injection (local --tamper-mix-server): after proving its shuffle, replace one record by
     // an encryption of a value of its own choosing, as a server tracing a sender would.
@@ -62,7 +102,6 @@ void add_mix_server_command(CLI::App& app, Action& action) {
                                  "each round's batch");
   auto o = std::make_shared<MixServerArgs>();
   cmd->add_option("--config,-c", o->configs, "session config whose chain lists this server's key (repeat to serve several sessions)")
-      ->required()
       ->check(CLI::ExistingFile);
   cmd->add_option("--key,-k", o->key, "this server's key file (keygen --mix-server)")->required()->check(CLI::ExistingFile);
   cmd->add_option("--listen", o->listen, "ADDR:PORT to listen on (port 0 = any; the shuffler dials it: --hop-addresses)")->required();
@@ -71,6 +110,20 @@ void add_mix_server_command(CLI::App& app, Action& action) {
   cmd->add_option("--hop", o->hop,
                   "check that this key is server I of every config's chain (its place comes from the key; this only checks it)");
   cmd->add_flag("--json", o->json, "print the final report as JSON");
+  cmd->add_flag("--dkg", o->dkg,
+                "instead of serving sessions: take part in one distributed key generation of a verifiable chain (session "
+                "--decryption-threshold dials this address), then end; needs --shuffler-key, no --config");
+  cmd->add_option("--shuffler-key", o->shuffler_key,
+                  "with --dkg: the shuffler's public key (64 hex digits, or its key file): only it may coordinate the key generation");
+  cmd->add_option("--dkg-timeout-ms", o->dkg_timeout_ms, "with --dkg: how long to wait for the coordinator and for each of its steps (default 60000)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{86'400'000}));
+  cmd->add_option("--fault-dkg-bad-share", o->fault_dkg_bad_share,
+                  "fault injection, with --dkg: deal a wrong share to server I and repeat it when complained about (a cheating "
+                  "dealer; it must be disqualified)")
+      ->group("");
+  cmd->add_flag("--fault-gone-after-mix", o->fault_gone_after_mix,
+                "fault injection: go away once the first shuffle is answered (a server killed after the mix)")
+      ->group("");
   cmd->add_flag("--fault-tamper", o->fault_tamper,
                 "fault injection, in a verifiable chain: replace one record after proving the shuffle (a cheating server; the "
                 "entry must name it)")

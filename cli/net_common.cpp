@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 #include <stdexcept>
 
 #include "common.hpp"
@@ -10,6 +11,19 @@
 #include "shufflempc/files.hpp"
 
 namespace shufflempc::cli {
+
+net::PublicKey public_key_of(const std::string& given, const std::string& what) {
+  if (given.size() > 64 && given[64] == ':') return net::parse_public_key(given.substr(0, 64), what);
+  if (given.size() == 64 && given.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos)
+    return net::parse_public_key(given, what);
+  const std::string text = read_text_file(given, what, 1 << 16);
+  const Value v = Value::parse(text, nullptr, false);
+  if (!v.is_discarded() && v.is_object() && v.contains("public_key") && v["public_key"].is_string())
+    return net::parse_public_key(v["public_key"].get<std::string>(), what + " (" + given + ")");
+  std::string hex;
+  std::istringstream(text) >> hex;
+  return net::parse_public_key(hex, what + " (" + given + ")");
+}
 
 void add_port_file_option(CLI::App& cmd, std::string& port_file) {
   cmd.add_option("--port-file", port_file,

@@ -28,12 +28,21 @@ struct MixServerArgs {
   std::vector<std::string> configs;
   std::string key, listen, port_file;
   std::optional<std::size_t> hop;  // checked against the key's place, when given
-  bool json = false, fault_tamper = false;
+  bool json = false, fault_tamper = false, fault_gone_after_mix = false;
+  // --dkg: take part in a session's key generation (net/dkg.hpp) instead of serving sessions.
+  bool dkg = false;
+  std::string shuffler_key;                           // with --dkg: the coordinator's (the shuffler's) public key
+  std::optional<std::size_t> fault_dkg_bad_share;     // with --dkg: deal a bad share to server I
+  std::size_t dkg_timeout_ms = 60'000;
 };
 [[nodiscard]] int run_mix_server(const MixServerArgs& args);
 void add_party_command(CLI::App& app, const Registry& registry, Action& action);
 void add_analyzer_command(CLI::App& app, const Registry& registry, Action& action);
 void add_local_command(CLI::App& app, const Registry& registry, Action& action);
+
+// A public key given as 64 hex digits (or KEY:... as keygen prints a server's keys), as the path of
+// a key file, or of a file holding the hex; `what` names the option in errors.
+[[nodiscard]] net::PublicKey public_key_of(const std::string& given, const std::string& what);
 
 // Prints "shufflempc WHO: LINE" on stderr.
 [[nodiscard]] net::Logger stderr_logger(const std::string& who);

@@ -9,15 +9,6 @@
 #include "shufflempc/net/onion.hpp"
 
 namespace shufflempc::cli {
-namespace {
-
-struct MixArgs {
-  ChainArgs chain;
-  std::size_t threshold = 0;
-};
-
-}  // namespace
-
 void add_run_command(CLI::App& app, const Registry& registry, Action& action) {
   auto* run = add_protocol_group(app, "run", "run a protocol with every party in this process", registry);
   for (const auto& info : registry.all()) {
@@ -26,13 +17,8 @@ void add_run_command(CLI::App& app, const Registry& registry, Action& action) {
     auto owned = std::make_shared<RunArgs>();
     RunArgs& args = *owned;
     add_run_options(*cmd, info, args);
-    auto mix = std::make_shared<MixArgs>();
-    add_chain_options(*cmd, mix->chain, "all in this process");
-    cmd->add_option("--decryption-threshold", mix->threshold,
-                    "with --mix verifiable: the mix servers needed to decrypt a round delivered to all parties, 1 to --mix-servers "
-                    "(default: all of them); fewer than all lets a round finish without some servers, and lets that many "
-                    "decrypt anything")
-        ->check(CLI::Range(std::size_t{1}, mixnet::max_hops));
+    auto mix = std::make_shared<ChainArgs>();
+    add_chain_options(*cmd, *mix, "all in this process");
     cmd->callback([cmd, owned, mix, &info, &registry, &action] {
       collect_params(*cmd, info, *owned);
       action = [owned, mix, &info, &registry] {
@@ -46,11 +32,11 @@ void add_run_command(CLI::App& app, const Registry& registry, Action& action) {
         req.seed = args.seed;
         req.min_parties = args.min_parties;
         req.dropouts = args.dropouts;
-        const net::ChainSpec chain = mix->chain.spec("run");
+        const net::ChainSpec chain = mix->spec("run");
         req.mix_servers = chain.servers;
         req.mix = net::to_string(chain.kind);
-        req.transcript = mix->chain.transcript;
-        req.decryption_threshold = mix->threshold;
+        req.transcript = mix->transcript;
+        req.decryption_threshold = mix->decryption_threshold;
         print_report(api::to_json(api::run_report(registry, req)), args.json);
         return 0;
       };

@@ -14,35 +14,20 @@
 #include "net_common.hpp"
 #include "shufflempc/files.hpp"
 #include "shufflempc/numbers.hpp"
+#include "shufflempc/net/dkg.hpp"
 #include "shufflempc/net/keys.hpp"
 #include "shufflempc/net/tcp.hpp"
 
 namespace shufflempc::cli {
 
-namespace {
-
-// A public key given as 64 hex digits, or as the path of a key file or of a file holding the hex.
-net::PublicKey public_key_of(const std::string& given, const std::string& what) {
-  if (given.size() > 64 && given[64] == ':') return net::parse_public_key(given.substr(0, 64), what);
-  if (given.size() == 64 && given.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos)
-    return net::parse_public_key(given, what);
-  const std::string text = read_text_file(given, what, 1 << 16);
-  const Value v = Value::parse(text, nullptr, false);
-  if (!v.is_discarded() && v.is_object() && v.contains("public_key") && v["public_key"].is_string())
-    return net::parse_public_key(v["public_key"].get<std::string>(), what + " (" + given + ")");
-  std::string hex;
-  std::istringstream(text) >> hex;
-  return net::parse_public_key(hex, what + " (" + given + ")");
-}
-
-}  // namespace
 
 void add_session_command(CLI::App& app, const Registry& registry, Action& action) {
   auto* cmd = app.add_subcommand("session", "write a session config from the parties' public keys and the shuffler's address");
   struct Options {
     std::string protocol, shuffler_key, analyzer_key, party_keys, address = "127.0.0.1:0", out, mix = "decryption";
     std::vector<std::string> params, mix_servers;
-    std::size_t min_parties = 0, deadline_ms = 30'000;
+    std::size_t min_parties = 0, deadline_ms = 30'000, threshold = 0;
+    std::vector<std::string> dkg_addresses;
     bool force = false;
   };
   auto o = std::make_shared<Options>();  // owned by the callback, so it lives as long as the App
@@ -70,6 +55,15 @@ void add_session_command(CLI::App& app, const Registry& registry, Action& action
       ->check(count_check());
   cmd->add_option("--deadline-ms", o->deadline_ms, "the shuffler's per-round deadline in milliseconds: a round ends this long after it last moved (a new link, a batch, a process saying its parties are still preparing theirs), and a process that says nothing for this long is dropped; a round's limit is twice this plus 1 ms per party (default 30000)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{86'400'000}));
+  cmd->add_option("--decryption-threshold", o->threshold,
+                  "with --mix verifiable: the mix servers needed to decrypt a round delivered to every party, 1 to the chain's "
+                  "servers; the key is then made by the servers themselves (a distributed key generation over TCP: each further "
+                  "server runs mix-server --dkg, --dkg-addresses names them, and --shuffler-key must be the shuffler's key file, as "
+                  "the shuffler deals too). Default: every server is needed (their combined key, made with no interaction)")
+      ->check(CLI::Range(std::size_t{1}, net::max_mix_servers));
+  cmd->add_option("--dkg-addresses", o->dkg_addresses,
+                  "with --decryption-threshold: HOST:PORT of each further server's mix-server --dkg, in chain order, comma-separated")
+      ->delimiter(',');
   cmd->add_option("--out,-o", o->out, "the session config to write (an existing file only with --force)")->required();
   cmd->add_flag("--force", o->force, "replace the file --out names if it exists");
   cmd->callback([o, &registry, &action] {
@@ -127,11 +121,37 @@ void add_session_command(CLI::App& app, const Registry& registry, Action& action
       const auto status = std::filesystem::symlink_status(o->out);
       if (!o->force && std::filesystem::exists(status) && !std::filesystem::is_symlink(status))  // a link: refused below, named so
         throw std::invalid_argument("--out " + o->out + " exists already: give --force to replace it");
+      std::string made;
+      if (o->threshold == 0 && !o->dkg_addresses.empty()) throw std::invalid_argument("--dkg-addresses needs --decryption-threshold");
+      if (o->threshold > 0) {
+        if (c.mix != net::MixKind::verifiable) throw std::invalid_argument("--decryption-threshold needs --mix verifiable");
+        const std::size_t k = c.mix_chain.size();
+        if (o->threshold > k)
+          throw std::invalid_argument("--decryption-threshold must be in [1, " + std::to_string(k) + "] (the chain's servers), got " +
+                                      std::to_string(o->threshold));
+        if (o->dkg_addresses.size() + 1 != k)
+          throw std::invalid_argument("--dkg-addresses must list the " + std::to_string(k - 1) +
+                                      " further servers' addresses (each running mix-server --dkg), got " + std::to_string(o->dkg_addresses.size()));
+        net::KeyPair shuffler;
+        try {
+          shuffler = net::KeyPair::load(o->shuffler_key);
+        } catch (const std::exception& e) {
+          throw std::invalid_argument("--decryption-threshold: --shuffler-key must be the shuffler's key file (the shuffler deals "
+                                      "its part of the key): " + std::string(e.what()));
+        }
+        const auto g = net::generate_key(net::dkg_setup(c, o->threshold), shuffler, o->dkg_addresses, c.deadline,
+                                         stderr_logger("session (key generation)"));
+        g.require_everyone();
+        c.distributed_key = std::make_shared<net::SessionConfig::DistributedKey>(net::SessionConfig::DistributedKey{g.transcript, g.outcome});
+        c = net::SessionConfig::from_json(c.to_json());
+        made = fmt::format("; its key made {}-of-{} by the servers ({} of them qualified)", o->threshold, k, g.outcome.qualified.size());
+      }
       c.save(o->out);
       std::cout << fmt::format("session {} of {} with {} parties{} written to {}\n", to_hex(c.session), c.protocol, c.parties,
                                c.mix_chain.empty() ? std::string()
                                                     : fmt::format(" over a {}chain of {} mix servers",
                                                                   c.mix == net::MixKind::verifiable ? "verifiable " : "", c.mix_chain.size()), o->out);
+      if (!made.empty()) std::cout << "session " << to_hex(c.session) << made.substr(1) << "\n";
       return 0;
     };
   });

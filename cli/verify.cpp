@@ -43,10 +43,26 @@ void add_verify_command(CLI::App& app, const Registry&, Action& action) {
       const auto transcript = mixnet::Transcript::load(args->file, args->max_bytes);
       std::vector<std::string> faults;
       std::string session_file;
+      // The key the servers made (session --decryption-threshold): loading the config checked its
+      // key generation's transcript (every message signed by its server, QUAL and the key recomputed).
+      std::string key_line;
+      Value key_json;
       if (!args->config.empty()) {
         const net::SessionConfig config = net::SessionConfig::load(args->config);
         faults = mixnet::check_session(transcript, net::session_chain(config));
         session_file = args->config;
+        if (const auto& d = config.distributed_key) {
+          std::string qualified, disqualified;
+          for (auto q : d->outcome.qualified) qualified += (qualified.empty() ? "" : ", ") + std::to_string(q);
+          for (const auto& [who, why] : d->outcome.disqualified) disqualified += (disqualified.empty() ? "" : ", ") + ("server " + std::to_string(who));
+          key_line = fmt::format("the key of its rounds to every party: key made {}-of-{} by its servers (qualified: {}; disqualified: {}), "
+                                 "its key generation's transcript checked\n",
+                                 d->outcome.key.threshold, d->outcome.key.shares.size(), qualified, disqualified.empty() ? "none" : disqualified);
+          Value dq = Value::array();
+          for (const auto& [who, why] : d->outcome.disqualified) dq.push_back({{"server", who}, {"reason", why}});
+          key_json = {{"threshold", d->outcome.key.threshold}, {"servers", d->outcome.key.shares.size()},
+                      {"qualified", d->outcome.qualified}, {"disqualified", dq}};
+        }
       }
       const auto v = mixnet::verify_transcript(transcript, jobs_or_cores(args->threads));
       faults.insert(faults.end(), v.faults.begin(), v.faults.end());
@@ -64,6 +80,7 @@ void add_verify_command(CLI::App& app, const Registry&, Action& action) {
                            {"knowledge_proofs", v.knowledge_proofs},
                            {"hop_proofs", v.hop_proofs},
                            {"decryption_proofs", v.decryption_proofs},
+                           {"distributed_key", key_json},
                            {"faults", faults}}
                          .dump()
                   << '\n';
@@ -74,6 +91,7 @@ void add_verify_command(CLI::App& app, const Registry&, Action& action) {
         if (!session_file.empty()) {
           std::cout << fmt::format("session {} of {}: its id, its chain's {} servers as the signers, and every round it carried\n",
                                    to_hex(transcript.session), session_file, transcript.hops);
+          std::cout << key_line;
         } else {
           std::cout << fmt::format(
               "not tied to a session: the file's session id ({}) and the keys that signed its hops are its own word; compare them "

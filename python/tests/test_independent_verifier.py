@@ -368,3 +368,95 @@ def test_an_independent_verifier_agrees_with_shufflempc_verify(cli, tmp_path):
     resigned = json.loads(path.read_text())
     resigned["signers"].reverse()
     assert len([f for f in verify(resigned) if f.endswith("signature")]) == 2
+
+
+def keyed(label, data):
+    return hashlib.blake2b(data, digest_size=32, key=label.encode()).digest()
+
+
+def verify_key_generation(config):
+    """docs/verifier.md section 8: (faults, disqualified servers, key commitments, public shares)."""
+    b = bytes.fromhex(config["distributed_key"])
+    at = 0
+
+    def take(n):
+        nonlocal at
+        if len(b) - at < n:
+            raise ValueError("ends early")
+        at += n
+        return b[at - n : at]
+
+    setup = take(int.from_bytes(take(4), "little"))
+    session, t, k = setup[:16], int.from_bytes(setup[16:20], "little"), int.from_bytes(setup[20:24], "little")
+    assert len(setup) == 24 + 64 * k and 1 <= t <= k and 2 <= k <= 64
+    box = [setup[24 + 64 * i : 56 + 64 * i] for i in range(k)]
+    signers = [setup[56 + 64 * i : 88 + 64 * i] for i in range(k)]
+    faults = []
+    if session != bytes.fromhex(config["session"]):
+        faults.append("session")
+    for i, item in enumerate(config["mix_chain"]):
+        if bytes.fromhex(item.split(":")[0]) != box[i] or bytes.fromhex(item.split(":")[1]) != signers[i]:
+            faults.append("server %d keys" % i)
+    d = keyed("shufflempc/dkg/setup/v1", setup)
+    msgs = [[None] * 4 for _ in range(k)]
+    for i in range(k):
+        for s in range(4):
+            if take(1)[0] == 1:
+                body = take(int.from_bytes(take(4), "little"))
+                sig = take(64)
+                if not ed25519_holds(sig, b"shufflempc/dkg/message/v1" + d + bytes([s + 1]) + u32(i) + body, signers[i]):
+                    faults.append("server %d step %d signature" % (i, s + 1))
+                msgs[i][s] = body
+    assert at == len(b)
+
+    def listed(body):
+        n = int.from_bytes(body[:4], "little")
+        return [int.from_bytes(body[4 + 4 * j : 8 + 4 * j], "little") for j in range(n)]
+
+    def answers(body):
+        n = int.from_bytes(body[:4], "little")
+        return {int.from_bytes(body[4 + 36 * j : 8 + 36 * j], "little"): int.from_bytes(body[8 + 36 * j : 40 + 36 * j], "little") for j in range(n)}
+
+    def at_point(commitments, m):
+        acc = IDENTITY
+        for j, a in enumerate(commitments):
+            acc = add(acc, mul(pow(m + 1, j, L), a))
+        return acc
+
+    complainers = {i: [m for m in range(k) if msgs[m][2] is not None and i in listed(msgs[m][2])] for i in range(k)}
+    qual, disqualified, deals = [], [], {}
+    for i in range(k):
+        commit, deal = msgs[i][0], msgs[i][1]
+        ok = commit is not None and deal is not None and keyed("shufflempc/dkg/commit/v1", d + u32(i) + deal) == commit
+        ok = ok and len(complainers[i]) < t
+        if ok:
+            deals[i] = [decode(x) for x in chunks(deal[: 32 * t], 32)]
+            given = answers(msgs[i][3]) if msgs[i][3] is not None else {}
+            ok = all(m in given and equal(mul(given[m], G), at_point(deals[i], m)) for m in complainers[i])
+        (qual if ok else disqualified).append(i)
+    commitments = [IDENTITY] * t
+    for i in qual:
+        commitments = [add(a, c) for a, c in zip(commitments, deals[i])]
+    shares = [encode(at_point(commitments, m)) for m in range(k)]
+    return faults, disqualified, [encode(a) for a in commitments], shares
+
+
+def test_an_independent_verifier_recomputes_the_servers_key(cli, tmp_path):
+    keep, path = tmp_path / "session", tmp_path / "t.json"
+    cli("local", "ikos-key-exchange", "--parties", 3, "--k", 2, "--labels", 6, "--mix", "verifiable", "--mix-servers", 3,
+        "--decryption-threshold", 2, "--keep-dir", keep, "--transcript", path)
+    config = json.loads((keep / "session.json").read_text())
+    t = json.loads(path.read_text())  # its proofs are checked by the test above; here its round's key
+    faults, disqualified, commitments, shares = verify_key_generation(config)
+    assert faults == [] and disqualified == []
+    key = t["rounds"][0]["key"]
+    assert key["threshold"] == 2
+    assert [bytes.fromhex(x) for x in key["commitments"]] == commitments
+    assert [bytes.fromhex(x) for x in key["shares"]] == shares
+    # A commitment of a deal changed: its signature no longer holds.
+    b = bytearray.fromhex(config["distributed_key"])
+    setup_len = int.from_bytes(b[:4], "little")
+    first_deal = 4 + setup_len + 1 + 4 + 32 + 64 + 1 + 4  # server 0's commitment message, then its deal's body
+    b[first_deal] ^= 1
+    config["distributed_key"] = b.hex()
+    assert "server 0 step 2 signature" in verify_key_generation(config)[0]
