@@ -345,6 +345,7 @@ struct TcpDkgServer::Impl : detail::SessionHost {
       if (pending.is_authenticated()) finish(served.outcome || !served.error.empty() ? std::string() : "the coordinator's link failed: " + std::string(e.what()));
       else if (e.code() != Errc::peer_closed) log_lines.limited("rejected", "connection from " + peer + ": rejected: " + e.what());
     }
+    pending.release();
     if (pending.is_authenticated()) finish("");
   }
 };

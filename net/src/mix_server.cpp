@@ -349,6 +349,7 @@ struct TcpMixServer::Impl : detail::SessionHost {
       log("connection from " + peer + ": internal error: " + e.what());
     }
     link->close();
+    pending.release();
     --open_connections;
     maybe_stop();
   }

@@ -889,6 +889,7 @@ struct TcpShuffler::Impl : detail::SessionHost {
     if (s && admitted) on_leave(*s, first, count, link, refused);
     if (refused) co_await drain(link);
     link->close();
+    pending.release();
     if (--open_connections == 0 && linger) linger->cancel();
   }
 

@@ -56,35 +56,39 @@ struct SessionHost {
 
 // A connection from its accept until it authenticates: held among the host's unauthenticated
 // connections (the oldest closed past their limit), and closed if it has not authenticated within
-// `limit` (`on_timeout` says so first, if given). authenticated() ends both; the destructor drops
-// the connection from the pending ones whatever happened. Every server of the transport holds one
-// per connection it serves.
+// `limit` (`on_timeout` says so first, if given). authenticated() ends both; release() drops the
+// connection from the pending ones, whatever happened, once its coroutine is done with it (not the
+// destructor: a coroutine still suspended when the host's io_context is destroyed is destroyed with
+// it, after the host's other members). Every server of the transport holds one per connection.
 class PendingHandshake {
  public:
   PendingHandshake(SessionHost& host, std::shared_ptr<SecureLink> link, std::chrono::milliseconds limit,
                    std::function<void()> on_timeout = {})
       : host_(host), key_(host.unauthenticated.add(link, host.log_lines)), timer_(host.io, limit) {
-    timer_.async_wait([this, link, on_timeout = std::move(on_timeout)](std::error_code ec) {
-      if (ec || done_) return;  // ec first: when cancelled, this object may be gone
+    // The handler shares `done_` rather than reading this object: an expiry already queued when the
+    // connection ends runs after this object is gone.
+    timer_.async_wait([done = done_, link, on_timeout = std::move(on_timeout)](std::error_code ec) {
+      if (ec || *done) return;
       if (on_timeout) on_timeout();
       link->close();
     });
   }
-  ~PendingHandshake() { host_.unauthenticated.remove(key_); }
+  ~PendingHandshake() { *done_ = true; }
+  void release() { host_.unauthenticated.remove(key_); }
   PendingHandshake(const PendingHandshake&) = delete;
   PendingHandshake& operator=(const PendingHandshake&) = delete;
   void authenticated() {
-    done_ = true;
+    *done_ = true;
     host_.unauthenticated.remove(key_);
     timer_.cancel();
   }
-  [[nodiscard]] bool is_authenticated() const { return done_; }
+  [[nodiscard]] bool is_authenticated() const { return *done_; }
 
  private:
   SessionHost& host_;
   std::uint64_t key_;
   asio::steady_timer timer_;
-  bool done_ = false;
+  std::shared_ptr<bool> done_ = std::make_shared<bool>(false);
 };
 
 }  // namespace shufflempc::net::detail
