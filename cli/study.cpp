@@ -87,7 +87,7 @@ void add_study_command(CLI::App& app, const Registry& registry, Action& action) 
   cmd->add_option("--csv", o->csv, "write the CSV here (- for standard output)");
   cmd->add_flag("--per-trial", o->per_trial, "one CSV row per trial instead of per cell");
   cmd->add_option("--json", o->json, "write the JSON here, with every trial (- for standard output)");
-  cmd->add_option("--plot", o->plots, "draw the figure to FILE.png or FILE.svg through gnuplot (repeat for both)");
+  cmd->add_option("--plot", o->plots, "draw the figure to FILE.png, FILE.svg or FILE.pdf (for LaTeX) through gnuplot (repeat for several)");
   cmd->add_option("--title", o->title, "the figure's title");
   cmd->add_option("--x", o->x, "the varied key on the x axis (default: the first)");
   cmd->add_option("--y", o->y, "rmse (default), bias, max_error, seconds, messages_per_user or bytes_per_user");
@@ -152,9 +152,7 @@ void add_study_command(CLI::App& app, const Registry& registry, Action& action) 
       if (o->log_y) spec.log_y = o->log_y;
       spec.jobs = o->jobs;
       study::validate(registry, spec);
-      for (const auto& path : o->plots)
-        if (!path.ends_with(".png") && !path.ends_with(".svg"))
-          throw std::invalid_argument("--plot " + path + ": the file must end in .png or .svg");
+      for (const auto& path : o->plots) study::check_plot_path(path);
       // Under mpirun or srun the ranks share the trials and rank 0 writes everything (docs/study.md).
       const auto job = MpiJob::join();
       const study::Ranks ranks = job ? job->ranks() : study::Ranks{};

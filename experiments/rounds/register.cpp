@@ -28,7 +28,8 @@ int run(Options& o, std::ostream& out) {
   o.outputs.write([&](std::ostream& os) { write_csv(os, s); }, [&](std::ostream& os) { print_table(os, s); }, out);
   for (const auto& path : o.outputs.plots()) {
     if (o.rtt_ms.empty()) {
-      study::plot_lines(figure_lines(s), figure_title(s), "shuffle rounds", "bytes per party (all rounds)", path, {.log_x = true, .log_y = true});
+      study::plot_lines(figure_lines(s), figure_title(s), "shuffle rounds (points at one count spread sideways)", "bytes per party (all rounds)", path,
+                        {.log_x = true, .log_y = true, .padded = true});
       std::cerr << "study rounds: wrote " << path << '\n';
       continue;
     }
@@ -36,7 +37,8 @@ int run(Options& o, std::ostream& out) {
     for (const auto& f : o.functions) {
       const std::filesystem::path p(path);
       const std::string each = (p.parent_path() / (p.stem().string() + "-" + f + p.extension().string())).string();
-      study::plot_lines(rtt_lines(s, f), rtt_title(s, f), "round-trip time (ms)", "wall time (ms)", each, {.log_x = true, .log_y = true});
+      study::plot_lines(rtt_lines(s, f), rtt_title(s, f), "round-trip time (ms)", "wall time (ms)", each,
+                        {.log_x = true, .log_y = true, .key = "inside left top"});
       std::cerr << "study rounds: wrote " << each << '\n';
     }
   }

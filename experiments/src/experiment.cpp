@@ -1,6 +1,7 @@
 #include "shufflempc/experiments/experiment.hpp"
 
 #include "shufflempc/numbers.hpp"
+#include "shufflempc/study/study.hpp"
 #include <ostream>
 #include <stdexcept>
 
@@ -25,13 +26,13 @@ const CLI::Validator& count_check() {
 
 void ExperimentOutputs::add_options(CLI::App& cmd, const std::string& plot_help) {
   cmd.add_option("--csv", csv_, "write the CSV here (- for standard output)");
-  cmd.add_option("--plot", plots_, plot_help + " to FILE.png or FILE.svg (repeat for both)");
+  cmd.add_option("--plot", plots_, plot_help + " to FILE.png, FILE.svg or FILE.pdf (for LaTeX; repeat for several)");
   cmd.add_flag("--quiet,-q", quiet_, "no progress bar");
 }
 
 void ExperimentOutputs::open() {
   for (const auto& path : plots_)
-    if (!path.ends_with(".png") && !path.ends_with(".svg")) throw std::invalid_argument("--plot " + path + ": the file must end in .png or .svg");
+    study::check_plot_path(path);
   if (!csv_.empty() && csv_ != "-") {
     csv_file_.open(csv_);
     if (!csv_file_) throw std::invalid_argument("--csv: cannot write " + csv_);

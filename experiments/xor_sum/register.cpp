@@ -23,7 +23,8 @@ int run(Options& o, std::ostream& out) {
   const auto s = run_xor_sum_study(o, o.outputs.quiet() ? study::Progress{} : study::Progress(std::ref(bar)));
   o.outputs.write([&](std::ostream& os) { write_csv(os, s); }, [&](std::ostream& os) { print_tables(os, s); }, out);
   for (const auto& path : o.outputs.plots()) {
-    study::plot_lines(figure_lines(s), figure_title(s), "error / sqrt(n) (measured RMSE of one answer)", "fraction of the secret half recovered", path);
+    study::plot_lines(figure_lines(s), figure_title(s), "error / sqrt(n) (measured RMSE of one answer)", "fraction of the secret half recovered", path,
+                        {.padded = true, .key = "inside right bottom"});
     std::cerr << "study xor-sum: wrote " << path << '\n';
   }
   return 0;

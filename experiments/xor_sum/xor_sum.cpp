@@ -279,6 +279,17 @@ std::vector<study::Line> figure_lines(const XorSumStudy& s) {
     }
     it->points.emplace_back(r.alpha_measured, r.at.back().recovered);
   }
+  // The exact protocol recovers everything with no error at every n: its points coincide at (0, 1),
+  // under the others'. Drawn last, as open markers of growing size, each stays visible.
+  std::stable_partition(lines.begin(), lines.end(), [](const study::Line& l) { return l.title.find(", exact,") == std::string::npos; });
+  int size = 0;
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    if (lines[i].title.find(", exact,") != std::string::npos) {
+      lines[i].points_only = true;
+      lines[i].point_type = 6;  // an open circle
+      lines[i].point_size = 1.6 + 1.1 * size++;
+      lines[i].colour = i;
+    }
   if (s.two_rounds.empty()) return lines;
   // Per n: the replay's recovery at the error of one execution (measured over the most re-runs).
   study::Line replay{.title = fmt::format("two rounds, one execution replayed, eps = {:g}", o.epsilon), .points_only = false};

@@ -69,6 +69,31 @@ std::string x_label(const Spec& spec) {
   return spec.x;
 }
 
+std::string superscript(int k) {
+  static constexpr const char* digits[] = {"⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"};
+  std::string out = k < 0 ? "⁻" : "";
+  const std::string d = std::to_string(k < 0 ? -k : k);
+  for (char c : d) out += digits[c - '0'];
+  return out;
+}
+
+// A log axis's labels, one a decade as 10ᵏ, when its values reach 10^5 (gnuplot's own labels would
+// mix 100000 and 1e+06); nothing otherwise.
+std::string decade_tics(const char* axis, double lo, double hi) {
+  if (!(lo > 0) || hi < 1e5) return {};
+  const int a = static_cast<int>(std::floor(std::log10(lo))), b = static_cast<int>(std::ceil(std::log10(hi)));
+  std::string out = std::string("set ") + axis + "tics (";
+  for (int k = a; k <= b; ++k) out += fmt::format("{}'10{}' {:g}", k == a ? "" : ", ", superscript(k), std::pow(10.0, k));
+  out += ")\n";
+  // gnuplot leaves out a listed tic that falls exactly on the end of a log axis's range: an end on a
+  // decade is moved out by 3%.
+  const auto on_decade = [](double v) { return std::abs(std::log10(v) - std::round(std::log10(v))) < 1e-9; };
+  if (on_decade(lo) || on_decade(hi))
+    out += fmt::format("set {}range [{}:{}]\n", axis, on_decade(lo) ? fmt::format("{:.10g}", lo / 1.03) : "*",
+                       on_decade(hi) ? fmt::format("{:.10g}", hi * 1.03) : "*");
+  return out;
+}
+
 // Dark, distinct colours (gnuplot's default sixth is a pale yellow).
 const char* colour(std::size_t i) {
   static constexpr const char* colours[] = {"#7b2cbf", "#1b9e77", "#377eb8", "#d95f02", "#e7298a", "#222222", "#a6761d", "#66a61e"};
@@ -80,8 +105,8 @@ const char* colour(std::size_t i) {
 class Figure {
  public:
   explicit Figure(const std::string& path) : path_(path) {
+    check_plot_path(path);
     const std::string ext = std::filesystem::path(path).extension().string();
-    if (ext != ".png" && ext != ".svg") throw std::invalid_argument("--plot " + path + ": the file must end in .png or .svg");
     const auto gnuplot = gnuplot_path();
     if (!gnuplot) throw std::runtime_error("--plot: gnuplot is not installed (apt-get install gnuplot-nox; scripts/setup.sh does it)");
     gnuplot_ = *gnuplot;
@@ -93,8 +118,9 @@ class Figure {
     data_path_ = dir_ / "data.txt";
     data.open(data_path_);
     script.open(dir_ / "plot.gp");
-    script << (ext == ".png" ? "set terminal pngcairo noenhanced size 1100,650 font 'DejaVu Sans,11'\n"
-                             : "set terminal svg noenhanced size 1100,650 font 'DejaVu Sans,11' background rgb 'white'\n");
+    script << (ext == ".png"   ? "set terminal pngcairo noenhanced size 1100,650 font 'DejaVu Sans,11'\n"
+               : ext == ".svg" ? "set terminal svg noenhanced size 1100,650 font 'DejaVu Sans,11' background rgb 'white'\n"
+                               : "set terminal pdfcairo noenhanced size 7in,4.1in font 'DejaVu Sans,8'\n");
     script << "set output " << gnuplot_text(std::filesystem::absolute(path).string()) << '\n';
   }
   Figure(const Figure&) = delete;
@@ -123,6 +149,28 @@ class Figure {
 }  // namespace
 
 bool gnuplot_available() { return gnuplot_path().has_value(); }
+
+void check_plot_path(const std::string& path) {
+  const std::string ext = std::filesystem::path(path).extension().string();
+  if (ext != ".png" && ext != ".svg" && ext != ".pdf") throw std::invalid_argument("--plot " + path + ": the file must end in .png, .svg or .pdf");
+}
+
+std::string figure_count(std::uint64_t n) {
+  if (n >= 1000) {
+    std::uint64_t p = 1;
+    int k = 0;
+    while (p < n && p <= UINT64_MAX / 10) p *= 10, ++k;
+    if (p == n) return "10" + superscript(k);
+  }
+  const std::string d = std::to_string(n);
+  if (n < 10000) return d;
+  std::string out;
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    if (i > 0 && (d.size() - i) % 3 == 0) out += ',';
+    out += d[i];
+  }
+  return out;
+}
 
 void plot(const Spec& spec, const std::vector<Cell>& cells, const std::string& path) {
   if (spec.x.empty()) throw std::invalid_argument("--plot: a figure needs a varied key (--vary KEY=...)");
@@ -179,7 +227,7 @@ void plot(const Spec& spec, const std::vector<Cell>& cells, const std::string& p
     return std::any_of(spec.axes.begin(), spec.axes.end(), [&](const Axis& a) { return a.key == key; });
   };
   std::string subtitle = fmt::format("{} trials per point, seed {}", spec.trials, spec.seed);
-  if (!varied("parties")) subtitle = fmt::format("n = {}, ", spec.parties) + subtitle;
+  if (!varied("parties")) subtitle = "n = " + figure_count(spec.parties) + ", " + subtitle;
   if (!spec.inputs.empty() && !varied("inputs")) subtitle += ", inputs " + spec.inputs;
   for (const auto& [k, v] : spec.fixed) subtitle += ", " + k + " = " + v;
   if (spec.honest && !varied("honest")) subtitle += fmt::format(", honest = {}", *spec.honest);
@@ -194,6 +242,16 @@ void plot(const Spec& spec, const std::vector<Cell>& cells, const std::string& p
   g << "set ylabel " << gnuplot_text(y_label(spec.y)) << '\n';
   if (log_x) g << "set logscale x\n";
   if (log_y) g << "set logscale y\n";
+  {
+    double x_lo = INFINITY, x_hi = 0, y_lo = INFINITY, y_hi = 0;
+    for (const auto& l : lines)
+      for (const auto& r : l.rows) {
+        x_lo = std::min(x_lo, r[0]), x_hi = std::max(x_hi, r[0]);
+        y_lo = std::min(y_lo, r[2]), y_hi = std::max(y_hi, r[3]);
+      }
+    if (log_x) g << decade_tics("x", x_lo, x_hi);
+    if (log_y) g << decade_tics("y", y_lo, y_hi);
+  }
   g << "set grid\nset key outside right top box\nset datafile missing '?'\n";
   g << "plot ";
   bool first = true;
@@ -217,26 +275,53 @@ void plot(const Spec& spec, const std::vector<Cell>& cells, const std::string& p
 void plot_lines(const std::vector<Line>& lines, const std::string& title, const std::string& x_label, const std::string& y_label,
                 const std::string& path, const Axes& axes) {
   Figure fig(path);
-  std::vector<const Line*> drawn;
-  for (const auto& l : lines) {
+  std::vector<std::size_t> drawn;  // index into `lines`; a key entry has no data block
+  std::vector<std::size_t> block(lines.size(), 0);
+  std::size_t blocks = 0;
+  double x_lo = INFINITY, x_hi = 0, y_lo = INFINITY, y_hi = 0;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const Line& l = lines[i];
+    if (l.key_only) {
+      drawn.push_back(i);
+      continue;
+    }
     if (l.points.empty()) continue;
     auto pts = l.points;
     std::sort(pts.begin(), pts.end());
-    for (const auto& [x, y] : pts) fig.data << fmt::format("{:.10g} {:.10g}\n", x, y);
+    for (const auto& [x, y] : pts) {
+      fig.data << fmt::format("{:.10g} {:.10g}\n", x, y);
+      x_lo = std::min(x_lo, x), x_hi = std::max(x_hi, x), y_lo = std::min(y_lo, y), y_hi = std::max(y_hi, y);
+    }
     fig.data << "\n\n";
-    drawn.push_back(&l);
+    block[i] = blocks++;
+    drawn.push_back(i);
   }
-  if (drawn.empty()) throw std::runtime_error("--plot: nothing to draw");
+  if (blocks == 0) throw std::runtime_error("--plot: nothing to draw");
   auto& g = fig.script;
   g << "set title " << gnuplot_text(title) << '\n' << "set xlabel " << gnuplot_text(x_label) << '\n' << "set ylabel " << gnuplot_text(y_label) << '\n';
-  if (axes.log_x) g << "set logscale x\n";
-  if (axes.log_y) g << "set logscale y\n";
-  g << "set grid\nset key inside right top box opaque\n";
+  if (axes.log_x) g << "set logscale x\n" << decade_tics("x", x_lo, x_hi);
+  if (axes.log_y) g << "set logscale y\n" << decade_tics("y", y_lo, y_hi);
+  if (axes.padded) {
+    // A log axis's range a little past the points (offsets would extend it to the next decade).
+    const auto range = [&](const char* axis, bool log, double lo, double hi) {
+      const double span = hi - lo > 0 ? hi - lo : std::max(1.0, std::abs(hi));
+      if (log) g << fmt::format("set {}range [{:.6g}:{:.6g}]\n", axis, lo / 1.35, hi * 1.35);
+      else g << fmt::format("set {}range [{:.6g}:{:.6g}]\n", axis, lo - 0.04 * span, hi + 0.04 * span);
+    };
+    range("x", axes.log_x, x_lo, x_hi);
+    range("y", axes.log_y, y_lo, y_hi);
+  }
+  g << "set grid\nset key " << axes.key << " box opaque\n";
   g << "plot ";
-  for (std::size_t i = 0; i < drawn.size(); ++i)
-    g << (i ? ", \\\n     " : "") << fig.data_file() << " index " << i << " using 1:2 with "
-      << (drawn[i]->points_only ? "points" : drawn[i]->dashed ? "lines dashtype 2" : "linespoints") << " lw 2 pt " << (i % 12) + 1
-      << " ps 1.3 lc rgb '" << colour(drawn[i]->colour.value_or(i)) << "' title " << gnuplot_text(drawn[i]->title);
+  for (std::size_t k = 0; k < drawn.size(); ++k) {
+    const std::size_t i = drawn[k];
+    const Line& l = lines[i];
+    const std::string style = l.points_only ? "points" : l.dashed ? "lines dashtype 2" : l.key_only ? "lines" : "linespoints";
+    g << (k ? ", \\\n     " : "") << (l.key_only ? std::string("keyentry") : fig.data_file() + " index " + std::to_string(block[i]) + " using 1:2")
+      << " with " << style << " lw " << (l.key_only && !l.points_only ? 3 : 2) << " pt " << l.point_type.value_or(static_cast<int>(i % 12) + 1)
+      << fmt::format(" ps {:g}", l.point_size) << " lc rgb '" << colour(l.colour.value_or(i)) << "' "
+      << (l.title.empty() ? std::string("notitle") : "title " + gnuplot_text(l.title));
+  }
   g << '\n';
   fig.draw();
 }

@@ -58,6 +58,12 @@ TEST_CASE("xor-sum study: the same seed gives the same tables, CSV and figure wh
   REQUIRE(figure.size() == 7);  // 3 protocols x 2 n, and the replay line
   CHECK(figure.back().title == "two rounds, one execution replayed, eps = 1");
   CHECK(figure.back().points.size() == 2);
+  // The exact protocol's lines coincide at (0, 1): drawn after the others, as markers of growing size.
+  CHECK(figure[4].title.find(", exact,") != std::string::npos);
+  CHECK(figure[5].title.find(", exact,") != std::string::npos);
+  CHECK(figure[4].points_only);
+  CHECK(figure[5].point_size > figure[4].point_size);
+  for (std::size_t i = 0; i < 4; ++i) CHECK(figure[i].title.find(", exact,") == std::string::npos);
   CHECK(one.one_round.front().at.size() == 3);  // m = 0, n, 2n
 }
 

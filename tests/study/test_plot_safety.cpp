@@ -1,5 +1,7 @@
 // Figures take user text (titles, series labels, fixed parameters, the output path) to gnuplot:
-// none of it may run anything. Every path is tried with a backquoted command, system(...), quotes
+// none of it may run anything. And what a figure shows: a PDF for a paper, a log axis reaching 10^6
+// labelled 10⁰ ... 10⁶ (never 1e+06 beside 100000), a key entry of its own, a line out of the key,
+// and counts as a figure writes them. Every path is tried with a backquoted command, system(...), quotes
 // and a line break, and the sentinel file those commands would create must not exist. The scratch
 // directory cannot be taken over by a local user who prepares it.
 #include <doctest/doctest.h>
@@ -110,4 +112,32 @@ TEST_CASE("plot: a scratch directory prepared by someone else (the old predictab
   std::getline(in, line);
   CHECK(line == "unchanged");
   std::filesystem::remove_all(planted);
+}
+
+TEST_CASE("plot: a .pdf is a PDF, a log axis that reaches 10^6 is labelled by powers of ten, and key entries stand alone") {
+  REQUIRE_MESSAGE(study::gnuplot_available(), "gnuplot is missing: scripts/setup.sh installs gnuplot-nox");
+  const test::TempDir dir("shufflempc-plotforms");
+  const std::vector<study::Line> lines = {{.title = "", .points = {{1, 10}, {2, 1e6}}, .points_only = true, .point_type = 7},
+                                          {.title = "a marker", .points_only = true, .colour = 5, .point_type = 7, .key_only = true},
+                                          {.title = "a colour", .colour = 1, .key_only = true}};
+  study::plot_lines(lines, "t", "x", "y", dir / "f.pdf", {.log_x = true, .log_y = true, .padded = true});
+  std::ifstream pdf(dir / "f.pdf", std::ios::binary);
+  std::string head(5, '\0');
+  pdf.read(head.data(), 5);
+  CHECK(head == "%PDF-");
+  study::plot_lines(lines, "t", "x", "y", dir / "f.svg", {.log_x = true, .log_y = true, .padded = true});
+  std::ifstream svg(dir / "f.svg");
+  const std::string drawn((std::istreambuf_iterator<char>(svg)), std::istreambuf_iterator<char>());
+  CHECK(drawn.find("10⁶") != std::string::npos);
+  CHECK(drawn.find("10¹") != std::string::npos);
+  CHECK(drawn.find("1e+06") == std::string::npos);
+  CHECK(drawn.find("a marker") != std::string::npos);
+  CHECK(drawn.find("a colour") != std::string::npos);
+  CHECK_THROWS_WITH_AS(study::plot_lines(lines, "t", "x", "y", dir / "f.eps"), doctest::Contains("must end in .png, .svg or .pdf"),
+                       std::invalid_argument);
+  CHECK(study::figure_count(1'000'000) == "10⁶");
+  CHECK(study::figure_count(1000) == "10³");
+  CHECK(study::figure_count(250'000) == "250,000");
+  CHECK(study::figure_count(5000) == "5000");
+  CHECK(study::figure_count(64) == "64");
 }

@@ -359,7 +359,7 @@ TEST_CASE("study command: a bad grid gets one line naming the option, exit code 
            {"study --protocol counting --vary epsilon=1 --y cost", "--y cost"},
            {"study --protocol counting --vary epsilon=1 --x delta", "--x delta: not a varied key"},
            {"study --protocol counting --vary epsilon=1 --inputs gaussian", "--inputs 'gaussian' for counting"},
-           {"study --protocol counting --vary epsilon=1 --plot out.pdf", "must end in .png or .svg"},
+           {"study --protocol counting --vary epsilon=1 --plot out.eps", "must end in .png, .svg or .pdf"},
            {"study --preset nosuch", "unknown preset 'nosuch'"},
            {"study --protocol counting --vary honest=0,1", "--vary honest: must be a fraction in (0, 1], got '0'"},
            {"study --protocol counting --vary dropouts=0.5,1", "--vary dropouts: must be a fraction in [0, 1), got '1'"},

@@ -161,10 +161,14 @@ void write_csv(std::ostream& out, const Spec& spec, const std::vector<Cell>& cel
 [[nodiscard]] Value to_json(const Spec& spec, const std::vector<Cell>& cells, bool with_trials);
 
 // Draws spec.y against spec.x, one line per series with its interval as error bars, through
-// gnuplot; the terminal follows the extension (.png: pngcairo, .svg: svg). Throws
+// gnuplot; the terminal follows the extension (.png: pngcairo, .svg: svg, .pdf: pdfcairo, 7 by 4.1
+// inches for a paper's page). A log axis that reaches 10^5 is labelled 10⁰, 10¹, ... Throws
 // std::runtime_error when gnuplot is missing or fails.
 void plot(const Spec& spec, const std::vector<Cell>& cells, const std::string& path);
 [[nodiscard]] bool gnuplot_available();
+// Throws std::invalid_argument naming --plot PATH unless it ends in a figure's extension (.png,
+// .svg, .pdf): what every command checks before it runs anything.
+void check_plot_path(const std::string& path);
 
 // A figure of plain lines (the studies that are not grids of trials, e.g. `study xor-sum`).
 struct Line {
@@ -173,12 +177,22 @@ struct Line {
   bool points_only = false;                       // markers, no line
   bool dashed = false;                            // a dashed line (a model beside what was measured)
   std::optional<std::size_t> colour;              // the colour of another line (its model); default: its own place
+  std::optional<int> point_type;                  // gnuplot's pt (a marker shared by lines of one kind); default: its own place
+  double point_size = 1.3;
+  bool key_only = false;                          // no points: an entry of the key alone (a colour, or a marker with points_only)
 };
+// An empty title leaves a line out of the key.
 struct Axes {
   bool log_x = false, log_y = false;
+  bool padded = false;  // a margin inside the axes, so that no point sits on the border
+  std::string key = "inside right top";  // where the key goes (gnuplot's `set key` position)
 };
 void plot_lines(const std::vector<Line>& lines, const std::string& title, const std::string& x_label, const std::string& y_label,
                 const std::string& path, const Axes& axes = {});
+
+// A count as a figure shows it: 10⁶ for a power of ten from 1000, 250,000 with separators from
+// 10^4, else its digits.
+[[nodiscard]] std::string figure_count(std::uint64_t n);
 
 // The presets: the survey's experiments and the demo.
 [[nodiscard]] std::vector<std::string> preset_names();
