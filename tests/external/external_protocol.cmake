@@ -1,8 +1,9 @@
 # CTest check: a protocol built outside the tree (examples/external_protocol) against the installed
-# package reaches the command line: installed with `cmake --install`, found with find_package, linked
+# package reaches the command line: installed with `cmake --install`, found with find_package (and
+# from the build tree, uninstalled), linked
 # with shufflempc::cli, listed by `list`, refused with the parameter's range in lines that name the binary, and run by `local` in
 # real processes over TCP on loopback (shuffler, analyzer and parties all started from that binary)
-# with the exact tally, and by `study`.
+# with the exact tally, and by `study`; the installed pkg-config file builds a program of its own.
 #   cmake -DBUILD_DIR=<shufflempc build> -DSOURCE_DIR=<source> -DWORK_DIR=<scratch> -DCXX=<compiler>
 #         [-DLAUNCHER=<ccache>] [-DBUILD_TYPE=<type>] [-DSANITIZE=ON] -P external_protocol.cmake
 cmake_minimum_required(VERSION 3.25)
@@ -87,4 +88,39 @@ step("an installed circuit" "${prefix}/bin/shufflempc" run circuit --circuit ins
 string(FIND "${step_output}" "\"name\":\"${circuits}/installed-only-adder.txt\"" at)
 if(at EQUAL -1)
   message(FATAL_ERROR "external_protocol: the installed shufflempc did not run the installed circuit:\n${step_output}")
+endif()
+
+# The package from the build tree, uninstalled: find_package(shufflempc) with shufflempc_DIR the
+# build directory configures the same project (the targets file is exported there).
+step("configure against the build tree" ${CMAKE_COMMAND} -S "${SOURCE_DIR}/examples/external_protocol" -B "${WORK_DIR}/build-tree"
+     "-Dshufflempc_DIR=${BUILD_DIR}" "-DCMAKE_CXX_COMPILER=${CXX}")
+
+# pkg-config, for a build without CMake: the installed shufflempc.pc compiles and links a program
+# with the core, the verifiable mix and the transport.
+find_program(PKG_CONFIG pkg-config REQUIRED)
+if(NOT LIBDIR)
+  set(LIBDIR lib)
+endif()
+step("pkg-config" ${CMAKE_COMMAND} -E env "PKG_CONFIG_PATH=${prefix}/${LIBDIR}/pkgconfig" ${PKG_CONFIG} --cflags --libs shufflempc)
+string(STRIP "${step_output}" flags)
+separate_arguments(flags UNIX_COMMAND "${flags}")
+if(SANITIZE)
+  list(APPEND flags -fsanitize=address,undefined)
+endif()
+file(WRITE "${WORK_DIR}/pc.cpp" [=[
+#include <cstdio>
+#include "shufflempc/mixnet/elgamal.hpp"
+#include "shufflempc/net/keys.hpp"
+#include "shufflempc/random.hpp"
+int main() {
+  shufflempc::SystemRng rng;
+  const auto k = shufflempc::net::KeyPair::generate(rng);
+  const auto e = shufflempc::mixnet::ElGamalKey::generate(rng);
+  std::printf("%zu %d\n", k.public_key().size(), e.public_key == shufflempc::mixnet::mul_base(e.secret) ? 1 : 0);
+}
+]=])
+step("compile with pkg-config's flags" ${CXX} "${WORK_DIR}/pc.cpp" -o "${WORK_DIR}/pc" ${flags})
+step("run what pkg-config's flags built" "${WORK_DIR}/pc")
+if(NOT step_output STREQUAL "32 1\n")
+  message(FATAL_ERROR "external_protocol: the pkg-config program printed: ${step_output}")
 endif()
