@@ -24,11 +24,13 @@ Long calls release the GIL.
 
 from ._core import (  # noqa: F401
     Protocol,
+    Rng,
     __version__,
     account_amplify,
     account_local,
     account_noise,
     list,
+    register_protocol,
     run,
     xor_sum_decode,
 )
@@ -41,6 +43,7 @@ __all__ = [
     "account_noise",
     "describe",
     "list",
+    "register_protocol",
     "rounds_study",
     "run",
     "study",

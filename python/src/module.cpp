@@ -25,6 +25,7 @@
 #include "shufflempc/parallel.hpp"
 #include "shufflempc/random_inputs.hpp"
 #include "shufflempc/registry.hpp"
+#include "python_protocol.hpp"
 #include "shufflempc/shuffle.hpp"
 #include "shufflempc/study/progress.hpp"
 #include "shufflempc/experiments/rounds.hpp"
@@ -37,8 +38,9 @@ using namespace shufflempc;
 
 namespace {
 
-const Registry& registry() {
-  static const Registry r = builtin_registry();
+// The built-in protocols and those registered from Python (register_protocol).
+Registry& registry() {
+  static Registry r = builtin_registry();
   return r;
 }
 
@@ -541,6 +543,7 @@ py::array_t<std::uint8_t> xor_sum_decode(const py::array_t<std::uint8_t, py::arr
 PYBIND11_MODULE(_core, m) {
   m.doc() = "The compiled half of the shufflempc package (see shufflempc.__doc__).";
   m.attr("__version__") = SHUFFLEMPC_VERSION;
+  shufflempc::python::bind_python_protocols(m, registry());
 
   m.def("list", [] { return to_python(api::protocol_list(registry())); },
         "Every registered protocol: name, summary, party range, inputs, random input forms and parameters (name, default, "
