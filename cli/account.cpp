@@ -81,34 +81,6 @@ void add_common(CLI::App* cmd, Options<Query>& c) {
   cmd->add_flag("--json", c.json, "print JSON");
 }
 
-// What `account local --protocol NAME` puts first: the protocol built at (n, epsilon, delta), the
-// local epsilon0 it chose and by which bound, the error it predicts, and the lower bound on the
-// central epsilon of that epsilon0 (the exact curve of shuffled randomized response) beside the
-// epsilon its bound certifies.
-Value protocol_choice(const Registry& registry, const std::string& name, const LocalQuery& q) {
-  const ProtocolInfo* info = registry.find(name);
-  const auto declares = [info](std::string_view param) {
-    return info != nullptr && std::any_of(info->params.begin(), info->params.end(), [&](const ParamSpec& p) { return p.name == param; });
-  };
-  if (!declares("epsilon") || !declares("delta"))
-    throw std::invalid_argument("--protocol " + name + ": " + (info == nullptr ? "no such protocol" : "it has no epsilon and delta parameters") +
-                                " (give a protocol whose local epsilon0 the accountant chooses, such as counting-rr-amplified)");
-  const auto protocol = registry.create(name, {{"epsilon", fmt::format("{:.17g}", q.epsilon)}, {"delta", fmt::format("{:.17g}", q.delta)}}, q.parties);
-  const Value d = protocol->describe();
-  if (!d.contains("epsilon0") || !d.contains("bound"))
-    throw std::invalid_argument("--protocol " + name + ": it does not choose a local epsilon0 by an amplification bound");
-  const double eps0 = d["epsilon0"].get<double>();
-  const std::uint64_t k = d.contains("domain") ? d["domain"].get<std::uint64_t>() : 2;
-  Value out = {{"name", name},
-               {"epsilon0", eps0},
-               {"bound", d["bound"]},
-               {"central_epsilon", q.epsilon},
-               {"central_epsilon_at_least", rr_exact_epsilon(q.parties, eps0, q.delta, k)}};
-  if (d.contains("bound_choice")) out["bound_choice"] = d["bound_choice"];
-  if (const auto sd = protocol->predicted_sd()) out["predicted_sd"] = *sd;
-  return out;
-}
-
 void print_choice(const Value& c) {
   std::cout << fmt::format("=> {} uses epsilon0 = {:.6g}, from {}{}\n", c["name"].get<std::string>(), c["epsilon0"].get<double>(),
                            c["bound"].get<std::string>(),
@@ -156,7 +128,12 @@ void add_account_command(CLI::App& app, const Registry& registry, Action& action
                     "its choice first, marked, with the error it predicts and the lower bound on its central epsilon");
     cmd->callback([o, protocol, &registry, &action] {
       action = [o, protocol, &registry] {
-        const std::optional<Value> choice = protocol->empty() ? std::nullopt : std::optional<Value>(protocol_choice(registry, *protocol, *o));
+        std::optional<Value> choice;
+        try {
+          if (!protocol->empty()) choice = api::protocol_choice(registry, *protocol, *o);
+        } catch (const std::invalid_argument& e) {
+          throw std::invalid_argument(std::string("--") + e.what());  // "protocol NAME: ...", named as the option here
+        }
         Value out = account_local(*o, progress_after_a_second("fmt-numeric"), progress_after_a_second("blanket-exact"),
                                   progress_after_a_second("ldp-blanket"), progress_after_a_second("rr-exact-all"));
         if (choice) {

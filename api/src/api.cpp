@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -257,5 +258,30 @@ Value account_noise(const NoiseQuery& q) {
   }
   return out;
 }
+
+Value protocol_choice(const Registry& registry, const std::string& name, const LocalQuery& q) {
+  const ProtocolInfo* info = registry.find(name);
+  const auto declares = [info](std::string_view param) {
+    return info != nullptr && std::any_of(info->params.begin(), info->params.end(), [&](const ParamSpec& p) { return p.name == param; });
+  };
+  if (!declares("epsilon") || !declares("delta"))
+    throw std::invalid_argument("protocol " + name + ": " + (info == nullptr ? "no such protocol" : "it has no epsilon and delta parameters") +
+                                " (give a protocol whose local epsilon0 the accountant chooses, such as counting-rr-amplified)");
+  const auto protocol = registry.create(name, {{"epsilon", fmt::format("{:.17g}", q.epsilon)}, {"delta", fmt::format("{:.17g}", q.delta)}}, q.parties);
+  const Value d = protocol->describe();
+  if (!d.contains("epsilon0") || !d.contains("bound"))
+    throw std::invalid_argument("protocol " + name + ": it does not choose a local epsilon0 by an amplification bound (its describe() names no epsilon0 and bound)");
+  const double eps0 = d["epsilon0"].get<double>();
+  const std::uint64_t k = d.contains("domain") ? d["domain"].get<std::uint64_t>() : 2;
+  Value out = {{"name", name},
+               {"epsilon0", eps0},
+               {"bound", d["bound"]},
+               {"central_epsilon", q.epsilon},
+               {"central_epsilon_at_least", rr_exact_epsilon(q.parties, eps0, q.delta, k)}};
+  if (d.contains("bound_choice")) out["bound_choice"] = d["bound_choice"];
+  if (const auto sd = protocol->predicted_sd()) out["predicted_sd"] = *sd;
+  return out;
+}
+
 
 }  // namespace shufflempc::api

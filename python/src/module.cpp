@@ -616,16 +616,24 @@ PYBIND11_MODULE(_core, m) {
       "bounds composed over the rounds: what `shufflempc account amplify --json` prints.");
   m.def(
       "account_local",
-      [](std::uint64_t parties, double epsilon, double delta, std::uint64_t k) {
+      [](std::uint64_t parties, double epsilon, double delta, std::uint64_t k, const std::string& protocol) {
         Value v;
+        const api::LocalQuery q{parties, epsilon, delta, k};
+        // A protocol's choice first (account local --protocol): a Python-defined one's configure
+        // runs under the GIL, so this is asked before the GIL is released.
+        std::optional<Value> choice;
+        if (!protocol.empty()) choice = api::protocol_choice(registry(), protocol, q);
         {
           py::gil_scoped_release release;
-          v = api::account_local({parties, epsilon, delta, k});
+          v = api::account_local(q);
         }
+        if (choice) v["protocol"] = *choice;
         return to_python(v);
       },
-      py::arg("parties"), py::arg("epsilon"), py::arg("delta") = 1e-6, py::arg("k") = 2,
-      "The largest eps0 a randomizer may have so that n shuffled reports are (epsilon, delta)-DP, by each bound.");
+      py::arg("parties"), py::arg("epsilon"), py::arg("delta") = 1e-6, py::arg("k") = 2, py::arg("protocol") = "",
+      "The largest eps0 a randomizer may have so that n shuffled reports are (epsilon, delta)-DP, by each bound; with protocol=NAME "
+      "(a registered protocol whose describe() names the epsilon0 it chose and its bound, built-in or registered from Python) "
+      "that protocol's choice first, under 'protocol', as `account local --protocol NAME --json` puts it.");
   m.def(
       "account_noise",
       [](const std::string& noise, std::uint64_t parties, double epsilon, std::optional<double> delta, std::optional<double> p,

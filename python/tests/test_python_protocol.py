@@ -115,3 +115,19 @@ def test_misuse_is_a_value_error_naming_the_argument_and_a_callable_s_exception_
     smpc.run("py-keeps", parties=2, seed=1)
     with pytest.raises(RuntimeError, match="no longer valid"):
         kept[0].random()
+
+
+def test_account_local_takes_a_python_protocol_that_chooses_its_local_epsilon():
+    # A randomized response whose epsilon0 is the accountant's numeric bound at (n, epsilon, delta).
+    def configure(params, parties, guaranteed):
+        bounds = smpc.account_local(guaranteed, params["epsilon"], params["delta"])
+        return {"epsilon0": bounds["fmt_numeric_epsilon0"], "bound": "fmt-numeric"}
+
+    smpc.register_protocol("py-rr", encode=lambda x, s, rng: [x], analyze=lambda m, n, s, rng: float(m.sum()), truth=sum,
+                           params={"epsilon": 1.0, "delta": 1e-6}, configure=configure)
+    out = smpc.account_local(10000, 1.0, protocol="py-rr")
+    choice = out["protocol"]
+    assert choice["name"] == "py-rr" and choice["bound"] == "fmt-numeric"
+    assert 1.0 < choice["epsilon0"] and choice["central_epsilon_at_least"] <= 1.0
+    with pytest.raises(ValueError, match="protocol py-three: it has no epsilon and delta parameters"):
+        smpc.account_local(10000, 1.0, protocol="py-three")

@@ -73,6 +73,14 @@ struct LocalQuery {
                                   const AccountingProgress& exact_progress = {}, const AccountingProgress& ldp_progress = {},
                                   const AccountingProgress& exact_all_progress = {});
 
+// What `account local --protocol NAME` puts first (and Python's account_local(protocol=NAME)): the
+// protocol built at (n, epsilon, delta), the local epsilon0 it chose and by which bound (its describe()'s
+// epsilon0 and bound), the error it predicts, and the lower bound on the central epsilon of that
+// epsilon0 (the exact curve of shuffled randomized response) beside the epsilon its bound certifies.
+// Throws std::invalid_argument naming the protocol for a protocol without epsilon and delta
+// parameters, or one that does not say which epsilon0 it chose.
+[[nodiscard]] Value protocol_choice(const Registry& registry, const std::string& name, const LocalQuery& q);
+
 // `account noise`: the exact delta of binomial, discrete Laplace or Polya-difference noise, or the
 // least noise that meets (epsilon, delta).
 struct NoiseQuery {
