@@ -16,6 +16,7 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <regex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -37,6 +38,24 @@ namespace py = pybind11;
 using namespace shufflempc;
 
 namespace {
+
+// An error of the library as Python speaks: the command line's spellings in its messages become
+// the keyword arguments that set the same thing (--set noise -> fixed['noise'], --vary epsilon ->
+// axes['epsilon'], --noise calibrated -> noise='calibrated', --random-inputs 'x' ->
+// random_inputs='x', --min-parties and min-parties -> min_parties).
+std::string pythonic(std::string text) {
+  static const std::regex set_key("--set ([A-Za-z0-9_-]+)"), vary_key("--vary ([A-Za-z0-9_-]+)"), quoted("--([a-z][a-z0-9-]*) '([^']*)'"),
+      use_value("(use|needs) --([a-z][a-z0-9-]*) ([a-z0-9.]+)"), flag("--([a-z][a-z0-9-]*)"), parties_word("\\b(min|max)-parties\\b");
+  text = std::regex_replace(text, set_key, "fixed['$1']");
+  text = std::regex_replace(text, vary_key, "axes['$1']");
+  text = std::regex_replace(text, quoted, "$1='$2'");
+  text = std::regex_replace(text, use_value, "$1 $2='$3'");
+  text = std::regex_replace(text, flag, "$1");
+  text = std::regex_replace(text, parties_word, "$1_parties");
+  // The option names that were turned into keywords keep no dash (random-inputs -> random_inputs).
+  static const std::regex dashed_keyword("\\b(random|min|max|decryption|mix|per)-(inputs|parties|threshold|servers|trial)\\b");
+  return std::regex_replace(text, dashed_keyword, "$1_$2");
+}
 
 // The built-in protocols and those registered from Python (register_protocol).
 Registry& registry() {
@@ -543,6 +562,14 @@ py::array_t<std::uint8_t> xor_sum_decode(const py::array_t<std::uint8_t, py::arr
 PYBIND11_MODULE(_core, m) {
   m.doc() = "The compiled half of the shufflempc package (see shufflempc.__doc__).";
   m.attr("__version__") = SHUFFLEMPC_VERSION;
+  // A bad argument is a ValueError in Python's words (pythonic); every other exception as pybind11 translates it.
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const std::invalid_argument& e) {
+      PyErr_SetString(PyExc_ValueError, pythonic(e.what()).c_str());
+    }
+  });
   shufflempc::python::bind_python_protocols(m, registry());
 
   m.def("list", [] { return to_python(api::protocol_list(registry())); },

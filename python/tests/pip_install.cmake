@@ -1,0 +1,43 @@
+# CTest check: `pip install .` into a fresh venv (offline: --no-index; the in-tree PEP 517 backend
+# needs nothing from the index), the package imported from the venv (not the build tree) and the
+# Python-protocol tests run there; and, where python3-build is installed, `python3 -m build --wheel`
+# makes the wheel for this interpreter. SHUFFLEMPC_BUILD_DIR is this build, so nothing compiles again.
+#   cmake -DBUILD_DIR=<build> -DSOURCE_DIR=<source> -DPYTHON=<python3> -P pip_install.cmake
+cmake_minimum_required(VERSION 3.25)
+
+function(step what)
+  # In the scratch folder: not the build tree's python/, whose shufflempc/ the current folder would shadow.
+  execute_process(COMMAND ${ARGN} WORKING_DIRECTORY "${work}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "pip_install: ${what} failed (${rc}):\n${out}\n${err}")
+  endif()
+  set(step_output "${out}" PARENT_SCOPE)
+endfunction()
+
+set(work "${BUILD_DIR}/pip-install-test")
+file(REMOVE_RECURSE "${work}")
+file(MAKE_DIRECTORY "${work}")
+set(venv "${work}/venv")
+# --system-site-packages: the venv sees Debian's numpy and pytest (offline, nothing to download).
+step("make a venv" ${PYTHON} -m venv --system-site-packages "${venv}")
+step("pip install ." ${CMAKE_COMMAND} -E env "SHUFFLEMPC_BUILD_DIR=${BUILD_DIR}" --unset=PYTHONPATH
+     "${venv}/bin/pip" install --no-index --no-cache-dir "${SOURCE_DIR}")
+step("import from the venv" ${CMAKE_COMMAND} -E env --unset=PYTHONPATH
+     "${venv}/bin/python" -c "import shufflempc\nprint(shufflempc.__file__)\nprint(shufflempc.run('counting', parties=2000, seed=1)['parties'])")
+if(NOT step_output MATCHES "^${venv}/lib/python[0-9.]+/site-packages/shufflempc/__init__.py\n2000\n$")
+  message(FATAL_ERROR "pip_install: expected the package from the venv and a run of 2000 parties, got:\n${step_output}")
+endif()
+step("the Python-protocol tests in the venv" ${CMAKE_COMMAND} -E env --unset=PYTHONPATH
+     "${venv}/bin/python" -m pytest -q -p no:cacheprovider "${SOURCE_DIR}/python/tests/test_python_protocol.py")
+# (No ';' in an argument: step() passes its arguments on as a list.)
+execute_process(COMMAND ${PYTHON} -c "import build" RESULT_VARIABLE has_build OUTPUT_QUIET ERROR_QUIET)
+if(has_build EQUAL 0)
+  step("python3 -m build --wheel" ${CMAKE_COMMAND} -E env "SHUFFLEMPC_BUILD_DIR=${BUILD_DIR}"
+       ${PYTHON} -m build --wheel --no-isolation --outdir "${work}/dist" "${SOURCE_DIR}")
+  file(GLOB wheels "${work}/dist/shufflempc-*-cp3*-linux_*.whl")
+  if(NOT wheels)
+    message(FATAL_ERROR "pip_install: python3 -m build made no wheel for this interpreter:\n${step_output}")
+  endif()
+endif()
+file(REMOVE_RECURSE "${work}")
+message(STATUS "pip_install: installed into a venv, imported from there, its tests pass")
