@@ -4,19 +4,15 @@
 # makes the wheel for this interpreter. SHUFFLEMPC_BUILD_DIR is this build, so nothing compiles again.
 #   cmake -DBUILD_DIR=<build> -DSOURCE_DIR=<source> -DPYTHON=<python3> -P pip_install.cmake
 cmake_minimum_required(VERSION 3.25)
+include(${CMAKE_CURRENT_LIST_DIR}/../../tests/support/step.cmake)
+set(STEP_NAME pip_install)
 
-function(step what)
-  # In the scratch folder: not the build tree's python/, whose shufflempc/ the current folder would shadow.
-  execute_process(COMMAND ${ARGN} WORKING_DIRECTORY "${work}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "pip_install: ${what} failed (${rc}):\n${out}\n${err}")
-  endif()
-  set(step_output "${out}" PARENT_SCOPE)
-endfunction()
 
 set(work "${BUILD_DIR}/pip-install-test")
 file(REMOVE_RECURSE "${work}")
 file(MAKE_DIRECTORY "${work}")
+# In the scratch folder: not the build tree's python/, whose shufflempc/ the current folder would shadow.
+set(STEP_DIR "${work}")
 set(venv "${work}/venv")
 # --system-site-packages: the venv sees Debian's numpy and pytest (offline, nothing to download).
 step("make a venv" ${PYTHON} -m venv --system-site-packages "${venv}")
@@ -29,7 +25,6 @@ if(NOT step_output MATCHES "^${venv}/lib/python[0-9.]+/site-packages/shufflempc/
 endif()
 step("the Python-protocol tests in the venv" ${CMAKE_COMMAND} -E env --unset=PYTHONPATH
      "${venv}/bin/python" -m pytest -q -p no:cacheprovider "${SOURCE_DIR}/python/tests/test_python_protocol.py")
-# (No ';' in an argument: step() passes its arguments on as a list.)
 execute_process(COMMAND ${PYTHON} -c "import build" RESULT_VARIABLE has_build OUTPUT_QUIET ERROR_QUIET)
 if(has_build EQUAL 0)
   step("python3 -m build --wheel" ${CMAKE_COMMAND} -E env "SHUFFLEMPC_BUILD_DIR=${BUILD_DIR}"

@@ -8,13 +8,8 @@
 #         [-DLAUNCHER=<ccache>] [-DBUILD_TYPE=<type>] [-DSANITIZE=ON] -P external_protocol.cmake
 cmake_minimum_required(VERSION 3.25)
 
-function(step what)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "external_protocol: ${what} failed (${rc}):\n${out}\n${err}")
-  endif()
-  set(step_output "${out}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/../support/step.cmake)
+set(STEP_NAME external_protocol)
 
 file(REMOVE_RECURSE "${WORK_DIR}")
 set(prefix "${WORK_DIR}/prefix")
