@@ -50,6 +50,9 @@ extern const char* const study_summary;
 void add_keygen_entry(CLI::App& app, const Registry& registry, Action& action);
 void add_shuffler_entry(CLI::App& app, const Registry& registry, Action& action);
 void add_mix_server_entry(CLI::App& app, const Registry& registry, Action& action);
+// A bash completion script for `app` (every command and option of it, hidden ones left out) as
+// `program` (`PROGRAM completion bash` prints it; cli/completion.cpp).
+[[nodiscard]] std::string bash_completion(const CLI::App& app, const std::string& program);
 // cli::main with the commands of `table` (shufflempc/cli.hpp has the exit statuses), speaking as
 // `program` in its usage, error and version lines (shufflempc's own binaries: "shufflempc").
 int run_commands(int argc, char** argv, const std::function<void(Registry&)>& add_protocols, const std::vector<Command>& table,

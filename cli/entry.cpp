@@ -53,6 +53,13 @@ int shufflempc::cli::run_commands(int argc, char** argv, const std::function<voi
       if (add_protocols) add_protocols(r);
       return r;
     }();
+    // `completion bash`: a completion script of every command of the table, with every protocol.
+    if (argc == 3 && std::string_view(argv[1]) == "completion") {
+      if (std::string_view(argv[2]) != "bash") throw std::invalid_argument("completion: only bash is written (completion bash)");
+      for (const auto& c : table) c.add(app, registry, action);
+      std::cout << bash_completion(app, program);
+      return 0;
+    }
     // Only the command the line names is built; without one (--help, no argument) every command
     // of the table is, for the list.
     const std::string named = argc > 1 && argv[1][0] != '-' ? argv[1] : "";

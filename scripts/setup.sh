@@ -32,7 +32,7 @@ fi
 packages=(build-essential cmake pkg-config libsodium-dev libssl-dev libasio-dev libboost-dev libgmp-dev doctest-dev
           libcli11-dev nlohmann-json3-dev libfmt-dev libeigen3-dev coinor-libclp-dev iproute2 clang-16 libclang-rt-16-dev ccache gnuplot-nox
           libopenmpi-dev openmpi-bin
-          pybind11-dev pybind11-json-dev python3-dev python3-numpy python3-pytest python3-pandas python3-matplotlib python3-venv python3-build)
+          pybind11-dev pybind11-json-dev python3-dev python3-numpy python3-pytest python3-pandas python3-matplotlib python3-venv python3-build help2man)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

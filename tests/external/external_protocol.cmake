@@ -85,6 +85,26 @@ if(at EQUAL -1)
   message(FATAL_ERROR "external_protocol: the installed shufflempc did not run the installed circuit:\n${step_output}")
 endif()
 
+# The bash completion and (with help2man) the man pages, installed with the package.
+if(NOT EXISTS "${prefix}/share/bash-completion/completions/shufflempc")
+  message(FATAL_ERROR "external_protocol: no bash completion installed")
+endif()
+file(READ "${prefix}/share/bash-completion/completions/shufflempc" completion)
+if(NOT completion MATCHES "complete -F _shufflempc_complete shufflempc")
+  message(FATAL_ERROR "external_protocol: the installed completion is not shufflempc's")
+endif()
+if(MAN_PAGES)
+  foreach(page shufflempc shufflempc-node shufflempc-study)
+    if(NOT EXISTS "${prefix}/share/man/man1/${page}.1")
+      message(FATAL_ERROR "external_protocol: no man page ${page}.1 installed")
+    endif()
+  endforeach()
+  file(READ "${prefix}/share/man/man1/shufflempc.1" man)
+  if(NOT man MATCHES "\\.TH SHUFFLEMPC" OR NOT man MATCHES "verify")
+    message(FATAL_ERROR "external_protocol: the man page is not shufflempc's --help")
+  endif()
+endif()
+
 # The package from the build tree, uninstalled: find_package(shufflempc) with shufflempc_DIR the
 # build directory configures the same project (the targets file is exported there).
 step("configure against the build tree" ${CMAKE_COMMAND} -S "${SOURCE_DIR}/examples/external_protocol" -B "${WORK_DIR}/build-tree"
