@@ -20,7 +20,7 @@ ParamSpec delta_param() {
           .min = 0.0, .max = 1.0, .min_exclusive = true, .max_exclusive = true};
 }
 ParamSpec noise_param() {
-  return {.name = "noise", .type = ParamType::choice, .default_value = "lecture",
+  return {.name = "noise", .type = ParamType::choice, .default_value = "calibrated",
           .help = "noise rate: the lectures' p = 48 ln(2/delta)/(eps^2 n), or the smallest p the exact oracle accepts",
           .choices = {"lecture", "calibrated"}};
 }

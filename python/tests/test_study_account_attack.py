@@ -171,7 +171,7 @@ def test_rounds_study_at_a_round_trip_time_runs_over_shaped_links():
 
 
 def test_errors_name_the_keyword_arguments_not_the_command_line_s_flags():
-    cases = [(lambda: shufflempc.run("counting", parties=10), "noise='calibrated'"),
+    cases = [(lambda: shufflempc.run("counting", parties=1000, noise="lecture"), "noise='calibrated'"),
              (lambda: shufflempc.study(["counting"], {"epsilon": [0.5, 1]}, fixed={"noise": "loud"}, trials=2, progress=False),
               "fixed['noise']: 'loud' is not one of"),
              (lambda: shufflempc.study(["counting"], {"epsilon": ["x"]}, trials=2, progress=False), "axes['epsilon']: 'x' is not a number"),

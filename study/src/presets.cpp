@@ -11,14 +11,15 @@ namespace shufflempc::study {
 namespace {
 
 std::vector<Series> counting_series() {
-  return {{"", "randomized-response", {}},     {"", "counting", {}}, {"", "counting", {{"noise", "calibrated"}}},
+  // The lectures' noise rate beside the calibrated one (the protocols' default), each named.
+  return {{"", "randomized-response", {}},     {"", "counting", {{"noise", "lecture"}}}, {"", "counting", {{"noise", "calibrated"}}},
           {"", "counting-balcer-cheu", {}},   {"", "counting-rr-amplified", {}}, {"", "counting-correlated", {}},
           {"", "central-laplace", {}}};
 }
 std::vector<Series> histogram_series() {
   return {{"", "histogram-rr-amplified", {{"model", "local"}}},
-          {"", "histogram", {}},
-          {"", "histogram", {{"variant", "parallel"}}},
+          {"", "histogram", {{"noise", "lecture"}}},
+          {"", "histogram", {{"variant", "parallel"}, {"noise", "lecture"}}},
           {"", "histogram-rr-amplified", {}},
           {"", "histogram-central-laplace", {}}};
 }

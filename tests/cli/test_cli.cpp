@@ -129,7 +129,8 @@ TEST_CASE("wrong or missing arguments: one clear line naming the problem, usage,
     const char* args;
     const char* says;
   };
-  for (const Case c : {Case{"run counting --parties 1000", "parties must be at least 1393"},
+  for (const Case c : {Case{"run counting --parties 1000 --noise lecture", "parties must be at least 1393"},
+                       Case{"run counting --parties 10", "no noise rate p <= 1/2 makes 10 parties (epsilon, delta)-DP"},
                        Case{"run counting --parties 5000 --epsilon 2", "parameter 'epsilon' = 2 is out of range: must be a number in (0, 1]"},
                        Case{"run counting --parties 5000 --noise loud", "one of: lecture, calibrated"},
                        Case{"run counting", "--parties is required"},

@@ -139,7 +139,7 @@ TEST_CASE("study: honest and dropouts calibrate the protocols for min-parties an
 TEST_CASE("study: infeasible cells are reported with the protocol's reason, the others run") {
   const Registry registry = builtin_registry();
   study::Spec spec;
-  spec.series = {study::parse_series("counting"), study::parse_series("central-laplace")};
+  spec.series = {study::parse_series("counting:noise=lecture"), study::parse_series("central-laplace")};
   spec.axes = {study::parse_axis("parties=500,200000")};
   spec.trials = 3;
   study::validate(registry, spec);
@@ -191,7 +191,7 @@ TEST_CASE("study: spread over three ranks, rank 0 gathers the trials of a single
   study::Spec spec;
   // A one-round series, a multi-round one (driver path), an infeasible cell, 7 trials over 3 ranks
   // (so the ranks' shares differ in size and a cell's trials are split between ranks).
-  spec.series = {study::parse_series("counting"), study::parse_series("split-mix-dp-sum")};
+  spec.series = {study::parse_series("counting:noise=lecture"), study::parse_series("split-mix-dp-sum")};
   spec.axes = {study::parse_axis("parties=500,4000")};
   spec.trials = 7;
   spec.seed = 5;

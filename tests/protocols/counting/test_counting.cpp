@@ -256,7 +256,7 @@ TEST_CASE("counting with half the parties gone: noise calibrated for --min-parti
   // The estimate is of the 2000 submitters' count, within the noise of 2000 parties.
   CHECK(std::fabs(r.output.get<double>() - static_cast<double>(m)) <= test::normal_z() * noise_sd(m, p) + 1);
   // The lecture rule names min-parties when it is the one that is too small.
-  CHECK_THROWS_WITH_AS((void)registry.create("counting", {}, 4000, 1000), doctest::Contains("min-parties = 1000 is too few"),
+  CHECK_THROWS_WITH_AS((void)registry.create("counting", {{"noise", "lecture"}}, 4000, 1000), doctest::Contains("min-parties = 1000 is too few"),
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS((void)registry.create("counting", {}, 4000, 5000), doctest::Contains("min-parties = 5000 is out of range"),
                        std::invalid_argument);
