@@ -568,7 +568,8 @@ Value to_json(const Spec& spec, const std::vector<Cell>& cells, bool with_trials
     for (const auto& v : a.values) values.push_back(v.text);
     axes.push_back({{"key", a.key}, {"values", values}});
   }
-  Value out = {{"study", spec.name},   {"title", spec.title},   {"series", series}, {"axes", axes},
+  // The caption a figure's title leaves out: what the preset shows (its note).
+  Value out = {{"study", spec.name},   {"title", spec.title},   {"caption", spec.note}, {"series", series}, {"axes", axes},
                {"fixed", spec.fixed},  {"parties", spec.parties}, {"inputs", spec.inputs},
                {"honest", spec.honest ? Value(*spec.honest) : Value(nullptr)}, {"dropouts", spec.dropouts},
                {"trials", spec.trials}, {"seed", spec.seed},     {"cells", Value::array()}};

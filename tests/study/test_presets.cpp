@@ -11,7 +11,7 @@
 
 using namespace shufflempc;
 
-TEST_CASE("study presets: every preset validates against the built-in registry, has a note and plots one of its axes if it has any") {
+TEST_CASE("study presets: every preset validates against the built-in registry, has a note (its JSON's caption) and plots one of its axes if it has any") {
   const Registry registry = builtin_registry();
   const auto names = study::preset_names();
   REQUIRE(names.size() >= 5);
@@ -21,6 +21,7 @@ TEST_CASE("study presets: every preset validates against the built-in registry, 
     study::Spec spec = study::preset(name);
     CHECK(spec.name == name);
     CHECK_FALSE(spec.note.empty());
+    CHECK(study::to_json(spec, {}, false)["caption"] == spec.note);  // the caption the figure's title leaves out
     REQUIRE_FALSE(spec.series.empty());
     for (const auto& series : spec.series) CHECK(registry.find(series.protocol) != nullptr);
     CHECK_NOTHROW(study::validate(registry, spec));
