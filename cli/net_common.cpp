@@ -13,6 +13,7 @@
 namespace shufflempc::cli {
 
 net::PublicKey public_key_of(const std::string& given, const std::string& what) {
+  // 64 hex digits, a token KEY:..., a key file, or a file holding either.
   if (given.size() > 64 && given[64] == ':') return net::parse_public_key(given.substr(0, 64), what);
   if (given.size() == 64 && given.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos)
     return net::parse_public_key(given, what);
@@ -22,6 +23,7 @@ net::PublicKey public_key_of(const std::string& given, const std::string& what) 
     return net::parse_public_key(v["public_key"].get<std::string>(), what + " (" + given + ")");
   std::string hex;
   std::istringstream(text) >> hex;
+  if (hex.size() > 64 && hex[64] == ':') hex.resize(64);  // a server's token KEY:SIGNING_KEY[...] as keygen printed it
   return net::parse_public_key(hex, what + " (" + given + ")");
 }
 

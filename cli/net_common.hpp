@@ -41,7 +41,7 @@ void add_analyzer_command(CLI::App& app, const Registry& registry, Action& actio
 void add_local_command(CLI::App& app, const Registry& registry, Action& action);
 
 // A public key given as 64 hex digits (or KEY:... as keygen prints a server's keys), as the path of
-// a key file, or of a file holding the hex; `what` names the option in errors.
+// a key file, or of a file holding either (what keygen printed, saved); `what` names the option in errors.
 [[nodiscard]] net::PublicKey public_key_of(const std::string& given, const std::string& what);
 
 // Prints "shufflempc WHO: LINE" on stderr.
