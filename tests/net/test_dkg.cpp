@@ -1,11 +1,13 @@
 // The distributed key generation over TCP (net/dkg.hpp) and the t-of-k key it gives a verifiable
 // chain: the coordinator and TcpDkgServers on 127.0.0.1 make a key every server agrees on; a server
-// that deals a bad share is disqualified and named; a server that is not there is left out and
-// named; a coordinator without the shuffler's key is refused. A round delivered to every party
+// that deals a bad share is disqualified and named; a server that is not there, or that takes the
+// connection and never answers, is left out and named within the deadline; a coordinator without the shuffler's key is refused. A round delivered to every party
 // completes with k - t servers gone after the mix, with the in-process output and a transcript
 // that verifies against the config; with more gone it fails naming the count; the config carries
 // the key generation's transcript and refuses one that was altered.
 #include <doctest/doctest.h>
+
+#include <asio.hpp>
 
 #include "shufflempc/hex.hpp"
 #include "shufflempc/inproc.hpp"
@@ -122,6 +124,36 @@ TEST_CASE("dkg over TCP: a server that deals a bad share is disqualified and nam
     CHECK_THROWS_WITH_AS(g.generation.require_everyone(), doctest::Contains("the key generation left out 1 of the chain's servers (mix server 2"),
                          std::runtime_error);
   }
+}
+
+TEST_CASE("dkg over TCP: a server that takes the connection and never answers is left out within the deadline, and the key made without it") {
+  const Chain c = make_chain(3, 2);
+  // Server 2's address is a socket that listens and never reads: the connection is made (the
+  // kernel accepts it), the handshake is never answered.
+  asio::io_context io;
+  asio::ip::tcp::acceptor silent(io, asio::ip::tcp::endpoint(asio::ip::address_v4::loopback(), 0));
+  net::TcpDkgServer server(c.local.mix_servers[0], c.local.shuffler.public_key(), "127.0.0.1", 0, net::Logger{});
+  net::DkgServed served;
+  std::thread t([&] { served = server.run(); });
+  const auto started = std::chrono::steady_clock::now();
+  const auto g = net::generate_key(c.setup, c.local.shuffler,
+                                   {"127.0.0.1:" + std::to_string(server.port()), "127.0.0.1:" + std::to_string(silent.local_endpoint().port())},
+                                   std::chrono::milliseconds(1'000));
+  const auto took = std::chrono::steady_clock::now() - started;
+  t.join();
+  std::string notes;
+  for (const auto& n : g.notes) notes += n + "\n";
+  INFO(notes);
+  CHECK(g.left_out == std::vector<std::size_t>{2});
+  CHECK(notes.find("mix server 2 (127.0.0.1:" + std::to_string(silent.local_endpoint().port()) +
+                   ") is left out of the key generation at its commitment: no answer within 1000 ms") != std::string::npos);
+  CHECK(took < std::chrono::seconds(10));  // one deadline, not one per step
+  CHECK(g.outcome.qualified == std::vector<std::uint32_t>{0, 1});
+  REQUIRE(g.outcome.key.check().empty());
+  CHECK(served.error.empty());  // the server that answered holds its share of the key made without server 2
+  REQUIRE(served.outcome);
+  CHECK(served.outcome->key == g.outcome.key);
+  CHECK_THROWS_WITH_AS(g.require_everyone(), doctest::Contains("left out 1 of the chain's servers (mix server 2"), std::runtime_error);
 }
 
 TEST_CASE("dkg over TCP: a coordinator that does not hold the shuffler's key is refused") {
