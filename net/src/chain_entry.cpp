@@ -11,12 +11,13 @@
 
 namespace shufflempc::net::detail {
 
-ChainEntry::ChainEntry(const SessionConfig& config, const KeyPair& keys, const SigningKeyPair& signing, MixHop* hop0,
+ChainEntry::ChainEntry(const SessionConfig& config, const mixnet::ElGamalKey* share, const SigningKeyPair& signing, MixHop* hop0,
                        SessionRounds::Closed closed, Rng& rng, const Tamper& tamper, std::function<std::string(std::size_t)> hop_name,
                        std::function<mixnet::TagKey(PartyId)> tag_key)
-    : config_(config), keys_(keys), rng_(rng), closed_(std::move(closed)), hop_name_(std::move(hop_name)), threads_(hardware_threads()) {
+    : config_(config), share_(share), rng_(rng), closed_(std::move(closed)), hop_name_(std::move(hop_name)), threads_(hardware_threads()) {
   if (config_.mix_chain.size() < 2) throw std::invalid_argument("chain entry: the session has no chain of mix servers");
   if (config_.mix == MixKind::verifiable) {
+    if (share_ == nullptr) throw std::invalid_argument("chain entry: a verifiable chain needs the entry's decryption share");
     start_verifiable(signing, tamper, tag_key);
   } else {
     if (hop0 == nullptr) throw std::invalid_argument("chain entry: an onion chain needs the entry's hop");
@@ -178,7 +179,7 @@ HopAsk ChainEntry::decrypt_ask() {
   auto evidence = mixnet::encode_evidence(rt_);
   const mixnet::ProofContext dctx{config_.session, closed_.round, static_cast<std::uint32_t>(rt_.hops.size())};
   rt_.decrypted_by.push_back(0);
-  rt_.decryption.push_back(mixnet::decryption_shares(dctx, 0, server_share(config_, keys_, 0), rt_.hops.back().output, rng_, threads_));
+  rt_.decryption.push_back(mixnet::decryption_shares(dctx, 0, *share_, rt_.hops.back().output, rng_, threads_));
   HopAsk ask;
   ask.type = FrameType::decrypt;
   ask.width = width_;

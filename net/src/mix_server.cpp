@@ -51,6 +51,7 @@ struct TcpMixServer::Impl : detail::SessionHost {
     std::string tag;
     std::uint32_t hop = 0;
     std::unique_ptr<MixHop> mixer;
+    std::optional<mixnet::ElGamalKey> share;  // a verifiable chain's: this server's share of the round key
     detail::IdentityProof entry_proof{};
     Limits limits;
     std::uint32_t next_round = 0;
@@ -233,7 +234,7 @@ struct TcpMixServer::Impl : detail::SessionHost {
     if (auto faults = mixnet::hop_faults(s.config.session, rt, signers_of(s.config.mix_chain), threads(), s.hop); !faults.empty())
       return round + ": " + faults.front();
     const mixnet::ProofContext dctx{s.config.session, r, static_cast<std::uint32_t>(rt.hops.size())};
-    const auto shares = mixnet::decryption_shares(dctx, s.hop, server_share(s.config, keys, s.hop), rt.hops.back().output, rng, threads());
+    const auto shares = mixnet::decryption_shares(dctx, s.hop, *s.share, rt.hops.back().output, rng, threads());
     s.decrypted.valid = true;
     s.decrypted.round = r;
     s.decrypted.width = static_cast<std::uint32_t>(mixnet::DecryptionShares::bytes_per_share);
@@ -373,8 +374,8 @@ TcpMixServer::TcpMixServer(KeyPair keys, std::vector<SessionConfig> sessions, co
     if (im.find(config.session)) throw std::invalid_argument("TcpMixServer: session " + to_hex(config.session) + " given twice");
     auto s = std::make_unique<Impl::Served>();
     s->hop = mix_server_position(config, im.keys);
-    // A key the servers made: this server's share must open now, not when a round needs it.
-    if (config.distributed_key) (void)server_share(config, im.keys, s->hop);
+    // Made once for the session; a key the servers made must open now, not when a round needs it.
+    if (config.mix == MixKind::verifiable) s->share = server_share(config, im.keys, s->hop);
     s->tag = "session " + to_hex(config.session).substr(0, 8) + " hop " + std::to_string(s->hop) + ": ";
     s->config = std::move(config);
     s->digest = s->config.digest();

@@ -142,6 +142,7 @@ struct TcpShuffler::Impl : detail::SessionHost {
     // With a mix chain: this server's hop (0), the links to the further servers (index = hop; 0
     // unused), whether a round's batch is crossing the chain, and every round's reports.
     std::unique_ptr<MixHop> hop0;
+    std::optional<mixnet::ElGamalKey> share;  // a verifiable chain's: this server's share of the round key
     detail::HopLinks hops;
     bool relaying = false;
     std::string chain_error;
@@ -427,7 +428,7 @@ struct TcpShuffler::Impl : detail::SessionHost {
   // asked of all at once. The output is delivered once the whole chain holds.
   asio::awaitable<void> relay(ServedSession& s, detail::SessionRounds::Closed closed) {
     const std::uint32_t round = closed.round;
-    detail::ChainEntry entry(s.config, keys, signing, s.hop0.get(), std::move(closed), rng, options.tamper_admitted,
+    detail::ChainEntry entry(s.config, s.share ? &*s.share : nullptr, signing, s.hop0.get(), std::move(closed), rng, options.tamper_admitted,
                              [&s](std::size_t hop) { return s.hops.name(hop); }, [&s](PartyId p) { return s.parties_tree.leaf(p); });
     for (const auto& line : entry.take_notes()) log(s.tag + line);
     for (std::size_t hop = 1; hop < s.config.mix_chain.size(); ++hop) {
@@ -945,8 +946,8 @@ TcpShuffler::TcpShuffler(KeyPair keys, std::vector<SessionConfig> sessions, cons
         throw std::invalid_argument("session " + to_hex(s->config.session).substr(0, 8) +
                                     ": mix_chain[0]'s ElGamal key is not the one the shuffler's key file derives");
       s->hop0 = std::make_unique<MixHop>(0, impl_->keys, impl_->signing);
-      // A key the servers made: this server's share must open now, not when a round needs it.
-      if (s->config.distributed_key) (void)server_share(s->config, impl_->keys, 0);
+      // Made once for the session; a key the servers made must open now, not when a round needs it.
+      if (s->config.mix == MixKind::verifiable) s->share = server_share(s->config, impl_->keys, 0);
       s->hops = detail::HopLinks(impl_->io, s->config, s->digest, impl_->keys, impl_->rng, options.hop_addresses,
                                  [impl = impl_.get(), tag = s->tag](const std::string& line) { impl->log(tag + line); });
     }

@@ -88,7 +88,7 @@ struct OnionChain {
 TEST_CASE("chain entry: an onion round crosses three servers socket-free, every record arrives once, and the commitment covers the admitted batch") {
   OnionChain chain(301);
   SeededRng rng(302);
-  detail::ChainEntry entry(chain.local.config, chain.local.shuffler, signing_key_of(chain.local.shuffler), &chain.hops[0], chain.closed(), rng,
+  detail::ChainEntry entry(chain.local.config, nullptr, signing_key_of(chain.local.shuffler), &chain.hops[0], chain.closed(), rng,
                            {}, name_of);
   for (std::size_t hop = 1; hop < 3; ++hop) {
     const auto ask = entry.shuffle_ask();
@@ -115,7 +115,7 @@ TEST_CASE("chain entry: a wrong frame, a hop that drops a record and an entry th
   OnionChain chain(303);
   SeededRng rng(304);
   {  // server 1 answers with a frame of another round: the line names it
-    detail::ChainEntry entry(chain.local.config, chain.local.shuffler, signing_key_of(chain.local.shuffler), &chain.hops[0], chain.closed(),
+    detail::ChainEntry entry(chain.local.config, nullptr, signing_key_of(chain.local.shuffler), &chain.hops[0], chain.closed(),
                              rng, {}, name_of);
     auto [header, payload] = chain.answer(1, entry.shuffle_ask(), rng);
     header.round = 7;
@@ -123,7 +123,7 @@ TEST_CASE("chain entry: a wrong frame, a hop that drops a record and an entry th
           "round 0: server 1 answered with a frame that is not this round's mixed batch");
   }
   {  // server 2 drops a record after signing for all of them: the chain's reports do not hold
-    detail::ChainEntry entry(chain.local.config, chain.local.shuffler, signing_key_of(chain.local.shuffler), &chain.hops[0], chain.closed(),
+    detail::ChainEntry entry(chain.local.config, nullptr, signing_key_of(chain.local.shuffler), &chain.hops[0], chain.closed(),
                              rng, {}, name_of);
     const auto [h1, p1] = chain.answer(1, entry.shuffle_ask(), rng);
     REQUIRE_FALSE(entry.take_shuffle(1, h1, p1));
@@ -141,7 +141,7 @@ TEST_CASE("chain entry: a wrong frame, a hop that drops a record and an entry th
       for (std::size_t i = 1; i < b.count(); ++i) out.push_back(b[i]);
       b = std::move(out);
     };
-    detail::ChainEntry entry(chain.local.config, chain.local.shuffler, signing_key_of(chain.local.shuffler), &chain.hops[0], chain.closed(),
+    detail::ChainEntry entry(chain.local.config, nullptr, signing_key_of(chain.local.shuffler), &chain.hops[0], chain.closed(),
                              rng, drop, name_of);
     for (std::size_t hop = 1; hop < 3; ++hop) {
       const auto [header, payload] = chain.answer(hop, entry.shuffle_ask(), rng);
@@ -167,7 +167,8 @@ TEST_CASE("chain entry: a verifiable round leaves out records that are not ciphe
   closed.outcome.messages = 4;
   closed.sources.messages = junk;
   for (PartyId p = 0; p < 4; ++p) closed.sources.parties.push_back({p, p, 1});
-  detail::ChainEntry entry(local.config, local.shuffler, signing_key_of(local.shuffler), nullptr, closed, rng, {}, name_of);
+  const auto share = net::server_share(local.config, local.shuffler, 0);
+  detail::ChainEntry entry(local.config, &share, signing_key_of(local.shuffler), nullptr, closed, rng, {}, name_of);
   const auto notes = entry.take_notes();
   REQUIRE(notes.size() == 1);
   CHECK(notes[0] == "round 0: 4 record(s) that are not ElGamal ciphertexts with a proof, 0 without a valid proof of plaintext knowledge by their "
@@ -222,7 +223,8 @@ TEST_CASE("chain entry: a verifiable round refuses and counts a re-randomized co
   closed.outcome.messages = 6;
   closed.sources.messages = records;
   for (PartyId p = 0; p < 6; ++p) closed.sources.parties.push_back({p, p, 1});
-  detail::ChainEntry entry(local.config, local.shuffler, signing_key_of(local.shuffler), nullptr, closed, rng, {}, name_of, tag_key);
+  const auto share = net::server_share(local.config, local.shuffler, 0);
+  detail::ChainEntry entry(local.config, &share, signing_key_of(local.shuffler), nullptr, closed, rng, {}, name_of, tag_key);
   const auto notes = entry.take_notes();
   REQUIRE(notes.size() == 1);
   CHECK(notes[0].find("round 0: 0 record(s) that are not ElGamal ciphertexts with a proof, 3 without a valid proof of plaintext knowledge") == 0);

@@ -55,11 +55,12 @@ class ChainEntry {
   using Tamper = std::function<void(std::uint32_t round, MessageBatch& admitted)>;
   // Starts `closed` through the chain of `config` (a chain of 2 or more servers, this one first):
   // admits and orders its batch and does hop 0 (`hop0` mixes an onion chain's batch; a verifiable
-  // chain re-encrypts, shuffles and proves with `keys`, signing with `signing`). `hop_name` names a
+  // chain re-encrypts, shuffles and proves, signing with `signing`, and decrypts with `share`, this
+  // server's share of the round key, made once for the session by server_share). `hop_name` names a
   // further server in the lines it gives; `tag_key` gives a party's submitter-tag key (a verifiable
-  // chain admits only records that carry their sender's tags). `config`, `hop0`, `signing` and `rng`
-  // must outlive it. A verifiable chain's `tamper` (tests) alters the admitted ciphertexts.
-  ChainEntry(const SessionConfig& config, const KeyPair& keys, const SigningKeyPair& signing, MixHop* hop0,
+  // chain admits only records that carry their sender's tags). `config`, `hop0`, `share`, `signing`
+  // and `rng` must outlive it. A verifiable chain's `tamper` (tests) alters the admitted ciphertexts.
+  ChainEntry(const SessionConfig& config, const mixnet::ElGamalKey* share, const SigningKeyPair& signing, MixHop* hop0,
              SessionRounds::Closed closed, Rng& rng, const Tamper& tamper, std::function<std::string(std::size_t)> hop_name,
              std::function<mixnet::TagKey(PartyId)> tag_key = {});
 
@@ -102,7 +103,7 @@ class ChainEntry {
   [[nodiscard]] std::string round_text() const;
 
   const SessionConfig& config_;
-  const KeyPair& keys_;
+  const mixnet::ElGamalKey* share_;
   Rng& rng_;
   SessionRounds::Closed closed_;
   std::function<std::string(std::size_t)> hop_name_;
