@@ -4,6 +4,7 @@
 #include <pybind11/stl.h>
 #include <pybind11_json/pybind11_json.hpp>
 
+#include <array>
 #include <cmath>
 #include <memory>
 #include <stdexcept>
@@ -60,14 +61,15 @@ enum class InputKind { bits, unit, python };
 
 // Python objects held by C++ objects that may be destroyed on any thread, with or without the GIL
 // (a protocol ends inside a run, which releases it): released under the GIL, or left as they are
-// once the interpreter has finished (the registry is destroyed at exit, after it).
+// once the interpreter has finished (the registry is destroyed at exit, after it). T lists the
+// objects it holds by objects().
 template <class T>
 void release_under_gil(T* p) {
   if (Py_IsInitialized()) {
     py::gil_scoped_acquire gil;
     delete p;
   } else {
-    p->leak();
+    for (py::object* o : p->objects()) (void)o->release();
     delete p;
   }
 }
@@ -78,13 +80,11 @@ struct Definition {
   std::size_t width = 1, messages = 1;
   InputKind inputs = InputKind::bits;
   py::object encode, analyze, truth, predicted_sd, configure, random_input;
-  void leak() {
-    for (auto* o : {&encode, &analyze, &truth, &predicted_sd, &configure, &random_input}) (void)o->release();
-  }
+  std::array<py::object*, 6> objects() { return {&encode, &analyze, &truth, &predicted_sd, &configure, &random_input}; }
 };
 struct Settings {
   py::object dict;
-  void leak() { (void)dict.release(); }
+  std::array<py::object*, 1> objects() { return {&dict}; }
 };
 
 template <bool HasSd>
