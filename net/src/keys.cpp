@@ -3,6 +3,7 @@
 #include "shufflempc/files.hpp"
 #include "shufflempc/numbers.hpp"
 #include "shufflempc/parallel.hpp"
+#include "shufflempc/net/sealing.hpp"
 #include "shufflempc/net/tcp.hpp"
 #include "shufflempc/net/verifiable.hpp"
 
@@ -64,9 +65,27 @@ KeyPair KeyPair::load(const std::string& path) {
 }
 
 std::vector<KeyPair> key_pairs_from(std::span<const SecretKey> secrets) {
-  std::vector<KeyPair> keys(secrets.size());
-  parallel_for(secrets.size(), secrets.size() >= 1024 ? hardware_threads() : 1,
-               [&](std::size_t i) { keys[i] = KeyPair::from_secret(secrets[i]); });
+  ensure_sodium();
+  // In runs of 256 whose public keys share one field inversion (sealing::ephemeral_public_keys, the
+  // seal's own: libsodium's fixed-base table on Edwards25519, then u = (1 + y) / (1 - y)), from
+  // clamped copies of the secrets: X25519 clamps its scalar, so the public keys are
+  // crypto_scalarmult_base's. The key pairs keep the secrets as given.
+  constexpr std::size_t run = 256;
+  const std::size_t count = secrets.size(), runs = (count + run - 1) / run;
+  std::vector<KeyPair> keys(count);
+  parallel_for(runs, count >= 1024 ? hardware_threads() : 1, [&](std::size_t r) {
+    const std::size_t first = r * run, k = std::min(run, count - first);
+    std::array<SecretKey, run> clamped;
+    std::array<PublicKey, run> publics;
+    for (std::size_t i = 0; i < k; ++i) {
+      clamped[i] = secrets[first + i];
+      clamped[i][0] &= 248;
+      clamped[i][31] = static_cast<std::uint8_t>((clamped[i][31] & 127) | 64);
+    }
+    sealing::ephemeral_public_keys(std::span(clamped.data(), k), std::span(publics.data(), k));
+    sodium_memzero(clamped.data(), sizeof clamped);
+    for (std::size_t i = 0; i < k; ++i) keys[first + i] = KeyPair::from_stored(secrets[first + i], publics[i]);
+  });
   return keys;
 }
 

@@ -283,6 +283,24 @@ TEST_CASE("keys: two key pairs are the same key only when both halves are equal,
   CHECK(key_runs(std::vector<PublicKey>{x, x, y, x, x, y}) == std::vector<std::size_t>{0, 2, 3, 5});
 }
 
+TEST_CASE("keys: key pairs made together have crypto_scalarmult_base's public keys of the secrets as given, across runs and cores") {
+  // 1100 random secrets, unclamped (X25519 clamps them): more than one run of 256 and past the
+  // parallel threshold, the last run short.
+  SeededRng rng(61);
+  std::vector<SecretKey> secrets(1100);
+  for (auto& s : secrets) rng.fill(s);
+  const auto keys = key_pairs_from(secrets);
+  REQUIRE(keys.size() == secrets.size());
+  std::size_t same = 0;
+  for (std::size_t i = 0; i < secrets.size(); ++i) {
+    const KeyPair one = KeyPair::from_secret(secrets[i]);
+    same += keys[i] == one && keys[i].secret_key() == secrets[i];
+  }
+  CHECK(same == secrets.size());
+  CHECK(key_pairs_from({}).empty());
+  CHECK(key_pairs_from(std::span(secrets).first(1))[0] == KeyPair::from_secret(secrets[0]));
+}
+
 TEST_CASE("key bundles: one key for a range of parties is stored once and loads as every party's key") {
   SeededRng rng(35);
   KeyBundle b;

@@ -57,8 +57,9 @@ class KeyPair {
 [[nodiscard]] std::vector<std::size_t> key_runs(std::span<const PublicKey> keys);
 
 using SecretKey = std::array<std::uint8_t, secret_key_bytes>;
-// KeyPair::from_secret of each secret, on every core (a scalar multiplication each: 10^6 keys take
-// about 20 s on one core), in order. The caller wipes the secrets.
+// KeyPair::from_secret of each secret, in order, on every core: the public keys made in runs that
+// share one field inversion (as the seal makes its ephemeral keys, net/sealing.hpp), which costs
+// less than crypto_scalarmult_base for each. The caller wipes the secrets.
 [[nodiscard]] std::vector<KeyPair> key_pairs_from(std::span<const SecretKey> secrets);
 
 // The key pairs of parties first .. first + keys.size() - 1 in one file: what a process hosting a
