@@ -79,8 +79,7 @@ std::vector<KeyPair> key_pairs_from(std::span<const SecretKey> secrets) {
     std::array<PublicKey, run> publics;
     for (std::size_t i = 0; i < k; ++i) {
       clamped[i] = secrets[first + i];
-      clamped[i][0] &= 248;
-      clamped[i][31] = static_cast<std::uint8_t>((clamped[i][31] & 127) | 64);
+      sealing::clamp(clamped[i]);
     }
     sealing::ephemeral_public_keys(std::span(clamped.data(), k), std::span(publics.data(), k));
     sodium_memzero(clamped.data(), sizeof clamped);

@@ -22,13 +22,13 @@ namespace {
 
 bool clamped(const std::array<std::uint8_t, 32>& s) { return (s[0] & 7) == 0 && (s[31] & 0xc0) == 0x40; }
 
+}  // namespace
+
 void clamp(std::array<std::uint8_t, 32>& s) {
   s[0] &= 248;
   s[31] &= 127;
   s[31] |= 64;
 }
-
-}  // namespace
 
 void ephemeral_public_keys(std::span<const std::array<std::uint8_t, 32>> secrets, std::span<PublicKey> out) {
   if (secrets.size() != out.size())

@@ -39,6 +39,10 @@ struct Opened {
 };
 [[nodiscard]] Opened open(std::span<const std::uint8_t> records, std::size_t width, const KeyPair& analyzer);
 
+// Clamps an X25519 secret scalar in place as X25519 does before it multiplies (the 3 low bits and
+// bit 255 cleared, bit 254 set): the public key of a secret is that of its clamped copy.
+void clamp(std::array<std::uint8_t, 32>& secret);
+
 // X25519 public keys of clamped secret scalars (bit 255 and the 3 low bits clear, bit 254 set, as
 // X25519 clamps), equal to crypto_scalarmult_base's: each e·B on Edwards25519 by libsodium's
 // fixed-base multiplication (crypto_scalarmult_ed25519_base_noclamp, with its precomputed table),
