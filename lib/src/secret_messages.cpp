@@ -16,8 +16,11 @@
 namespace shufflempc::osm {
 namespace {
 
-// BLAKE2b-256(domain | u32le(a) | u32le(b) | parts...): every key of this file.
-Key derive(std::string_view domain, PartyId a, PartyId b, std::initializer_list<std::span<const std::uint8_t>> parts) {
+// BLAKE2b-256(domain | u32le(a) | u32le(b) | the key bytes of each chaff in `chaffs`): the kdf keys.
+// A chaff span holds its labels' payloads one after another, `payload` bytes each; the first
+// min(payload, key_prefix_bytes) of each enter the hash.
+Key derive(std::string_view domain, PartyId a, PartyId b, std::size_t payload, std::initializer_list<std::span<const std::uint8_t>> chaffs) {
+  if (payload == 0) throw std::invalid_argument("secret messages: a key from chaff needs payload bytes");
   crypto_generichash_state st;
   crypto_generichash_init(&st, nullptr, 0, key_bytes);
   crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(domain.data()), domain.size());
@@ -25,7 +28,27 @@ Key derive(std::string_view domain, PartyId a, PartyId b, std::initializer_list<
   store_le<std::uint32_t>(ids.data(), a);
   store_le<std::uint32_t>(ids.data() + 4, b);
   crypto_generichash_update(&st, ids.data(), ids.size());
-  for (const auto part : parts) crypto_generichash_update(&st, part.data(), part.size());
+  const std::size_t take = std::min(payload, key_prefix_bytes);
+  for (const auto chaff : chaffs) {
+    if (chaff.size() % payload != 0)
+      throw std::invalid_argument("secret messages: " + std::to_string(chaff.size()) + " chaff bytes are not whole payloads of " +
+                                  std::to_string(payload));
+    for (std::size_t at = 0; at < chaff.size(); at += payload) crypto_generichash_update(&st, chaff.data() + at, take);
+  }
+  Key k{};
+  crypto_generichash_final(&st, k.data(), k.size());
+  return k;
+}
+
+// BLAKE2b-256(domain | u32le(a) | u32le(b)): the public seed of a coset matrix.
+Key public_seed(std::string_view domain, PartyId a, PartyId b) {
+  std::array<std::uint8_t, 8> ids{};
+  store_le<std::uint32_t>(ids.data(), a);
+  store_le<std::uint32_t>(ids.data() + 4, b);
+  crypto_generichash_state st;
+  crypto_generichash_init(&st, nullptr, 0, key_bytes);
+  crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(domain.data()), domain.size());
+  crypto_generichash_update(&st, ids.data(), ids.size());
   Key k{};
   crypto_generichash_final(&st, k.data(), k.size());
   return k;
@@ -67,16 +90,17 @@ void Config::validate() const {
                                 std::to_string(max_chaff) + "]");
 }
 
-Key direction_key(PartyId sender, PartyId recipient, std::span<const std::uint8_t> sender_chaff) {
-  return derive("shufflempc/osm/v1", sender, recipient, {sender_chaff});
+Key direction_key(PartyId sender, PartyId recipient, std::span<const std::uint8_t> sender_chaff, std::size_t payload_bytes) {
+  return derive("shufflempc/osm/v2", sender, recipient, payload_bytes, {sender_chaff});
 }
 
-Key pair_key(PartyId a, PartyId b, std::span<const std::uint8_t> chaff_a, std::span<const std::uint8_t> chaff_b) {
+Key pair_key(PartyId a, PartyId b, std::span<const std::uint8_t> chaff_a, std::span<const std::uint8_t> chaff_b,
+             std::size_t payload_bytes) {
   if (a > b) {
     std::swap(a, b);
     std::swap(chaff_a, chaff_b);
   }
-  return derive("shufflempc/osm-pair/v1", a, b, {chaff_a, chaff_b});
+  return derive("shufflempc/osm-pair/v2", a, b, payload_bytes, {chaff_a, chaff_b});
 }
 
 std::vector<std::uint8_t> coset_pad(PartyId sender, PartyId recipient, std::span<const std::uint8_t> sender_chaff,
@@ -85,7 +109,7 @@ std::vector<std::uint8_t> coset_pad(PartyId sender, PartyId recipient, std::span
   // fixed before anyone draws chaff. Each row has as many bits as the chaff; pad bit k is the
   // parity of row k AND vec(chaff).
   static_assert(key_bytes == crypto_stream_xchacha20_KEYBYTES);
-  Key key = derive("shufflempc/osm-coset/v1", sender, recipient, {});
+  Key key = public_seed("shufflempc/osm-coset/v1", sender, recipient);
 
   const std::size_t words = (sender_chaff.size() + 7) / 8;
   std::vector<std::uint64_t> s(words, 0);
@@ -136,7 +160,7 @@ void SecretMessages::append_chaff(MessageBatch& out) const {
   }
 }
 
-Key SecretMessages::sending_key(PartyId peer) const { return direction_key(self_, peer, own_chaff(peer)); }
+Key SecretMessages::sending_key(PartyId peer) const { return direction_key(self_, peer, own_chaff(peer), c_.payload_bytes()); }
 
 void SecretMessages::append_ciphertext(PartyId peer, std::span<const std::uint8_t> plaintext, MessageBatch& out) const {
   if (!c_.linked(self_, peer)) throw std::invalid_argument("secret messages: no link to " + party_text(peer));
@@ -273,7 +297,7 @@ std::vector<std::uint8_t> SecretMessages::open(PartyId sender, std::size_t bytes
     for (std::size_t c = 0; c < n; ++c) std::memcpy(plain.data() + c * cb, by_index[c] + header_bytes, cb);
     for (std::size_t i = 0; i < bytes; ++i) plain[i] ^= pad[i];
   } else {
-    Key key = direction_key(sender, self_, chaff);
+    Key key = direction_key(sender, self_, chaff, pb);
     std::array<std::uint8_t, crypto_aead_xchacha20poly1305_ietf_NPUBBYTES> nonce{};
     for (std::size_t c = 0; c < n; ++c) {
       store_le<std::uint32_t>(nonce.data(), static_cast<std::uint32_t>(c));
@@ -295,7 +319,7 @@ Key SecretMessages::pair_key(PartyId peer) const {
   if (peer >= c_.parties || peer == self_ || !have_peer_[peer])
     throw_error(Errc::protocol_violation, "secret messages: no chaff from " + party_text(peer) + " in this round");
   const std::size_t per_peer = c_.chaff * c_.payload_bytes();
-  return osm::pair_key(self_, peer, own_chaff(peer), std::span(peers_).subspan(peer * per_peer, per_peer));
+  return osm::pair_key(self_, peer, own_chaff(peer), std::span(peers_).subspan(peer * per_peer, per_peer), c_.payload_bytes());
 }
 
 void check_declared(const MessageBatch& output, std::size_t declared, std::size_t submitters, std::string_view protocol,
@@ -316,7 +340,9 @@ void check_declared(const MessageBatch& output, std::size_t declared, std::size_
 
 ObserverView observe(const Config& config, const MessageBatch& output, std::span<const PartyId> submitted) {
   config.validate();
-  const std::size_t pb = config.payload_bytes();
+  // A label hides a bit when the two payloads differ where the key reads them: kdf keys hash each
+  // payload's prefix, a coset pad all of it.
+  const std::size_t compared = config.mode == KeyMode::kdf ? std::min(config.payload_bytes(), key_prefix_bytes) : config.payload_bytes();
   std::vector<bool> present(config.parties, false);
   for (PartyId p : submitted)
     if (p < config.parties) present[p] = true;
@@ -328,8 +354,8 @@ ObserverView observe(const Config& config, const MessageBatch& output, std::span
     const std::uint64_t key = (std::uint64_t{h.a} * config.parties + h.b) * config.chaff + h.index;
     auto [it, fresh] = labels.try_emplace(key, i, 0);
     if (!fresh) {
-      const auto a = output[it->second.first].subspan(header_bytes, pb);
-      const auto b = output[i].subspan(header_bytes, pb);
+      const auto a = output[it->second.first].subspan(header_bytes, compared);
+      const auto b = output[i].subspan(header_bytes, compared);
       it->second.second = std::equal(a.begin(), a.end(), b.begin()) ? 1 : 2;
     }
   }

@@ -153,7 +153,7 @@ TEST_CASE("osm: a decoder that pairs the wrong halves, or the wrong party, canno
   const std::size_t pb = c.payload_bytes();
   std::vector<std::uint8_t> chaff0(c.chaff * pb);
   r.base->fork(0)->fill(chaff0);
-  const osm::Key right = osm::direction_key(0, 1, chaff0);
+  const osm::Key right = osm::direction_key(0, 1, chaff0, pb);
   CHECK(right == r.parties[0].sending_key(1));
   // The wrong decoder takes the other half at label 5 only.
   const std::uint8_t* ct = nullptr;
@@ -166,7 +166,7 @@ TEST_CASE("osm: a decoder that pairs the wrong halves, or the wrong party, canno
     if (h.kind == static_cast<std::uint8_t>(osm::Kind::ciphertext) && h.a == 0 && h.b == 1) ct = r.output[i].data();
   }
   REQUIRE(ct != nullptr);
-  const osm::Key wrong = osm::direction_key(0, 1, chaff0);
+  const osm::Key wrong = osm::direction_key(0, 1, chaff0, pb);
   CHECK(wrong != right);
   std::array<std::uint8_t, 64> out{};
   unsigned long long len = 0;
@@ -178,6 +178,44 @@ TEST_CASE("osm: a decoder that pairs the wrong halves, or the wrong party, canno
   // The wrong party: party 2 holds no ciphertext from 0 but its own, and 0 -> 1's key is not 0 -> 2's.
   CHECK(r.parties[0].sending_key(2) != right);
   CHECK(r.parties[2].open(0, 16) == text_message(0, 2, 16));
+}
+
+TEST_CASE("osm: a kdf key hashes the first 32 bytes of each chaff payload, in label order, under its domain and ids") {
+  SeededRng rng(29);
+  for (const std::size_t pb : {std::size_t{8}, std::size_t{32}, std::size_t{529}}) {
+    CAPTURE(pb);
+    const std::size_t labels = 160, take = std::min<std::size_t>(pb, 32);
+    std::vector<std::uint8_t> a(labels * pb), b(labels * pb);
+    rng.fill(a);
+    rng.fill(b);
+    // The formula, written out: BLAKE2b-256(domain | u32le(x) | u32le(y) | prefixes).
+    const auto expected = [&](const char* domain, std::uint32_t x, std::uint32_t y, std::initializer_list<const std::vector<std::uint8_t>*> chaffs) {
+      std::vector<std::uint8_t> in(domain, domain + std::strlen(domain));
+      for (const std::uint32_t id : {x, y})
+        for (int i = 0; i < 4; ++i) in.push_back(static_cast<std::uint8_t>(id >> (8 * i)));
+      for (const auto* c : chaffs)
+        for (std::size_t t = 0; t < labels; ++t) in.insert(in.end(), c->begin() + static_cast<std::ptrdiff_t>(t * pb),
+                                                           c->begin() + static_cast<std::ptrdiff_t>(t * pb + take));
+      osm::Key k{};
+      crypto_generichash(k.data(), k.size(), in.data(), in.size(), nullptr, 0);
+      return k;
+    };
+    CHECK(osm::direction_key(3, 7, a, pb) == expected("shufflempc/osm/v2", 3, 7, {&a}));
+    CHECK(osm::pair_key(7, 3, b, a, pb) == expected("shufflempc/osm-pair/v2", 3, 7, {&a, &b}));
+    CHECK(osm::pair_key(3, 7, a, b, pb) == osm::pair_key(7, 3, b, a, pb));
+    // A byte past the prefix leaves the key alone (when there is one); a byte inside changes it.
+    const osm::Key before = osm::direction_key(3, 7, a, pb);
+    if (pb > take) {
+      a[5 * pb + take] ^= 1;
+      CHECK(osm::direction_key(3, 7, a, pb) == before);
+    }
+    a[5 * pb + take - 1] ^= 1;
+    CHECK(osm::direction_key(3, 7, a, pb) != before);
+    CHECK(osm::direction_key(7, 3, a, pb) != osm::direction_key(3, 7, a, pb));
+  }
+  std::vector<std::uint8_t> ragged(100);
+  CHECK_THROWS_WITH_AS((void)osm::direction_key(0, 1, ragged, 32), "secret messages: 100 chaff bytes are not whole payloads of 32",
+                       std::invalid_argument);
 }
 
 TEST_CASE("osm: ciphertexts of a fixed message are uniform bytes (chi-square over 3,000 rounds)") {

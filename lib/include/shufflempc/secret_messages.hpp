@@ -11,7 +11,11 @@
 //
 // The SENDER's key is its own chaff, so it can encrypt in the same round:
 //   kdf   (default, computational, both directions from N = 160 labels):
-//         K_{i->j} = BLAKE2b-256("shufflempc/osm/v1" | u32le(i) | u32le(j) | S_i)
+//         K_{i->j} = BLAKE2b-256("shufflempc/osm/v2" | u32le(i) | u32le(j) | P(s_0) | ... | P(s_{N-1}))
+//         with P(s) the first key_prefix_bytes (32) of a payload, or all of a shorter one. The
+//         observer's uncertainty is the same one bit per label (which of the two messages is i's);
+//         the prefixes of the pair's payloads at a label differ except with probability 2^-256, so
+//         hashing the rest of each payload (up to 64 field elements wide) adds nothing but time.
 //         chunk c = XChaCha20-Poly1305(K_{i->j}, nonce = u32le(c) | 0^20, ad = the message's header)
 //   coset (information-theoretic, no MAC): the pad is H vec(S_i) over GF(2), H a public matrix
 //         drawn from ChaCha20 under BLAKE2b("shufflempc/osm-coset/v1" | i | j); the pad of l bits is
@@ -20,7 +24,8 @@
 //         l_{i->j} + l_{j->i} + 40 <= N keeps both pads jointly uniform up to 2^-40.
 // The receiver j, after the round, removes one copy of its own r_t at each label to get s_t,
 // rebuilds K_{i->j} (or the pad) and decrypts. Both leave with the pairwise key
-//   K_{ij} = BLAKE2b-256("shufflempc/osm-pair/v1" | u32le(min) | u32le(max) | S_min | S_max).
+//   K_{ij} = BLAKE2b-256("shufflempc/osm-pair/v2" | u32le(min) | u32le(max) | P(S_min) | P(S_max)),
+// P(S) the prefixes of S's labels as above.
 //
 // Every message of the round has the same width: a 13-byte header (kind, a, b, index) and a
 // payload. Semi-honest: a party can inject messages under someone else's label (the receiver then
@@ -48,6 +53,7 @@ inline constexpr std::size_t key_bytes = 32;
 inline constexpr std::size_t default_chaff = 160;    // kdf: 2^-128 guessing, with margin
 inline constexpr std::size_t coset_margin_bits = 40;  // coset: pads uniform up to 2^-40
 inline constexpr std::size_t max_chaff = 1u << 16;
+inline constexpr std::size_t key_prefix_bytes = 32;  // kdf: the bytes of each chaff payload a key hashes
 using Key = std::array<std::uint8_t, key_bytes>;
 
 // Message kinds 1 and 2 belong to OSM; a protocol that shares the round uses kinds >= 16.
@@ -94,7 +100,8 @@ struct Config {
 };
 
 // What an observer of the shuffled output knows of the pairs' chaff: at a label where both members'
-// payloads are equal it is certain of that label; everywhere else it has one uniform bit.
+// payloads are equal it is certain of that label; everywhere else it has one uniform bit. (kdf mode:
+// the payloads' key prefixes, what the keys hash, must differ.)
 struct ObserverView {
   std::size_t pairs = 0;
   std::size_t min_uncertain_labels = 0;  // min over pairs of D
@@ -154,9 +161,12 @@ void check_declared(const MessageBatch& output, std::size_t declared, std::size_
 // What an observer of the shuffled output (anyone but the pair) learns of each pair's chaff.
 [[nodiscard]] ObserverView observe(const Config& config, const MessageBatch& output, std::span<const PartyId> submitted);
 
-// Key derivations (exposed for tests and for the receiver's decoder).
-[[nodiscard]] Key direction_key(PartyId sender, PartyId recipient, std::span<const std::uint8_t> sender_chaff);
-[[nodiscard]] Key pair_key(PartyId a, PartyId b, std::span<const std::uint8_t> chaff_a, std::span<const std::uint8_t> chaff_b);
+// Key derivations (exposed for tests and for the receiver's decoder). A chaff span holds one
+// party's payloads for the pair, label after label, `payload_bytes` each; throws
+// std::invalid_argument when it is not whole payloads.
+[[nodiscard]] Key direction_key(PartyId sender, PartyId recipient, std::span<const std::uint8_t> sender_chaff, std::size_t payload_bytes);
+[[nodiscard]] Key pair_key(PartyId a, PartyId b, std::span<const std::uint8_t> chaff_a, std::span<const std::uint8_t> chaff_b,
+                           std::size_t payload_bytes);
 // The coset pad of `bytes` bytes: H vec(chaff) for the public H of (sender, recipient).
 [[nodiscard]] std::vector<std::uint8_t> coset_pad(PartyId sender, PartyId recipient, std::span<const std::uint8_t> sender_chaff,
                                                   std::size_t bytes);
