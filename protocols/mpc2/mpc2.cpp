@@ -294,37 +294,61 @@ class Mpc2Party final : public Party {
     std::vector<std::vector<std::uint8_t>> plaintext(s.n);
     for (PartyId k = 0; k < s.n; ++k)
       if (k != id_) plaintext[k].resize(s.elements_to_peer(id_) * eb);
-    std::size_t at = 0;
-    std::vector<E> points(s.n);
-    const auto deal = [&](const E& secret, std::size_t degree, E& own) {
-      shamir::share_by_powers(f, secret, degree, rng, std::span<const E>(degree == s.t ? s.powers_t : s.powers_2t), std::span<E>(points));
-      for (PartyId k = 0; k < s.n; ++k) {
-        if (k == id_) own = points[k];
-        else f.encode(points[k], std::span(plaintext[k]).subspan(at * eb, eb));
+    // Values are dealt in runs: share_many_by_powers draws every value's coefficients in turn, as
+    // one call per value would, so a run of inputs and a noise share between runs keep the order
+    // of the generator's draws (and the shares) of dealing them one by one.
+    std::size_t at = 0;  // elements written to each peer's plaintext so far
+    std::vector<E> secrets, points;
+    std::vector<std::uint32_t> variables;  // the run's variables, whose own shares this party keeps
+    const auto deal_run = [&](std::size_t degree) {
+      // A block of values at a time: its shares stay in cache until they are encoded.
+      constexpr std::size_t block = 4096;
+      for (std::size_t b = 0; b < secrets.size(); b += block) {
+        const std::size_t m = std::min(block, secrets.size() - b);
+        points.resize(s.n * m);
+        shamir::share_many_by_powers(f, std::span<const E>(secrets).subspan(b, m), degree, rng,
+                                     std::span<const E>(degree == s.t ? s.powers_t : s.powers_2t), std::span<E>(points));
+        for (PartyId k = 0; k < s.n; ++k) {
+          const E* share = points.data() + k * m;
+          if (k == id_) {
+            for (std::size_t i = 0; i < m; ++i) (variables.empty() ? zero_[b + i] : shares_[variables[b + i]]) = share[i];
+            continue;
+          }
+          std::uint8_t* dst = plaintext[k].data() + at * eb;
+          for (std::size_t i = 0; i < m; ++i) f.encode(share[i], std::span<std::uint8_t>(dst + i * eb, eb));
+        }
+        at += m;
       }
-      ++at;
+      secrets.clear();
+      variables.clear();
     };
     auto input = inputs_.begin();  // the owned non-noise variables, in the same order as `owned`
     for (std::uint32_t v : owned) {
       const Variable& var = s.fn.variables[v];
-      E secret{};
-      if (var.noise) {
-        // This party's share of the discrete Laplace noise: Polya(1/m, a) - Polya(1/m, a) over the
-        // m = noise_parties parties that are sure to submit, a = exp(-epsilon).
-        const double eps = noise_epsilon(v);
-        const double a = std::exp(-eps);
-        const double r = 1.0 / static_cast<double>(s.noise_parties);
-        const auto plus = static_cast<std::int64_t>(polya(rng, r, a));
-        const auto minus = static_cast<std::int64_t>(polya(rng, r, a));
-        secret = to_elem(f, BigInt(plus - minus));
-      } else {
-        secret = *input++;
+      if (!var.noise) {
+        secrets.push_back(*input++);
+        variables.push_back(v);
+        continue;
       }
-      deal(secret, s.t, shares_[v]);
+      deal_run(s.t);
+      // This party's share of the discrete Laplace noise: Polya(1/m, a) - Polya(1/m, a) over the
+      // m = noise_parties parties that are sure to submit, a = exp(-epsilon).
+      const double eps = noise_epsilon(v);
+      const double a = std::exp(-eps);
+      const double r = 1.0 / static_cast<double>(s.noise_parties);
+      const auto plus = static_cast<std::int64_t>(polya(rng, r, a));
+      const auto minus = static_cast<std::int64_t>(polya(rng, r, a));
+      secrets.push_back(to_elem(f, BigInt(plus - minus)));
+      variables.push_back(v);
+      deal_run(s.t);
     }
+    deal_run(s.t);
     zero_.assign(s.outputs(), E{});
-    if (s.zero_sharing == ZeroSharing::dealt)
-      for (std::size_t o = 0; o < s.outputs(); ++o) deal(E{}, 2 * s.t, zero_[o]);
+    if (s.zero_sharing == ZeroSharing::dealt) {
+      secrets.assign(s.outputs(), E{});  // variables stays empty: the own shares go to zero_
+      deal_run(2 * s.t);
+    }
+    if constexpr (std::is_trivially_copyable_v<E>) sodium_memzero(points.data(), points.size() * sizeof(E));
     for (PartyId k = 0; k < s.n; ++k) {
       if (k == id_) continue;
       osm_->append_ciphertext(k, plaintext[k], out);

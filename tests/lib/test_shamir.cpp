@@ -167,6 +167,55 @@ TEST_CASE("shamir: sums of products reduced lazily equal term-by-term sums, and 
   }
 }
 
+// Many values dealt at once against one call per value: the same draws, so the same shares.
+template <class F>
+void check_share_many(const F& f, std::size_t n, std::size_t degree, std::size_t count, std::uint64_t seed) {
+  using E = typename F::element;
+  CAPTURE(n);
+  CAPTURE(degree);
+  CAPTURE(count);
+  const auto at = shamir::points(f, n);
+  const auto table = shamir::power_table(f, std::span<const E>(at), degree);
+  SeededRng values(seed);
+  std::vector<E> secrets(count);
+  for (auto& x : secrets) x = f.uniform(values);
+  SeededRng r1(seed + 1), r2(seed + 1);
+  std::vector<E> many(n * count), one(n);
+  shamir::share_many_by_powers(f, std::span<const E>(secrets), degree, r1, std::span<const E>(table), std::span<E>(many));
+  bool same = true;
+  for (std::size_t i = 0; i < count; ++i) {
+    shamir::share_by_powers(f, secrets[i], degree, r2, std::span<const E>(table), std::span<E>(one));
+    for (std::size_t k = 0; k < n; ++k) same = same && many[k * count + i] == one[k];
+  }
+  CHECK(same);
+  CHECK(r1.next_u64() == r2.next_u64());  // and the generators are left at the same place
+}
+
+TEST_CASE("shamir: many values dealt at once get the shares one call per value gives, across blocks, degrees and fields") {
+  const ZqSmall m61((std::uint64_t{1} << 61) - 1), other(1'000'000'007), two64 = ZqSmall::two_to_64();
+  const ZqBig big((BigInt(1) << 255) - 19);
+  std::uint64_t seed = 100;
+  for (const std::size_t count : {1, 255, 256, 257, 700}) {
+    for (const std::size_t n : {3, 7}) {
+      for (const std::size_t degree : {std::size_t{1}, (n - 1) / 2, n - 1}) {
+        check_share_many(m61, n, degree, count, ++seed);
+        check_share_many(other, n, degree, count, ++seed);
+        check_share_many(two64, n, degree, count, ++seed);
+      }
+    }
+  }
+  // Degrees at and past the one-reduction limit modulo 2^61 - 1 (31 products).
+  for (const std::size_t degree : {30, 31, 32, 40}) check_share_many(m61, 41, degree, 300, ++seed);
+  check_share_many(big, 5, 2, 300, ++seed);
+  const auto at = shamir::points(m61, 3);
+  const auto table = shamir::power_table(m61, std::span<const std::uint64_t>(at), 1);
+  std::vector<std::uint64_t> secrets(4), out(11);
+  SeededRng rng(1);
+  CHECK_THROWS_AS(shamir::share_many_by_powers(m61, std::span<const std::uint64_t>(secrets), 1, rng, std::span<const std::uint64_t>(table),
+                                               std::span<std::uint64_t>(out)),
+                  std::invalid_argument);
+}
+
 TEST_CASE("shamir: modulo 2^61 - 1 a uniform element is below q, and its eight top-bit classes are equally likely") {
   const ZqSmall f((std::uint64_t{1} << 61) - 1);
   SeededRng rng(8);

@@ -59,6 +59,10 @@ class ZqSmall {
     }
     if (q_ == mersenne61) {
       unsigned __int128 acc = 0;  // below 2^61 + 32·2^122 < 2^128 between reductions
+      if (n <= 32) {              // one reduction: a Shamir polynomial, a round's few products
+        for (std::size_t i = 0; i < n; ++i) acc += static_cast<unsigned __int128>(a[i]) * b[i];
+        return reduce_mersenne61(acc);
+      }
       for (std::size_t i = 0; i < n; ++i) {
         acc += static_cast<unsigned __int128>(a[i]) * b[i];
         if (i % 32 == 31) acc = reduce_mersenne61(acc);
@@ -68,6 +72,22 @@ class ZqSmall {
     std::uint64_t s = 0;
     for (std::size_t i = 0; i < n; ++i) s = add(s, mul(a[i], b[i]));
     return s;
+  }
+  // out[i] = s[i] + Σ_j c[i·d + j]·x[j] for every i, d = x.size(): the values at one point (powers
+  // x = (z, z^2, ..., z^d)) of a block of polynomials with constant terms s and coefficients c, for
+  // Shamir sharing of many values. Modulo 2^61 - 1 each value is reduced once (d < 32).
+  void evaluate_block(std::span<const std::uint64_t> s, std::span<const std::uint64_t> c, std::span<const std::uint64_t> x,
+                      std::span<std::uint64_t> out) const {
+    const std::size_t d = x.size(), m = std::min(s.size(), out.size());
+    if (q_ == mersenne61 && d < 32) {
+      for (std::size_t i = 0; i < m; ++i) {
+        unsigned __int128 acc = s[i];
+        for (std::size_t j = 0; j < d; ++j) acc += static_cast<unsigned __int128>(c[i * d + j]) * x[j];
+        out[i] = reduce_mersenne61(acc);
+      }
+      return;
+    }
+    for (std::size_t i = 0; i < m; ++i) out[i] = add(s[i], sum_of_products(c.subspan(i * d, d), x));
   }
   [[nodiscard]] std::uint64_t pow(std::uint64_t a, std::uint64_t e) const;
   // Inverse of a unit; throws std::invalid_argument when gcd(a, q) != 1.

@@ -134,6 +134,36 @@ void share_by_powers(const F& f, const Element<F>& secret, std::size_t degree, R
     out[k] = sum_of_products(f, std::span<const Element<F>>(poly), table.subspan(k * (degree + 1), degree + 1));
 }
 
+// Shares of many secrets, each on a fresh random polynomial of degree `degree`:
+// out[k * secrets.size() + i] is the share of secrets[i] at the k-th point of `table` (=
+// power_table(f, at, degree)), so each point's shares lie together (a party's plaintext). The
+// coefficients are drawn secret after secret, c_1..c_d each, as share_by_powers draws them: the
+// shares are the same as calling it once per secret. A block of secrets is evaluated point by point,
+// each point's powers held, without a call and its checks per value.
+template <ShamirField F>
+void share_many_by_powers(const F& f, std::span<const Element<F>> secrets, std::size_t degree, Rng& rng,
+                          std::span<const Element<F>> table, std::span<Element<F>> out) {
+  const std::size_t n = secrets.size(), at = table.size() / (degree + 1);
+  if (table.size() != at * (degree + 1) || out.size() != at * n)
+    throw std::invalid_argument("shamir::share_many_by_powers: a table of another degree, or an output not points x secrets");
+  constexpr std::size_t block = 256;
+  std::vector<Element<F>> coeffs(std::min(n, block) * degree);
+  for (std::size_t i0 = 0; i0 < n; i0 += block) {
+    const std::size_t m = std::min(block, n - i0);
+    for (std::size_t c = 0; c < m * degree; ++c) coeffs[c] = f.uniform(rng);
+    for (std::size_t k = 0; k < at; ++k) {
+      const auto powers = table.subspan(k * (degree + 1) + 1, degree);  // x, x^2, ..., x^d
+      const auto row = out.subspan(k * n + i0, m);
+      if constexpr (requires { f.evaluate_block(secrets, powers, powers, row); }) {
+        f.evaluate_block(secrets.subspan(i0, m), std::span<const Element<F>>(coeffs).first(m * degree), powers, row);
+      } else {
+        for (std::size_t i = 0; i < m; ++i)
+          row[i] = f.add(secrets[i0 + i], sum_of_products(f, std::span<const Element<F>>(coeffs.data() + i * degree, degree), powers));
+      }
+    }
+  }
+}
+
 // Lagrange coefficients at `x` for the points of `parties` (distinct ids whose points are distinct
 // field elements): the value at x of the polynomial through (point(parties[j]), v_j) is
 // sum_j l_j v_j.
