@@ -190,11 +190,16 @@ void SecretMessages::append_ciphertext(PartyId peer, std::span<const std::uint8_
     auto m = out.append();
     write_header(m, {static_cast<std::uint8_t>(Kind::ciphertext), self_, peer, static_cast<std::uint32_t>(c)});
     const std::size_t len = std::min(cb, plaintext.size() - c * cb);
-    std::fill(chunk.begin(), chunk.end(), 0);
-    std::memcpy(chunk.data(), plaintext.data() + c * cb, len);
+    // A whole chunk is encrypted where it lies; the last, short one from a zero-padded copy.
+    const std::uint8_t* from = plaintext.data() + c * cb;
+    if (len < cb) {
+      std::fill(chunk.begin(), chunk.end(), 0);
+      std::memcpy(chunk.data(), from, len);
+      from = chunk.data();
+    }
     store_le<std::uint32_t>(nonce.data(), static_cast<std::uint32_t>(c));
     unsigned long long clen = 0;
-    crypto_aead_xchacha20poly1305_ietf_encrypt(m.data() + header_bytes, &clen, chunk.data(), cb, m.data(), header_bytes, nullptr,
+    crypto_aead_xchacha20poly1305_ietf_encrypt(m.data() + header_bytes, &clen, from, cb, m.data(), header_bytes, nullptr,
                                                nonce.data(), key.data());
   }
   sodium_memzero(chunk.data(), chunk.size());
@@ -212,16 +217,10 @@ void SecretMessages::receive(const MessageBatch& output, std::span<const PartyId
   // Two slots per (peer, label): the messages seen at that label.
   std::vector<std::uint32_t> seen(c_.parties * c_.chaff, 0);
   std::vector<std::size_t> slot(2 * c_.parties * c_.chaff, 0);
-  for (auto& ct : ciphertexts_) ct.clear();
-  // Room for each sender's ciphertexts first: a vector input's shares are megabytes, which growing
-  // by doubling would copy twice over.
-  std::vector<std::size_t> addressed(c_.parties, 0);
-  for (std::size_t i = 0; i < output.count(); ++i) {
-    const Header h = read_header(output[i]);
-    if (h.kind == static_cast<std::uint8_t>(Kind::ciphertext) && h.b == self_ && h.a < c_.parties) ++addressed[h.a];
-  }
-  for (PartyId p = 0; p < c_.parties; ++p)
-    if (addressed[p] != 0) ciphertexts_[p].reserve(addressed[p] * c_.width);
+  // One pass over the round: chaff slots, and the positions of the ciphertexts sent to this party
+  // (copied after, into room made once: a vector input's shares are megabytes, which growing by
+  // doubling would copy twice over).
+  std::vector<std::vector<std::size_t>> addressed(c_.parties);
   for (std::size_t i = 0; i < output.count(); ++i) {
     const auto m = output[i];
     const Header h = read_header(m);
@@ -241,9 +240,14 @@ void SecretMessages::receive(const MessageBatch& output, std::span<const PartyId
       if (!c_.linked(h.a, self_))
         throw_error(Errc::protocol_violation, "secret messages: a ciphertext names sender " + std::to_string(h.a) +
                                                   ", not linked with " + party_text(self_));
-      auto& ct = ciphertexts_[h.a];
-      ct.insert(ct.end(), m.begin(), m.end());
+      addressed[h.a].push_back(i);
     }
+  }
+  for (PartyId p = 0; p < c_.parties; ++p) {
+    auto& ct = ciphertexts_[p];
+    ct.clear();
+    ct.reserve(addressed[p].size() * c_.width);
+    for (const std::size_t i : addressed[p]) ct.insert(ct.end(), output[i].begin(), output[i].end());
   }
   for (PartyId p = 0; p < c_.parties; ++p) {
     have_peer_[p] = false;
