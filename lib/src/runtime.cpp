@@ -199,18 +199,36 @@ RunResult RoundDriver::run(const RunOptions& options) {
     result.rounds.push_back(std::move(stats));
 
     if (outcome.output) {
+      bool analyzed = false;
       if (info.delivery == Delivery::all_parties) {
-        // Each party reads the whole output: in parallel when that is a lot of reading.
+        // Each party reads the whole output: in parallel when that is a lot of reading, and then the
+        // analyzer with them (first, as the one reader that sees everything), else its reading
+        // would be the round's serial tail. A party's error still comes before the analyzer's.
         const MessageBatch& output = *outcome.output;
         const bool wide = parties_.size() > 1 && output.size_bytes() * parties_.size() >= (std::size_t{4} << 20);
         const auto receive = [&](std::size_t i) {
           auto& [id, party] = parties_[i];
           if (!gone[id]) party->receive(r, output, outcome);
         };
-        if (wide) parallel_for_lowest_error(parties_.size(), threads, receive);
-        else spread_if_heavy(parties_.size(), threads, heavy_parties, [] {}, [&](std::size_t i, bool) { receive(i); });
+        if (wide && analyzer_) {
+          std::exception_ptr analyzer_error;
+          parallel_for_lowest_error(parties_.size() + 1, threads, [&](std::size_t i) {
+            if (i > 0) return receive(i - 1);
+            try {
+              analyzer_->receive(r, output, outcome, *analyzer_rng);
+            } catch (...) {
+              analyzer_error = std::current_exception();
+            }
+          });
+          if (analyzer_error) std::rethrow_exception(analyzer_error);
+          analyzed = true;
+        } else if (wide) {
+          parallel_for_lowest_error(parties_.size(), threads, receive);
+        } else {
+          spread_if_heavy(parties_.size(), threads, heavy_parties, [] {}, [&](std::size_t i, bool) { receive(i); });
+        }
       }
-      if (analyzer_) analyzer_->receive(r, *outcome.output, outcome, *analyzer_rng);
+      if (analyzer_ && !analyzed) analyzer_->receive(r, *outcome.output, outcome, *analyzer_rng);
       if (options.record_view) result.view.push_back(std::move(*outcome.output));
     }
   }
