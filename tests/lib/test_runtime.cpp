@@ -219,6 +219,68 @@ TEST_CASE("RoundDriver: when several heavy parties fail in a round, the error is
   }
 }
 
+namespace {
+// A wide round (4 parties of 1 MiB each, read by all: 16 MiB of reading), where party 1, the
+// analyzer, both or neither fail on receiving.
+class WideRoundProtocol final : public Protocol {
+ public:
+  WideRoundProtocol(bool party_fails, bool analyzer_fails) : party_fails(party_fails), analyzer_fails(analyzer_fails) {}
+  std::uint32_t rounds() const override { return 1; }
+  RoundShape round(std::uint32_t) const override { return RoundShape::exactly(1024, Delivery::all_parties, 1024); }
+  std::unique_ptr<Party> make_party(PartyId id, const Value&) const override { return std::make_unique<P>(*this, id); }
+  std::unique_ptr<Analyzer> make_analyzer() const override { return std::make_unique<A>(*this); }
+  Value random_input(PartyId, std::string_view, Rng&) const override { return nullptr; }
+  const bool party_fails, analyzer_fails;
+  mutable std::atomic<int> readers{0};
+
+ private:
+  struct P final : Party {
+    P(const WideRoundProtocol& proto, PartyId id) : proto(proto), id(id) {}
+    void send(std::uint32_t, Rng&, MessageBatch& out) override {
+      for (int i = 0; i < 1024; ++i) out.append()[0] = static_cast<std::uint8_t>(id);
+    }
+    void receive(std::uint32_t, const MessageBatch& output, const RoundOutcome&) override {
+      ++proto.readers;
+      if (output.count() != 4096) throw std::logic_error("a party read a round of " + std::to_string(output.count()) + " messages");
+      if (proto.party_fails && id == 1) throw std::runtime_error("party 1 failed");
+    }
+    Value output() const override { return nullptr; }
+    const WideRoundProtocol& proto;
+    PartyId id;
+  };
+  struct A final : Analyzer {
+    explicit A(const WideRoundProtocol& proto) : proto(proto) {}
+    void receive(std::uint32_t, const MessageBatch& output, const RoundOutcome&, Rng&) override {
+      ++proto.readers;
+      if (proto.analyzer_fails) throw std::runtime_error("the analyzer failed");
+      count = output.count();
+    }
+    Value result() override { return count; }
+    const WideRoundProtocol& proto;
+    std::size_t count = 0;
+  };
+};
+}  // namespace
+
+TEST_CASE("RoundDriver: in a wide round the analyzer reads with the parties, and a party's error still comes before the analyzer's") {
+  SeededRng rng(61);
+  {
+    WideRoundProtocol proto(false, false);
+    const RunResult r = run_in_process(proto, std::vector<Value>(4, nullptr), rng);
+    CHECK(r.output == 4096);
+    CHECK(proto.readers.load() == 5);
+  }
+  {
+    WideRoundProtocol proto(true, true);
+    CHECK_THROWS_WITH_AS((void)run_in_process(proto, std::vector<Value>(4, nullptr), rng), "party 1 failed", std::runtime_error);
+  }
+  {
+    WideRoundProtocol proto(false, true);
+    CHECK_THROWS_WITH_AS((void)run_in_process(proto, std::vector<Value>(4, nullptr), rng), "the analyzer failed", std::runtime_error);
+    CHECK(proto.readers.load() == 5);  // every party read the round too
+  }
+}
+
 TEST_CASE("RoundDriver: heavy parties are made from their inputs on several threads, and a bad input names the lowest such party") {
   SUBCASE("made at the same time") {
     if (hardware_threads() < 2) {
