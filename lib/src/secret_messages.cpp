@@ -16,11 +16,9 @@
 namespace shufflempc::osm {
 namespace {
 
-// BLAKE2b-256(domain | u32le(a) | u32le(b) | the key bytes of each chaff in `chaffs`): the kdf keys.
-// A chaff span holds its labels' payloads one after another, `payload` bytes each; the first
-// min(payload, key_prefix_bytes) of each enter the hash.
-Key derive(std::string_view domain, PartyId a, PartyId b, std::size_t payload, std::initializer_list<std::span<const std::uint8_t>> chaffs) {
-  if (payload == 0) throw std::invalid_argument("secret messages: a key from chaff needs payload bytes");
+// BLAKE2b-256(domain | u32le(a) | u32le(b) | what `more` hashes): every key of this file.
+template <class More>
+Key derive(std::string_view domain, PartyId a, PartyId b, More&& more) {
   crypto_generichash_state st;
   crypto_generichash_init(&st, nullptr, 0, key_bytes);
   crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(domain.data()), domain.size());
@@ -28,30 +26,25 @@ Key derive(std::string_view domain, PartyId a, PartyId b, std::size_t payload, s
   store_le<std::uint32_t>(ids.data(), a);
   store_le<std::uint32_t>(ids.data() + 4, b);
   crypto_generichash_update(&st, ids.data(), ids.size());
-  const std::size_t take = std::min(payload, key_prefix_bytes);
-  for (const auto chaff : chaffs) {
-    if (chaff.size() % payload != 0)
-      throw std::invalid_argument("secret messages: " + std::to_string(chaff.size()) + " chaff bytes are not whole payloads of " +
-                                  std::to_string(payload));
-    for (std::size_t at = 0; at < chaff.size(); at += payload) crypto_generichash_update(&st, chaff.data() + at, take);
-  }
+  more(st);
   Key k{};
   crypto_generichash_final(&st, k.data(), k.size());
   return k;
 }
 
-// BLAKE2b-256(domain | u32le(a) | u32le(b)): the public seed of a coset matrix.
-Key public_seed(std::string_view domain, PartyId a, PartyId b) {
-  std::array<std::uint8_t, 8> ids{};
-  store_le<std::uint32_t>(ids.data(), a);
-  store_le<std::uint32_t>(ids.data() + 4, b);
-  crypto_generichash_state st;
-  crypto_generichash_init(&st, nullptr, 0, key_bytes);
-  crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(domain.data()), domain.size());
-  crypto_generichash_update(&st, ids.data(), ids.size());
-  Key k{};
-  crypto_generichash_final(&st, k.data(), k.size());
-  return k;
+// The kdf keys: derive over the key bytes of each chaff in `chaffs`. A chaff span holds its labels'
+// payloads one after another, `payload` bytes each; the first min(payload, key_prefix_bytes) of
+// each enter the hash.
+Key chaff_key(std::string_view domain, PartyId a, PartyId b, std::size_t payload, std::initializer_list<std::span<const std::uint8_t>> chaffs) {
+  for (const auto chaff : chaffs)
+    if (payload == 0 || chaff.size() % payload != 0)
+      throw std::invalid_argument("secret messages: " + std::to_string(chaff.size()) + " chaff bytes are not whole payloads of " +
+                                  std::to_string(payload));
+  const std::size_t take = std::min(payload, key_prefix_bytes);
+  return derive(domain, a, b, [&](crypto_generichash_state& st) {
+    for (const auto chaff : chaffs)
+      for (std::size_t at = 0; at < chaff.size(); at += payload) crypto_generichash_update(&st, chaff.data() + at, take);
+  });
 }
 
 std::string party_text(PartyId p) { return "party " + std::to_string(p); }
@@ -91,7 +84,7 @@ void Config::validate() const {
 }
 
 Key direction_key(PartyId sender, PartyId recipient, std::span<const std::uint8_t> sender_chaff, std::size_t payload_bytes) {
-  return derive("shufflempc/osm/v2", sender, recipient, payload_bytes, {sender_chaff});
+  return chaff_key("shufflempc/osm/v2", sender, recipient, payload_bytes, {sender_chaff});
 }
 
 Key pair_key(PartyId a, PartyId b, std::span<const std::uint8_t> chaff_a, std::span<const std::uint8_t> chaff_b,
@@ -100,7 +93,7 @@ Key pair_key(PartyId a, PartyId b, std::span<const std::uint8_t> chaff_a, std::s
     std::swap(a, b);
     std::swap(chaff_a, chaff_b);
   }
-  return derive("shufflempc/osm-pair/v2", a, b, payload_bytes, {chaff_a, chaff_b});
+  return chaff_key("shufflempc/osm-pair/v2", a, b, payload_bytes, {chaff_a, chaff_b});
 }
 
 std::vector<std::uint8_t> coset_pad(PartyId sender, PartyId recipient, std::span<const std::uint8_t> sender_chaff,
@@ -109,7 +102,7 @@ std::vector<std::uint8_t> coset_pad(PartyId sender, PartyId recipient, std::span
   // fixed before anyone draws chaff. Each row has as many bits as the chaff; pad bit k is the
   // parity of row k AND vec(chaff).
   static_assert(key_bytes == crypto_stream_xchacha20_KEYBYTES);
-  Key key = public_seed("shufflempc/osm-coset/v1", sender, recipient);
+  Key key = derive("shufflempc/osm-coset/v1", sender, recipient, [](crypto_generichash_state&) {});
 
   const std::size_t words = (sender_chaff.size() + 7) / 8;
   std::vector<std::uint64_t> s(words, 0);

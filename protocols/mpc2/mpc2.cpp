@@ -299,7 +299,7 @@ class Mpc2Party final : public Party {
     // of the generator's draws (and the shares) of dealing them one by one.
     std::size_t at = 0;  // elements written to each peer's plaintext so far
     std::vector<E> secrets, points;
-    std::vector<std::uint32_t> variables;  // the run's variables, whose own shares this party keeps
+    std::vector<E*> own;  // where this party keeps its own share of each of the run's values
     const auto deal_run = [&](std::size_t degree) {
       // A block of values at a time: its shares stay in cache until they are encoded.
       constexpr std::size_t block = 4096;
@@ -311,7 +311,7 @@ class Mpc2Party final : public Party {
         for (PartyId k = 0; k < s.n; ++k) {
           const E* share = points.data() + k * m;
           if (k == id_) {
-            for (std::size_t i = 0; i < m; ++i) (variables.empty() ? zero_[b + i] : shares_[variables[b + i]]) = share[i];
+            for (std::size_t i = 0; i < m; ++i) *own[b + i] = share[i];
             continue;
           }
           std::uint8_t* dst = plaintext[k].data() + at * eb;
@@ -320,32 +320,29 @@ class Mpc2Party final : public Party {
         at += m;
       }
       secrets.clear();
-      variables.clear();
+      own.clear();
     };
     auto input = inputs_.begin();  // the owned non-noise variables, in the same order as `owned`
     for (std::uint32_t v : owned) {
-      const Variable& var = s.fn.variables[v];
-      if (!var.noise) {
+      if (s.fn.variables[v].noise) {
+        deal_run(s.t);  // the values before it draw their coefficients before its noise is drawn
+        // This party's share of the discrete Laplace noise: Polya(1/m, a) - Polya(1/m, a) over the
+        // m = noise_parties parties that are sure to submit, a = exp(-epsilon).
+        const double a = std::exp(-noise_epsilon(v));
+        const double r = 1.0 / static_cast<double>(s.noise_parties);
+        const auto plus = static_cast<std::int64_t>(polya(rng, r, a));
+        const auto minus = static_cast<std::int64_t>(polya(rng, r, a));
+        secrets.push_back(to_elem(f, BigInt(plus - minus)));
+      } else {
         secrets.push_back(*input++);
-        variables.push_back(v);
-        continue;
       }
-      deal_run(s.t);
-      // This party's share of the discrete Laplace noise: Polya(1/m, a) - Polya(1/m, a) over the
-      // m = noise_parties parties that are sure to submit, a = exp(-epsilon).
-      const double eps = noise_epsilon(v);
-      const double a = std::exp(-eps);
-      const double r = 1.0 / static_cast<double>(s.noise_parties);
-      const auto plus = static_cast<std::int64_t>(polya(rng, r, a));
-      const auto minus = static_cast<std::int64_t>(polya(rng, r, a));
-      secrets.push_back(to_elem(f, BigInt(plus - minus)));
-      variables.push_back(v);
-      deal_run(s.t);
+      own.push_back(&shares_[v]);
     }
     deal_run(s.t);
     zero_.assign(s.outputs(), E{});
     if (s.zero_sharing == ZeroSharing::dealt) {
-      secrets.assign(s.outputs(), E{});  // variables stays empty: the own shares go to zero_
+      secrets.assign(s.outputs(), E{});
+      for (auto& z : zero_) own.push_back(&z);
       deal_run(2 * s.t);
     }
     if constexpr (std::is_trivially_copyable_v<E>) sodium_memzero(points.data(), points.size() * sizeof(E));
