@@ -8,8 +8,10 @@
 //   build/bin/bench/bench_mpc2 [LENGTH=100000] [SUM_INPUTS=10000] [REPS=3]
 //
 // Every figure is the median of REPS runs. "in/floor" is the median over the runs of each run's time
-// against the floor measured just before and after it (the mean of the two). Progress goes to
-// stderr, the table to stdout.
+// against the floor measured just before and after it (the mean of the two). "cores give" is the
+// floor against the same work split over every core (at most hardware_threads()), measured just
+// before each run: the speed-up this machine's cores give a run that keeps them all busy, as an
+// in-process run does. Progress goes to stderr, the table to stdout.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -29,6 +31,7 @@
 #include <sodium.h>
 
 #include "shufflempc/inproc.hpp"
+#include "shufflempc/parallel.hpp"
 #include "shufflempc/process.hpp"
 #include "shufflempc/registry.hpp"
 #include "shufflempc/runtime.hpp"
@@ -106,8 +109,10 @@ Workload spread_sum(std::size_t n, std::size_t count, Rng& rng) {
 }
 
 // Seconds to encrypt and then decrypt, with libsodium's XChaCha20-Poly1305 under one random key,
-// every ciphertext message of round 1 (`view`): the cost the secret messages cannot avoid.
-double encryption_floor(const MessageBatch& round1) {
+// every ciphertext message of round 1 (`view`): the cost the secret messages cannot avoid. On
+// `threads` threads, each a contiguous share of the chunks: what this machine's cores give the
+// same work when all are busy (on a VM, often less than their count).
+double encryption_floor(const MessageBatch& round1, unsigned threads = 1) {
   const std::size_t width = round1.width(), chunk = width - osm::header_bytes - crypto_aead_xchacha20poly1305_ietf_ABYTES;
   std::size_t chunks = 0;
   for (std::size_t i = 0; i < round1.count(); ++i)
@@ -118,18 +123,23 @@ double encryption_floor(const MessageBatch& round1) {
   randombytes_buf(key.data(), key.size());
   randombytes_buf(plain.data(), plain.size());
   const auto t0 = Clock::now();
-  for (std::size_t c = 0; c < chunks; ++c) {
-    std::memcpy(nonce.data(), &c, sizeof c);
-    crypto_aead_xchacha20poly1305_ietf_encrypt(sealed.data() + c * (chunk + crypto_aead_xchacha20poly1305_ietf_ABYTES), nullptr,
-                                               plain.data() + c * chunk, chunk, nullptr, 0, nullptr, nonce.data(), key.data());
-  }
-  for (std::size_t c = 0; c < chunks; ++c) {
-    std::memcpy(nonce.data(), &c, sizeof c);
-    if (crypto_aead_xchacha20poly1305_ietf_decrypt(plain.data() + c * chunk, nullptr, nullptr,
-                                                   sealed.data() + c * (chunk + crypto_aead_xchacha20poly1305_ietf_ABYTES),
-                                                   chunk + crypto_aead_xchacha20poly1305_ietf_ABYTES, nullptr, 0, nonce.data(), key.data()) != 0)
-      throw std::runtime_error("bench_mpc2: a chunk of the encryption floor did not decrypt");
-  }
+  parallel_for(threads, threads, [&](std::size_t t) {
+    const std::size_t from = chunks * t / threads, to = chunks * (t + 1) / threads;
+    auto nonce_of = nonce;
+    for (std::size_t c = from; c < to; ++c) {
+      std::memcpy(nonce_of.data(), &c, sizeof c);
+      crypto_aead_xchacha20poly1305_ietf_encrypt(sealed.data() + c * (chunk + crypto_aead_xchacha20poly1305_ietf_ABYTES), nullptr,
+                                                 plain.data() + c * chunk, chunk, nullptr, 0, nullptr, nonce_of.data(), key.data());
+    }
+    for (std::size_t c = from; c < to; ++c) {
+      std::memcpy(nonce_of.data(), &c, sizeof c);
+      if (crypto_aead_xchacha20poly1305_ietf_decrypt(plain.data() + c * chunk, nullptr, nullptr,
+                                                     sealed.data() + c * (chunk + crypto_aead_xchacha20poly1305_ietf_ABYTES),
+                                                     chunk + crypto_aead_xchacha20poly1305_ietf_ABYTES, nullptr, 0, nonce_of.data(),
+                                                     key.data()) != 0)
+        throw std::runtime_error("bench_mpc2: a chunk of the encryption floor did not decrypt");
+    }
+  });
   return seconds_since(t0);
 }
 
@@ -138,14 +148,15 @@ int run(std::size_t length, std::size_t sum_inputs, int reps) {
   const Registry registry = builtin_registry();
   SystemRng rng;
   Shuffler shuffler;
-  fmt::print("{:<14} {:>2} {:>12} {:>12} {:>12} {:>12} {:>12} {:>10} {:>14} {:>14} {:>11}\n", "workload", "n", "in-process", "tcp (local)",
-             "cleartext", "bare shuffle", "enc. floor", "in/floor", "round-1 B/pty", "round-2 B/pty", "messages");
+  fmt::print("{:<14} {:>2} {:>12} {:>12} {:>12} {:>12} {:>12} {:>10} {:>10} {:>14} {:>14} {:>11}\n", "workload", "n", "in-process",
+             "tcp (local)", "cleartext", "bare shuffle", "enc. floor", "in/floor", "cores give", "round-1 B/pty", "round-2 B/pty",
+             "messages");
   for (std::size_t n : {3u, 5u, 7u}) {
     for (int which = 0; which < 2; ++which) {
       Workload w = which == 0 ? inner_product(n, length, rng) : spread_sum(n, sum_inputs, rng);
       std::cerr << fmt::format("mpc2 {} at n = {}: {} in-process runs, {} over TCP\n", w.name, n, reps, reps);
       const auto protocol = registry.create("mpc2", {{"function", w.program}}, n);
-      std::vector<double> inproc, bare, floor, ratio, tcp;
+      std::vector<double> inproc, bare, floor, ratio, tcp, cores_gain;
       // One run that keeps both rounds' batches, untimed: the baselines' sizes. The timed runs keep
       // nothing, as a run of the product does.
       RunOptions keep;
@@ -155,6 +166,7 @@ int run(std::size_t length, std::size_t sum_inputs, int reps) {
         // The floor just before and just after each run: on a machine whose speed drifts (a shared
         // VM), each run is compared with the floor of its own moment.
         const double floor_before = encryption_floor(last.view.front());
+        cores_gain.push_back(floor_before / encryption_floor(last.view.front(), hardware_threads()));
         auto t0 = Clock::now();
         const RunResult run = run_in_process(*protocol, w.inputs, rng);
         inproc.push_back(seconds_since(t0));
@@ -197,9 +209,10 @@ int run(std::size_t length, std::size_t sum_inputs, int reps) {
       }
       std::filesystem::remove_all(dir);
       const auto& rounds = last.details["rounds"];
-      fmt::print("{:<14} {:>2} {:>10.1f}ms {:>10.1f}ms {:>10.3f}ms {:>10.2f}ms {:>10.2f}ms {:>9.2f}x {:>14.0f} {:>14.0f} {:>11}\n", w.name, n,
-                 1e3 * median(inproc), 1e3 * median(tcp), 1e3 * w.cleartext, 1e3 * median(bare), 1e3 * median(floor), median(ratio),
-                 rounds[0]["bytes_per_party"].get<double>(), rounds[1]["bytes_per_party"].get<double>(), last.messages);
+      fmt::print("{:<14} {:>2} {:>10.1f}ms {:>10.1f}ms {:>10.3f}ms {:>10.2f}ms {:>10.2f}ms {:>9.2f}x {:>9.2f}x {:>14.0f} {:>14.0f} {:>11}\n",
+                 w.name, n, 1e3 * median(inproc), 1e3 * median(tcp), 1e3 * w.cleartext, 1e3 * median(bare), 1e3 * median(floor),
+                 median(ratio), median(cores_gain), rounds[0]["bytes_per_party"].get<double>(),
+                 rounds[1]["bytes_per_party"].get<double>(), last.messages);
       std::cout.flush();
     }
   }
