@@ -72,6 +72,7 @@ struct LocalArgs {
   std::optional<std::size_t> kill_mix_server;  // fault injection: kill this further server at once
   std::optional<std::size_t> tamper_mix_server;  // fault injection: this further server alters a record after its proof
   std::string tamper_entry;                      // fault injection: the chain's entry drops, replaces or duplicates a record
+  std::string fault_adversary;                   // fault injection: the entry as the tests' adversary harness plays it
 };
 
 // The executable the processes of a run start from: shufflempc-node beside this one when the
@@ -105,6 +106,7 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
                              .chain = chain,
                              .kill_mix_server = la.kill_mix_server,
                              .tamper_entry = la.tamper_entry,
+                             .entry_adversary = la.fault_adversary,
                              .tamper_mix_server = la.tamper_mix_server,
                              .transcript = la.chain.transcript.empty() ? std::string() : std::filesystem::absolute(la.chain.transcript).string(),
                              .decryption_threshold = la.chain.decryption_threshold,
@@ -235,6 +237,10 @@ void add_local_command(CLI::App& app, const Registry& registry, Action& action) 
                     "fault injection, with a chain: the shuffler (the chain's entry) drops, replaces or duplicates one record it "
                     "admits (the n - 1 attack); the sender's process names the entry, and the analyzer outputs nothing")
         ->check(CLI::IsMember({"drop", "replace", "duplicate"}));
+    cmd->add_option("--fault-adversary", both.second.fault_adversary,
+                    "fault injection (the tests' adversary harness): the shuffler plays a dishonest entry, ignore=A-B,type=T,to=WHO,mutation=M "
+                    "(net/adversary.hpp)")
+        ->group("");  // hidden
     cmd->callback([cmd, owned, &info, &registry, &action] {
       collect_params(*cmd, info, owned->first);
       action = [owned, &info, &registry] { return run_local(info, owned->first, owned->second, registry); };

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "shufflempc/net/adversary.hpp"
 #include "common.hpp"
 #include "net_common.hpp"
 #include "report.hpp"
@@ -70,7 +71,7 @@ void add_shuffler_command(CLI::App& app, Action& action) {
     std::optional<std::size_t> hop;
     bool fault_tamper = false;
     std::optional<int> listen_fd;
-    std::string fault_entry, port_file;
+    std::string fault_entry, port_file, fault_adversary;
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("--config,-c", o->configs, "session config (repeat to serve several sessions)")->required()->check(CLI::ExistingFile);
@@ -104,9 +105,13 @@ void add_shuffler_command(CLI::App& app, Action& action) {
                   "batch (the n - 1 attack; the sender's receipt shows it)")
       ->check(CLI::IsMember({"drop", "replace", "duplicate"}))
       ->group("");  // hidden: for local --tamper-entry and the tests
+  cmd->add_option("--fault-adversary", o->fault_adversary,
+                  "fault injection, as a chain's entry (the tests' adversary harness): ignore=A-B,type=T,to=WHO,mutation=M "
+                  "(net/adversary.hpp)")
+      ->group("");  // hidden: for local --fault-adversary and the tests
   cmd->callback([o, &action] {
     action = [o] {
-      auto& [configs, key, listen, grace_ms, json, hop_addresses, old_mix_servers, hop, fault_tamper, listen_fd, fault_entry, port_file] = *o;
+      auto& [configs, key, listen, grace_ms, json, hop_addresses, old_mix_servers, hop, fault_tamper, listen_fd, fault_entry, port_file, fault_adversary] = *o;
       if (hop) {
         std::cerr << "shufflempc shuffler: --hop is spelled `shufflempc mix-server` now (its place comes from its key; --hop "
                      "still checks it); running that\n";
@@ -142,6 +147,11 @@ void add_shuffler_command(CLI::App& app, Action& action) {
       if (!fault_entry.empty()) {
         if (hop_addresses.empty()) throw std::invalid_argument("--fault-entry needs --hop-addresses (the entry of a chain)");
         options.tamper_admitted = entry_fault(fault_entry, sessions.front());
+      }
+      if (!fault_adversary.empty()) {
+        auto adversary = net::adversary::parse_entry(fault_adversary);
+        options.ignore_submissions = std::move(adversary.ignore);
+        options.frame_tap = std::move(adversary.tap);
       }
       std::string host = "127.0.0.1";
       std::uint16_t port = 0;

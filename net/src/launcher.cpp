@@ -294,6 +294,7 @@ std::string start_shuffler(Processes& p, const LaunchOptions& options, const Ses
                                    "--listen-fd", "3", "--json"};
   if (!chain.empty()) args.insert(args.end(), {"--hop-addresses", chain});
   if (!options.tamper_entry.empty()) args.insert(args.end(), {"--fault-entry", options.tamper_entry});
+  if (!options.entry_adversary.empty()) args.insert(args.end(), {"--fault-adversary", options.entry_adversary});
   for (auto& a : shape_args(options.link_shape)) args.push_back(std::move(a));
   p.children.emplace_back("shuffler", args, ProcessOptions{.pass_as_fd3 = listening.fd()});
   listening.close();  // the shuffler holds it now

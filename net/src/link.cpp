@@ -330,6 +330,7 @@ std::uint64_t SecureLink::write_prefix(FrameType type, std::uint32_t round, std:
 void SecureLink::send(FrameType type, std::uint32_t round, std::uint32_t width, std::uint32_t count,
                       std::span<const std::uint8_t> head, std::span<const std::uint8_t> tail,
                       std::span<const std::uint8_t> trailer) {
+  if (tap_) return send_tapped(type, round, width, count, head, tail, trailer);
   const std::size_t payload_size = head.size() + tail.size() + trailer.size();
   std::vector<std::uint8_t> buf(frame_prefix_bytes + payload_size + aead_tag_bytes);
   const std::uint64_t seq = write_prefix(type, round, width, count, static_cast<std::uint32_t>(payload_size), buf.data());
@@ -342,6 +343,25 @@ void SecureLink::send(FrameType type, std::uint32_t round, std::uint32_t width, 
                                                      0, nullptr, n.data(), send_key_.data());
   ++stats_.frames_sent;
   send_raw(std::move(buf));
+}
+
+void SecureLink::send_tapped(FrameType type, std::uint32_t round, std::uint32_t width, std::uint32_t count,
+                             std::span<const std::uint8_t> head, std::span<const std::uint8_t> tail,
+                             std::span<const std::uint8_t> trailer) {
+  OutgoingFrame f{type, session_, round, width, count, {}};
+  f.payload.reserve(head.size() + tail.size() + trailer.size());
+  f.payload.insert(f.payload.end(), head.begin(), head.end());
+  f.payload.insert(f.payload.end(), tail.begin(), tail.end());
+  f.payload.insert(f.payload.end(), trailer.begin(), trailer.end());
+  FrameTap tap = std::move(tap_);  // the frames sent below pass untapped
+  const TapAction action = tap(f);
+  const SessionId own = session_;
+  session_ = f.session;
+  for (int i = 0; i < (action == TapAction::duplicate ? 2 : action == TapAction::send ? 1 : 0); ++i)
+    send(f.type, f.round, f.width, f.count, f.payload, {});
+  session_ = own;
+  tap_ = std::move(tap);
+  if (action == TapAction::close) close();
 }
 
 void SecureLink::send_prefix_only(FrameType type, std::uint32_t round, std::uint32_t width, std::uint32_t count,

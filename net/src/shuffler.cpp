@@ -182,6 +182,19 @@ TcpShuffler::Impl::Next TcpShuffler::Impl::party_frame(ServedSession& s, PartyId
     refuse(e.what());
     return Next::stop;
   }
+  std::vector<std::uint8_t> kept;  // the adversary harness's entry: the batch without the parties it ignores
+  if (!options.ignore_submissions.empty()) {
+    const std::size_t w = f.header.width;
+    std::size_t at = 0;
+    for (std::size_t k = 0; k < batch.counts.size(); ++k) {
+      if (batch.counts[k] == submit_absent) continue;
+      const std::size_t bytes = std::size_t{batch.counts[k]} * w;
+      if (options.ignore_submissions.count(first + static_cast<PartyId>(k))) batch.counts[k] = submit_absent;
+      else kept.insert(kept.end(), batch.messages.begin() + static_cast<std::ptrdiff_t>(at), batch.messages.begin() + static_cast<std::ptrdiff_t>(at + bytes));
+      at += bytes;
+    }
+    batch.messages = kept;
+  }
   // A link that reconnected for a round that closed meanwhile gets its result again, once per
   // connection: repeating the frame cannot make the shuffler queue copies of the output.
   if (!resent && s.rounds->accepted_in_previous_round(first, batch.counts, f.header.round)) {
@@ -234,6 +247,8 @@ asio::awaitable<void> TcpShuffler::Impl::serve(std::shared_ptr<SecureLink> link)
         first == analyzer_id ? s->analyzer_tree.proof(0, 1) : s->parties_tree.proof(first, count);
     co_await link->accept(hello, keys, proof, rng);
     pending.authenticated();
+    if (options.frame_tap)
+      link->set_tap([this, first, count](OutgoingFrame& frame) { return options.frame_tap(first, count, frame); });
     // Authenticated: from here a refusal is told to the peer in an abort frame.
     auto refuse = [&](const std::string& reason) {
       log_limited("refused", s->tag + who_range(first, count) + " (" + peer + "): refused: " + reason);

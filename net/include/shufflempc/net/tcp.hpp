@@ -17,6 +17,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -91,6 +92,13 @@ struct ShufflerOptions {
   // to it and mixes its own hop (the n - 1 attack: every proof and signature holds; the senders'
   // receipts show what was dropped, replaced or copied).
   std::function<void(std::uint32_t round, MessageBatch& admitted)> tamper_admitted;
+  // The adversary harness of the tests (tests/net/adversary.hpp), as a dishonest entry: the
+  // submissions of these parties are read and thrown away, as if each had said it leaves (the round
+  // counts them as dropped and does not wait for them), and every frame the shuffler sends once a
+  // link is authenticated passes through `frame_tap` with the link's parties (first, count; the
+  // analyzer's: analyzer_id, 1), which may rewrite, withhold, repeat it or close the link.
+  std::set<PartyId> ignore_submissions;
+  std::function<TapAction(PartyId first, std::uint32_t count, OutgoingFrame& frame)> frame_tap;
 };
 
 class TcpShuffler {

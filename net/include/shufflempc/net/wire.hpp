@@ -9,6 +9,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -85,6 +86,26 @@ struct FrameHeader {
   std::uint32_t count = 0;           // messages carried
   std::uint32_t payload_length = 0;  // bytes after the header
 };
+// The adversary harness of the tests (net/adversary.hpp): a frame as a process is about to
+// send it on a link that has a tap. The tap may rewrite any field (the header's and the payload's
+// bytes, which are then sent as they are, payload_length following the payload) and says what
+// becomes of it. Production code sets no tap: a link without one sends exactly what it is given.
+struct OutgoingFrame {
+  FrameType type = FrameType::confirm;
+  SessionId session{};
+  std::uint32_t round = 0;
+  std::uint32_t width = 0;
+  std::uint32_t count = 0;
+  std::vector<std::uint8_t> payload;
+};
+enum class TapAction {
+  send,       // the frame as the tap left it
+  withhold,   // nothing is sent; the link stays open
+  duplicate,  // sent twice, each with its own sequence number
+  close,      // nothing is sent and the link closes at once
+};
+using FrameTap = std::function<TapAction(OutgoingFrame&)>;
+
 inline constexpr std::size_t frame_header_bytes = 4 + 2 + 2 + session_id_bytes + 4 + 4 + 4 + 4;
 static_assert(frame_header_bytes == 40, "the frame header is 40 bytes on the wire");
 inline constexpr std::size_t aead_tag_bytes = 16;

@@ -174,12 +174,17 @@ class SecureLink : public std::enable_shared_from_this<SecureLink> {
   [[nodiscard]] std::uint64_t next_send_sequence() const { return send_seq_; }
   // Tests: rewind the sending counter to replay a sequence number.
   void set_send_sequence(std::uint64_t seq) { send_seq_ = seq; }
+  // Tests (the adversary harness): every frame sent from now on passes through `tap` first
+  // (OutgoingFrame); an empty function removes it.
+  void set_tap(FrameTap tap) { tap_ = std::move(tap); }
 
  private:
   // Writes the frame prefix (sequence number, encrypted header, tag) at `out`; returns the sequence number.
   std::uint64_t write_prefix(FrameType type, std::uint32_t round, std::uint32_t width, std::uint32_t count,
                              std::uint32_t payload_length, std::uint8_t* out);
   void derive_keys(bool client, std::span<const std::uint8_t> dh, std::span<const std::uint8_t> transcript);
+  void send_tapped(FrameType type, std::uint32_t round, std::uint32_t width, std::uint32_t count, std::span<const std::uint8_t> head,
+                   std::span<const std::uint8_t> tail, std::span<const std::uint8_t> trailer);
   void start_write();
   void write_front();
 
@@ -198,6 +203,7 @@ class SecureLink : public std::enable_shared_from_this<SecureLink> {
   std::chrono::steady_clock::time_point free_at_{};
   std::unique_ptr<asio::steady_timer> shaper_;
   bool writing_ = false;
+  FrameTap tap_;
   bool close_when_flushed_ = false;
   LinkStats stats_;
   std::string peer_ = "the shuffler";
