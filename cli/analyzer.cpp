@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "shufflempc/process.hpp"
 #include "common.hpp"
 #include "net_common.hpp"
 #include "report.hpp"
@@ -51,6 +52,13 @@ void add_analyzer_command(CLI::App& app, const Registry& registry, Action& actio
       if ((!listen.empty() || listen_fd) && !net::takes_verdicts(config))
         throw std::invalid_argument(std::string(listen_fd ? "--listen-fd" : "--listen") +
                                     ": this session has no analyzer-only round over a mix chain, so the parties send the analyzer no verdicts");
+      if (!listen.empty() || listen_fd) {
+        // The verdict port holds up to the shuffler's cap of unauthenticated connections besides a
+        // link per party (the parties of a process share theirs): raised like the shuffler's.
+        const std::size_t floor = 64 + net::ShufflerOptions{}.max_unauthenticated;
+        ensure_descriptors(floor, "the analyzer (the verdict port's unauthenticated connections)");
+        (void)raise_descriptors(floor + config.parties);
+      }
       auto protocol = session_protocol(config, registry);
       const auto [host, port] = connect_address(config, client.connect);
       auto rng = make_rng(client.seed);

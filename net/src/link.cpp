@@ -229,8 +229,14 @@ asio::awaitable<void> SecureLink::connect_as(const SessionId& session, const Con
       throw_error(Errc::unauthenticated,
                   "the mix server closed the connection during the handshake (is it running, serving this session, with the same "
                   "session config, and not already finished?)");
-    throw_error(Errc::unauthenticated, peer_ + " refused these identities (are this session and these ids in its session config, and is "
-                                               "the config the same?" + (peer_ == "the shuffler" ? ")" : " Or has it ended the session?)"));
+    if (peer_ == "the shuffler")
+      throw_error(Errc::unauthenticated, "the shuffler refused these identities (are this session and these ids in its session config, "
+                                         "and is the config the same?)");
+    // The analyzer's verdict server closes a connection it cannot take (the round it is for has
+    // ended, or it holds as many unauthenticated connections as it allows), not only one it refuses.
+    throw_error(Errc::unauthenticated, peer_ + " closed the connection before answering the handshake (it has ended the round, holds "
+                                               "too many connections at once, or does not know these identities: are this session and "
+                                               "these ids in its session config, and is the config the same?)");
   }
   stats_.bytes_received += hello_reply_bytes;
   if (load_le<std::uint32_t>(reply) != hello_magic || load_le<std::uint16_t>(reply + 4) != wire_version)
@@ -254,6 +260,9 @@ asio::awaitable<void> SecureLink::connect_as(const SessionId& session, const Con
   try {
     f = co_await receive();
   } catch (const std::system_error& e) {
+    if (e.code() == Errc::peer_closed && peer_ == "the analyzer")
+      throw_error(Errc::unauthenticated, "the analyzer closed the connection during key confirmation (it has decided the round already, or "
+                                         "these keys are not the ones in the session config)");
     if (e.code() == Errc::peer_closed)
       throw_error(Errc::unauthenticated, peer_ + " refused our keys (are these keys the ones in the session config?)");
     if (e.code() == Errc::unauthenticated)

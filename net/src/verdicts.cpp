@@ -9,7 +9,9 @@
 
 namespace shufflempc::net::detail {
 
-void VerdictBook::record(PartyId first, std::uint32_t round, const VerdictPayload& v) {
+bool VerdictBook::record(PartyId first, std::uint32_t round, const VerdictPayload& v) {
+  if (round > floor_ + 1) return false;  // beyond the next round: no honest party is there yet
+  if (round < floor_) return true;       // a round decided already: nothing to keep
   auto& book = rounds_[round];
   for (std::size_t i = 0; i < v.parties.size(); ++i) {
     const PartyId p = first + static_cast<PartyId>(i);
@@ -17,6 +19,7 @@ void VerdictBook::record(PartyId first, std::uint32_t round, const VerdictPayloa
     const auto [it, added] = book.emplace(p, e);
     if (!added && e.verdict == Verdict::complaint && it->second.verdict != Verdict::complaint) it->second = std::move(e);
   }
+  return true;
 }
 
 VerdictBook::Decision VerdictBook::decide(std::uint32_t round, const Root& root, std::span<const PartyId> confirm,
@@ -61,9 +64,16 @@ VerdictBook::Decision VerdictBook::decide(std::uint32_t round, const Root& root,
   return d;
 }
 
-void VerdictBook::forget_before(std::uint32_t round) { rounds_.erase(rounds_.begin(), rounds_.lower_bound(round)); }
+void VerdictBook::forget_before(std::uint32_t round) {
+  rounds_.erase(rounds_.begin(), rounds_.lower_bound(round));
+  floor_ = std::max(floor_, round);
+}
 
 struct VerdictServer::Impl {
+  // Connections not yet authenticated held at once (the shuffler's cap, ShufflerOptions): past it
+  // the oldest is closed, so a flood of idle sockets churns through its own connections while a
+  // party's handshake (milliseconds) completes.
+  const std::size_t max_unauthenticated = ShufflerOptions{}.max_unauthenticated;
   asio::io_context io;
   tcp::acceptor acceptor{io};
   SessionId session{};
@@ -73,6 +83,7 @@ struct VerdictServer::Impl {
   IdentityTree tree;
   SystemRng rng;
   RateLimitedLog log;
+  PendingLinks unauthenticated{max_unauthenticated};
   Limits limits;
   std::mutex mutex;
   std::condition_variable changed;
@@ -86,6 +97,7 @@ struct VerdictServer::Impl {
       if (!ec && !authenticated) link->close();
     });
     std::string who = "a connection";
+    const std::uint64_t pending = unauthenticated.add(link, log);
     try {
       const Hello hello = co_await link->read_hello();
       if (hello.session != session) throw_error(Errc::wrong_session, "hello for another session " + to_hex(hello.session));
@@ -97,23 +109,29 @@ struct VerdictServer::Impl {
       link->set_limits(limits);
       co_await link->accept(hello, keys, tree.proof(hello.first, hello.count), rng);
       authenticated = true;
+      unauthenticated.remove(pending);
       guard.cancel();
       for (;;) {
         const Frame f = co_await link->receive();
         if (f.header.type != FrameType::verdict || f.header.count != hello.count)
           throw_error(Errc::protocol_violation, "sent a frame that is not a verdict for its " + std::to_string(hello.count) + " parties");
         const VerdictPayload v = decode_verdict(f.header, f.payload);
+        bool kept = false;
         {
           const std::lock_guard lock(mutex);
-          book.record(hello.first, f.header.round, v);
+          kept = book.record(hello.first, f.header.round, v);
         }
+        if (!kept) throw_error(Errc::protocol_violation, "sent a verdict for round " + std::to_string(f.header.round) + ", beyond the next round");
         changed.notify_all();
       }
     } catch (const std::system_error& e) {
-      guard.cancel();
-      link->close();
       if (e.code() != Errc::peer_closed) log.limited("verdict link", "verdict link of " + who + ": " + e.what() + "; closed");
+    } catch (const std::exception& e) {
+      log.limited("verdict link", "verdict link of " + who + ": " + e.what() + "; closed");
     }
+    guard.cancel();
+    link->close();
+    unauthenticated.remove(pending);
   }
 
   asio::awaitable<void> accept_loop() {

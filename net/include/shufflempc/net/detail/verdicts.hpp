@@ -30,8 +30,11 @@ class VerdictBook {
  public:
   using Root = std::array<std::uint8_t, verdict_root_bytes>;
   // A verdict frame of the link of parties first .. first + v.parties.size() - 1 for `round`. A
-  // party's first word stands, but a complaint replaces a confirmation.
-  void record(PartyId first, std::uint32_t round, const VerdictPayload& v);
+  // party's first word stands, but a complaint replaces a confirmation. Only the round being
+  // decided and the next one are kept (an authenticated party cannot grow the book with rounds to
+  // come): false for a verdict beyond them (the link is then closed); one for a round decided
+  // already is dropped.
+  bool record(PartyId first, std::uint32_t round, const VerdictPayload& v);
 
   struct Decision {
     enum class Kind { wait, accept, refuse } kind = Kind::wait;
@@ -55,6 +58,7 @@ class VerdictBook {
     std::string reason;
   };
   std::map<std::uint32_t, std::map<PartyId, Entry>> rounds_;
+  std::uint32_t floor_ = 0;  // the first round not yet decided (forget_before)
 };
 
 class VerdictServer {
