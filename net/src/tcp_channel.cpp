@@ -249,27 +249,34 @@ RoundOutcome TcpChannel::exchange(const RoundRules& spec, Submissions local) {
   }
   im.submit(spec, local, ww);
   stop_ticker.im = nullptr;  // stopped by submit; started again below, for the next round
+  // The parties hosted here have submitted: on every way out of the round from here, whatever the
+  // exception, they say what they make of it (check_receipts), a complaint unless the result holds.
   std::optional<std::vector<Impl::Answer>> answers;
   try {
     answers = im.await_results(spec, ww);
-  } catch (const std::system_error& e) {
-    // No result at all: the parties that submitted through the chain complain of it (to the analyzer).
-    std::vector<Impl::Answer> failed(im.links.size());
-    for (auto& a : failed) a.error = std::current_exception();
-    im.check_receipts(spec, failed);
+    if (!answers) {  // every party hosted here has left and no analyzer is hosted
+      RoundOutcome out;
+      for (const auto& [id, where] : im.hosted) out.dropped.push_back(id);
+      im.check_receipts(spec, std::vector<Impl::Answer>(im.links.size()));  // their "absent" verdicts
+      return out;
+    }
+    // The session's last result arrived: the shuffler need hold it for a reconnection no longer. Said
+    // before the records are opened and checked, which at 10^6 parties takes the analyzer longer
+    // than the shuffler waits for the word.
+    if (spec.round + 1 == im.config.rounds.size()) im.confirm_last(spec.round);
+    im.check_receipts(spec, *answers);
+  } catch (...) {
+    if (im.judged != spec.round) {  // no result at all, or none that could be read: a complaint of the entry
+      std::vector<Impl::Answer> failed(im.links.size());
+      for (auto& a : failed) a.error = std::current_exception();
+      try {
+        im.check_receipts(spec, failed);
+      } catch (...) {
+        // The complaint went out; the error that ended the round is the one to report.
+      }
+    }
     throw;
   }
-  if (!answers) {  // every party hosted here has left and no analyzer is hosted
-    RoundOutcome out;
-    for (const auto& [id, where] : im.hosted) out.dropped.push_back(id);
-    im.check_receipts(spec, std::vector<Impl::Answer>(im.links.size()));  // their "absent" verdicts
-    return out;
-  }
-  // The session's last result arrived: the shuffler need hold it for a reconnection no longer. Said
-  // before the records are opened and checked, which at 10^6 parties takes the analyzer longer
-  // than the shuffler waits for the word.
-  if (spec.round + 1 == im.config.rounds.size()) im.confirm_last(spec.round);
-  im.check_receipts(spec, *answers);
   RoundOutcome out = im.outcome_of(spec, *answers, im.verifiable() ? ww : wire_width(spec.shape.width, spec.shape.delivery));
   im.await_verdicts(spec, out);
   im.leave(out.dropped);

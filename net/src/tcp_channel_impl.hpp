@@ -203,7 +203,14 @@ struct TcpChannel::Impl {
   // complains too (to the analyzer; the caller then reports the shuffler's own words). Throws
   // std::system_error(protocol_violation) naming the entry and the party when a result frame gives
   // a party cause to complain (after the complaint is sent).
+  // Called on every way out of a round after this process submitted (TcpChannel::exchange), once
+  // per round (`judged`): an exception of any type before or while the result is read and checked,
+  // a missing, late, malformed or out-of-turn frame, a closed link, is a complaint, never silence.
   void check_receipts(const RoundRules& spec, const std::vector<Answer>& answers);
+  std::optional<std::uint32_t> judged;  // the last round check_receipts judged
+  // One link's verdict on the entry's answer (check_receipts): "" if its receipt holds, else the fault.
+  std::string judge_answer(const RoundRules& spec, const Link& l, const Answer& a, VerdictPayload& v, std::vector<PartyId>& listed,
+                           bool& quiet);
 
   // Each link's verdict to the analyzer, on a connection of its own (authenticated with the
   // parties' keys against the analyzer's), within 10 s. A verdict that cannot be delivered is the

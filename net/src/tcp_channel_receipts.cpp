@@ -10,59 +10,96 @@
 
 namespace shufflempc::net {
 
+// What link `l`'s submitting parties make of the entry's answer `a`: "" when its receipt holds (the
+// root it confirms in `v.root`, the ids the entry lists as submitted in `listed`), otherwise what
+// they complain of. Fails closed: anything that goes wrong while the answer is read or checked,
+// whatever the exception, is a complaint naming what the entry sent.
+std::string TcpChannel::Impl::judge_answer(const RoundRules& spec, const Link& l, const Answer& a, VerdictPayload& v,
+                                           std::vector<PartyId>& listed, bool& quiet) {
+  const std::string round = "round " + std::to_string(spec.round);
+  const auto what_of = [](std::exception_ptr e) -> std::string {
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+      return x.what();
+    } catch (...) {
+      return "an error of unknown type";
+    }
+  };
+  if (a.error) {
+    quiet = true;  // the caller reports the error itself
+    return "sent no result for the records it took (" + what_of(a.error) + ")";
+  }
+  const auto& f = a.frame;
+  if (!f) {
+    quiet = true;
+    return "sent no result for the records it took";
+  }
+  if (f->header.type == FrameType::abort) {
+    quiet = true;  // the caller reports the shuffler's own words
+    const std::size_t shown = std::min<std::size_t>(f->payload.size(), limits.max_abort_reason);
+    return "ended the round for it, though it submitted (the shuffler said: " +
+           std::string(f->payload.begin(), f->payload.begin() + static_cast<std::ptrdiff_t>(shown)) + ")";
+  }
+  if (f->header.type != FrameType::result)
+    return "answered its batch with a frame of type " + std::to_string(static_cast<int>(f->header.type)) + " instead of the round's result";
+  if (f->header.round != spec.round)
+    return "answered its batch with the result of round " + std::to_string(f->header.round) + " instead of " + round + "'s";
+  ResultPayload r;
+  try {
+    r = decode_result(f->header, f->payload, config.parties, limits);
+  } catch (const std::exception& e) {
+    return "sent a result that does not parse (" + std::string(e.what()) + ")";
+  }
+  listed = r.submitted;
+  try {
+    const Receipt receipt = decode_receipt(r.receipt, l.own.count());
+    std::string why;
+    const auto root = committed_root(config, spec.round, spec.shape.delivery, receipt, why);
+    // A verifiable chain's entry admits only well-formed ciphertexts with a valid proof
+    // (admit_records): a record of this process's that is not one was sent so (tests send
+    // such records on purpose). Its receipt covers the ciphertexts, without their proofs.
+    std::optional<std::vector<char>> refused;  // worked out only if the receipt calls a record missing
+    const auto refusable = [&](std::size_t k) {
+      if (!refused) refused = refusable_records(l.own, knowledge_context(config, spec.round, spec.shape.delivery), hardware_threads());
+      return (*refused)[k] != 0;
+    };
+    const MessageBatch mine = verifiable() ? ciphertexts_of(l.own) : l.own;
+    if (root) why = receipt_fault(receipt, mine.width(), mine.bytes(), *root, verifiable() ? std::function<bool(std::size_t)>(refusable) : nullptr);
+    if (!why.empty()) return "gave a receipt that does not hold: " + why;
+    v.root = *root;
+    return "";
+  } catch (const std::exception& e) {
+    return "gave no receipt that parses (" + std::string(e.what()) + ")";
+  }
+}
+
 void TcpChannel::Impl::check_receipts(const RoundRules& spec, const std::vector<Answer>& answers) {
-  if (!chained(spec.shape)) return;
+  if (!chained(spec.shape) || judged == spec.round) return;
+  judged = spec.round;  // once per round, on whichever way out comes first
   const std::string round = "round " + std::to_string(spec.round);
   std::vector<std::pair<std::size_t, VerdictPayload>> said;  // each party link's verdict
-  std::string first_fault;
+  std::string first_fault, first_quiet;
   for (std::size_t i = 0; i < links.size(); ++i) {
     const auto& l = links[i];
     if (l.first == analyzer_id || l.counts.empty()) continue;
     VerdictPayload v;
     v.parties.assign(l.count, Verdict::absent);
     const bool submitted = std::any_of(l.counts.begin(), l.counts.end(), [](std::uint32_t c) { return c != submit_absent; });
+    const Answer none;
+    const Answer& a = i < answers.size() ? answers[i] : none;
+    const bool no_result = a.error || !a.frame || a.frame->header.type != FrameType::result;
+    // A round delivered to every party whose result never came: the output is the parties' own,
+    // and there is nothing for the analyzer to refuse.
+    if (submitted && no_result && spec.shape.delivery == Delivery::all_parties) continue;
     std::string fault;  // what the link's submitting parties complain of
     std::vector<PartyId> listed;
-    const bool is_result = !answers[i].error && answers[i].frame && answers[i].frame->header.type == FrameType::result &&
-                           answers[i].frame->header.round == spec.round;
-    bool quiet = false;  // a complaint the caller reports in the shuffler's own words
-    if (!submitted) {
-    } else if (!is_result) {
-      if (spec.shape.delivery == Delivery::all_parties) continue;  // the output is the parties' own: nothing to refuse
-      quiet = true;
-      const auto& f = answers[i].frame;
-      if (answers[i].error) {
-        try {
-          std::rethrow_exception(answers[i].error);
-        } catch (const std::exception& e) {
-          fault = "sent no result for the records it took (" + std::string(e.what()) + ")";
-        }
-      } else {
-        fault = f && f->header.type == FrameType::abort
-                    ? "ended the round for it, though it submitted (the shuffler said: " + std::string(f->payload.begin(), f->payload.end()) + ")"
-                    : "sent no result for the records it took";
-      }
-    } else {
-      const ResultPayload r = decode_result(answers[i].frame->header, answers[i].frame->payload, config.parties, limits);
-      listed = r.submitted;
+    bool quiet = false;  // a complaint the caller reports in its own words
+    if (submitted) {
       try {
-        const Receipt receipt = decode_receipt(r.receipt, l.own.count());
-        std::string why;
-        const auto root = committed_root(config, spec.round, spec.shape.delivery, receipt, why);
-        // A verifiable chain's entry admits only well-formed ciphertexts with a valid proof
-        // (admit_records): a record of this process's that is not one was sent so (tests send
-        // such records on purpose). Its receipt covers the ciphertexts, without their proofs.
-        std::optional<std::vector<char>> refused;  // worked out only if the receipt calls a record missing
-        const auto refusable = [&](std::size_t k) {
-          if (!refused) refused = refusable_records(l.own, knowledge_context(config, spec.round, spec.shape.delivery), hardware_threads());
-          return (*refused)[k] != 0;
-        };
-        const MessageBatch mine = verifiable() ? ciphertexts_of(l.own) : l.own;
-        if (root) why = receipt_fault(receipt, mine.width(), mine.bytes(), *root, verifiable() ? std::function<bool(std::size_t)>(refusable) : nullptr);
-        if (!why.empty()) fault = "gave a receipt that does not hold: " + why;
-        else v.root = *root;
-      } catch (const std::system_error& e) {
-        fault = "gave no receipt that parses (" + std::string(e.what()) + ")";
+        fault = judge_answer(spec, l, a, v, listed, quiet);
+      } catch (...) {
+        fault = "sent a result this process could not check";
       }
     }
     for (std::size_t k = 0; k < l.count; ++k) {
@@ -73,12 +110,17 @@ void TcpChannel::Impl::check_receipts(const RoundRules& spec, const std::vector<
       v.parties[k] = why.empty() ? Verdict::confirmed : Verdict::complaint;
       if (why.empty()) continue;
       if (v.reason.empty()) v.reason = why + " (party " + std::to_string(id) + ")";
-      if (first_fault.empty() && !quiet) first_fault = round + ": the chain's entry (the shuffler) " + why + " (party " + std::to_string(id) + ")";
+      std::string& first = quiet ? first_quiet : first_fault;
+      if (first.empty()) first = round + ": the chain's entry (the shuffler) " + why + " (party " + std::to_string(id) + ")";
     }
     said.emplace_back(i, std::move(v));
   }
   const bool to_analyzer = spec.shape.delivery == Delivery::analyzer_only && !analyzer_identity;
-  if (to_analyzer) send_verdicts(spec.round, said);
+  if (to_analyzer) {
+    send_verdicts(spec.round, said);
+    // The caller reports a quiet complaint's cause in its own words: say here that it was a complaint.
+    if (first_fault.empty() && !first_quiet.empty()) log(first_quiet + ": complaint sent to the analyzer, which outputs nothing for the round");
+  }
   if (!first_fault.empty())
     throw_error(Errc::protocol_violation,
                 first_fault + (to_analyzer ? ": complaint sent to the analyzer, which outputs nothing for the round"

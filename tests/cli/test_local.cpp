@@ -610,3 +610,31 @@ TEST_CASE("shufflempc local --tamper-entry: an entry that drops, replaces or cop
     }
   }
 }
+
+TEST_CASE("shufflempc local --fault-adversary: an entry that drops parties and answers them with a result that does not parse is named by each, who complain, and the analyzer outputs nothing") {
+  // The n - 1 attack by silencing: the entry throws away the submissions of parties 1 to 6 (they
+  // count as dropped) and sends each of them, in place of the abort that says so, a frame of type
+  // result whose payload does not parse. A party that submitted complains on every way out of its
+  // check, so the analyzer, which outputs a round only when no party complains, refuses it.
+  for (const std::string kind : {"decryption", "verifiable"}) {
+    CAPTURE(kind);
+    const test::TempDir tmp("shufflempc-localsilence");
+    const std::string keep = tmp / "run";
+    Process p({SHUFFLEMPC_CLI, "local", "split-mix-sum", "--parties", "8", "--min-parties", "2", "--mix-servers", "3", "--mix", kind,
+               "--parties-per-process", "1", "--seed", "1", "--keep-dir", keep, "--fault-adversary", "ignore=1-6,type=abort,to=1-6,mutation=type-result"},
+              tmp / "err");
+    const int status = p.wait(std::chrono::seconds(120));
+    const std::string text = slurp(tmp / "err");
+    INFO("stderr: " << text);
+    CHECK(status != 0);
+    CHECK(slurp(keep + "/analyzer.out").empty());
+    CHECK(text.find("local run failed: analyzer exited with status 1") != std::string::npos);
+    for (int party = 1; party <= 6; ++party) {
+      CAPTURE(party);
+      CHECK(text.find("error: round 0: the chain's entry (the shuffler) sent a result that does not parse (") != std::string::npos);
+      CHECK(text.find("(party " + std::to_string(party) + "): complaint sent to the analyzer, which outputs nothing for the round") != std::string::npos);
+      CHECK(text.find("parties " + std::to_string(party) + "-" + std::to_string(party) + " exited with status 1") != std::string::npos);
+    }
+    CHECK(text.find("complains that the chain's entry (the shuffler) sent a result that does not parse") != std::string::npos);
+  }
+}
