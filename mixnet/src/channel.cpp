@@ -95,7 +95,7 @@ RoundOutcome VerifiableMixChannel::exchange(const RoundRules& spec, Submissions 
   // The hops: each checks the proof of the hop before it, then shuffles and proves.
   const CiphertextBatch* in = &rt.input;
   for (std::uint32_t h = 0; h < transcript_.hops; ++h) {
-    const ProofContext ctx{transcript_.session, spec.round, h};
+    const ProofContext ctx{transcript_.session, spec.round, h, static_cast<std::uint32_t>(width)};
     auto mixed = reencrypt_shuffle(*in, key, *round_rng, threads_);
     ShuffleProof proof = prove_shuffle(ctx, key, *in, mixed.output, mixed.witness, *secret_rng_, threads_);
     HopTranscript hop{std::move(mixed.output), std::move(proof)};
@@ -108,7 +108,7 @@ RoundOutcome VerifiableMixChannel::exchange(const RoundRules& spec, Submissions 
   }
 
   // The trustees' proved shares; the receiver checks them before it decrypts.
-  const ProofContext dctx{transcript_.session, spec.round, static_cast<std::uint32_t>(transcript_.hops)};
+  const ProofContext dctx{transcript_.session, spec.round, static_cast<std::uint32_t>(transcript_.hops), static_cast<std::uint32_t>(width)};
   for (std::uint32_t k = 0; k < trustees.secrets.size(); ++k) {
     if (rt.delivery == Delivery::all_parties && std::find(absent_.begin(), absent_.end(), k) != absent_.end()) continue;
     rt.decrypted_by.push_back(k);

@@ -111,10 +111,11 @@ bool decode_into(std::span<const Point> points, std::vector<edwards::Niels>& out
 
 std::vector<std::uint8_t> ProofContext::to_bytes() const {
   std::vector<std::uint8_t> out(session.begin(), session.end());
-  std::uint8_t b[8];
+  std::uint8_t b[12];
   store_le(b, round);
   store_le(b + 4, hop);
-  out.insert(out.end(), b, b + 8);
+  store_le(b + 8, width);
+  out.insert(out.end(), b, b + 12);
   return out;
 }
 

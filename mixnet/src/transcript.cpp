@@ -179,6 +179,9 @@ Transcript Transcript::from_json(const std::string& text) {
                                      ? " (version 3's decryption proofs carry their challenges instead of their commitments, which cannot be checked in a batch)"
                                  : j.is_object() && j.contains("format") && j["format"] == "shufflempc-verifiable-mix/4"
                                      ? " (version 4's records carry no proofs of plaintext knowledge, so a re-randomized copy of a record cannot be told apart)"
+                                 : j.is_object() && j.contains("format") && j["format"] == "shufflempc-verifiable-mix/5"
+                                     ? " (version 5's proofs and signatures do not cover the records' width, so a width changed to another of the same "
+                                       "limbs changed the records and still verified)"
                                      : ""));
   Transcript t;
   t.session = fixed_field<sizeof(SessionId)>(j, "session", "transcript");
@@ -359,7 +362,7 @@ std::vector<std::string> hop_faults(const SessionId& session, const RoundTranscr
   const Point& key = r.key.key();
   const CiphertextBatch* in = &r.input;
   for (std::size_t h = 0; h < r.hops.size(); ++h) {
-    const ProofContext ctx{session, r.round, static_cast<std::uint32_t>(h)};
+    const ProofContext ctx{session, r.round, static_cast<std::uint32_t>(h), static_cast<std::uint32_t>(r.width)};
     if (!skip || *skip != h)
       if (auto fault = hop_fault(ctx, key, *in, r.hops[h], signers[h], threads); !fault.empty())
         faults.push_back("hop " + std::to_string(h) + ": " + fault);
@@ -384,7 +387,7 @@ Verdict verify_transcript(const Transcript& t, unsigned threads) {
     v.hop_proofs += r.hops.size();
     for (auto& fault : hop_faults(t.session, r, t.signers, threads)) v.faults.push_back(where + " " + fault);
     const CiphertextBatch* in = r.hops.empty() ? &r.input : &r.hops.back().output;
-    const ProofContext dctx{t.session, r.round, static_cast<std::uint32_t>(r.hops.size())};
+    const ProofContext dctx{t.session, r.round, static_cast<std::uint32_t>(r.hops.size()), static_cast<std::uint32_t>(r.width)};
     std::set<std::uint32_t> distinct(r.decrypted_by.begin(), r.decrypted_by.end());
     bool shares_ok = r.decrypted_by.size() == r.decryption.size() && distinct.size() == r.decrypted_by.size() &&
                      r.decryption.size() >= r.key.threshold && (r.decrypted_by.empty() || *distinct.rbegin() < r.key.shares.size());
@@ -442,8 +445,8 @@ std::vector<std::string> check_session(const Transcript& t, const SessionChain& 
     }
     if (r.delivery != want.delivery)
       faults.push_back(where + ": delivered " + to_string(r.delivery) + ", the session's round is " + to_string(want.delivery));
-    if (limbs_for(r.width) != want.limbs)
-      faults.push_back(where + ": records of " + std::to_string(limbs_for(r.width)) + " limbs, the session's round has " + std::to_string(want.limbs));
+    if (r.width != want.width)
+      faults.push_back(where + ": records of " + std::to_string(r.width) + " bytes, the session's round has records of " + std::to_string(want.width));
     if (!(r.key.threshold == want.key.threshold && r.key.shares == want.key.shares && r.key.commitments == want.key.commitments))
       faults.push_back(where + ": encrypted under another key than the session's " +
                        (want.delivery == Delivery::analyzer_only ? "analyzer's" : "servers' combined key"));

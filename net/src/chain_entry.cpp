@@ -69,7 +69,7 @@ void ChainEntry::start_verifiable(const SigningKeyPair& signing, const Tamper& t
   closed_.outcome.output.reset();  // no records travel: each receiver decrypts the evidence
   rt_.round = closed_.round;
   rt_.delivery = closed_.shape.delivery;
-  rt_.width = 2 * limbs_;
+  rt_.width = closed_.shape.record_width;  // the config binds it (SessionConfig: rounds[r].record_width)
   rt_.key = round_key(config_, closed_.shape.delivery);
   // The records as their senders submitted them: record first + j of a party's slice is its j-th,
   // and must carry the tag only it and this entry can compute.
@@ -114,7 +114,7 @@ void ChainEntry::start_verifiable(const SigningKeyPair& signing, const Tamper& t
   // session's rounds; only its decryption is skipped.
   const mixnet::Point key = rt_.key.key();
   auto mixed = mixnet::reencrypt_shuffle(rt_.input, key, rng_, threads_);
-  const mixnet::ProofContext ctx0{config_.session, closed_.round, 0};
+  const mixnet::ProofContext ctx0{config_.session, closed_.round, 0, static_cast<std::uint32_t>(rt_.width)};
   auto proof = mixnet::prove_shuffle(ctx0, key, rt_.input, mixed.output, mixed.witness, rng_, threads_);
   const auto statement = mixnet::hop_statement(ctx0, key, rt_.input, mixed.output, proof);
   rt_.hops.push_back({std::move(mixed.output), std::move(proof), signing.sign(statement)});
@@ -162,7 +162,7 @@ std::optional<std::string> ChainEntry::take_shuffle(std::size_t hop, const Frame
   } catch (const std::invalid_argument& e) {
     return round_text() + ": " + e.what();
   }
-  if (auto fault = mixnet::hop_fault({config_.session, closed_.round, static_cast<std::uint32_t>(hop)}, rt_.key.key(), rt_.hops.back().output,
+  if (auto fault = mixnet::hop_fault({config_.session, closed_.round, static_cast<std::uint32_t>(hop), static_cast<std::uint32_t>(rt_.width)}, rt_.key.key(), rt_.hops.back().output,
                                      h, config_.mix_chain[hop].signer, threads_);
       !fault.empty())
     return at + ": " + fault;
@@ -177,7 +177,7 @@ bool ChainEntry::needs_decryption() const {
 HopAsk ChainEntry::decrypt_ask() {
   // Every server decrypts; each further server checks the evidence first (mix_server.hpp).
   auto evidence = mixnet::encode_evidence(rt_);
-  const mixnet::ProofContext dctx{config_.session, closed_.round, static_cast<std::uint32_t>(rt_.hops.size())};
+  const mixnet::ProofContext dctx{config_.session, closed_.round, static_cast<std::uint32_t>(rt_.hops.size()), static_cast<std::uint32_t>(rt_.width)};
   rt_.decrypted_by.push_back(0);
   rt_.decryption.push_back(mixnet::decryption_shares(dctx, 0, *share_, rt_.hops.back().output, rng_, threads_));
   HopAsk ask;
@@ -192,7 +192,7 @@ HopAsk ChainEntry::decrypt_ask() {
 
 std::optional<std::string> ChainEntry::take_decryption(std::size_t hop, const FrameHeader& header, std::span<const std::uint8_t> payload) {
   const std::size_t shares = rt_.input.size() * limbs_;
-  const mixnet::ProofContext dctx{config_.session, closed_.round, static_cast<std::uint32_t>(rt_.hops.size())};
+  const mixnet::ProofContext dctx{config_.session, closed_.round, static_cast<std::uint32_t>(rt_.hops.size()), static_cast<std::uint32_t>(rt_.width)};
   if (header.type != FrameType::decrypted || header.round != closed_.round || header.count != shares ||
       header.width != mixnet::DecryptionShares::bytes_per_share)
     return round_text() + ": " + hop_name_(hop) + " answered with a frame that is not its decryption shares of this round";

@@ -23,7 +23,8 @@ std::optional<merkle::Hash> committed_root(const SessionConfig& config, std::uin
     Signature sig{};
     std::copy(c.end() - static_cast<std::ptrdiff_t>(sig.size()), c.end(), sig.begin());
     const std::span<const std::uint8_t> statement(c.data(), c.size() - sig.size());
-    auto root = mixnet::statement_input_root(statement, {config.session, round, 0}, round_key(config, delivery).key());
+    const std::uint32_t width = round < config.rounds.size() ? static_cast<std::uint32_t>(config.rounds[round].record_width) : 0;
+    auto root = mixnet::statement_input_root(statement, {config.session, round, 0, width}, round_key(config, delivery).key());
     if (!root) fault = "its commitment is not a hop 0 statement of this session's round " + std::to_string(round);
     else if (!mixnet::signature_holds(sig, statement, signer)) fault = "its commitment is not signed by the chain's entry";
     return fault.empty() ? root : std::nullopt;

@@ -231,6 +231,7 @@ std::vector<RoundShape> rounds_from_json(const Value& rounds) {
     s.min_messages = number("min_messages", limits.max_count);
     s.max_messages = number("max_messages", limits.max_count);
     if (s.min_messages > s.max_messages) throw std::invalid_argument(where + ": min_messages exceeds max_messages");
+    if (shape.contains("record_width")) s.record_width = number("record_width", mixnet::max_record_bytes);
     const Value& delivery = shape.contains("delivery") ? shape["delivery"] : Value();
     if (delivery == to_string(Delivery::analyzer_only)) s.delivery = Delivery::analyzer_only;
     else if (delivery == to_string(Delivery::all_parties)) s.delivery = Delivery::all_parties;
@@ -283,14 +284,26 @@ void check_verifiable_chain(const SessionConfig& c) {
       if (c.mix_chain[k].elgamal->key == c.mix_chain[i].elgamal->key)
         throw std::invalid_argument(where + "'s ElGamal key repeats mix_chain[" + std::to_string(k) + "]'s");
   }
-  // Every round that crosses the chain carries records of whole limbs with their proofs.
+  // Every round that crosses the chain carries records of whole limbs with their proofs, and names
+  // the width its records decode to (which its limbs alone do not fix): every hop's proof and
+  // signature and every decryption proof are bound to it.
   for (std::size_t r = 0; r < c.rounds.size(); ++r) {
     const RoundShape& shape = c.rounds[r];
-    if (shape.width > wire_width(0, shape.delivery) && (chain_limbs(shape.width) == 0 || chain_limbs(shape.width) > mixnet::limbs_for(mixnet::max_record_bytes)))
-      throw std::invalid_argument("session config: rounds[" + std::to_string(r) + "]: a width of " + std::to_string(shape.width) +
+    const std::string where = "session config: rounds[" + std::to_string(r) + "]";
+    if (shape.width <= wire_width(0, shape.delivery)) {
+      if (shape.record_width != 0) throw std::invalid_argument(where + " carries no records, so it has no record_width");
+      continue;
+    }
+    if (chain_limbs(shape.width) == 0 || chain_limbs(shape.width) > mixnet::limbs_for(mixnet::max_record_bytes))
+      throw std::invalid_argument(where + ": a width of " + std::to_string(shape.width) +
                                   " bytes is no verifiable record's (32 + 128·L bytes for L = 1 to " +
                                   std::to_string(mixnet::limbs_for(mixnet::max_record_bytes)) +
                                   " limbs: ciphertexts and a proof of plaintext knowledge; write the config again with this version's `session`)");
+    if (shape.record_width == 0 || mixnet::limbs_for(shape.record_width) != chain_limbs(shape.width))
+      throw std::invalid_argument(where + ": record_width must be 1 to " + std::to_string(mixnet::max_record_bytes) +
+                                  " bytes and fill the round's " + std::to_string(chain_limbs(shape.width)) + " limbs (" +
+                                  std::to_string(2 * chain_limbs(shape.width) - 1) + " or " + std::to_string(2 * chain_limbs(shape.width)) +
+                                  " bytes); write the config again with this version's `session`");
   }
 }
 
@@ -382,6 +395,10 @@ SessionConfig SessionConfig::from_json(const Value& j) {
   if (j.contains("analyzer_elgamal_key"))
     c.analyzer_elgamal = parse_verifiable_key(f.text("analyzer_elgamal_key"), "session config: 'analyzer_elgamal_key'");
   if (c.mix == MixKind::verifiable) check_verifiable_chain(c);
+  else
+    for (std::size_t r = 0; r < c.rounds.size(); ++r)
+      if (c.rounds[r].record_width != 0)
+        throw std::invalid_argument("session config: rounds[" + std::to_string(r) + "].record_width belongs to a verifiable chain's rounds only");
   if (j.contains("distributed_key")) {
     if (c.mix != MixKind::verifiable) throw std::invalid_argument("session config: 'distributed_key' needs a verifiable mix");
     c.distributed_key = distributed_key_of(f.text("distributed_key"), c);
@@ -402,8 +419,10 @@ Value SessionConfig::to_json() const {
     else keys.push_back({{"key", to_hex(party_keys[i])}, {"parties", length}});
   }
   Value shapes = Value::array();
-  for (const auto& r : rounds)
+  for (const auto& r : rounds) {
     shapes.push_back({{"width", r.width}, {"delivery", to_string(r.delivery)}, {"min_messages", r.min_messages}, {"max_messages", r.max_messages}});
+    if (r.record_width > 0) shapes.back()["record_width"] = r.record_width;  // a verifiable chain's rounds only
+  }
   Value out = {{"session", to_hex(session)},
           {"protocol", protocol},
           {"params", params},

@@ -167,7 +167,7 @@ struct TcpMixServer::Impl : detail::SessionHost {
     }
     const mixnet::Point key = round_key(s.config, shape.delivery).key();
     auto mixed = mixnet::reencrypt_shuffle(in, key, rng, threads());
-    const mixnet::ProofContext ctx{s.config.session, r, s.hop};
+    const mixnet::ProofContext ctx{s.config.session, r, s.hop, static_cast<std::uint32_t>(shape.record_width)};
     const auto proof = mixnet::prove_shuffle(ctx, key, in, mixed.output, mixed.witness, rng, threads());
     if (options.tamper) options.tamper(r, mixed.output);
     // Signed: the hop is this server's (its Ed25519 key in the session config), and nobody else's.
@@ -217,7 +217,7 @@ struct TcpMixServer::Impl : detail::SessionHost {
     const std::size_t limbs = chain_limbs(shape.width), cw = limbs * mixnet::ciphertext_bytes;
     mixnet::RoundTranscript rt;
     try {
-      rt = mixnet::decode_evidence(f.payload, r, shape.delivery, 2 * limbs, round_key(s.config, shape.delivery), s.config.mix_chain.size(),
+      rt = mixnet::decode_evidence(f.payload, r, shape.delivery, shape.record_width, round_key(s.config, shape.delivery), s.config.mix_chain.size(),
                                    f.header.count);
     } catch (const std::invalid_argument& e) {
       return std::string(e.what());
@@ -233,7 +233,7 @@ struct TcpMixServer::Impl : detail::SessionHost {
       return round + ": the evidence's input is not the senders': " + fault;
     if (auto faults = mixnet::hop_faults(s.config.session, rt, signers_of(s.config.mix_chain), threads(), s.hop); !faults.empty())
       return round + ": " + faults.front();
-    const mixnet::ProofContext dctx{s.config.session, r, static_cast<std::uint32_t>(rt.hops.size())};
+    const mixnet::ProofContext dctx{s.config.session, r, static_cast<std::uint32_t>(rt.hops.size()), static_cast<std::uint32_t>(shape.record_width)};
     const auto shares = mixnet::decryption_shares(dctx, s.hop, *s.share, rt.hops.back().output, rng, threads());
     s.decrypted.valid = true;
     s.decrypted.round = r;

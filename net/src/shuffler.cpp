@@ -19,7 +19,7 @@ namespace shufflempc::net {
 RoundShape wire_shape(const RoundShape& shape, std::size_t hops, MixKind kind) {
   RoundShape wire = shape;
   if (hops == 0 || shape.width == 0) wire.width = wire_width(shape.width, shape.delivery);
-  else if (kind == MixKind::verifiable) wire.width = verifiable_width(shape.width);
+  else if (kind == MixKind::verifiable) wire.width = verifiable_width(shape.width), wire.record_width = shape.width;
   else wire.width = onion::record_width(shape.width, shape.delivery, hops, 0);
   return wire;
 }
@@ -37,8 +37,8 @@ std::vector<RoundShape> wire_rounds(const Protocol& protocol, std::size_t hops, 
 
 void check_rounds(const SessionConfig& config, const Protocol& protocol) {
   const auto describe = [](const RoundShape& r) {
-    return "width " + std::to_string(r.width) + " " + to_string(r.delivery) + ", " + std::to_string(r.min_messages) + ".." +
-           std::to_string(r.max_messages) + " messages per party";
+    return "width " + std::to_string(r.width) + (r.record_width ? " (records of " + std::to_string(r.record_width) + " bytes)" : "") + " " +
+           to_string(r.delivery) + ", " + std::to_string(r.min_messages) + ".." + std::to_string(r.max_messages) + " messages per party";
   };
   const auto declared = wire_rounds(protocol, config.chain().hops(), config.mix);
   const auto mismatch = [&](const std::string& what) {

@@ -83,6 +83,7 @@ mixnet::SessionChain session_chain(const SessionConfig& config) {
     r.delivery = shape.delivery;
     if (shape.width > wire_width(0, shape.delivery)) {
       r.limbs = chain_limbs(shape.width);
+      r.width = shape.record_width;
       r.key = round_key(config, shape.delivery);
     }
     chain.rounds.push_back(std::move(r));
@@ -235,7 +236,7 @@ mixnet::RoundTranscript open_evidence(const SessionConfig& config, std::uint32_t
     throw_error(Errc::protocol_violation, where + ": the verifiable mix does not verify: " + all);
   }
   const mixnet::CiphertextBatch& last = r.hops.back().output;
-  const mixnet::ProofContext dctx{config.session, round, static_cast<std::uint32_t>(r.hops.size())};
+  const mixnet::ProofContext dctx{config.session, round, static_cast<std::uint32_t>(r.hops.size()), static_cast<std::uint32_t>(r.width)};
   if (shape.delivery == Delivery::analyzer_only) {
     if (!analyzer) throw std::logic_error("open_evidence: an analyzer-only round needs the analyzer's key");
     if (!r.decryption.empty()) throw_error(Errc::protocol_violation, where + ": the evidence of an analyzer-only round carries decryption shares");

@@ -212,7 +212,7 @@ def lagrange_at_zero(indices):
 def verify(t):
     """The faults of transcript `t` (a dict), an empty list if it is verified."""
     faults = []
-    if t["format"] != "shufflempc-verifiable-mix/5":
+    if t["format"] != "shufflempc-verifiable-mix/6":
         return ["format"]
     session, k_hops = bytes.fromhex(t["session"]), t["hops"]
     signers = [bytes.fromhex(s) for s in t["signers"]]
@@ -249,7 +249,7 @@ def verify(t):
         for h, hop in enumerate(r["hops"]):
             out = bytes.fromhex(hop["output"])
             proof = bytes.fromhex(hop["proof"])
-            context = session + u32(rnd) + u32(h)
+            context = session + u32(rnd) + u32(h) + u32(width)
             items = chunks(proof, 32)
             pts, scs = items[: 3 * n + 3 + 2 * limbs], [int.from_bytes(x, "little") for x in items[3 * n + 3 + 2 * limbs :]]
             c, c_hat = pts[:n], pts[n : 2 * n]
@@ -300,7 +300,7 @@ def verify(t):
         if len(set(trustees)) != len(trustees) or len(trustees) < thr or any(i >= len(shares) for i in trustees):
             faults.append("round %d trustees" % rnd)
             continue
-        context = session + u32(rnd) + u32(k_hops)
+        context = session + u32(rnd) + u32(k_hops) + u32(width)
         c1s = [decode(x[:32]) for x in chunks(batch, 64)]
         c2s = [decode(x[32:]) for x in chunks(batch, 64)]
         ds = []

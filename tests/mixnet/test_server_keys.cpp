@@ -102,14 +102,14 @@ TEST_CASE("mixnet evidence: a round's evidence decodes to itself and verifies, a
   const std::vector<SigningPublicKey> signers = {servers[0].public_key(), servers[1].public_key()};
   for (std::uint32_t h = 0; h < 2; ++h) {
     auto mixed = reencrypt_shuffle(*in, r.key.key(), rng, 2);
-    auto proof = prove_shuffle({session, 1, h}, r.key.key(), *in, mixed.output, mixed.witness, rng, 2);
-    const auto signature = servers[h].sign(hop_statement({session, 1, h}, r.key.key(), *in, mixed.output, proof));
+    auto proof = prove_shuffle({session, 1, h, 3}, r.key.key(), *in, mixed.output, mixed.witness, rng, 2);
+    const auto signature = servers[h].sign(hop_statement({session, 1, h, 3}, r.key.key(), *in, mixed.output, proof));
     r.hops.push_back({std::move(mixed.output), std::move(proof), signature});
     in = &r.hops.back().output;
   }
   for (std::uint32_t k = 0; k < 2; ++k) {
     r.decrypted_by.push_back(k);
-    r.decryption.push_back(decryption_shares({session, 1, 2}, k, dealt.secrets[k], *in, rng, 2));
+    r.decryption.push_back(decryption_shares({session, 1, 2, 3}, k, dealt.secrets[k], *in, rng, 2));
   }
   const auto bytes = encode_evidence(r);
   RoundTranscript back = decode_evidence(bytes, 1, Delivery::all_parties, 3, dealt.key, 2, 100);

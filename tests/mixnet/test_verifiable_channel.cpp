@@ -221,13 +221,13 @@ Transcript transcript_with(std::size_t records, std::size_t hops, std::optional<
   for (std::uint32_t h = 0; h < hops; ++h) {
     auto s = reencrypt_shuffle(*in, analyzer.public_key, rng, 2);
     if (cheater == h) s.output.at(0, 0) = encrypt_limb(999, analyzer.public_key, random_scalar(rng));
-    const ProofContext ctx{t.session, r.round, h};
+    const ProofContext ctx{t.session, r.round, h, static_cast<std::uint32_t>(r.width)};
     auto proof = prove_shuffle(ctx, analyzer.public_key, *in, s.output, s.witness, rng, 2);
     const auto signature = servers[h].sign(hop_statement(ctx, analyzer.public_key, *in, s.output, proof));
     r.hops.push_back({s.output, std::move(proof), signature});
     in = &r.hops.back().output;
   }
-  const ProofContext dctx{t.session, r.round, static_cast<std::uint32_t>(hops)};
+  const ProofContext dctx{t.session, r.round, static_cast<std::uint32_t>(hops), static_cast<std::uint32_t>(r.width)};
   r.decryption.push_back(decryption_shares(dctx, 0, analyzer, *in, rng, 2));
   r.decrypted_by = {0};
   r.records = combine_decryption(*in, r.decryption, r.decrypted_by, 2, 2);

@@ -35,7 +35,7 @@ Chain make_chain(std::size_t k, std::size_t t) {
   net::SessionConfig base;
   base.protocol = "(test)";
   base.mix = net::MixKind::verifiable;
-  base.rounds = {RoundShape{.width = net::verifiable_width(1), .delivery = Delivery::all_parties, .min_messages = 1, .max_messages = 1}};
+  base.rounds = {RoundShape{.width = net::verifiable_width(1), .delivery = Delivery::all_parties, .min_messages = 1, .max_messages = 1, .record_width = 1}};
   Chain c{net::LocalDeployment::create(2, rng, base, k), {}};
   c.setup = net::dkg_setup(c.local.config, t);
   return c;

@@ -156,6 +156,7 @@ TEST_CASE("receipts: the commitment must be the chain entry's, for this session 
     base.protocol = "(test)";
     base.mix = kind;
     base.rounds = {RoundShape::exactly(kind == net::MixKind::verifiable ? net::verifiable_width(1) : 100, Delivery::analyzer_only, 1)};
+    if (kind == net::MixKind::verifiable) base.rounds[0].record_width = 1;
     const auto d = net::LocalDeployment::create(3, keys, base, 3);
     const auto entry = net::signing_key_of(d.shuffler), stranger = net::signing_key_of(d.analyzer);
     SeededRng rng(74);
@@ -174,7 +175,7 @@ TEST_CASE("receipts: the commitment must be the chain entry's, for this session 
         const auto key = net::round_key(d.config, Delivery::analyzer_only).key();
         const auto input = mixnet::encrypt_batch(MessageBatch::from_bytes(1, std::vector<std::uint8_t>{1, 2}), key, rng, 1);
         auto mixed = mixnet::reencrypt_shuffle(input, key, rng, 1);
-        const mixnet::ProofContext ctx{session, round, 0};
+        const mixnet::ProofContext ctx{session, round, 0, 1};  // records of 1 byte (the config's record_width)
         const auto proof = mixnet::prove_shuffle(ctx, key, input, mixed.output, mixed.witness, rng, 1);
         receipt.commitment = mixnet::hop_statement(ctx, key, input, mixed.output, proof);
         const auto sig = who.sign(receipt.commitment);

@@ -181,6 +181,7 @@ TEST_CASE("verifiable chain over TCP: a session config without verifiable keys, 
   net::SessionConfig base;
   base.protocol = "counting";
   base.rounds = {RoundShape::exactly(net::verifiable_width(1), Delivery::analyzer_only, 2)};
+  base.rounds[0].record_width = 1;
   base.mix = net::MixKind::verifiable;
   const auto d = net::LocalDeployment::create(3, rng, base, 3);
   REQUIRE(d.config.analyzer_elgamal.has_value());
@@ -248,7 +249,7 @@ namespace {
 mixnet::HopTranscript shuffle_as(const net::LocalDeployment& d, const net::KeyPair& server, std::uint32_t round, std::uint32_t hop,
                                  const mixnet::CiphertextBatch& in, Rng& rng) {
   const auto key = net::round_key(d.config, d.config.rounds[round].delivery).key();
-  const mixnet::ProofContext ctx{d.config.session, round, hop};
+  const mixnet::ProofContext ctx{d.config.session, round, hop, static_cast<std::uint32_t>(d.config.rounds[round].record_width)};
   auto mixed = mixnet::reencrypt_shuffle(in, key, rng, 2);
   auto proof = mixnet::prove_shuffle(ctx, key, in, mixed.output, mixed.witness, rng, 2);
   const auto signature = net::signing_key_of(server).sign(mixnet::hop_statement(ctx, key, in, mixed.output, proof));
@@ -274,6 +275,7 @@ EsaRound esa_round(std::size_t parties, const std::vector<std::uint8_t>& records
   base.protocol = "(test)";
   base.mix = net::MixKind::verifiable;
   base.rounds = {RoundShape::exactly(net::verifiable_width(1), Delivery::analyzer_only, 1)};
+  base.rounds[0].record_width = 1;
   EsaRound e{net::LocalDeployment::create(parties, rng, base, 3), {}};
   e.rt.round = 0;
   e.rt.delivery = Delivery::analyzer_only;
@@ -298,7 +300,7 @@ struct VerifiableServer {
     base.protocol = "(test)";
     base.deadline = std::chrono::milliseconds(10'000);
     base.mix = net::MixKind::verifiable;
-    const RoundShape shape{.width = net::verifiable_width(1), .delivery = Delivery::all_parties, .min_messages = 1, .max_messages = 1};
+    const RoundShape shape{.width = net::verifiable_width(1), .delivery = Delivery::all_parties, .min_messages = 1, .max_messages = 1, .record_width = 1};
     base.rounds = {shape, shape};
     local = net::LocalDeployment::create(4, rng, base, 3);
     key = net::round_key(local.config, Delivery::all_parties);
@@ -365,7 +367,7 @@ TEST_CASE("verifiable chain over TCP: a server decrypts only the output of a cha
     rt.hops.push_back(mixnet::decode_hop(f.payload, 4, 1, "server 1's answer"));
     server_output = rt.hops.back().output;
     // Proved, and signed by server 1's key in the session config.
-    CHECK(mixnet::hop_fault({s.local.config.session, round, 1}, s.key.key(), rt.hops[0].output, rt.hops[1], s.local.config.mix_chain[1].signer,
+    CHECK(mixnet::hop_fault({s.local.config.session, round, 1, 1}, s.key.key(), rt.hops[0].output, rt.hops[1], s.local.config.mix_chain[1].signer,
                             2) == "");
     // The same batch again: the same answer; another batch for the round: refused.
     link.send(net::FrameType::shuffle, round, 64, 4, sent);
@@ -458,7 +460,7 @@ TEST_CASE("verifiable chain over TCP: a server shuffles and proves an empty batc
       CHECK(f.header.count == 0);
       const mixnet::CiphertextBatch empty(1, 0);
       const auto hop = mixnet::decode_hop(f.payload, 0, 1, "server 1's answer");
-      CHECK(mixnet::hop_fault({s.local.config.session, round, 1}, s.key.key(), empty, hop, s.local.config.mix_chain[1].signer, 2) == "");
+      CHECK(mixnet::hop_fault({s.local.config.session, round, 1, 1}, s.key.key(), empty, hop, s.local.config.mix_chain[1].signer, 2) == "");
     }
   });
 }
@@ -478,7 +480,7 @@ TEST_CASE("verifiable chain: an entry that makes every hop itself is refused by 
     in = &rt.hops.back().output;
   }
   // Every proof of shuffle holds: without the servers' signatures, this chain was accepted.
-  CHECK(mixnet::hop_fault({d.config.session, 0, 1}, key.key(), rt.hops[0].output, rt.hops[1], net::signing_key_of(d.shuffler).public_key(), 2) ==
+  CHECK(mixnet::hop_fault({d.config.session, 0, 1, 1}, key.key(), rt.hops[0].output, rt.hops[1], net::signing_key_of(d.shuffler).public_key(), 2) ==
         "");
   // The analyzer (net::open_evidence) refuses it, naming hop 1.
   const std::string error = shufflempc::test::error_text([&] {
@@ -489,7 +491,7 @@ TEST_CASE("verifiable chain: an entry that makes every hop itself is refused by 
   CHECK(error.find("hop 0") == std::string::npos);
 
   // Its transcript, the analyzer's decryption added, as the entry would publish it.
-  const mixnet::ProofContext dctx{d.config.session, 0, 3};
+  const mixnet::ProofContext dctx{d.config.session, 0, 3, 1};
   rt.decrypted_by = {0};
   rt.decryption = {mixnet::decryption_shares(dctx, 0, net::elgamal_key_of(d.analyzer), rt.hops.back().output, rng, 2)};
   rt.records = mixnet::combine_decryption(rt.hops.back().output, rt.decryption, rt.decrypted_by, 1, 2);

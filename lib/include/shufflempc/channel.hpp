@@ -45,6 +45,10 @@ struct RoundShape {
   Delivery delivery = Delivery::analyzer_only;
   std::size_t min_messages = 0;  // per party, in this round
   std::size_t max_messages = 0;  // per party; 0 with min 0: every party is silent
+  // A wire shape's (net's wire_shape) width of the records inside the wire encoding, where the
+  // wire width alone does not fix it: a verifiable chain's ElGamal limbs carry 2 bytes each, so
+  // records of 7 and 8 bytes travel alike and only this says which they are. 0 elsewhere.
+  std::size_t record_width = 0;
 
   // `n` messages from every party that submits.
   [[nodiscard]] static RoundShape exactly(std::size_t width, Delivery delivery, std::size_t n) { return {width, delivery, n, n}; }

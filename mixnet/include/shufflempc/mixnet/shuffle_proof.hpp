@@ -33,6 +33,10 @@ struct ProofContext {
   SessionId session{};
   std::uint32_t round = 0;
   std::uint32_t hop = 0;
+  // The bytes each record decodes to (its limbs carry 2 each, so the limbs alone leave it open):
+  // every proof of shuffle, hop signature and decryption proof is bound to it, so that a transcript
+  // whose width was changed fails them. 0 where the records are not a round's (the proofs' own tests).
+  std::uint32_t width = 0;
   [[nodiscard]] std::vector<std::uint8_t> to_bytes() const;
 };
 
