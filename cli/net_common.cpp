@@ -9,6 +9,7 @@
 #include "common.hpp"
 #include "shufflempc/numbers.hpp"
 #include "shufflempc/files.hpp"
+#include "shufflempc/json.hpp"
 
 namespace shufflempc::cli {
 
@@ -143,9 +144,7 @@ WarmUp::WarmUp(const net::SessionConfig& config, const Registry& registry) {
 }
 
 Value read_json_file(const std::string& path, const std::string& what) {
-  Value v = Value::parse(read_text_file(path, what), nullptr, false);
-  if (v.is_discarded()) throw std::invalid_argument(what + " " + path + " is not JSON");
-  return v;
+  return parse_json_document(read_text_file(path, what), what + " " + path);
 }
 
 // Options shared by the party and analyzer processes.

@@ -66,6 +66,7 @@ Json parse_bounded(const std::string& text) {
     std::string kind;  // an object's kind, or a list's field
     bool list = false;
     std::size_t count = 0, bound = 0;
+    std::set<std::string> named;  // an object's fields so far: none twice (a reader keeping the first would see another file)
   };
   std::vector<Open> open;
   std::string field;  // the last field named in the innermost open object
@@ -81,6 +82,9 @@ Json parse_bounded(const std::string& text) {
         if (!fields.at(open.back().kind).count(name))
           throw std::invalid_argument("transcript: unknown field \"" + name + "\"" +
                                       (open.back().kind.empty() ? std::string() : " in an entry of \"" + open.back().kind + "\""));
+        if (!open.back().named.insert(name).second)
+          throw std::invalid_argument("transcript: the field \"" + name + "\" is named twice in one object" +
+                                      (open.back().kind.empty() ? std::string() : " (an entry of \"" + open.back().kind + "\")"));
         field = name;
         break;
       }
@@ -95,14 +99,14 @@ Json parse_bounded(const std::string& text) {
           kind = "key";
         }
         element();
-        open.push_back({kind, false, 0, 0});
+        open.push_back({kind, false, 0, 0, {}});
         break;
       }
       case Json::parse_event_t::array_start: {
         if (open.empty() || open.back().list) throw std::invalid_argument("transcript: a list where the format has none");
         const auto it = lists.find({open.back().kind, field});
         if (it == lists.end()) throw std::invalid_argument("transcript: \"" + field + "\" must not be a list");
-        open.push_back({field, true, 0, it->second});
+        open.push_back({field, true, 0, it->second, {}});
         break;
       }
       case Json::parse_event_t::object_end:

@@ -1,6 +1,7 @@
 #include "shufflempc/net/keys.hpp"
 
 #include "shufflempc/files.hpp"
+#include "shufflempc/json.hpp"
 #include "shufflempc/numbers.hpp"
 #include "shufflempc/parallel.hpp"
 #include "shufflempc/net/sealing.hpp"
@@ -448,8 +449,7 @@ Value SessionConfig::to_json() const {
 }
 
 SessionConfig SessionConfig::load(const std::string& path) {
-  const Value v = Value::parse(read_text_file(path, "session config"), nullptr, false);
-  if (v.is_discarded()) throw std::invalid_argument("session config " + path + " is not JSON");
+  const Value v = parse_json_document(read_text_file(path, "session config"), "session config " + path);
   return from_json(v);
 }
 

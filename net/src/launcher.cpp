@@ -24,6 +24,7 @@
 
 #include "shufflempc/error.hpp"
 #include "shufflempc/files.hpp"
+#include "shufflempc/json.hpp"
 #include "shufflempc/net/dkg.hpp"
 #include "shufflempc/net/local.hpp"
 #include "shufflempc/net/tcp.hpp"
@@ -140,9 +141,11 @@ Value read_party_reports(const std::string& path, const std::string& who, const 
 }
 
 Value read_report(const std::string& path, const std::string& who) {
-  const Value v = Value::parse(read_text_file(path, who + "'s report"), nullptr, false);
-  if (v.is_discarded()) throw std::runtime_error(who + "'s report is not JSON");
-  return v;
+  try {
+    return parse_json_document(read_text_file(path, who + "'s report"), who + "'s report");
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(e.what());
+  }
 }
 
 }  // namespace

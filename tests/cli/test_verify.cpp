@@ -146,3 +146,56 @@ TEST_CASE("verify --config: a local run's transcript is its session's, and anoth
   CHECK(refused.exit_code == 2);
   CHECK(refused.err.find("unknown field \"padding\"") != std::string::npos);
 }
+
+TEST_CASE("verify --config: a transcript whose record width was changed to another of the same limbs fails, and a file naming a field twice is refused") {
+  // Records of 8 bytes travel as 4 limbs, as records of 7 would: the width is bound by the session
+  // config (rounds[r].record_width) and by every proof and signature of the round.
+  TempDir dir;
+  const std::string transcript = dir / "t.json", keep = dir / "run";
+  const auto run = run_command(cli() + " local split-mix-sum --parties 10 --modulus-bits 64 --messages 3 --accept-input-leakage true --seed 7 "
+                                       "--mix-servers 3 --mix verifiable --transcript " + transcript + " --keep-dir " + keep);
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  const std::string config = keep + "/session.json";
+  const auto session = nlohmann::json::parse(shufflempc::read_text_file(config, "session config"));
+  CHECK(session["rounds"][0]["record_width"] == 8);
+  const auto original = nlohmann::json::parse(shufflempc::read_text_file(transcript, "transcript"));
+  REQUIRE(original["rounds"][0]["width"] == 8);
+  const auto verdict_of = [&](const std::string& text, const std::string& with_config) {
+    const std::string file = dir / "altered.json";
+    std::filesystem::remove(file);
+    shufflempc::write_file(file, text, "altered transcript");
+    return run_command(cli() + " verify " + file + " --config " + with_config);
+  };
+  CHECK(verdict_of(original.dump(), config).exit_code == 0);
+  // Width 8 -> 7, the records as a width of 7 decodes them (none: every record's eighth byte is
+  // set): the sum would be 0.
+  auto j = original;
+  j["rounds"][0]["width"] = 7;
+  j["rounds"][0]["records"] = "";
+  const auto narrowed = verdict_of(j.dump(), config);
+  CHECK(narrowed.exit_code == 1);
+  CHECK(narrowed.err.find("round 0: records of 7 bytes, the session's round has records of 8") != std::string::npos);
+  CHECK(narrowed.err.find("round 0 hop 0: the proof of shuffle does not verify") != std::string::npos);
+  CHECK(narrowed.out.find("verified") == std::string::npos);
+  // Alone, without the config, the proofs refuse it too.
+  shufflempc::write_file(dir / "alone.json", j.dump(), "altered transcript");
+  CHECK(run_command(cli() + " verify " + (dir / "alone.json")).exit_code == 1);
+
+  // A round naming "records" twice: refused as it is read (exit 2), whichever a reader would keep.
+  std::string text = original.dump();
+  const auto at = text.find("\"records\":");
+  REQUIRE(at != std::string::npos);
+  text.insert(at, "\"records\":\"\",");
+  const auto twice = verdict_of(text, config);
+  CHECK(twice.exit_code == 2);
+  CHECK(twice.err.find("the field \"records\" is named twice in one object") != std::string::npos);
+  // And a session config naming a field twice.
+  std::string config_text = session.dump();
+  config_text.insert(config_text.find("\"rounds\":"), "\"rounds\":[],");
+  const std::string doubled = dir / "doubled.json";
+  shufflempc::write_file(doubled, config_text, "session config");
+  const auto refused = verdict_of(original.dump(), doubled);
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.err.find("names the field \"rounds\" twice in one object") != std::string::npos);
+}
