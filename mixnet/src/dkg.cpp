@@ -16,6 +16,7 @@ constexpr std::string_view setup_label = "shufflempc/dkg/setup/v1";
 constexpr std::string_view statement_label = "shufflempc/dkg/message/v1";
 constexpr std::string_view nonce_label = "shufflempc/dkg/share-nonce/v1";
 constexpr std::string_view commit_label = "shufflempc/dkg/commit/v1";
+constexpr std::string_view outcome_label = "shufflempc/dkg/outcome/v1";
 
 void put_u32(std::vector<std::uint8_t>& out, std::size_t v) {
   std::uint8_t b[4];
@@ -333,7 +334,7 @@ DkgMessage DkgParticipant::justify(std::span<const std::optional<DkgMessage>> co
   return sign(DkgStep::justify, std::move(body));
 }
 
-std::vector<std::uint8_t> DkgTranscript::to_bytes() const {
+std::vector<std::uint8_t> DkgTranscript::to_bytes(bool with_endorsements) const {
   std::vector<std::uint8_t> out;
   const auto s = setup.to_bytes();
   put_u32(out, s.size());
@@ -346,6 +347,12 @@ std::vector<std::uint8_t> DkgTranscript::to_bytes() const {
       out.insert(out.end(), m->body.begin(), m->body.end());
       out.insert(out.end(), m->signature.begin(), m->signature.end());
     }
+  if (!with_endorsements) return out;
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    const bool has = i < endorsements.size() && endorsements[i];
+    out.push_back(has ? 1 : 0);
+    if (has) out.insert(out.end(), endorsements[i]->begin(), endorsements[i]->end());
+  }
   return out;
 }
 
@@ -367,6 +374,15 @@ DkgTranscript DkgTranscript::from_bytes(std::span<const std::uint8_t> bytes, con
       m.signature = r.array<Signature>();
       t.messages[i][s] = std::move(m);
     }
+  if (r.at == bytes.size())
+    throw std::invalid_argument(what + ": it carries no server's signature of the outcome (made by an earlier version: run the key "
+                                       "generation again)");
+  t.endorsements.resize(t.setup.servers());
+  for (std::size_t i = 0; i < t.setup.servers(); ++i) {
+    const std::uint8_t present = r.u8();
+    if (present > 1) throw std::invalid_argument(what + ": server " + std::to_string(i) + "'s endorsement: a presence byte of " + std::to_string(present));
+    if (present == 1) t.endorsements[i] = r.array<Signature>();
+  }
   r.end();
   return t;
 }
@@ -438,6 +454,12 @@ DkgOutcome dkg_outcome(const DkgTranscript& t, const std::string& what) {
     else out.disqualified.emplace_back(static_cast<std::uint32_t>(i), why);
   }
   if (out.qualified.empty()) throw std::invalid_argument(what + ": no server dealt a usable part of the key");
+  if (out.qualified.size() < setup.threshold) {
+    std::string dq;
+    for (const auto& [who, why] : out.disqualified) dq += (dq.empty() ? "" : "; ") + ("server " + std::to_string(who) + ": " + why);
+    throw std::invalid_argument(what + ": " + std::to_string(out.qualified.size()) + " server(s) qualified, fewer than the threshold " +
+                                std::to_string(setup.threshold) + ", so fewer than t servers would hold the key (" + dq + ")");
+  }
   out.key.threshold = setup.threshold;
   out.key.commitments.assign(setup.threshold, Point{});
   for (auto i : out.qualified)
@@ -445,6 +467,37 @@ DkgOutcome dkg_outcome(const DkgTranscript& t, const std::string& what) {
   for (std::size_t m = 0; m < k; ++m) out.key.shares.push_back(eval_commitments(out.key.commitments, m));
   if (out.key.key() == Point{}) throw std::invalid_argument(what + ": the key is the identity");
   return out;
+}
+
+std::vector<std::uint8_t> dkg_outcome_statement(const DkgTranscript& t, const DkgOutcome& o) {
+  std::vector<std::uint8_t> out(outcome_label.begin(), outcome_label.end());
+  const auto d = t.setup.digest();
+  out.insert(out.end(), d.begin(), d.end());
+  const auto body = t.to_bytes(false);
+  std::array<std::uint8_t, 32> h{};
+  crypto_generichash(h.data(), h.size(), body.data(), body.size(), nullptr, 0);
+  out.insert(out.end(), h.begin(), h.end());
+  put_u32(out, o.qualified.size());
+  for (auto q : o.qualified) put_u32(out, q);
+  for (const auto& a : o.key.commitments) out.insert(out.end(), a.bytes.begin(), a.bytes.end());
+  return out;
+}
+
+void check_endorsements(const DkgTranscript& t, const DkgOutcome& o, const std::string& what) {
+  const auto statement = dkg_outcome_statement(t, o);
+  for (auto q : o.qualified) {
+    const bool signed_it = q < t.endorsements.size() && t.endorsements[q] && signature_holds(*t.endorsements[q], statement, t.setup.signers.at(q));
+    if (!signed_it)
+      throw std::invalid_argument(what + ": qualified server " + std::to_string(q) + (q < t.endorsements.size() && t.endorsements[q] ? "'s signature of the outcome does not hold" : " did not sign the outcome") +
+                                  " (every server the key's QUAL names must consent to it; run the key generation again)");
+  }
+}
+
+Signature DkgParticipant::endorse(const DkgTranscript& transcript) const {
+  if (!(transcript.setup == setup_)) throw std::invalid_argument("the transcript is of another setup");
+  const auto outcome = dkg_outcome(transcript, "the transcript");
+  (void)dkg_share(transcript, outcome, index_, box_secret_);
+  return signing_.sign(dkg_outcome_statement(transcript, outcome));
 }
 
 ElGamalKey dkg_share(const DkgTranscript& t, const DkgOutcome& outcome, std::size_t index, std::span<const std::uint8_t> box_secret) {
@@ -493,6 +546,14 @@ DkgTranscript run_dkg_locally(std::span<DkgParticipant* const> participants) {
   for (std::size_t i = 0; i < k; ++i) t.messages[i][2] = participants[i]->complain(step);
   for (std::size_t i = 0; i < k; ++i) step[i] = t.messages[i][2];
   for (std::size_t i = 0; i < k; ++i) t.messages[i][3] = participants[i]->justify(step);
+  t.endorsements.resize(k);
+  for (std::size_t i = 0; i < k; ++i) {
+    try {
+      t.endorsements[i] = participants[i]->endorse(t);
+    } catch (const std::invalid_argument&) {
+      // A server whose share does not hold gives no consent; the outcome then stands only without it.
+    }
+  }
   return t;
 }
 

@@ -170,6 +170,8 @@ KeyGeneration generate_key(const mixnet::DkgSetup& setup, const KeyPair& keys, c
               for (const auto& [who, why] : g.outcome.disqualified)
                 note("server " + std::to_string(who) + (who == 0 ? "" : " (" + addresses[who - 1] + ")") + " is disqualified: " + why);
               (void)mixnet::dkg_share(g.transcript, g.outcome, 0, keys.secret_key());  // the coordinator's own share holds
+              g.transcript.endorsements.assign(k, std::nullopt);
+              g.transcript.endorsements[0] = self.endorse(g.transcript);
               payload = g.transcript.to_bytes();
             }
           }
@@ -201,7 +203,17 @@ KeyGeneration generate_key(const mixnet::DkgSetup& setup, const KeyPair& keys, c
             else if (f.header.type != FrameType::dkg_answer || f.header.round != step)
               fault = "it answered with a frame that is not its " + step_name(step);
             else if (step == final_step) {
-              if (!f.payload.empty()) fault = "its acknowledgement carries " + std::to_string(f.payload.size()) + " bytes";
+              // Its consent: its signature of the outcome, which every process loading the config checks.
+              Signature endorsement{};
+              if (f.payload.size() != endorsement.size()) {
+                fault = "its endorsement of the outcome is " + std::to_string(f.payload.size()) + " bytes, not " + std::to_string(endorsement.size());
+              } else {
+                std::copy(f.payload.begin(), f.payload.end(), endorsement.begin());
+                if (!mixnet::signature_holds(endorsement, mixnet::dkg_outcome_statement(g.transcript, g.outcome), setup.signers[h]))
+                  fault = "its endorsement of the outcome is not its signature of it";
+                else
+                  g.transcript.endorsements[h] = endorsement;
+              }
             } else {
               try {
                 auto m = mixnet::DkgMessage::from_bytes(f.payload, "its " + step_name(step));
@@ -222,7 +234,14 @@ KeyGeneration generate_key(const mixnet::DkgSetup& setup, const KeyPair& keys, c
           if (l && l->is_open()) l->close_after_flush();
         std::sort(g.left_out.begin(), g.left_out.end());
       },
-      [&](std::exception_ptr e) { failure = e; });
+      [&](std::exception_ptr e) {
+        failure = e;
+        if (!e) return;
+        // No key (fewer than t qualified, say): the further servers are told by their links closing,
+        // not left to wait out their timeout.
+        for (auto& l : links)
+          if (l) l->close();
+      });
   io.run();
   if (failure) std::rethrow_exception(failure);
   return g;
@@ -295,10 +314,10 @@ struct TcpDkgServer::Impl : detail::SessionHost {
             throw std::invalid_argument("the transcript does not hold this server's " + mixnet::to_string(static_cast<mixnet::DkgStep>(s + 1)) +
                                         " as it sent it");
         auto outcome = mixnet::dkg_outcome(t, "the transcript");
-        (void)mixnet::dkg_share(t, outcome, served.index, keys.secret_key());
+        const Signature endorsement = part->endorse(t);  // its share holds: it consents to the outcome
         served.outcome = std::move(outcome);
         ++next_step;
-        return {};
+        return std::vector<std::uint8_t>(endorsement.begin(), endorsement.end());
       }
     }
     sent[step - 1] = m;

@@ -323,6 +323,9 @@ std::shared_ptr<const SessionConfig::DistributedKey> distributed_key_of(const st
     if (setup.box_keys[i] != c.mix_chain[i].key || setup.signers[i] != c.mix_chain[i].signer)
       throw std::invalid_argument(what + ": its server " + std::to_string(i) + " is not mix_chain[" + std::to_string(i) + "]");
   d->outcome = mixnet::dkg_outcome(d->transcript, what);
+  // Every server the key's QUAL names consented to it (its signature of the outcome): a coordinator
+  // cannot write a key in the name of servers it left out, nor one fewer than t servers hold.
+  mixnet::check_endorsements(d->transcript, d->outcome, what);
   return d;
 }
 

@@ -407,6 +407,8 @@ def verify_key_generation(config):
                 if not ed25519_holds(sig, b"shufflempc/dkg/message/v1" + d + bytes([s + 1]) + u32(i) + body, signers[i]):
                     faults.append("server %d step %d signature" % (i, s + 1))
                 msgs[i][s] = body
+    messages_end = at
+    endorsements = [take(64) if take(1)[0] == 1 else None for _ in range(k)]
     assert at == len(b)
 
     def listed(body):
@@ -434,10 +436,18 @@ def verify_key_generation(config):
             given = answers(msgs[i][3]) if msgs[i][3] is not None else {}
             ok = all(m in given and equal(mul(given[m], G), at_point(deals[i], m)) for m in complainers[i])
         (qual if ok else disqualified).append(i)
+    if len(qual) < t:
+        faults.append("fewer than t qualified")
     commitments = [IDENTITY] * t
     for i in qual:
         commitments = [add(a, c) for a, c in zip(commitments, deals[i])]
     shares = [encode(at_point(commitments, m)) for m in range(k)]
+    # Consent: every qualified server signed the outcome (the transcript up to the endorsements, QUAL, the key).
+    outcome = (b"shufflempc/dkg/outcome/v1" + d + hashlib.blake2b(b[:messages_end], digest_size=32).digest() + u32(len(qual))
+               + b"".join(u32(i) for i in qual) + b"".join(encode(a) for a in commitments))
+    for i in qual:
+        if endorsements[i] is None or not ed25519_holds(endorsements[i], outcome, signers[i]):
+            faults.append("server %d endorsement" % i)
     return faults, disqualified, [encode(a) for a in commitments], shares
 
 
@@ -460,3 +470,8 @@ def test_an_independent_verifier_recomputes_the_servers_key(cli, tmp_path):
     b[first_deal] ^= 1
     config["distributed_key"] = b.hex()
     assert "server 0 step 2 signature" in verify_key_generation(config)[0]
+    # The last endorsement's last byte changed: that server no longer consents.
+    b[first_deal] ^= 1
+    b[-1] ^= 1
+    config["distributed_key"] = b.hex()
+    assert verify_key_generation(config)[0] == ["server 2 endorsement"]

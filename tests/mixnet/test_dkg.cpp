@@ -134,17 +134,21 @@ TEST_CASE("mixnet dkg: a false complaint is answered in public and the dealer st
     CHECK(out.disqualified[0].second.find("2 servers complained") != std::string::npos);
   }
   SUBCASE("no deal, a deal other than the one committed to") {
-    auto s = make_servers(3, 2, rng);
+    auto s = make_servers(4, 2, rng);
     auto tr = run_dkg_locally(s.ptrs);
     tr.messages[1][1].reset();
-    auto other = make_servers(3, 2, rng);  // same sizes: a well-formed deal, signed below as server 2's
+    auto other = make_servers(4, 2, rng);  // same sizes: a well-formed deal, signed below as server 2's
     tr.messages[2][1]->body = other.parts[2]->deal().body;
     tr.messages[2][1]->signature = SigningKeyPair::derive(s.secrets[2], "test signing").sign(dkg_statement(s.setup, DkgStep::deal, 2, tr.messages[2][1]->body));
     const auto out = dkg_outcome(tr, "dkg");
     REQUIRE(out.disqualified.size() == 2);
     CHECK(out.disqualified[0] == std::pair<std::uint32_t, std::string>{1, "it sent no deal"});
     CHECK(out.disqualified[1] == std::pair<std::uint32_t, std::string>{2, "its deal is not the one it committed to"});
-    CHECK(out.qualified == std::vector<std::uint32_t>{0});
+    CHECK(out.qualified == std::vector<std::uint32_t>{0, 3});
+    // With server 3 gone too, one dealer is left, fewer than t = 2: no key (it would be server 0's alone).
+    tr.messages[3][0].reset();
+    CHECK_THROWS_WITH_AS((void)dkg_outcome(tr, "dkg"), doctest::Contains("dkg: 1 server(s) qualified, fewer than the threshold 2"),
+                         std::invalid_argument);
   }
 }
 
@@ -200,4 +204,41 @@ TEST_CASE("mixnet dkg: the key's shares decrypt with proofs as a dealt key's do"
   const MessageBatch plain = combine_decryption(batch, shares, who, 2, 1);
   REQUIRE(plain.count() == 3);
   for (std::size_t i = 0; i < 3; ++i) CHECK((plain[i][0] | (plain[i][1] << 8)) == 100 + i);
+}
+
+TEST_CASE("mixnet dkg: the outcome stands only with the signature of every qualified server, and never with fewer than t of them") {
+  SeededRng rng(5406);
+  auto s = make_servers(3, 2, rng);
+  const auto tr = run_dkg_locally(s.ptrs);
+  const auto out = dkg_outcome(tr, "dkg");
+  REQUIRE(out.qualified.size() == 3);
+  CHECK_NOTHROW(check_endorsements(tr, out, "dkg"));
+  CHECK(DkgTranscript::from_bytes(tr.to_bytes(), "dkg").endorsements == tr.endorsements);
+  {
+    // The coordinator keeps its own commitment and deal only: it would hold the whole key.
+    auto forged = tr;
+    for (std::size_t i = 1; i < 3; ++i) forged.messages[i] = {};
+    CHECK_THROWS_WITH_AS((void)dkg_outcome(forged, "dkg"), doctest::Contains("dkg: 1 server(s) qualified, fewer than the threshold 2"),
+                         std::invalid_argument);
+  }
+  {
+    // It leaves server 2 out and signs the new outcome itself: server 1's signature was of another
+    // transcript, so server 1 did not consent to this key.
+    auto forged = tr;
+    forged.messages[2] = {};
+    forged.endorsements[0] = s.parts[0]->endorse(forged);
+    const auto o = dkg_outcome(forged, "dkg");
+    CHECK(o.qualified == std::vector<std::uint32_t>{0, 1});
+    CHECK_THROWS_WITH_AS(check_endorsements(forged, o, "dkg"), doctest::Contains("dkg: qualified server 1's signature of the outcome does not hold"),
+                         std::invalid_argument);
+    forged.endorsements[1].reset();
+    CHECK_THROWS_WITH_AS(check_endorsements(forged, o, "dkg"), doctest::Contains("dkg: qualified server 1 did not sign the outcome"), std::invalid_argument);
+    // With server 1's consent the key stands: server 1 holds a share the coordinator does not.
+    forged.endorsements[1] = s.parts[1]->endorse(forged);
+    CHECK_NOTHROW(check_endorsements(forged, o, "dkg"));
+  }
+  // A transcript of an earlier version, without the endorsements: refused saying so.
+  const auto bare = tr.to_bytes(false);
+  CHECK_THROWS_WITH_AS((void)DkgTranscript::from_bytes(bare, "dkg"), doctest::Contains("carries no server's signature of the outcome"),
+                       std::invalid_argument);
 }

@@ -167,13 +167,16 @@ TEST_CASE("dkg over TCP: a coordinator that does not hold the shuffler's key is 
   setup.box_keys[0] = stranger.public_key();
   setup.signers[0] = net::signing_key_of(stranger).public_key();
   std::thread t([&] { (void)server.run(); });
-  const auto g = net::generate_key(setup, stranger, {"127.0.0.1:" + std::to_string(server.port()), "127.0.0.1:1"}, std::chrono::milliseconds(2'000));
+  std::vector<std::string> notes;
+  // Both further servers left out, the stranger alone would hold the 2-of-3 key: no key is made.
+  CHECK_THROWS_WITH_AS((void)net::generate_key(setup, stranger, {"127.0.0.1:" + std::to_string(server.port()), "127.0.0.1:1"},
+                                               std::chrono::milliseconds(2'000), [&](const std::string& l) { notes.push_back(l); }),
+                       doctest::Contains("1 server(s) qualified, fewer than the threshold 2"), std::invalid_argument);
   t.join();
-  CHECK(g.outcome.qualified == std::vector<std::uint32_t>{0});
-  std::string notes;
-  for (const auto& n : g.notes) notes += n + "\n";
-  INFO(notes);
-  CHECK(notes.find("mix server 1 (127.0.0.1:" + std::to_string(server.port()) + ") is left out of the key generation at its commitment") !=
+  std::string all;
+  for (const auto& n : notes) all += n + "\n";
+  INFO(all);
+  CHECK(all.find("mix server 1 (127.0.0.1:" + std::to_string(server.port()) + ") is left out of the key generation at its commitment") !=
         std::string::npos);
   // And the coordinator itself must hold server 0's key.
   CHECK_THROWS_WITH_AS((void)net::generate_key(c.setup, stranger, {"127.0.0.1:1", "127.0.0.1:2"}, std::chrono::milliseconds(100)),
@@ -229,10 +232,23 @@ TEST_CASE("dkg: the session config carries the key generation's transcript, and 
   {
     auto j = config.to_json();
     std::string hex = j["distributed_key"].get<std::string>();
-    hex[hex.size() - 3] = hex[hex.size() - 3] == '0' ? '1' : '0';  // a byte of the last signature
+    hex[hex.size() - 3] = hex[hex.size() - 3] == '0' ? '1' : '0';  // a byte of the last endorsement
     j["distributed_key"] = hex;
-    CHECK_THROWS_WITH_AS((void)net::SessionConfig::from_json(j), doctest::Contains("session config: 'distributed_key': server 2: its answers to complaints: the signature does not hold"),
+    CHECK_THROWS_WITH_AS((void)net::SessionConfig::from_json(j), doctest::Contains("session config: 'distributed_key': qualified server 2's signature of the outcome does not hold"),
                          std::invalid_argument);
+  }
+  {
+    // The coordinator's forgery: a transcript of its own commitment and deal only, the further
+    // servers disqualified for sending none. Their checks at start-up would pass (each one's share
+    // is the coordinator's deal to it) and the coordinator alone would hold the key: refused,
+    // because one server cannot make a 2-of-3 key.
+    auto forged = g.generation.transcript;
+    for (std::size_t i = 1; i < forged.messages.size(); ++i) forged.messages[i] = {};
+    for (auto& e : forged.endorsements) e.reset();
+    auto j = config.to_json();
+    j["distributed_key"] = to_hex(forged.to_bytes());
+    CHECK_THROWS_WITH_AS((void)net::SessionConfig::from_json(j),
+                         doctest::Contains("session config: 'distributed_key': 1 server(s) qualified, fewer than the threshold 2"), std::invalid_argument);
   }
   {
     const Chain other = make_chain(3, 2);

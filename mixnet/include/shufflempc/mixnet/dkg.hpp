@@ -95,6 +95,8 @@ struct Justification {
   Scalar share;
 };
 
+struct DkgTranscript;
+
 // One server's side of the key generation, step by step (its own messages, signed). The net
 // transport's servers and the coordinator (server 0) each run one; tests run k of them.
 class DkgParticipant {
@@ -115,6 +117,11 @@ class DkgParticipant {
   [[nodiscard]] DkgMessage complain(std::span<const std::optional<DkgMessage>> deals) const;
   // Given every server's step-3 message, the shares it reveals to answer the complaints against it.
   [[nodiscard]] DkgMessage justify(std::span<const std::optional<DkgMessage>> complaints) const;
+  // This server's consent to the outcome of `transcript` (its signature of dkg_outcome_statement),
+  // once its own share opens from it and lies on the key's commitments. Throws
+  // std::invalid_argument naming what does not hold. (The caller checks that the transcript holds
+  // this server's messages as it sent them: the net server does.)
+  [[nodiscard]] Signature endorse(const DkgTranscript& transcript) const;
 
  private:
   [[nodiscard]] DkgMessage sign(DkgStep step, std::vector<std::uint8_t> body) const;
@@ -127,11 +134,14 @@ class DkgParticipant {
   std::optional<std::size_t> bad_to_;
 };
 
-// Every message of a key generation: messages[i][s - 1] is server i's message of step s, if it sent one.
+// Every message of a key generation: messages[i][s - 1] is server i's message of step s, if it sent
+// one; endorsements[i], server i's signature of the outcome (dkg_outcome_statement), if it gave it.
 struct DkgTranscript {
   DkgSetup setup;
   std::vector<std::array<std::optional<DkgMessage>, dkg_steps>> messages;
-  [[nodiscard]] std::vector<std::uint8_t> to_bytes() const;
+  std::vector<std::optional<Signature>> endorsements;  // one per server (empty: none yet)
+  // The setup and the messages, then (with_endorsements) a presence byte and a signature per server.
+  [[nodiscard]] std::vector<std::uint8_t> to_bytes(bool with_endorsements = true) const;
   [[nodiscard]] static DkgTranscript from_bytes(std::span<const std::uint8_t> bytes, const std::string& what);
   friend bool operator==(const DkgTranscript&, const DkgTranscript&) = default;
 };
@@ -147,8 +157,19 @@ struct DkgOutcome {
 };
 // QUAL and the key, from the transcript alone. Throws std::invalid_argument naming `what` if the
 // transcript is not one (a setup that fails check(), a message not well formed or not signed by its
-// server, a deal without its commitment) or if no dealer qualifies.
+// server, a deal without its commitment) or if fewer than t dealers qualify (then fewer than t
+// servers could hold the whole key between them). The endorsements are check_endorsements'.
 [[nodiscard]] DkgOutcome dkg_outcome(const DkgTranscript& transcript, const std::string& what);
+
+// What every qualified server signs once the key is made, and what makes the outcome stand (the
+// consent of every server it speaks for; Gennaro, Jarecki, Krawczyk and Rabin's QUAL): a label, the
+// setup's digest, BLAKE2b-256 of the transcript's setup and messages (to_bytes without the
+// endorsements), QUAL (u32 count, u32 each) and the key's commitments.
+[[nodiscard]] std::vector<std::uint8_t> dkg_outcome_statement(const DkgTranscript& transcript, const DkgOutcome& outcome);
+// Throws std::invalid_argument naming `what` and the server unless every server of QUAL signed the
+// outcome statement with its signing key (a coordinator that leaves servers out of the transcript,
+// or disqualifies them, cannot make a key in their name: those left in must consent).
+void check_endorsements(const DkgTranscript& transcript, const DkgOutcome& outcome, const std::string& what);
 
 // Server `index`'s share of the key: Σ over QUAL of the share each dealer sealed to it (or revealed
 // for its complaint), with its public share. Throws std::invalid_argument if a qualified dealer's
@@ -158,7 +179,7 @@ struct DkgOutcome {
                                    std::span<const std::uint8_t> box_secret);
 
 // The whole key generation in one process (tests and benchmarks): participant i is server i, and
-// each takes its steps in turn.
+// each takes its steps in turn, then endorses the outcome.
 [[nodiscard]] DkgTranscript run_dkg_locally(std::span<DkgParticipant* const> participants);
 
 }  // namespace shufflempc::mixnet
