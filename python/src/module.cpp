@@ -44,6 +44,9 @@ namespace {
 // axes['epsilon'], --noise calibrated -> noise='calibrated', --random-inputs 'x' ->
 // random_inputs='x', --min-parties and min-parties -> min_parties).
 std::string pythonic(std::string text) {
+  // std::regex recurses per character: a message echoing a long user string (60 KB) would overflow
+  // the stack. Such a message is cut first; the spellings it rewrites come early in every message.
+  if (text.size() > 2000) text = text.substr(0, 2000) + "... (" + std::to_string(text.size() - 2000) + " more bytes)";
   static const std::regex set_key("--set ([A-Za-z0-9_-]+)"), vary_key("--vary ([A-Za-z0-9_-]+)"), quoted("--([a-z][a-z0-9-]*) '([^']*)'"),
       use_value("(use|needs) --([a-z][a-z0-9-]*) ([a-z0-9.]+)"), flag("--([a-z][a-z0-9-]*)"), parties_word("\\b(min|max)-parties\\b");
   text = std::regex_replace(text, set_key, "fixed['$1']");
@@ -67,7 +70,9 @@ Registry& registry() {
 // ValueError naming the value instead of the JSON library's RuntimeError.
 Value json_of(py::handle h) {
   try {
-    return pyjson::to_json(h);
+    return python::json_from_python(h, "an input");
+  } catch (const std::invalid_argument&) {
+    throw;
   } catch (const std::runtime_error& e) {
     std::string text = py::repr(h).cast<std::string>();
     if (text.size() > 60) text = text.substr(0, 57) + "...";
@@ -571,6 +576,11 @@ PYBIND11_MODULE(_core, m) {
     }
   });
   shufflempc::python::bind_python_protocols(m, registry());
+  // pybind11 imports numpy's C API on the first array it makes, inside a function-local static.
+  // Made first on a study's thread (a registered protocol's analyze), that import ran under the
+  // static's lock while another thread held the GIL waiting for the same lock: a deadlock. Here,
+  // at import, with the GIL and no other thread, it cannot.
+  (void)py::array_t<std::uint8_t>(0);
 
   m.def("list", [] { return to_python(api::protocol_list(registry())); },
         "Every registered protocol: name, summary, party range, inputs, random input forms and parameters (name, default, "

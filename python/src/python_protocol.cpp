@@ -17,6 +17,30 @@
 namespace py = pybind11;
 
 namespace shufflempc::python {
+
+Value json_from_python(py::handle h, const std::string& what) {
+  // Depth-first with an explicit stack: each entry a container and its depth.
+  std::vector<std::pair<py::handle, int>> todo{{h, 0}};
+  std::size_t seen = 0;
+  while (!todo.empty()) {
+    const auto [x, depth] = todo.back();
+    todo.pop_back();
+    if (PyFloat_Check(x.ptr()) && !std::isfinite(PyFloat_AS_DOUBLE(x.ptr())))
+      throw std::invalid_argument(what + " holds " + py::repr(x).cast<std::string>() + ", which JSON has no number for");
+    const bool list = PyList_Check(x.ptr()) || PyTuple_Check(x.ptr()), dict = PyDict_Check(x.ptr());
+    if (!list && !dict) continue;
+    if (depth >= max_json_depth)
+      throw std::invalid_argument(what + " nests lists or dicts deeper than " + std::to_string(max_json_depth) + " levels (or holds itself)");
+    if (++seen > (std::size_t{1} << 22)) throw std::invalid_argument(what + " holds more than 2^22 lists and dicts");
+    if (dict) {
+      for (auto item : py::reinterpret_borrow<py::dict>(x)) todo.emplace_back(item.second, depth + 1);
+    } else {
+      for (auto item : x) todo.emplace_back(item, depth + 1);
+    }
+  }
+  return pyjson::to_json(h);
+}
+
 namespace {
 
 // The generator a callable draws from: the protocol's own stream (so a seeded run repeats), valid
@@ -109,6 +133,10 @@ struct PythonMechanism {
     const py::object got = call_with_rng(def->encode, rng, pyjson::from_json(x), settings());
     const std::size_t before = out.count();
     for (const auto item : py::iter(got)) {
+      // An endless generator stops here, not when memory runs out.
+      if (out.count() - before == def->messages)
+        throw std::invalid_argument(def->name + ": encode returned more than " + std::to_string(def->messages) + " messages, the protocol sends " +
+                                    std::to_string(def->messages) + " per party");
       if (py::isinstance<py::bytes>(item)) {
         const std::string b = item.cast<std::string>();
         if (b.size() != def->width)
@@ -132,23 +160,23 @@ struct PythonMechanism {
     py::gil_scoped_acquire gil;
     py::array_t<std::uint8_t> messages(std::vector<py::ssize_t>{static_cast<py::ssize_t>(shuffled.count()), static_cast<py::ssize_t>(shuffled.width())});
     std::copy(shuffled.data(), shuffled.data() + shuffled.size_bytes(), messages.mutable_data());
-    return pyjson::to_json(call_with_rng(def->analyze, rng, messages, outcome.submitted.size(), settings()));
+    return json_from_python(call_with_rng(def->analyze, rng, messages, outcome.submitted.size(), settings()), def->name + ": analyze's output");
   }
   [[nodiscard]] Value random_input(std::string_view spec, Rng& rng) const {
     if (def->inputs == InputKind::bits) return random_bit(spec, rng) ? 1 : 0;
     if (def->inputs == InputKind::unit) return random_unit_real(spec, rng);
     py::gil_scoped_acquire gil;
-    return pyjson::to_json(call_with_rng(def->random_input, rng));
+    return json_from_python(call_with_rng(def->random_input, rng), def->name + ": random_input's output");
   }
   [[nodiscard]] Value truth(std::span<const Value> inputs) const {
     py::gil_scoped_acquire gil;
     py::list xs;
     for (const auto& x : inputs) xs.append(pyjson::from_json(x));
-    return pyjson::to_json(def->truth(xs));
+    return json_from_python(def->truth(xs), def->name + ": truth's output");
   }
   [[nodiscard]] Value describe() const {
     py::gil_scoped_acquire gil;
-    Value d = pyjson::to_json(settings());
+    Value d = json_from_python(settings(), def->name + ": the settings");
     d["defined_in"] = "python";
     return d;
   }

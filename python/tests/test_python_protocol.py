@@ -89,7 +89,7 @@ def test_misuse_is_a_value_error_naming_the_argument_and_a_callable_s_exception_
         smpc.register_protocol("py-bad", encode=ok, analyze=ok, truth=sum, params={"x": [1]})
     # A message count other than declared, a message of another width, and the configure's own error.
     smpc.register_protocol("py-three", encode=lambda x, s, rng: [1, 2, 3], analyze=lambda m, n, s, rng: 0, truth=sum, messages=2)
-    with pytest.raises(ValueError, match="py-three: encode returned 3 messages, the protocol sends 2 per party"):
+    with pytest.raises(ValueError, match="py-three: encode returned more than 2 messages, the protocol sends 2 per party"):
         smpc.run("py-three", parties=4, seed=1)
     smpc.register_protocol("py-wide", encode=lambda x, s, rng: [b"ab"], analyze=lambda m, n, s, rng: 0, truth=sum)
     with pytest.raises(ValueError, match="py-wide: encode returned a message of 2 bytes, the protocol's width is 1"):
@@ -131,3 +131,59 @@ def test_account_local_takes_a_python_protocol_that_chooses_its_local_epsilon():
     assert 1.0 < choice["epsilon0"] and choice["central_epsilon_at_least"] <= 1.0
     with pytest.raises(ValueError, match="protocol py-three: it has no epsilon and delta parameters"):
         smpc.account_local(10000, 1.0, protocol="py-three")
+
+
+def test_hostile_values_are_value_errors_not_crashes():
+    # Nesting without a bottom (a list that holds itself) or 100000 levels deep, as inputs or as what
+    # a registered protocol's callables return: a ValueError, where the conversion used to recurse
+    # until the interpreter crashed.
+    deep = []
+    for _ in range(100000):
+        deep = [deep]
+    looped = []
+    looped.append(looped)
+    for bad in (deep, looped):
+        with pytest.raises(ValueError, match="deeper than 256 levels"):
+            smpc.run("randomized-response", inputs=[bad, 1], seed=1)
+    smpc.register_protocol("py-deep", encode=lambda x, s, rng: [x], analyze=lambda m, n, s, rng: deep, truth=sum)
+    with pytest.raises(ValueError, match="py-deep: analyze's output nests lists or dicts deeper"):
+        smpc.run("py-deep", parties=4, seed=1)
+    smpc.register_protocol("py-loop", encode=lambda x, s, rng: [x], analyze=lambda m, n, s, rng: 0, truth=lambda xs: looped)
+    with pytest.raises(ValueError, match="py-loop: truth's output nests"):
+        smpc.run("py-loop", parties=4, seed=1)
+    # NaN is no JSON number: an analyzer that returns it is named, not printed as nan.
+    smpc.register_protocol("py-nan", encode=lambda x, s, rng: [x], analyze=lambda m, n, s, rng: float("nan"), truth=sum)
+    with pytest.raises(ValueError, match="py-nan: analyze's output holds nan"):
+        smpc.run("py-nan", parties=4, seed=1)
+
+    # An endless generator from encode is stopped at the first message too many.
+    def endless(x, s, rng):
+        while True:
+            yield x
+
+    smpc.register_protocol("py-endless", encode=endless, analyze=lambda m, n, s, rng: 0, truth=sum)
+    with pytest.raises(ValueError, match="py-endless: encode returned more than 1 messages"):
+        smpc.run("py-endless", parties=4, seed=1)
+    # An error that echoes a 60 KB string: a ValueError, cut, where the rewriting of its words used
+    # to overflow the stack.
+    with pytest.raises(ValueError) as e:
+        smpc.run("counting", parties=4, seed=1, noise="x" * 60000)
+    assert "more bytes" in str(e.value) and len(str(e.value)) < 3000
+
+
+def test_a_study_of_a_registered_protocol_as_the_first_call_of_a_process_completes():
+    # pybind11 imports numpy's C API on the first array it makes; made first on a study's thread it
+    # used to deadlock with the thread that held the GIL. A fresh interpreter, nothing called before.
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent("""
+        import shufflempc as smpc
+        smpc.register_protocol("py-first", encode=lambda x, s, rng: [x], analyze=lambda m, n, s, rng: float(m.sum()), truth=sum)
+        t = smpc.study(["py-first"], {"parties": [50, 60]}, trials=4, seed=1, progress=False, as_frame=False)
+        print(len(t["series"]))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "2"
