@@ -1,6 +1,7 @@
 // Pieces shared by the TCP process commands (keygen.cpp, shuffler.cpp, party.cpp, analyzer.cpp).
 #include "net_common.hpp"
 
+#include <cctype>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -39,14 +40,17 @@ namespace {
 CLI::Validator range_check(double lo, double hi, const std::string& range) {
   return CLI::Validator(
       [lo, hi, range](std::string& s) -> std::string {
+        // A decimal number as written: std::stod alone would also take "", " 5", "0x10", "inf".
+        const bool decimal = !s.empty() && (std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '.') &&
+                             s.find_first_not_of("0123456789.eE+-") == std::string::npos;
         std::size_t used = 0;
         double v = 0;
         try {
-          v = std::stod(s, &used);
+          if (decimal) v = std::stod(s, &used);
         } catch (const std::exception&) {
           used = 0;
         }
-        if (used != s.size() || !(v >= lo && v <= hi)) return "must be a number in " + range + ", got '" + s + "'";
+        if (!decimal || used != s.size() || !(v >= lo && v <= hi)) return "must be a number in " + range + ", got '" + s + "'";
         return {};
       },
       "NUMBER");

@@ -94,7 +94,11 @@ TEST_CASE("shufflempc local --link-delay-ms and --link-mbps: every process's lin
   CHECK(two["seconds"].get<double>() >= 2 * 0.3);
   for (const auto& [option, value, says] : std::vector<std::tuple<std::string, std::string, std::string>>{
            {"--link-delay-ms", "10001", "--link-delay-ms: must be a number in [0, 10000] (milliseconds), got '10001'"},
-           {"--link-mbps", "0", "--link-mbps: must be a number in [0.001, 1000000] (Mbit/s), got '0'"}}) {
+           {"--link-mbps", "0", "--link-mbps: must be a number in [0.001, 1000000] (Mbit/s), got '0'"},
+           // What std::stod alone would take: hexadecimal, empty, a leading space.
+           {"--link-delay-ms", "0x10", "--link-delay-ms: must be a number in [0, 10000] (milliseconds), got '0x10'"},
+           {"--link-delay-ms", "", "--link-delay-ms: must be a number in [0, 10000] (milliseconds), got ''"},
+           {"--link-mbps", " 5", "--link-mbps: must be a number in [0.001, 1000000] (Mbit/s), got ' 5'"}}) {
     auto bad = base;
     bad.insert(bad.end(), {option, value});
     const auto r = run_command(bad);
