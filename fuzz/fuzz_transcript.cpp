@@ -6,6 +6,7 @@
 // parses must go through the checks (a verdict, never a crash). The first byte picks the parser.
 // Build with clang and -DSHUFFLEMPC_FUZZ=ON; run, e.g.:
 // build-sanitize/bin/fuzz/fuzz_transcript -max_total_time=60 -max_len=65536 -dict=fuzz/transcript.dict
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -19,7 +20,7 @@ using namespace shufflempc::mixnet;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 3) return 0;
-  const std::uint8_t which = data[0] % 6;
+  const std::uint8_t which = data[0] % 7;
   const std::size_t records = data[1] % 5, limbs = 1 + data[2] % 3;
   const std::span<const std::uint8_t> rest(data + 3, size - 3);
   try {
@@ -55,7 +56,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         // A session config's key generation (mixnet/dkg.hpp): parsed, then QUAL and the key
         // recomputed (every signature checked: never accepted unless signed).
         const auto t = DkgTranscript::from_bytes(rest, "fuzz key generation");
-        (void)dkg_outcome(t, "fuzz key generation");
+        const auto outcome = dkg_outcome(t, "fuzz key generation");
+        // Its endorsements (never accepted unless signed), and one step's message as a dkg_answer
+        // frame carries it: parsed and checked for each step and server of the setup.
+        check_endorsements(t, outcome, "fuzz key generation");
+        break;
+      }
+      case 3: {
+        // A key generation's frames: a setup (step 1's dkg frame) and a signed message of each step.
+        const std::size_t cut = std::min<std::size_t>(rest.size(), 16 + 8 + 2 * 64 + records * 64);
+        const auto setup = DkgSetup::from_bytes(rest.first(cut), "fuzz setup");
+        if (!setup.check().empty()) break;
+        const auto m = DkgMessage::from_bytes(rest.subspan(cut), "fuzz message");
+        for (std::uint8_t step = 1; step <= dkg_steps; ++step)
+          if (check_dkg_message(setup, static_cast<DkgStep>(step), limbs % setup.servers(), m).empty()) __builtin_trap();  // unsigned
         break;
       }
       default: {
