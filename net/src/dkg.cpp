@@ -350,8 +350,10 @@ struct TcpDkgServer::Impl : detail::SessionHost {
         try {
           if (f.header.type != FrameType::dkg) throw std::invalid_argument("a frame that is no step of a key generation");
           answer = take(f.header.round, f.payload, hello.config);
-        } catch (const std::invalid_argument& e) {
-          served.error = std::string("refused the ") + step_name(f.header.round) + ": " + e.what();
+        } catch (const std::exception& e) {
+          // Any failure to take a step is a refusal the coordinator hears, never silence.
+          const bool expected = dynamic_cast<const std::invalid_argument*>(&e) != nullptr;
+          served.error = std::string("refused the ") + step_name(f.header.round) + ": " + (expected ? "" : "internal error: ") + e.what();
           log(served.error);
           link->send(FrameType::abort, f.header.round, bytes_of(served.error));
           link->close_after_flush();
@@ -363,6 +365,11 @@ struct TcpDkgServer::Impl : detail::SessionHost {
     } catch (const std::system_error& e) {
       if (pending.is_authenticated()) finish(served.outcome || !served.error.empty() ? std::string() : "the coordinator's link failed: " + std::string(e.what()));
       else if (e.code() != Errc::peer_closed) log_lines.limited("rejected", "connection from " + peer + ": rejected: " + e.what());
+    } catch (const std::exception& e) {
+      // Anything else (a bug's exception): the key generation fails here, saying so.
+      link->close();
+      if (pending.is_authenticated()) finish("internal error: " + std::string(e.what()));
+      else log_lines.limited("rejected", "connection from " + peer + ": internal error: " + e.what());
     }
     pending.release();
     if (pending.is_authenticated()) finish("");

@@ -530,7 +530,21 @@ asio::awaitable<void> accept_loop(tcp::acceptor& acceptor, std::function<asio::a
       continue;
     }
     backoff = std::chrono::milliseconds(0);
-    asio::co_spawn(acceptor.get_executor(), serve(std::make_shared<SecureLink>(std::move(socket), Limits{})), asio::detached);
+    // A connection's coroutine handles what it expects; whatever escapes it (a bug's exception of
+    // any type) is said, never swallowed, and the connection is closed with its link.
+    auto link = std::make_shared<SecureLink>(std::move(socket), Limits{});
+    asio::co_spawn(acceptor.get_executor(), serve(link), [log, link, peer = remote_name(*link)](std::exception_ptr e) {
+      if (!e) return;
+      link->close();
+      std::string what = "an exception of unknown type";
+      try {
+        std::rethrow_exception(e);
+      } catch (const std::exception& x) {
+        what = x.what();
+      } catch (...) {
+      }
+      if (log) log("internal error", "connection from " + peer + ": internal error: " + what + "; the connection is closed");
+    });
   }
 }
 
