@@ -227,6 +227,7 @@ struct Processes {
   std::vector<std::string> outputs;  // stdout files of the analyzer and the party processes
   std::size_t party_end = 0;
   std::set<std::size_t> hung;  // party processes still running well after the run ended, stopped
+  std::set<std::size_t> orphaned;  // further servers stopped because the shuffler, their only peer, had failed
 };
 
 // The further servers of a chain, started first (the shuffler is given their addresses, which it
@@ -362,7 +363,8 @@ LaunchResult collect(Processes& p, const LaunchOptions& options, bool in_time, s
     if (c.status() == 0) continue;
     const std::string what = p.hung.count(i) ? c.name() + " still ran " + std::to_string(options.deadline.count()) +
                                                    " ms after the shuffler and the analyzer ended (it hangs; its links were given up): stopped"
-                                             : c.name() + " exited with status " + std::to_string(c.status().value_or(-1));
+                             : p.orphaned.count(i) ? c.name() + " was stopped: the shuffler, its only peer, had failed"
+                                                   : c.name() + " exited with status " + std::to_string(c.status().value_or(-1));
     if (i >= p.party_end && options.kill_mix_server && c.name() == "mix server " + std::to_string(*options.kill_mix_server)) continue;
     if (i < 2 || i >= p.party_end) failures += (failures.empty() ? "" : "; ") + what;
     else r.lost.push_back(what);
@@ -499,9 +501,20 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
     if (in_time && reason().empty()) p.hung.insert(i);
   }
   // A further server ends when its last round is mixed or the shuffler's link says the session
-  // ended; one the shuffler never reached (a run that failed early) is stopped after a grace.
+  // ended; one the shuffler never reached (a run that failed early) is stopped after a grace. The
+  // shuffler is a further server's only peer: once it has failed nothing more can reach one, which
+  // would otherwise wait out its idle limit (the round limit plus 5 s), so the grace is short.
   if (!p.servers.empty()) {
-    (void)wait_all(p.servers, std::chrono::steady_clock::now() + std::chrono::seconds(10), [&] { return !reason().empty(); });
+    const bool shuffler_failed = p.children.front().status() != 0;
+    const auto grace = shuffler_failed ? std::chrono::milliseconds(500) : std::chrono::milliseconds(10'000);
+    const auto until = std::chrono::steady_clock::now() + grace;
+    for (auto& c : p.servers) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+      if (!c.wait_for(std::max(left, std::chrono::milliseconds(0)), [&] { return !reason().empty(); })) {
+        c.kill();
+        if (shuffler_failed) p.orphaned.insert(p.children.size() + static_cast<std::size_t>(&c - p.servers.data()));
+      }
+    }
     for (auto& c : p.servers) p.children.push_back(std::move(c));
   }
   if (const std::string why = reason(); !why.empty()) {
