@@ -106,7 +106,7 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
                              .chain = chain,
                              .kill_mix_server = la.kill_mix_server,
                              .tamper_entry = la.tamper_entry,
-                             .entry_adversary = la.fault_adversary,
+                             .adversary = la.fault_adversary,
                              .tamper_mix_server = la.tamper_mix_server,
                              .transcript = la.chain.transcript.empty() ? std::string() : std::filesystem::absolute(la.chain.transcript).string(),
                              .decryption_threshold = la.chain.decryption_threshold,
@@ -238,8 +238,8 @@ void add_local_command(CLI::App& app, const Registry& registry, Action& action) 
                     "admits (the n - 1 attack); the sender's process names the entry, and the analyzer outputs nothing")
         ->check(CLI::IsMember({"drop", "replace", "duplicate"}));
     cmd->add_option("--fault-adversary", both.second.fault_adversary,
-                    "fault injection (the tests' adversary harness): the shuffler plays a dishonest entry, ignore=A-B,type=T,to=WHO,mutation=M "
-                    "(net/adversary.hpp)")
+                    "fault injection (the tests' adversary harness): role=entry|mix-server-I|party-P (default entry) plays that "
+                    "process dishonestly: ignore=A-B,to=WHO (the entry only),type=T,mutation=M (net/adversary.hpp)")
         ->group("");  // hidden
     cmd->callback([cmd, owned, &info, &registry, &action] {
       collect_params(*cmd, info, owned->first);

@@ -7,6 +7,7 @@
 #include "net_common.hpp"
 #include "shufflempc/hex.hpp"
 #include "shufflempc/mixnet/elgamal.hpp"
+#include "shufflempc/net/adversary.hpp"
 #include "shufflempc/net/dkg.hpp"
 #include "shufflempc/net/mix_server.hpp"
 
@@ -24,6 +25,7 @@ int run_dkg_server(const MixServerArgs& o) {
   net::DkgServerOptions options;
   options.timeout = std::chrono::milliseconds(o.dkg_timeout_ms);
   options.bad_share_to = o.fault_dkg_bad_share;
+  if (!o.fault_adversary.empty()) options.frame_tap = net::adversary::parse_tap(o.fault_adversary);
   net::TcpDkgServer server(keys, shuffler, host, port, stderr_logger("mix server (key generation)"), options);
   announce_listening(host, server.port(), o.port_file);
   const auto served = server.run();
@@ -68,6 +70,7 @@ int run_mix_server(const MixServerArgs& o) {
   const auto [host, port] = net::split_address(o.listen, "--listen");
   net::MixServerOptions options;
   options.gone_after_mix = o.fault_gone_after_mix;
+  if (!o.fault_adversary.empty()) options.frame_tap = net::adversary::parse_tap(o.fault_adversary);
   if (o.fault_tamper) {
     // Fault injection (local --tamper-mix-server): after proving its shuffle, replace one record by
     // an encryption of a value of its own choosing, as a server tracing a sender would.
@@ -128,6 +131,10 @@ void add_mix_server_command(CLI::App& app, Action& action) {
                 "fault injection, in a verifiable chain: replace one record after proving the shuffle (a cheating server; the "
                 "entry must name it)")
       ->group("");  // hidden: for local --tamper-mix-server and the tests
+  cmd->add_option("--fault-adversary", o->fault_adversary,
+                  "fault injection (local --fault-adversary role=mix-server-I,...): this server's frames mutated, type=T,mutation=M "
+                  "(net/adversary.hpp)")
+      ->group("");
   cmd->callback([o, &action] { action = [o] { return run_mix_server(*o); }; });
 }
 

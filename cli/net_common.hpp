@@ -34,6 +34,7 @@ struct MixServerArgs {
   std::string shuffler_key;                           // with --dkg: the coordinator's (the shuffler's) public key
   std::optional<std::size_t> fault_dkg_bad_share;     // with --dkg: deal a bad share to server I
   std::size_t dkg_timeout_ms = 60'000;
+  std::string fault_adversary;  // the adversary harness: this server's frames mutated (net/adversary.hpp)
 };
 [[nodiscard]] int run_mix_server(const MixServerArgs& args);
 void add_party_command(CLI::App& app, const Registry& registry, Action& action);

@@ -15,6 +15,7 @@
 #include "shufflempc/api/reports.hpp"
 #include "shufflempc/files.hpp"
 #include "shufflempc/hex.hpp"
+#include "shufflempc/net/adversary.hpp"
 #include "shufflempc/net/local.hpp"
 #include "shufflempc/net/tcp.hpp"
 #include "shufflempc/process.hpp"
@@ -45,7 +46,7 @@ class DyingChannel final : public AnonymousChannel {
 void add_party_command(CLI::App& app, const Registry& registry, Action& action) {
   auto* cmd = app.add_subcommand("party", "run one or more parties of a session, each over its own authenticated link");
   struct Options {
-    std::string ids, key, key_dir, key_bundle, input, inputs_file, dropouts, analyzer;
+    std::string ids, key, key_dir, key_bundle, input, inputs_file, dropouts, analyzer, fault_adversary;
     std::optional<std::uint32_t> kill_before_round;
     bool hang = false;
     ClientArgs client;
@@ -70,10 +71,15 @@ void add_party_command(CLI::App& app, const Registry& registry, Action& action) 
       ->group("");  // not in --help: a test's tool
   cmd->add_flag("--fault-hang", o->hang, "fault injection (local --hang): with --fault-kill-before-round, stop (SIGSTOP) instead")
       ->group("");
+  cmd->add_option("--fault-adversary", o->fault_adversary,
+                  "fault injection (local --fault-adversary role=party-P,...): the hosted parties' frames mutated, type=T,mutation=M "
+                  "(net/adversary.hpp)")
+      ->group("");
   cmd->add_option("--dropouts", o->dropouts, "comma-separated ids of hosted parties that drop out before round 0 (simulation)");
   cmd->callback([o, &registry, &action] {
     action = [o, &registry] {
-      const auto& [ids, key, key_dir, key_bundle, input, inputs_file, dropouts, analyzer, kill_before_round, hang, client] = *o;
+      const auto& [ids, key, key_dir, key_bundle, input, inputs_file, dropouts, analyzer, fault_adversary, kill_before_round, hang, client] = *o;
+      net::FrameTap tap = fault_adversary.empty() ? net::FrameTap() : net::adversary::parse_tap(fault_adversary);
       auto config = net::SessionConfig::load(client.config_path);
       const WarmUp warm_up(config, registry);  // beside building the protocol, reading keys, connecting
       auto protocol = session_protocol(config, registry);
@@ -123,7 +129,7 @@ void add_party_command(CLI::App& app, const Registry& registry, Action& action) 
       // parties), which keeps none of those keys once it has checked the hosted ones.
       const std::size_t parties = config.parties;
       net::TcpChannel channel(std::move(config), std::move(identities), host, port, stderr_logger("party " + ids),
-                              {.share_links = true, .analyzer_address = analyzer});
+                              {.share_links = true, .analyzer_address = analyzer, .frame_tap = std::move(tap)});
       std::optional<DyingChannel> dying;
       if (kill_before_round) dying.emplace(channel, *kill_before_round, hang ? SIGSTOP : SIGKILL);
       RoundDriver session(*protocol, dying ? static_cast<AnonymousChannel&>(*dying) : channel, *rng, parties);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
@@ -25,9 +26,11 @@ constexpr std::size_t result_fixed_bytes = 24;
 
 const std::map<std::string, FrameType>& frame_types() {
   static const std::map<std::string, FrameType> types = {
-      {"confirm", FrameType::confirm}, {"submit", FrameType::submit}, {"result", FrameType::result}, {"abort", FrameType::abort},
-      {"mix", FrameType::mix},         {"done", FrameType::done},     {"verdict", FrameType::verdict}, {"alive", FrameType::alive},
-      {"dkg", FrameType::dkg}};
+      {"confirm", FrameType::confirm}, {"submit", FrameType::submit},     {"result", FrameType::result},
+      {"abort", FrameType::abort},     {"mix", FrameType::mix},           {"mixed", FrameType::mixed},
+      {"shuffle", FrameType::shuffle}, {"shuffled", FrameType::shuffled}, {"decrypt", FrameType::decrypt},
+      {"decrypted", FrameType::decrypted}, {"done", FrameType::done},     {"verdict", FrameType::verdict},
+      {"alive", FrameType::alive},     {"dkg", FrameType::dkg},           {"dkg-answer", FrameType::dkg_answer}};
   return types;
 }
 
@@ -58,14 +61,41 @@ std::pair<PartyId, PartyId> range_of(const std::string& key, const std::string& 
   }
 }
 
+// Calls `item(key, value)` for each KEY=VALUE of a comma-separated spec.
+template <class Item>
+void for_each_item(const std::string& spec, Item item) {
+  std::size_t at = 0;
+  while (at <= spec.size() && !spec.empty()) {
+    const auto comma = std::min(spec.find(',', at), spec.size());
+    const std::string entry = spec.substr(at, comma - at);
+    at = comma + 1;
+    const auto eq = entry.find('=');
+    if (eq == std::string::npos) throw std::invalid_argument("--fault-adversary: " + entry + " is not KEY=VALUE");
+    item(entry.substr(0, eq), entry.substr(eq + 1));
+  }
+}
+
+void check_type(const std::string& value) {
+  if (value != "any" && !frame_types().count(value))
+    throw std::invalid_argument("--fault-adversary: type=" + value + " is not a frame type (result, abort, mix, any, ...)");
+}
+
 }  // namespace
+
+void check_mutation(const std::string& name, const std::string& key) {
+  const auto& all = mutations();
+  if (std::find(all.begin(), all.end(), name) != all.end()) return;
+  std::string known;
+  for (const auto& m : all) known += (known.empty() ? "" : ", ") + m;
+  throw std::invalid_argument("--fault-adversary: " + key + "=" + name + ": unknown mutation " + name + " (known: " + known + ")");
+}
 
 const std::vector<std::string>& mutations() {
   static const std::vector<std::string> all = [] {
     std::vector<std::string> m = {"truncate",  "extend",    "empty",        "width-0",       "width-max",      "count-0",
                                   "count-max", "count-beyond", "round-earlier", "round-later", "session-other"};
     for (const auto& [name, type] : frame_types()) m.push_back("type-" + name);
-    for (const char* a : {"withhold", "duplicate", "close"}) m.push_back(a);
+    for (const char* a : {"withhold", "duplicate", "close", "throw"}) m.push_back(a);
     for (const auto& field : result_fields)
       for (const char* how : {"-0", "-max", "-beyond", "-flip"}) m.push_back(std::string(field.name) + how);
     for (const char* a : {"ids-flip", "tail-flip", "tail-cut"}) m.push_back(a);
@@ -91,6 +121,9 @@ TapAction mutate(const std::string& name, OutgoingFrame& f) {
   else if (name == "withhold") return TapAction::withhold;
   else if (name == "duplicate") return TapAction::duplicate;
   else if (name == "close") return TapAction::close;
+  else if (name == "throw")
+    throw std::logic_error("the adversary harness: an exception thrown while a frame of type " +
+                           std::to_string(static_cast<int>(f.type)) + " was being sent");
   else if (name.rfind("type-", 0) == 0) {
     const auto it = frame_types().find(name.substr(5));
     if (it == frame_types().end()) throw std::invalid_argument("unknown mutation " + name);
@@ -121,32 +154,24 @@ TapAction mutate(const std::string& name, OutgoingFrame& f) {
 EntrySpec parse_entry(const std::string& spec) {
   EntrySpec out;
   std::string type = "result", to = "all", mutation;
-  std::size_t at = 0;
-  while (at <= spec.size() && !spec.empty()) {
-    const auto comma = std::min(spec.find(',', at), spec.size());
-    const std::string item = spec.substr(at, comma - at);
-    at = comma + 1;
-    const auto eq = item.find('=');
-    if (eq == std::string::npos) throw std::invalid_argument("--fault-adversary: " + item + " is not KEY=VALUE");
-    const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+  for_each_item(spec, [&](const std::string& key, const std::string& value) {
     if (key == "ignore") {
       const auto [a, b] = range_of(key, value);
+      if (b - a >= 1u << 20) throw std::invalid_argument("--fault-adversary: ignore=" + value + " spans more than 2^20 parties");
       for (PartyId p = a; p <= b; ++p) out.ignore.insert(p);
     } else if (key == "type") {
-      if (value != "any" && !frame_types().count(value))
-        throw std::invalid_argument("--fault-adversary: type=" + value + " is not a frame type (result, abort, any, ...)");
+      check_type(value);
       type = value;
     } else if (key == "to") {
       if (value != "analyzer" && value != "parties" && value != "all") (void)range_of(key, value);
       to = value;
     } else if (key == "mutation") {
-      OutgoingFrame probe;
-      (void)mutate(value, probe);  // an unknown name is refused here, not in the middle of a session
+      check_mutation(value);  // an unknown name is refused here, not in the middle of a session
       mutation = value;
     } else {
       throw std::invalid_argument("--fault-adversary: unknown key " + key + " (ignore, type, to, mutation)");
     }
-  }
+  });
   if (mutation.empty()) return out;
   std::optional<std::pair<PartyId, PartyId>> parties;
   if (to != "analyzer" && to != "parties" && to != "all") parties = range_of("to", to);
@@ -159,6 +184,47 @@ EntrySpec parse_entry(const std::string& spec) {
     if (parties && (analyzer || first + count <= parties->first || first > parties->second)) return TapAction::send;
     return mutate(mutation, f);
   };
+  return out;
+}
+
+FrameTap parse_tap(const std::string& spec) {
+  std::string type = "any", mutation;
+  for_each_item(spec, [&](const std::string& key, const std::string& value) {
+    if (key == "type") {
+      check_type(value);
+      type = value;
+    } else if (key == "mutation") {
+      check_mutation(value);
+      mutation = value;
+    } else {
+      throw std::invalid_argument("--fault-adversary: unknown key " + key + " (type, mutation)");
+    }
+  });
+  if (mutation.empty()) return {};
+  const std::optional<FrameType> only = type == "any" ? std::nullopt : std::optional<FrameType>(frame_types().at(type));
+  return [only, mutation](OutgoingFrame& f) { return only && f.type != *only ? TapAction::send : mutate(mutation, f); };
+}
+
+RoleSpec split_role(const std::string& spec) {
+  RoleSpec out;
+  std::string rest;
+  for_each_item(spec, [&](const std::string& key, const std::string& value) {
+    if (key != "role") {
+      rest += (rest.empty() ? "" : ",") + key + "=" + value;
+      return;
+    }
+    const auto index = [&](const std::string& prefix) {
+      const std::string digits = value.substr(prefix.size());
+      if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos)
+        throw std::invalid_argument("--fault-adversary: role=" + value + " is not entry, mix-server-I or party-P");
+      return static_cast<std::size_t>(std::stoul(digits));
+    };
+    if (value == "entry") out.role = RoleSpec::Role::entry;
+    else if (value.rfind("mix-server-", 0) == 0) out.role = RoleSpec::Role::mix_server, out.index = index("mix-server-");
+    else if (value.rfind("party-", 0) == 0) out.role = RoleSpec::Role::party, out.index = index("party-");
+    else throw std::invalid_argument("--fault-adversary: role=" + value + " is not entry, mix-server-I or party-P");
+  });
+  out.spec = rest;
   return out;
 }
 

@@ -93,7 +93,7 @@ std::vector<std::optional<mixnet::DkgMessage>> decode_dkg_step(std::span<const s
 // The coordinator.
 
 KeyGeneration generate_key(const mixnet::DkgSetup& setup, const KeyPair& keys, const std::vector<std::string>& addresses,
-                           std::chrono::milliseconds deadline, Logger log) {
+                           std::chrono::milliseconds deadline, Logger log, ServerFrameTap tap) {
   if (auto why = setup.check(); !why.empty()) throw std::invalid_argument("the key generation: " + why);
   const std::size_t k = setup.servers();
   if (addresses.size() + 1 != k)
@@ -135,6 +135,7 @@ KeyGeneration generate_key(const mixnet::DkgSetup& setup, const KeyPair& keys, c
         if (timed_out) throw std::system_error(asio::error::timed_out);
         co_await asio::async_connect(links[h]->socket(), endpoints, asio::use_awaitable);
         co_await links[h]->connect_as(setup.session, digest, entry_id, keys, setup.box_keys[h], rng);
+        if (tap) links[h]->set_tap([tap, h](OutgoingFrame& f) { return tap(h, f); });
       }
       links[h]->send(FrameType::dkg, step, payload);
       detail::Frame f = co_await links[h]->receive();
@@ -336,6 +337,7 @@ struct TcpDkgServer::Impl : detail::SessionHost {
       link->set_limits(dkg_limits());
       co_await link->accept(hello, keys, entry_proof, rng);
       pending.authenticated();
+      if (options.frame_tap) link->set_tap(options.frame_tap);
       taken = true;
       arm();
       // Until the coordinator closes the link (after the transcript, or after a refusal), or ends it.

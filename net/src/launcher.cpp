@@ -25,6 +25,7 @@
 #include "shufflempc/error.hpp"
 #include "shufflempc/files.hpp"
 #include "shufflempc/json.hpp"
+#include "shufflempc/net/adversary.hpp"
 #include "shufflempc/net/dkg.hpp"
 #include "shufflempc/net/local.hpp"
 #include "shufflempc/net/tcp.hpp"
@@ -165,6 +166,15 @@ LocalLauncher::LocalLauncher(SessionConfig base, const Protocol& protocol, std::
     throw std::invalid_argument(std::string(options_.tamper_mix_server ? "--tamper-mix-server" : "--transcript") + " needs --mix verifiable");
   if (!options_.tamper_entry.empty()) chain.require_chain("--tamper-entry", "a chain's entry");
   if (options_.tamper_mix_server) chain.check_further(*options_.tamper_mix_server, "--tamper-mix-server");
+  if (!options_.adversary.empty()) {
+    // The spec is checked here, once, not by a process in the middle of the run.
+    const auto a = adversary::split_role(options_.adversary);
+    if (a.role == adversary::RoleSpec::Role::entry) (void)adversary::parse_entry(a.spec);
+    else (void)adversary::parse_tap(a.spec);
+    if (a.role == adversary::RoleSpec::Role::mix_server) chain.check_further(a.index, "--fault-adversary role=mix-server-I");
+    if (a.role == adversary::RoleSpec::Role::party && a.index >= parties_)
+      throw std::invalid_argument("--fault-adversary: role=party-P must name a party in [0, " + std::to_string(parties_ - 1) + "]");
+  }
   if (options_.decryption_threshold > 0) {
     if (chain.kind != MixKind::verifiable) throw std::invalid_argument("--decryption-threshold needs --mix verifiable");
     if (options_.decryption_threshold > chain.servers)
@@ -252,6 +262,8 @@ std::string start_mix_servers(Processes& p, const LaunchOptions& options, const 
     std::vector<std::string> args{options.executable, "mix-server", "--hop", std::to_string(h), "--config", dir / session_config_file,
                                   "--key", mix_server_key_file(dir.path(), h), "--listen", "127.0.0.1:0", "--json"};
     if (options.tamper_mix_server == h) args.push_back("--fault-tamper");
+    if (const auto a = adversary::split_role(options.adversary); a.role == adversary::RoleSpec::Role::mix_server && a.index == h)
+      args.insert(args.end(), {"--fault-adversary", a.spec});
     for (auto& a : shape_args(options.link_shape)) args.push_back(std::move(a));
     p.servers.emplace_back("mix server " + std::to_string(h), args);
     if (!chain.empty()) chain += ',';  // appended, not "," + address: GCC 12 warns of an overlap there (-Wrestrict)
@@ -271,6 +283,8 @@ void make_distributed_key(LocalDeployment& local, const LaunchOptions& options, 
   for (std::size_t h = 1; h <= local.mix_servers.size(); ++h) {
     std::vector<std::string> args{options.executable, "mix-server", "--dkg", "--key", mix_server_key_file(dir.path(), h), "--shuffler-key", shuffler,
                                   "--listen", "127.0.0.1:0", "--json", "--dkg-timeout-ms", std::to_string(local.config.deadline.count())};
+    if (const auto a = adversary::split_role(options.adversary); a.role == adversary::RoleSpec::Role::mix_server && a.index == h)
+      args.insert(args.end(), {"--fault-adversary", a.spec});
     for (auto& a : shape_args(options.link_shape)) args.push_back(std::move(a));
     dealers.emplace_back("mix server " + std::to_string(h) + " (key generation)", args);
     addresses.push_back(address_of(dealers.back(), std::chrono::seconds(30)));
@@ -298,7 +312,8 @@ std::string start_shuffler(Processes& p, const LaunchOptions& options, const Ses
                                    "--listen-fd", "3", "--json"};
   if (!chain.empty()) args.insert(args.end(), {"--hop-addresses", chain});
   if (!options.tamper_entry.empty()) args.insert(args.end(), {"--fault-entry", options.tamper_entry});
-  if (!options.entry_adversary.empty()) args.insert(args.end(), {"--fault-adversary", options.entry_adversary});
+  if (const auto a = adversary::split_role(options.adversary); !options.adversary.empty() && a.role == adversary::RoleSpec::Role::entry)
+    args.insert(args.end(), {"--fault-adversary", a.spec});
   for (auto& a : shape_args(options.link_shape)) args.push_back(std::move(a));
   p.children.emplace_back("shuffler", args, ProcessOptions{.pass_as_fd3 = listening.fd()});
   listening.close();  // the shuffler holds it now
@@ -341,6 +356,8 @@ void start_clients(Processes& p, const LaunchOptions& options, const SessionDir&
         drops += std::to_string(id);
       }
     if (!drops.empty()) args.insert(args.end(), {"--dropouts", drops});
+    if (const auto a = adversary::split_role(options.adversary); a.role == adversary::RoleSpec::Role::party && a.index >= first && a.index <= last)
+      args.insert(args.end(), {"--fault-adversary", a.spec});
     if (options.kill_party_process && options.kill_before_round && first / k == *options.kill_party_process) {
       args.insert(args.end(), {"--fault-kill-before-round", std::to_string(*options.kill_before_round)});
       if (options.hang_instead) args.push_back("--fault-hang");

@@ -362,14 +362,21 @@ void SecureLink::send_tapped(FrameType type, std::uint32_t round, std::uint32_t 
   f.payload.insert(f.payload.end(), head.begin(), head.end());
   f.payload.insert(f.payload.end(), tail.begin(), tail.end());
   f.payload.insert(f.payload.end(), trailer.begin(), trailer.end());
-  FrameTap tap = std::move(tap_);  // the frames sent below pass untapped
-  const TapAction action = tap(f);
-  const SessionId own = session_;
+  // The frames sent below pass untapped; the tap is put back on every way out (a tap may throw,
+  // as the harness's `throw` does).
+  struct Restore {
+    SecureLink& link;
+    FrameTap tap;
+    SessionId session;
+    ~Restore() {
+      link.session_ = session;
+      link.tap_ = std::move(tap);
+    }
+  } restore{*this, std::move(tap_), session_};
+  const TapAction action = restore.tap(f);
   session_ = f.session;
   for (int i = 0; i < (action == TapAction::duplicate ? 2 : action == TapAction::send ? 1 : 0); ++i)
     send(f.type, f.round, f.width, f.count, f.payload, {});
-  session_ = own;
-  tap_ = std::move(tap);
   if (action == TapAction::close) close();
 }
 

@@ -331,6 +331,7 @@ struct TcpMixServer::Impl : detail::SessionHost {
       link->set_limits(s->limits);
       co_await link->accept(hello, keys, s->entry_proof, rng);
       pending.authenticated();
+      if (options.frame_tap) link->set_tap(options.frame_tap);
       if (s->link && s->link != link) s->link->close();  // the entry reconnected: the new link replaces the old
       s->link = link;
       while (link->is_open()) {

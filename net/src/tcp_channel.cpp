@@ -91,6 +91,7 @@ asio::awaitable<void> TcpChannel::Impl::dial(SecureLink& link, std::chrono::stea
 asio::awaitable<void> TcpChannel::Impl::handshake(Link& l, std::chrono::steady_clock::time_point give_up, bool& told) {
   co_await dial(*l.link, give_up, told);
   co_await l.link->connect_as(config.session, digest, l.first, l.count, l.proof, config.shuffler_key, rng);
+  if (frame_tap) l.link->set_tap(frame_tap);
 }
 
 std::map<PartyId, std::size_t> TcpChannel::Impl::check_identities(const SessionConfig& config, const std::vector<Identity>& identities) {
@@ -218,6 +219,7 @@ TcpChannel::TcpChannel(SessionConfig session, std::vector<Identity> identities, 
   im.group_links(by_id, options.share_links ? link_capacity(config) : 1);
   im.tamper_records = options.tamper_records;
   im.preparing = options.preparing;
+  im.frame_tap = options.frame_tap;
   im.set_up_verdicts(options, resolver);
   // The parties' keys were for checking the hosted identities (and the verdict server's tree, made
   // above); nothing later reads them, so the channel keeps none of them (32 MB at 10^6 parties, in

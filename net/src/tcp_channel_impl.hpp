@@ -85,6 +85,7 @@ struct TcpChannel::Impl {
   std::unique_ptr<detail::VerdictServer> verdicts;
   std::function<void(std::uint32_t, MessageBatch&)> tamper_records;  // TcpChannelOptions::tamper_records
   std::function<void(std::uint32_t)> preparing;                       // TcpChannelOptions::preparing
+  FrameTap frame_tap;                                                 // TcpChannelOptions::frame_tap
   std::optional<tcp::resolver::results_type> analyzer_endpoints;
   std::string analyzer_where;
   // A round whose records cross the chain to the analyzer only: every party says what it made of

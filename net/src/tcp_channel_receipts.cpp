@@ -142,6 +142,7 @@ void TcpChannel::Impl::send_verdicts(std::uint32_t round, const std::vector<std:
         [this, link, &l, &v, round]() -> asio::awaitable<void> {
           co_await asio::async_connect(link->socket(), *analyzer_endpoints, asio::use_awaitable);
           co_await link->connect_as(config.session, digest, l.first, l.count, l.verdict_proof, config.analyzer_key, rng);
+          if (frame_tap) link->set_tap(frame_tap);
           link->send(FrameType::verdict, round, 0, l.count, encode_verdict(v));
           link->close_after_flush();
         },

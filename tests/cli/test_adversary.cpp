@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -30,15 +31,17 @@ struct Outcome {
   std::string out, err, analyzer_out;
 };
 
-Outcome run_case(const std::string& kind, const std::string& spec) {
+Outcome run_case(const std::string& kind, const std::string& spec, bool min_three = false) {
   const test::TempDir tmp("shufflempc-adversary");
   const std::string keep = tmp / "run";
   // Three 8-byte shares a party: the output is the exact sum of the inputs, so a record lost or
   // counted twice shows.
-  Process p({SHUFFLEMPC_CLI, "local", "split-mix-sum", "--parties", "4", "--messages", "3", "--modulus-bits", "64", "--accept-input-leakage",
-             "true", "--mix-servers", "3", "--mix", kind, "--parties-per-process", "1", "--deadline-ms", "1000", "--seed", "1", "--json",
-             "--keep-dir", keep, "--fault-adversary", spec},
-            tmp / "err");
+  std::vector<std::string> args{SHUFFLEMPC_CLI, "local", "split-mix-sum", "--parties", "4", "--messages", "3", "--modulus-bits", "64",
+                                "--accept-input-leakage", "true", "--mix-servers", "3", "--mix", kind, "--parties-per-process", "1",
+                                "--deadline-ms", "1000", "--seed", "1", "--json", "--keep-dir", keep, "--fault-adversary", spec};
+  // A dishonest party's round goes on without it (it counts as dropped).
+  if (min_three) args.insert(args.end(), {"--min-parties", "3"});
+  Process p(args, tmp / "err");
   Outcome o;
   o.out = p.read_line(std::chrono::seconds(120));
   o.status = p.wait(std::chrono::seconds(120));
@@ -47,11 +50,19 @@ Outcome run_case(const std::string& kind, const std::string& spec) {
   return o;
 }
 
-// One case of the sweep: the invariant, with what broke it named.
-void check_case(const std::string& kind, const std::string& spec, bool drops, std::size_t& cases) {
+// Who plays the adversary in a sweep, and what the invariant asks of a run it made fail.
+struct Role {
+  std::string spec;                 // the role's part of the spec (empty: the entry)
+  std::vector<std::string> culprit;  // a failed run names it in one of these words
+  bool drops = false;               // the entry drops honest parties' records: the run must fail
+  std::optional<PartyId> party;     // a dishonest party: it may count as dropped, no one else
+};
+
+// One case of the sweep: the invariant, with what broke it named. Returns the run's exit status.
+int check_case(const std::string& kind, const Role& role, const std::string& spec, std::size_t& cases) {
   CAPTURE(kind);
   CAPTURE(spec);
-  const Outcome o = run_case(kind, spec);
+  const Outcome o = run_case(kind, role.spec + spec, role.party.has_value());
   ++cases;
   INFO("stderr: " << o.err);
   REQUIRE_MESSAGE(o.status != -1, "the run outlived its limit");
@@ -60,42 +71,65 @@ void check_case(const std::string& kind, const std::string& spec, bool drops, st
   for (int signal : {134, 136, 139})
     CHECK_MESSAGE(o.err.find("exited with status " + std::to_string(signal)) == std::string::npos, "a process died by a signal");
   if (o.status == 0) {
-    CHECK_MESSAGE(!drops, "the run succeeded while the entry dropped honest parties' records");
+    CHECK_MESSAGE(!role.drops, "the run succeeded while the entry dropped honest parties' records");
     const auto report = nlohmann::json::parse(o.out, nullptr, false);
     REQUIRE_FALSE(report.is_discarded());
+    // The truth is over the parties that submitted: only a dishonest party may be missing.
+    const auto allowed = role.party ? nlohmann::json::array({*role.party}) : nlohmann::json::array();
+    CHECK_MESSAGE((report["dropped"].empty() || report["dropped"] == allowed), "honest parties were dropped: " << report["dropped"].dump());
     CHECK_MESSAGE(report["output"] == report["truth"], "an output that is not every party's records exactly once");
   } else {
     CHECK_MESSAGE(o.analyzer_out.empty(), "the analyzer output a round the run failed");
-    // A dropped party's process names the entry; or the entry itself ended the session (too few
-    // parties submitted, in its own words), which the analyzer reports.
-    if (drops)
-      CHECK_MESSAGE((o.err.find("the chain's entry (the shuffler)") != std::string::npos || o.err.find("shufflempc shuffler: session") != std::string::npos),
-                    "the entry dropped parties and no process named it");
+    if (!role.culprit.empty()) {
+      bool named = false;
+      for (const auto& word : role.culprit) named = named || o.err.find(word) != std::string::npos;
+      CHECK_MESSAGE(named, "the run failed and no process named the culprit");
+    }
   }
+  return o.status;
 }
 
-// The mutations the sweep applies to each kind of frame the entry sends: every one to the result
-// frames, those that apply to any frame to the aborts. `fields`: with the mutations of a result's
-// count and length fields (decode_result's, the same code whatever the chain: the onion chain's
-// sweep takes them, the verifiable chain's does not repeat them).
-std::vector<std::string> sweep(const std::string& type, bool fields = true) {
+// The mutations a sweep applies: every one of the catalogue, but the result's count and length
+// fields (decode_result's: the same code whatever the chain) only where `fields`, and the frame
+// types a frame is turned into only the first nine where `few_types` (the entry's sweeps, whose
+// receivers refuse every type but two the same way).
+std::vector<std::string> sweep(bool fields, bool few_types = false) {
+  static const std::set<std::string> first_types = {"type-confirm", "type-submit", "type-result", "type-abort", "type-mix",
+                                                    "type-done",    "type-verdict", "type-alive",  "type-dkg"};
   std::vector<std::string> out;
   for (const auto& m : net::adversary::mutations()) {
     const bool result_field = m.find("messages-") == 0 || m.find("submitted-") == 0 || m.find("dropped-") == 0 || m.find("reports-") == 0 ||
                               m.find("evidence-") == 0 || m == "ids-flip";
-    if ((type == "abort" || !fields) && result_field) continue;
+    if (!fields && result_field) continue;
+    if (few_types && m.find("type-") == 0 && !first_types.count(m)) continue;
     out.push_back(m);
   }
   return out;
 }
 
+// The entry (the shuffler): its frames of `type` to `to`, while it drops parties 1-2 or not.
 void sweep_cases(const std::string& kind, const std::string& type, const std::string& to, bool drops) {
   std::size_t cases = 0;
+  const Role entry{"", {"the chain's entry (the shuffler)", "shufflempc shuffler: session"}, drops, std::nullopt};
+  // The entry names itself when it ends the session (too few parties submitted, in its own words).
+  const Role role = drops ? entry : Role{};
   const std::string dropping = drops ? "ignore=1-2," : "";
-  // The entry that only drops (or, without drops, the honest entry): the baseline of the sweep.
-  check_case(kind, dropping + "type=" + type + ",to=" + to, drops, cases);
-  for (const auto& m : sweep(type, kind == "decryption")) check_case(kind, dropping + "type=" + type + ",to=" + to + ",mutation=" + m, drops, cases);
+  // The entry that only drops (it is caught) or, without drops, the honest entry (the run succeeds):
+  // the baseline of the sweep.
+  CHECK((check_case(kind, role, dropping + "type=" + type + ",to=" + to, cases) == 0) == !drops);
+  for (const auto& m : sweep(type != "abort" && kind == "decryption", true))
+    check_case(kind, role, dropping + "type=" + type + ",to=" + to + ",mutation=" + m, cases);
   MESSAGE(cases << " cases: " << kind << " chain, the entry's " << type << " frames to " << to << (drops ? ", dropping parties 1-2" : ""));
+}
+
+// Another role: every frame it sends (type any), each mutation in turn (or those of `only`), and
+// the baseline.
+void sweep_role(const std::string& kind, const Role& role, const std::string& label, const std::set<std::string>& only = {}) {
+  std::size_t cases = 0;
+  CHECK(check_case(kind, role, "type=any", cases) == 0);  // the baseline: the role played honestly, the run succeeds
+  for (const auto& m : sweep(false))
+    if (only.empty() || only.count(m)) check_case(kind, role, "type=any,mutation=" + m, cases);
+  MESSAGE(cases << " cases: " << kind << " chain, " << label);
 }
 
 }  // namespace
@@ -110,6 +144,10 @@ TEST_CASE("adversary harness: the catalogue names every mutation once, each appl
     // A result frame (an abort for the mutation that makes a frame a result).
     const auto type = m == "type-result" ? net::FrameType::abort : net::FrameType::result;
     net::OutgoingFrame f{type, {}, 3, 5, 2, payload};
+    if (m == "throw") {  // the honest side's code gets an exception that is not a std::system_error
+      CHECK_THROWS_AS((void)net::adversary::mutate(m, f), std::logic_error);
+      continue;
+    }
     const auto action = net::adversary::mutate(m, f);
     // Every mutation changes the frame or what becomes of it.
     const bool changed = action != net::TapAction::send || f.payload != payload || f.round != 3 || f.width != 5 || f.count != 2 ||
@@ -122,6 +160,21 @@ TEST_CASE("adversary harness: the catalogue names every mutation once, each appl
   CHECK_THROWS_WITH_AS((void)net::adversary::parse_entry("color=red"), doctest::Contains("unknown key color"), std::invalid_argument);
   CHECK_FALSE(net::adversary::parse_entry("type=result,to=analyzer").tap);  // no mutation: the frames go as they are
   CHECK(net::adversary::parse_entry("ignore=2-4,mutation=close").ignore == std::set<PartyId>{2, 3, 4});
+  CHECK_THROWS_WITH_AS((void)net::adversary::parse_entry("ignore=0-4000000"), doctest::Contains("spans more than 2^20 parties"), std::invalid_argument);
+  // Another role's spec: type and mutation only; the role picked from the whole spec.
+  CHECK_FALSE(net::adversary::parse_tap("type=mixed"));
+  CHECK(net::adversary::parse_tap("type=shuffled,mutation=truncate"));
+  CHECK_THROWS_WITH_AS((void)net::adversary::parse_tap("ignore=1-2,mutation=close"), doctest::Contains("unknown key ignore (type, mutation)"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)net::adversary::parse_tap("type=nothing"), doctest::Contains("type=nothing is not a frame type"), std::invalid_argument);
+  const auto mix = net::adversary::split_role("type=any,role=mix-server-2,mutation=close");
+  CHECK(mix.role == net::adversary::RoleSpec::Role::mix_server);
+  CHECK(mix.index == 2);
+  CHECK(mix.spec == "type=any,mutation=close");
+  CHECK(net::adversary::split_role("role=party-7").role == net::adversary::RoleSpec::Role::party);
+  CHECK(net::adversary::split_role("ignore=1-2").role == net::adversary::RoleSpec::Role::entry);
+  for (const char* bad : {"role=server-1", "role=party-", "role=mix-server-x", "role=party-99999999999"})
+    CHECK_THROWS_WITH_AS((void)net::adversary::split_role(bad), doctest::Contains("is not entry, mix-server-I or party-P"), std::invalid_argument);
 }
 
 // The sweep, (chain × frame × mutation), each case a real session of 8 processes: 245 cases (167
@@ -147,4 +200,30 @@ TEST_CASE("adversary harness: the entry's result and abort frames while it drops
 
 TEST_CASE("adversary harness: the entry's result frame to the analyzer, each mutation, through the verifiable chain" * doctest::test_suite("slow")) {
   sweep_cases("verifiable", "result", "analyzer", false);
+}
+
+// A further mix server plays the adversary: every frame it sends the entry (its answers, its
+// refusals), each mutation. The entry checks each answer against what the server signed and what
+// the next one did: a run it fails names the server (or its hop).
+TEST_CASE("adversary harness: further mix server 1's frames, each mutation, through the onion chain" * doctest::test_suite("slow")) {
+  sweep_role("decryption", {"role=mix-server-1,", {"mix server 1", "hop 1"}, false, std::nullopt}, "further mix server 1's frames");
+}
+
+TEST_CASE("adversary harness: further mix server 2's frames, each mutation, through the verifiable chain" * doctest::test_suite("slow")) {
+  sweep_role("verifiable", {"role=mix-server-2,", {"mix server 2", "hop 2"}, false, std::nullopt}, "further mix server 2's frames");
+}
+
+// A party plays the adversary (its submissions, its signs of life, its verdict to the analyzer),
+// in a session whose rounds go on with three of the four parties: it may make the round fail (a
+// complaint is its right) or count itself out, never cost an honest party its records. A case
+// whose party is cut off lasts the analyzer's wait for that party's verdict (several seconds), so
+// the verifiable chain, whose links and verdicts are the onion chain's, sweeps only what its entry
+// checks otherwise: the records' bytes (each a ciphertext with its sender's proof).
+TEST_CASE("adversary harness: a party's frames, each mutation, through the onion chain" * doctest::test_suite("slow")) {
+  sweep_role("decryption", {"role=party-1,", {}, false, PartyId{1}}, "party 1's frames");
+}
+
+TEST_CASE("adversary harness: a party's records altered, through the verifiable chain" * doctest::test_suite("slow")) {
+  sweep_role("verifiable", {"role=party-1,", {}, false, PartyId{1}}, "party 1's records altered",
+             {"truncate", "extend", "empty", "width-0", "width-max", "count-0", "count-max", "count-beyond", "tail-flip", "tail-cut", "duplicate"});
 }

@@ -12,6 +12,7 @@
 #include "shufflempc/hex.hpp"
 #include "shufflempc/inproc.hpp"
 #include "shufflempc/mixnet/transcript.hpp"
+#include "shufflempc/net/adversary.hpp"
 #include "shufflempc/net/dkg.hpp"
 #include "shufflempc/net/local.hpp"
 #include "shufflempc/net/loopback.hpp"
@@ -46,7 +47,8 @@ struct Generated {
   net::KeyGeneration generation;
   std::vector<net::DkgServed> served;
 };
-Generated generate(const Chain& c, std::vector<net::DkgServerOptions> options = {}, std::vector<std::size_t> absent = {}) {
+Generated generate(const Chain& c, std::vector<net::DkgServerOptions> options = {}, std::vector<std::size_t> absent = {},
+                   std::chrono::milliseconds deadline = std::chrono::milliseconds(20'000), net::ServerFrameTap coordinator_tap = {}) {
   const std::size_t further = c.local.mix_servers.size();
   options.resize(further);
   std::vector<std::unique_ptr<net::TcpDkgServer>> servers;
@@ -66,8 +68,15 @@ Generated generate(const Chain& c, std::vector<net::DkgServerOptions> options = 
     }
     threads.emplace_back([&, h] { g.served[h] = servers[h]->run(); });
   }
-  g.generation = net::generate_key(c.setup, c.local.shuffler, addresses, std::chrono::milliseconds(20'000));
+  // A coordinator that fails still lets every server's run() end (its links close): joined first.
+  std::exception_ptr failed;
+  try {
+    g.generation = net::generate_key(c.setup, c.local.shuffler, addresses, deadline, net::Logger{}, std::move(coordinator_tap));
+  } catch (...) {
+    failed = std::current_exception();
+  }
   for (auto& t : threads) t.join();
+  if (failed) std::rethrow_exception(failed);
   return g;
 }
 
@@ -257,4 +266,94 @@ TEST_CASE("dkg: the session config carries the key generation's transcript, and 
     CHECK_THROWS_WITH_AS((void)net::SessionConfig::from_json(j), doctest::Contains("session config: 'distributed_key' was made for another session"),
                          std::invalid_argument);
   }
+}
+
+// The adversary harness (net/adversary.hpp) in the key generation: the coordinator's frames to
+// server 1, or server 1's answers, at each of the five steps, each mutation of the catalogue in
+// turn, over TCP. After every case: each process ends within its limits; and either no config
+// can be written (the coordinator fails, or leaves a server out: require_everyone refuses), or the
+// config loads (every qualified server's endorsement holds, at least t qualify) and every server
+// holds the same key, each having checked that the transcript carries its own messages as it sent
+// them: a key only the coordinator knows cannot come out of it.
+namespace {
+
+struct DkgCase {
+  bool coordinator_side = true;  // the coordinator's frames to server 1, or server 1's to the coordinator
+  std::uint32_t step = 1;
+  std::string mutation;          // empty: the baseline, no frame changed
+};
+
+// One case; returns whether a config came out of it.
+bool run_dkg_case(const Chain& c, const DkgCase& k) {
+  CAPTURE(k.coordinator_side);
+  CAPTURE(k.step);
+  CAPTURE(k.mutation);
+  const auto mutate = [k](net::OutgoingFrame& f) {
+    return k.mutation.empty() || f.round != k.step ? net::TapAction::send : net::adversary::mutate(k.mutation, f);
+  };
+  std::vector<net::DkgServerOptions> options(c.local.mix_servers.size());
+  for (auto& o : options) o.timeout = std::chrono::milliseconds(3'000);
+  net::ServerFrameTap coordinator_tap;
+  if (k.coordinator_side) coordinator_tap = [mutate](std::size_t h, net::OutgoingFrame& f) { return h == 1 ? mutate(f) : net::TapAction::send; };
+  else options[0].frame_tap = mutate;
+  const auto start = std::chrono::steady_clock::now();
+  std::optional<Generated> g;
+  std::string failure;
+  try {
+    g = generate(c, options, {}, std::chrono::milliseconds(500), coordinator_tap);
+  } catch (const std::exception& e) {
+    failure = e.what();
+  }
+  // Five steps of at most the deadline each, and the servers' own limit after the last.
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(8));
+  if (!g) {
+    INFO(failure);
+    CHECK_FALSE(failure.empty());
+    return false;
+  }
+  if (!g->generation.left_out.empty()) {
+    CHECK_THROWS_AS(g->generation.require_everyone(), std::runtime_error);  // no config is written
+    return false;
+  }
+  net::SessionConfig config = c.local.config;
+  config.distributed_key =
+      std::make_shared<net::SessionConfig::DistributedKey>(net::SessionConfig::DistributedKey{g->generation.transcript, g->generation.outcome});
+  const auto loaded = net::SessionConfig::from_json(config.to_json());  // throws if a consent or the threshold is missing
+  REQUIRE(loaded.distributed_key);
+  const auto& out = loaded.distributed_key->outcome;
+  CHECK(out.qualified.size() >= c.setup.threshold);
+  for (std::size_t h = 1; h <= c.local.mix_servers.size(); ++h) {
+    CAPTURE(h);
+    const auto& served = g->served[h - 1];
+    INFO(served.error);
+    REQUIRE(served.outcome);  // every server consented to this outcome
+    CHECK(served.outcome->key == out.key);
+  }
+  return true;
+}
+
+void dkg_sweep(bool coordinator_side) {
+  const Chain c = make_chain(3, 2);
+  REQUIRE(run_dkg_case(c, {coordinator_side, 1, ""}));  // the baseline: a key, every server's share in it
+  std::size_t cases = 1, configs = 0;
+  for (std::uint32_t step = 1; step <= 5; ++step)
+    for (const auto& m : net::adversary::mutations()) {
+      if (m.find("messages-") == 0 || m.find("submitted-") == 0 || m.find("dropped-") == 0 || m.find("reports-") == 0 ||
+          m.find("evidence-") == 0 || m == "ids-flip")
+        continue;  // a result frame's fields: no key-generation frame has them
+      configs += run_dkg_case(c, {coordinator_side, step, m}) ? 1 : 0;
+      ++cases;
+    }
+  MESSAGE(cases << " cases, " << std::string(coordinator_side ? "the coordinator's frames to server 1" : "server 1's answers") << ": " << configs
+                << " ended with a config every server consented to");
+}
+
+}  // namespace
+
+TEST_CASE("adversary harness: the key generation's coordinator, each mutation of its frames at each step" * doctest::test_suite("slow")) {
+  dkg_sweep(true);
+}
+
+TEST_CASE("adversary harness: a server of the key generation, each mutation of its answers at each step" * doctest::test_suite("slow")) {
+  dkg_sweep(false);
 }

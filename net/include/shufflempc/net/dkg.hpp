@@ -18,6 +18,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,12 +43,15 @@ struct KeyGeneration {
   // a bad share, or check its own (`session` and `local` write no config then).
   void require_everyone() const;
 };
+// The adversary harness (tests, net/adversary.hpp): a tap on the coordinator's link to further
+// server h (1 .. k-1), for every frame sent on it once it is authenticated.
+using ServerFrameTap = std::function<TapAction(std::size_t server, OutgoingFrame& frame)>;
 // Coordinates the key generation of `setup` as its server 0, holding `keys` (the shuffler's key
 // file), with further servers 1 .. k-1 at `addresses` (HOST:PORT each). Each step waits at most
 // `deadline` for every server. Throws std::invalid_argument if `keys` is not the setup's server 0 or
 // no dealer qualifies, std::runtime_error if the servers that answer cannot make a key.
 [[nodiscard]] KeyGeneration generate_key(const mixnet::DkgSetup& setup, const KeyPair& keys, const std::vector<std::string>& addresses,
-                                         std::chrono::milliseconds deadline, Logger log = {});
+                                         std::chrono::milliseconds deadline, Logger log = {}, ServerFrameTap tap = {});
 
 struct DkgServerOptions {
   // How long to wait for the coordinator's connection and for each of its steps.
@@ -56,6 +60,9 @@ struct DkgServerOptions {
   // Fault injection (tests, `local --fault-dkg-bad-share`): seal a wrong share to this server and
   // answer its complaint with the same wrong share, as a cheating dealer would.
   std::optional<std::size_t> bad_share_to;
+  // The adversary harness (tests, `mix-server --dkg --fault-adversary`, net/adversary.hpp): every
+  // frame this server sends the coordinator once its link is authenticated passes through this tap.
+  FrameTap frame_tap;
 };
 
 struct DkgServed {

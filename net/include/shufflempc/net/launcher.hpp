@@ -39,7 +39,9 @@ struct LaunchOptions {
   ChainSpec chain;                      // the servers the records cross (ChainSpec::make checked it) and what they carry
   std::optional<std::size_t> kill_mix_server;  // fault injection: kill further server I (1 .. servers - 1) once it listens
   std::string tamper_entry;  // fault injection (a chain): the entry drops, replaces or duplicates one record it admits
-  std::string entry_adversary;  // fault injection: the shuffler's --fault-adversary (net/adversary.hpp)
+  // Fault injection (the tests' adversary harness, net/adversary.hpp): role=entry|mix-server-I|party-P
+  // picks the process (the entry by default), which gets the rest as its --fault-adversary.
+  std::string adversary;
   std::optional<std::size_t> tamper_mix_server;  // fault injection (verifiable): further server I alters a record after its proof
   std::string transcript;               // verifiable: the analyzer writes the rounds it verified here
   // Verifiable: the servers needed to decrypt a round delivered to every party (0: all of them);

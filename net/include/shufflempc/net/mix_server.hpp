@@ -57,6 +57,9 @@ struct MixServerOptions {
   // shuffle, the server goes away (its port and links closed, its session failed), as a server
   // killed after the mix.
   bool gone_after_mix = false;
+  // The adversary harness (tests, `mix-server --fault-adversary`, net/adversary.hpp): every frame
+  // the server sends the entry once the entry's link is authenticated passes through this tap.
+  FrameTap frame_tap;
 };
 
 struct MixServerReport {

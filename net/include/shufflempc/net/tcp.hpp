@@ -159,6 +159,10 @@ struct TcpChannelOptions {
   // For the tests: called in exchange() before the round's batches are made, while the links say
   // their parties are alive (a test plays a slow machine with it).
   std::function<void(std::uint32_t round)> preparing;
+  // The adversary harness (tests, `party --fault-adversary`, net/adversary.hpp): every frame the
+  // hosted parties send once a link is authenticated (to the shuffler, and their verdicts to the
+  // analyzer) passes through this tap.
+  FrameTap frame_tap;
 };
 
 class TcpChannel final : public AnonymousChannel {
