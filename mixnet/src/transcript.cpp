@@ -263,6 +263,20 @@ std::size_t hop_bytes(std::size_t records, std::size_t limbs) {
   return records * limbs * ciphertext_bytes + ShuffleProof::size_bytes(records, limbs) + sizeof(Signature);
 }
 
+HopTranscript make_hop(const ProofContext& context, const Point& key, const CiphertextBatch& input, const SigningKeyPair& signer,
+                       Rng& permutation_rng, Rng& proof_rng, unsigned threads, const std::function<void(CiphertextBatch&)>& tamper,
+                       std::vector<std::uint8_t>* statement) {
+  auto mixed = reencrypt_shuffle(input, key, permutation_rng, threads);
+  HopTranscript hop;
+  hop.output = std::move(mixed.output);
+  hop.proof = prove_shuffle(context, key, input, hop.output, mixed.witness, proof_rng, threads);
+  if (tamper) tamper(hop.output);
+  auto signed_bytes = hop_statement(context, key, input, hop.output, hop.proof);
+  hop.signature = signer.sign(signed_bytes);
+  if (statement) *statement = std::move(signed_bytes);
+  return hop;
+}
+
 void append_hop(std::vector<std::uint8_t>& out, const HopTranscript& hop) {
   const auto output = hop.output.to_bytes(), proof = hop.proof.to_bytes();
   out.insert(out.end(), output.begin(), output.end());

@@ -113,12 +113,10 @@ void ChainEntry::start_verifiable(const SigningKeyPair& signing, const Tamper& t
   // An empty batch crosses the chain too (its proofs are trivial), so every server stays on the
   // session's rounds; only its decryption is skipped.
   const mixnet::Point key = rt_.key.key();
-  auto mixed = mixnet::reencrypt_shuffle(rt_.input, key, rng_, threads_);
   const mixnet::ProofContext ctx0{config_.session, closed_.round, 0, static_cast<std::uint32_t>(rt_.width)};
-  auto proof = mixnet::prove_shuffle(ctx0, key, rt_.input, mixed.output, mixed.witness, rng_, threads_);
-  const auto statement = mixnet::hop_statement(ctx0, key, rt_.input, mixed.output, proof);
-  rt_.hops.push_back({std::move(mixed.output), std::move(proof), signing.sign(statement)});
-  commitment_.signed_bytes = statement;
+  std::vector<std::uint8_t> statement;
+  rt_.hops.push_back(mixnet::make_hop(ctx0, key, rt_.input, signing, rng_, rng_, threads_, {}, &statement));
+  commitment_.signed_bytes = std::move(statement);
   commitment_.signed_bytes.insert(commitment_.signed_bytes.end(), rt_.hops[0].signature.begin(), rt_.hops[0].signature.end());
 }
 

@@ -166,13 +166,11 @@ struct TcpMixServer::Impl : detail::SessionHost {
       return std::string(e.what());
     }
     const mixnet::Point key = round_key(s.config, shape.delivery).key();
-    auto mixed = mixnet::reencrypt_shuffle(in, key, rng, threads());
     const mixnet::ProofContext ctx{s.config.session, r, s.hop, static_cast<std::uint32_t>(shape.record_width)};
-    const auto proof = mixnet::prove_shuffle(ctx, key, in, mixed.output, mixed.witness, rng, threads());
-    if (options.tamper) options.tamper(r, mixed.output);
     // Signed: the hop is this server's (its Ed25519 key in the session config), and nobody else's.
-    const Signature signature = signing.sign(mixnet::hop_statement(ctx, key, in, mixed.output, proof));
-    const mixnet::HopTranscript hop{std::move(mixed.output), proof, signature};
+    const auto tamper = options.tamper ? std::function<void(mixnet::CiphertextBatch&)>([&](mixnet::CiphertextBatch& out) { options.tamper(r, out); })
+                                       : std::function<void(mixnet::CiphertextBatch&)>();
+    const mixnet::HopTranscript hop = mixnet::make_hop(ctx, key, in, signing, rng, rng, threads(), tamper);
     s.shuffled_output = hop.output.to_bytes();
     s.last.valid = true;
     s.last.type = FrameType::shuffled;

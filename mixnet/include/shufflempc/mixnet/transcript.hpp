@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -47,6 +48,16 @@ struct HopTranscript {
   ShuffleProof proof;
   Signature signature{};  // its server's, over hop_statement
 };
+
+// One hop as its server makes it, the same wherever it runs (the chain's entry, a further mix
+// server, the in-process chain): `input` re-encrypted under `key` and permuted (with
+// permutation_rng), the shuffle proved in `context` (with proof_rng), and hop_statement signed
+// with `signer`. `tamper` (fault injection: a cheating server) alters the output after the proof
+// and before the signature. `statement`, when given, receives the signed bytes (hop 0's are the
+// entry's commitment to the batch it admitted).
+[[nodiscard]] HopTranscript make_hop(const ProofContext& context, const Point& key, const CiphertextBatch& input, const SigningKeyPair& signer,
+                                     Rng& permutation_rng, Rng& proof_rng, unsigned threads,
+                                     const std::function<void(CiphertextBatch&)>& tamper = {}, std::vector<std::uint8_t>* statement = nullptr);
 
 struct RoundTranscript {
   std::uint32_t round = 0;
