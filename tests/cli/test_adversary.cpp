@@ -1,12 +1,15 @@
-// The adversary harness: the shuffler plays a dishonest chain entry (net/adversary.hpp,
-// `local --fault-adversary`) that applies each mutation of the catalogue to the frames it sends the
-// parties or the analyzer, alone or while it drops two parties' submissions (the n - 1 attack), in
-// a real session of separate processes over TCP through each kind of chain. After every case the
-// invariant the docs promise (docs/SECURITY.md, "Failing closed") must hold:
+// The adversary harness: one process of a real session (separate processes over TCP, through each
+// kind of chain) plays its role dishonestly (net/adversary.hpp, `local --fault-adversary
+// role=...`): the entry (the shuffler), its result and abort frames to the parties or the analyzer,
+// alone or while it drops two parties' submissions (the n - 1 attack); a further mix server, every
+// frame it sends the entry; a party, every frame it sends. Each mutation of the catalogue in turn.
+// After every case the invariant the docs promise (docs/SECURITY.md, "Failing closed") must hold:
 //   - every process ends within the run's limit, none by a signal or a sanitizer's report;
-//   - either the run succeeds and its output is the exact sum of every party's input (every honest
-//     submitter's records exactly once, so never while the entry drops a party), or the analyzer
-//     outputs nothing, and when the entry dropped parties a process names the entry.
+//   - either the run succeeds and its output is the exact sum of every submitter's input (every
+//     honest submitter's records exactly once, no honest party dropped, so never while the entry
+//     drops a party), or the analyzer outputs nothing, and a process names the culprit (the entry
+//     that dropped parties, the mix server that misbehaved).
+// The key generation's roles are swept in tests/net/test_dkg.cpp.
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
