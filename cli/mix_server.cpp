@@ -25,7 +25,7 @@ int run_dkg_server(const MixServerArgs& o) {
   net::DkgServerOptions options;
   options.timeout = std::chrono::milliseconds(o.dkg_timeout_ms);
   options.bad_share_to = o.fault_dkg_bad_share;
-  if (!o.fault_adversary.empty()) options.frame_tap = net::adversary::parse_tap(o.fault_adversary);
+  options.frame_tap = net::adversary::parse_tap(o.fault_adversary);  // none without a mutation
   net::TcpDkgServer server(keys, shuffler, host, port, stderr_logger("mix server (key generation)"), options);
   announce_listening(host, server.port(), o.port_file);
   const auto served = server.run();
@@ -70,7 +70,7 @@ int run_mix_server(const MixServerArgs& o) {
   const auto [host, port] = net::split_address(o.listen, "--listen");
   net::MixServerOptions options;
   options.gone_after_mix = o.fault_gone_after_mix;
-  if (!o.fault_adversary.empty()) options.frame_tap = net::adversary::parse_tap(o.fault_adversary);
+  options.frame_tap = net::adversary::parse_tap(o.fault_adversary);  // none without a mutation
   if (o.fault_tamper) {
     // Fault injection (local --tamper-mix-server): after proving its shuffle, replace one record by
     // an encryption of a value of its own choosing, as a server tracing a sender would.

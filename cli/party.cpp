@@ -79,7 +79,7 @@ void add_party_command(CLI::App& app, const Registry& registry, Action& action) 
   cmd->callback([o, &registry, &action] {
     action = [o, &registry] {
       const auto& [ids, key, key_dir, key_bundle, input, inputs_file, dropouts, analyzer, fault_adversary, kill_before_round, hang, client] = *o;
-      net::FrameTap tap = fault_adversary.empty() ? net::FrameTap() : net::adversary::parse_tap(fault_adversary);
+      net::FrameTap tap = net::adversary::parse_tap(fault_adversary);  // none without a mutation
       auto config = net::SessionConfig::load(client.config_path);
       const WarmUp warm_up(config, registry);  // beside building the protocol, reading keys, connecting
       auto protocol = session_protocol(config, registry);

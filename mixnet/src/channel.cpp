@@ -96,9 +96,9 @@ RoundOutcome VerifiableMixChannel::exchange(const RoundRules& spec, Submissions 
   const CiphertextBatch* in = &rt.input;
   for (std::uint32_t h = 0; h < transcript_.hops; ++h) {
     const ProofContext ctx{transcript_.session, spec.round, h, static_cast<std::uint32_t>(width)};
-    const auto fault = fault_ ? std::function<void(CiphertextBatch&)>([&](CiphertextBatch& out) { fault_(spec.round, h, out); })
-                              : std::function<void(CiphertextBatch&)>();
-    HopTranscript hop = make_hop(ctx, key, *in, signing_[h], *round_rng, *secret_rng_, threads_, fault);
+    HopTranscript hop = make_hop(ctx, key, *in, signing_[h], *round_rng, *secret_rng_, threads_, [&](CiphertextBatch& out) {
+      if (fault_) fault_(spec.round, h, out);
+    });
     if (auto fault = hop_fault(ctx, key, *in, hop, transcript_.signers[h], threads_); !fault.empty())
       throw_error(Errc::protocol_violation, where + "mix server " + std::to_string(h) + ": " + fault);
     rt.hops.push_back(std::move(hop));

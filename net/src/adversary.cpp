@@ -126,7 +126,10 @@ TapAction mutate(const std::string& name, OutgoingFrame& f) {
                            std::to_string(static_cast<int>(f.type)) + " was being sent");
   else if (name.rfind("type-", 0) == 0) {
     const auto it = frame_types().find(name.substr(5));
-    if (it == frame_types().end()) throw std::invalid_argument("unknown mutation " + name);
+    if (it == frame_types().end()) {
+      check_mutation(name);  // throws, naming the known ones
+      return TapAction::send;
+    }
     f.type = it->second;
   } else if (name == "ids-flip") {
     if (f.type == FrameType::result && p.size() > result_fixed_bytes) p[result_fixed_bytes] ^= 0x01;
@@ -139,9 +142,8 @@ TapAction mutate(const std::string& name, OutgoingFrame& f) {
     const std::string field_name = name.substr(0, dash), how = dash == std::string::npos ? "" : name.substr(dash + 1);
     const auto* field = std::find_if(std::begin(result_fields), std::end(result_fields), [&](const Field& x) { return field_name == x.name; });
     if (field == std::end(result_fields) || (how != "0" && how != "max" && how != "beyond" && how != "flip")) {
-      std::string known;
-      for (const auto& m : mutations()) known += (known.empty() ? "" : ", ") + m;
-      throw std::invalid_argument("unknown mutation " + name + " (known: " + known + ")");
+      check_mutation(name);  // throws, naming the known ones
+      return TapAction::send;
     }
     if (f.type != FrameType::result || p.size() < result_fixed_bytes) return TapAction::send;
     const std::uint64_t v = get(f, *field);

@@ -240,6 +240,16 @@ struct Processes {
   std::set<std::size_t> orphaned;  // further servers stopped because the shuffler, their only peer, had failed
 };
 
+// The --fault-adversary flag of the process that plays LaunchOptions::adversary's role, given to
+// the process of `role` hosting positions first .. last (a mix server's hop, a party process's
+// parties); none for any other process, or without an adversary.
+std::vector<std::string> adversary_args(const LaunchOptions& options, adversary::RoleSpec::Role role, std::size_t first = 0, std::size_t last = 0) {
+  if (options.adversary.empty()) return {};
+  const auto a = adversary::split_role(options.adversary);
+  if (a.role != role || (role != adversary::RoleSpec::Role::entry && (a.index < first || a.index > last))) return {};
+  return {"--fault-adversary", a.spec};
+}
+
 // The further servers of a chain, started first (the shuffler is given their addresses, which it
 // returns comma-separated).
 // The options that shape every link of a process as `shape` says (none for an unshaped network).
@@ -262,8 +272,7 @@ std::string start_mix_servers(Processes& p, const LaunchOptions& options, const 
     std::vector<std::string> args{options.executable, "mix-server", "--hop", std::to_string(h), "--config", dir / session_config_file,
                                   "--key", mix_server_key_file(dir.path(), h), "--listen", "127.0.0.1:0", "--json"};
     if (options.tamper_mix_server == h) args.push_back("--fault-tamper");
-    if (const auto a = adversary::split_role(options.adversary); a.role == adversary::RoleSpec::Role::mix_server && a.index == h)
-      args.insert(args.end(), {"--fault-adversary", a.spec});
+    for (auto& a : adversary_args(options, adversary::RoleSpec::Role::mix_server, h, h)) args.push_back(std::move(a));
     for (auto& a : shape_args(options.link_shape)) args.push_back(std::move(a));
     p.servers.emplace_back("mix server " + std::to_string(h), args);
     if (!chain.empty()) chain += ',';  // appended, not "," + address: GCC 12 warns of an overlap there (-Wrestrict)
@@ -283,8 +292,7 @@ void make_distributed_key(LocalDeployment& local, const LaunchOptions& options, 
   for (std::size_t h = 1; h <= local.mix_servers.size(); ++h) {
     std::vector<std::string> args{options.executable, "mix-server", "--dkg", "--key", mix_server_key_file(dir.path(), h), "--shuffler-key", shuffler,
                                   "--listen", "127.0.0.1:0", "--json", "--dkg-timeout-ms", std::to_string(local.config.deadline.count())};
-    if (const auto a = adversary::split_role(options.adversary); a.role == adversary::RoleSpec::Role::mix_server && a.index == h)
-      args.insert(args.end(), {"--fault-adversary", a.spec});
+    for (auto& a : adversary_args(options, adversary::RoleSpec::Role::mix_server, h, h)) args.push_back(std::move(a));
     for (auto& a : shape_args(options.link_shape)) args.push_back(std::move(a));
     dealers.emplace_back("mix server " + std::to_string(h) + " (key generation)", args);
     addresses.push_back(address_of(dealers.back(), std::chrono::seconds(30)));
@@ -312,8 +320,7 @@ std::string start_shuffler(Processes& p, const LaunchOptions& options, const Ses
                                    "--listen-fd", "3", "--json"};
   if (!chain.empty()) args.insert(args.end(), {"--hop-addresses", chain});
   if (!options.tamper_entry.empty()) args.insert(args.end(), {"--fault-entry", options.tamper_entry});
-  if (const auto a = adversary::split_role(options.adversary); !options.adversary.empty() && a.role == adversary::RoleSpec::Role::entry)
-    args.insert(args.end(), {"--fault-adversary", a.spec});
+  for (auto& a : adversary_args(options, adversary::RoleSpec::Role::entry)) args.push_back(std::move(a));
   for (auto& a : shape_args(options.link_shape)) args.push_back(std::move(a));
   p.children.emplace_back("shuffler", args, ProcessOptions{.pass_as_fd3 = listening.fd()});
   listening.close();  // the shuffler holds it now
@@ -356,8 +363,7 @@ void start_clients(Processes& p, const LaunchOptions& options, const SessionDir&
         drops += std::to_string(id);
       }
     if (!drops.empty()) args.insert(args.end(), {"--dropouts", drops});
-    if (const auto a = adversary::split_role(options.adversary); a.role == adversary::RoleSpec::Role::party && a.index >= first && a.index <= last)
-      args.insert(args.end(), {"--fault-adversary", a.spec});
+    for (auto& a : adversary_args(options, adversary::RoleSpec::Role::party, first, last)) args.push_back(std::move(a));
     if (options.kill_party_process && options.kill_before_round && first / k == *options.kill_party_process) {
       args.insert(args.end(), {"--fault-kill-before-round", std::to_string(*options.kill_before_round)});
       if (options.hang_instead) args.push_back("--fault-hang");

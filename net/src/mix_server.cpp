@@ -168,9 +168,9 @@ struct TcpMixServer::Impl : detail::SessionHost {
     const mixnet::Point key = round_key(s.config, shape.delivery).key();
     const mixnet::ProofContext ctx{s.config.session, r, s.hop, static_cast<std::uint32_t>(shape.record_width)};
     // Signed: the hop is this server's (its Ed25519 key in the session config), and nobody else's.
-    const auto tamper = options.tamper ? std::function<void(mixnet::CiphertextBatch&)>([&](mixnet::CiphertextBatch& out) { options.tamper(r, out); })
-                                       : std::function<void(mixnet::CiphertextBatch&)>();
-    const mixnet::HopTranscript hop = mixnet::make_hop(ctx, key, in, signing, rng, rng, threads(), tamper);
+    const mixnet::HopTranscript hop = mixnet::make_hop(ctx, key, in, signing, rng, rng, threads(), [&](mixnet::CiphertextBatch& out) {
+      if (options.tamper) options.tamper(r, out);
+    });
     s.shuffled_output = hop.output.to_bytes();
     s.last.valid = true;
     s.last.type = FrameType::shuffled;
