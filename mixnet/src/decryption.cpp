@@ -2,6 +2,7 @@
 
 #include <sodium.h>
 
+#include <array>
 #include <stdexcept>
 
 #include "shufflempc/error.hpp"
@@ -10,16 +11,6 @@
 
 namespace shufflempc::mixnet {
 namespace {
-
-Scalar share_challenge(const std::vector<std::uint8_t>& prefix, std::size_t index, const Point& c1, const Point& d, const Point& a,
-                       const Point& b) {
-  std::vector<std::uint8_t> in = prefix;
-  std::uint8_t idx[8];
-  store_le(idx, std::uint64_t{index});
-  in.insert(in.end(), idx, idx + 8);
-  for (const Point* p : {&c1, &d, &a, &b}) in.insert(in.end(), p->bytes.begin(), p->bytes.end());
-  return hash_to_scalar("shufflempc/mixnet/decryption", in);
-}
 
 std::vector<std::uint8_t> share_prefix(const ProofContext& context, std::uint32_t trustee, const Point& public_key) {
   auto prefix = context.to_bytes();
@@ -30,107 +21,115 @@ std::vector<std::uint8_t> share_prefix(const ProofContext& context, std::uint32_
   return prefix;
 }
 
+// What the weights and the challenge hash: BLAKE2b-512 of the prefix, the count, every c1, every share.
+std::array<std::uint8_t, 64> share_seed(const std::vector<std::uint8_t>& prefix, std::span<const Ciphertext> all, std::span<const Point> shares) {
+  std::vector<std::uint8_t> in = prefix;
+  in.reserve(prefix.size() + 8 + 2 * point_bytes * all.size());
+  std::uint8_t count[8];
+  store_le(count, std::uint64_t{all.size()});
+  in.insert(in.end(), count, count + 8);
+  for (const auto& c : all) in.insert(in.end(), c.c1.bytes.begin(), c.c1.bytes.end());
+  for (const auto& d : shares) in.insert(in.end(), d.bytes.begin(), d.bytes.end());
+  return wide_hash("shufflempc/mixnet/decryption/seed", in);
+}
+
+// z_i: the first 16 bytes of BLAKE2b-512 over the seed and i, a 128-bit little-endian integer.
+std::vector<Scalar> share_weights(const std::array<std::uint8_t, 64>& seed, std::size_t n, unsigned threads) {
+  std::vector<Scalar> z(n);
+  parallel_for(n, threads, [&](std::size_t i) {
+    std::uint8_t in[72];
+    std::copy(seed.begin(), seed.end(), in);
+    store_le(in + 64, std::uint64_t{i});
+    const auto h = wide_hash("shufflempc/mixnet/decryption/weight", in);
+    std::copy_n(h.begin(), 16, z[i].bytes.begin());
+  });
+  return z;
+}
+
+Scalar share_challenge(const std::array<std::uint8_t, 64>& seed, const Point& a, const Point& b) {
+  std::vector<std::uint8_t> in(seed.begin(), seed.end());
+  for (const Point* p : {&a, &b}) in.insert(in.end(), p->bytes.begin(), p->bytes.end());
+  return hash_to_scalar("shufflempc/mixnet/decryption/challenge", in);
+}
+
+// Σ z_i·points[i] with the points decoded; false if one does not decode.
+bool weighted_sum(std::span<const Scalar> z, std::span<const Point> points, unsigned threads, Point& out) {
+  std::vector<edwards::Niels> q(points.size());
+  detail::FirstFailure bad(points.size());
+  parallel_for(points.size(), threads, [&](std::size_t i) {
+    if (!edwards::decode(points[i], q[i])) bad.note(i);
+  });
+  if (bad.any()) return false;
+  out = edwards::encode(edwards::msm_public(z, q, threads));
+  return true;
+}
+
+std::vector<Point> c1_of(std::span<const Ciphertext> all) {
+  std::vector<Point> c1(all.size());
+  for (std::size_t i = 0; i < all.size(); ++i) c1[i] = all[i].c1;
+  return c1;
+}
+
 }  // namespace
 
 std::vector<std::uint8_t> DecryptionShares::to_bytes() const {
   std::vector<std::uint8_t> out;
-  out.reserve(shares.size() * bytes_per_share);
-  for (std::size_t i = 0; i < shares.size(); ++i) {
-    for (const Point* p : {&shares[i], &commit_g[i], &commit_c1[i]}) out.insert(out.end(), p->bytes.begin(), p->bytes.end());
-    out.insert(out.end(), response[i].bytes.begin(), response[i].bytes.end());
-  }
+  out.reserve(size_bytes(shares.size()));
+  for (const Point& d : shares) out.insert(out.end(), d.bytes.begin(), d.bytes.end());
+  for (const Point* p : {&commit_g, &commit_c}) out.insert(out.end(), p->bytes.begin(), p->bytes.end());
+  out.insert(out.end(), response.bytes.begin(), response.bytes.end());
   return out;
 }
 
 DecryptionShares DecryptionShares::from_bytes(std::size_t count, std::span<const std::uint8_t> bytes, const std::string& what) {
-  if (bytes.size() != count * bytes_per_share)
-    throw std::invalid_argument(what + ": " + std::to_string(bytes.size()) + " bytes, " + std::to_string(count) + " proved shares have " +
-                                std::to_string(count * bytes_per_share));
+  if (bytes.size() != size_bytes(count))
+    throw std::invalid_argument(what + ": " + std::to_string(bytes.size()) + " bytes, " + std::to_string(count) + " shares and their proof have " +
+                                std::to_string(size_bytes(count)));
   DecryptionShares s;
   s.shares.resize(count);
-  s.commit_g.resize(count);
-  s.commit_c1.resize(count);
-  s.response.resize(count);
   for (std::size_t i = 0; i < count; ++i) {
-    const auto* at = bytes.data() + i * bytes_per_share;
-    std::copy_n(at, 32, s.shares[i].bytes.begin());
-    std::copy_n(at + 32, 32, s.commit_g[i].bytes.begin());
-    std::copy_n(at + 64, 32, s.commit_c1[i].bytes.begin());
-    std::copy_n(at + 96, 32, s.response[i].bytes.begin());
-    if (!valid_point(s.shares[i]) || !valid_point(s.commit_g[i]) || !valid_point(s.commit_c1[i]) || !valid_scalar(s.response[i]))
-      throw std::invalid_argument(what + ": share " + std::to_string(i) + " is not three canonical points and a scalar below the group order");
+    std::copy_n(bytes.data() + i * point_bytes, point_bytes, s.shares[i].bytes.begin());
+    if (!valid_point(s.shares[i])) throw std::invalid_argument(what + ": share " + std::to_string(i) + " is not a canonical point");
   }
+  const auto* at = bytes.data() + count * point_bytes;
+  std::copy_n(at, point_bytes, s.commit_g.bytes.begin());
+  std::copy_n(at + point_bytes, point_bytes, s.commit_c.bytes.begin());
+  std::copy_n(at + 2 * point_bytes, scalar_bytes, s.response.bytes.begin());
+  if (!valid_point(s.commit_g) || !valid_point(s.commit_c) || !valid_scalar(s.response))
+    throw std::invalid_argument(what + ": the proof is not two canonical points and a scalar below the group order");
   return s;
 }
 
 DecryptionShares decryption_shares(const ProofContext& context, std::uint32_t trustee, const ElGamalKey& key, const CiphertextBatch& batch,
                                    Rng& rng, unsigned threads) {
   const auto all = batch.all();
-  const auto prefix = share_prefix(context, trustee, key.public_key);
   DecryptionShares s;
   s.shares.resize(all.size());
-  s.commit_g.resize(all.size());
-  s.commit_c1.resize(all.size());
-  s.response.resize(all.size());
-  std::vector<Scalar> w(all.size());
-  for (auto& x : w) x = random_scalar(rng);
-  parallel_for(all.size(), threads, [&](std::size_t i) {
-    s.shares[i] = key.secret * all[i].c1;
-    s.commit_g[i] = mul_base(w[i]);
-    s.commit_c1[i] = w[i] * all[i].c1;
-    const Scalar e = share_challenge(prefix, i, all[i].c1, s.shares[i], s.commit_g[i], s.commit_c1[i]);
-    s.response[i] = w[i] + e * key.secret;
-    sodium_memzero(w[i].bytes.data(), scalar_bytes);
-  });
+  parallel_for(all.size(), threads, [&](std::size_t i) { s.shares[i] = key.secret * all[i].c1; });
+  const auto seed = share_seed(share_prefix(context, trustee, key.public_key), all, s.shares);
+  Point c;
+  if (!weighted_sum(share_weights(seed, all.size(), threads), c1_of(all), threads, c))
+    throw std::invalid_argument("decryption_shares: the batch holds a point that is not canonical");
+  Scalar w = random_scalar(rng);
+  s.commit_g = mul_base(w);
+  s.commit_c = w * c;
+  s.response = w + share_challenge(seed, s.commit_g, s.commit_c) * key.secret;
+  sodium_memzero(w.bytes.data(), scalar_bytes);
   return s;
 }
 
 std::string check_decryption_shares(const ProofContext& context, std::uint32_t trustee, const Point& public_key, const CiphertextBatch& batch,
                                     const DecryptionShares& s, unsigned threads) {
   const auto all = batch.all();
-  const std::size_t n = all.size();
-  if (s.shares.size() != n || s.commit_g.size() != n || s.commit_c1.size() != n || s.response.size() != n)
-    return std::to_string(s.shares.size()) + " shares for " + std::to_string(n) + " limb ciphertexts";
-  const auto prefix = share_prefix(context, trustee, public_key);
-  const auto named = [&](std::size_t i) {
-    return "the share of record " + std::to_string(i / batch.limbs()) + " limb " + std::to_string(i % batch.limbs()) + " is not proved (Chaum–Pedersen)";
-  };
-  // Σ_i β_i (s_i·G - A_i - e_i·Y) + γ_i (s_i·c1_i - B_i - e_i·d_i): per limb the terms A, B, c1, d,
-  // then G and Y.
-  std::vector<Scalar> k(4 * n + 2);
-  std::vector<edwards::Niels> q(k.size());
-  std::vector<Scalar> beta_s(n), beta_e(n);
-  detail::FirstFailure not_point(n);
-  parallel_for(n, threads, [&](std::size_t i) {
-    const Scalar e = share_challenge(prefix, i, all[i].c1, s.shares[i], s.commit_g[i], s.commit_c1[i]);
-    const Scalar beta = detail::batch_weight(), gamma = detail::batch_weight();
-    k[4 * i] = -beta;
-    k[4 * i + 1] = -gamma;
-    k[4 * i + 2] = gamma * s.response[i];
-    k[4 * i + 3] = -(gamma * e);
-    beta_s[i] = beta * s.response[i];
-    beta_e[i] = beta * e;
-    if (!edwards::decode(s.commit_g[i], q[4 * i]) || !edwards::decode(s.commit_c1[i], q[4 * i + 1]) ||
-        !edwards::decode(all[i].c1, q[4 * i + 2]) || !edwards::decode(s.shares[i], q[4 * i + 3]))
-      not_point.note(i);
-  });
-  if (not_point.any()) return named(not_point.index()) + ": not a canonical point";
-  Scalar g, y;
-  for (std::size_t i = 0; i < n; ++i) {
-    g = g + beta_s[i];
-    y = y - beta_e[i];
-  }
-  k[4 * n] = g;
-  k[4 * n + 1] = y;
-  if (!edwards::decode(base_point(), q[4 * n]) || !edwards::decode(public_key, q[4 * n + 1])) return "the trustee's key is not a canonical point";
-  if (edwards::is_identity(edwards::msm_public(k, q, threads))) return {};
-  // Name the first limb whose proof fails, one by one with libsodium's operations.
-  detail::FirstFailure bad(n);
-  parallel_for(n, threads, [&](std::size_t i) {
-    const Scalar e = share_challenge(prefix, i, all[i].c1, s.shares[i], s.commit_g[i], s.commit_c1[i]);
-    if (mul_base(s.response[i]) != s.commit_g[i] + e * public_key || s.response[i] * all[i].c1 != s.commit_c1[i] + e * s.shares[i]) bad.note(i);
-  });
-  return bad.any() ? named(bad.index()) : "the batched check fails (and, with probability 2^-128 only, no single proof)";
+  if (s.shares.size() != all.size()) return std::to_string(s.shares.size()) + " shares for " + std::to_string(all.size()) + " limb ciphertexts";
+  const auto seed = share_seed(share_prefix(context, trustee, public_key), all, s.shares);
+  const auto z = share_weights(seed, all.size(), threads);
+  Point c, d;
+  if (!weighted_sum(z, c1_of(all), threads, c) || !weighted_sum(z, s.shares, threads, d)) return "a ciphertext or a share is not a canonical point";
+  const Scalar e = share_challenge(seed, s.commit_g, s.commit_c);
+  if (mul_base(s.response) != s.commit_g + e * public_key || s.response * c != s.commit_c + e * d)
+    return "the shares are not proved (Chaum–Pedersen over their weighted sum: a share is not the trustee's key times its c1, or the proof is not for these shares)";
+  return {};
 }
 
 MessageBatch combine_decryption(const CiphertextBatch& batch, std::span<const DecryptionShares> shares, std::span<const std::uint32_t> trustees,
@@ -142,23 +141,28 @@ MessageBatch combine_decryption(const CiphertextBatch& batch, std::span<const De
     if (t.shares.size() != batch.all().size()) throw std::invalid_argument("combine_decryption: a trustee's shares do not cover the batch");
   const std::vector<Scalar> lambda = lagrange_at_zero(trustees);
   const Scalar one = scalar_from_u64(1);
+  const bool plain = shares.size() == 1 && lambda[0] == one;  // one trustee, as in ESA mode: M = c2 - d
+  std::vector<Scalar> minus_lambda(lambda.size());
+  for (std::size_t k = 0; k < lambda.size(); ++k) minus_lambda[k] = -lambda[k];
   MessageBatch out(width, batch.size());
   detail::FirstFailure bad(batch.size());
   std::vector<char> decoded(batch.size(), 1);
   parallel_for(batch.size(), threads, [&](std::size_t i) {
-    std::vector<std::uint16_t> m(limbs);
+    std::vector<Point> m(limbs);
+    std::vector<edwards::Niels> d(shares.size());
     for (std::size_t j = 0; j < limbs; ++j) {
-      Point p = batch.at(i, j).c2;
-      for (std::size_t k = 0; k < shares.size(); ++k) {
-        const Point& d = shares[k].shares[i * limbs + j];
-        p = p - (lambda[k] == one ? d : lambda[k] * d);
+      const std::size_t at = i * limbs + j;
+      if (plain) {
+        m[j] = batch.at(i, j).c2 - shares[0].shares[at];
+        continue;
       }
-      const auto v = limb_log(p);
-      if (!v) return bad.note(i), void(decoded[i] = 0);
-      m[j] = *v;
+      edwards::Ext c2;
+      bool ok = edwards::decode(batch.at(i, j).c2, c2);
+      for (std::size_t k = 0; k < shares.size(); ++k) ok = edwards::decode(shares[k].shares[at], d[k]) && ok;
+      if (!ok) return bad.note(i), void(decoded[i] = 0);  // not canonical: refused before, never here
+      m[j] = edwards::encode(edwards::add(edwards::msm_secret(minus_lambda, d, 1), edwards::to_cached(c2)));
     }
-    if (width % 2 == 1 && m.back() > 0xff) return bad.note(i), void(decoded[i] = 0);
-    from_limbs(m, out[i]);
+    if (!extract_record(m, out[i])) return bad.note(i), void(decoded[i] = 0);
   });
   if (undecodable) {  // drop them, in order, and count them
     MessageBatch kept(width);

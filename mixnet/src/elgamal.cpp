@@ -13,7 +13,7 @@ namespace shufflempc::mixnet {
 std::string record_fit(std::size_t record_bytes) {
   if (record_bytes <= max_record_bytes) return {};
   return "records of " + std::to_string(record_bytes) + " bytes do not fit the verifiable mix (at most " + std::to_string(max_record_bytes) +
-         " bytes, " + std::to_string(limbs_for(max_record_bytes)) + " ElGamal limbs of 16 bits)";
+         " bytes, one ElGamal ciphertext of a point carrying them)";
 }
 
 CiphertextBatch CiphertextBatch::permuted(std::span<const std::size_t> order) const {
@@ -58,23 +58,57 @@ ElGamalKey ElGamalKey::generate(Rng& rng) {
 
 ElGamalKey::~ElGamalKey() { sodium_memzero(secret.bytes.data(), secret.bytes.size()); }
 
-Ciphertext encrypt_limb(std::uint16_t m, const Point& key, const Scalar& r) {
-  return {mul_base(r), mul_base(scalar_from_u64(m)) + r * key};
-}
+Ciphertext encrypt_point(const Point& m, const Point& key, const Scalar& r) { return {mul_base(r), m + r * key}; }
 
 Ciphertext reencrypt(const Ciphertext& c, const Point& key, const Scalar& s) { return {c.c1 + mul_base(s), c.c2 + s * key}; }
 
-std::vector<std::uint16_t> to_limbs(std::span<const std::uint8_t> record) {
-  std::vector<std::uint16_t> limbs(limbs_for(record.size()));
-  for (std::size_t i = 0; i < record.size(); ++i) limbs[i / 2] |= static_cast<std::uint16_t>(record[i] << (8 * (i % 2)));
+namespace {
+
+// The layout of an embedding's encoding s: s[0] even padding, the data, two bytes of padding, zeros.
+constexpr std::size_t data_at = 1, pad_at = data_at + limb_bytes, zero_at = pad_at + 2;
+constexpr std::size_t max_embedding_tries = 512;  // each fails with probability about 3/4: (3/4)^512 < 2^-212
+
+}  // namespace
+
+Point embed_limb(std::span<const std::uint8_t> data, Rng& rng, std::size_t* embedding_tries) {
+  if (data.size() > limb_bytes) throw std::invalid_argument("embed_limb: " + std::to_string(data.size()) + " bytes, a limb carries at most " + std::to_string(limb_bytes));
+  Point p;
+  std::copy(data.begin(), data.end(), p.bytes.begin() + data_at);
+  for (std::size_t t = 1; t <= max_embedding_tries; ++t) {
+    std::array<std::uint8_t, 3> pad;
+    rng.fill(pad);
+    p.bytes[0] = static_cast<std::uint8_t>(pad[0] & 0xfe);  // even: a non-negative field element, as every canonical encoding is
+    p.bytes[pad_at] = pad[1];
+    p.bytes[pad_at + 1] = pad[2];
+    if (crypto_core_ristretto255_is_valid_point(p.bytes.data()) == 1) {
+      if (embedding_tries) *embedding_tries = t;
+      return p;
+    }
+  }
+  throw std::runtime_error("embed_limb: no padding of " + std::to_string(max_embedding_tries) + " gave a point (the random source is broken)");
+}
+
+bool extract_limb(const Point& m, std::span<std::uint8_t> data) {
+  if (data.size() > limb_bytes) return false;
+  for (std::size_t i = data_at + data.size(); i < pad_at; ++i)
+    if (m.bytes[i] != 0) return false;
+  for (std::size_t i = zero_at; i < point_bytes; ++i)
+    if (m.bytes[i] != 0) return false;
+  std::copy_n(m.bytes.begin() + data_at, data.size(), data.begin());
+  return true;
+}
+
+std::vector<Point> embed_record(std::span<const std::uint8_t> record, Rng& rng) {
+  std::vector<Point> limbs(limbs_for(record.size()));
+  for (std::size_t l = 0; l < limbs.size(); ++l) limbs[l] = embed_limb(record.subspan(l * limb_bytes, std::min(limb_bytes, record.size() - l * limb_bytes)), rng);
   return limbs;
 }
 
-void from_limbs(std::span<const std::uint16_t> limbs, std::span<std::uint8_t> record) {
-  if (limbs.size() != limbs_for(record.size())) throw std::invalid_argument("from_limbs: limb count does not match the record width");
-  for (std::size_t i = 0; i < record.size(); ++i) record[i] = static_cast<std::uint8_t>(limbs[i / 2] >> (8 * (i % 2)));
-  // A last limb over one byte cannot come from a record of this width.
-  if (record.size() % 2 == 1 && limbs.back() > 0xff) throw std::invalid_argument("from_limbs: the last limb exceeds one byte");
+bool extract_record(std::span<const Point> limbs, std::span<std::uint8_t> record) {
+  if (limbs.size() != limbs_for(record.size())) return false;
+  for (std::size_t l = 0; l < limbs.size(); ++l)
+    if (!extract_limb(limbs[l], record.subspan(l * limb_bytes, std::min(limb_bytes, record.size() - l * limb_bytes)))) return false;
+  return true;
 }
 
 CiphertextBatch encrypt_batch(const MessageBatch& messages, const Point& key, Rng& rng, unsigned threads) {
@@ -82,41 +116,15 @@ CiphertextBatch encrypt_batch(const MessageBatch& messages, const Point& key, Rn
   const std::size_t limbs = limbs_for(messages.width());
   CiphertextBatch out(limbs, messages.count());
   std::vector<Scalar> r(out.all().size());
+  std::vector<Point> m;
+  m.reserve(out.all().size());
+  for (std::size_t i = 0; i < messages.count(); ++i)
+    for (const Point& p : embed_record(messages[i], rng)) m.push_back(p);
   for (auto& s : r) s = random_scalar(rng);
-  parallel_for(messages.count(), threads, [&](std::size_t i) {
-    const auto m = to_limbs(messages[i]);
-    for (std::size_t j = 0; j < limbs; ++j) out.at(i, j) = encrypt_limb(m[j], key, r[i * limbs + j]);
-  });
+  parallel_for(out.all().size(), threads, [&](std::size_t i) { out.all()[i] = encrypt_point(m[i], key, r[i]); });
   for (auto& s : r) sodium_memzero(s.bytes.data(), s.bytes.size());
+  for (auto& p : m) sodium_memzero(p.bytes.data(), p.bytes.size());
   return out;
-}
-
-namespace {
-
-struct LimbTable {
-  std::vector<std::pair<Point, std::uint16_t>> entries;  // sorted by point
-};
-
-const LimbTable& limb_table() {
-  static const LimbTable table = [] {
-    LimbTable t;
-    t.entries.resize(std::size_t{1} << limb_bits);
-    parallel_for(t.entries.size(), hardware_threads(), [&](std::size_t m) {
-      t.entries[m] = {mul_base(scalar_from_u64(m)), static_cast<std::uint16_t>(m)};
-    });
-    std::sort(t.entries.begin(), t.entries.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    return t;
-  }();
-  return table;
-}
-
-}  // namespace
-
-std::optional<std::uint16_t> limb_log(const Point& m_g) {
-  const auto& e = limb_table().entries;
-  auto it = std::lower_bound(e.begin(), e.end(), m_g, [](const auto& a, const Point& p) { return a.first < p; });
-  if (it == e.end() || it->first != m_g) return std::nullopt;
-  return it->second;
 }
 
 }  // namespace shufflempc::mixnet

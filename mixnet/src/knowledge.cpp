@@ -118,16 +118,21 @@ ProvedBatch encrypt_and_prove(const MessageBatch& messages, const KnowledgeConte
     throw std::invalid_argument("encrypt_and_prove: " + std::to_string(tags.size()) + " tags for " + std::to_string(messages.count()) + " records");
   const std::size_t limbs = limbs_for(messages.width());
   ProvedBatch out{CiphertextBatch(limbs, messages.count()), KnowledgeProofs(limbs, messages.count())};
-  // Both secrets of every limb drawn in order from `rng`: the encryption's r, then the proof's a.
+  // Drawn in order from `rng`: every record's embedding (its padding), then both secrets of every
+  // limb, the encryption's r and the proof's a.
+  std::vector<Point> m;
+  m.reserve(out.ciphertexts.all().size());
+  for (std::size_t i = 0; i < messages.count(); ++i)
+    for (const Point& p : embed_record(messages[i], rng)) m.push_back(p);
   std::vector<Scalar> secrets(2 * out.ciphertexts.all().size());
   for (auto& s : secrets) s = random_scalar(rng);
   const auto prefix = prefix_of(context);
   parallel_for(messages.count(), threads, [&](std::size_t i) {
-    const auto m = to_limbs(messages[i]);
     out.proofs.tag(i) = tags[i];
     for (std::size_t l = 0; l < limbs; ++l) {
       const Scalar& r = secrets[2 * (i * limbs + l)];
-      out.ciphertexts.at(i, l) = encrypt_limb(m[l], context.key, r);
+      out.ciphertexts.at(i, l) = encrypt_point(m[i * limbs + l], context.key, r);
+      sodium_memzero(m[i * limbs + l].bytes.data(), point_bytes);
       out.proofs.commit(i, l) = mul_base(secrets[2 * (i * limbs + l) + 1]);
     }
     const Scalar e = challenge(prefix, tags[i], out.ciphertexts.record(i), out.proofs, i);

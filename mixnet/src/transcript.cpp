@@ -186,6 +186,9 @@ Transcript Transcript::from_json(const std::string& text) {
                                  : j.is_object() && j.contains("format") && j["format"] == "shufflempc-verifiable-mix/5"
                                      ? " (version 5's proofs and signatures do not cover the records' width, so a width changed to another of the same "
                                        "limbs changed the records and still verified)"
+                                 : j.is_object() && j.contains("format") && j["format"] == "shufflempc-verifiable-mix/6"
+                                     ? " (version 6's records are exponential ElGamal of 16-bit limbs, each limb's decryption share with a proof of "
+                                       "its own; version 7 carries a record of up to 16 bytes in one group element and proves a trustee's shares at once)"
                                      : ""));
   Transcript t;
   t.session = fixed_field<sizeof(SessionId)>(j, "session", "transcript");
@@ -347,13 +350,13 @@ RoundTranscript decode_evidence(std::span<const std::uint8_t> bytes, std::uint32
   const std::uint32_t trustees = load_le<std::uint32_t>(take(4, "the trustee count").data());
   if (trustees > key.shares.size())
     throw std::invalid_argument(where + ": " + std::to_string(trustees) + " trustees' shares, the key has " + std::to_string(key.shares.size()));
-  const std::size_t share_bytes = DecryptionShares::bytes_per_share;
+  
   for (std::uint32_t k = 0; k < trustees; ++k) {
     const std::uint32_t index = load_le<std::uint32_t>(take(4, "a trustee's index").data());
     if (index >= key.shares.size() || std::find(r.decrypted_by.begin(), r.decrypted_by.end(), index) != r.decrypted_by.end())
       throw std::invalid_argument(where + ": trustee " + std::to_string(index) + " is out of range or listed twice");
     r.decrypted_by.push_back(index);
-    r.decryption.push_back(DecryptionShares::from_bytes(n * limbs, take(n * limbs * share_bytes, "trustee " + std::to_string(index) + "'s shares"),
+    r.decryption.push_back(DecryptionShares::from_bytes(n * limbs, take(DecryptionShares::size_bytes(n * limbs), "trustee " + std::to_string(index) + "'s shares"),
                                                         where + " trustee " + std::to_string(index)));
   }
   if (at != bytes.size()) throw std::invalid_argument(where + ": " + std::to_string(bytes.size() - at) + " bytes after its end");

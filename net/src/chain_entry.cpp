@@ -191,8 +191,9 @@ HopAsk ChainEntry::decrypt_ask() {
 std::optional<std::string> ChainEntry::take_decryption(std::size_t hop, const FrameHeader& header, std::span<const std::uint8_t> payload) {
   const std::size_t shares = rt_.input.size() * limbs_;
   const mixnet::ProofContext dctx{config_.session, closed_.round, static_cast<std::uint32_t>(rt_.hops.size()), static_cast<std::uint32_t>(rt_.width)};
-  if (header.type != FrameType::decrypted || header.round != closed_.round || header.count != shares ||
-      header.width != mixnet::DecryptionShares::bytes_per_share)
+  if (header.type != FrameType::decrypted || header.round != closed_.round ||
+      header.count != shares + mixnet::DecryptionShares::proof_bytes / mixnet::point_bytes ||
+      header.width != mixnet::point_bytes)
     return round_text() + ": " + hop_name_(hop) + " answered with a frame that is not its decryption shares of this round";
   mixnet::DecryptionShares d;
   try {

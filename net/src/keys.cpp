@@ -297,14 +297,14 @@ void check_verifiable_chain(const SessionConfig& c) {
     }
     if (chain_limbs(shape.width) == 0 || chain_limbs(shape.width) > mixnet::limbs_for(mixnet::max_record_bytes))
       throw std::invalid_argument(where + ": a width of " + std::to_string(shape.width) +
-                                  " bytes is no verifiable record's (32 + 128·L bytes for L = 1 to " +
+                                  " bytes is no verifiable record's (32 + 128·L bytes for records of L in [1, " +
                                   std::to_string(mixnet::limbs_for(mixnet::max_record_bytes)) +
-                                  " limbs: ciphertexts and a proof of plaintext knowledge; write the config again with this version's `session`)");
+                                  "] limbs: ciphertexts and a proof of plaintext knowledge; write the config again with this version's `session`)");
     if (shape.record_width == 0 || mixnet::limbs_for(shape.record_width) != chain_limbs(shape.width))
       throw std::invalid_argument(where + ": record_width must be 1 to " + std::to_string(mixnet::max_record_bytes) +
                                   " bytes and fill the round's " + std::to_string(chain_limbs(shape.width)) + " limbs (" +
-                                  std::to_string(2 * chain_limbs(shape.width) - 1) + " or " + std::to_string(2 * chain_limbs(shape.width)) +
-                                  " bytes); write the config again with this version's `session`");
+                                  std::to_string(mixnet::limb_bytes * (chain_limbs(shape.width) - 1) + 1) + " to " +
+                                  std::to_string(mixnet::limb_bytes * chain_limbs(shape.width)) + " bytes); write the config again with this version's `session`");
   }
 }
 

@@ -235,8 +235,9 @@ struct TcpMixServer::Impl : detail::SessionHost {
     const auto shares = mixnet::decryption_shares(dctx, s.hop, *s.share, rt.hops.back().output, rng, threads());
     s.decrypted.valid = true;
     s.decrypted.round = r;
-    s.decrypted.width = static_cast<std::uint32_t>(mixnet::DecryptionShares::bytes_per_share);
-    s.decrypted.count = static_cast<std::uint32_t>(shares.shares.size());
+    // Items of 32 bytes: the shares, then the proof's A, B and s.
+    s.decrypted.width = static_cast<std::uint32_t>(mixnet::point_bytes);
+    s.decrypted.count = static_cast<std::uint32_t>(shares.shares.size() + mixnet::DecryptionShares::proof_bytes / mixnet::point_bytes);
     s.decrypted.payload = shares.to_bytes();
     s.decrypted_evidence = digest;
     link.send(FrameType::decrypted, r, s.decrypted.width, s.decrypted.count, s.decrypted.payload);

@@ -212,13 +212,13 @@ def lagrange_at_zero(indices):
 def verify(t):
     """The faults of transcript `t` (a dict), an empty list if it is verified."""
     faults = []
-    if t["format"] != "shufflempc-verifiable-mix/6":
+    if t["format"] != "shufflempc-verifiable-mix/7":
         return ["format"]
     session, k_hops = bytes.fromhex(t["session"]), t["hops"]
     signers = [bytes.fromhex(s) for s in t["signers"]]
     for r in t["rounds"]:
         rnd, width, limbs = r["round"], r["width"], r["limbs"]
-        assert limbs == (width + 1) // 2
+        assert limbs == (width + 15) // 16
         key = r["key"]
         thr, commitments, shares = key["threshold"], [bytes.fromhex(a) for a in key["commitments"]], [bytes.fromhex(y) for y in key["shares"]]
         if len(commitments) != thr or not 1 <= thr <= len(shares):
@@ -303,37 +303,43 @@ def verify(t):
         context = session + u32(rnd) + u32(k_hops) + u32(width)
         c1s = [decode(x[:32]) for x in chunks(batch, 64)]
         c2s = [decode(x[32:]) for x in chunks(batch, 64)]
+        # Each trustee's shares d_i and one proof (A, B, s) for all of them: with 128-bit weights z_i
+        # hashed from the batch and the shares, C = sum z_i c1_i and D = sum z_i d_i; s·G = A + e·Y_i and
+        # s·C = B + e·D.
         ds = []
         for entry in r["decryption"]:
             i = entry["trustee"]
-            prefix = context + u32(i) + shares[i]
-            yi = decode(shares[i])
-            mine = []
-            for kk, share in enumerate(chunks(bytes.fromhex(entry["shares"]), 128)):
-                d_b, a_b, b_b, s = share[:32], share[32:64], share[64:96], int.from_bytes(share[96:], "little")
-                e = hash_to_scalar("shufflempc/mixnet/decryption", prefix + u64(kk) + batch[64 * kk : 64 * kk + 32] + d_b + a_b + b_b)
-                d_p = decode(d_b)
-                if not (equal(mul(s, G), add(decode(a_b), mul(e, yi))) and equal(mul(s, c1s[kk]), add(decode(b_b), mul(e, d_p)))):
-                    faults.append("round %d trustee %d share %d" % (rnd, i, kk))
-                mine.append(d_p)
+            raw = bytes.fromhex(entry["shares"])
+            count = len(c1s)
+            d_bytes, a_b, b_b, s = chunks(raw[: 32 * count], 32), raw[32 * count : 32 * count + 32], raw[32 * count + 32 : 32 * count + 64], int.from_bytes(raw[32 * count + 64 :], "little")
+            seed = wide("shufflempc/mixnet/decryption/seed", context + u32(i) + shares[i] + u64(count) + b"".join(x[:32] for x in chunks(batch, 64)) + b"".join(d_bytes))
+            z = [int.from_bytes(wide("shufflempc/mixnet/decryption/weight", seed + u64(kk))[:16], "little") for kk in range(count)]
+            e = hash_to_scalar("shufflempc/mixnet/decryption/challenge", seed + a_b + b_b)
+            mine = [decode(x) for x in d_bytes]
+            c_sum = d_sum = IDENTITY
+            for kk in range(count):
+                c_sum, d_sum = add(c_sum, mul(z[kk], c1s[kk])), add(d_sum, mul(z[kk], mine[kk]))
+            if not (equal(mul(s, G), add(decode(a_b), mul(e, decode(shares[i])))) and equal(mul(s, c_sum), add(decode(b_b), mul(e, d_sum)))):
+                faults.append("round %d trustee %d shares" % (rnd, i))
             ds.append(mine)
+        # M = c2 - sum lambda_k d_k; a limb's bytes are its encoding's bytes 1 to 16 (those past the
+        # limb's size, and bytes 19 to 31, zero); a record with a limb that is not so is dropped.
         lam = lagrange_at_zero(trustees)
-        table, m_g = {}, IDENTITY
-        for m in range(256 if width == 1 else 2**16):
-            table[encode(m_g)] = m
-            m_g = add(m_g, G)
         records = b""
         for rec in range(len(c1s) // limbs):
-            out_limbs = []
+            data = b""
             for j in range(limbs):
                 kk = rec * limbs + j
                 acc = c2s[kk]
                 for lk, mine in zip(lam, ds):
                     acc = add(acc, neg(mul(lk, mine[kk])))
-                out_limbs.append(table.get(encode(acc)))
-            if None in out_limbs or (width % 2 and out_limbs[-1] > 0xFF):
-                continue
-            records += b"".join(x.to_bytes(2, "little") for x in out_limbs)[:width]
+                enc, size = encode(acc), min(16, width - 16 * j)
+                if any(enc[1 + size : 17]) or any(enc[19:]):
+                    data = None
+                    break
+                data += enc[1 : 1 + size]
+            if data is not None:
+                records += data
         if records != bytes.fromhex(r["records"]):
             faults.append("round %d records" % rnd)
     return faults
@@ -358,6 +364,12 @@ def test_an_independent_verifier_agrees_with_shufflempc_verify(cli, tmp_path):
     rec[0] ^= 1
     changed["rounds"][0]["records"] = rec.hex()
     assert verify(changed) == ["round %d records" % changed["rounds"][0]["round"]]
+    # Two of a trustee's decryption shares swapped: its one proof no longer holds.
+    reshared = json.loads(path.read_text())
+    entry = reshared["rounds"][0]["decryption"][0]
+    raw = bytes.fromhex(entry["shares"])
+    entry["shares"] = (raw[32:64] + raw[:32] + raw[64:]).hex()
+    assert "round %d trustee %d shares" % (reshared["rounds"][0]["round"], entry["trustee"]) in verify(reshared)
     # A sender's proof of plaintext knowledge altered (a response changed).
     unproved = json.loads(path.read_text())
     proofs = bytearray.fromhex(unproved["rounds"][0]["input_proofs"])

@@ -570,7 +570,7 @@ TEST_CASE("shufflempc local --mix verifiable: a chain too short, a protocol whos
   };
   refused({"counting", "--parties", "120", "--noise", "calibrated", "--mix", "verifiable"}, "--mix verifiable needs --mix-servers in [2, 16]");
   refused({"circuit", "--parties", "3", "--mix-servers", "2", "--mix", "verifiable"},
-          "round 0: records of 48 bytes do not fit the verifiable mix (at most 16 bytes, 8 ElGamal limbs of 16 bits); use --mix decryption");
+          "round 0: records of 48 bytes do not fit the verifiable mix (at most 16 bytes, one ElGamal ciphertext of a point carrying them); use --mix decryption");
   refused({"counting", "--parties", "120", "--noise", "calibrated", "--mix-servers", "2", "--transcript", tmp / "t.json"},
           "--transcript needs --mix verifiable");
   refused({"counting", "--parties", "120", "--noise", "calibrated", "--mix-servers", "3", "--mix", "verifiable", "--tamper-mix-server", "3"},

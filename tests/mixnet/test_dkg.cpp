@@ -193,7 +193,10 @@ TEST_CASE("mixnet dkg: the key's shares decrypt with proofs as a dealt key's do"
   const auto tr = run_dkg_locally(s.ptrs);
   const auto out = dkg_outcome(tr, "dkg");
   CiphertextBatch batch(1, 3);
-  for (std::size_t i = 0; i < 3; ++i) batch.at(i, 0) = encrypt_limb(static_cast<std::uint16_t>(100 + i), out.key.key(), random_scalar(rng));
+  for (std::size_t i = 0; i < 3; ++i) {
+    const std::uint8_t record[2] = {static_cast<std::uint8_t>(100 + i), 0};
+    batch.at(i, 0) = encrypt_point(embed_limb(record, rng), out.key.key(), random_scalar(rng));
+  }
   const ProofContext ctx{s.setup.session, 0, 4};
   std::vector<DecryptionShares> shares;
   const std::vector<std::uint32_t> who = {0, 2, 3};

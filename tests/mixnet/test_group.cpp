@@ -62,11 +62,11 @@ TEST_CASE("mixnet group: only canonical encodings are points and only scalars be
   CHECK(-scalar_from_u64(1) == below);
 }
 
-TEST_CASE("mixnet elgamal: the ciphertext of limb m under Y = G with r = 1 is (G, (m + 1)·G), laid out c1 then c2") {
+TEST_CASE("mixnet elgamal: the ciphertext of m·G under Y = G with r = 1 is (G, (m + 1)·G), laid out c1 then c2") {
   const Scalar one = scalar_from_u64(1);
   for (std::uint16_t m = 0; m < 4; ++m) {
     CAPTURE(m);
-    const Ciphertext c = encrypt_limb(m, base_point(), one);
+    const Ciphertext c = encrypt_point(mul_base(scalar_from_u64(m)), base_point(), one);
     CHECK(c.c1 == point_hex(multiples[1]));
     CHECK(c.c2 == point_hex(multiples[m + 1]));
     CiphertextBatch batch(1, 1);
@@ -75,37 +75,11 @@ TEST_CASE("mixnet elgamal: the ciphertext of limb m under Y = G with r = 1 is (G
     CHECK(CiphertextBatch::from_bytes(1, batch.to_bytes(), "kat") == batch);
   }
   // Re-encrypting with s = 2 under Y = G adds 2·G to both halves.
-  const Ciphertext c = reencrypt(encrypt_limb(0, base_point(), one), base_point(), scalar_from_u64(2));
+  const Ciphertext c = reencrypt(encrypt_point(Point{}, base_point(), one), base_point(), scalar_from_u64(2));
   CHECK(c.c1 == point_hex(multiples[3]));
   CHECK(c.c2 == point_hex(multiples[3]));
-}
-
-TEST_CASE("mixnet elgamal: a record's limbs are its little-endian 16-bit words, an odd last byte a limb of its own") {
-  const std::uint8_t record[] = {0x01, 0x02, 0x03};
-  const auto limbs = to_limbs(record);
-  REQUIRE(limbs.size() == 2);
-  CHECK(limbs[0] == 0x0201);
-  CHECK(limbs[1] == 0x0003);
-  std::uint8_t back[3] = {};
-  from_limbs(limbs, back);
-  CHECK(std::equal(back, back + 3, record));
-  const std::uint16_t too_wide[] = {0x0201, 0x0103};
-  CHECK_THROWS_AS(from_limbs(too_wide, back), std::invalid_argument);
-  CHECK(limbs_for(1) == 1);
-  CHECK(limbs_for(8) == 4);
   CHECK(record_fit(max_record_bytes).empty());
   CHECK(record_fit(max_record_bytes + 1).find("do not fit the verifiable mix") != std::string::npos);
-}
-
-TEST_CASE("mixnet elgamal: the limb table inverts m·G for every m < 2^16 and nothing else") {
-  for (std::uint64_t m : {0u, 1u, 2u, 255u, 256u, 4097u, 65534u, 65535u}) {
-    CAPTURE(m);
-    const auto back = limb_log(mul_base(scalar_from_u64(m)));
-    REQUIRE(back.has_value());
-    CHECK(*back == m);
-  }
-  CHECK_FALSE(limb_log(mul_base(scalar_from_u64(65536))).has_value());
-  CHECK_FALSE(limb_log(hash_to_point("test", {})).has_value());
 }
 
 TEST_CASE("mixnet group: hashes to the group and to scalars are deterministic and separated by their label") {

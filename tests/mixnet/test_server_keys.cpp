@@ -151,7 +151,7 @@ TEST_CASE("mixnet evidence: a round's evidence decodes to itself and verifies, a
   longer.push_back(0);
   fails(longer, 2, 100, "1 bytes after its end");
   auto twice = bytes;  // trustee 1 relabelled 0
-  const std::size_t second = bytes.size() - 3 * 2 * DecryptionShares::bytes_per_share - 4;
+  const std::size_t second = bytes.size() - DecryptionShares::size_bytes(3 * limbs_for(3)) - 4;
   REQUIRE(second < twice.size());
   twice.at(second) = 0;
   fails(twice, 2, 100, "trustee 0 is out of range or listed twice");

@@ -172,7 +172,7 @@ TEST_CASE("verifiable mix: a hop that swaps, drops, copies, replaces or alters a
       {"swap", [](CiphertextBatch& o) { std::swap(o.at(0, 0), o.at(1, 0)); }},
       {"drop", [](CiphertextBatch& o) { o = CiphertextBatch(o.limbs(), o.size() - 1); }},
       {"copy", [](CiphertextBatch& o) { o.at(2, 0) = o.at(3, 0); }},
-      {"replace", [](CiphertextBatch& o) { o.at(4, 0) = encrypt_limb(7, base_point(), scalar_from_u64(5)); }},
+      {"replace", [](CiphertextBatch& o) { o.at(4, 0) = encrypt_point(mul_base(scalar_from_u64(7)), base_point(), scalar_from_u64(5)); }},
       {"alter", [](CiphertextBatch& o) { o.at(5, 0).c2 = o.at(5, 0).c2 + base_point(); }},
   };
   for (const auto& cheat : cheats) {
@@ -220,7 +220,10 @@ Transcript transcript_with(std::size_t records, std::size_t hops, std::optional<
   const CiphertextBatch* in = &r.input;
   for (std::uint32_t h = 0; h < hops; ++h) {
     auto s = reencrypt_shuffle(*in, analyzer.public_key, rng, 2);
-    if (cheater == h) s.output.at(0, 0) = encrypt_limb(999, analyzer.public_key, random_scalar(rng));
+    if (cheater == h) {
+      const std::uint8_t mine[2] = {0xe7, 0x03};  // a record of the cheater's choosing
+      s.output.at(0, 0) = encrypt_point(embed_limb(mine, rng), analyzer.public_key, random_scalar(rng));
+    }
     const ProofContext ctx{t.session, r.round, h, static_cast<std::uint32_t>(r.width)};
     auto proof = prove_shuffle(ctx, analyzer.public_key, *in, s.output, s.witness, rng, 2);
     const auto signature = servers[h].sign(hop_statement(ctx, analyzer.public_key, *in, s.output, proof));

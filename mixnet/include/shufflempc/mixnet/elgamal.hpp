@@ -1,8 +1,10 @@
-// Exponential ElGamal on ristretto255 for the verifiable mix: a record of w bytes is split into
-// ceil(w/2) limbs of 16 bits, and limb m is encrypted under the key Y as (c1, c2) = (r·G, m·G + r·Y).
-// A record is the tuple of its limbs' ciphertexts, permuted as one. Re-encryption adds an encryption
-// of zero, (c1 + s·G, c2 + s·Y): the same plaintext, unlinkable to the input for anyone without the
-// secret key (DDH). Decryption recovers m·G and then m from a table of the 2^16 limb points.
+// ElGamal on ristretto255 for the verifiable mix, the plaintext a group element that carries the
+// record's bytes. A record of w bytes is cut into ceil(w/16) limbs of at most 16 bytes; each limb
+// is embedded as a point M (embed_limb: its encoding holds the bytes beside fresh random padding)
+// and encrypted under the key Y as (c1, c2) = (r·G, M + r·Y). A record is the tuple of its limbs'
+// ciphertexts, permuted as one. Re-encryption adds an encryption of the identity,
+// (c1 + s·G, c2 + s·Y): the same plaintext, unlinkable to the input for anyone without the secret
+// key (DDH). Decryption recovers M, and the bytes are read from M's encoding (extract_limb).
 #pragma once
 
 #include <cstddef>
@@ -18,13 +20,14 @@
 
 namespace shufflempc::mixnet {
 
-inline constexpr std::size_t limb_bits = 16;
-// The widest record the verifiable mix carries: 16 bytes (8 limbs). Split-mix shares of 64 bits
-// are 4 limbs; wider records belong to the decryption chain (docs/mix-chain.md).
+// The bytes one limb (one group element) carries.
+inline constexpr std::size_t limb_bytes = 16;
+// The widest record the verifiable mix carries: 16 bytes, one limb. Wider records belong to the
+// decryption chain (docs/mix-chain.md).
 inline constexpr std::size_t max_record_bytes = 16;
 inline constexpr std::size_t ciphertext_bytes = 2 * point_bytes;
 
-[[nodiscard]] constexpr std::size_t limbs_for(std::size_t record_bytes) { return (record_bytes + 1) / 2; }
+[[nodiscard]] constexpr std::size_t limbs_for(std::size_t record_bytes) { return (record_bytes + limb_bytes - 1) / limb_bytes; }
 // Why records of `record_bytes` do not fit the verifiable mix, or "" when they do.
 [[nodiscard]] std::string record_fit(std::size_t record_bytes);
 
@@ -73,19 +76,28 @@ struct ElGamalKey {
   ~ElGamalKey();
 };
 
-[[nodiscard]] Ciphertext encrypt_limb(std::uint16_t m, const Point& key, const Scalar& r);
-[[nodiscard]] Ciphertext reencrypt(const Ciphertext& c, const Point& key, const Scalar& s);
+// The point that carries `data` (at most limb_bytes bytes): the group element whose canonical
+// encoding s (32 bytes, little-endian) has s[1 .. 16] = the data zero-padded, s[0] an even byte
+// and s[17], s[18] bytes drawn from `rng`, s[19 .. 31] zero. About one such s in four encodes a
+// point, so fresh padding is drawn until one does (embedding_tries counts the draws): how long
+// that takes depends on the padding only, never on the data. Fails (std::runtime_error) after 512
+// draws, which happens with probability below 2^-200.
+[[nodiscard]] Point embed_limb(std::span<const std::uint8_t> data, Rng& rng, std::size_t* embedding_tries = nullptr);
+// The `data.size()` bytes `m` carries, if it is a point embed_limb makes for data of that size
+// (s[19 .. 31] and the bytes past the data zero); false otherwise (a random point passes with
+// probability 2^-104 at most).
+[[nodiscard]] bool extract_limb(const Point& m, std::span<std::uint8_t> data);
+// The limbs of a record: bytes [16·l, 16·l + 16) of it, each embedded (embed_limb).
+[[nodiscard]] std::vector<Point> embed_record(std::span<const std::uint8_t> record, Rng& rng);
+// The record back from its limbs' points; false if one is not an embedding of its bytes.
+[[nodiscard]] bool extract_record(std::span<const Point> limbs, std::span<std::uint8_t> record);
 
-// The limbs of a record (little-endian 16-bit words; an odd last byte is a limb of its own).
-[[nodiscard]] std::vector<std::uint16_t> to_limbs(std::span<const std::uint8_t> record);
-void from_limbs(std::span<const std::uint16_t> limbs, std::span<std::uint8_t> record);
+// (r·G, m + r·Y).
+[[nodiscard]] Ciphertext encrypt_point(const Point& m, const Point& key, const Scalar& r);
+[[nodiscard]] Ciphertext reencrypt(const Ciphertext& c, const Point& key, const Scalar& s);
 
 // Encrypts every message of `messages` under `key` (fresh randomness from `rng`, drawn in order, the
 // group operations on `threads` threads). Throws std::invalid_argument if the width does not fit.
 [[nodiscard]] CiphertextBatch encrypt_batch(const MessageBatch& messages, const Point& key, Rng& rng, unsigned threads);
-
-// m from m·G for m < 2^16, if the point is one of those. The table (2^16 points, 2.3 MB) is built
-// on first use, once per process.
-[[nodiscard]] std::optional<std::uint16_t> limb_log(const Point& m_g);
 
 }  // namespace shufflempc::mixnet

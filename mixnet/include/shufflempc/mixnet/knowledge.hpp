@@ -1,6 +1,6 @@
 // Proofs of plaintext knowledge for the records submitted to a verifiable mix.
 //
-// A record is L limb ciphertexts (c1_l, c2_l) = (r_l·G, m_l·G + r_l·Y) (elgamal.hpp). Its sender
+// A record is L limb ciphertexts (c1_l, c2_l) = (r_l·G, M_l + r_l·Y) (elgamal.hpp). Its sender
 // proves that it knows every r_l, and so its plaintext, with a Schnorr proof (Schnorr, J. Cryptology
 // 1991; non-interactive by Fiat–Shamir, as Helios and Verificatum bind their submissions): commitments
 // A_l = a_l·G, one challenge e = H(session, round, Y, tag, the ciphertexts, the commitments) for the

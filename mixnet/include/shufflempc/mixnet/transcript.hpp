@@ -6,7 +6,7 @@
 // signature fails; `shufflempc verify FILE` prints that, and with `--config SESSION.json` also
 // checks that the file is that session's (check_session).
 //
-// File format (JSON, one object): {"format": "shufflempc-verifiable-mix/6", "session": HEX,
+// File format (JSON, one object): {"format": "shufflempc-verifiable-mix/7", "session": HEX,
 // "hops": K, "signers": [HEX, ...] (the K servers' Ed25519 keys, hop 0 first), "rounds": [{"round":
 // R, "delivery": "all-parties" | "analyzer-only", "width": W, "limbs": L, "key": {"threshold": T,
 // "commitments": [HEX, ...], "shares": [HEX, ...]}, "input": HEX, "input_proofs": HEX, "hops": [{"output": HEX, "proof":
@@ -15,7 +15,8 @@
 // KnowledgeProofs::to_bytes, ShuffleProof::to_bytes and DecryptionShares::to_bytes. A field the format does not name, nesting
 // deeper than it, or a list longer than its bound is refused while the file is read, before anything
 // is built from it. Earlier versions are refused with what they lack (1: hop signatures; 4: proofs
-// of plaintext knowledge; 5: proofs and signatures that cover the record width).
+// of plaintext knowledge; 5: proofs and signatures that cover the record width; 6: records as one
+// group element and one decryption proof per trustee).
 #pragma once
 
 #include <cstdint>
@@ -37,7 +38,7 @@
 
 namespace shufflempc::mixnet {
 
-inline constexpr const char* transcript_format = "shufflempc-verifiable-mix/6";
+inline constexpr const char* transcript_format = "shufflempc-verifiable-mix/7";
 // Most hops a verifiable chain has (in process and over TCP).
 inline constexpr std::size_t max_hops = 16;
 // The largest transcript file read by default (Transcript::load): 1 GiB.

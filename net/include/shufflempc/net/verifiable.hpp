@@ -8,7 +8,7 @@
 // they made together when the config carries one (SessionConfig::distributed_key, net/dkg.hpp); a
 // round delivered to the analyzer only (ESA mode) under the analyzer's key.
 //
-// A round. The parties encrypt each record (exponential ElGamal on 16-bit limbs), prove that they
+// A round. The parties encrypt each record (ElGamal of a point that carries it), prove that they
 // know its plaintext under a tag only they and the entry can compute (mixnet/knowledge.hpp), and
 // submit it as on any link; the entry (the shuffler) admits the records whose tags are their
 // senders' and whose proofs hold, re-encrypts, permutes and proves (hop 0),
@@ -51,8 +51,8 @@ namespace shufflempc::net {
 // they are encrypted under. Throws std::invalid_argument if the config has no verifiable chain.
 [[nodiscard]] mixnet::SessionChain session_chain(const SessionConfig& config);
 
-// Bytes a party submits for a record of `width` bytes: one ElGamal ciphertext (64 bytes) per 16-bit limb
-// and its proof of plaintext knowledge (a 32-byte tag, then 64 bytes a limb): mixnet::submission_bytes.
+// Bytes a party submits for a record of `width` bytes: one ElGamal ciphertext (64 bytes) a limb of
+// 16 bytes and its proof of plaintext knowledge (a 32-byte tag, then 64 bytes a limb): mixnet::submission_bytes.
 [[nodiscard]] std::size_t verifiable_width(std::size_t width);
 // The limbs of the records of a verifiable round from their width on the wire (0: not such a width).
 [[nodiscard]] std::size_t chain_limbs(std::size_t wire_width);

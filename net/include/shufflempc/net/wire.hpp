@@ -32,7 +32,10 @@ inline constexpr std::uint32_t hello_magic = 0x484d5053;  // "SPMH"
 // Merkle roots). 9: the alive frame. 10: a verifiable chain's submitted records carry their
 // senders' proofs of plaintext knowledge, and a round's evidence the proofs of the records admitted.
 // 11: the distributed key generation of a verifiable chain (the dkg and dkg_answer frames).
-inline constexpr std::uint16_t wire_version = 12;
+// 12: a verifiable round's record width in the config, under every proof and signature. 13: a
+// verifiable record is one ciphertext of a point that carries it, and a decrypted frame a server's
+// shares with one proof for all of them.
+inline constexpr std::uint16_t wire_version = 13;
 inline constexpr std::size_t public_key_bytes = 32;
 inline constexpr std::size_t secret_key_bytes = 32;
 // The analyzer's identity on the wire (parties are 0 .. n-1).
