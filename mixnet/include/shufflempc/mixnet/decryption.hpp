@@ -53,8 +53,9 @@ struct DecryptionShares {
 // record that does not decode; with `undecodable`, such records are dropped instead and counted
 // there (with proved shares, a record that does not decode is one its sender encrypted as a point
 // that carries no record of this width: over a network a party can, and the round goes on without
-// it). Σ_k λ_k d_k is one interleaved multiplication a limb (Straus), about 1.3 scalar
-// multiplications for three trustees.
+// it). Σ_k λ_k d_k: when the trustees are 0 .. t-1 (every server of a chain with t = k) the λ_k
+// are ±binomial(t, k), small integers, and it is a few additions a share; for other sets, one
+// interleaved multiplication a limb (Straus).
 [[nodiscard]] MessageBatch combine_decryption(const CiphertextBatch& batch, std::span<const DecryptionShares> shares,
                                               std::span<const std::uint32_t> trustees, std::size_t width, unsigned threads,
                                               std::size_t* undecodable = nullptr);
