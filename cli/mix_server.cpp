@@ -75,7 +75,7 @@ int run_mix_server(const MixServerArgs& o) {
     // Fault injection (local --tamper-mix-server): after proving its shuffle, replace one record by
     // an encryption of a value of its own choosing, as a server tracing a sender would.
     options.tamper = [](std::uint32_t, mixnet::CiphertextBatch& output) {
-      if (output.size() > 0) output.at(0, 0) = mixnet::encrypt_point(mixnet::mul_base(mixnet::scalar_from_u64(1)), mixnet::base_point(), mixnet::scalar_from_u64(2));
+      if (output.size() > 0) output.at(0, 0) = mixnet::encrypt_point(mixnet::base_point(), mixnet::base_point(), mixnet::scalar_from_u64(2));
     };
   }
   net::TcpMixServer server(keys, sessions, host, port, stderr_logger("mix server " + std::to_string(hop)), options);

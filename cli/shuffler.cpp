@@ -46,7 +46,7 @@ std::function<void(std::uint32_t, MessageBatch&)> entry_fault(const std::string&
       if (config.mix == net::MixKind::verifiable) {
         const auto key = net::round_key(config, config.rounds.at(round).delivery).key();
         mixnet::CiphertextBatch one(batch.width() / mixnet::ciphertext_bytes, 1);
-        for (std::size_t l = 0; l < one.limbs(); ++l) one.at(0, l) = mixnet::encrypt_point(mixnet::mul_base(mixnet::scalar_from_u64(0)), key, mixnet::random_scalar(rng));
+        for (std::size_t l = 0; l < one.limbs(); ++l) one.at(0, l) = mixnet::encrypt_point(mixnet::Point{}, key, mixnet::random_scalar(rng));
         mine = one.to_bytes();
       } else {
         rng.fill(mine);

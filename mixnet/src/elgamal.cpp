@@ -104,6 +104,14 @@ std::vector<Point> embed_record(std::span<const std::uint8_t> record, Rng& rng) 
   return limbs;
 }
 
+std::vector<Point> embed_records(const MessageBatch& messages, Rng& rng) {
+  std::vector<Point> m;
+  m.reserve(messages.count() * limbs_for(messages.width()));
+  for (std::size_t i = 0; i < messages.count(); ++i)
+    for (const Point& p : embed_record(messages[i], rng)) m.push_back(p);
+  return m;
+}
+
 bool extract_record(std::span<const Point> limbs, std::span<std::uint8_t> record) {
   if (limbs.size() != limbs_for(record.size())) return false;
   for (std::size_t l = 0; l < limbs.size(); ++l)
@@ -116,10 +124,7 @@ CiphertextBatch encrypt_batch(const MessageBatch& messages, const Point& key, Rn
   const std::size_t limbs = limbs_for(messages.width());
   CiphertextBatch out(limbs, messages.count());
   std::vector<Scalar> r(out.all().size());
-  std::vector<Point> m;
-  m.reserve(out.all().size());
-  for (std::size_t i = 0; i < messages.count(); ++i)
-    for (const Point& p : embed_record(messages[i], rng)) m.push_back(p);
+  std::vector<Point> m = embed_records(messages, rng);
   for (auto& s : r) s = random_scalar(rng);
   parallel_for(out.all().size(), threads, [&](std::size_t i) { out.all()[i] = encrypt_point(m[i], key, r[i]); });
   for (auto& s : r) sodium_memzero(s.bytes.data(), s.bytes.size());

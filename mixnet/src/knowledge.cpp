@@ -120,10 +120,7 @@ ProvedBatch encrypt_and_prove(const MessageBatch& messages, const KnowledgeConte
   ProvedBatch out{CiphertextBatch(limbs, messages.count()), KnowledgeProofs(limbs, messages.count())};
   // Drawn in order from `rng`: every record's embedding (its padding), then both secrets of every
   // limb, the encryption's r and the proof's a.
-  std::vector<Point> m;
-  m.reserve(out.ciphertexts.all().size());
-  for (std::size_t i = 0; i < messages.count(); ++i)
-    for (const Point& p : embed_record(messages[i], rng)) m.push_back(p);
+  std::vector<Point> m = embed_records(messages, rng);
   std::vector<Scalar> secrets(2 * out.ciphertexts.all().size());
   for (auto& s : secrets) s = random_scalar(rng);
   const auto prefix = prefix_of(context);

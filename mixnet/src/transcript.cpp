@@ -350,7 +350,6 @@ RoundTranscript decode_evidence(std::span<const std::uint8_t> bytes, std::uint32
   const std::uint32_t trustees = load_le<std::uint32_t>(take(4, "the trustee count").data());
   if (trustees > key.shares.size())
     throw std::invalid_argument(where + ": " + std::to_string(trustees) + " trustees' shares, the key has " + std::to_string(key.shares.size()));
-  
   for (std::uint32_t k = 0; k < trustees; ++k) {
     const std::uint32_t index = load_le<std::uint32_t>(take(4, "a trustee's index").data());
     if (index >= key.shares.size() || std::find(r.decrypted_by.begin(), r.decrypted_by.end(), index) != r.decrypted_by.end())

@@ -89,6 +89,8 @@ struct ElGamalKey {
 [[nodiscard]] bool extract_limb(const Point& m, std::span<std::uint8_t> data);
 // The limbs of a record: bytes [16·l, 16·l + 16) of it, each embedded (embed_limb).
 [[nodiscard]] std::vector<Point> embed_record(std::span<const std::uint8_t> record, Rng& rng);
+// Every limb of every record of `messages`, record after record, each embedded in order with `rng`.
+[[nodiscard]] std::vector<Point> embed_records(const MessageBatch& messages, Rng& rng);
 // The record back from its limbs' points; false if one is not an embedding of its bytes.
 [[nodiscard]] bool extract_record(std::span<const Point> limbs, std::span<std::uint8_t> record);
 
