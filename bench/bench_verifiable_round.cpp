@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
   round.round = 0;
   round.delivery = Delivery::all_parties;
   round.width = width;
-  round.key = dealt.key;
+  round.key.servers = dealt.key;
 
   std::cerr << fmt::format("bench_verifiable_round: encrypting and proving {} records of {} bytes ...", n, width) << std::endl;
   MessageBatch plain(width, n);

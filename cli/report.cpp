@@ -35,10 +35,10 @@ void print_mix_chain(const Value& report) {
     const auto& v = report["verifiable_mix"];
     for (const auto& r : v["rounds"])
       std::cout << fmt::format("mix       round {}: {} records through {} hops, {} proofs of shuffle and the decryption proofs of {} of {} "
-                               "trustees ({} needed) verified\n",
+                               "servers ({} needed){} verified\n",
                                r["round"].get<std::size_t>(), r["records"].get<std::size_t>(), v["hops"].get<std::size_t>(),
                                v["hops"].get<std::size_t>(), r["decrypted_by"].size(), r["trustees"].get<std::size_t>(),
-                               r["threshold"].get<std::size_t>());
+                               r["threshold"].get<std::size_t>(), r["delivery"] == "analyzer-only" ? " and the analyzer" : "");
     if (const std::string file = v["transcript"].get<std::string>(); !file.empty()) {
       // A local run names the session config it kept (empty: removed with the session directory).
       const std::string config = v.value("session_config", std::string());

@@ -214,7 +214,8 @@ VerifiableMixReport verifiable_mix_report(const mixnet::Transcript& transcript, 
   out.hops = transcript.hops;
   out.transcript = file;
   for (const auto& r : transcript.rounds)
-    out.rounds.push_back({r.round, r.input.size(), r.input.limbs(), r.key.shares.size(), r.key.threshold, r.decrypted_by, to_string(r.delivery)});
+    out.rounds.push_back({r.round, r.input.size(), r.input.limbs(), r.key.servers.shares.size(), r.key.servers.threshold, r.decrypted_by,
+                           to_string(r.delivery)});
   return out;
 }
 

@@ -51,7 +51,7 @@ VerifiableMixChannel::VerifiableMixChannel(std::size_t hops, Rng& rng, unsigned 
   if (threshold > hops)
     throw std::invalid_argument("the threshold must be in [1, " + std::to_string(hops) + "] (the mix servers), got " + std::to_string(threshold));
   server_key_ = deal_key(hops, threshold == 0 ? hops : threshold, *secret_rng_);
-  analyzer_key_ = deal_key(1, 1, *secret_rng_);
+  analyzer_key_ = deal_key(1, 1, *secret_rng_).secrets[0];
   for (std::size_t h = 0; h < hops; ++h) {
     signing_.push_back(SigningKeyPair::generate(*secret_rng_));
     transcript_.signers.push_back(signing_.back().public_key());
@@ -71,8 +71,8 @@ RoundOutcome VerifiableMixChannel::exchange(const RoundRules& spec, Submissions 
   rt.round = spec.round;
   rt.delivery = spec.shape.delivery;
   rt.width = width;
-  const DealtKey& trustees = rt.delivery == Delivery::all_parties ? server_key_ : analyzer_key_;
-  rt.key = trustees.key;
+  rt.key.servers = server_key_.key;
+  if (rt.delivery == Delivery::analyzer_only) rt.key.analyzer = analyzer_key_.public_key;
   const Point key = rt.key.key();
 
   // Each party's records encrypted and proved under its own tags; the entry's checks (width,
@@ -105,18 +105,25 @@ RoundOutcome VerifiableMixChannel::exchange(const RoundRules& spec, Submissions 
     in = &rt.hops.back().output;
   }
 
-  // The trustees' proved shares; the receiver checks them before it decrypts.
+  // The servers' proved shares (t of them), then in ESA mode the analyzer's; the receiver checks
+  // them before it decrypts.
   const ProofContext dctx{transcript_.session, spec.round, static_cast<std::uint32_t>(transcript_.hops), static_cast<std::uint32_t>(width)};
-  for (std::uint32_t k = 0; k < trustees.secrets.size(); ++k) {
-    if (rt.delivery == Delivery::all_parties && std::find(absent_.begin(), absent_.end(), k) != absent_.end()) continue;
+  for (std::uint32_t k = 0; k < server_key_.secrets.size(); ++k) {
+    if (std::find(absent_.begin(), absent_.end(), k) != absent_.end()) continue;
     rt.decrypted_by.push_back(k);
-    rt.decryption.push_back(decryption_shares(dctx, k, trustees.secrets[k], *in, *secret_rng_, threads_));
-    if (auto fault = check_decryption_shares(dctx, k, rt.key.shares[k], *in, rt.decryption.back(), threads_); !fault.empty())
+    rt.decryption.push_back(decryption_shares(dctx, k, server_key_.secrets[k], *in, *secret_rng_, threads_));
+    if (auto fault = check_decryption_shares(dctx, k, rt.key.servers.shares[k], *in, rt.decryption.back(), threads_); !fault.empty())
       throw_error(Errc::protocol_violation, where + "trustee " + std::to_string(k) + ": " + fault);
   }
-  if (rt.decrypted_by.size() < rt.key.threshold)
-    throw_error(Errc::protocol_violation, where + std::to_string(rt.decrypted_by.size()) + " of " + std::to_string(rt.key.shares.size()) +
-                                              " mix servers are there to decrypt, " + std::to_string(rt.key.threshold) + " needed");
+  if (rt.decrypted_by.size() < rt.key.servers.threshold)
+    throw_error(Errc::protocol_violation, where + std::to_string(rt.decrypted_by.size()) + " of " + std::to_string(rt.key.servers.shares.size()) +
+                                              " mix servers are there to decrypt, " + std::to_string(rt.key.servers.threshold) + " needed");
+  CiphertextBatch left;
+  if (rt.key.analyzer) {
+    rt.analyzer_decryption = decryption_shares(dctx, rt.key.analyzer_trustee(), analyzer_key_, *in, *secret_rng_, threads_);
+    left = strip_shares(*in, *rt.analyzer_decryption, threads_);
+    in = &left;
+  }
   rt.records = combine_decryption(*in, rt.decryption, rt.decrypted_by, width, threads_);
   out.messages = rt.records.count();
   out.output = rt.records;

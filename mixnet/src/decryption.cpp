@@ -100,6 +100,32 @@ std::vector<Point> c1_of(std::span<const Ciphertext> all) {
 
 }  // namespace
 
+Point RoundKey::key() const { return analyzer ? servers.key() + *analyzer : servers.key(); }
+
+std::string RoundKey::check() const {
+  if (auto fault = servers.check(); !fault.empty()) return "the servers' key: " + fault;
+  if (analyzer && (*analyzer == Point{} || !valid_point(*analyzer))) return "the analyzer's key is not a canonical point other than the identity";
+  return {};
+}
+
+CiphertextBatch strip_shares(const CiphertextBatch& batch, const DecryptionShares& shares, unsigned threads) {
+  const auto all = batch.all();
+  if (shares.shares.size() != all.size())
+    throw std::invalid_argument("strip_shares: " + std::to_string(shares.shares.size()) + " shares for " + std::to_string(all.size()) + " ciphertexts");
+  CiphertextBatch out = batch;
+  detail::FirstFailure bad(batch.size());
+  parallel_for(batch.size(), threads, [&](std::size_t i) {
+    for (std::size_t j = 0; j < batch.limbs(); ++j) {
+      edwards::Ext c2;
+      edwards::Niels d;
+      if (!edwards::decode(batch.at(i, j).c2, c2) || !edwards::decode(shares.shares[i * batch.limbs() + j], d)) return bad.note(i);
+      out.at(i, j).c2 = edwards::encode(edwards::add(c2, edwards::negate(d)));
+    }
+  });
+  if (bad.any()) throw std::invalid_argument("strip_shares: record " + std::to_string(bad.index()) + " holds a point that is not canonical");
+  return out;
+}
+
 std::vector<std::uint8_t> DecryptionShares::to_bytes() const {
   std::vector<std::uint8_t> out;
   out.reserve(size_bytes(shares.size()));

@@ -52,10 +52,10 @@ Json parse_bounded(const std::string& text) {
   // a round, "hops" a hop, "decryption" a trustee's shares, "key" a round's key).
   static const std::map<std::string_view, std::set<std::string_view>> fields = {
       {"", {"format", "session", "hops", "signers", "rounds"}},
-      {"rounds", {"round", "delivery", "width", "limbs", "key", "input", "input_proofs", "hops", "decryption", "records"}},
+      {"rounds", {"round", "delivery", "width", "limbs", "key", "input", "input_proofs", "hops", "decryption", "analyzer_decryption", "records"}},
       {"hops", {"output", "proof", "signature"}},
       {"decryption", {"trustee", "shares"}},
-      {"key", {"threshold", "commitments", "shares"}},
+      {"key", {"threshold", "commitments", "shares", "analyzer"}},
   };
   // The lists of each kind of object, with their bounds; "rounds", "hops" and "decryption" hold objects.
   static const std::map<std::pair<std::string_view, std::string_view>, std::size_t> lists = {
@@ -149,11 +149,12 @@ std::string Transcript::to_json() const {
     jr["round"] = r.round;
     jr["delivery"] = to_string(r.delivery);
     Json key;
-    key["threshold"] = r.key.threshold;
+    key["threshold"] = r.key.servers.threshold;
     key["commitments"] = Json::array();
-    for (const auto& a : r.key.commitments) key["commitments"].push_back(to_hex(a.bytes));
+    for (const auto& a : r.key.servers.commitments) key["commitments"].push_back(to_hex(a.bytes));
     key["shares"] = Json::array();
-    for (const auto& y : r.key.shares) key["shares"].push_back(to_hex(y.bytes));
+    for (const auto& y : r.key.servers.shares) key["shares"].push_back(to_hex(y.bytes));
+    if (r.key.analyzer) key["analyzer"] = to_hex(r.key.analyzer->bytes);
     jr["key"] = std::move(key);
     jr["width"] = r.width;
     jr["limbs"] = r.input.limbs();
@@ -165,6 +166,7 @@ std::string Transcript::to_json() const {
     jr["decryption"] = Json::array();
     for (std::size_t k = 0; k < r.decryption.size(); ++k)
       jr["decryption"].push_back({{"trustee", r.decrypted_by.at(k)}, {"shares", to_hex(r.decryption[k].to_bytes())}});
+    if (r.analyzer_decryption) jr["analyzer_decryption"] = to_hex(r.analyzer_decryption->to_bytes());
     jr["records"] = to_hex(r.records.bytes());
     j["rounds"].push_back(std::move(jr));
   }
@@ -189,6 +191,9 @@ Transcript Transcript::from_json(const std::string& text) {
                                  : j.is_object() && j.contains("format") && j["format"] == "shufflempc-verifiable-mix/6"
                                      ? " (version 6's records are exponential ElGamal of 16-bit limbs, each limb's decryption share with a proof of "
                                        "its own; version 7 carries a record of up to 16 bytes in one group element and proves a trustee's shares at once)"
+                                 : j.is_object() && j.contains("format") && j["format"] == "shufflempc-verifiable-mix/7"
+                                     ? " (version 7's analyzer-only rounds are encrypted under the analyzer's key alone, so the entry with the "
+                                       "analyzer could open every record it saw sent; version 8's key needs the servers' shares too)"
                                      : ""));
   Transcript t;
   t.session = fixed_field<sizeof(SessionId)>(j, "session", "transcript");
@@ -216,14 +221,18 @@ Transcript Transcript::from_json(const std::string& text) {
     r.delivery = jr["delivery"] == to_string(Delivery::all_parties) ? Delivery::all_parties : Delivery::analyzer_only;
     if (!jr.contains("key") || !jr["key"].is_object()) throw std::invalid_argument(where + ": \"key\" must be an object");
     const Json& jk = jr["key"];
-    r.key.threshold = count_field(jk, "threshold", where + " key", max_trustees);
+    r.key.servers.threshold = count_field(jk, "threshold", where + " key", max_trustees);
     for (const char* list : {"commitments", "shares"}) {
       if (!jk.contains(list) || !jk[list].is_array() || jk[list].empty() || jk[list].size() > max_trustees)
         throw std::invalid_argument(where + " key: \"" + list + "\" must be a list of 1 to " + std::to_string(max_trustees) + " points");
       for (const auto& p : jk[list]) {
         if (!p.is_string()) throw std::invalid_argument(where + " key: a point of \"" + list + "\" is not a hex string");
-        (std::string(list) == "commitments" ? r.key.commitments : r.key.shares).push_back(point_from(p.get<std::string>(), where + " key " + list));
+        (std::string(list) == "commitments" ? r.key.servers.commitments : r.key.servers.shares).push_back(point_from(p.get<std::string>(), where + " key " + list));
       }
+    }
+    if (jk.contains("analyzer")) {
+      if (!jk["analyzer"].is_string()) throw std::invalid_argument(where + " key: \"analyzer\" is not a hex string");
+      r.key.analyzer = point_from(jk["analyzer"].get<std::string>(), where + " key analyzer");
     }
     r.width = count_field(jr, "width", where, max_record_bytes);
     const std::size_t limbs = count_field(jr, "limbs", where, limbs_for(max_record_bytes));
@@ -242,14 +251,16 @@ Transcript Transcript::from_json(const std::string& text) {
       h.signature = fixed_field<sizeof(Signature)>(jh, "signature", hw);
       r.hops.push_back(std::move(h));
     }
-    if (!jr.contains("decryption") || !jr["decryption"].is_array() || jr["decryption"].size() > r.key.shares.size())
-      throw std::invalid_argument(where + ": \"decryption\" must be a list of at most one entry per trustee (" + std::to_string(r.key.shares.size()) + ")");
+    if (!jr.contains("decryption") || !jr["decryption"].is_array() || jr["decryption"].size() > r.key.servers.shares.size())
+      throw std::invalid_argument(where + ": \"decryption\" must be a list of at most one entry per server (" + std::to_string(r.key.servers.shares.size()) + ")");
     for (const auto& jd : jr["decryption"]) {
       const std::string dw = where + " decryption " + std::to_string(r.decryption.size());
       if (!jd.is_object()) throw std::invalid_argument(dw + ": not an object");
-      r.decrypted_by.push_back(static_cast<std::uint32_t>(count_field(jd, "trustee", dw, r.key.shares.size() - 1)));
+      r.decrypted_by.push_back(static_cast<std::uint32_t>(count_field(jd, "trustee", dw, r.key.servers.shares.size() - 1)));
       r.decryption.push_back(DecryptionShares::from_bytes(r.input.all().size(), hex_field(jd, "shares", dw), dw));
     }
+    if (jr.contains("analyzer_decryption"))
+      r.analyzer_decryption = DecryptionShares::from_bytes(r.input.all().size(), hex_field(jr, "analyzer_decryption", where), where + " analyzer_decryption");
     r.records = MessageBatch::from_bytes(r.width, hex_field(jr, "records", where));
     t.rounds.push_back(std::move(r));
   }
@@ -319,7 +330,7 @@ std::vector<std::uint8_t> encode_evidence(const RoundTranscript& r) {
 }
 
 RoundTranscript decode_evidence(std::span<const std::uint8_t> bytes, std::uint32_t round, Delivery delivery, std::size_t width,
-                                const ThresholdKey& key, std::size_t hops, std::size_t max_records) {
+                                const RoundKey& key, std::size_t hops, std::size_t max_records) {
   const std::string where = "round " + std::to_string(round) + " evidence";
   RoundTranscript r;
   r.round = round;
@@ -348,11 +359,11 @@ RoundTranscript decode_evidence(std::span<const std::uint8_t> bytes, std::uint32
     r.hops.push_back(decode_hop(take(hop_bytes(n, limbs), hw), n, limbs, hw));
   }
   const std::uint32_t trustees = load_le<std::uint32_t>(take(4, "the trustee count").data());
-  if (trustees > key.shares.size())
-    throw std::invalid_argument(where + ": " + std::to_string(trustees) + " trustees' shares, the key has " + std::to_string(key.shares.size()));
+  const std::size_t servers = key.servers.shares.size();
+  if (trustees > servers) throw std::invalid_argument(where + ": " + std::to_string(trustees) + " servers' shares, the key has " + std::to_string(servers));
   for (std::uint32_t k = 0; k < trustees; ++k) {
     const std::uint32_t index = load_le<std::uint32_t>(take(4, "a trustee's index").data());
-    if (index >= key.shares.size() || std::find(r.decrypted_by.begin(), r.decrypted_by.end(), index) != r.decrypted_by.end())
+    if (index >= servers || std::find(r.decrypted_by.begin(), r.decrypted_by.end(), index) != r.decrypted_by.end())
       throw std::invalid_argument(where + ": trustee " + std::to_string(index) + " is out of range or listed twice");
     r.decrypted_by.push_back(index);
     r.decryption.push_back(DecryptionShares::from_bytes(n * limbs, take(DecryptionShares::size_bytes(n * limbs), "trustee " + std::to_string(index) + "'s shares"),
@@ -408,18 +419,35 @@ Verdict verify_transcript(const Transcript& t, unsigned threads) {
     for (auto& fault : hop_faults(t.session, r, t.signers, threads)) v.faults.push_back(where + " " + fault);
     const CiphertextBatch* in = r.hops.empty() ? &r.input : &r.hops.back().output;
     const ProofContext dctx{t.session, r.round, static_cast<std::uint32_t>(r.hops.size()), static_cast<std::uint32_t>(r.width)};
+    const ThresholdKey& servers = r.key.servers;
+    // The servers' shares: at least t of distinct servers (none for an empty batch, which no server decrypts).
     std::set<std::uint32_t> distinct(r.decrypted_by.begin(), r.decrypted_by.end());
-    bool shares_ok = r.decrypted_by.size() == r.decryption.size() && distinct.size() == r.decrypted_by.size() &&
-                     r.decryption.size() >= r.key.threshold && (r.decrypted_by.empty() || *distinct.rbegin() < r.key.shares.size());
+    const std::size_t needed = r.input.size() == 0 ? 0 : servers.threshold;
+    bool shares_ok = r.decrypted_by.size() == r.decryption.size() && distinct.size() == r.decrypted_by.size() && r.decryption.size() >= needed &&
+                     (r.decrypted_by.empty() || *distinct.rbegin() < servers.shares.size());
     if (!shares_ok)
-      v.faults.push_back(where + ": " + std::to_string(distinct.size()) + " distinct trustees of " + std::to_string(r.key.shares.size()) +
-                         " decrypted, " + std::to_string(r.key.threshold) + " needed");
+      v.faults.push_back(where + ": " + std::to_string(distinct.size()) + " distinct mix servers of " + std::to_string(servers.shares.size()) +
+                         " decrypted, " + std::to_string(needed) + " needed");
+    // The analyzer's, in an analyzer-only round and only there: the key needs them, or names no analyzer.
+    const bool esa = r.delivery == Delivery::analyzer_only;
+    if (esa != r.key.analyzer.has_value() || esa != r.analyzer_decryption.has_value()) {
+      v.faults.push_back(where + (esa ? ": an analyzer-only round's key and decryption must include the analyzer's"
+                                      : ": a round delivered to every party has no analyzer's key or decryption"));
+      shares_ok = false;
+    }
     if (!shares_ok) continue;
     for (std::size_t k = 0; k < r.decryption.size(); ++k) {
       ++v.decryption_proofs;
       const std::uint32_t trustee = r.decrypted_by[k];
-      if (auto fault = check_decryption_shares(dctx, trustee, r.key.shares[trustee], *in, r.decryption[k], threads); !fault.empty()) {
+      if (auto fault = check_decryption_shares(dctx, trustee, servers.shares[trustee], *in, r.decryption[k], threads); !fault.empty()) {
         v.faults.push_back(where + " trustee " + std::to_string(trustee) + ": " + fault);
+        shares_ok = false;
+      }
+    }
+    if (esa) {
+      ++v.decryption_proofs;
+      if (auto fault = check_decryption_shares(dctx, r.key.analyzer_trustee(), *r.key.analyzer, *in, *r.analyzer_decryption, threads); !fault.empty()) {
+        v.faults.push_back(where + " analyzer: " + fault);
         shares_ok = false;
       }
     }
@@ -428,7 +456,8 @@ Verdict verify_transcript(const Transcript& t, unsigned threads) {
       // Records that do not decode (a sender's ciphertext outside the record's range) are dropped,
       // as the receiver dropped them.
       std::size_t undecodable = 0;
-      if (combine_decryption(*in, r.decryption, r.decrypted_by, r.width, threads, &undecodable) != r.records)
+      const CiphertextBatch left = esa ? strip_shares(*in, *r.analyzer_decryption, threads) : CiphertextBatch{};
+      if (combine_decryption(esa ? left : *in, r.decryption, r.decrypted_by, r.width, threads, &undecodable) != r.records)
         v.faults.push_back(where + ": the records are not what the proved shares decrypt to");
     } catch (const std::exception& e) {
       v.faults.push_back(where + ": " + e.what());
@@ -467,9 +496,9 @@ std::vector<std::string> check_session(const Transcript& t, const SessionChain& 
       faults.push_back(where + ": delivered " + to_string(r.delivery) + ", the session's round is " + to_string(want.delivery));
     if (r.width != want.width)
       faults.push_back(where + ": records of " + std::to_string(r.width) + " bytes, the session's round has records of " + std::to_string(want.width));
-    if (!(r.key.threshold == want.key.threshold && r.key.shares == want.key.shares && r.key.commitments == want.key.commitments))
+    if (!(r.key == want.key))
       faults.push_back(where + ": encrypted under another key than the session's " +
-                       (want.delivery == Delivery::analyzer_only ? "analyzer's" : "servers' combined key"));
+                       (want.delivery == Delivery::analyzer_only ? "servers' and analyzer's" : "servers' combined key"));
   }
   for (std::size_t r = 0; r < chain.rounds.size(); ++r)
     if (chain.rounds[r].limbs > 0 && !seen[r]) faults.push_back("round " + std::to_string(r) + " of the session is not in the transcript");

@@ -169,7 +169,8 @@ std::optional<std::string> ChainEntry::take_shuffle(std::size_t hop, const Frame
 }
 
 bool ChainEntry::needs_decryption() const {
-  return config_.mix == MixKind::verifiable && rt_.delivery == Delivery::all_parties && rt_.input.size() > 0;
+  // In both deliveries: an analyzer-only round's key needs the servers' shares beside the analyzer's.
+  return config_.mix == MixKind::verifiable && rt_.input.size() > 0;
 }
 
 HopAsk ChainEntry::decrypt_ask() {
@@ -201,7 +202,7 @@ std::optional<std::string> ChainEntry::take_decryption(std::size_t hop, const Fr
   } catch (const std::invalid_argument& e) {
     return round_text() + ": " + e.what();
   }
-  if (auto fault = mixnet::check_decryption_shares(dctx, static_cast<std::uint32_t>(hop), rt_.key.shares[hop], rt_.hops.back().output, d, threads_);
+  if (auto fault = mixnet::check_decryption_shares(dctx, static_cast<std::uint32_t>(hop), rt_.key.servers.shares[hop], rt_.hops.back().output, d, threads_);
       !fault.empty())
     return round_text() + ": " + hop_name_(hop) + "'s decryption shares do not verify: " + fault;
   rt_.decrypted_by.push_back(static_cast<std::uint32_t>(hop));

@@ -188,7 +188,7 @@ struct TcpMixServer::Impl : detail::SessionHost {
     rep.sent = batch_digest(cw, s.shuffled_output);
     s.report.rounds.push_back(rep);
     send_last(s, link);
-    after_round(s, r, shape.delivery == Delivery::all_parties && in.size() > 0);
+    after_round(s, r, in.size() > 0);
     if (options.gone_after_mix) {
       std::error_code ignored;
       acceptor.close(ignored);
@@ -209,8 +209,8 @@ struct TcpMixServer::Impl : detail::SessionHost {
       link.send(FrameType::decrypted, r, s.decrypted.width, s.decrypted.count, s.decrypted.payload);
       return std::nullopt;
     }
-    if (!(s.last.valid && s.last.round == r && s.last.type == FrameType::shuffled) || s.config.rounds[r].delivery != Delivery::all_parties)
-      return round + ": nothing to decrypt here (this server decrypts only the output of the round it shuffled last, in a round delivered to every party)";
+    if (!(s.last.valid && s.last.round == r && s.last.type == FrameType::shuffled))
+      return round + ": nothing to decrypt here (this server decrypts only the output of the round it shuffled last)";
     const RoundShape& shape = s.config.rounds[r];
     const std::size_t limbs = chain_limbs(shape.width), cw = limbs * mixnet::ciphertext_bytes;
     mixnet::RoundTranscript rt;

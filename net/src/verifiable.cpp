@@ -53,19 +53,23 @@ std::string check_verifiable_key(const VerifiableKey& key, const PublicKey& owne
   return {};
 }
 
-mixnet::ThresholdKey round_key(const SessionConfig& config, Delivery delivery) {
+mixnet::RoundKey round_key(const SessionConfig& config, Delivery delivery) {
+  mixnet::RoundKey key;
+  if (config.distributed_key) {
+    key.servers = config.distributed_key->outcome.key;
+  } else {
+    std::vector<mixnet::Point> keys;
+    for (const auto& m : config.mix_chain) {
+      if (!m.elgamal) throw std::invalid_argument("session config: a mix server without an ElGamal key");
+      keys.push_back(point_of(*m.elgamal));
+    }
+    key.servers = mixnet::combined_key(keys);
+  }
   if (delivery == Delivery::analyzer_only) {
     if (!config.analyzer_elgamal) throw std::invalid_argument("session config: no analyzer_elgamal_key");
-    const mixnet::Point y = point_of(*config.analyzer_elgamal);
-    return mixnet::ThresholdKey{1, {y}, {y}};
+    key.analyzer = point_of(*config.analyzer_elgamal);
   }
-  if (config.distributed_key) return config.distributed_key->outcome.key;
-  std::vector<mixnet::Point> keys;
-  for (const auto& m : config.mix_chain) {
-    if (!m.elgamal) throw std::invalid_argument("session config: a mix server without an ElGamal key");
-    keys.push_back(point_of(*m.elgamal));
-  }
-  return mixnet::combined_key(keys);
+  return key;
 }
 
 mixnet::ElGamalKey server_share(const SessionConfig& config, const KeyPair& keys, std::size_t hop) {
@@ -235,27 +239,31 @@ mixnet::RoundTranscript open_evidence(const SessionConfig& config, std::uint32_t
     for (const auto& f : faults) all += (all.empty() ? "" : "; ") + f;
     throw_error(Errc::protocol_violation, where + ": the verifiable mix does not verify: " + all);
   }
-  const mixnet::CiphertextBatch& last = r.hops.back().output;
+  const mixnet::CiphertextBatch* last = &r.hops.back().output;
   const mixnet::ProofContext dctx{config.session, round, static_cast<std::uint32_t>(r.hops.size()), static_cast<std::uint32_t>(r.width)};
+  // The servers' shares, each proved (t of them; none of an empty batch, which no server decrypts).
+  const mixnet::ThresholdKey& servers = r.key.servers;
+  const std::size_t needed = r.input.size() == 0 ? 0 : servers.threshold;
+  if (r.decryption.size() < needed)
+    throw_error(Errc::protocol_violation, where + ": " + std::to_string(r.decryption.size()) + " of " + std::to_string(servers.shares.size()) +
+                                              " mix servers decrypted, " + std::to_string(needed) + " needed");
+  for (std::size_t k = 0; k < r.decryption.size(); ++k) {
+    const std::uint32_t trustee = r.decrypted_by[k];
+    if (auto fault = mixnet::check_decryption_shares(dctx, trustee, servers.shares[trustee], *last, r.decryption[k], threads); !fault.empty())
+      throw_error(Errc::protocol_violation, where + ": the verifiable mix does not verify: trustee " + std::to_string(trustee) + ": " + fault);
+  }
+  // In an analyzer-only round, the analyzer opens what the servers' shares leave, adding its proved
+  // shares to the transcript.
+  mixnet::CiphertextBatch left;
   if (shape.delivery == Delivery::analyzer_only) {
     if (!analyzer) throw std::logic_error("open_evidence: an analyzer-only round needs the analyzer's key");
-    if (!r.decryption.empty()) throw_error(Errc::protocol_violation, where + ": the evidence of an analyzer-only round carries decryption shares");
     SystemRng rng;
-    r.decrypted_by = {0};
-    r.decryption = {mixnet::decryption_shares(dctx, 0, elgamal_key_of(*analyzer), last, rng, threads)};
-  } else {
-    // Every trustee's shares proved (the key needs all of them: t = k).
-    if (r.decryption.size() < r.key.threshold)
-      throw_error(Errc::protocol_violation, where + ": " + std::to_string(r.decryption.size()) + " of " + std::to_string(r.key.shares.size()) +
-                                                " mix servers decrypted, " + std::to_string(r.key.threshold) + " needed");
-    for (std::size_t k = 0; k < r.decryption.size(); ++k) {
-      const std::uint32_t trustee = r.decrypted_by[k];
-      if (auto fault = mixnet::check_decryption_shares(dctx, trustee, r.key.shares[trustee], last, r.decryption[k], threads); !fault.empty())
-        throw_error(Errc::protocol_violation, where + ": the verifiable mix does not verify: trustee " + std::to_string(trustee) + ": " + fault);
-    }
+    r.analyzer_decryption = mixnet::decryption_shares(dctx, r.key.analyzer_trustee(), elgamal_key_of(*analyzer), *last, rng, threads);
+    left = mixnet::strip_shares(*last, *r.analyzer_decryption, threads);
+    last = &left;
   }
   std::size_t undecodable = 0;
-  r.records = mixnet::combine_decryption(last, r.decryption, r.decrypted_by, shape.width, threads, &undecodable);
+  r.records = mixnet::combine_decryption(*last, r.decryption, r.decrypted_by, shape.width, threads, &undecodable);
   if (discarded) *discarded = undecodable;
   return r;
 }

@@ -212,7 +212,7 @@ def lagrange_at_zero(indices):
 def verify(t):
     """The faults of transcript `t` (a dict), an empty list if it is verified."""
     faults = []
-    if t["format"] != "shufflempc-verifiable-mix/7":
+    if t["format"] != "shufflempc-verifiable-mix/8":
         return ["format"]
     session, k_hops = bytes.fromhex(t["session"]), t["hops"]
     signers = [bytes.fromhex(s) for s in t["signers"]]
@@ -230,7 +230,12 @@ def verify(t):
                 acc = add(acc, mul(pow(i + 1, j, L), decode(a)))
             if not equal(acc, decode(y)):
                 faults.append("key share %d" % i)
-        y_key = commitments[0]
+        # An analyzer-only round (and only it) adds the analyzer's key: Y = A_0 + Y_A.
+        esa = r["delivery"] == "analyzer-only"
+        if esa != ("analyzer" in key) or esa != ("analyzer_decryption" in r):
+            faults.append("round %d analyzer" % rnd)
+            continue
+        y_key = encode(add(decode(commitments[0]), decode(bytes.fromhex(key["analyzer"])))) if esa else commitments[0]
         Y = decode(y_key)
         batch = bytes.fromhex(r["input"])
         n = len(batch) // (64 * limbs)
@@ -297,7 +302,8 @@ def verify(t):
                 faults.append("round %d hop %d signature" % (rnd, h))
             batch = out
         trustees = [d["trustee"] for d in r["decryption"]]
-        if len(set(trustees)) != len(trustees) or len(trustees) < thr or any(i >= len(shares) for i in trustees):
+        needed = thr if n else 0  # no server decrypts an empty batch
+        if len(set(trustees)) != len(trustees) or len(trustees) < needed or any(i >= len(shares) for i in trustees):
             faults.append("round %d trustees" % rnd)
             continue
         context = session + u32(rnd) + u32(k_hops) + u32(width)
@@ -306,23 +312,32 @@ def verify(t):
         # Each trustee's shares d_i and one proof (A, B, s) for all of them: with 128-bit weights z_i
         # hashed from the batch and the shares, C = sum z_i c1_i and D = sum z_i d_i; s·G = A + e·Y_i and
         # s·C = B + e·D.
-        ds = []
-        for entry in r["decryption"]:
-            i = entry["trustee"]
-            raw = bytes.fromhex(entry["shares"])
+        def proved_shares(i, public, raw):
+            """Trustee i's shares of the batch, and whether their one proof holds for its key `public`."""
             count = len(c1s)
             d_bytes, a_b, b_b, s = chunks(raw[: 32 * count], 32), raw[32 * count : 32 * count + 32], raw[32 * count + 32 : 32 * count + 64], int.from_bytes(raw[32 * count + 64 :], "little")
-            seed = wide("shufflempc/mixnet/decryption/seed", context + u32(i) + shares[i] + u64(count) + b"".join(x[:32] for x in chunks(batch, 64)) + b"".join(d_bytes))
+            seed = wide("shufflempc/mixnet/decryption/seed", context + u32(i) + public + u64(count) + b"".join(x[:32] for x in chunks(batch, 64)) + b"".join(d_bytes))
             z = [int.from_bytes(wide("shufflempc/mixnet/decryption/weight", seed + u64(kk))[:16], "little") for kk in range(count)]
             e = hash_to_scalar("shufflempc/mixnet/decryption/challenge", seed + a_b + b_b)
             mine = [decode(x) for x in d_bytes]
             c_sum = d_sum = IDENTITY
             for kk in range(count):
                 c_sum, d_sum = add(c_sum, mul(z[kk], c1s[kk])), add(d_sum, mul(z[kk], mine[kk]))
-            if not (equal(mul(s, G), add(decode(a_b), mul(e, decode(shares[i])))) and equal(mul(s, c_sum), add(decode(b_b), mul(e, d_sum)))):
-                faults.append("round %d trustee %d shares" % (rnd, i))
+            return mine, equal(mul(s, G), add(decode(a_b), mul(e, decode(public)))) and equal(mul(s, c_sum), add(decode(b_b), mul(e, d_sum)))
+
+        ds = []
+        for entry in r["decryption"]:
+            mine, ok = proved_shares(entry["trustee"], shares[entry["trustee"]], bytes.fromhex(entry["shares"]))
+            if not ok:
+                faults.append("round %d trustee %d shares" % (rnd, entry["trustee"]))
             ds.append(mine)
-        # M = c2 - sum lambda_k d_k; a limb's bytes are its encoding's bytes 1 to 16 (those past the
+        # The analyzer's, as trustee m (after the servers), under its own key.
+        analyzer_ds = None
+        if esa:
+            analyzer_ds, ok = proved_shares(len(shares), bytes.fromhex(key["analyzer"]), bytes.fromhex(r["analyzer_decryption"]))
+            if not ok:
+                faults.append("round %d analyzer shares" % rnd)
+        # M = c2 - sum lambda_k d_k (- d_A); a limb's bytes are its encoding's bytes 1 to 16 (those past the
         # limb's size, and bytes 19 to 31, zero); a record with a limb that is not so is dropped.
         lam = lagrange_at_zero(trustees)
         records = b""
@@ -330,7 +345,7 @@ def verify(t):
             data = b""
             for j in range(limbs):
                 kk = rec * limbs + j
-                acc = c2s[kk]
+                acc = c2s[kk] if analyzer_ds is None else add(c2s[kk], neg(analyzer_ds[kk]))
                 for lk, mine in zip(lam, ds):
                     acc = add(acc, neg(mul(lk, mine[kk])))
                 enc, size = encode(acc), min(16, width - 16 * j)
@@ -370,6 +385,14 @@ def test_an_independent_verifier_agrees_with_shufflempc_verify(cli, tmp_path):
     raw = bytes.fromhex(entry["shares"])
     entry["shares"] = (raw[32:64] + raw[:32] + raw[64:]).hex()
     assert "round %d trustee %d shares" % (reshared["rounds"][0]["round"], entry["trustee"]) in verify(reshared)
+    # The analyzer's shares (an analyzer-only round's) with two swapped, or left out.
+    assert swapped["rounds"][0]["delivery"] == "analyzer-only"
+    unopened = json.loads(path.read_text())
+    raw = bytes.fromhex(unopened["rounds"][0]["analyzer_decryption"])
+    unopened["rounds"][0]["analyzer_decryption"] = (raw[32:64] + raw[:32] + raw[64:]).hex()
+    assert "round %d analyzer shares" % unopened["rounds"][0]["round"] in verify(unopened)
+    del unopened["rounds"][0]["analyzer_decryption"]
+    assert verify(unopened) == ["round %d analyzer" % unopened["rounds"][0]["round"]]
     # A sender's proof of plaintext knowledge altered (a response changed).
     unproved = json.loads(path.read_text())
     proofs = bytearray.fromhex(unproved["rounds"][0]["input_proofs"])

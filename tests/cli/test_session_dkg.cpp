@@ -151,7 +151,7 @@ TEST_CASE("local --decryption-threshold: the servers make the key, the round say
                               std::chrono::minutes(2));
   INFO(ok.err);
   CHECK(ok.exit_code == 0);
-  CHECK(ok.out.find("the decryption proofs of 3 of 3 trustees (2 needed) verified") != std::string::npos);
+  CHECK(ok.out.find("the decryption proofs of 3 of 3 servers (2 needed) verified") != std::string::npos);
   const auto over = run_command({SHUFFLEMPC_CLI, "local", "ikos-key-exchange", "--parties", "3", "--mix-servers", "3", "--mix", "verifiable",
                                  "--decryption-threshold", "4"},
                                 std::chrono::minutes(1));

@@ -28,14 +28,14 @@ TEST_CASE("run --mix verifiable: the plain run's seeded result, a transcript tha
 
   const auto ok = run_command(cli() + " verify " + transcript);
   CHECK(ok.exit_code == 0);
-  CHECK(ok.out.find("verified: 1 round(s), 40 records each proved by its sender, 3 proofs of shuffle each signed by its hop's server, 1 trustees' decryption proofs") !=
+  CHECK(ok.out.find("verified: 1 round(s), 40 records each proved by its sender, 3 proofs of shuffle each signed by its hop's server, 4 trustees' decryption proofs") !=
         std::string::npos);
   // An in-process run has no session config: the output says that nothing ties the file to one.
   CHECK(ok.out.find("not tied to a session") != std::string::npos);
   CHECK(ok.out.find("hop 2 signed by ") != std::string::npos);
   const auto text = run_command(cli() + " run randomized-response --parties 40 --seed 9 --mix verifiable --mix-servers 3");
-  CHECK(text.out.find("mix       round 0: 40 records through 3 hops, 3 proofs of shuffle and the decryption proofs of 1 of 1 trustees (1 needed) "
-                      "verified") != std::string::npos);
+  CHECK(text.out.find("mix       round 0: 40 records through 3 hops, 3 proofs of shuffle and the decryption proofs of 3 of 3 servers (3 needed) "
+                      "and the analyzer verified") != std::string::npos);
 
   // Hop 1's output with two records swapped: hop 1's proof fails, and hop 2's (made for what hop 1
   // really sent) fails too; a verifier names both, the first being hop 1.

@@ -95,7 +95,7 @@ TEST_CASE("mixnet evidence: a round's evidence decodes to itself and verifies, a
   r.round = 1;
   r.delivery = Delivery::all_parties;
   r.width = 3;
-  r.key = dealt.key;
+  r.key.servers = dealt.key;
   test::set_proved_input(r, session, MessageBatch::from_bytes(3, std::vector<std::uint8_t>{1, 2, 3, 4, 5, 6, 7, 8, 9}), rng);
   const CiphertextBatch* in = &r.input;
   const std::vector<SigningKeyPair> servers = {SigningKeyPair::generate(rng), SigningKeyPair::generate(rng)};
@@ -112,7 +112,7 @@ TEST_CASE("mixnet evidence: a round's evidence decodes to itself and verifies, a
     r.decryption.push_back(decryption_shares({session, 1, 2, 3}, k, dealt.secrets[k], *in, rng, 2));
   }
   const auto bytes = encode_evidence(r);
-  RoundTranscript back = decode_evidence(bytes, 1, Delivery::all_parties, 3, dealt.key, 2, 100);
+  RoundTranscript back = decode_evidence(bytes, 1, Delivery::all_parties, 3, r.key, 2, 100);
   CHECK(back.input == r.input);
   CHECK(back.input_proofs == r.input_proofs);
   CHECK(back.hops.size() == 2);
@@ -137,7 +137,7 @@ TEST_CASE("mixnet evidence: a round's evidence decodes to itself and verifies, a
   const auto fails = [&](std::vector<std::uint8_t> b, std::size_t hops, std::size_t max_records, const std::string& what) {
     CAPTURE(what);
     try {
-      (void)decode_evidence(b, 1, Delivery::all_parties, 3, dealt.key, hops, max_records);
+      (void)decode_evidence(b, 1, Delivery::all_parties, 3, r.key, hops, max_records);
       FAIL("accepted");
     } catch (const std::invalid_argument& e) {
       CHECK(std::string(e.what()).find(what) != std::string::npos);

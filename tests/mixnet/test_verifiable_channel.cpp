@@ -64,7 +64,7 @@ TEST_CASE("verifiable mix: every registered protocol that fits runs unchanged ov
       CHECK(v.ok());
       CHECK(v.hop_proofs == hops * run.transcript.rounds.size());
       for (const auto& r : run.transcript.rounds)
-        CHECK(r.key.shares.size() == (r.delivery == Delivery::all_parties ? hops : 1u));
+        CHECK(r.key.servers.shares.size() == hops);
     }
   }
   for (const std::string name : {"counting", "histogram", "randomized-response", "xor-sum-exact", "xor-sum-rr", "split-mix-sum"}) {
@@ -115,11 +115,47 @@ TEST_CASE("verifiable mix: an MPC-mode round is decrypted by all the servers, de
     }
     CHECK(a == b);
     const auto& round = channel.transcript().rounds.at(0);
-    CHECK(round.key.shares.size() == 3);
-    CHECK(round.key.threshold == 3);
+    CHECK(round.key.servers.shares.size() == 3);
+    CHECK(round.key.servers.threshold == 3);
+    CHECK_FALSE(round.key.analyzer);
+    CHECK_FALSE(round.analyzer_decryption);
     CHECK(round.decryption.size() == 3);
     CHECK(verify_transcript(channel.transcript(), 2).ok());
   }
+}
+
+TEST_CASE("verifiable mix: an ESA-mode round is encrypted under the servers' key and the analyzer's, and verifies only with the shares of both") {
+  SeededRng rng(34);
+  VerifiableMixChannel channel(3, rng, 2);
+  const RoundOutcome out = channel.exchange(rules_for(7, 2, Delivery::analyzer_only), one_each(7, 2));
+  CHECK(out.messages == 7);
+  const auto& round = channel.transcript().rounds.at(0);
+  REQUIRE(round.key.analyzer);
+  CHECK(round.key.key() == round.key.servers.key() + *round.key.analyzer);
+  CHECK(round.decrypted_by == std::vector<std::uint32_t>{0, 1, 2});
+  REQUIRE(round.analyzer_decryption);
+  const Verdict v = verify_transcript(Transcript::from_json(channel.transcript().to_json()), 2);
+  CHECK(v.ok());
+  CHECK(v.decryption_proofs == 4);
+  // The analyzer's shares altered (two swapped), left out, or the servers' left out: each named.
+  Transcript swapped = channel.transcript();
+  std::swap(swapped.rounds[0].analyzer_decryption->shares[0], swapped.rounds[0].analyzer_decryption->shares[1]);
+  CHECK(verify_transcript(swapped, 2).faults.at(0).find("round 0 analyzer: the shares are not proved") == 0);
+  Transcript no_analyzer = channel.transcript();
+  no_analyzer.rounds[0].analyzer_decryption.reset();
+  CHECK(verify_transcript(no_analyzer, 2).faults.at(0) == "round 0: an analyzer-only round's key and decryption must include the analyzer's");
+  Transcript no_servers = channel.transcript();
+  no_servers.rounds[0].decryption.clear();
+  no_servers.rounds[0].decrypted_by.clear();
+  CHECK(verify_transcript(no_servers, 2).faults.at(0) == "round 0: 0 distinct mix servers of 3 decrypted, 3 needed");
+  // A round delivered to every party names no analyzer.
+  Transcript named = channel.transcript();
+  named.rounds[0].delivery = Delivery::all_parties;
+  CHECK(verify_transcript(named, 2).faults.back() == "round 0: a round delivered to every party has no analyzer's key or decryption");
+  // The previous format, whose analyzer-only rounds the analyzer alone could open, is refused with that reason.
+  auto j = nlohmann::json::parse(channel.transcript().to_json());
+  j["format"] = "shufflempc-verifiable-mix/7";
+  CHECK_THROWS_WITH_AS((void)Transcript::from_json(j.dump()), doctest::Contains("the analyzer's key alone"), std::invalid_argument);
 }
 
 TEST_CASE("verifiable mix: a round in which every party stays silent delivers nothing and its transcript verifies") {
@@ -147,7 +183,7 @@ TEST_CASE("verifiable mix: with a decryption threshold of 2 of 3 servers a round
   const RoundOutcome out = channel.exchange(rules_for(6, 3, Delivery::all_parties), one_each(6, 3));
   CHECK(out.messages == 6);
   const auto& round = channel.transcript().rounds.at(0);
-  CHECK(round.key.threshold == 2);
+  CHECK(round.key.servers.threshold == 2);
   CHECK(round.decrypted_by == std::vector<std::uint32_t>{0, 2});
   const Verdict v = verify_transcript(Transcript::from_json(channel.transcript().to_json()), 2);
   CHECK(v.ok());
@@ -156,7 +192,7 @@ TEST_CASE("verifiable mix: with a decryption threshold of 2 of 3 servers a round
   Transcript short_of_one = channel.transcript();
   short_of_one.rounds[0].decrypted_by.pop_back();
   short_of_one.rounds[0].decryption.pop_back();
-  CHECK(verify_transcript(short_of_one, 2).faults.at(0) == "round 0: 1 distinct trustees of 3 decrypted, 2 needed");
+  CHECK(verify_transcript(short_of_one, 2).faults.at(0) == "round 0: 1 distinct mix servers of 3 decrypted, 2 needed");
   channel.inject_absent_servers({0, 2});
   const std::string error = shufflempc::test::error_text([&] { (void)channel.exchange(rules_for(6, 3, Delivery::all_parties), one_each(6, 3)); });
   CHECK(error.find("round 0: 1 of 3 mix servers are there to decrypt, 2 needed") == 0);
@@ -210,28 +246,28 @@ Transcript transcript_with(std::size_t records, std::size_t hops, std::optional<
   RoundTranscript r;
   r.round = 3;
   r.width = 2;
-  r.delivery = Delivery::analyzer_only;
-  const DealtKey dealt = deal_key(1, 1, rng);
-  const ElGamalKey& analyzer = dealt.secrets[0];
-  r.key = dealt.key;
+  r.delivery = Delivery::all_parties;
+  const DealtKey dealt = deal_key(1, 1, rng);  // one server holds the whole key
+  const ElGamalKey& trustee = dealt.secrets[0];
+  r.key.servers = dealt.key;
   MessageBatch plain(2, records);
   for (std::size_t i = 0; i < records; ++i) plain[i][0] = static_cast<std::uint8_t>(i);
   test::set_proved_input(r, t.session, plain, rng);
   const CiphertextBatch* in = &r.input;
   for (std::uint32_t h = 0; h < hops; ++h) {
-    auto s = reencrypt_shuffle(*in, analyzer.public_key, rng, 2);
+    auto s = reencrypt_shuffle(*in, trustee.public_key, rng, 2);
     if (cheater == h) {
       const std::uint8_t mine[2] = {0xe7, 0x03};  // a record of the cheater's choosing
-      s.output.at(0, 0) = encrypt_point(embed_limb(mine, rng), analyzer.public_key, random_scalar(rng));
+      s.output.at(0, 0) = encrypt_point(embed_limb(mine, rng), trustee.public_key, random_scalar(rng));
     }
     const ProofContext ctx{t.session, r.round, h, static_cast<std::uint32_t>(r.width)};
-    auto proof = prove_shuffle(ctx, analyzer.public_key, *in, s.output, s.witness, rng, 2);
-    const auto signature = servers[h].sign(hop_statement(ctx, analyzer.public_key, *in, s.output, proof));
+    auto proof = prove_shuffle(ctx, trustee.public_key, *in, s.output, s.witness, rng, 2);
+    const auto signature = servers[h].sign(hop_statement(ctx, trustee.public_key, *in, s.output, proof));
     r.hops.push_back({s.output, std::move(proof), signature});
     in = &r.hops.back().output;
   }
   const ProofContext dctx{t.session, r.round, static_cast<std::uint32_t>(hops), static_cast<std::uint32_t>(r.width)};
-  r.decryption.push_back(decryption_shares(dctx, 0, analyzer, *in, rng, 2));
+  r.decryption.push_back(decryption_shares(dctx, 0, trustee, *in, rng, 2));
   r.decrypted_by = {0};
   r.records = combine_decryption(*in, r.decryption, r.decrypted_by, 2, 2);
   t.rounds.push_back(std::move(r));
@@ -277,8 +313,9 @@ TEST_CASE("verifiable mix: the verifier accepts no transcript moved to another s
   REQUIRE(vr.faults.size() == 1);
   CHECK(vr.faults[0].find("the records are not what the proved shares decrypt to") != std::string::npos);
   Transcript other_trustee = honest;
-  other_trustee.rounds[0].key.shares[0] = base_point();
-  CHECK(verify_transcript(other_trustee, 2).faults.at(0) == "round 3: the key does not hold: trustee 0's public share is not on the committed polynomial");
+  other_trustee.rounds[0].key.servers.shares[0] = base_point();
+  CHECK(verify_transcript(other_trustee, 2).faults.at(0) ==
+        "round 3: the key does not hold: the servers' key: trustee 0's public share is not on the committed polynomial");
 }
 
 TEST_CASE("verifiable mix: a malformed transcript is refused naming what does not parse") {
@@ -387,20 +424,24 @@ TEST_CASE("verifiable mix: docs/verifier.md's field table names exactly the fiel
     documented.insert({kinds.at(object), field.substr(open + 1, close - open - 1)});
   }
   // What the code writes: every object of a transcript with every kind of entry.
+  // A round delivered to every party, and an analyzer-only round (its key and decryption name the analyzer).
   SeededRng rng(4);
-  const auto j = nlohmann::json::parse(transcript_with(3, 2, std::nullopt, rng).to_json());
+  VerifiableMixChannel esa(2, rng, 2);
+  (void)esa.exchange(rules_for(3, 2, Delivery::analyzer_only), one_each(3, 2));
   std::set<std::pair<std::string, std::string>> written;
-  for (const auto& [k, v] : j.items()) written.insert({"", k});
-  for (const auto& r : j["rounds"]) {
-    for (const auto& [k, v] : r.items()) written.insert({"rounds", k});
-    for (const auto& [k, v] : r["key"].items()) written.insert({"key", k});
-    for (const auto& h : r["hops"])
-      for (const auto& [k, v] : h.items()) written.insert({"hops", k});
-    for (const auto& d : r["decryption"])
-      for (const auto& [k, v] : d.items()) written.insert({"decryption", k});
+  for (const auto& j : {nlohmann::json::parse(transcript_with(3, 2, std::nullopt, rng).to_json()), nlohmann::json::parse(esa.transcript().to_json())}) {
+    for (const auto& [k, v] : j.items()) written.insert({"", k});
+    for (const auto& r : j["rounds"]) {
+      for (const auto& [k, v] : r.items()) written.insert({"rounds", k});
+      for (const auto& [k, v] : r["key"].items()) written.insert({"key", k});
+      for (const auto& h : r["hops"])
+        for (const auto& [k, v] : h.items()) written.insert({"hops", k});
+      for (const auto& d : r["decryption"])
+        for (const auto& [k, v] : d.items()) written.insert({"decryption", k});
+    }
   }
   CHECK(documented == written);
-  CHECK(written.size() == 23);  // a transcript with every kind of object was written
+  CHECK(written.size() == 25);  // transcripts with every kind of object were written
   // And the format the page names is the one the code writes.
   std::ifstream again(SHUFFLEMPC_SOURCE_DIR + "/docs/verifier.md");
   const std::string text((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>());

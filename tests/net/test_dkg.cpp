@@ -209,7 +209,7 @@ TEST_CASE("dkg over TCP: a round to every party completes with k - t servers gon
     REQUIRE(run.key_generation);
     REQUIRE(run.transcript.rounds.size() == 1);
     const auto& r = run.transcript.rounds[0];
-    CHECK(r.key == run.key_generation->outcome.key);
+    CHECK(r.key.servers == run.key_generation->outcome.key);
     CHECK(r.decrypted_by == std::vector<std::uint32_t>{0, 1, 2});
     CHECK(mixnet::verify_transcript(mixnet::Transcript::from_json(run.transcript.to_json()), 2).ok());
   }
@@ -234,8 +234,8 @@ TEST_CASE("dkg: the session config carries the key generation's transcript, and 
   const auto back = net::SessionConfig::from_json(config.to_json());
   REQUIRE(back.distributed_key);
   CHECK(back.distributed_key->outcome.key == g.generation.outcome.key);
-  CHECK(net::round_key(back, Delivery::all_parties) == g.generation.outcome.key);
-  CHECK(net::round_key(c.local.config, Delivery::all_parties) != g.generation.outcome.key);  // without it: the combined key
+  CHECK(net::round_key(back, Delivery::all_parties).servers == g.generation.outcome.key);
+  CHECK(net::round_key(c.local.config, Delivery::all_parties).servers != g.generation.outcome.key);  // without it: the combined key
   CHECK(net::server_share(back, c.local.mix_servers[1], 2).public_key == g.generation.outcome.key.shares[2]);
   CHECK(back.digest() != c.local.config.digest());
   {

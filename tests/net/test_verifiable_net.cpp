@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -22,6 +23,7 @@
 #include "shufflempc/net/loopback.hpp"
 #include "shufflempc/net/mix_server.hpp"
 #include "shufflempc/mixnet/decryption.hpp"
+#include "shufflempc/mixnet/server_keys.hpp"
 #include "shufflempc/net/tcp.hpp"
 #include "shufflempc/net/verifiable.hpp"
 #include "shufflempc/registry.hpp"
@@ -54,8 +56,11 @@ TEST_CASE("verifiable chain over TCP: the protocols it is for give the in-proces
     REQUIRE(!t.rounds.empty());
     for (const auto& r : t.rounds) {
       CHECK(r.hops.size() == 3);
-      CHECK(r.key.shares.size() == (r.delivery == Delivery::all_parties ? 3u : 1u));
-      CHECK(r.decryption.size() == r.key.shares.size());
+      // Every server decrypts, in either delivery; in an analyzer-only round the analyzer after them.
+      CHECK(r.key.servers.shares.size() == 3u);
+      CHECK(r.decryption.size() == 3u);
+      CHECK(r.key.analyzer.has_value() == (r.delivery == Delivery::analyzer_only));
+      CHECK(r.analyzer_decryption.has_value() == (r.delivery == Delivery::analyzer_only));
     }
     const auto back = mixnet::Transcript::from_json(t.to_json());
     const auto verdict = mixnet::verify_transcript(back, 2);
@@ -256,9 +261,24 @@ mixnet::HopTranscript shuffle_as(const net::LocalDeployment& d, const net::KeyPa
   return {std::move(mixed.output), std::move(proof), signature};
 }
 
-// A session of `parties` parties through a verifiable chain of 3 with one analyzer-only round of
-// one-byte records, and that round's transcript holding `records` encrypted under the analyzer's
-// key, before any hop.
+// The key file of server `hop` of `d`'s chain (the shuffler is hop 0).
+const net::KeyPair& server_keys(const net::LocalDeployment& d, std::uint32_t hop) { return hop == 0 ? d.shuffler : d.mix_servers.at(hop - 1); }
+
+// Every hop of `rt` made by its own server, then every server's proved decryption shares of the
+// output, as the chain's entry gathers them.
+void run_chain(const net::LocalDeployment& d, mixnet::RoundTranscript& rt, Rng& rng) {
+  const mixnet::CiphertextBatch* in = &rt.input;
+  for (std::uint32_t h = 0; h < d.config.mix_chain.size(); ++h) {
+    rt.hops.push_back(shuffle_as(d, server_keys(d, h), rt.round, h, *in, rng));
+    in = &rt.hops.back().output;
+  }
+  const mixnet::ProofContext dctx{d.config.session, rt.round, static_cast<std::uint32_t>(rt.hops.size()), static_cast<std::uint32_t>(rt.width)};
+  for (std::uint32_t h = 0; h < rt.hops.size(); ++h) {
+    rt.decrypted_by.push_back(h);
+    rt.decryption.push_back(mixnet::decryption_shares(dctx, h, net::server_share(d.config, server_keys(d, h), h), *in, rng, 2));
+  }
+}
+
 // `input` as the round's input, in the order an entry commits to, the proofs following their records.
 void order_input(mixnet::RoundTranscript& rt, const mixnet::ProvedBatch& input) {
   auto ordered = net::in_leaf_order(input.ciphertexts, 2);
@@ -266,6 +286,9 @@ void order_input(mixnet::RoundTranscript& rt, const mixnet::ProvedBatch& input) 
   rt.input_proofs = input.proofs.permuted(ordered.order);
 }
 
+// A session of `parties` parties through a verifiable chain of 3 with one analyzer-only round of
+// one-byte records, and that round's transcript holding `records` encrypted under the round's key
+// (the servers' and the analyzer's), before any hop.
 struct EsaRound {
   net::LocalDeployment d;
   mixnet::RoundTranscript rt;
@@ -293,7 +316,7 @@ struct VerifiableServer {
   net::LocalDeployment local;
   std::unique_ptr<net::TcpMixServer> server;
   std::thread thread;
-  mixnet::ThresholdKey key;
+  mixnet::RoundKey key;
 
   VerifiableServer() {
     net::SessionConfig base;
@@ -424,18 +447,13 @@ TEST_CASE("verifiable chain over TCP: a record its sender encrypted outside the 
   EsaRound e = esa_round(4, {7, 8, 9, 10}, rng);
   const auto& d = e.d;
   auto& rt = e.rt;
-  const auto key = rt.key;
   // Its sender encrypts 300 and proves it, as any sender can.
   std::vector<mixnet::SubmitterTag> tags(4);
   for (auto& t : tags) rng.fill(t);
   auto input = mixnet::encrypt_and_prove(MessageBatch::from_bytes(2, std::vector<std::uint8_t>{7, 0, 8, 0, 9, 0, 44, 1}),
                                          net::knowledge_context(d.config, 0, Delivery::analyzer_only), tags, rng, 2);
   order_input(rt, input);
-  const mixnet::CiphertextBatch* in = &rt.input;
-  for (std::uint32_t h = 0; h < 3; ++h) {
-    rt.hops.push_back(shuffle_as(d, h == 0 ? d.shuffler : d.mix_servers[h - 1], 0, h, *in, rng));
-    in = &rt.hops.back().output;
-  }
+  run_chain(d, rt, rng);
   std::size_t discarded = 0;
   const auto opened = net::open_evidence(d.config, 0, RoundShape::exactly(1, Delivery::analyzer_only, 1), mixnet::encode_evidence(rt),
                                          &d.analyzer, 4, 2, nullptr, &discarded);
@@ -446,6 +464,76 @@ TEST_CASE("verifiable chain over TCP: a record its sender encrypted outside the 
   CHECK(got == std::multiset<std::uint8_t>{7, 8, 9});
   // The transcript of that round verifies: the records are what the proved shares decrypt to.
   CHECK(mixnet::verify_transcript(mixnet::Transcript{d.config.session, 3, net::signers_of(d.config.mix_chain), {opened}}, 2).ok());
+}
+
+TEST_CASE("verifiable chain: in an analyzer-only round the entry with the analyzer opens no record it saw sent, and the round opens only with every server's shares and the analyzer's") {
+  // The coalition: the analyzer's key and the entry's share (hop 0). It knows each input record's
+  // sender; to link a record it must open it (then match it to the output) or know every hop's
+  // permutation. Its own hop's permutation it knows; the honest servers' it does not, so it must
+  // open the input: under the round's key (the servers' and the analyzer's) it cannot.
+  SeededRng rng(70);
+  const std::vector<std::uint8_t> sent = {11, 22, 33, 44};
+  EsaRound e = esa_round(4, sent, rng);
+  const auto& d = e.d;
+  auto& rt = e.rt;
+  const mixnet::ElGamalKey analyzer = net::elgamal_key_of(d.analyzer);
+  std::vector<mixnet::ElGamalKey> servers;
+  for (std::uint32_t h = 0; h < 3; ++h) servers.push_back(net::server_share(d.config, server_keys(d, h), h));
+  const std::vector<std::uint32_t> all = {0, 1, 2};
+  const auto lambda = mixnet::lagrange_at_zero(all);
+  // What record i of the input opens to with the analyzer's key (if `with_analyzer`) and the shares
+  // of the servers `who`: c2 - x_A c1 - Σ λ_h x_h c1, read as a record (nothing if it carries none).
+  const auto open_input = [&](std::size_t i, bool with_analyzer, const std::vector<std::uint32_t>& who) -> std::optional<std::uint8_t> {
+    const mixnet::Ciphertext& c = rt.input.at(i, 0);
+    mixnet::Point m = c.c2;
+    if (with_analyzer) m = m - analyzer.secret * c.c1;
+    for (std::uint32_t h : who) m = m - lambda[h] * (servers[h].secret * c.c1);
+    std::uint8_t record[1];
+    if (!mixnet::extract_record(std::span(&m, 1), record)) return std::nullopt;
+    return record[0];
+  };
+  std::multiset<std::uint8_t> opened_with_all;
+  for (std::size_t i = 0; i < rt.input.size(); ++i) {
+    CAPTURE(i);
+    // The coalition's keys, alone or together, open nothing (a point that carries no record: a
+    // random point does with probability 2^-105).
+    CHECK_FALSE(open_input(i, true, {}));
+    CHECK_FALSE(open_input(i, true, {0}));
+    CHECK_FALSE(open_input(i, false, {0}));
+    // Nor does any coalition short of every server and the analyzer.
+    CHECK_FALSE(open_input(i, true, {0, 1}));
+    CHECK_FALSE(open_input(i, true, {0, 2}));
+    CHECK_FALSE(open_input(i, false, all));
+    // Every server with the analyzer opens it: the check above can fail.
+    const auto opened = open_input(i, true, all);
+    REQUIRE(opened);
+    opened_with_all.insert(*opened);
+  }
+  CHECK(opened_with_all == std::multiset<std::uint8_t>(sent.begin(), sent.end()));
+
+  // The round as the chain runs it: the servers' shares of the last hop's output, then the analyzer.
+  run_chain(d, rt, rng);
+  const auto shape = RoundShape::exactly(1, Delivery::analyzer_only, 1);
+  const auto opened = net::open_evidence(d.config, 0, shape, mixnet::encode_evidence(rt), &d.analyzer, 4, 2);
+  std::multiset<std::uint8_t> got;
+  for (std::size_t i = 0; i < opened.records.count(); ++i) got.insert(opened.records[i][0]);
+  CHECK(got == std::multiset<std::uint8_t>(sent.begin(), sent.end()));
+  const mixnet::Transcript t{d.config.session, 3, net::signers_of(d.config.mix_chain), {opened}};
+  CHECK(mixnet::verify_transcript(t, 2).ok());
+  CHECK(mixnet::check_session(t, net::session_chain(d.config)).empty());
+  // An entry that leaves a server's shares out, or names the analyzer's key as the whole key: refused.
+  auto without = rt;
+  without.decrypted_by.pop_back();
+  without.decryption.pop_back();
+  CHECK(shufflempc::test::error_text([&] { (void)net::open_evidence(d.config, 0, shape, mixnet::encode_evidence(without), &d.analyzer, 4, 2); })
+            .find("round 0: 2 of 3 mix servers decrypted, 3 needed") != std::string::npos);
+  auto analyzer_only_key = opened;
+  analyzer_only_key.key.servers = mixnet::combined_key(std::vector<mixnet::Point>{analyzer.public_key});
+  analyzer_only_key.key.analyzer.reset();
+  const auto mismatch = mixnet::check_session(mixnet::Transcript{d.config.session, 3, net::signers_of(d.config.mix_chain), {analyzer_only_key}},
+                                              net::session_chain(d.config));
+  REQUIRE(mismatch.size() == 1);
+  CHECK(mismatch[0] == "round 0: encrypted under another key than the session's servers' and analyzer's");
 }
 
 TEST_CASE("verifiable chain over TCP: a server shuffles and proves an empty batch, and takes the next round after it") {
@@ -465,9 +553,9 @@ TEST_CASE("verifiable chain over TCP: a server shuffles and proves an empty batc
 }
 
 TEST_CASE("verifiable chain: an entry that makes every hop itself is refused by the analyzer and by verify --config, naming hop 1") {
-  // An analyzer-only round: every record is ElGamal under the analyzer's key, so whoever holds the
-  // batch can re-encrypt, permute and prove every hop. The entry does: it knows each record's sender
-  // (it authenticated them), so with its own permutations it would link every record to its sender.
+  // Re-encryption needs only the round's public key, so whoever holds the batch can re-encrypt,
+  // permute and prove every hop. The entry does: it knows each record's sender (it authenticated
+  // them), so with its own permutations it would link every record to its sender once it is opened.
   SystemRng rng;
   EsaRound e = esa_round(8, {1, 2, 3, 4, 5, 6, 7, 8}, rng);
   const auto& d = e.d;
@@ -489,11 +577,16 @@ TEST_CASE("verifiable chain: an entry that makes every hop itself is refused by 
   CHECK(error.find("hop 2: its server's signature does not verify") != std::string::npos);
   CHECK(error.find("hop 0") == std::string::npos);
 
-  // Its transcript, the analyzer's decryption added, as the entry would publish it.
+  // Its transcript as the entry would publish it, decrypted by every server and the analyzer (the
+  // shares made here with the servers' key files, which an honest server would not lend to a chain
+  // it took no part in): only the signatures are wrong.
   const mixnet::ProofContext dctx{d.config.session, 0, 3, 1};
-  rt.decrypted_by = {0};
-  rt.decryption = {mixnet::decryption_shares(dctx, 0, net::elgamal_key_of(d.analyzer), rt.hops.back().output, rng, 2)};
-  rt.records = mixnet::combine_decryption(rt.hops.back().output, rt.decryption, rt.decrypted_by, 1, 2);
+  for (std::uint32_t h = 0; h < 3; ++h) {
+    rt.decrypted_by.push_back(h);
+    rt.decryption.push_back(mixnet::decryption_shares(dctx, h, net::server_share(d.config, server_keys(d, h), h), rt.hops.back().output, rng, 2));
+  }
+  rt.analyzer_decryption = mixnet::decryption_shares(dctx, rt.key.analyzer_trustee(), net::elgamal_key_of(d.analyzer), rt.hops.back().output, rng, 2);
+  rt.records = mixnet::combine_decryption(mixnet::strip_shares(rt.hops.back().output, *rt.analyzer_decryption, 2), rt.decryption, rt.decrypted_by, 1, 2);
   const auto entry_key = net::signing_key_of(d.shuffler).public_key();
   const mixnet::Transcript own_signers{d.config.session, 3, {d.config.mix_chain[0].signer, entry_key, entry_key}, {rt}};
   const mixnet::Transcript session_signers{d.config.session, 3, net::signers_of(d.config.mix_chain), {rt}};

@@ -53,7 +53,7 @@ TEST_CASE("wire KAT: a frame header is 40 little-endian bytes in a fixed order")
   h.payload_length = 151;  // one party's count (4 bytes) and 3 messages of 49 bytes
   const auto bytes = net::encode_header(h);
   CHECK(to_hex(bytes) ==
-        "53504d43" "0d00" "0200" "000102030405060708090a0b0c0d0e0f" "07000000" "31000000" "03000000" "97000000");
+        "53504d43" "0e00" "0200" "000102030405060708090a0b0c0d0e0f" "07000000" "31000000" "03000000" "97000000");
   const auto back = net::decode_header(bytes, h.session, net::Limits{});
   CHECK(back.type == net::FrameType::submit);
   CHECK(back.round == 7);
@@ -71,7 +71,7 @@ TEST_CASE("wire KAT: an alive frame is type 13 and carries nothing") {
   h.session = counting_session();
   h.round = 2;
   CHECK(to_hex(net::encode_header(h)) ==
-        "53504d43" "0d00" "0d00" "000102030405060708090a0b0c0d0e0f" "02000000" "00000000" "00000000" "00000000");
+        "53504d43" "0e00" "0d00" "000102030405060708090a0b0c0d0e0f" "02000000" "00000000" "00000000" "00000000");
   CHECK(net::decode_header(net::encode_header(h), h.session, net::Limits{}).type == net::FrameType::alive);
   h.payload_length = 1;
   CHECK_THROWS_WITH_AS((void)net::decode_header(net::encode_header(h), h.session, net::Limits{}), doctest::Contains("alive frame with content"),
@@ -81,7 +81,7 @@ TEST_CASE("wire KAT: an alive frame is type 13 and carries nothing") {
 TEST_CASE("wire KAT: the key generation's frames are types 14 and 15, their round the step 1 to 5, without messages") {
   net::FrameHeader h{.type = net::FrameType::dkg, .session = counting_session(), .round = 3, .payload_length = 200};
   CHECK(to_hex(net::encode_header(h)) ==
-        "53504d43" "0d00" "0e00" "000102030405060708090a0b0c0d0e0f" "03000000" "00000000" "00000000" "c8000000");
+        "53504d43" "0e00" "0e00" "000102030405060708090a0b0c0d0e0f" "03000000" "00000000" "00000000" "c8000000");
   CHECK(net::decode_header(net::encode_header(h), h.session, net::Limits{}).type == net::FrameType::dkg);
   h.type = net::FrameType::dkg_answer;
   CHECK(to_hex(net::encode_header(h)).substr(12, 4) == "0f00");
@@ -128,7 +128,7 @@ TEST_CASE("wire KAT: the hello and the result payload") {
   hello.count = 5;
   hello.ephemeral_key = bytes_of<32>(alice_public);
   hello.config.fill(0xcc);
-  CHECK(to_hex(net::encode_hello(hello)) == "53504d48" "0d00" "0000" "000102030405060708090a0b0c0d0e0f" "04030201" "05000000" +
+  CHECK(to_hex(net::encode_hello(hello)) == "53504d48" "0e00" "0000" "000102030405060708090a0b0c0d0e0f" "04030201" "05000000" +
                                                 alice_public + std::string(64, 'c'));
   const auto back = net::decode_hello(net::encode_hello(hello));
   CHECK(back.first == 0x01020304);

@@ -32,7 +32,7 @@ struct MixChainReport {
 // One round of a verifiable chain, as the receivers verified it.
 struct VerifiableRound {
   std::uint32_t round = 0;
-  std::size_t records = 0, limbs = 0, trustees = 0, threshold = 0;
+  std::size_t records = 0, limbs = 0, trustees = 0, threshold = 0;  // trustees: the mix servers holding the key (t of them decrypt)
   std::vector<std::uint32_t> decrypted_by;
   std::string delivery;
 };

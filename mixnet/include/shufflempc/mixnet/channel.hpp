@@ -1,11 +1,12 @@
 // An anonymous channel through a verifiable re-encryption mix, every server in this process: the
-// parties encrypt each record (limbs of exponential ElGamal) under the round's key and prove they
+// parties encrypt each record (ElGamal of a point that carries it) under the round's key and prove they
 // know its plaintext (knowledge.hpp), the entry checks the round as every channel does
 // (complete_round) and the proofs, each of the k hops re-encrypts,
 // permutes, proves and signs its shuffle, the next hop (and at the end the receiver) checks that
-// proof and signature before it goes on, and the trustees decrypt with proved shares. MPC mode: the k servers hold the
-// key shared t-of-k (threshold.hpp; t = k by default: all of them needed); ESA mode: the analyzer
-// holds it. The round's whole record
+// proof and signature before it goes on, and the trustees decrypt with proved shares. The k servers
+// hold a key shared t-of-k (threshold.hpp; t = k by default: all of them needed); in ESA mode the
+// records are encrypted under that key plus the analyzer's, and the analyzer opens what the
+// servers' shares leave (decryption.hpp, RoundKey). The round's whole record
 // goes into a Transcript that anyone can check with verify_transcript.
 //
 // What this adds over InProcessMixChain is the defence against a malicious server (one that
@@ -49,7 +50,7 @@ class VerifiableMixChannel final : public AnonymousChannel {
   // test plays a server that alters its output.
   using HopFault = std::function<void(std::uint32_t round, std::uint32_t hop, CiphertextBatch& output)>;
   void inject_hop_fault(HopFault fault) { fault_ = std::move(fault); }
-  // Fault injection: these servers (0-based) are gone when an MPC-mode round is decrypted.
+  // Fault injection: these servers (0-based) are gone when a round is decrypted.
   void inject_absent_servers(std::vector<std::uint32_t> servers) { absent_ = std::move(servers); }
 
  private:
@@ -58,7 +59,7 @@ class VerifiableMixChannel final : public AnonymousChannel {
   std::unique_ptr<Rng> secret_rng_;
   TagKey tag_secret_{};  // the parties' tag keys derive from it (knowledge.hpp)
   DealtKey server_key_;
-  DealtKey analyzer_key_;
+  ElGamalKey analyzer_key_;
   std::vector<SigningKeyPair> signing_;  // each hop's server's
   std::vector<std::uint32_t> absent_;
   Transcript transcript_;

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -22,6 +23,27 @@
 #include "shufflempc/mixnet/threshold.hpp"
 
 namespace shufflempc::mixnet {
+
+// What a round's records are encrypted under: the mix servers' key, shared t-of-k among them, and
+// in a round delivered to the analyzer only the analyzer's key beside it: Y = A_0 + Y_A. A record
+// then opens only with t servers' shares and the analyzer's: the servers publish their proved
+// shares of the chain's output (never of a batch before it), and only the analyzer can open what is
+// left. Whoever holds the analyzer's key and the entry's share (the entry with the analyzer) thus
+// cannot open a record it saw sent while fewer than t of the servers are with them: what they learn
+// of the permutation is what the onion chain gives them, nothing.
+struct RoundKey {
+  ThresholdKey servers;
+  std::optional<Point> analyzer;  // in an analyzer-only round
+
+  // Y = A_0 (+ Y_A).
+  [[nodiscard]] Point key() const;
+  // The analyzer's index in its decryption proof's context: after the servers' (k).
+  [[nodiscard]] std::uint32_t analyzer_trustee() const { return static_cast<std::uint32_t>(servers.shares.size()); }
+  // "" if the servers' key holds (ThresholdKey::check) and the analyzer's, if any, is not the
+  // identity; otherwise what fails.
+  [[nodiscard]] std::string check() const;
+  friend bool operator==(const RoundKey&, const RoundKey&) = default;
+};
 
 // One trustee's shares for a whole batch (one per limb ciphertext, record-major) and the one proof
 // that covers them: the commitments A = w·G and B = w·C and the response s = w + e·x_k, where the
@@ -56,6 +78,10 @@ struct DecryptionShares {
 // it). Σ_k λ_k d_k: when the trustees are 0 .. t-1 (every server of a chain with t = k) the λ_k
 // are ±binomial(t, k), small integers, and it is a few additions a share; for other sets, one
 // interleaved multiplication a limb (Straus).
+// `batch` with `shares` taken off every c2: (c1, c2 - d), a batch under the rest of the key (the
+// analyzer's shares of an analyzer-only round leave the servers' part). Throws
+// std::invalid_argument if the shares do not cover the batch or a point is not canonical.
+[[nodiscard]] CiphertextBatch strip_shares(const CiphertextBatch& batch, const DecryptionShares& shares, unsigned threads);
 [[nodiscard]] MessageBatch combine_decryption(const CiphertextBatch& batch, std::span<const DecryptionShares> shares,
                                               std::span<const std::uint32_t> trustees, std::size_t width, unsigned threads,
                                               std::size_t* undecodable = nullptr);

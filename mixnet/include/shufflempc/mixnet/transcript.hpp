@@ -6,17 +6,19 @@
 // signature fails; `shufflempc verify FILE` prints that, and with `--config SESSION.json` also
 // checks that the file is that session's (check_session).
 //
-// File format (JSON, one object): {"format": "shufflempc-verifiable-mix/7", "session": HEX,
+// File format (JSON, one object): {"format": "shufflempc-verifiable-mix/8", "session": HEX,
 // "hops": K, "signers": [HEX, ...] (the K servers' Ed25519 keys, hop 0 first), "rounds": [{"round":
 // R, "delivery": "all-parties" | "analyzer-only", "width": W, "limbs": L, "key": {"threshold": T,
-// "commitments": [HEX, ...], "shares": [HEX, ...]}, "input": HEX, "input_proofs": HEX, "hops": [{"output": HEX, "proof":
-// HEX, "signature": HEX}, ...], "decryption": [{"trustee": I, "shares": HEX}, ...], "records": HEX},
-// ...]}; the binary layouts inside the hex strings are those of CiphertextBatch::to_bytes,
+// "commitments": [HEX, ...], "shares": [HEX, ...], "analyzer": HEX (analyzer-only rounds)}, "input": HEX,
+// "input_proofs": HEX, "hops": [{"output": HEX, "proof": HEX, "signature": HEX}, ...], "decryption":
+// [{"trustee": I, "shares": HEX}, ...] (the servers'), "analyzer_decryption": HEX (analyzer-only
+// rounds), "records": HEX}, ...]}; the binary layouts inside the hex strings are those of CiphertextBatch::to_bytes,
 // KnowledgeProofs::to_bytes, ShuffleProof::to_bytes and DecryptionShares::to_bytes. A field the format does not name, nesting
 // deeper than it, or a list longer than its bound is refused while the file is read, before anything
 // is built from it. Earlier versions are refused with what they lack (1: hop signatures; 4: proofs
 // of plaintext knowledge; 5: proofs and signatures that cover the record width; 6: records as one
-// group element and one decryption proof per trustee).
+// group element and one decryption proof per trustee; 7: analyzer-only rounds under a key that needs
+// the servers as well as the analyzer).
 #pragma once
 
 #include <cstdint>
@@ -38,7 +40,7 @@
 
 namespace shufflempc::mixnet {
 
-inline constexpr const char* transcript_format = "shufflempc-verifiable-mix/7";
+inline constexpr const char* transcript_format = "shufflempc-verifiable-mix/8";
 // Most hops a verifiable chain has (in process and over TCP).
 inline constexpr std::size_t max_hops = 16;
 // The largest transcript file read by default (Transcript::load): 1 GiB.
@@ -63,14 +65,15 @@ struct HopTranscript {
 struct RoundTranscript {
   std::uint32_t round = 0;
   Delivery delivery = Delivery::analyzer_only;
-  // Who decrypts: the mix servers (MPC mode, t of them) or the analyzer (ESA mode).
-  ThresholdKey key;
+  // Who decrypts: t of the mix servers, and in ESA mode the analyzer after them.
+  RoundKey key;
   std::size_t width = 0;  // record bytes
   CiphertextBatch input;
   KnowledgeProofs input_proofs;  // one per input record: its sender's tag and proof of plaintext knowledge
   std::vector<HopTranscript> hops;
-  std::vector<std::uint32_t> decrypted_by;    // the trustees who decrypted, ascending
+  std::vector<std::uint32_t> decrypted_by;    // the servers who decrypted, ascending
   std::vector<DecryptionShares> decryption;  // theirs, in that order
+  std::optional<DecryptionShares> analyzer_decryption;  // ESA mode: the analyzer's (trustee key.analyzer_trustee())
   MessageBatch records;                      // what the decryption gave
 };
 
@@ -112,7 +115,7 @@ void append_hop(std::vector<std::uint8_t>& out, const HopTranscript& hop);
 // std::invalid_argument naming what does not parse: a size, a count above `max_records` or the
 // hops, a point or scalar that is not canonical, a trustee out of range or listed twice.
 [[nodiscard]] RoundTranscript decode_evidence(std::span<const std::uint8_t> bytes, std::uint32_t round, Delivery delivery, std::size_t width,
-                                              const ThresholdKey& key, std::size_t hops, std::size_t max_records);
+                                              const RoundKey& key, std::size_t hops, std::size_t max_records);
 
 // "" if the proof of shuffle of hop `context.hop`, which took `input`, holds under `key` and the hop
 // is signed by `signer`; otherwise the first that fails ("the proof of shuffle does not verify:
@@ -128,9 +131,10 @@ void append_hop(std::vector<std::uint8_t>& out, const HopTranscript& hop);
 // Checks the key (the trustees' public shares on the committed polynomial), every input record's
 // proof of plaintext knowledge (under the round's key, naming how many fail), every hop's signature
 // by the transcript's signer of that hop and its proof of shuffle (each against its own input: a
-// later hop is checked even if an earlier one cheated), that
-// at least the threshold of distinct trustees decrypted, each one's decryption proofs, and that the
-// records are what the proved shares decrypt to.
+// later hop is checked even if an earlier one cheated), that at least the threshold of distinct
+// servers decrypted (none needed for an empty batch) and, in an analyzer-only round, the analyzer
+// too (and in no other round), each one's decryption proof, and that the records are what the
+// proved shares decrypt to.
 // The transcript checks only that it agrees with itself: its session id, signers and keys are its
 // own word. check_session ties it to a session (below).
 [[nodiscard]] Verdict verify_transcript(const Transcript& t, unsigned threads);
@@ -143,7 +147,7 @@ struct SessionChain {
     Delivery delivery = Delivery::analyzer_only;
     std::size_t limbs = 0;  // 0: the round carries no records (it does not cross the chain)
     std::size_t width = 0;  // the bytes its records decode to (the session config's record_width)
-    ThresholdKey key;       // what its records are encrypted under
+    RoundKey key;           // what its records are encrypted under
   };
   std::vector<Round> rounds;  // every round of the session, in order
 };

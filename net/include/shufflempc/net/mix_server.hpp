@@ -12,8 +12,8 @@
 //
 // In a verifiable chain (SessionConfig::mix) the records are ElGamal ciphertexts: the server takes a
 // round's batch in a shuffle frame, re-encrypts and permutes it and answers with the batch and its
-// proof of shuffle (shuffled). In a round delivered to every party it then takes the round's
-// evidence (decrypt): it checks that its own hop is there as it made it, and every other hop's
+// proof of shuffle (shuffled). It then takes the round's evidence (decrypt; in an analyzer-only
+// round too, whose key needs the servers' shares beside the analyzer's): it checks that its own hop is there as it made it, and every other hop's
 // proof, and only then answers with its proved decryption shares (decrypted), once per round, so
 // nobody can use it to decrypt anything but the output of a chain it took part in.
 // A session ends when its last round is mixed (and decrypted), when the entry aborts it, or when

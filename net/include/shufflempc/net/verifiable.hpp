@@ -6,16 +6,16 @@
 // their X25519 key. A round delivered to every party (MPC mode) is encrypted under the servers'
 // combined key (mixnet::combined_key: every server is needed to decrypt), or under the t-of-k key
 // they made together when the config carries one (SessionConfig::distributed_key, net/dkg.hpp); a
-// round delivered to the analyzer only (ESA mode) under the analyzer's key.
+// round delivered to the analyzer only (ESA mode) under that key plus the analyzer's
+// (mixnet::RoundKey): the servers decrypt first, and only the analyzer can open what they leave.
 //
 // A round. The parties encrypt each record (ElGamal of a point that carries it), prove that they
 // know its plaintext under a tag only they and the entry can compute (mixnet/knowledge.hpp), and
 // submit it as on any link; the entry (the shuffler) admits the records whose tags are their
 // senders' and whose proofs hold, re-encrypts, permutes and proves (hop 0),
 // sends the batch to each further server in turn (FrameType::shuffle / shuffled), checking each
-// proof as it arrives; in MPC mode it then sends the round's evidence to every server (decrypt /
-// decrypted), each of which checks every other hop's proof before it returns its proved
-// decryption shares. The result frame carries the evidence (mixnet::encode_evidence) and no
+// proof as it arrives; it then sends the round's evidence to every server (decrypt / decrypted),
+// each of which checks every other hop's proof before it returns its proved decryption shares. The result frame carries the evidence (mixnet::encode_evidence) and no
 // records: each receiver checks every proof itself and decrypts (open_evidence).
 #pragma once
 
@@ -36,11 +36,11 @@ namespace shufflempc::net {
 // otherwise what is wrong.
 [[nodiscard]] std::string check_verifiable_key(const VerifiableKey& key, const PublicKey& owner);
 
-// The key a round's records are encrypted under, as the transcript names it: in an all-parties
-// round the servers' distributed key if the config has one, else their combined key; the
-// analyzer's (1 of 1) in an analyzer-only round.
-[[nodiscard]] mixnet::ThresholdKey round_key(const SessionConfig& config, Delivery delivery);
-// Server `hop`'s decryption key for an all-parties round of `config`: its share of the distributed
+// The key a round's records are encrypted under, as the transcript names it: the servers'
+// distributed key if the config has one, else their combined key; in an analyzer-only round with
+// the analyzer's key beside it.
+[[nodiscard]] mixnet::RoundKey round_key(const SessionConfig& config, Delivery delivery);
+// Server `hop`'s decryption key for a round of `config`: its share of the distributed
 // key (recomputed from the key generation's transcript with its key file; std::invalid_argument if
 // it does not open), or of the combined key.
 [[nodiscard]] mixnet::ElGamalKey server_share(const SessionConfig& config, const KeyPair& keys, std::size_t hop);
@@ -84,8 +84,9 @@ struct Admitted {
 [[nodiscard]] mixnet::KnowledgeContext knowledge_context(const SessionConfig& config, std::uint32_t round, Delivery delivery);
 
 // The records of round `round` from its evidence, after every hop's proof of shuffle and every
-// trustee's decryption proof has been checked against `config`'s keys. In an analyzer-only round
-// `analyzer` (the analyzer's key file) decrypts, adding its proved shares to the transcript. The
+// server's decryption proof has been checked against `config`'s keys. In an analyzer-only round
+// `analyzer` (the analyzer's key file) then opens what the servers' shares leave, adding its proved
+// shares to the transcript. The
 // round's transcript (records included) is returned. `own` (if any) are the ciphertexts this
 // process submitted (without their proofs): each must be in the batch the entry admitted (an entry
 // that replaced records to isolate another sender's is caught by the senders it left out), checked

@@ -34,8 +34,9 @@ inline constexpr std::uint32_t hello_magic = 0x484d5053;  // "SPMH"
 // 11: the distributed key generation of a verifiable chain (the dkg and dkg_answer frames).
 // 12: a verifiable round's record width in the config, under every proof and signature. 13: a
 // verifiable record is one ciphertext of a point that carries it, and a decrypted frame a server's
-// shares with one proof for all of them.
-inline constexpr std::uint16_t wire_version = 13;
+// shares with one proof for all of them. 14: an analyzer-only round of a verifiable chain is
+// encrypted under the servers' key plus the analyzer's, and the servers decrypt it (decrypt frames).
+inline constexpr std::uint16_t wire_version = 14;
 inline constexpr std::size_t public_key_bytes = 32;
 inline constexpr std::size_t secret_key_bytes = 32;
 // The analyzer's identity on the wire (parties are 0 .. n-1).

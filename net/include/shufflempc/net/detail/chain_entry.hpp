@@ -73,8 +73,8 @@ class ChainEntry {
   // count, a proof or report that does not hold).
   [[nodiscard]] std::optional<std::string> take_shuffle(std::size_t hop, const FrameHeader& header, std::span<const std::uint8_t> payload);
 
-  // After every hop answered: whether the servers must decrypt (a verifiable chain's round
-  // delivered to all parties, with records), and then what each further server is sent (the
+  // After every hop answered: whether the servers must decrypt (a verifiable chain's round with
+  // records, in either delivery), and then what each further server is sent (the
   // evidence; the entry's own shares are computed here).
   [[nodiscard]] bool needs_decryption() const;
   [[nodiscard]] HopAsk decrypt_ask();
@@ -82,7 +82,7 @@ class ChainEntry {
   // The trustees whose shares the round needs (the key's threshold), and those taken so far (the
   // entry's own counts once decrypt_ask made them): with t < k, the round is decrypted without the
   // servers that do not answer, as long as t did.
-  [[nodiscard]] std::size_t trustees_needed() const { return rt_.key.threshold; }
+  [[nodiscard]] std::size_t trustees_needed() const { return rt_.key.servers.threshold; }
   [[nodiscard]] std::size_t trustees_decrypted() const { return rt_.decrypted_by.size(); }
 
   // What every receiver is sent, once every answer was taken: the round with its output (the
