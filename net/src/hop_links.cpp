@@ -39,13 +39,24 @@ asio::awaitable<Frame> HopLinks::ask(std::size_t hop, std::uint32_t round, Frame
     // The link being dialled: the deadline bounds the dial and the handshake too (a server that
     // accepts the connection and never answers, or is stopped, would otherwise hold the round).
     std::shared_ptr<SecureLink> dialing;
-    asio::steady_timer timer(*io_, config_->deadline);
-    timer.async_wait([&](std::error_code ec) {
-      if (ec) return;
-      timed_out = true;
-      if (current) current->close();
-      if (dialing) dialing->close();
-    });
+    asio::steady_timer timer(*io_);
+    // The deadline runs from the ask and again from each word that the server is computing (an
+    // alive frame of the round), but never past the round's limit from the ask: a server cannot
+    // hold the round open by saying so.
+    const auto limit_at = asio::steady_timer::clock_type::now() + config_->round_limit();
+    bool at_limit = false;
+    const auto arm = [&] {
+      const auto at = asio::steady_timer::clock_type::now() + config_->deadline;
+      at_limit = at >= limit_at;
+      timer.expires_at(std::min(at, limit_at));
+      timer.async_wait([&, armed = timer.expiry()](std::error_code ec) {
+        if (ec || timer.expiry() != armed) return;
+        timed_out = true;
+        if (current) current->close();
+        if (dialing) dialing->close();
+      });
+    };
+    arm();
     try {
       if (!current || !current->is_open()) {
         dialing = std::make_shared<SecureLink>(tcp::socket(*io_), config_->limits());
@@ -53,13 +64,24 @@ asio::awaitable<Frame> HopLinks::ask(std::size_t hop, std::uint32_t round, Frame
         dialing.reset();
       }
       current->send(type, round, width, count, payload);
-      Frame f = co_await current->receive();
-      timer.cancel();
-      co_return f;
+      for (;;) {
+        Frame f = co_await current->receive();
+        if (f.header.type != FrameType::alive) {
+          timer.cancel();
+          co_return f;
+        }
+        if (f.header.round != round)
+          throw std::runtime_error(name(hop) + " said it was computing round " + std::to_string(f.header.round) + " when asked for round " +
+                                   std::to_string(round));
+        arm();
+      }
     } catch (const std::system_error& e) {
       timer.cancel();
       if (current) current->close();
       current.reset();
+      if (timed_out && at_limit)
+        throw std::runtime_error(name(hop) + " was still computing at the round's limit of " + std::to_string(config_->round_limit().count()) +
+                                 " ms");
       if (timed_out)
         throw std::runtime_error(name(hop) + " did not answer within the round's deadline of " + std::to_string(config_->deadline.count()) +
                                  " ms");

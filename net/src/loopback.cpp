@@ -89,6 +89,7 @@ LoopbackChainRun run_loopback(const Protocol& protocol, std::span<const Value> i
   for (std::size_t h = 0; h < local.mix_servers.size(); ++h) {
     MixServerOptions mo;
     if (fault.tamper && fault.hop == h + 1) mo.tamper = fault.tamper;
+    if (fault.computing && fault.hop == h + 1) mo.computing = fault.computing;
     mo.gone_after_mix = std::find(fault.gone_after_mix.begin(), fault.gone_after_mix.end(), h + 1) != fault.gone_after_mix.end();
     mixers.push_back(std::make_unique<TcpMixServer>(local.mix_servers[h], std::vector<SessionConfig>{config}, "127.0.0.1", 0, Logger{}, mo));
     shuffler_options.hop_addresses.push_back("127.0.0.1:" + std::to_string(mixers.back()->port()));
@@ -123,7 +124,7 @@ RunResult run_over_loopback(const Protocol& protocol, std::span<const Value> inp
 LoopbackChainRun run_over_loopback_chain(const Protocol& protocol, std::span<const Value> inputs, Rng& rng, std::size_t mix_servers,
                                          const RunOptions& options, MixKind kind, const LoopbackFault& fault) {
   ChainSpec::make(mix_servers, kind).require_chain("a loopback chain run", "a chain");
-  if (fault.tamper && fault.hop >= mix_servers)
+  if ((fault.tamper || fault.computing) && fault.hop >= mix_servers)
     throw std::invalid_argument("the tampering hop must be in [0, " + std::to_string(mix_servers - 1) + "]");
   return run_loopback(protocol, inputs, rng, mix_servers, options, kind, fault);
 }

@@ -5,8 +5,10 @@
 #include <sodium.h>
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <stdexcept>
+#include <thread>
 
 #include "shufflempc/error.hpp"
 #include "shufflempc/merkle.hpp"
@@ -75,6 +77,7 @@ struct TcpMixServer::Impl : detail::SessionHost {
     BatchDigest decrypted_evidence{};
     std::shared_ptr<SecureLink> link;  // the entry's current link
     std::unique_ptr<asio::steady_timer> idle;
+    bool computing = false;  // a verifiable round's hop or decryption is being computed (on a worker thread)
   };
 
   // The io thread, keys, log, CSPRNG and unauthenticated connections: detail::SessionHost.
@@ -142,34 +145,75 @@ struct TcpMixServer::Impl : detail::SessionHost {
     else arm_idle(s);
   }
 
+  // Runs `work` on a thread of its own while this coroutine says on `link`, every quarter of the
+  // session's deadline, that this server is alive and computing round `round`: a server that
+  // proves a large batch on a slow or loaded machine is not taken by the entry for a dead one,
+  // while one that stops (SIGSTOP) says nothing and is named at the deadline. The entry waits for
+  // such words up to the round's limit (docs/network.md, "Deadlines"). The session's state is
+  // touched only here, on the io thread, before and after.
+  template <class Work>
+  asio::awaitable<void> compute(Served& s, SecureLink& link, std::uint32_t round, Work work) {
+    s.computing = true;
+    std::atomic<bool> finished{false};
+    std::exception_ptr error;
+    {
+      std::jthread worker([&] {
+        try {
+          if (options.computing) options.computing(round);
+          work();
+        } catch (...) {
+          error = std::current_exception();
+        }
+        finished = true;
+      });
+      const auto every = std::max(std::chrono::milliseconds(1), s.config.deadline / 4);
+      auto next_word = std::chrono::steady_clock::now() + every;
+      asio::steady_timer tick(io);
+      while (!finished) {  // polled: the worker never touches the io_context
+        tick.expires_after(std::chrono::milliseconds(2));
+        std::error_code ignored;
+        co_await tick.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+        if (!finished && std::chrono::steady_clock::now() >= next_word) {
+          if (link.is_open()) link.send(FrameType::alive, round, {});
+          next_word += every;
+        }
+      }
+    }
+    s.computing = false;
+    if (error) std::rethrow_exception(error);
+  }
+
   // A verifiable chain's shuffle frame: re-encrypt, permute, prove (and send it all back).
-  std::optional<std::string> take_shuffle(Served& s, SecureLink& link, detail::Frame& f) {
+  asio::awaitable<std::optional<std::string>> take_shuffle(Served& s, SecureLink& link, detail::Frame& f) {
     const std::uint32_t r = f.header.round;
     const std::string round = "round " + std::to_string(r);
     const MessageBatch batch = MessageBatch::from_bytes(f.header.width, std::move(f.payload));
     if (s.last.valid && r == s.last.round && s.last.type == FrameType::shuffled) {
-      if (batch_digest(batch) != s.last.received) return round + " was shuffled already, with another batch: a server shuffles each round once";
+      if (batch_digest(batch) != s.last.received) co_return round + " was shuffled already, with another batch: a server shuffles each round once";
       send_last(s, link);
-      return std::nullopt;
+      co_return std::nullopt;
     }
-    if (r != s.next_round) return round + " is out of order: the next round to shuffle is " + std::to_string(s.next_round);
-    if (r >= s.config.rounds.size()) return round + ": the session has " + std::to_string(s.config.rounds.size()) + " rounds";
+    if (r != s.next_round) co_return round + " is out of order: the next round to shuffle is " + std::to_string(s.next_round);
+    if (r >= s.config.rounds.size()) co_return round + ": the session has " + std::to_string(s.config.rounds.size()) + " rounds";
     const RoundShape& shape = s.config.rounds[r];
     // The chain carries the records' ciphertexts; their senders' proofs stay with the entry's evidence.
     const std::size_t limbs = chain_limbs(shape.width), cw = limbs * mixnet::ciphertext_bytes;
     if (limbs == 0 || f.header.width != cw)
-      return round + ": records of " + std::to_string(f.header.width) + " bytes, this chain takes " + std::to_string(cw);
+      co_return round + ": records of " + std::to_string(f.header.width) + " bytes, this chain takes " + std::to_string(cw);
     mixnet::CiphertextBatch in;
     try {
       in = mixnet::CiphertextBatch::from_bytes(limbs, batch.bytes(), round + "'s batch");
     } catch (const std::invalid_argument& e) {
-      return std::string(e.what());
+      co_return std::string(e.what());
     }
     const mixnet::Point key = round_key(s.config, shape.delivery).key();
     const mixnet::ProofContext ctx{s.config.session, r, s.hop, static_cast<std::uint32_t>(shape.record_width)};
     // Signed: the hop is this server's (its Ed25519 key in the session config), and nobody else's.
-    const mixnet::HopTranscript hop = mixnet::make_hop(ctx, key, in, signing, rng, rng, threads(), [&](mixnet::CiphertextBatch& out) {
-      if (options.tamper) options.tamper(r, out);
+    mixnet::HopTranscript hop;
+    co_await compute(s, link, r, [&] {
+      hop = mixnet::make_hop(ctx, key, in, signing, rng, rng, threads(), [&](mixnet::CiphertextBatch& out) {
+        if (options.tamper) options.tamper(r, out);
+      });
     });
     s.shuffled_output = hop.output.to_bytes();
     s.last.valid = true;
@@ -195,24 +239,47 @@ struct TcpMixServer::Impl : detail::SessionHost {
       link.close_after_flush();
       end(s, "went away after the mix (fault injection)");
     }
-    return std::nullopt;
+    co_return std::nullopt;
   }
 
   // A verifiable chain's decrypt frame: this server's proved shares of the chain's output, once the
   // evidence shows its own hop as it made it and every other hop's proof holds.
-  std::optional<std::string> take_decrypt(Served& s, SecureLink& link, detail::Frame& f) {
+  asio::awaitable<std::optional<std::string>> take_decrypt(Served& s, SecureLink& link, detail::Frame& f) {
     const std::uint32_t r = f.header.round;
     const std::string round = "round " + std::to_string(r);
     const BatchDigest digest = merkle::leaf(f.payload);  // the evidence as one record: its hash
     if (s.decrypted.valid && s.decrypted.round == r) {
-      if (digest != s.decrypted_evidence) return round + " was decrypted already, with other evidence: a server decrypts each round once";
+      if (digest != s.decrypted_evidence) co_return round + " was decrypted already, with other evidence: a server decrypts each round once";
       link.send(FrameType::decrypted, r, s.decrypted.width, s.decrypted.count, s.decrypted.payload);
-      return std::nullopt;
+      co_return std::nullopt;
     }
     if (!(s.last.valid && s.last.round == r && s.last.type == FrameType::shuffled))
-      return round + ": nothing to decrypt here (this server decrypts only the output of the round it shuffled last)";
+      co_return round + ": nothing to decrypt here (this server decrypts only the output of the round it shuffled last)";
     const RoundShape& shape = s.config.rounds[r];
     const std::size_t limbs = chain_limbs(shape.width), cw = limbs * mixnet::ciphertext_bytes;
+    // The evidence's checks and the shares, computed off the io thread: the answer or the refusal.
+    std::optional<std::string> refusal;
+    mixnet::DecryptionShares shares;
+    co_await compute(s, link, r, [&] { refusal = decrypt_evidence(s, r, shape, cw, f, shares); });
+    if (refusal) co_return refusal;
+    s.decrypted.valid = true;
+    s.decrypted.round = r;
+    // Items of 32 bytes: the shares, then the proof's A, B and s.
+    s.decrypted.width = static_cast<std::uint32_t>(mixnet::point_bytes);
+    s.decrypted.count = static_cast<std::uint32_t>(shares.shares.size() + mixnet::DecryptionShares::proof_bytes / mixnet::point_bytes);
+    s.decrypted.payload = shares.to_bytes();
+    s.decrypted_evidence = digest;
+    link.send(FrameType::decrypted, r, s.decrypted.width, s.decrypted.count, s.decrypted.payload);
+    if (r + 1 == s.config.rounds.size()) end(s, "");
+    co_return std::nullopt;
+  }
+
+  // A decrypt frame's evidence checked (its own hop as this server made it, every sender's proof,
+  // every other hop) and this server's proved shares of the last hop's output: the refusal, or
+  // none with `shares` made. Reads the session's state only (it runs off the io thread).
+  std::optional<std::string> decrypt_evidence(const Served& s, std::uint32_t r, const RoundShape& shape, std::size_t cw, const detail::Frame& f,
+                                              mixnet::DecryptionShares& shares) {
+    const std::string round = "round " + std::to_string(r);
     mixnet::RoundTranscript rt;
     try {
       rt = mixnet::decode_evidence(f.payload, r, shape.delivery, shape.record_width, round_key(s.config, shape.delivery), s.config.mix_chain.size(),
@@ -232,16 +299,7 @@ struct TcpMixServer::Impl : detail::SessionHost {
     if (auto faults = mixnet::hop_faults(s.config.session, rt, signers_of(s.config.mix_chain), threads(), s.hop); !faults.empty())
       return round + ": " + faults.front();
     const mixnet::ProofContext dctx{s.config.session, r, static_cast<std::uint32_t>(rt.hops.size()), static_cast<std::uint32_t>(shape.record_width)};
-    const auto shares = mixnet::decryption_shares(dctx, s.hop, *s.share, rt.hops.back().output, rng, threads());
-    s.decrypted.valid = true;
-    s.decrypted.round = r;
-    // Items of 32 bytes: the shares, then the proof's A, B and s.
-    s.decrypted.width = static_cast<std::uint32_t>(mixnet::point_bytes);
-    s.decrypted.count = static_cast<std::uint32_t>(shares.shares.size() + mixnet::DecryptionShares::proof_bytes / mixnet::point_bytes);
-    s.decrypted.payload = shares.to_bytes();
-    s.decrypted_evidence = digest;
-    link.send(FrameType::decrypted, r, s.decrypted.width, s.decrypted.count, s.decrypted.payload);
-    if (r + 1 == s.config.rounds.size()) end(s, "");
+    shares = mixnet::decryption_shares(dctx, s.hop, *s.share, rt.hops.back().output, rng, threads());
     return std::nullopt;
   }
 
@@ -282,12 +340,12 @@ struct TcpMixServer::Impl : detail::SessionHost {
   }
 
   // One frame from the entry: false when the link is done with (a goodbye, an abort, a refusal).
-  bool entry_frame(Served& s, SecureLink& link, detail::Frame& f, const std::string& peer) {
+  asio::awaitable<bool> entry_frame(Served& s, SecureLink& link, detail::Frame& f, const std::string& peer) {
     if (f.header.type == FrameType::abort) {
       s.goodbye = true;
       if (f.payload.empty()) {  // goodbye
         end(s, s.ended ? "" : "the entry ended the session before round " + std::to_string(s.next_round));
-        return false;
+        co_return false;
       }
       // Nothing more will come either way; a session this server finished failed elsewhere.
       const std::string reason = "the entry aborted the session: " + std::string(f.payload.begin(), f.payload.end());
@@ -296,21 +354,28 @@ struct TcpMixServer::Impl : detail::SessionHost {
         log(s.tag + "session failed: " + reason);
       }
       end(s, reason);
-      return false;
+      co_return false;
+    }
+    // A frame on a new link while the old one's round is still being computed (the entry dialled
+    // again): it waits for that computation, then is answered as a repeat.
+    while (s.computing) {
+      asio::steady_timer wait(io, std::chrono::milliseconds(2));
+      std::error_code ignored;
+      co_await wait.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
     }
     std::optional<std::string> refusal;
     const bool repeat = (s.last.valid && f.header.round == s.last.round) || (s.decrypted.valid && f.header.round == s.decrypted.round);
     if (verifiable(s) ? f.header.type != FrameType::shuffle && f.header.type != FrameType::decrypt : f.header.type != FrameType::mix)
       refusal = "unexpected frame type " + std::to_string(static_cast<int>(f.header.type));
     else if (s.ended && !repeat) refusal = "the session has ended";
-    else if (f.header.type == FrameType::shuffle) refusal = take_shuffle(s, link, f);
-    else if (f.header.type == FrameType::decrypt) refusal = take_decrypt(s, link, f);
+    else if (f.header.type == FrameType::shuffle) refusal = co_await take_shuffle(s, link, f);
+    else if (f.header.type == FrameType::decrypt) refusal = co_await take_decrypt(s, link, f);
     else refusal = take(s, link, f);
-    if (!refusal) return true;
+    if (!refusal) co_return true;
     log(s.tag + "the entry (" + peer + "): refused: " + *refusal);
     link.send(FrameType::abort, f.header.round, std::span(reinterpret_cast<const std::uint8_t*>(refusal->data()), refusal->size()));
     link.close_after_flush();
-    return false;
+    co_return false;
   }
 
   asio::awaitable<void> serve(std::shared_ptr<SecureLink> link) {
@@ -335,7 +400,7 @@ struct TcpMixServer::Impl : detail::SessionHost {
       s->link = link;
       while (link->is_open()) {
         detail::Frame f = co_await link->receive();
-        if (!entry_frame(*s, *link, f, peer)) break;
+        if (!co_await entry_frame(*s, *link, f, peer)) break;
       }
     } catch (const std::system_error& e) {
       // Silent: a peer that hangs up, and a connection closed here (evicted or out of time) before it

@@ -165,6 +165,32 @@ TEST_CASE("verifiable chain over TCP: a record altered after its sender proved i
   CHECK(mixnet::verify_transcript(copied.transcript, 2).ok());
 }
 
+TEST_CASE("verifiable chain over TCP: a further server that computes for longer than the deadline says it is alive and the round completes, and past the round's limit it is named") {
+  // A deadline of 600 ms; the round's limit 2 x 600 ms + 1 ms a party = 1208 ms from the entry's ask.
+  const Registry registry = builtin_registry();
+  const auto protocol = registry.create("randomized-response", {}, 8);
+  const std::vector<Value> inputs(8, Value(1));
+  const auto run_with = [&](std::chrono::milliseconds slow) {
+    SeededRng rng(15);
+    net::LoopbackFault fault;
+    fault.hop = 1;
+    fault.computing = [slow](std::uint32_t) { std::this_thread::sleep_for(slow); };
+    RunOptions options;
+    options.deadline = std::chrono::milliseconds(600);
+    return net::run_over_loopback_chain(*protocol, inputs, rng, 3, options, net::MixKind::verifiable, fault);
+  };
+  // 800 ms to shuffle and again to decrypt, each longer than the deadline: the alive frames carry it.
+  SeededRng plain_rng(15);
+  const RunResult plain = run_in_process(*protocol, inputs, plain_rng);
+  const auto slow = run_with(std::chrono::milliseconds(800));
+  CHECK(slow.result.output == plain.output);
+  CHECK(mixnet::verify_transcript(slow.transcript, 2).ok());
+  // 3 s: the round's limit comes first, and the line names the server and the limit.
+  const std::string error = shufflempc::test::error_text([&] { (void)run_with(std::chrono::milliseconds(3'000)); });
+  CHECK(error.find("mix server 1 (127.0.0.1:") != std::string::npos);
+  CHECK(error.find("was still computing at the round's limit of 1208 ms") != std::string::npos);
+}
+
 TEST_CASE("verifiable chain over TCP: records the entry does not admit are counted as discarded, and an empty batch crosses every server") {
   // Every record refused at the entry: each sender garbles its record as it sends it (a first point
   // that is not an encoding; its receipt calls it missing, which the sender of a malformed record

@@ -44,6 +44,9 @@ struct LoopbackChainRun {
 struct LoopbackFault {
   std::size_t hop = 0;  // 1 .. mix_servers - 1: that server's output; 0: the entry's admitted batch (ShufflerOptions::tamper_admitted)
   std::function<void(std::uint32_t round, mixnet::CiphertextBatch& output)> tamper;
+  // Further server `hop` as a slow machine: called before it computes a verifiable round's hop or
+  // decryption (MixServerOptions::computing).
+  std::function<void(std::uint32_t round)> computing;
   // The records as their senders submit them (TcpChannelOptions::tamper_records), any chain.
   std::function<void(std::uint32_t round, MessageBatch& records)> submitted;
   // The batch the entry admits, in the chain's encoding (ShufflerOptions::tamper_admitted), any chain.

@@ -16,6 +16,9 @@
 // round too, whose key needs the servers' shares beside the analyzer's): it checks that its own hop is there as it made it, and every other hop's
 // proof, and only then answers with its proved decryption shares (decrypted), once per round, so
 // nobody can use it to decrypt anything but the output of a chain it took part in.
+// While it computes a verifiable round's hop or decryption (on a thread of its own) it says on the
+// link, every quarter of the session's deadline, that it is alive (an alive frame of the round), so
+// the entry waits for a slow machine up to the round's limit and names a stopped one at the deadline.
 // A session ends when its last round is mixed (and decrypted), when the entry aborts it, or when
 // the entry sends nothing for the session's round limit plus 5 s; the server ends once every
 // session has and the entry has said goodbye (or, if its link was cut, after MixServerOptions::linger).
@@ -57,6 +60,10 @@ struct MixServerOptions {
   // shuffle, the server goes away (its port and links closed, its session failed), as a server
   // killed after the mix.
   bool gone_after_mix = false;
+  // For the tests: called before a verifiable round's hop or decryption is computed, on the thread
+  // that computes it, while the server says on its link that it is alive (a test plays a slow
+  // machine with it).
+  std::function<void(std::uint32_t round)> computing;
   // The adversary harness (tests, `mix-server --fault-adversary`, net/adversary.hpp): every frame
   // the server sends the entry once the entry's link is authenticated passes through this tap.
   FrameTap frame_tap;

@@ -29,7 +29,9 @@ class HopLinks {
   [[nodiscard]] std::string name(std::size_t hop) const;
   // Further server `hop`'s answer to one frame. A link lost on the way is dialled again once when
   // `retry` still holds (the round is still crossing the chain); throws std::runtime_error naming the
-  // server when it fails again or does not answer within the session's deadline.
+  // server when it fails again or does not answer within the session's deadline. Each alive frame
+  // of the round (the server says it is computing) starts the deadline again, up to the round's
+  // limit from the ask.
   asio::awaitable<Frame> ask(std::size_t hop, std::uint32_t round, FrameType type, std::uint32_t width, std::uint32_t count,
                              std::span<const std::uint8_t> payload, const bool& retry);
   // An abort frame to every open link (`reason` empty: goodbye, the session is complete), each then
