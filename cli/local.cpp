@@ -210,7 +210,7 @@ void add_local_command(CLI::App& app, const Registry& registry, Action& action) 
     auto& both = *owned;
     add_run_options(*cmd, info, both.first);
     cmd->add_option("--parties-per-process,-k", both.second.parties_per_process,
-                    "parties hosted by each party process, each with its own connection (default: N/8 rounded up)")
+                    "parties hosted by each party process, each with its own connection (default: N/8 rounded up; over a verifiable chain with a round to every party, N/cores rounded up: each party process checks the whole round)")
         ->check(CLI::Range(std::size_t{1}, net::max_session_parties));
     cmd->add_option("--deadline-ms", both.second.deadline_ms, "the shuffler's per-round deadline in milliseconds: a round ends this long after it last moved (a new link, a batch, a process saying its parties are still preparing theirs), and a process that says nothing for this long is dropped; a round's limit is twice this plus 1 ms per party (default 30000)")
         ->check(CLI::Range(std::size_t{1}, std::size_t{86'400'000}));

@@ -1,6 +1,7 @@
 #include "shufflempc/net/launcher.hpp"
 
 #include "shufflempc/net/dkg.hpp"
+#include "shufflempc/parallel.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -27,6 +28,7 @@
 #include "shufflempc/json.hpp"
 #include "shufflempc/net/adversary.hpp"
 #include "shufflempc/net/dkg.hpp"
+#include "shufflempc/parallel.hpp"
 #include "shufflempc/net/local.hpp"
 #include "shufflempc/net/tcp.hpp"
 #include "shufflempc/process.hpp"
@@ -425,11 +427,20 @@ LaunchResult collect(Processes& p, const LaunchOptions& options, bool in_time, s
 
 }  // namespace
 
+std::size_t default_party_processes(const SessionConfig& config) {
+  // Over a verifiable chain each party process checks every proof of a round delivered to every
+  // party, once for all the parties it hosts: processes beyond the cores repeat that check on the
+  // same cores and only slow the run.
+  const bool checks = config.mix == MixKind::verifiable &&
+                      std::any_of(config.rounds.begin(), config.rounds.end(), [](const RoundShape& r) { return r.delivery == Delivery::all_parties; });
+  return checks ? std::clamp<std::size_t>(hardware_threads(), 1, 8) : 8;
+}
+
 LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
   const std::size_t n = parties_;
   if (inputs.size() != n) throw std::invalid_argument("local launcher: one input per party is needed");
   std::size_t k = options_.parties_per_process;
-  if (k == 0) k = std::max<std::size_t>(1, (n + 7) / 8);
+  if (k == 0) k = std::max<std::size_t>(1, (n + default_party_processes(base_) - 1) / default_party_processes(base_));
   k = std::min(k, n);
   const std::size_t processes = (n + k - 1) / k;
   check_descriptors(base_.rounds, n, k, processes);

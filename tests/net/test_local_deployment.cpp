@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <stdexcept>
@@ -11,6 +12,7 @@
 
 #include "shufflempc/net/launcher.hpp"
 #include "shufflempc/net/local.hpp"
+#include "shufflempc/parallel.hpp"
 #include "shufflempc/registry.hpp"
 #include "support/paths.hpp"
 #include "support/temp_dir.hpp"
@@ -123,4 +125,20 @@ TEST_CASE("LocalLauncher: a run that lasts says how it goes, while the shuffler 
   REQUIRE_FALSE(lines.empty());
   CHECK(lines.front().find(" s: the shuffler and the analyzer running, ") != std::string::npos);
   CHECK(lines.front().find(" party processes (the run's limit: ") != std::string::npos);
+}
+
+TEST_CASE("LocalLauncher: at most 8 party processes, and over a verifiable chain with a round to every party at most one a core") {
+  // Each party process checks every proof of a verifiable round delivered to every party: more
+  // processes than cores would repeat that check on the same cores.
+  net::SessionConfig config;
+  config.rounds = {RoundShape::exactly(16, Delivery::all_parties, 1)};
+  CHECK(net::default_party_processes(config) == 8);
+  config.mix = net::MixKind::decryption;
+  CHECK(net::default_party_processes(config) == 8);
+  config.mix = net::MixKind::verifiable;
+  const std::size_t cores = std::clamp<std::size_t>(hardware_threads(), 1, 8);
+  CHECK(net::default_party_processes(config) == cores);
+  // Rounds that reach the analyzer only are checked by the analyzer alone.
+  config.rounds = {RoundShape::exactly(16, Delivery::analyzer_only, 1)};
+  CHECK(net::default_party_processes(config) == 8);
 }

@@ -23,7 +23,7 @@ namespace shufflempc::net {
 
 struct LaunchOptions {
   std::string executable;               // the shufflempc binary the processes run
-  std::size_t parties_per_process = 0;  // 0: at most 8 party processes
+  std::size_t parties_per_process = 0;  // 0: at most default_party_processes(config) party processes
   std::chrono::milliseconds deadline{30'000};  // the shuffler's per-round deadline
   std::string keep_dir;                 // empty: a fresh private temporary directory, removed at the end
   std::optional<std::uint64_t> seed;    // passed to every process (a reproducible simulation)
@@ -72,6 +72,11 @@ struct LaunchResult {
   Value process_resources = Value::array();
   double seconds = 0;
 };
+
+// The party processes `local` starts by default: 8, or over a verifiable chain with a round
+// delivered to every party as many as the machine has cores (at most 8), since each party process
+// checks the whole round.
+[[nodiscard]] std::size_t default_party_processes(const SessionConfig& config);
 
 class LocalLauncher {
  public:
