@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -46,7 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       case 4: {
         // Evidence for a round of `limbs`-limb records through 1 to 3 hops under a 2-of-2 key:
         // parsed, then every hop's proof checked (never accepted unless real).
-        const ThresholdKey key{2, {base_point(), base_point()}, {base_point(), base_point()}};
+        const RoundKey key{ThresholdKey{2, {base_point(), base_point()}, {base_point(), base_point()}}, std::nullopt};
         const auto r = decode_evidence(rest, 0, shufflempc::Delivery::all_parties, 2 * limbs, key, 1 + records % 3, 64);
         (void)hop_faults({}, r, std::vector<shufflempc::mixnet::SigningPublicKey>(r.hops.size()), 1);
         (void)check_knowledge({{}, 0, base_point()}, r.input, r.input_proofs, 1);
