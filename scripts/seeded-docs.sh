@@ -55,6 +55,10 @@ untimed() {
 status=0
 figures=0
 stale=0
+# Progress on stderr, a line a figure (some are studies of a minute or more).
+total=$(cat "$root"/docs/*.md | grep -c '^<!-- seeded' || true)
+started=$SECONDS
+progress() { echo "seeded-docs: [$((figures + 1))/$total, ${SECONDS}s] ${doc#"$root"/}: shufflempc $1" >&2; }
 for doc in "$root"/docs/*.md; do
   grep -q '^<!-- seeded' "$doc" || continue
   rewritten="$scratch/doc.md"
@@ -82,6 +86,7 @@ for doc in "$root"/docs/*.md; do
     if [[ "$line" =~ ^'<!-- seeded: '(.*)' -->'$ ]]; then
       args="${BASH_REMATCH[1]}"
       read -ra argv <<<"$args"
+      progress "$args"
       "$cli" "${argv[@]}" >"$scratch/new" 2>"$scratch/err" || { echo "seeded-docs: \`shufflempc $args\` failed:" >&2; cat "$scratch/err" >&2; exit 1; }
       : >"$scratch/old"
       in_block=1
@@ -89,6 +94,7 @@ for doc in "$root"/docs/*.md; do
       file="$root/docs/${BASH_REMATCH[1]}"
       args="${BASH_REMATCH[2]}"
       read -ra argv <<<"$args"
+      progress "$args --csv ${file#"$root"/}"
       "$cli" "${argv[@]}" --csv "$scratch/fresh.csv" >/dev/null 2>"$scratch/err" || { echo "seeded-docs: \`shufflempc $args\` failed:" >&2; cat "$scratch/err" >&2; exit 1; }
       figures=$((figures + 1))
       if ! diff -u <(untimed "$file") <(untimed "$scratch/fresh.csv") >"$scratch/diff"; then
@@ -112,4 +118,4 @@ if [[ $status != 0 ]]; then
   echo "seeded-docs: $stale of $figures seeded figures in docs/ are stale: regenerate them with bash scripts/seeded-docs.sh --write" >&2
   exit 1
 fi
-echo "seeded-docs: all $figures seeded figures in docs/ reproduce"
+echo "seeded-docs: all $figures seeded figures in docs/ reproduce ($((SECONDS - started)) s)"

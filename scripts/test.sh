@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --all
 ctest --test-dir build --output-on-failure -j"$(nproc)"
-# Every seeded figure in docs/ must be what its command prints now (about 30 s).
+# Every seeded figure in docs/ must be what its command prints now (about 3 minutes on 2 cores,
+# a progress line a figure on stderr).
 bash scripts/seeded-docs.sh build/bin/shufflempc
 if [[ "${1:-}" == "--sanitizers" ]]; then
   bash scripts/setup.sh --sanitize
