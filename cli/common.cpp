@@ -18,7 +18,13 @@ CLI::App* add_protocol_group(CLI::App& app, const std::string& name, const std::
   group->allow_extras();  // so that `NAME nope` reaches the callback below instead of a generic error
   group->callback([group, &registry] {
     const auto rest = group->remaining();
-    if (group->get_subcommands().empty()) (void)registry.get(rest.empty() ? std::string("(none given)") : rest.front());
+    if (group->get_subcommands().empty() && (rest.empty() || rest.front().starts_with('-'))) {
+      std::string names;
+      for (const auto& p : registry.all()) names += (names.empty() ? "" : ", ") + p.name;
+      throw std::invalid_argument("name the protocol first: " + group->get_parent()->get_name() + " " + group->get_name() +
+                                  " PROTOCOL [OPTIONS] (protocols: " + names + ")");
+    }
+    if (group->get_subcommands().empty()) (void)registry.get(rest.front());
     if (!rest.empty()) throw std::invalid_argument("unknown option or argument '" + rest.front() + "'");
   });
   return group;

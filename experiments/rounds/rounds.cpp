@@ -1,5 +1,6 @@
 // What each round buys: the rows of `shufflempc study rounds` (shufflempc/experiments/rounds.hpp).
 #include "shufflempc/experiments/rounds.hpp"
+#include "shufflempc/suggest.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -308,8 +309,12 @@ void validate(const RoundsStudyOptions& o) {
     const auto& all = rounds_functions();
     if (std::none_of(all.begin(), all.end(), [&](const auto& p) { return p.first == f; })) {
       std::string names;
-      for (const auto& p : all) names += (names.empty() ? "" : ", ") + p.first;
-      throw std::invalid_argument("--functions: '" + f + "' is not one of " + names);
+      std::vector<std::string> known;
+      for (const auto& p : all) {
+        names += (names.empty() ? "" : ", ") + p.first;
+        known.emplace_back(p.first);
+      }
+      throw std::invalid_argument("--functions: '" + f + "' is not one of " + names + did_you_mean(f, known));
     }
   }
 }

@@ -1,4 +1,5 @@
 #include "shufflempc/params.hpp"
+#include "shufflempc/suggest.hpp"
 
 #include "shufflempc/inputs.hpp"
 #include "shufflempc/numbers.hpp"
@@ -54,8 +55,12 @@ Params Params::parse(std::span<const ParamSpec> schema, const std::map<std::stri
     for (const auto& spec : schema) known = known || spec.name == name;
     if (!known) {
       std::string names;
-      for (const auto& spec : schema) names += (names.empty() ? "" : ", ") + spec.name;
-      throw std::invalid_argument("unknown parameter '" + name + "'" +
+      std::vector<std::string> all;
+      for (const auto& spec : schema) {
+        names += (names.empty() ? "" : ", ") + spec.name;
+        all.push_back(spec.name);
+      }
+      throw std::invalid_argument("unknown parameter '" + name + "'" + did_you_mean(name, all) +
                                   (names.empty() ? " (this protocol takes none)" : " (accepted: " + names + ")"));
     }
   }
@@ -80,7 +85,7 @@ Params Params::parse(std::span<const ParamSpec> schema, const std::map<std::stri
       case ParamType::choice: {
         bool ok = false;
         for (const auto& c : spec.choices) ok = ok || c == value;
-        if (!ok) throw bad("is not accepted");
+        if (!ok) throw std::invalid_argument(bad("is not accepted").what() + did_you_mean(value, spec.choices, "; "));
         break;
       }
       case ParamType::integer: {

@@ -1,4 +1,5 @@
 #include "shufflempc/registry.hpp"
+#include "shufflempc/suggest.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -20,8 +21,12 @@ const ProtocolInfo* Registry::find(const std::string& name) const {
 const ProtocolInfo& Registry::get(const std::string& name) const {
   if (const auto* p = find(name)) return *p;
   std::string names;
-  for (const auto& p : protocols_) names += (names.empty() ? "" : ", ") + p.name;
-  throw std::invalid_argument("unknown protocol '" + name + "' (known: " + names + ")");
+  std::vector<std::string> all;
+  for (const auto& p : protocols_) {
+    names += (names.empty() ? "" : ", ") + p.name;
+    all.push_back(p.name);
+  }
+  throw std::invalid_argument("unknown protocol '" + name + "'" + did_you_mean(name, all) + " (known: " + names + ")");
 }
 
 std::unique_ptr<Protocol> Registry::create(const std::string& name, const std::map<std::string, std::string>& params,

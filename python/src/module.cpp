@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "shufflempc/suggest.hpp"
 #include "shufflempc/attacks/xor_sum.hpp"
 #include "shufflempc/api/api.hpp"
 #include "shufflempc/parallel.hpp"
@@ -94,12 +95,26 @@ Value to_value(py::handle h) {
   return json_of(h);
 }
 
-// A count argument (trials, parties): a non-negative Python integer, else ValueError naming it.
-std::size_t count_of(const py::object& v, const char* name) {
-  if (!PyLong_Check(v.ptr()) || PyBool_Check(v.ptr()) || v.cast<py::int_>() < py::int_(0) ||
-      v.cast<py::int_>() > py::int_(static_cast<std::uint64_t>(SIZE_MAX)))
-    throw std::invalid_argument(std::string(name) + " must be a non-negative integer, got " + py::repr(v).cast<std::string>());
-  return v.cast<std::size_t>();
+// A count argument (parties, trials, k, ...): a non-negative whole number, as an int, a numpy integer
+// or a float that is exactly one (parties=1e5), else ValueError naming the argument (not pybind11's
+// TypeError listing the signature).
+std::size_t count_of(const py::handle& v, const char* name) {
+  const auto refuse = [&] {
+    return std::invalid_argument(std::string(name) + " must be a non-negative whole number, got " + py::repr(v).cast<std::string>());
+  };
+  if (PyBool_Check(v.ptr())) throw refuse();
+  py::int_ n;
+  if (PyFloat_Check(v.ptr())) {
+    const double d = v.cast<double>();
+    if (!(d >= 0 && d < 18446744073709551616.0) || d != std::floor(d)) throw refuse();
+    n = py::int_(static_cast<std::uint64_t>(d));
+  } else if (PyIndex_Check(v.ptr())) {
+    n = py::reinterpret_steal<py::int_>(PyNumber_Index(v.ptr()));
+  } else {
+    throw refuse();
+  }
+  if (n < py::int_(0) || n > py::int_(static_cast<std::uint64_t>(SIZE_MAX))) throw refuse();
+  return n.cast<std::size_t>();
 }
 
 py::object to_python(const Value& v) { return pyjson::from_json(v); }
@@ -122,7 +137,11 @@ std::string param_text(py::handle v) {
 }
 
 // Keyword arguments as a protocol's parameters: min_parties=... names --min-parties.
-std::map<std::string, std::string> params_of(const ProtocolInfo& info, const py::kwargs& kwargs) {
+// The protocol's parameters from the keyword arguments (min_parties or min-parties). A keyword that is
+// neither one of them nor one of the call's own (`keywords`, which pybind11 took already) is refused
+// naming the nearest of both, in Python's spelling.
+std::map<std::string, std::string> params_of(const ProtocolInfo& info, const py::kwargs& kwargs,
+                                             std::initializer_list<const char*> keywords = {}) {
   std::map<std::string, std::string> out;
   for (const auto& [key, value] : kwargs) {
     std::string name = key.cast<std::string>();
@@ -136,6 +155,19 @@ std::map<std::string, std::string> params_of(const ProtocolInfo& info, const py:
       for (auto& c : dashed)
         if (c == '_') c = '-';
       if (declared(dashed)) name = dashed;
+    }
+    if (!declared(name)) {
+      std::vector<std::string> known;
+      std::string listed;
+      for (const auto& p : info.params) {
+        std::string python = p.name;
+        std::replace(python.begin(), python.end(), '-', '_');
+        listed += (listed.empty() ? "" : ", ") + python;
+        known.push_back(std::move(python));
+      }
+      for (const char* k : keywords) known.emplace_back(k);
+      throw std::invalid_argument("unknown keyword argument '" + name + "'" + did_you_mean(name, known) + " (" + info.name +
+                                  (listed.empty() ? " takes no parameters" : "'s parameters: " + listed) + ")");
     }
     if (!value.is_none()) out[name] = param_text(value);
   }
@@ -228,10 +260,10 @@ py::dict columns_to_python(const std::vector<study::Column>& cols) {
 // A configured protocol, for a researcher who calls its parties and analyzer directly.
 class PyProtocol {
  public:
-  PyProtocol(const std::string& name, std::size_t parties, std::size_t min_parties, const py::kwargs& kwargs)
+  PyProtocol(const std::string& name, const py::object& parties, const py::object& min_parties, const py::kwargs& kwargs)
       : info_(&registry().get(name)),
-        parties_(parties),
-        protocol_(registry().create(name, params_of(*info_, kwargs), parties, min_parties)) {}
+        parties_(count_of(parties, "parties")),
+        protocol_(registry().create(name, params_of(*info_, kwargs, {"min_parties"}), parties_, count_of(min_parties, "min_parties"))) {}
 
   [[nodiscard]] std::string name() const { return info_->name; }
   [[nodiscard]] std::size_t parties() const { return parties_; }
@@ -360,7 +392,9 @@ class PyProtocol {
   }
 
   // One simulated execution (what a study runs per trial): inputs drawn as `inputs` says.
-  [[nodiscard]] py::object trial(std::optional<std::size_t> parties, const std::string& inputs, const py::object& seed) const {
+  [[nodiscard]] py::object trial(const py::object& parties_arg, const std::string& inputs, const py::object& seed) const {
+    const std::optional<std::size_t> parties =
+        parties_arg.is_none() ? std::nullopt : std::optional<std::size_t>(count_of(parties_arg, "parties"));
     std::optional<TrialResult> r;
     const auto seed_value = seed_of(seed);  // read with the GIL held
     {
@@ -399,21 +433,25 @@ class PyProtocol {
   std::unique_ptr<Protocol> protocol_;
 };
 
-py::object run(const std::string& name, const py::object& inputs, std::optional<std::size_t> parties, const py::object& seed,
-               const std::string& random_inputs, std::size_t min_parties, std::size_t dropouts, std::size_t mix_servers,
-               const std::string& mix, const std::string& transcript, std::size_t decryption_threshold, const py::kwargs& kwargs) {
+py::object run(const std::string& name, const py::object& inputs, const py::object& parties_arg, const py::object& seed,
+               const std::string& random_inputs, const py::object& min_parties, const py::object& dropouts,
+               const py::object& mix_servers_arg, const std::string& mix, const std::string& transcript,
+               const py::object& decryption_threshold, const py::kwargs& kwargs) {
+  std::size_t mix_servers = count_of(mix_servers_arg, "mix_servers");
   api::RunRequest req;
   req.protocol = name;
-  req.params = params_of(registry().get(name), kwargs);
+  req.params = params_of(registry().get(name), kwargs,
+                         {"inputs", "parties", "seed", "random_inputs", "min_parties", "dropouts", "mix_servers", "mix", "transcript",
+                          "decryption_threshold"});
   if (!inputs.is_none()) {
     req.inputs = values_of(inputs);
   }
-  if (!parties && !req.inputs) throw std::invalid_argument("run needs inputs or parties");
-  req.parties = parties.value_or(req.inputs ? req.inputs->size() : 0);
+  if (parties_arg.is_none() && !req.inputs) throw std::invalid_argument("run needs inputs or parties");
+  req.parties = parties_arg.is_none() ? req.inputs->size() : count_of(parties_arg, "parties");
   req.random_inputs = random_inputs;
   req.seed = seed_of(seed);
-  req.min_parties = min_parties;
-  req.dropouts = dropouts;
+  req.min_parties = count_of(min_parties, "min_parties");
+  req.dropouts = count_of(dropouts, "dropouts");
   if (mix_servers == 0) {
     // The spelling of "no chain" before 0.2; mix_servers counts the servers now, the shuffler first.
     if (PyErr_WarnEx(PyExc_DeprecationWarning, "mix_servers=0 is spelled mix_servers=1 now (the one shuffler, no chain)", 1) != 0)
@@ -423,7 +461,7 @@ py::object run(const std::string& name, const py::object& inputs, std::optional<
   req.mix_servers = mix_servers;
   req.mix = mix;
   req.transcript = transcript;
-  req.decryption_threshold = decryption_threshold;
+  req.decryption_threshold = count_of(decryption_threshold, "decryption_threshold");
   Value report;
   {
     py::gil_scoped_release release;
@@ -589,7 +627,7 @@ PYBIND11_MODULE(_core, m) {
   py::class_<PyProtocol>(m, "Protocol",
                          "A protocol configured for a number of parties: its rounds' shapes, what it predicts, and for "
                          "one-round protocols the randomizer (encode), the shuffle and the analyzer (analyze) to call one by one.")
-      .def(py::init<const std::string&, std::size_t, std::size_t, const py::kwargs&>(), py::arg("name"), py::arg("parties"),
+      .def(py::init<const std::string&, const py::object&, const py::object&, const py::kwargs&>(), py::arg("name"), py::arg("parties"),
            py::kw_only(), py::arg("min_parties") = 0,
            "Protocol(name, parties, *, min_parties=0, **params): params are the protocol's parameters (min_parties "
            "also spelled with a dash on the command line); a bad one raises ValueError naming it and its range.")
@@ -640,11 +678,12 @@ PYBIND11_MODULE(_core, m) {
 
   m.def(
       "account_amplify",
-      [](std::uint64_t parties, double epsilon0, double delta, std::uint64_t k, std::uint64_t rounds, double pld_step) {
+      [](const py::object& parties, double epsilon0, double delta, const py::object& k, const py::object& rounds, double pld_step) {
         Value v;
+        const api::AmplifyQuery q{count_of(parties, "parties"), epsilon0, delta, count_of(k, "k"), count_of(rounds, "rounds"), pld_step};
         {
           py::gil_scoped_release release;
-          v = api::account_amplify({parties, epsilon0, delta, k, rounds, pld_step});
+          v = api::account_amplify(q);
         }
         return to_python(v);
       },
@@ -653,9 +692,9 @@ PYBIND11_MODULE(_core, m) {
       "bounds composed over the rounds: what `shufflempc account amplify --json` prints.");
   m.def(
       "account_local",
-      [](std::uint64_t parties, double epsilon, double delta, std::uint64_t k, const std::string& protocol) {
+      [](const py::object& parties, double epsilon, double delta, const py::object& k, const std::string& protocol) {
         Value v;
-        const api::LocalQuery q{parties, epsilon, delta, k};
+        const api::LocalQuery q{count_of(parties, "parties"), epsilon, delta, count_of(k, "k")};
         // A protocol's choice first (account local --protocol): a Python-defined one's configure
         // runs under the GIL, so this is asked before the GIL is released.
         std::optional<Value> choice;
@@ -673,12 +712,13 @@ PYBIND11_MODULE(_core, m) {
       "that protocol's choice first, under 'protocol', as `account local --protocol NAME --json` puts it.");
   m.def(
       "account_noise",
-      [](const std::string& noise, std::uint64_t parties, double epsilon, std::optional<double> delta, std::optional<double> p,
-         std::optional<double> scale, double shape, std::uint64_t sensitivity) {
+      [](const std::string& noise, const py::object& parties, double epsilon, std::optional<double> delta, std::optional<double> p,
+         std::optional<double> scale, double shape, const py::object& sensitivity) {
         Value v;
+        const api::NoiseQuery q{noise, count_of(parties, "parties"), epsilon, delta, p, scale, shape, count_of(sensitivity, "sensitivity")};
         {
           py::gil_scoped_release release;
-          v = api::account_noise({noise, parties, epsilon, delta, p, scale, shape, sensitivity});
+          v = api::account_noise(q);
         }
         return to_python(v);
       },

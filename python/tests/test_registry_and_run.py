@@ -81,6 +81,39 @@ def test_run_with_dropouts_and_a_mix_chain():
     assert chained["output"] == plain["output"]
 
 
+def test_counts_take_exact_floats_and_numpy_integers_and_refuse_the_rest_naming_the_argument():
+    by_int = shufflempc.run("counting", parties=100000, seed=3)
+    by_float = shufflempc.run("counting", parties=1e5, seed=3)
+    assert by_float["parties"] == 100000 and by_float["output"] == by_int["output"]
+    assert shufflempc.run("counting", parties=np.int64(2000), min_parties=np.uint16(1000), seed=1)["parties"] == 2000
+    assert shufflempc.Protocol("counting", 1e4).parties == 10000
+    assert shufflempc.account_amplify(parties=1e5, epsilon0=1)["parties"] == 100000
+    for kwargs, name in [({"parties": 2.5}, "parties"), ({"parties": True}, "parties"), ({"parties": "100"}, "parties"),
+                         ({"parties": -3}, "parties"), ({"parties": float("nan")}, "parties"),
+                         ({"parties": 1000, "min_parties": 2.5}, "min_parties"), ({"parties": 1000, "dropouts": -1}, "dropouts")]:
+        with pytest.raises(ValueError, match=f"^{name} must be a non-negative whole number, got "):
+            shufflempc.run("counting", **kwargs)
+    with pytest.raises(ValueError, match="^parties must be a non-negative whole number, got 1000.1"):
+        shufflempc.Protocol("counting", 1000.1)
+    with pytest.raises(ValueError, match="^k must be a non-negative whole number"):
+        shufflempc.account_local(parties=1000, epsilon=1, k=2.5)
+
+
+def test_a_mistyped_name_is_answered_with_the_nearest():
+    with pytest.raises(ValueError, match="unknown protocol 'countng': did you mean 'counting'[?]"):
+        shufflempc.run("countng", parties=100)
+    with pytest.raises(ValueError, match="unknown keyword argument 'epsilom': did you mean 'epsilon'[?] .counting's parameters: "
+                                         "epsilon, delta, noise."):
+        shufflempc.run("counting", parties=1000, epsilom=1)
+    with pytest.raises(ValueError, match="unknown keyword argument 'min_partys': did you mean 'min_parties'[?]"):
+        shufflempc.run("counting", parties=1000, min_partys=10)
+    with pytest.raises(ValueError, match="unknown keyword argument 'input_bit': did you mean 'input_bits'[?]"):
+        shufflempc.Protocol("split-mix-sum", 10, input_bit=8)
+    with pytest.raises(ValueError, match="'noise' = calibratd is not accepted: must be one of: lecture, calibrated; "
+                                         "did you mean 'calibrated'[?]"):
+        shufflempc.run("counting", parties=1000, noise="calibratd")
+
+
 def test_bad_parameters_name_themselves():
     with pytest.raises(ValueError, match="epsilon"):
         shufflempc.run("counting", parties=100, epsilon=-1)

@@ -65,9 +65,9 @@ def test_study_presets_progress_and_errors():
     assert int(top_seed["seed"][0]) == 2**64 - 1  # exact, past double's 2^53
     with pytest.raises(ValueError, match="^trials must be in"):
         shufflempc.study(protocols="counting", trials=0, progress=False)
-    with pytest.raises(ValueError, match="trials must be a non-negative integer, got -1"):
+    with pytest.raises(ValueError, match="trials must be a non-negative whole number, got -1"):
         shufflempc.study(protocols="counting", trials=-1, progress=False)
-    with pytest.raises(ValueError, match="parties must be a non-negative integer, got 2.5"):
+    with pytest.raises(ValueError, match="parties must be a non-negative whole number, got 2.5"):
         shufflempc.study(protocols="counting", parties=2.5, progress=False)
     with pytest.raises(ValueError, match="unknown protocol"):
         shufflempc.study(protocols="no-such", progress=False)

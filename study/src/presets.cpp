@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "shufflempc/study/study.hpp"
+#include "shufflempc/suggest.hpp"
 
 namespace shufflempc::study {
 namespace {
@@ -195,7 +196,7 @@ Spec preset(const std::string& name) {
     }
   std::string names;
   for (const auto& p : presets) names += (names.empty() ? "" : ", ") + std::string(p.name);
-  throw std::invalid_argument("--preset: unknown preset '" + name + "' (presets: " + names + ")");
+  throw std::invalid_argument("--preset: unknown preset '" + name + "'" + did_you_mean(name, preset_names()) + " (presets: " + names + ")");
 }
 
 }  // namespace shufflempc::study

@@ -1,4 +1,5 @@
 #include "shufflempc/study/study.hpp"
+#include "shufflempc/suggest.hpp"
 
 #include "shufflempc/numbers.hpp"
 #include "shufflempc/study/csv.hpp"
@@ -174,8 +175,12 @@ void validate(const Registry& registry, Spec& spec) {
     const ProtocolInfo* info = registry.find(s.protocol);
     if (info == nullptr) {
       std::string names;
-      for (const auto& p : registry.all()) names += (names.empty() ? "" : ", ") + p.name;
-      throw std::invalid_argument("--protocol: unknown protocol '" + s.protocol + "' (protocols: " + names + ")");
+      std::vector<std::string> all;
+      for (const auto& p : registry.all()) {
+        names += (names.empty() ? "" : ", ") + p.name;
+        all.push_back(p.name);
+      }
+      throw std::invalid_argument("--protocol: unknown protocol '" + s.protocol + "'" + did_you_mean(s.protocol, all) + " (protocols: " + names + ")");
     }
     std::string label = s.protocol;
     for (auto& [key, value] : s.params) {

@@ -124,31 +124,75 @@ TEST_CASE("run reads inputs from a file and checks their count") {
   std::remove(path.c_str());
 }
 
-TEST_CASE("wrong or missing arguments: one clear line naming the problem, usage, exit code 2") {
-  struct Case {
-    const char* args;
-    const char* says;
-  };
-  for (const Case c : {Case{"run counting --parties 1000 --noise lecture", "parties must be at least 1393"},
-                       Case{"run counting --parties 10", "no noise rate p <= 1/2 makes 10 parties (epsilon, delta)-DP"},
-                       Case{"run counting --parties 5000 --epsilon 2", "parameter 'epsilon' = 2 is out of range: must be a number in (0, 1]"},
-                       Case{"run counting --parties 5000 --noise loud", "one of: lecture, calibrated"},
-                       Case{"run counting", "--parties is required"},
-                       Case{"run counting --parties 5000 --bogus 1", "--bogus"},
-                       Case{"run nope", "unknown protocol 'nope'"},
-                       Case{"run counting --parties 10 --inputs /nonexistent", "/nonexistent"},
-                       Case{"run counting --parties 5000 --random-inputs weird", "--random-inputs 'weird'"},
-                       Case{"frobnicate", "unknown command 'frobnicate'"},
-                       Case{"run counting --parties 5000 --min-parties -1", "--min-parties: must be a whole number in [0, 100000000], got '-1'"},
-                       Case{"run counting --parties 5000 --min-parties 6000", "min-parties = 6000 is out of range: must be in [0, parties = 5000]"},
-                       Case{"run counting --parties 5000 --seed 1e23", "--seed: must be a whole number in [0, 2^64 - 1], got '1e23'"},
-                       Case{"run counting --parties 5000 --inputs /dev/zero", "--inputs /dev/zero is not a regular file"}}) {
+namespace {
+
+// Each command line is a usage error: exit code 2, its line says `says`, a usage line follows, nothing on stdout.
+struct UsageCase {
+  const char* args;
+  const char* says;
+};
+void refused_as_usage(std::initializer_list<UsageCase> cases) {
+  for (const UsageCase& c : cases) {
     const auto r = run_command(cli() + " " + c.args);
     CHECK_MESSAGE(r.exit_code == 2, std::string(c.args));
     CHECK_MESSAGE(r.err.find(c.says) != std::string::npos, std::string(c.args) << " said: " << r.err);
     CHECK_MESSAGE(r.err.find("usage: ") != std::string::npos, std::string(c.args));
     CHECK(r.out.empty());
   }
+}
+
+}  // namespace
+
+TEST_CASE("wrong or missing arguments: one clear line naming the problem, usage, exit code 2") {
+  refused_as_usage({UsageCase{"run counting --parties 1000 --noise lecture", "parties must be at least 1393"},
+                    UsageCase{"run counting --parties 10", "no noise rate p <= 1/2 makes 10 parties (epsilon, delta)-DP"},
+                    UsageCase{"run counting --parties 5000 --epsilon 2", "parameter 'epsilon' = 2 is out of range: must be a number in (0, 1]"},
+                    UsageCase{"run counting --parties 5000 --noise loud", "one of: lecture, calibrated"},
+                    UsageCase{"run counting", "--parties is required"},
+                    UsageCase{"run counting --parties 5000 --bogus 1", "--bogus"},
+                    UsageCase{"run nope", "unknown protocol 'nope'"},
+                    UsageCase{"run counting --parties 10 --inputs /nonexistent", "/nonexistent"},
+                    UsageCase{"run counting --parties 5000 --random-inputs weird", "--random-inputs 'weird'"},
+                    UsageCase{"frobnicate", "unknown command 'frobnicate'"},
+                    UsageCase{"run counting --parties 5000 --min-parties -1", "--min-parties: must be a whole number in [0, 100000000], got '-1'"},
+                    UsageCase{"run counting --parties 5000 --min-parties 6000", "min-parties = 6000 is out of range: must be in [0, parties = 5000]"},
+                    UsageCase{"run counting --parties 5000 --seed 1e23", "--seed: must be a whole number in [0, 2^64 - 1], got '1e23'"},
+                    UsageCase{"run counting --parties 5000 --inputs /dev/zero", "--inputs /dev/zero is not a regular file"}});
+}
+
+TEST_CASE("a typo is named first with the nearest name: flags, commands, subcommands, protocols, presets and choices") {
+  refused_as_usage({UsageCase{"run counting --partys 100", "error: unknown option '--partys': did you mean '--parties'?"},
+                    UsageCase{"run counting --parties 100 --epsilom 1", "error: unknown option '--epsilom': did you mean '--epsilon'?"},
+                    UsageCase{"run counting --parties 5000 --epsilom=1", "error: unknown option '--epsilom': did you mean '--epsilon'?"},
+                    UsageCase{"account amplify --parties 1000 --epsilon 4", "error: unknown option '--epsilon': did you mean '--epsilon0'?"},
+                    UsageCase{"run counting --parties 5000 -x", "error: unknown option '-x'\n"},
+                    UsageCase{"rnu counting", "error: unknown command 'rnu': did you mean 'run'? (commands: list, run,"},
+                    UsageCase{"account amplfy --epsilon0 1", "error: unknown subcommand 'amplfy' of account: did you mean 'amplify'? (subcommands: amplify, local, noise)"},
+                    UsageCase{"study roudns", "error: unknown subcommand 'roudns' of study: did you mean 'rounds'?"},
+                    UsageCase{"run countng --parties 10", "error: unknown protocol 'countng': did you mean 'counting'? (known: card-and,"},
+                    UsageCase{"local histgram --parties 10", "error: unknown protocol 'histgram': did you mean 'histogram'?"},
+                    UsageCase{"run --partys 10", "error: name the protocol first: shufflempc run PROTOCOL [OPTIONS] (protocols: card-and,"},
+                    UsageCase{"run", "error: name the protocol first: shufflempc run PROTOCOL [OPTIONS]"},
+                    UsageCase{"study --preset counting-epsilom", "error: --preset: unknown preset 'counting-epsilom': did you mean 'counting-epsilon'?"},
+                    UsageCase{"study --protocol countng --vary epsilon=0.5", "unknown protocol 'countng': did you mean 'counting'?"},
+                    UsageCase{"run counting --parties 5000 --noise calibratd",
+                         "parameter 'noise' = calibratd is not accepted: must be one of: lecture, calibrated; did you mean 'calibrated'?"},
+                    UsageCase{"run counting --parties 1.5", "error: --parties: must be a whole number, got '1.5'"},
+                    UsageCase{"run counting --parties 2e8", "--parties: Value 200000000 not in range 1 to 100000000"}});
+}
+
+TEST_CASE("whole-number options take an exact integer in scientific notation, as the protocols' integer parameters do") {
+  const auto r = run_command(cli() + " run counting --parties 1e4 --seed 1e3 --min-parties 5e3 --json");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto report = nlohmann::json::parse(r.out);
+  CHECK(report["parties"] == 10000);
+  CHECK(report["details"]["min_parties"] == 5000);
+  const auto digits = run_command(cli() + " run counting --parties 10000 --seed 1000 --min-parties 5000 --json");
+  REQUIRE(digits.exit_code == 0);
+  CHECK(nlohmann::json::parse(digits.out)["output"] == report["output"]);  // the same run, seed 1e3 is seed 1000
+  const auto study = run_command(cli() + " study --protocol counting --parties 2e4 --trials 1e1 --vary epsilon=1 --seed 1 --csv /dev/stdout --jobs 1");
+  REQUIRE_MESSAGE(study.exit_code == 0, study.err);
+  CHECK(study.out.find(",20000,") != std::string::npos);
 }
 
 TEST_CASE("the version: shufflempc --version prints it, and with no argument it is printed with every command, exit 0") {
