@@ -22,8 +22,8 @@ namespace {
 
 
 void print_table(const study::Spec& spec, const std::vector<study::Cell>& cells) {
-  std::cout << fmt::format("{:<40} {:<22} {:>9} {:>12} {:>25} {:>12} {:>10} {:>10}\n", "series", "point", "parties", "rmse",
-                           "95% interval", "predicted", "s/trial", "msgs/user");
+  std::cout << fmt::format("{:<40} {:<22} {:>9} {:>12} {:>25} {:>14} {:>10} {:>10}\n", "series", "point", "parties", "rmse",
+                           "95% interval", "predicted rmse", "s/trial", "msgs/user");
   for (const auto& c : cells) {
     std::string point;
     for (const auto& [k, v] : c.point) point += (point.empty() ? "" : " ") + k + "=" + v.text;
@@ -34,8 +34,8 @@ void print_table(const study::Spec& spec, const std::vector<study::Cell>& cells)
     }
     const auto& m = c.summary;
     const auto num = [](const std::optional<double>& v) { return v ? fmt::format("{:.4g}", *v) : std::string("-"); };
-    std::cout << fmt::format("{:<40} {:<22} {:>9} {:>12} {:>25} {:>12} {:>10.4f} {:>10.3g}\n", label, point, c.parties, num(m.rmse),
-                             m.rmse ? fmt::format("[{:.4g}, {:.4g}]", *m.rmse_low, *m.rmse_high) : std::string("-"), num(m.predicted_sd),
+    std::cout << fmt::format("{:<40} {:<22} {:>9} {:>12} {:>25} {:>14} {:>10.4f} {:>10.3g}\n", label, point, c.parties, num(m.rmse),
+                             m.rmse ? fmt::format("[{:.4g}, {:.4g}]", *m.rmse_low, *m.rmse_high) : std::string("-"), num(m.predicted_rmse),
                              m.seconds, m.messages_per_user);
   }
 }

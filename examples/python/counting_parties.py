@@ -40,13 +40,13 @@ def main():
         low, high = table["rmse_low"][rows], table["rmse_high"][rows]
         line, = ax.plot(n, rmse, marker="o", label=series)
         ax.fill_between(n, low, high, color=line.get_color(), alpha=0.15)
-        predicted = table["predicted_sd"][rows]
+        predicted = table["predicted_rmse"][rows]
         if not np.all(np.isnan(predicted)):
             ax.plot(n, predicted, linestyle="--", color=line.get_color(), linewidth=0.8)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("parties n")
-    ax.set_ylabel("RMSE of the count (dashed: predicted sd)")
+    ax.set_ylabel("RMSE of the count (dashed: predicted RMSE)")
     ax.set_title(f"Counting bits, epsilon = 0.9: RMSE against n ({args.trials} trials, 95% band)")
     ax.legend(fontsize=7)
     fig.tight_layout()

@@ -2,6 +2,8 @@
 
 #include "shufflempc/error.hpp"
 
+#include <boost/math/distributions/binomial.hpp>
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -79,6 +81,18 @@ void encode_balcer_cheu(bool x, double gamma, Rng& rng, MessageBatch& out) {
   // messages are 1, the dummies 0.
   out.append()[0] = x ? 1 : 0;
   out.append()[0] = bernoulli(rng, 1 - gamma) ? 1 : 0;
+}
+
+double zero_below_mse(std::uint64_t n, double p, std::uint64_t f) {
+  if (f == 0) return 0;
+  const boost::math::binomial noise(static_cast<double>(n), p);
+  const double mean = static_cast<double>(n) * p, sd = std::sqrt(mean * (1 - p));
+  const double ff = static_cast<double>(f);
+  double mse = ff * ff * boost::math::cdf(boost::math::complement(noise, ff - 1));  // P(M >= f) f^2
+  // M < f: within 14 sd of the mean (beyond, the pmf is below 1e-40 of the whole).
+  const double lo = std::max(0.0, std::floor(mean - 14 * sd - 1)), hi = std::min(ff - 1, std::ceil(mean + 14 * sd + 1));
+  for (double m = lo; m <= hi; ++m) mse += boost::math::pdf(noise, m) * (m - mean) * (m - mean);
+  return mse;
 }
 
 double analyze_balcer_cheu(const MessageBatch& shuffled, std::uint64_t submitted, double gamma) {

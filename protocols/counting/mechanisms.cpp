@@ -51,6 +51,18 @@ double CentralLaplaceMechanism::predicted_sd() const {
   return std::sqrt(2 * a) / (1 - a);
 }
 double HistogramMechanism::predicted_sd() const { return noise_sd(config.parties, config.p); }
+
+double BalcerCheuMechanism::predicted_mse(std::span<const bool> xs) const {
+  return zero_below_mse(xs.size(), gamma, static_cast<std::uint64_t>(std::count(xs.begin(), xs.end(), true)));
+}
+
+double HistogramMechanism::predicted_mse(std::span<const std::uint32_t> xs) const {
+  const double sd = noise_sd(xs.size(), config.p);
+  if (variant == HistogramVariant::parallel) return sd * sd;
+  double mse = 0;
+  for (const auto f : element_counts(xs, domain)) mse += zero_below_mse(xs.size(), config.p, static_cast<std::uint64_t>(f));
+  return mse / domain;
+}
 double HistogramCentralMechanism::predicted_sd() const {
   const double a = std::exp(-epsilon / 2);
   return std::sqrt(2 * a) / (1 - a);

@@ -99,6 +99,15 @@ std::vector<std::int64_t> AmplifiedHistogramMechanism::truth(std::span<const std
   return element_counts(xs, config.domain);
 }
 
+double AmplifiedHistogramMechanism::predicted_mse(std::span<const std::uint32_t> xs) const {
+  double mse = 0;
+  for (const auto f : element_counts(xs, config.domain)) {
+    const double sd = count_sd(config, xs.size(), static_cast<double>(f));
+    mse += sd * sd;
+  }
+  return mse / config.domain;
+}
+
 Value AmplifiedHistogramMechanism::describe() const {
   Value v = shuffled_rr::describe(config);
   v["noise_sd_per_bin"] = predicted_sd();

@@ -208,7 +208,7 @@ void plot(const Spec& spec, const std::vector<Cell>& cells, const std::string& p
       if (a.key != spec.x) title += " " + a.key + "=" + c.point.at(a.key).text;
     auto it = std::find_if(lines.begin(), lines.end(), [&](const Line& l) { return l.series == c.series && l.title == title; });
     if (it == lines.end()) it = lines.insert(lines.end(), Line{c.series, title, {}});
-    const double predicted = spec.y == "rmse" && c.predicted_sd ? *c.predicted_sd : std::nan("");
+    const double predicted = spec.y == "rmse" && c.summary.predicted_rmse ? *c.summary.predicted_rmse : std::nan("");
     any_predicted = any_predicted || !std::isnan(predicted);
     any_band = any_band || lo.has_value();
     it->rows.push_back({*x, *y, lo.value_or(*y), hi.value_or(*y), predicted});
@@ -235,7 +235,7 @@ void plot(const Spec& spec, const std::vector<Cell>& cells, const std::string& p
   // What the marks mean, on a line of its own (a long subtitle would be cut at the figure's edge).
   std::string marks;
   if (any_band) marks += spec.y == "seconds" ? "shaded: mean +- sd" : "shaded: 95% interval";
-  if (any_predicted) marks += std::string(marks.empty() ? "" : "; ") + "dashed: the protocol's predicted sd";
+  if (any_predicted) marks += std::string(marks.empty() ? "" : "; ") + "dashed: the predicted RMSE";
   if (!marks.empty()) subtitle += "\n" + marks;
   g << "set title " << gnuplot_text(spec.title + "\n" + subtitle) << '\n';
   g << "set xlabel " << gnuplot_text(x_label(spec)) << '\n';

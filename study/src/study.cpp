@@ -254,6 +254,17 @@ Summary summarize(const std::vector<TrialRecord>& trials, std::size_t parties, s
   s.messages_per_user = msgs / n / static_cast<double>(parties);
   s.bytes_per_user = bytes / n / static_cast<double>(parties);
   s.predicted_sd = predicted_sd;
+  s.predicted_rmse = predicted_sd;
+  if (with_error > 0) {
+    double mse = 0;
+    std::size_t predicted = 0;
+    for (const auto& t : trials)
+      if (t.error && t.predicted_mse) {
+        mse += *t.predicted_mse;
+        ++predicted;
+      }
+    if (predicted == with_error) s.predicted_rmse = std::sqrt(mse / static_cast<double>(predicted));
+  }
   return s;
 }
 
@@ -264,13 +275,14 @@ Value optional_value(const std::optional<double>& v) { return v ? Value(*v) : Va
 // One trial as the JSON output lists it, and as ranks send it to rank 0: doubles go through JSON's
 // shortest round-trip form, so they arrive bit for bit.
 Value trial_to_json(const TrialRecord& r) {
-  return {{"error", optional_value(r.error)}, {"max_error", optional_value(r.max_error)}, {"output", r.output},
-          {"seconds", r.seconds},             {"messages", r.messages},                   {"bytes", r.bytes}};
+  return {{"error", optional_value(r.error)}, {"max_error", optional_value(r.max_error)}, {"predicted_mse", optional_value(r.predicted_mse)},
+          {"output", r.output}, {"seconds", r.seconds}, {"messages", r.messages}, {"bytes", r.bytes}};
 }
 
 TrialRecord trial_from_json(const Value& j) {
   const auto opt = [](const Value& v) { return v.is_null() ? std::optional<double>() : std::optional<double>(v.get<double>()); };
-  return {.error = opt(j.at("error")), .max_error = opt(j.at("max_error")), .output = j.at("output"), .seconds = j.at("seconds").get<double>(),
+  return {.error = opt(j.at("error")), .max_error = opt(j.at("max_error")), .predicted_mse = opt(j.at("predicted_mse")),
+          .output = j.at("output"), .seconds = j.at("seconds").get<double>(),
           .messages = j.at("messages").get<std::size_t>(), .bytes = j.at("bytes").get<std::size_t>()};
 }
 
@@ -396,6 +408,7 @@ std::vector<Cell> run(const Registry& registry, const Spec& spec, const Progress
     if (auto r = protocol.trial(cell.submitters, cell.inputs, *rng)) {
       record.error = r->error;
       record.max_error = r->max_error;
+      record.predicted_mse = r->predicted_mse;
       record.output = std::move(r->output);
       record.messages = r->messages;
       record.bytes = r->bytes;
@@ -520,6 +533,7 @@ std::vector<Column> table(const Spec& spec, const std::vector<Cell>& cells, bool
   const std::size_t feasible = column("feasible", K::boolean), reason = column("reason", K::text), trials = column("trials", K::integer),
                     bias = column("bias", K::real), rmse = column("rmse", K::real), rmse_low = column("rmse_low", K::real),
                     rmse_high = column("rmse_high", K::real), predicted_sd = column("predicted_sd", K::real),
+                    predicted_rmse = column("predicted_rmse", K::real),
                     max_error = column("max_error", K::real), seconds = column("seconds", K::real), seconds_sd = column("seconds_sd", K::real),
                     messages = column("messages_per_user", K::real), bytes = column("bytes_per_user", K::real),
                     path = column("path", K::text), settings = column("settings", K::text), seed = column("seed", K::integer);
@@ -534,6 +548,7 @@ std::vector<Column> table(const Spec& spec, const std::vector<Cell>& cells, bool
     real(rmse_low, m.rmse_low, 10);
     real(rmse_high, m.rmse_high, 10);
     real(predicted_sd, m.predicted_sd, 10);
+    real(predicted_rmse, m.predicted_rmse, 10);
     real(max_error, m.max_error, 10);
     const auto cost = [&](double v) { return c.feasible ? std::optional<double>(v) : std::nullopt; };
     real(seconds, cost(m.seconds), 6);
@@ -599,7 +614,7 @@ Value to_json(const Spec& spec, const std::vector<Cell>& cells, bool with_trials
       cell["describe"] = c.describe;
       cell["summary"] = {{"trials", m.trials},         {"bias", opt(m.bias)},
                          {"rmse", opt(m.rmse)},        {"rmse_low", opt(m.rmse_low)},
-                         {"rmse_high", opt(m.rmse_high)}, {"predicted_sd", opt(m.predicted_sd)},
+                         {"rmse_high", opt(m.rmse_high)}, {"predicted_sd", opt(m.predicted_sd)}, {"predicted_rmse", opt(m.predicted_rmse)},
                          {"max_error", opt(m.max_error)}, {"seconds", m.seconds},
                          {"seconds_sd", m.seconds_sd}, {"messages_per_user", m.messages_per_user},
                          {"bytes_per_user", m.bytes_per_user}};

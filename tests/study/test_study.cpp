@@ -64,7 +64,7 @@ TEST_CASE("study: the CSV's RMSE and bias match each protocol's error formula on
   REQUIRE(rows.size() == 1 + 6);
   const auto& h = rows[0];
   const std::vector<std::string> expected = {"series", "protocol", "epsilon", "parties", "min_parties", "submitters", "inputs", "feasible", "reason", "trials", "bias", "rmse",
-                                             "rmse_low", "rmse_high", "predicted_sd", "max_error", "seconds", "seconds_sd",
+                                             "rmse_low", "rmse_high", "predicted_sd", "predicted_rmse", "max_error", "seconds", "seconds_sd",
                                              "messages_per_user", "bytes_per_user", "path", "settings", "seed"};
   CHECK(h == expected);
   const auto [lo, hi] = test::rmse_ratio_bounds(1000);
@@ -327,7 +327,7 @@ TEST_CASE("study: with two varied axes, one line per value of the second, and th
     CHECK_MESSAGE(text.find(title) != std::string::npos, title);
   CHECK(text.find("n = 10000") == std::string::npos);  // the default party count is not a setting of this grid
   CHECK(text.find("3 trials per point") != std::string::npos);
-  CHECK(text.find("dashed: the protocol") != std::string::npos);  // the predicted sd is drawn for RMSE
+  CHECK(text.find("dashed: the predicted RMSE") != std::string::npos);  // the predicted sd is drawn for RMSE
 }
 
 TEST_CASE("study command: presets, CSV on standard output, progress on stderr") {

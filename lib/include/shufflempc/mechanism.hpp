@@ -12,6 +12,9 @@
 //   Input  random_input(std::string_view spec, Rng& rng) const;         // "" = the default distribution
 //   Value  describe() const;                                            // derived facts for every report
 //   double predicted_sd() const;            // the error's predicted standard deviation (optional)
+//   double predicted_mse(std::span<const Input> inputs) const;  // E[error^2] on these inputs (every
+//                                           // party submitting), where it depends on them (optional;
+//                                           // for a vector, the mean over its coordinates)
 //   TrustModel trust_model() const;         // local or central (optional; default: shuffle)
 //
 // and optionally
@@ -194,6 +197,8 @@ class OneRoundProtocol final : public Protocol {
           result.error = e->first;
           result.max_error = e->second;
         }
+        if constexpr (requires(std::span<const Input> s) { { m_.predicted_mse(s) } -> std::convertible_to<double>; })
+          result.predicted_mse = m_.predicted_mse(std::span<const Input>(xs.get(), parties));
       }
     }
     return result;

@@ -79,6 +79,11 @@ struct TrialResult {
   std::optional<double> error;  // output - truth for a number; for a vector, the root mean square
                                 // over its coordinates; absent without a numeric truth
   std::optional<double> max_error;  // the largest absolute coordinate error (vectors), |error| (numbers)
+  // The expected square of `error` given this trial's inputs (E[error^2 | inputs]): what the RMSE of
+  // many trials estimates, from the mechanism's predicted_mse(inputs) where its error depends on the
+  // data (a histogram's truncated bins); absent otherwise (a study then uses predicted_sd for the
+  // trial's submitters).
+  std::optional<double> predicted_mse;
   std::size_t messages = 0;
   std::size_t bytes = 0;
   Value details;                // the analyzer's facts of this run, or null

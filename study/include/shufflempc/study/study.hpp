@@ -86,6 +86,7 @@ void validate(const Registry& registry, Spec& spec);
 
 struct TrialRecord {
   std::optional<double> error, max_error;
+  std::optional<double> predicted_mse;  // TrialResult::predicted_mse (the trial path), else none
   Value output;
   double seconds = 0;
   std::size_t messages = 0, bytes = 0;
@@ -95,6 +96,9 @@ struct Summary {
   std::size_t trials = 0;
   std::optional<double> bias, rmse, rmse_low, rmse_high, max_error;  // over trials with an error
   std::optional<double> predicted_sd;  // the protocol's own prediction (Protocol::predicted_sd)
+  // What the RMSE estimates: sqrt of the mean of the trials' predicted_mse (exact given each trial's
+  // inputs) where every trial has one, else predicted_sd. The figure to compare the RMSE with.
+  std::optional<double> predicted_rmse;
   double seconds = 0, seconds_sd = 0;  // per trial
   double messages_per_user = 0, bytes_per_user = 0;
 };

@@ -43,6 +43,11 @@ void encode(bool x, double p, Rng& rng, MessageBatch& out);
 [[nodiscard]] double analyze(const MessageBatch& shuffled, std::uint64_t submitted, double p);
 // Standard deviation of the estimate: sqrt(n p (1 - p)).
 [[nodiscard]] double noise_sd(std::uint64_t parties, double p);
+// The mean squared error of a count of f that the analyzer reports as f - (M - n p) when M < f and
+// as exactly 0 otherwise, M ~ Binomial(n, p) the noise: E[(M - n p)^2; M < f] + f^2 P(M >= f). The
+// inverted histogram's bins (M the noise bits of a bin) and Balcer-Cheu's count (M the dummies
+// missing, p = gamma) have this error; it is 0 for f = 0 and tends to n p (1 - p) as f grows.
+[[nodiscard]] double zero_below_mse(std::uint64_t n, double p, std::uint64_t f);
 
 // ---- Histograms over the domain {0, ..., d-1} ----
 // Messages are 3 bytes: element (uint16, little endian) and a bit.

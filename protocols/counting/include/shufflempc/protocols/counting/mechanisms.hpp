@@ -62,6 +62,8 @@ struct BalcerCheuMechanism : BitInputs {
   [[nodiscard]] Value run_details(const RoundOutcome& outcome) const;
   [[nodiscard]] Value describe() const;
   [[nodiscard]] double predicted_sd() const;
+  // The exact zero makes the error depend on the count: zero_below_mse with p = gamma.
+  [[nodiscard]] double predicted_mse(std::span<const bool> xs) const;
 };
 
 // Local baseline: the bit flipped with probability 1/(1 + e^eps), debiased sum.
@@ -115,7 +117,12 @@ struct HistogramMechanism {
   [[nodiscard]] Value run_details(const RoundOutcome& outcome) const;
   [[nodiscard]] std::vector<std::int64_t> truth(std::span<const std::uint32_t> xs) const;
   [[nodiscard]] Value describe() const;
+  // A bin's noise sd (parallel: every bin's error; inverted: a bin held by many).
   [[nodiscard]] double predicted_sd() const;
+  // The mean over bins of each bin's squared error on these inputs: parallel, the noise variance;
+  // inverted, zero_below_mse of the bin's count (an empty bin is exactly 0, a bin held by fewer
+  // than about n p is reported as 0 and errs by its count).
+  [[nodiscard]] double predicted_mse(std::span<const std::uint32_t> xs) const;
 };
 
 // Central baseline for histograms: each element in the clear (2 bytes); the trusted analyzer adds

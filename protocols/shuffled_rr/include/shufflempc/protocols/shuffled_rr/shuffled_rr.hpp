@@ -108,6 +108,9 @@ struct AmplifiedHistogramMechanism {
   [[nodiscard]] Value describe() const;
   // An empty bin's; a bin held by f users adds f (a(1-a) - b(1-b)) to the variance.
   [[nodiscard]] double predicted_sd() const { return count_sd(config, config.all_parties ? config.all_parties : config.parties, 0); }
+  // The mean over bins of each bin's variance on these inputs: (n a(1-a) + (k-1) n b(1-b)) / (k (1-gamma)^2)
+  // when every input is in the domain, whatever the data (the bins' counts sum to n).
+  [[nodiscard]] double predicted_mse(std::span<const std::uint32_t> xs) const;
   [[nodiscard]] TrustModel trust_model() const { return config.model == Model::local ? TrustModel::local : TrustModel::shuffle; }
 };
 
