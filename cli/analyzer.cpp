@@ -76,6 +76,9 @@ void add_analyzer_command(CLI::App& app, const Registry& registry, Action& actio
       typed.bytes_received = c.bytes_received;
       if (config.mix == net::MixKind::verifiable) {
         typed.verifiable_mix = api::verifiable_mix_report(channel.transcript(), transcript);
+        // The closing hint names the session config this analyzer ran with: verify --config ties
+        // the transcript to it.
+        typed.verifiable_mix->session_config = client.config_path;
         if (!transcript.empty()) channel.transcript().save(transcript);
       } else if (!config.mix_chain.empty()) {
         typed.mix_chain = api::mix_chain_report(config.mix_chain.size(), channel.hop_reports());

@@ -15,11 +15,22 @@ void print_report(const Value& report, bool json) {
     std::string s = v.dump();
     return s.size() > 200 ? s.substr(0, 197) + "..." : s;
   };
+  // The output and the truth whole (a histogram's every bin: its exact zeros are what the inverted
+  // variant shows), up to 1024 values; beyond, the first 1024 and how many there are.
+  const auto show_all = [&show](const Value& v) {
+    constexpr std::size_t most = 1024;
+    if (!v.is_array()) return show(v);
+    if (v.size() <= most) return v.dump();
+    Value head(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(most));
+    std::string s = head.dump();
+    s.pop_back();
+    return s + ", ...] (the first " + std::to_string(most) + " of " + std::to_string(v.size()) + " values; --json prints all)";
+  };
   std::cout << fmt::format("protocol  {}  ({} parties, {} round{})\n", report["protocol"].get<std::string>(),
                            report["parties"].get<std::size_t>(), report["rounds"].get<int>(),
                            report["rounds"].get<int>() == 1 ? "" : "s");
-  std::cout << "output    " << show(report["output"]) << '\n';
-  if (report.contains("truth")) std::cout << "truth     " << show(report["truth"]) << '\n';
+  std::cout << "output    " << show_all(report["output"]) << '\n';
+  if (report.contains("truth")) std::cout << "truth     " << show_all(report["truth"]) << '\n';
   if (report.contains("error")) std::cout << "error     " << report["error"].get<double>() << '\n';
   std::cout << fmt::format("traffic   {} messages, {} bytes, {:.3f} s\n", report["messages"].get<std::size_t>(),
                            report["bytes"].get<std::size_t>(), report["seconds"].get<double>());

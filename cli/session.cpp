@@ -17,6 +17,8 @@
 #include "shufflempc/net/dkg.hpp"
 #include "shufflempc/net/keys.hpp"
 #include "shufflempc/net/tcp.hpp"
+#include "shufflempc/net/verifiable.hpp"
+#include "shufflempc/hex.hpp"
 
 namespace shufflempc::cli {
 
@@ -81,9 +83,21 @@ void add_session_command(CLI::App& app, const Registry& registry, Action& action
       c.analyzer_key = public_key_of(o->analyzer_key, "--analyzer-key");
       c.mix = o->mix == "verifiable" ? net::MixKind::verifiable : net::MixKind::decryption;
       if (c.mix == net::MixKind::verifiable) {
-        if (o->analyzer_key.size() <= 65 || o->analyzer_key[64] != ':')
-          throw std::invalid_argument("--mix verifiable: --analyzer-key must be KEY:ELGAMAL_KEY:PROOF (keygen --verifiable prints it)");
-        c.analyzer_elgamal = net::parse_verifiable_key(o->analyzer_key.substr(65), "--analyzer-key");
+        // The token KEY:ELGAMAL_KEY:PROOF as keygen --verifiable prints it, a file holding it, or the
+        // analyzer's key file itself (whose ElGamal key and proof are derived here, as keygen --show does).
+        std::string token = o->analyzer_key;
+        if (token.size() <= 65 || token[64] != ':') {
+          std::istringstream(read_text_file(o->analyzer_key, "--analyzer-key", 1 << 16)) >> token;
+          if (token.size() <= 65 || token[64] != ':') try {
+              const auto keys = net::KeyPair::load(o->analyzer_key);
+              token = to_hex(keys.public_key()) + ":" + net::to_string(net::verifiable_key_of(keys, rng));
+            } catch (const std::invalid_argument& e) {
+              throw std::invalid_argument("--mix verifiable: --analyzer-key " + o->analyzer_key +
+                                          " holds neither KEY:ELGAMAL_KEY:PROOF (keygen --verifiable prints it) nor the analyzer's key file (" +
+                                          e.what() + ")");
+            }
+        }
+        c.analyzer_elgamal = net::parse_verifiable_key(token.substr(65), "--analyzer-key");
       }
       if (o->mix_servers.size() == 1 || o->mix_servers.size() > net::max_mix_servers)
         throw std::invalid_argument("--mix-server-keys must list 2 to " + std::to_string(net::max_mix_servers) +

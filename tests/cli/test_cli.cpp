@@ -181,6 +181,27 @@ TEST_CASE("a typo is named first with the nearest name: flags, commands, subcomm
                     UsageCase{"run counting --parties 2e8", "--parties: Value 200000000 not in range 1 to 100000000"}});
 }
 
+TEST_CASE("run prints a histogram's every bin, output and truth, and past 1024 values says how many there are") {
+  const auto bins = [](const std::string& out, const std::string& label) {
+    const auto at = out.find("\n" + label);
+    REQUIRE(at != std::string::npos);
+    const std::string line = out.substr(at + 1, out.find('\n', at + 1) - at - 1);
+    return std::pair{static_cast<std::size_t>(std::count(line.begin(), line.end(), ',')) + 1, line};
+  };
+  const auto r = run_command(cli() + " run histogram --parties 5000 --domain 64 --seed 1");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  for (const char* label : {"output    [", "truth     ["}) {
+    const auto [count, line] = bins(r.out, label);
+    CHECK_MESSAGE(count == 64, line);
+    CHECK(line.find("...") == std::string::npos);
+  }
+  const auto wide = run_command(cli() + " run histogram-central-laplace --parties 100 --domain 1500 --seed 1");
+  REQUIRE_MESSAGE(wide.exit_code == 0, wide.err);
+  const auto [count, line] = bins(wide.out, "output    [");
+  CHECK(count == 1024 + 1);  // the 1024 values and the "..." after them
+  CHECK(line.find(", ...] (the first 1024 of 1500 values; --json prints all)") != std::string::npos);
+}
+
 TEST_CASE("whole-number options take an exact integer in scientific notation, as the protocols' integer parameters do") {
   const auto r = run_command(cli() + " run counting --parties 1e4 --seed 1e3 --min-parties 5e3 --json");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);

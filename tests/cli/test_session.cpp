@@ -390,6 +390,30 @@ void multi_host_chain(bool verifiable) {
   const auto config = net::SessionConfig::load(dir + "/session.json");
   REQUIRE(config.mix_chain.size() == 3);
   CHECK(net::to_string(config.mix_chain[2]) == t2);
+  if (verifiable) {  // the analyzer's key file itself, or a file holding its token, does as well as the token
+    const std::string token_text = analyzer_key;
+    {
+      std::ofstream f(dir + "/analyzer.token");
+      f << token_text << '\n';
+    }
+    for (const std::string& given : {dir + "/analyzer.key", dir + "/analyzer.token"}) {
+      CAPTURE(given);
+      analyzer_key = given;
+      auto s = session(t0 + "," + t1 + "," + t2, "by-file.json");
+      REQUIRE_MESSAGE(s->wait() == 0, slurp(dir + "/by-file.json.err"));
+      const auto by_file = net::SessionConfig::load(dir + "/by-file.json");
+      CHECK(by_file.analyzer_key == config.analyzer_key);
+      REQUIRE(by_file.analyzer_elgamal.has_value());
+      CHECK(by_file.analyzer_elgamal->key == config.analyzer_elgamal->key);
+      std::filesystem::remove(dir + "/by-file.json");
+    }
+    analyzer_key = dir + "/party-keys.txt";  // neither: one line naming what it takes
+    auto bad = session(t0 + "," + t1 + "," + t2, "bad-analyzer.json");
+    CHECK(bad->wait() == 2);
+    CHECK(slurp(dir + "/bad-analyzer.json.err").find("--analyzer-key " + dir + "/party-keys.txt holds neither KEY:ELGAMAL_KEY:PROOF") !=
+          std::string::npos);
+    analyzer_key = token_text;
+  }
   // Refused, each with one line: one server, the shuffler not first.
   {
     auto s = session(t0, "one.json");
@@ -454,6 +478,8 @@ void multi_host_chain(bool verifiable) {
     REQUIRE(report.contains("verifiable_mix"));
     CHECK(report["verifiable_mix"]["rounds"][0]["records"] == 3);
     CHECK(report["verifiable_mix"]["hops"] == 3);
+    // Its closing hint names the session config it ran with (verify --config ties the transcript to it).
+    CHECK(report["verifiable_mix"]["session_config"] == dir + "/session.json");
     Process verify({SHUFFLEMPC_CLI, "verify", dir + "/transcript.json"}, dir + "/verify.err");
     CHECK(verify.read_line().find("verified: 1 round(s), 3 records each proved by its sender, 3 proofs of shuffle each signed by its hop's server") == 0);
     CHECK(verify.read_line().find("not tied to a session") == 0);
