@@ -85,7 +85,9 @@ std::string process_executable(const std::string& protocol) {
   return self.string();
 }
 
-int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, const Registry& registry) {
+int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, const Registry& registry, const std::string& program) {
+  // Its lines name the binary that runs it (a protocol built out of tree speaks as its own binary).
+  const std::string said = program + " local: ";
   const net::ChainSpec chain = la.chain.spec("local");
   const std::size_t n = args.parties;
   if (args.dropouts >= n) throw std::invalid_argument("--dropouts must be below --parties");
@@ -114,10 +116,10 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
   auto drop_rng = rng->fork(rng_labels::dropouts);
   while (options.dropouts.size() < args.dropouts) options.dropouts.insert(static_cast<PartyId>(drop_rng->uniform(n)));
   options.stop = [] { return interrupted != 0 ? "signal " + std::to_string(interrupted) : std::string(); };
-  options.progress = [](const std::string& line) { std::cerr << ("shufflempc local: " + line + "\n") << std::flush; };
+  options.progress = [said](const std::string& line) { std::cerr << (said + line + "\n") << std::flush; };
   options.started = [&](const std::string& dir, std::size_t processes) {
     if (!args.json)
-      std::cout << "shufflempc local: shuffler, " << (chain.chained() ? std::to_string(chain.further()) + " further mix server(s), " : "")
+      std::cout << said << "shuffler, " << (chain.chained() ? std::to_string(chain.further()) + " further mix server(s), " : "")
                 << "analyzer and " << processes << " party processes started; session files in " << dir
                 << (la.keep_dir.empty() ? " (removed at the end)" : "") << std::endl;
   };
@@ -134,7 +136,7 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
   // The truth while the processes run: the driver only waits for them meanwhile.
   const auto all_truth = api::truth_in_background(*protocol, inputs);
   const net::LaunchResult run = net::LocalLauncher(std::move(base), *protocol, n, std::move(options)).run(inputs);
-  for (const auto& what : run.lost) std::cerr << "shufflempc local: warning: " << what << "; its parties count as dropped\n";
+  for (const auto& what : run.lost) std::cerr << said << "warning: " << what << "; its parties count as dropped\n";
 
   // The report: the analyzer's result, every party's output and traffic, read back from what the
   // processes printed.
@@ -243,7 +245,9 @@ void add_local_command(CLI::App& app, const Registry& registry, Action& action) 
         ->group("");  // hidden
     cmd->callback([cmd, owned, &info, &registry, &action] {
       collect_params(*cmd, info, owned->first);
-      action = [owned, &info, &registry] { return run_local(info, owned->first, owned->second, registry); };
+      const CLI::App* root = cmd;
+      while (root->get_parent() != nullptr) root = root->get_parent();
+      action = [owned, &info, &registry, program = root->get_name()] { return run_local(info, owned->first, owned->second, registry, program); };
     });
   }
 }

@@ -66,6 +66,11 @@ if(NOT protocol STREQUAL "anonymous-poll" OR NOT output STREQUAL truth OR NOT bi
   message(FATAL_ERROR "external_protocol: `local` gave protocol ${protocol}, output ${output}, truth ${truth}")
 endif()
 message(STATUS "external_protocol: local over ${transport}: ${output} (truth ${truth}); processes ${processes}")
+# Its lines name the binary too, not shufflempc.
+step("local, as text" "${tool}" local anonymous-poll --parties 12 --options 4 --random-inputs uniform:4)
+if(NOT step_output MATCHES "(^|\n)poll-shufflempc local: shuffler, analyzer and [0-9]+ party processes started")
+  message(FATAL_ERROR "external_protocol: `local` does not name the binary:\n${step_output}")
+endif()
 
 step("study" "${tool}" study -p anonymous-poll -n 100 --trials 3 --seed 1 --quiet)
 if(NOT step_output MATCHES "anonymous-poll +100 +0 ")
