@@ -51,12 +51,9 @@ std::vector<std::string> nearest_names(std::string_view word, std::span<const st
     if (near.size() > 3) near.resize(3);
     return near;
   }
-  if (w.size() >= 3) {
-    for (const auto& c : candidates)
-      if (folded(c).starts_with(w)) near.push_back(c);
-    if (near.size() == 1) return near;
-  }
-  return {};
+  for (const auto& c : candidates)
+    if (folded(c).starts_with(w)) near.push_back(c);
+  return near.size() == 1 ? near : std::vector<std::string>{};
 }
 
 std::string did_you_mean(std::string_view word, std::span<const std::string> candidates, std::string_view lead) {
