@@ -31,7 +31,14 @@ void print_report(const Value& report, bool json) {
                            report["rounds"].get<int>() == 1 ? "" : "s");
   std::cout << "output    " << show_all(report["output"]) << '\n';
   if (report.contains("truth")) std::cout << "truth     " << show_all(report["truth"]) << '\n';
-  if (report.contains("error")) std::cout << "error     " << report["error"].get<double>() << '\n';
+  // The words of a study: a number's signed error; a vector's root mean square and its largest.
+  if (report.contains("error")) {
+    if (report["output"].is_number())
+      std::cout << fmt::format("error     {:.6g} (output - truth)\n", report["error"].get<double>());
+    else
+      std::cout << fmt::format("error     {:.6g} (root mean square over the {} values; the largest {:.6g})\n", report["error"].get<double>(),
+                               report["output"].size(), report.value("max_error", 0.0));
+  }
   std::cout << fmt::format("traffic   {} messages, {} bytes, {:.3f} s\n", report["messages"].get<std::size_t>(),
                            report["bytes"].get<std::size_t>(), report["seconds"].get<double>());
   if (!report["dropped"].empty()) std::cout << "dropped   " << show(report["dropped"]) << '\n';

@@ -70,6 +70,7 @@ Value to_json(const RunReport& r) {
                {"messages", r.messages}, {"bytes", r.bytes},     {"seconds", r.seconds}, {"dropped", r.dropped}};
   if (r.truth) out["truth"] = *r.truth;
   if (r.error) out["error"] = *r.error;
+  if (r.max_error) out["max_error"] = *r.max_error;
   if (!r.party_outputs.empty()) {
     Value outs = Value::object();
     for (const auto& [id, v] : r.party_outputs) outs[std::to_string(id)] = v;
@@ -164,7 +165,11 @@ RunReport run_report_of(const std::string& name, const Protocol& protocol, std::
   };
   if (auto truth = submitted_truth()) {
     r.truth = *truth;
-    if (protocol.has_error()) r.error = result_error(result.output, *truth);
+    if (protocol.has_error())
+      if (const auto e = trial_errors(result.output, *truth)) {
+        r.error = e->first;
+        r.max_error = e->second;
+      }
   }
   if (!result.party_outputs.empty() && !result.party_outputs.begin()->second.is_null())
     r.party_outputs = {result.party_outputs.begin(), result.party_outputs.end()};

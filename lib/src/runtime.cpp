@@ -287,28 +287,6 @@ std::optional<std::pair<double, double>> trial_errors(const Value& output, const
   return std::pair{std::sqrt(sq / static_cast<double>(diffs.size())), worst};
 }
 
-std::optional<double> result_error(const Value& output, const Value& truth) {
-  if (output.is_number() && truth.is_number()) return output.get<double>() - truth.get<double>();
-  if (output.is_array() && truth.is_array() && output.size() == truth.size()) {
-    double worst = 0;
-    for (std::size_t i = 0; i < output.size(); ++i) {
-      if (!output[i].is_number() || !truth[i].is_number()) return std::nullopt;
-      worst = std::max(worst, std::fabs(output[i].get<double>() - truth[i].get<double>()));
-    }
-    return worst;
-  }
-  // Named outputs (an object of numbers): the largest absolute difference over the names.
-  if (output.is_object() && truth.is_object() && output.size() == truth.size() && !output.empty()) {
-    double worst = 0;
-    for (const auto& [name, value] : output.items()) {
-      if (!value.is_number() || !truth.contains(name) || !truth[name].is_number()) return std::nullopt;
-      worst = std::max(worst, std::fabs(value.get<double>() - truth[name].get<double>()));
-    }
-    return worst;
-  }
-  return std::nullopt;
-}
-
 }  // namespace shufflempc
 
 #include "shufflempc/random_inputs.hpp"

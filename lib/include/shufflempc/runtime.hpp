@@ -193,11 +193,10 @@ class RoundDriver {
 // them (mallopt); a no-op elsewhere. Call once, early in main().
 void keep_freed_buffers();
 
-// Generic report fields: "error" is output - truth for numbers, the largest absolute difference
-// for vectors and for objects of named numbers, and absent when either is not numeric.
-[[nodiscard]] std::optional<double> result_error(const Value& output, const Value& truth);
-// A study's errors: (signed error, largest absolute error) for numbers; (root mean square,
-// largest absolute) over the coordinates of arrays and of objects of named numbers.
+// The errors of a run's report and of a study's trial, one meaning for both ("error",
+// "max_error"): (signed error, its absolute value) for numbers; (root mean square, largest
+// absolute) over the coordinates of arrays and of objects of named numbers; none when either side
+// is not numeric or the shapes differ.
 [[nodiscard]] std::optional<std::pair<double, double>> trial_errors(const Value& output, const Value& truth);
 
 }  // namespace shufflempc

@@ -50,7 +50,10 @@ struct RunReport {
   std::uint32_t rounds = 0;
   Value output;
   std::optional<Value> truth;   // over the parties who submitted, when the protocol has one
-  std::optional<double> error;  // of the output against the truth, when the protocol measures one
+  // Of the output against the truth, when the protocol measures one, with the words of a study
+  // (trial_errors): `error` is output - truth for a number and the root mean square over the
+  // coordinates of a vector or of named numbers; `max_error` the largest absolute difference.
+  std::optional<double> error, max_error;
   std::size_t messages = 0, bytes = 0;
   double seconds = 0;
   std::vector<PartyId> dropped;
