@@ -176,15 +176,17 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
   std::cout << fmt::format("processes {} shuffler{} + 1 analyzer + {} party processes ({} parties each)\n\n", 1,
                            chain.chained() ? fmt::format(" + {} further mix server(s)", chain.further()) : std::string(),
                            run.party_processes, run.parties_per_process);
-  std::cout << fmt::format("{:>7} {:>9} {:>11} {:>9} {:>11} {:>6} {:>8}  {}\n", "party", "msgs sent", "bytes sent",
-                           "msgs recv", "bytes recv", "rounds", "seconds", "output");
+  // Two kinds of traffic, each sent and received: the protocol's messages, and every byte of the
+  // party's connection (a one-round party receives no message but the round's close).
+  std::cout << fmt::format("{:>7} {:>15} {:>21} {:>6} {:>8}  {}\n", "party", "messages", "wire bytes", "rounds", "seconds", "output")
+            << fmt::format("{:>7} {:>7} {:>7} {:>10} {:>10}\n", "", "sent", "recv", "sent", "recv");
   const std::size_t shown = table.size() <= 32 ? table.size() : 10;
   for (std::size_t i = 0; i < shown; ++i) {
     const auto& p = table[i];
     std::string out = p.dropped ? std::string("(dropped)") : p.output.dump();
     if (out.size() > 40) out = out.substr(0, 37) + "...";
-    std::cout << fmt::format("{:>7} {:>9} {:>11} {:>9} {:>11} {:>6} {:>8.3f}  {}\n", p.party, p.messages_sent, p.bytes_sent, p.messages_received,
-                             p.bytes_received, p.rounds, p.seconds, out);
+    std::cout << fmt::format("{:>7} {:>7} {:>7} {:>10} {:>10} {:>6} {:>8.3f}  {}\n", p.party, p.messages_sent, p.messages_received,
+                             p.bytes_sent, p.bytes_received, p.rounds, p.seconds, out);
   }
   if (shown < table.size()) {
     std::uint64_t ms = 0, bs = 0, mr = 0, br = 0;
@@ -195,8 +197,10 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
       br += p.bytes_received;
     }
     std::cout << fmt::format("    ... {} more parties (--json lists all)\n", table.size() - shown)
-              << fmt::format("{:>7} {:>9} {:>11} {:>9} {:>11}\n", "total", ms, bs, mr, br);
+              << fmt::format("{:>7} {:>7} {:>7} {:>10} {:>10}\n", "total", ms, mr, bs, br);
   }
+  std::cout << "\nmessages: the protocol's own, to and from the shuffle\nwire bytes: all that the party's connection carried "
+               "(handshake, framing, tags, seals, the round's close and results), split evenly among the parties sharing it\n";
   return 0;
 }
 

@@ -11,6 +11,7 @@
 
 #include "net/harness.hpp"
 #include "shufflempc/files.hpp"
+#include "support/process.hpp"
 #include "support/temp_dir.hpp"
 #include "support/paths.hpp"
 
@@ -304,6 +305,33 @@ TEST_CASE("shufflempc local: the report's truth is over the parties who submitte
     CHECK(v["dropped"].size() == static_cast<std::size_t>(dropouts));
     CHECK(v["truth"] == 300 - dropouts);
   }
+}
+
+TEST_CASE("shufflempc local: the per-party table labels both kinds of traffic and says what a wire byte counts") {
+  // A one-round party receives no message but its connection carries the handshake and the
+  // round's close: the table says so instead of a bare `bytes recv` beside `msgs recv 0`.
+  const auto r = run_command(std::string(SHUFFLEMPC_CLI) + " local counting --parties 300 --seed 4");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto at = r.out.find("  party        messages");
+  REQUIRE(at != std::string::npos);
+  std::istringstream table(r.out.substr(at));
+  std::string heading, sub_heading, row;
+  std::getline(table, heading);
+  std::getline(table, sub_heading);
+  std::getline(table, row);
+  CHECK(heading.find("wire bytes") != std::string::npos);
+  CHECK(sub_heading == "           sent    recv       sent       recv");
+  std::istringstream fields(row);
+  std::uint64_t party = 9, sent = 0, received = 9, bytes_sent = 0, bytes_received = 0;
+  fields >> party >> sent >> received >> bytes_sent >> bytes_received;
+  CHECK(party == 0);
+  CHECK(sent == 2);
+  CHECK(received == 0);
+  CHECK(bytes_sent > 0);
+  CHECK(bytes_received > 0);
+  CHECK(r.out.find("\nwire bytes: all that the party's connection carried (handshake, framing, tags, seals, the round's close and results)") !=
+        std::string::npos);
 }
 
 TEST_CASE("shufflempc local: a party process that dies is a dropout, the run stands when enough parties submitted") {
