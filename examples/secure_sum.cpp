@@ -27,11 +27,18 @@ int main(int argc, char** argv) {
               << details["message_bytes"] << " bytes per party (IKOS-style count "
               << details["messages_ikos_style"] << "), sigma guaranteed " << details["sigma_guaranteed"] << "\n";
 
-    // 2. Too few shares would let the analyzer learn more than 2^-sigma: refused by name.
-    try {
-      (void)registry.create("split-mix-sum", {{"sigma", sigma}, {"messages", "2"}}, parties);
-    } catch (const std::invalid_argument& e) {
-      std::cout << "2 shares refused: " << e.what() << "\n";
+    // 2. The library's guard, shown on purpose: one share fewer than the bound would let the
+    //    analyzer learn more than 2^-sigma, so asking for it is refused by name (a user who means
+    //    it opts in with accept-input-leakage). Not refusing would be the bug.
+    if (const auto m = details["messages_per_party"].get<std::size_t>(); m > 1) {
+      std::cout << "the guard against too few shares, shown on purpose: asking for " << m - 1 << " shares is ";
+      try {
+        (void)registry.create("split-mix-sum", {{"sigma", sigma}, {"input-bits", "32"}, {"messages", std::to_string(m - 1)}}, parties);
+        std::cout << "accepted, which it must not be\n";
+        return 1;
+      } catch (const std::invalid_argument& e) {
+        std::cout << "refused, as it must be (\"" << e.what() << "\")\n";
+      }
     }
 
     // 3. Inputs: random 32-bit numbers (think salaries in cents).
