@@ -11,6 +11,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "mpi.hpp"
+#include "shufflempc/files.hpp"
 #include "shufflempc/experiments/experiment.hpp"
 #include "shufflempc/experiments/rounds.hpp"
 #include "shufflempc/net/loopback.hpp"
@@ -152,7 +153,12 @@ void add_study_command(CLI::App& app, const Registry& registry, Action& action) 
       if (o->log_y) spec.log_y = o->log_y;
       spec.jobs = o->jobs;
       study::validate(registry, spec);
-      for (const auto& path : o->plots) study::check_plot_path(path);
+      for (const auto& path : o->plots) {
+        study::check_plot_path(path);
+        prepare_output_file(path, "--plot");
+      }
+      prepare_output_file(o->csv, "--csv");
+      prepare_output_file(o->json, "--json");
       // Under mpirun or srun the ranks share the trials and rank 0 writes everything (docs/study.md).
       const auto job = MpiJob::join();
       const study::Ranks ranks = job ? job->ranks() : study::Ranks{};

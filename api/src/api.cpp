@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "shufflempc/files.hpp"
 #include "shufflempc/inproc.hpp"
 #include "shufflempc/mixnet/channel.hpp"
 #include "shufflempc/net/mix_chain.hpp"
@@ -55,6 +56,7 @@ RunReport run_report(const Registry& registry, const RunRequest& req) {
   const net::ChainSpec chain = net::ChainSpec::make(req.mix_servers, net::parse_mix_kind(req.mix));
   const bool verifiable = chain.kind == net::MixKind::verifiable;
   if (!verifiable && !req.transcript.empty()) throw std::invalid_argument("--transcript needs --mix verifiable");
+  prepare_output_file(req.transcript, "--transcript");
   if (!verifiable && req.decryption_threshold != 0) throw std::invalid_argument("--decryption-threshold needs --mix verifiable");
   if (req.decryption_threshold > chain.servers)
     throw std::invalid_argument("--decryption-threshold must be in [1, " + std::to_string(chain.servers) + "] (--mix-servers), got " +

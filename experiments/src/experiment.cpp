@@ -1,5 +1,6 @@
 #include "shufflempc/experiments/experiment.hpp"
 
+#include "shufflempc/files.hpp"
 #include "shufflempc/numbers.hpp"
 #include "shufflempc/study/study.hpp"
 #include <ostream>
@@ -31,9 +32,12 @@ void ExperimentOutputs::add_options(CLI::App& cmd, const std::string& plot_help)
 }
 
 void ExperimentOutputs::open() {
-  for (const auto& path : plots_)
+  for (const auto& path : plots_) {
     study::check_plot_path(path);
+    prepare_output_file(path, "--plot");
+  }
   if (!csv_.empty() && csv_ != "-") {
+    prepare_output_file(csv_, "--csv");
     csv_file_.open(csv_);
     if (!csv_file_) throw std::invalid_argument("--csv: cannot write " + csv_);
   }

@@ -12,6 +12,7 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
 
 namespace shufflempc {
@@ -73,7 +74,20 @@ void write_private_file(const std::string& path, std::string_view text, std::str
   write_all(f, path, text, what);
 }
 
+void prepare_output_file(const std::string& path, std::string_view what) {
+  if (path.empty() || path == "-") return;
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  if (dir.empty()) return;  // the working directory
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw std::invalid_argument("cannot write " + describe(what, path) + ": cannot make its directory " + dir.string() + ": " + ec.message());
+  if (!std::filesystem::is_directory(dir)) throw std::invalid_argument("cannot write " + describe(what, path) + ": " + dir.string() + " is not a directory");
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw std::invalid_argument("cannot write " + describe(what, path) + ": its directory " + dir.string() + " is not writable: " + std::strerror(errno));
+}
+
 void write_file(const std::string& path, std::string_view text, std::string_view what) {
+  prepare_output_file(path, what);
   // O_NONBLOCK: opening a FIFO with no reader fails at once instead of hanging.
   Fd f{::open(path.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644)};
   if (f.fd < 0) {

@@ -166,6 +166,7 @@ LocalLauncher::LocalLauncher(SessionConfig base, const Protocol& protocol, std::
   if (options_.kill_mix_server) chain.check_further(*options_.kill_mix_server, "--kill-mix-server");
   if (chain.kind != MixKind::verifiable && (options_.tamper_mix_server || !options_.transcript.empty()))
     throw std::invalid_argument(std::string(options_.tamper_mix_server ? "--tamper-mix-server" : "--transcript") + " needs --mix verifiable");
+  prepare_output_file(options_.transcript, "--transcript");  // before any process starts, not when the analyzer writes it
   if (!options_.tamper_entry.empty()) chain.require_chain("--tamper-entry", "a chain's entry");
   if (options_.tamper_mix_server) chain.check_further(*options_.tamper_mix_server, "--tamper-mix-server");
   if (!options_.adversary.empty()) {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 #include <string>
@@ -47,6 +48,28 @@ TEST_CASE("files: write_file creates or replaces a regular file, never through a
   const std::string fifo = tmp / "fifo";
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
   CHECK_THROWS_AS(write_file(fifo, "x", "session config"), std::invalid_argument);  // no reader: refused at once, never a hang
+}
+
+TEST_CASE("files: an output the user names gets the directories on its way, and a way that cannot be made is one line naming it") {
+  const test::TempDir tmp("shufflempc-outputs");
+  const std::string nested = tmp / "out/figures/f.png";
+  prepare_output_file(nested, "--plot");
+  CHECK(std::filesystem::is_directory(tmp / "out/figures"));
+  CHECK_FALSE(std::filesystem::exists(nested));  // made ready, not written
+  write_file(tmp / "new/dir/t.json", "{}", "transcript");  // write_file makes its way too
+  CHECK(read_text_file(tmp / "new/dir/t.json", "transcript") == "{}");
+  CHECK_NOTHROW(prepare_output_file("-", "--csv"));
+  CHECK_NOTHROW(prepare_output_file("", "--csv"));
+  CHECK_NOTHROW(prepare_output_file("here.csv", "--csv"));  // the working directory: nothing to make
+  write_file(tmp / "a-file", "x", "file");
+  CHECK_THROWS_WITH_AS(prepare_output_file(tmp / "a-file/f.png", "--plot"), doctest::Contains(("cannot write --plot " + (tmp / "a-file/f.png")).c_str()),
+                       std::invalid_argument);
+  if (::geteuid() != 0) {  // root writes anywhere
+    std::filesystem::create_directories(tmp / "locked");
+    ::chmod((tmp / "locked").c_str(), 0500);
+    CHECK_THROWS_WITH_AS(prepare_output_file(tmp / "locked/f.csv", "--csv"), doctest::Contains("is not writable"), std::invalid_argument);
+    ::chmod((tmp / "locked").c_str(), 0700);
+  }
 }
 
 TEST_CASE("files: reading names the file, refuses what is not a regular file and what is over the limit") {

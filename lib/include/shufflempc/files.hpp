@@ -22,7 +22,15 @@ void write_private_file(const std::string& path, std::string_view text, std::str
 
 // Creates or replaces the regular file `path` with `text` (a session config, a report): never
 // through a symbolic link and never into a FIFO or a device (std::invalid_argument naming `what`).
+// Missing directories on the way are made (prepare_output_file).
 void write_file(const std::string& path, std::string_view text, std::string_view what);
+
+// Makes ready to write an output the user named (a figure, a table, a transcript), before the work
+// that fills it: makes the directories on the way that do not exist yet (`out/figure.png` writes
+// into a new out/), and throws std::invalid_argument naming `what` and the path when one cannot be
+// made, a part of the way is not a directory, or the directory cannot be written. "-" (standard
+// output) and "" pass.
+void prepare_output_file(const std::string& path, std::string_view what);
 
 // Throws std::invalid_argument if `path` is readable or writable by anyone but its owner.
 void check_private_file(const std::string& path, std::string_view what);
