@@ -97,7 +97,7 @@ void add_study_command(CLI::App& app, const Registry& registry, Action& action) 
   cmd->add_flag("--quiet,-q", o->quiet, "no progress bar");
   // Every registered experiment is a subcommand (`study xor-sum`, ...) that sets the action itself.
   static const experiments::ExperimentRegistry experiments = experiments::builtin_experiments();
-  experiments::set_network_runner(net::run_over_shaped_loopback);  // study rounds --rtt
+  experiments::set_network_runner(net::run_over_shaped_loopback, net::shaped_session_round_trips);  // study rounds --rtt
   std::vector<CLI::App*> subcommands;
   for (const auto& e : experiments.all()) {
     auto* sub = cmd->add_subcommand(e.name, e.summary);

@@ -29,18 +29,13 @@ int run(Options& o, std::ostream& out) {
   for (const auto& path : o.outputs.plots()) {
     if (o.rtt_ms.empty()) {
       study::plot_lines(figure_lines(s), figure_title(s), "shuffle rounds (points at one count spread sideways)", "bytes per party (all rounds)", path,
-                        {.log_x = true, .log_y = true, .padded = true});
+                        {.log_x = true, .log_y = true, .padded = true, .key = "below left Left reverse"});
       std::cerr << "study rounds: wrote " << path << '\n';
       continue;
     }
-    // One figure per function: PATH with "-FUNCTION" before its extension.
-    for (const auto& f : o.functions) {
-      const std::filesystem::path p(path);
-      const std::string each = (p.parent_path() / (p.stem().string() + "-" + f + p.extension().string())).string();
-      study::plot_lines(rtt_lines(s, f), rtt_title(s, f), "round-trip time (ms)", "wall time (ms)", each,
-                        {.log_x = true, .log_y = true, .key = "inside left top"});
-      std::cerr << "study rounds: wrote " << each << '\n';
-    }
+    // One figure, the file named: a panel a function.
+    study::plot_panels(rtt_panels(s), rtt_figure_title(s), path, 2);
+    std::cerr << "study rounds: wrote " << path << '\n';
   }
   return 0;
 }

@@ -279,7 +279,15 @@ std::vector<std::optional<double>> rtt_plan(const RoundsStudyOptions& o) {
 
 }  // namespace
 
-void set_network_runner(NetworkRun run) { network_runner() = std::move(run); }
+double& session_round_trips() {
+  static double trips = 0;
+  return trips;
+}
+
+void set_network_runner(NetworkRun run, double session_round_trips) {
+  network_runner() = std::move(run);
+  experiments::session_round_trips() = session_round_trips;
+}
 
 const std::vector<std::pair<std::string, std::string>>& rounds_functions() {
   static const std::vector<std::pair<std::string, std::string>> f = {
@@ -322,7 +330,7 @@ void validate(const RoundsStudyOptions& o) {
 RoundsStudy run_rounds_study(const RoundsStudyOptions& o, const RoundsProgress& progress) {
   validate(o);
   const Registry registry = builtin_registry();
-  RoundsStudy s{o, {}};
+  RoundsStudy s{o, {}, o.rtt_ms.empty() ? 0.0 : session_round_trips()};
   std::vector<Entry> all;
   for (const auto& f : o.functions) {
     auto e = entries(registry, f, o.parties, o.length);
@@ -338,7 +346,8 @@ RoundsStudy run_rounds_study(const RoundsStudyOptions& o, const RoundsProgress& 
         std::find(o.functions.begin(), o.functions.end(), e.function) - o.functions.begin());
     double at_zero_ms = 0;  // this row's time at RTT 0 over the network: the model's compute
     for (const auto& rtt : plan) {
-      RoundsRow r{e.function, e.protocol, e.parties, 0, 0, 0, 0, 0, 0, e.threat_model, rtt, 0};
+      RoundsRow r{e.function, e.protocol, e.parties, 0, 0, 0, 0, 0, 0, e.threat_model, rtt, 0, 0};
+      for (std::uint32_t k = 0; k < e.make->rounds(); ++k) r.sealed_rounds += e.make->round(k).delivery == Delivery::analyzer_only ? 1 : 0;
       std::vector<double> ms;
       double squares = 0;
       std::size_t bytes = 0, messages = 0;
@@ -376,7 +385,8 @@ RoundsStudy run_rounds_study(const RoundsStudyOptions& o, const RoundsProgress& 
       r.milliseconds = median(ms);
       if (rtt) {
         if (*rtt == 0) at_zero_ms = r.milliseconds;
-        r.model_milliseconds = at_zero_ms + static_cast<double>(r.rounds) * *rtt + (o.mbps > 0 ? r.bytes_per_party * 8 / (o.mbps * 1e3) : 0);
+        r.model_milliseconds = at_zero_ms + (static_cast<double>(r.rounds) + s.session_round_trips) * *rtt +
+                               (o.mbps > 0 ? r.bytes_per_party * 8 / (o.mbps * 1e3) : 0);
       }
       s.rows.push_back(std::move(r));
     }
@@ -389,10 +399,10 @@ void print_table(std::ostream& out, const RoundsStudy& s) {
                      s.options.trials, s.options.seed);
   const bool network = !s.options.rtt_ms.empty();
   if (network)
-    out << fmt::format("Over TCP on 127.0.0.1, every link shaped to half the round trip each way{}; model: rounds x RTT{} + the row's time "
-                       "at RTT 0\n\n",
-                       s.options.mbps > 0 ? fmt::format(" and {} Mbit/s", s.options.mbps) : "",
-                       s.options.mbps > 0 ? " + bytes per party / rate" : "");
+    out << fmt::format("Over TCP on 127.0.0.1, every link shaped to half the round trip each way{}; model: (rounds + {:g}) x RTT{} + the "
+                       "row's time at RTT 0 ({:g}: the session's handshakes and close)\n\n",
+                       s.options.mbps > 0 ? fmt::format(" and {} Mbit/s", s.options.mbps) : "", s.session_round_trips,
+                       s.options.mbps > 0 ? " + bytes per party / rate" : "", s.session_round_trips);
   out << fmt::format("{:<14} {:<14} {:>6} {:>9} {:>7} {:>13} {:>11} {:>10}", "function", "protocol", "rounds", "RMSE", "wrong", "bytes/party",
                      "msgs/party", network ? "RTT ms" : "ms");
   if (network) out << fmt::format(" {:>10} {:>10} {:>6}", "ms", "model ms", "ratio");
@@ -436,8 +446,9 @@ std::vector<study::Column> table(const RoundsStudy& s) {
 void write_csv(std::ostream& out, const RoundsStudy& s) { study::write_columns(out, table(s)); }
 
 std::vector<study::Line> figure_lines(const RoundsStudy& s) {
-  // Colour: the function; marker: the protocol (a key of each, apart). Points of different protocols
-  // at one round count are spread a little sideways (x times 1 +- 0.06 a place), so none hides another.
+  // Colour: the protocol (its own in every figure); marker: the function (a key of each, apart).
+  // Points of different protocols at one round count are spread a little sideways (x times
+  // 1 +- 0.06 a place), so none hides another.
   static constexpr int markers[] = {5, 7, 9, 11, 13, 4, 6, 8, 10, 12};
   std::vector<std::string> protocols;
   for (const auto& r : s.rows)
@@ -453,7 +464,8 @@ std::vector<study::Line> figure_lines(const RoundsStudy& s) {
   std::vector<study::Line> lines;
   for (std::size_t f = 0; f < s.options.functions.size(); ++f)
     for (std::size_t k = 0; k < protocols.size(); ++k) {
-      study::Line l{.title = "", .points = {}, .points_only = true, .colour = f, .point_type = markers[k % std::size(markers)], .point_size = 1.6};
+      study::Line l{.title = "", .points = {}, .points_only = true, .colour = protocols[k], .point_type = markers[f % std::size(markers)],
+                    .point_size = 1.6};
       for (const auto& r : s.rows)
         if (r.function == s.options.functions[f] && r.protocol == protocols[k] && r.wrong == 0) {
           const auto& v = at_rounds.at(r.rounds);
@@ -462,35 +474,63 @@ std::vector<study::Line> figure_lines(const RoundsStudy& s) {
         }
       if (!l.points.empty()) lines.push_back(std::move(l));
     }
+  for (const auto& p : protocols) lines.push_back({.title = p, .colour = p, .key_only = true});
   for (std::size_t f = 0; f < s.options.functions.size(); ++f)
-    lines.push_back({.title = s.options.functions[f], .colour = f, .key_only = true});
-  for (std::size_t k = 0; k < protocols.size(); ++k)
-    lines.push_back({.title = protocols[k], .points_only = true, .colour = 5, .point_type = markers[k % std::size(markers)], .point_size = 1.6,
-                     .key_only = true});
+    lines.push_back({.title = s.options.functions[f], .points_only = true, .colour = study::neutral_colour,
+                     .point_type = markers[f % std::size(markers)], .point_size = 1.6, .key_only = true});
   return lines;
 }
+
+namespace {
+
+// A protocol's name in a figure of wall times: with what its time at RTT 0 pays for.
+std::string timed_title(const RoundsRow& r) {
+  std::string t = fmt::format("{}: {} round{}, {:.0f} message{} a party", r.protocol, r.rounds, r.rounds == 1 ? "" : "s", r.messages_per_party,
+                              std::round(r.messages_per_party) == 1 ? "" : "s");
+  if (r.sealed_rounds > 0 && r.sealed_rounds >= r.rounds) t += ", each sealed to the analyzer";
+  else if (r.sealed_rounds > 0) t += fmt::format(", {} round{} sealed", r.sealed_rounds, r.sealed_rounds == 1 ? "" : "s");
+  return t;
+}
+
+}  // namespace
 
 std::vector<study::Line> rtt_lines(const RoundsStudy& s, const std::string& function) {
   std::vector<study::Line> lines;
   std::vector<std::string> protocols;
   for (const auto& r : s.rows)
     if (r.function == function && std::find(protocols.begin(), protocols.end(), r.protocol) == protocols.end()) protocols.push_back(r.protocol);
-  for (std::size_t k = 0; k < protocols.size(); ++k) {
-    study::Line measured{protocols[k], {}, false, false, 2 * k};
-    study::Line model{protocols[k] + " (model)", {}, false, true, 2 * k};
+  for (const auto& p : protocols) {
+    study::Line measured{.title = "", .colour = p}, model{.title = "", .dashed = true, .colour = p};
     for (const auto& r : s.rows)
-      if (r.function == function && r.protocol == protocols[k] && r.rtt_ms && *r.rtt_ms > 0) {
+      if (r.function == function && r.protocol == p && r.rtt_ms && *r.rtt_ms > 0) {
+        measured.title = timed_title(r);
         measured.points.emplace_back(*r.rtt_ms, r.milliseconds);
         model.points.emplace_back(*r.rtt_ms, r.model_milliseconds);
       }
     lines.push_back(std::move(measured));
     lines.push_back(std::move(model));
   }
+  lines.push_back({.title = fmt::format("dashed: the model, (rounds + {:g}) x RTT + the time at 0", s.session_round_trips),
+                   .dashed = true, .colour = study::neutral_colour, .key_only = true});
   return lines;
 }
 
 std::string rtt_title(const RoundsStudy& s, const std::string& function) {
-  return fmt::format("{}: wall time against round-trip time, n = {} (model dashed)", function, s.options.parties);
+  return fmt::format("{}: wall time against round-trip time, n = {}", function, s.options.parties);
+}
+
+std::vector<study::Panel> rtt_panels(const RoundsStudy& s) {
+  std::vector<study::Panel> panels;
+  for (const auto& f : s.options.functions)
+    panels.push_back({rtt_lines(s, f), rtt_title(s, f), "round-trip time (ms)", "wall time (ms)",
+                      {.log_x = true, .log_y = true, .key = "below left Left reverse maxcols 1"}});
+  return panels;
+}
+
+std::string rtt_figure_title(const RoundsStudy& s) {
+  return fmt::format("Wall time against round-trip time over TCP on 127.0.0.1, n = {}\neach round costs one round trip and a session {:g} "
+                     "more (its handshakes and close); a message sealed to the analyzer costs a public-key box at any RTT",
+                     s.options.parties, s.session_round_trips);
 }
 
 std::string figure_title(const RoundsStudy& s) {

@@ -670,7 +670,7 @@ PYBIND11_MODULE(_core, m) {
 
   m.def("_rounds_study", &rounds_study, py::arg("functions"), py::arg("parties"), py::arg("trials"), py::arg("length"), py::arg("seed"),
         py::arg("rtt_ms"), py::arg("mbps"), py::arg("progress"));
-  experiments::set_network_runner(net::run_over_shaped_loopback);  // rounds_study(rtt=...): the TCP transport, shaped
+  experiments::set_network_runner(net::run_over_shaped_loopback, net::shaped_session_round_trips);  // rounds_study(rtt=...): the TCP transport, shaped
 
   m.def("xor_sum_decode", &xor_sum_decode, py::arg("queries"), py::arg("answers"), py::arg("decoder") = "ls",
         "The attack's decoder: the secret bits x-hat (uint8) from m queries (an (m, h) array of bits) and their answers, by "

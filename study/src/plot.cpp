@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <stdexcept>
 #include <system_error>
 
@@ -94,17 +95,12 @@ std::string decade_tics(const char* axis, double lo, double hi) {
   return out;
 }
 
-// Dark, distinct colours (gnuplot's default sixth is a pale yellow).
-const char* colour(std::size_t i) {
-  static constexpr const char* colours[] = {"#7b2cbf", "#1b9e77", "#377eb8", "#d95f02", "#e7298a", "#222222", "#a6761d", "#66a61e"};
-  return colours[i % std::size(colours)];
-}
-
 // One gnuplot figure: the path and gnuplot checked, a scratch directory holding the data and the
 // script, the terminal chosen by the extension; draw() runs gnuplot and checks the file it wrote.
 class Figure {
  public:
-  explicit Figure(const std::string& path) : path_(path) {
+  // `rows` of panels (plot_panels): each as tall as a figure of one is wide apart.
+  explicit Figure(const std::string& path, std::size_t rows = 1, std::size_t columns = 1) : path_(path) {
     check_plot_path(path);
     const std::string ext = std::filesystem::path(path).extension().string();
     const auto gnuplot = gnuplot_path();
@@ -118,9 +114,11 @@ class Figure {
     data_path_ = dir_ / "data.txt";
     data.open(data_path_);
     script.open(dir_ / "plot.gp");
-    script << (ext == ".png"   ? "set terminal pngcairo noenhanced size 1100,650 font 'DejaVu Sans,11'\n"
-               : ext == ".svg" ? "set terminal svg noenhanced size 1100,650 font 'DejaVu Sans,11' background rgb 'white'\n"
-                               : "set terminal pdfcairo noenhanced size 7in,4.1in font 'DejaVu Sans,8'\n");
+    const bool one = rows == 1 && columns == 1;
+    const std::size_t width = one ? 1100 : 700 * columns, height = one ? 650 : 640 * rows + 60;
+    if (ext == ".png") script << fmt::format("set terminal pngcairo noenhanced size {},{} font 'DejaVu Sans,11'\n", width, height);
+    else if (ext == ".svg") script << fmt::format("set terminal svg noenhanced size {},{} font 'DejaVu Sans,11' background rgb 'white'\n", width, height);
+    else script << fmt::format("set terminal pdfcairo noenhanced size 7in,{:.2f}in font 'DejaVu Sans,8'\n", 7.0 * static_cast<double>(height) / static_cast<double>(width));
     script << "set output " << gnuplot_text(std::filesystem::absolute(path).string()) << '\n';
   }
   Figure(const Figure&) = delete;
@@ -203,7 +201,8 @@ void plot(const Spec& spec, const std::vector<Cell>& cells, const std::string& p
     else if (spec.y == "messages_per_user") y = m.messages_per_user;
     else if (spec.y == "bytes_per_user") y = m.bytes_per_user;
     if (!x || !y || (log_y && *y <= 0)) continue;
-    std::string title = spec.series[c.series].label;
+    const Series& series = spec.series[c.series];
+    std::string title = series.legend.empty() ? series.label : series.legend;
     for (const auto& a : spec.axes)
       if (a.key != spec.x) title += " " + a.key + "=" + c.point.at(a.key).text;
     auto it = std::find_if(lines.begin(), lines.end(), [&](const Line& l) { return l.series == c.series && l.title == title; });
@@ -252,7 +251,9 @@ void plot(const Spec& spec, const std::vector<Cell>& cells, const std::string& p
     if (log_x) g << decade_tics("x", x_lo, x_hi);
     if (log_y) g << decade_tics("y", y_lo, y_hi);
   }
-  g << "set grid\nset key outside right top box\nset datafile missing '?'\n";
+  // The key under the axes, two columns wide, so that legends in words leave the plot its width
+  // (its empty title line keeps it off the x label).
+  g << "set grid\nset key below left Left reverse maxcols 2 title ' '\nset datafile missing '?'\n";
   g << "plot ";
   bool first = true;
   const auto next = [&]() -> std::ofstream& {
@@ -260,8 +261,13 @@ void plot(const Spec& spec, const std::vector<Cell>& cells, const std::string& p
     first = false;
     return g;
   };
+  // A series' colour is its own in every figure (colour_of its label): lines of one series at
+  // several values of a second axis share it and differ by marker.
+  std::vector<std::string> keys;
+  for (const auto& l : lines) keys.push_back(spec.series[l.series].label);
+  const auto colours = figure_colours(keys);
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    const std::string rgb = std::string("lc rgb '") + colour(i) + "'";
+    const std::string rgb = "lc rgb '" + colours[i] + "'";
     if (any_band)
       next() << fig.data_file() << " index " << i << " using 1:3:4 with filledcurves fs transparent solid 0.15 noborder " << rgb << " notitle";
     next() << fig.data_file() << " index " << i << " using 1:2 with linespoints lw 2 pt " << (i % 12) + 1 << " ps 1.3 " << rgb
@@ -272,12 +278,16 @@ void plot(const Spec& spec, const std::vector<Cell>& cells, const std::string& p
   fig.draw();
 }
 
-void plot_lines(const std::vector<Line>& lines, const std::string& title, const std::string& x_label, const std::string& y_label,
-                const std::string& path, const Axes& axes) {
-  Figure fig(path);
+namespace {
+
+// One panel's data blocks and commands (the data appended to the figure's file, its blocks counted
+// on from `blocks`).
+void draw_panel(Figure& fig, const Panel& panel, const std::map<std::string, std::string>& colours, std::size_t& blocks) {
+  const auto& lines = panel.lines;
+  const auto& axes = panel.axes;
   std::vector<std::size_t> drawn;  // index into `lines`; a key entry has no data block
   std::vector<std::size_t> block(lines.size(), 0);
-  std::size_t blocks = 0;
+  const std::size_t first = blocks;
   double x_lo = INFINITY, x_hi = 0, y_lo = INFINITY, y_hi = 0;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const Line& l = lines[i];
@@ -296,9 +306,12 @@ void plot_lines(const std::vector<Line>& lines, const std::string& title, const 
     block[i] = blocks++;
     drawn.push_back(i);
   }
-  if (blocks == 0) throw std::runtime_error("--plot: nothing to draw");
+  if (blocks == first) throw std::runtime_error("--plot: nothing to draw" + (panel.title.empty() ? std::string() : " in '" + panel.title + "'"));
   auto& g = fig.script;
-  g << "set title " << gnuplot_text(title) << '\n' << "set xlabel " << gnuplot_text(x_label) << '\n' << "set ylabel " << gnuplot_text(y_label) << '\n';
+  // What an earlier panel set, undone.
+  g << "unset logscale\nset autoscale\nset xtics autofreq\nset ytics autofreq\n";
+  g << "set title " << gnuplot_text(panel.title) << '\n' << "set xlabel " << gnuplot_text(panel.x_label) << '\n'
+    << "set ylabel " << gnuplot_text(panel.y_label) << '\n';
   if (axes.log_x) g << "set logscale x\n" << decade_tics("x", x_lo, x_hi);
   if (axes.log_y) g << "set logscale y\n" << decade_tics("y", y_lo, y_hi);
   if (axes.padded) {
@@ -311,7 +324,9 @@ void plot_lines(const std::vector<Line>& lines, const std::string& title, const 
     range("x", axes.log_x, x_lo, x_hi);
     range("y", axes.log_y, y_lo, y_hi);
   }
-  g << "set grid\nset key " << axes.key << " box opaque\n";
+  // A key below the axes starts with an empty title line, which keeps it off the x label (gnuplot
+  // places its first line there), and has no box; a key inside hides what is under it.
+  g << "set grid\nset key " << axes.key << (axes.key.starts_with("below") ? " title ' '" : " box opaque") << '\n';
   g << "plot ";
   for (std::size_t k = 0; k < drawn.size(); ++k) {
     const std::size_t i = drawn[k];
@@ -319,10 +334,44 @@ void plot_lines(const std::vector<Line>& lines, const std::string& title, const 
     const std::string style = l.points_only ? "points" : l.dashed ? "lines dashtype 2" : l.key_only ? "lines" : "linespoints";
     g << (k ? ", \\\n     " : "") << (l.key_only ? std::string("keyentry") : fig.data_file() + " index " + std::to_string(block[i]) + " using 1:2")
       << " with " << style << " lw " << (l.key_only && !l.points_only ? 3 : 2) << " pt " << l.point_type.value_or(static_cast<int>(i % 12) + 1)
-      << fmt::format(" ps {:g}", l.point_size) << " lc rgb '" << colour(l.colour.value_or(i)) << "' "
+      << fmt::format(" ps {:g}", l.point_size) << " lc rgb '" << colours.at(l.colour.empty() ? l.title : l.colour) << "' "
       << (l.title.empty() ? std::string("notitle") : "title " + gnuplot_text(l.title));
   }
   g << '\n';
+}
+
+// Every thing the panels name, with its colour in this figure.
+std::map<std::string, std::string> colours_of(const std::vector<Panel>& panels) {
+  std::vector<std::string> names;
+  for (const auto& p : panels)
+    for (const auto& l : p.lines) names.push_back(l.colour.empty() ? l.title : l.colour);
+  const auto colours = figure_colours(names);
+  std::map<std::string, std::string> out;
+  for (std::size_t i = 0; i < names.size(); ++i) out.emplace(names[i], colours[i]);
+  return out;
+}
+
+}  // namespace
+
+void plot_lines(const std::vector<Line>& lines, const std::string& title, const std::string& x_label, const std::string& y_label,
+                const std::string& path, const Axes& axes) {
+  const std::vector<Panel> one = {{lines, title, x_label, y_label, axes}};
+  Figure fig(path);
+  std::size_t blocks = 0;
+  draw_panel(fig, one.front(), colours_of(one), blocks);
+  fig.draw();
+}
+
+void plot_panels(const std::vector<Panel>& panels, const std::string& title, const std::string& path, std::size_t columns) {
+  if (panels.empty()) throw std::runtime_error("--plot: nothing to draw");
+  columns = std::clamp<std::size_t>(columns, 1, panels.size());
+  const std::size_t rows = (panels.size() + columns - 1) / columns;
+  Figure fig(path, rows, columns);
+  const auto colours = colours_of(panels);
+  fig.script << fmt::format("set multiplot layout {},{} title {}\n", rows, columns, gnuplot_text(title));
+  std::size_t blocks = 0;
+  for (const auto& p : panels) draw_panel(fig, p, colours, blocks);
+  fig.script << "unset multiplot\n";
   fig.draw();
 }
 

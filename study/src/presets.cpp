@@ -11,29 +11,40 @@
 namespace shufflempc::study {
 namespace {
 
+// Each series with its legend in words, the model first (local, shuffle, central); tables and CSV
+// name it by its label, the protocol and its fixed parameters.
+Series randomized_response() { return {"", "randomized-response", {}, "local: randomized response"}; }
+Series counting(const char* noise) {
+  return {"", "counting", {{"noise", noise}},
+          std::string(noise) == "lecture" ? "shuffle: counting, the lectures' noise rate" : "shuffle: counting, noise calibrated exactly"};
+}
+Series balcer_cheu() { return {"", "counting-balcer-cheu", {}, "shuffle: Balcer-Cheu counting"}; }
+Series rr_amplified() { return {"", "counting-rr-amplified", {}, "shuffle: randomized response amplified by shuffling"}; }
+Series correlated() { return {"", "counting-correlated", {}, "shuffle: correlated noise"}; }
+Series split_mix_dp() { return {"", "split-mix-dp-sum", {}, "shuffle: split and mix (RSum_DSG)"}; }
+Series central_laplace() { return {"", "central-laplace", {}, "central: discrete Laplace"}; }
+
 std::vector<Series> counting_series() {
   // The lectures' noise rate beside the calibrated one (the protocols' default), each named.
-  return {{"", "randomized-response", {}},     {"", "counting", {{"noise", "lecture"}}}, {"", "counting", {{"noise", "calibrated"}}},
-          {"", "counting-balcer-cheu", {}},   {"", "counting-rr-amplified", {}}, {"", "counting-correlated", {}},
-          {"", "central-laplace", {}}};
+  return {randomized_response(), counting("lecture"), counting("calibrated"), balcer_cheu(), rr_amplified(), correlated(), central_laplace()};
 }
 std::vector<Series> histogram_series() {
-  return {{"", "histogram-rr-amplified", {{"model", "local"}}},
-          {"", "histogram", {{"noise", "lecture"}}},
-          {"", "histogram", {{"variant", "parallel"}, {"noise", "lecture"}}},
-          {"", "histogram-rr-amplified", {}},
-          {"", "histogram-central-laplace", {}}};
+  return {{"", "histogram-rr-amplified", {{"model", "local"}}, "local: k-ary randomized response"},
+          {"", "histogram", {{"noise", "lecture"}}, "shuffle: histogram, inverted counting (the lectures' noise)"},
+          {"", "histogram", {{"variant", "parallel"}, {"noise", "lecture"}}, "shuffle: histogram, parallel counting (the lectures' noise)"},
+          {"", "histogram-rr-amplified", {}, "shuffle: k-ary randomized response amplified by shuffling"},
+          {"", "histogram-central-laplace", {}, "central: discrete Laplace per bin"}};
 }
 // The survey's sum comparison: its LDP baseline (Harmony), RSum_KR (sum-blanket), RSum_RM with 2 and
 // 3 messages (sum-recursive), RSum_DSG (split-mix-dp-sum) and the central model.
 std::vector<Series> sum_series() {
-  return {{"", "sum-harmony", {}},
-          {"", "sum-local-laplace", {}},
-          {"", "sum-blanket", {}},
-          {"", "sum-recursive", {{"messages", "2"}}},
-          {"", "sum-recursive", {{"messages", "3"}}},
-          {"", "split-mix-dp-sum", {}},
-          {"", "sum-central-laplace", {}}};
+  return {{"", "sum-harmony", {}, "local: Harmony"},
+          {"", "sum-local-laplace", {}, "local: Laplace"},
+          {"", "sum-blanket", {}, "shuffle: one message, the blanket (RSum_KR)"},
+          {"", "sum-recursive", {{"messages", "2"}}, "shuffle: recursive, 2 messages (RSum_RM)"},
+          {"", "sum-recursive", {{"messages", "3"}}, "shuffle: recursive, 3 messages (RSum_RM)"},
+          split_mix_dp(),
+          {"", "sum-central-laplace", {}, "central: discrete Laplace"}};
 }
 
 Axis axis(std::string key, const std::vector<std::string>& values, bool geometric = false) {
@@ -99,13 +110,7 @@ const Preset presets[] = {
        Spec s;
        s.title = "Counting bits: error against the fraction of honest parties (robust shuffle privacy)";
        s.note = "noise calibrated for min-parties = honest n, every party submits: robust protocols pay about 1/sqrt(honest) in error";
-       s.series = {{"", "randomized-response", {}},
-                   {"", "counting", {{"noise", "calibrated"}}},
-                   {"", "counting-balcer-cheu", {}},
-                   {"", "counting-rr-amplified", {}},
-                   {"", "counting-correlated", {}},
-                   {"", "split-mix-dp-sum", {}},
-                   {"", "central-laplace", {}}};
+       s.series = {randomized_response(), counting("calibrated"), balcer_cheu(), rr_amplified(), correlated(), split_mix_dp(), central_laplace()};
        s.axes = {axis("honest", {"0.1", "0.2", "0.3", "0.5", "0.7", "1"})};
        s.fixed = {{"epsilon", "1"}, {"delta", "1e-6"}};
        s.parties = 100000;
@@ -117,10 +122,7 @@ const Preset presets[] = {
        Spec s;
        s.title = "Counting bits: error against the fraction of parties that drop out (calibrated for half)";
        s.note = "min-parties = n/2: up to half may vanish and the guarantee holds for whoever submits; the noise shrinks with them";
-       s.series = {{"", "counting", {{"noise", "calibrated"}}},
-                   {"", "counting-correlated", {}},
-                   {"", "split-mix-dp-sum", {}},
-                   {"", "central-laplace", {}}};
+       s.series = {counting("calibrated"), correlated(), split_mix_dp(), central_laplace()};
        s.axes = {axis("dropouts", {"0", "0.1", "0.2", "0.3", "0.4", "0.5"})};
        s.fixed = {{"epsilon", "1"}, {"delta", "1e-6"}};
        s.honest = 0.5;

@@ -581,7 +581,8 @@ void write_columns(std::ostream& out, const std::vector<Column>& cols) {
 Value to_json(const Spec& spec, const std::vector<Cell>& cells, bool with_trials) {
   const auto opt = optional_value;
   Value series = Value::array();
-  for (const auto& s : spec.series) series.push_back({{"label", s.label}, {"protocol", s.protocol}, {"params", s.params}});
+  for (const auto& s : spec.series)
+    series.push_back({{"label", s.label}, {"protocol", s.protocol}, {"params", s.params}, {"legend", s.legend.empty() ? s.label : s.legend}});
   Value axes = Value::array();
   for (const auto& a : spec.axes) {
     Value values = Value::array();

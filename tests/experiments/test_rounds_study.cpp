@@ -8,7 +8,9 @@
 #include <cmath>
 #include <set>
 
-#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 
@@ -18,6 +20,7 @@
 #include "shufflempc/process.hpp"
 #include "support/errors.hpp"
 #include "support/process.hpp"
+#include "support/temp_dir.hpp"
 
 using namespace shufflempc;
 using test::error_text;
@@ -98,8 +101,8 @@ TEST_CASE("rounds study: the same seed gives the same rows (time aside), CSV and
   experiments::print_table(table, a);
   CHECK(table.str().find("xor-sum-rr") != std::string::npos);
   // The figure: one marker series per function and protocol (out of the key), then a key of the
-  // functions (colours) and of the protocols (markers), apart; points of different protocols at one
-  // round count spread sideways, so none hides another.
+  // protocols (colours: each its own, as in every figure) and of the functions (markers, in grey),
+  // apart; points of different protocols at one round count spread sideways, so none hides another.
   const auto lines = experiments::figure_lines(a);
   std::vector<std::string> keyed;
   std::size_t drawn = 0;
@@ -111,6 +114,7 @@ TEST_CASE("rounds study: the same seed gives the same rows (time aside), CSV and
     }
     CHECK(l.title.empty());
     CHECK(l.points_only);
+    CHECK(std::find_if(a.rows.begin(), a.rows.end(), [&](const auto& r) { return r.protocol == l.colour; }) != a.rows.end());  // a protocol's colour
     ++drawn;
     for (const auto& [x, y] : l.points)
       if (std::abs(x - 2) < 0.5) at_two.push_back(x);
@@ -118,7 +122,10 @@ TEST_CASE("rounds study: the same seed gives the same rows (time aside), CSV and
   // and: mpc2, circuit v1, circuit bgw, card-and; xor-sum: xor-sum-exact, circuit v1, circuit bgw
   // (randomized response errs, so it is not drawn).
   CHECK(drawn == 7);
-  CHECK(keyed == std::vector<std::string>{"and", "xor-sum", "mpc2", "circuit v1", "circuit bgw", "card-and", "xor-sum-exact"});
+  CHECK(keyed == std::vector<std::string>{"mpc2", "circuit v1", "circuit bgw", "card-and", "xor-sum-exact", "and", "xor-sum"});
+  for (const auto& l : lines)
+    if (!l.key_only || l.points_only) continue;
+    else CHECK(l.colour == l.title);  // a protocol's key entry: its own colour
   std::sort(at_two.begin(), at_two.end());
   CHECK(std::adjacent_find(at_two.begin(), at_two.end()) != at_two.end());  // the same protocol of two functions shares its place
   CHECK(std::set<double>(at_two.begin(), at_two.end()).size() >= 2);        // and two protocols at 2 rounds do not
@@ -152,10 +159,29 @@ TEST_CASE("shufflempc study rounds: the CSV on standard output, and a bad option
   CHECK(bad.err.find("--functions: 'median' is not one of sum, xor-sum, and, inner-product, aes-128, sha-256") != std::string::npos);
 }
 
-TEST_CASE("rounds study over shaped links: each row's wall time holds the rounds it reports, a round trip each, and no more than 3 round trips beside them") {
+TEST_CASE("shufflempc study rounds --rtt --plot FILE: the file named, in a directory made for it, a panel a function, and nothing else") {
+  REQUIRE_MESSAGE(study::gnuplot_available(), "gnuplot is missing: scripts/setup.sh installs gnuplot-nox");
+  const test::TempDir tmp("shufflempc-rttplot");
+  const std::string figure = tmp / "new/rtt.svg";
+  const auto r = run_command({test::cli(), "study", "rounds", "--functions", "and,xor-sum", "--parties", "3", "--trials", "1", "--rtt", "1",
+                              "--plot", figure, "-q"});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  std::vector<std::string> written;
+  for (const auto& e : std::filesystem::directory_iterator(tmp / "new")) written.push_back(e.path().filename().string());
+  CHECK(written == std::vector<std::string>{"rtt.svg"});
+  std::ifstream in(figure);
+  const std::string drawn((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(drawn.find("and: wall time against round-trip time, n = 3") != std::string::npos);
+  CHECK(drawn.find("xor-sum: wall time against round-trip time, n = 3") != std::string::npos);
+  CHECK(drawn.find("dashed: the model, (rounds + 2.5) x RTT + the time at 0") != std::string::npos);
+  CHECK(drawn.find("mpc2: 2 rounds, ") != std::string::npos);
+  CHECK(drawn.find("xor-sum-rr: 1 round, 1 message a party, each sealed to the analyzer") != std::string::npos);
+}
+
+TEST_CASE("rounds study over shaped links: each row's wall time holds the rounds it reports and the session's round trips, and the model counts both") {
   // The program's runner, as `shufflempc study rounds` sets it: the TCP transport over loopback,
   // every link shaped to half the round trip.
-  experiments::set_network_runner(net::run_over_shaped_loopback);
+  experiments::set_network_runner(net::run_over_shaped_loopback, net::shaped_session_round_trips);
   experiments::RoundsStudyOptions o;
   o.parties = 3;
   o.trials = 1;
@@ -169,12 +195,16 @@ TEST_CASE("rounds study over shaped links: each row's wall time holds the rounds
     CHECK(r.wrong == 0);
     if (*r.rtt_ms == 0) continue;
     const double zero = row(s, "and", r.protocol).milliseconds;  // the row's time at RTT 0 (listed first)
-    // Every round the run reports waited a round trip: a protocol that reported fewer rounds than
-    // it ran would be too slow for the bound above, one that reported more too fast for this one.
-    CHECK(r.milliseconds >= static_cast<double>(r.rounds) * 100);
-    CHECK(r.milliseconds <= zero + static_cast<double>(r.rounds + 3) * 100 + 150);
-    CHECK(r.model_milliseconds == doctest::Approx(zero + static_cast<double>(r.rounds) * 100));
+    // Every round the run reports waited a round trip, and the session its handshakes (two round
+    // trips before any round) and its close: a protocol that reported fewer rounds than it ran, or a
+    // model that left the session out, would fail the upper bound; one that reported more the lower.
+    CHECK(net::shaped_session_round_trips == 2.5);
+    CHECK(r.milliseconds >= (static_cast<double>(r.rounds) + 2) * 100);
+    CHECK(r.milliseconds <= zero + (static_cast<double>(r.rounds) + net::shaped_session_round_trips) * 100 + 150);
+    CHECK(r.model_milliseconds == doctest::Approx(zero + (static_cast<double>(r.rounds) + net::shaped_session_round_trips) * 100));
+    CHECK(r.sealed_rounds == 0);  // every protocol of `and` delivers to the parties
   }
+  CHECK(s.session_round_trips == net::shaped_session_round_trips);
   CHECK(row(s, "and", "mpc2").rounds == 2);
   CHECK(row(s, "and", "circuit bgw").rounds == 3);
   CHECK(row(s, "and", "card-and").rounds == 6);
@@ -183,9 +213,27 @@ TEST_CASE("rounds study over shaped links: each row's wall time holds the rounds
   experiments::print_table(table, s);
   experiments::write_csv(csv, s);
   CHECK(table.str().find("model ms") != std::string::npos);
+  CHECK(table.str().find("model: (rounds + 2.5) x RTT + the row's time at RTT 0 (2.5: the session's handshakes and close)") != std::string::npos);
+  // The figure: a panel for the function, a line per protocol in its colour named with its rounds and
+  // messages, its model dashed in the same colour, and a key entry saying what the dashes are.
+  const auto panels = experiments::rtt_panels(s);
+  REQUIRE(panels.size() == 1);
+  std::size_t measured = 0;
+  for (const auto& l : panels.front().lines) {
+    if (l.key_only) {
+      CHECK(l.title == "dashed: the model, (rounds + 2.5) x RTT + the time at 0");
+      continue;
+    }
+    REQUIRE(l.points.size() == 1);
+    if (l.dashed) continue;
+    ++measured;
+    CHECK(l.title.starts_with(l.colour + ": "));
+    CHECK(l.title.find(" a party") != std::string::npos);
+  }
+  CHECK(measured == 4);
   CHECK(csv.str().find("rtt_ms,model_seconds") != std::string::npos);
   // Without a runner (a program without the TCP transport), --rtt is refused with the reason; out of range too.
-  experiments::set_network_runner({});
+  experiments::set_network_runner({}, 0);
   CHECK(error_text([&] { (void)experiments::run_rounds_study(o); }).find("--rtt needs the TCP transport") != std::string::npos);
   o.rtt_ms = {-1};
   CHECK(error_text([&] { experiments::validate(o); }).find("--rtt -1: each round-trip time must be in [0, 20000] ms") != std::string::npos);

@@ -118,8 +118,8 @@ TEST_CASE("plot: a .pdf is a PDF, a log axis that reaches 10^6 is labelled by po
   REQUIRE_MESSAGE(study::gnuplot_available(), "gnuplot is missing: scripts/setup.sh installs gnuplot-nox");
   const test::TempDir dir("shufflempc-plotforms");
   const std::vector<study::Line> lines = {{.title = "", .points = {{1, 10}, {2, 1e6}}, .points_only = true, .point_type = 7},
-                                          {.title = "a marker", .points_only = true, .colour = 5, .point_type = 7, .key_only = true},
-                                          {.title = "a colour", .colour = 1, .key_only = true}};
+                                          {.title = "a marker", .points_only = true, .colour = study::neutral_colour, .point_type = 7, .key_only = true},
+                                          {.title = "a colour", .colour = "mpc2", .key_only = true}};
   study::plot_lines(lines, "t", "x", "y", dir / "f.pdf", {.log_x = true, .log_y = true, .padded = true});
   std::ifstream pdf(dir / "f.pdf", std::ios::binary);
   std::string head(5, '\0');

@@ -18,7 +18,8 @@
 //
 // With round-trip times (--rtt), every row runs over the TCP transport instead, its links shaped
 // to half the round trip each way (and to --mbps), once per RTT: the measured wall time beside the
-// model rounds x RTT + bytes per party / bandwidth + the time measured at RTT 0, and their ratio.
+// model (rounds + the session's round trips) x RTT + bytes per party / bandwidth + the time
+// measured at RTT 0, and their ratio.
 // experiments never include net/, so the program supplies that run (set_network_runner; the
 // `shufflempc study` command does).
 #pragma once
@@ -50,8 +51,9 @@ struct RoundsStudyOptions {
 // One run of `protocol` over a network whose links delay every frame by rtt_ms / 2 and carry at
 // most `mbps` (0: unlimited).
 using NetworkRun = std::function<RunResult(const Protocol& protocol, std::span<const Value> inputs, Rng& rng, double rtt_ms, double mbps)>;
-// What study rounds --rtt runs over (the program sets it once, before any study runs).
-void set_network_runner(NetworkRun run);
+// What study rounds --rtt runs over (the program sets it once, before any study runs), and the
+// round trips each of its runs waits beside one a round (its handshakes and its close: the model's).
+void set_network_runner(NetworkRun run, double session_round_trips);
 
 // The function names and their one-line descriptions, for --help and the errors.
 [[nodiscard]] const std::vector<std::pair<std::string, std::string>>& rounds_functions();
@@ -68,11 +70,16 @@ struct RoundsRow {
   double milliseconds = 0;     // median of the trials' wall time (in process, or over the shaped network)
   std::string threat_model;
   std::optional<double> rtt_ms;    // over the network: its round-trip time
-  double model_milliseconds = 0;   // over the network: rounds x RTT + bytes per party / rate + the row's time at RTT 0
+  double model_milliseconds = 0;   // over the network: (rounds + session round trips) x RTT + bytes per party / rate + the row's time at RTT 0
+  // Of its rounds, those delivered to the analyzer only: over a network every message of them is
+  // sealed to the analyzer (a public-key box to make and one to open), work the in-process run and
+  // a round delivered to the parties do not do.
+  std::size_t sealed_rounds = 0;
 };
 struct RoundsStudy {
   RoundsStudyOptions options;
   std::vector<RoundsRow> rows;
+  double session_round_trips = 0;  // with rtt_ms: what the network runner waits beside the rounds
 };
 
 using RoundsProgress = std::function<void(std::size_t done, std::size_t total)>;
@@ -81,12 +88,17 @@ void print_table(std::ostream& out, const RoundsStudy& s);
 // The CSV's columns (and the Python front end's), one row per protocol and function.
 [[nodiscard]] std::vector<study::Column> table(const RoundsStudy& s);
 void write_csv(std::ostream& out, const RoundsStudy& s);
-// Bytes per party against rounds, one series of markers per function (its exact protocols).
+// Bytes per party against rounds: a protocol's colour (study::colour_of, as in every figure), a
+// function's marker.
 [[nodiscard]] std::vector<study::Line> figure_lines(const RoundsStudy& s);
 [[nodiscard]] std::string figure_title(const RoundsStudy& s);
 // With round-trip times: function `function`'s wall time against the RTT (above 0), one line per
-// protocol, its model dashed in the same colour.
+// protocol in its colour, named with its rounds, its messages a party and whether they are sealed
+// (what the time at RTT 0 pays), its model dashed in the same colour.
 [[nodiscard]] std::vector<study::Line> rtt_lines(const RoundsStudy& s, const std::string& function);
 [[nodiscard]] std::string rtt_title(const RoundsStudy& s, const std::string& function);
+// All of them, a panel a function, under one title: what `--plot FILE` draws with --rtt.
+[[nodiscard]] std::vector<study::Panel> rtt_panels(const RoundsStudy& s);
+[[nodiscard]] std::string rtt_figure_title(const RoundsStudy& s);
 
 }  // namespace shufflempc::experiments

@@ -30,6 +30,10 @@ namespace shufflempc::net {
 // unlimited), this process's shape restored after: what `study rounds --rtt` runs (the CLI and the
 // Python module give it to the experiment). Throws std::invalid_argument for a shape out of range.
 [[nodiscard]] RunResult run_over_shaped_loopback(const Protocol& protocol, std::span<const Value> inputs, Rng& rng, double rtt_ms, double mbps);
+// The round trips such a run waits beside one a protocol round: every link's handshake (the hello
+// and its reply, then key confirmation, whose answer waits for the first confirm: 2) and the
+// analyzer's `done` that closes the session (half of one). The model of `study rounds --rtt`.
+inline constexpr double shaped_session_round_trips = 2.5;
 
 // The same over a chain of `mix_servers` servers (2 to max_mix_servers): the shuffler is the entry
 // and each further server a TcpMixServer in its own thread, every link over TCP on 127.0.0.1.

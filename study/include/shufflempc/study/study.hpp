@@ -31,9 +31,10 @@
 namespace shufflempc::study {
 
 struct Series {
-  std::string label;     // the legend: the protocol's name, plus any parameters fixed for it
+  std::string label;     // its name in tables, CSV and JSON: the protocol's name, plus any parameters fixed for it
   std::string protocol;
   std::map<std::string, std::string> params;
+  std::string legend;    // its name in a figure's key, in words (empty: the label)
 };
 
 // One value of an axis: the text the protocol is given (its own schema types it) and the number
@@ -174,13 +175,26 @@ void plot(const Spec& spec, const std::vector<Cell>& cells, const std::string& p
 // .svg, .pdf): what every command checks before it runs anything.
 void check_plot_path(const std::string& path);
 
+// One colour for one thing in every figure of shufflempc: a protocol (`mpc2`, `circuit bgw`) or a
+// study's series (its label, `counting noise=lecture`) has the same colour in every preset and
+// every study. The built-in protocols and the presets' series have fixed colours, chosen so that
+// those a figure draws together differ; any other name gets one from a hash of it. "#rrggbb".
+[[nodiscard]] std::string colour_of(const std::string& name);
+// The colours of one figure's names, in order: each its colour_of, except that a name whose colour
+// an earlier, different name of the same figure took gets the first colour of the palette still
+// free there (so no two things of one figure share a colour). A name given as "#rrggbb" is itself.
+[[nodiscard]] std::vector<std::string> figure_colours(const std::vector<std::string>& names);
+// The grey of a key entry that stands for a kind of marker, not for a thing.
+inline constexpr const char* neutral_colour = "#555555";
+
 // A figure of plain lines (the studies that are not grids of trials, e.g. `study xor-sum`).
 struct Line {
   std::string title;
   std::vector<std::pair<double, double>> points;  // sorted by x when drawn
   bool points_only = false;                       // markers, no line
   bool dashed = false;                            // a dashed line (a model beside what was measured)
-  std::optional<std::size_t> colour;              // the colour of another line (its model); default: its own place
+  std::string colour;                             // what its colour stands for (a protocol's name, or "#rrggbb"): lines
+                                                  // that name one thing share its colour; empty: its title
   std::optional<int> point_type;                  // gnuplot's pt (a marker shared by lines of one kind); default: its own place
   double point_size = 1.3;
   bool key_only = false;                          // no points: an entry of the key alone (a colour, or a marker with points_only)
@@ -189,10 +203,19 @@ struct Line {
 struct Axes {
   bool log_x = false, log_y = false;
   bool padded = false;  // a margin inside the axes, so that no point sits on the border
-  std::string key = "inside right top";  // where the key goes (gnuplot's `set key` position)
+  std::string key = "inside right top";  // where the key goes (gnuplot's `set key` position; "below ...": under the x label, unboxed)
 };
 void plot_lines(const std::vector<Line>& lines, const std::string& title, const std::string& x_label, const std::string& y_label,
                 const std::string& path, const Axes& axes = {});
+// One panel of a figure of several (plot_panels).
+struct Panel {
+  std::vector<Line> lines;
+  std::string title, x_label, y_label;
+  Axes axes;
+};
+// Several panels in one file, `columns` a row, under one title (`study rounds --rtt`: a panel a
+// function). A thing named in two panels has one colour in both.
+void plot_panels(const std::vector<Panel>& panels, const std::string& title, const std::string& path, std::size_t columns = 2);
 
 // A count as a figure shows it: 10⁶ for a power of ten from 1000, 250,000 with separators from
 // 10^4, else its digits.
