@@ -21,8 +21,14 @@ done
 started=$SECONDS
 stage() { echo "test.sh: [$((SECONDS - started)) s] $*" >&2; }
 
-stage "set-up and build (bash scripts/setup.sh --all)"
-bash scripts/setup.sh --all
+if [[ $full == 1 ]]; then
+  stage "set-up and build of everything (bash scripts/setup.sh --all)"
+  bash scripts/setup.sh --all
+else
+  # The benchmarks only for --full: only the slow tests run them (the docs' commands).
+  stage "set-up and build of the programs, tests and examples (bash scripts/setup.sh --tests)"
+  bash scripts/setup.sh --tests
+fi
 jobs="$(nproc)"
 if [[ $full == 1 ]]; then
   stage "ctest: every test ($(ctest --test-dir build -N | tail -1 | grep -o '[0-9]*') tests, a line each)"
