@@ -13,14 +13,15 @@
 # compiles every file alone: for editing one file at a time, for tools that read compile_commands.json,
 # and to check that each file includes what it uses.
 
-# shufflempc_batches(<out-var> SOURCES <files> ALONE <files> SIZE <n> DIRECTORY <dir>)
+# shufflempc_batches(<out-var> SOURCES <files> ALONE <files> SIZE <n> DIRECTORY <dir> [AREAS <root>])
 # Sets <out-var> to the files to compile: each file of ALONE as it is, and the others grouped by
-# folder into batches of at most SIZE, each batch a file in DIRECTORY that includes its sources by
+# folder (with AREAS, by the first folder below <root>: tests/protocols/counting and
+# tests/protocols/mpc2 are one area) into batches of at most SIZE, each batch a file in DIRECTORY that includes its sources by
 # a path relative to DIRECTORY (so the generated text is the same in every checkout that places its
 # build tree alike, and a compiler cache made in one serves the others). A batch file is rewritten
 # only when its text changes. A batch of one file is that file.
 function(shufflempc_batches out_var)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "SIZE;DIRECTORY" "SOURCES;ALONE")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "SIZE;DIRECTORY;AREAS" "SOURCES;ALONE")
   if(NOT arg_SIZE MATCHES "^[1-9][0-9]*$")
     message(FATAL_ERROR "a batch size (SHUFFLEMPC_BATCH, SHUFFLEMPC_TEST_BATCH) must be a whole number of at least 1, got '${arg_SIZE}'")
   endif()
@@ -43,6 +44,10 @@ function(shufflempc_batches out_var)
   set(written "")
   foreach(source IN LISTS batched ITEMS "")  # the empty item at the end writes the last batch
     get_filename_component(source_folder "${source}" DIRECTORY)
+    if(arg_AREAS AND NOT source STREQUAL "")
+      file(RELATIVE_PATH below "${arg_AREAS}" "${source_folder}")
+      string(REGEX REPLACE "/.*$" "" source_folder "${below}")
+    endif()
     if(NOT text STREQUAL "" AND (source STREQUAL "" OR NOT source_folder STREQUAL folder OR count EQUAL arg_SIZE))
       if(count EQUAL 1)
         list(APPEND units ${members})
