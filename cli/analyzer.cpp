@@ -21,26 +21,34 @@
 
 namespace shufflempc::cli {
 
-void add_analyzer_command(CLI::App& app, const Registry& registry, Action& action) {
-  auto* cmd = app.add_subcommand("analyzer", "receive each round's shuffled output and run the protocol's analyzer");
-  struct Options {
-    std::string key, transcript, listen, port_file;
-    ClientArgs client;
-    std::optional<int> listen_fd;
-  };
-  auto o = std::make_shared<Options>();
-  add_client_options(*cmd, o->client, "the analyzer's");
-  cmd->add_option("--key,-k", o->key, "the analyzer's key file")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--transcript", o->transcript,
-                  "with a verifiable chain (the config's mix): write the rounds this analyzer verified (every hop's output and proof, "
-                  "every decryption proof) to this file, for shufflempc verify");
-  cmd->add_option("--listen", o->listen,
-                  "HOST:PORT where the parties' verdicts on their receipts arrive (port 0: any, printed on stderr), needed when the "
-                  "session's analyzer-only rounds cross a mix chain (docs/mix-chain.md, receipts and complaints)");
-  add_port_file_option(*cmd, o->port_file);
-  cmd->add_option("--listen-fd", o->listen_fd, "take the verdicts on descriptor N, a TCP socket the parent process bound and listens on (as `local` does)")
+void define_analyzer_options(CLI::App& cmd, AnalyzerArgs& o) {
+  add_client_options(cmd, o.client, "the analyzer's");
+  cmd.add_option(std::string(flag::key) + ",-k", o.key, "the analyzer's key file")->required()->check(CLI::ExistingFile);
+  cmd.add_option(std::string(flag::transcript), o.transcript,
+                 "with a verifiable chain (the config's mix): write the rounds this analyzer verified (every hop's output and proof, "
+                 "every decryption proof) to this file, for shufflempc verify");
+  cmd.add_option(std::string(flag::listen), o.listen,
+                 "HOST:PORT where the parties' verdicts on their receipts arrive (port 0: any, printed on stderr), needed when the "
+                 "session's analyzer-only rounds cross a mix chain (docs/mix-chain.md, receipts and complaints)");
+  add_port_file_option(cmd, o.port_file);
+  cmd.add_option(std::string(flag::listen_fd), o.listen_fd,
+                 "take the verdicts on descriptor N, a TCP socket the parent process bound and listens on (as `local` does)")
       ->check(CLI::Range(3, 1 << 20))
-      ->excludes("--listen");
+      ->excludes(std::string(flag::listen));
+}
+
+std::vector<std::string> analyzer_argv(const std::string& executable, const AnalyzerArgs& o) {
+  Argv argv(executable, node_command::analyzer);
+  add_client_argv(argv, o.client);
+  argv.add(flag::key, o.key).add(flag::transcript, o.transcript).add(flag::listen, o.listen).add(flag::port_file, o.port_file);
+  argv.add(flag::listen_fd, o.listen_fd);
+  return argv.take();
+}
+
+void add_analyzer_command(CLI::App& app, const Registry& registry, Action& action) {
+  auto* cmd = app.add_subcommand(std::string(node_command::analyzer), "receive each round's shuffled output and run the protocol's analyzer");
+  auto o = std::make_shared<AnalyzerArgs>();
+  define_analyzer_options(*cmd, *o);
   cmd->callback([o, &registry, &action] {
     action = [o, &registry] {
       const auto& [key, transcript, listen, port_file, client, listen_fd] = *o;

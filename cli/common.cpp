@@ -107,7 +107,7 @@ net::ChainSpec ChainArgs::spec(const std::string& command) const {
                  "0.3)\n";
     n = 1;
   }
-  return net::ChainSpec::make(n, net::parse_mix_kind(kind));
+  return net::ChainSpec::make(n, net::parse_mix_kind(kind), decryption_threshold);
 }
 
 void add_chain_options(CLI::App& cmd, ChainArgs& args, const std::string& where) {

@@ -51,7 +51,7 @@ struct ChainArgs {
   std::string kind = "decryption";
   std::string transcript;
   std::size_t decryption_threshold = 0;  // with --mix verifiable: 0 = every server
-  // The checked chain (net::ChainSpec::make). `run --mix-servers 0`, the spelling of "no chain"
+  // The checked chain (net::ChainSpec::make, the one check of all three). `run --mix-servers 0`, the spelling of "no chain"
   // before 0.2, is taken as 1 with a line on stderr saying so.
   [[nodiscard]] net::ChainSpec spec(const std::string& command) const;
 };

@@ -25,7 +25,7 @@
 #include "net_common.hpp"
 #include "shufflempc/error.hpp"
 #include "shufflempc/files.hpp"
-#include "shufflempc/net/launcher.hpp"
+#include "shufflempc/cli/launcher.hpp"
 #include "shufflempc/net/local.hpp"
 #include "shufflempc/process.hpp"
 #include "shufflempc/net/tcp.hpp"
@@ -73,6 +73,7 @@ struct LocalArgs {
   std::optional<std::size_t> tamper_mix_server;  // fault injection: this further server alters a record after its proof
   std::string tamper_entry;                      // fault injection: the chain's entry drops, replaces or duplicates a record
   std::string fault_adversary;                   // fault injection: the entry as the tests' adversary harness plays it
+  net::LinkShape link_shape;                     // --link-delay-ms, --link-mbps: every process's links
 };
 
 // The executable the processes of a run start from: shufflempc-node beside this one when the
@@ -97,7 +98,7 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
   auto protocol = registry.create(info.name, args.params, args.parties, min_parties);
   auto rng = make_rng(args.seed);
   const std::vector<Value> inputs = load_inputs(*protocol, args, *rng);
-  net::LaunchOptions options{.executable = process_executable(info.name),
+  LaunchOptions options{.executable = process_executable(info.name),
                              .parties_per_process = la.parties_per_process,
                              .deadline = std::chrono::milliseconds(la.deadline_ms),
                              .keep_dir = la.keep_dir,
@@ -111,8 +112,7 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
                              .adversary = la.fault_adversary,
                              .tamper_mix_server = la.tamper_mix_server,
                              .transcript = la.chain.transcript.empty() ? std::string() : std::filesystem::absolute(la.chain.transcript).string(),
-                             .decryption_threshold = la.chain.decryption_threshold,
-                             .link_shape = net::link_shape()};
+                             .link_shape = la.link_shape};
   auto drop_rng = rng->fork(rng_labels::dropouts);
   while (options.dropouts.size() < args.dropouts) options.dropouts.insert(static_cast<PartyId>(drop_rng->uniform(n)));
   options.stop = [] { return interrupted != 0 ? "signal " + std::to_string(interrupted) : std::string(); };
@@ -135,7 +135,7 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
   const std::string executable = options.executable;
   // The truth while the processes run: the driver only waits for them meanwhile.
   const auto all_truth = api::truth_in_background(*protocol, inputs);
-  const net::LaunchResult run = net::LocalLauncher(std::move(base), *protocol, n, std::move(options)).run(inputs);
+  const LaunchResult run = LocalLauncher(std::move(base), *protocol, n, std::move(options)).run(inputs);
   for (const auto& what : run.lost) std::cerr << said << "warning: " << what << "; its parties count as dropped\n";
 
   // The report: the analyzer's result, every party's output and traffic, read back from what the
@@ -221,7 +221,7 @@ void add_local_command(CLI::App& app, const Registry& registry, Action& action) 
     cmd->add_option("--deadline-ms", both.second.deadline_ms, "the shuffler's per-round deadline in milliseconds: a round ends this long after it last moved (a new link, a batch, a process saying its parties are still preparing theirs), and a process that says nothing for this long is dropped; a round's limit is twice this plus 1 ms per party (default 30000)")
         ->check(CLI::Range(std::size_t{1}, std::size_t{86'400'000}));
     cmd->add_option("--keep-dir", both.second.keep_dir, "write keys, config and process outputs here and keep them");
-    add_link_shape_options(*cmd);  // passed on to every process of the run
+    add_link_shape_options(*cmd, both.second.link_shape);  // passed on to every process of the run
     cmd->add_option("--kill-party-process", both.second.kill_party_process,
                     "fault injection: kill party process K (from 0) as soon as it starts; its parties drop out")
         ->check(count_check());

@@ -99,42 +99,56 @@ int run_mix_server(const MixServerArgs& o) {
   return status;
 }
 
+void define_mix_server_options(CLI::App& cmd, MixServerArgs& o) {
+  cmd.add_option(std::string(flag::config) + ",-c", o.configs, "session config whose chain lists this server's key (repeat to serve several sessions)")
+      ->check(CLI::ExistingFile);
+  cmd.add_option(std::string(flag::key) + ",-k", o.key, "this server's key file (keygen --mix-server)")->required()->check(CLI::ExistingFile);
+  cmd.add_option(std::string(flag::listen), o.listen, "ADDR:PORT to listen on (port 0 = any; the shuffler dials it: --hop-addresses)")->required();
+  add_port_file_option(cmd, o.port_file);
+  add_link_shape_options(cmd, o.link_shape);
+  cmd.add_option(std::string(flag::hop), o.hop,
+                 "check that this key is server I of every config's chain (its place comes from the key; this only checks it)");
+  cmd.add_flag(std::string(flag::json), o.json, "print the final report as JSON");
+  cmd.add_flag(std::string(flag::dkg), o.dkg,
+               "instead of serving sessions: take part in one distributed key generation of a verifiable chain (session "
+               "--decryption-threshold dials this address), then end; needs --shuffler-key, no --config");
+  cmd.add_option(std::string(flag::shuffler_key), o.shuffler_key,
+                 "with --dkg: the shuffler's public key (64 hex digits, or its key file): only it may coordinate the key generation");
+  cmd.add_option(std::string(flag::dkg_timeout_ms), o.dkg_timeout_ms, "with --dkg: how long to wait for the coordinator and for each of its steps (default 60000)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{86'400'000}));
+  cmd.add_option(std::string(flag::fault_dkg_bad_share), o.fault_dkg_bad_share,
+                 "fault injection, with --dkg: deal a wrong share to server I and repeat it when complained about (a cheating "
+                 "dealer; it must be disqualified)")
+      ->group("");
+  cmd.add_flag(std::string(flag::fault_gone_after_mix), o.fault_gone_after_mix,
+               "fault injection: go away once the first shuffle is answered (a server killed after the mix)")
+      ->group("");
+  cmd.add_flag(std::string(flag::fault_tamper), o.fault_tamper,
+               "fault injection, in a verifiable chain: replace one record after proving the shuffle (a cheating server; the "
+               "entry must name it)")
+      ->group("");  // hidden: for local --tamper-mix-server and the tests
+  cmd.add_option(std::string(flag::fault_adversary), o.fault_adversary,
+                 "fault injection (local --fault-adversary role=mix-server-I,...): this server's frames mutated, type=T,mutation=M "
+                 "(net/adversary.hpp)")
+      ->group("");
+}
+
+std::vector<std::string> mix_server_argv(const std::string& executable, const MixServerArgs& o) {
+  Argv argv(executable, node_command::mix_server);
+  argv.add_repeated(flag::config, o.configs).add(flag::key, o.key).add(flag::listen, o.listen).add(flag::port_file, o.port_file);
+  argv.add(o.link_shape).add(flag::hop, o.hop).add(flag::json, o.json).add(flag::dkg, o.dkg).add(flag::shuffler_key, o.shuffler_key);
+  argv.add(flag::dkg_timeout_ms, o.dkg_timeout_ms, MixServerArgs{}.dkg_timeout_ms).add(flag::fault_dkg_bad_share, o.fault_dkg_bad_share);
+  argv.add(flag::fault_gone_after_mix, o.fault_gone_after_mix).add(flag::fault_tamper, o.fault_tamper);
+  argv.add(flag::fault_adversary, o.fault_adversary);
+  return argv.take();
+}
+
 void add_mix_server_command(CLI::App& app, Action& action) {
-  auto* cmd = app.add_subcommand("mix-server",
+  auto* cmd = app.add_subcommand(std::string(node_command::mix_server),
                                  "serve as a further server of a chain of mix servers: peel (or re-encrypt and prove), shuffle and sign "
                                  "each round's batch");
   auto o = std::make_shared<MixServerArgs>();
-  cmd->add_option("--config,-c", o->configs, "session config whose chain lists this server's key (repeat to serve several sessions)")
-      ->check(CLI::ExistingFile);
-  cmd->add_option("--key,-k", o->key, "this server's key file (keygen --mix-server)")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--listen", o->listen, "ADDR:PORT to listen on (port 0 = any; the shuffler dials it: --hop-addresses)")->required();
-  add_port_file_option(*cmd, o->port_file);
-  add_link_shape_options(*cmd);
-  cmd->add_option("--hop", o->hop,
-                  "check that this key is server I of every config's chain (its place comes from the key; this only checks it)");
-  cmd->add_flag("--json", o->json, "print the final report as JSON");
-  cmd->add_flag("--dkg", o->dkg,
-                "instead of serving sessions: take part in one distributed key generation of a verifiable chain (session "
-                "--decryption-threshold dials this address), then end; needs --shuffler-key, no --config");
-  cmd->add_option("--shuffler-key", o->shuffler_key,
-                  "with --dkg: the shuffler's public key (64 hex digits, or its key file): only it may coordinate the key generation");
-  cmd->add_option("--dkg-timeout-ms", o->dkg_timeout_ms, "with --dkg: how long to wait for the coordinator and for each of its steps (default 60000)")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{86'400'000}));
-  cmd->add_option("--fault-dkg-bad-share", o->fault_dkg_bad_share,
-                  "fault injection, with --dkg: deal a wrong share to server I and repeat it when complained about (a cheating "
-                  "dealer; it must be disqualified)")
-      ->group("");
-  cmd->add_flag("--fault-gone-after-mix", o->fault_gone_after_mix,
-                "fault injection: go away once the first shuffle is answered (a server killed after the mix)")
-      ->group("");
-  cmd->add_flag("--fault-tamper", o->fault_tamper,
-                "fault injection, in a verifiable chain: replace one record after proving the shuffle (a cheating server; the "
-                "entry must name it)")
-      ->group("");  // hidden: for local --tamper-mix-server and the tests
-  cmd->add_option("--fault-adversary", o->fault_adversary,
-                  "fault injection (local --fault-adversary role=mix-server-I,...): this server's frames mutated, type=T,mutation=M "
-                  "(net/adversary.hpp)")
-      ->group("");
+  define_mix_server_options(*cmd, *o);
   cmd->callback([o, &action] { action = [o] { return run_mix_server(*o); }; });
 }
 

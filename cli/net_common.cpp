@@ -30,54 +30,8 @@ net::PublicKey public_key_of(const std::string& given, const std::string& what) 
 }
 
 void add_port_file_option(CLI::App& cmd, std::string& port_file) {
-  cmd.add_option("--port-file", port_file,
+  cmd.add_option(std::string(flag::port_file), port_file,
                  "once listening, write the port to this file (for a script or another host's command; with port 0 the system's choice)");
-}
-
-namespace {
-
-// A number in [lo, hi], or the line saying it is not.
-CLI::Validator range_check(double lo, double hi, const std::string& range) {
-  return CLI::Validator(
-      [lo, hi, range](std::string& s) -> std::string {
-        // A decimal number as written: std::stod alone would also take "", " 5", "0x10", "inf".
-        const bool decimal = !s.empty() && (std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '.') &&
-                             s.find_first_not_of("0123456789.eE+-") == std::string::npos;
-        std::size_t used = 0;
-        double v = 0;
-        try {
-          if (decimal) v = std::stod(s, &used);
-        } catch (const std::exception&) {
-          used = 0;
-        }
-        if (!decimal || used != s.size() || !(v >= lo && v <= hi)) return "must be a number in " + range + ", got '" + s + "'";
-        return {};
-      },
-      "NUMBER");
-}
-
-}  // namespace
-
-void add_link_shape_options(CLI::App& cmd) {
-  cmd.add_option_function<double>(
-         "--link-delay-ms",
-         [](double ms) {
-           auto s = net::link_shape();
-           s.delay = std::chrono::microseconds(static_cast<std::int64_t>(ms * 1000.0));
-           net::set_link_shape(s);
-         },
-         "a shaped network: every frame this process sends reaches its peer D milliseconds later (a round trip between two "
-         "shaped processes costs 2D; docs/network.md, a shaped network)")
-      ->check(range_check(0, 10000, "[0, 10000] (milliseconds)"));
-  cmd.add_option_function<double>(
-         "--link-mbps",
-         [](double mbps) {
-           auto s = net::link_shape();
-           s.mbps = mbps;
-           net::set_link_shape(s);
-         },
-         "a shaped network: each of this process's links carries at most B megabits a second, its frames queued as on a real link")
-      ->check(range_check(0.001, 1e6, "[0.001, 1000000] (Mbit/s)"));
 }
 
 void announce_listening(const std::string& host, std::uint16_t port, const std::string& port_file) {
@@ -149,15 +103,6 @@ WarmUp::WarmUp(const net::SessionConfig& config, const Registry& registry) {
 
 Value read_json_file(const std::string& path, const std::string& what) {
   return parse_json_document(read_text_file(path, what), what + " " + path);
-}
-
-// Options shared by the party and analyzer processes.
-void add_client_options(CLI::App& cmd, ClientArgs& args, const std::string& whose) {
-  cmd.add_option("--config,-c", args.config_path, "session config")->required()->check(CLI::ExistingFile);
-  cmd.add_option("--connect", args.connect, "shuffler HOST:PORT (default: the config's shuffler_address)");
-  cmd.add_option("--seed", args.seed, "seed " + whose + " randomness (reproducible simulation only)")->check(seed_check());
-  cmd.add_flag("--json", args.json, "print JSON");
-  add_link_shape_options(cmd);
 }
 
 }  // namespace shufflempc::cli

@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.hpp"
+#include "node_args.hpp"
 #include "shufflempc/net/keys.hpp"
 #include "shufflempc/net/tcp.hpp"
 #include "shufflempc/registry.hpp"
@@ -23,19 +24,6 @@ void add_keygen_command(CLI::App& app, Action& action);
 void add_shuffler_command(CLI::App& app, Action& action);
 void add_mix_server_command(CLI::App& app, Action& action);
 
-// `mix-server`'s options (and `shuffler --hop I`'s, the spelling before 0.2).
-struct MixServerArgs {
-  std::vector<std::string> configs;
-  std::string key, listen, port_file;
-  std::optional<std::size_t> hop;  // checked against the key's place, when given
-  bool json = false, fault_tamper = false, fault_gone_after_mix = false;
-  // --dkg: take part in a session's key generation (net/dkg.hpp) instead of serving sessions.
-  bool dkg = false;
-  std::string shuffler_key;                           // with --dkg: the coordinator's (the shuffler's) public key
-  std::optional<std::size_t> fault_dkg_bad_share;     // with --dkg: deal a bad share to server I
-  std::size_t dkg_timeout_ms = 60'000;
-  std::string fault_adversary;  // the adversary harness: this server's frames mutated (net/adversary.hpp)
-};
 [[nodiscard]] int run_mix_server(const MixServerArgs& args);
 void add_party_command(CLI::App& app, const Registry& registry, Action& action);
 void add_analyzer_command(CLI::App& app, const Registry& registry, Action& action);
@@ -50,9 +38,6 @@ void add_local_command(CLI::App& app, const Registry& registry, Action& action);
 // A server's readiness: the line "listening on HOST:PORT" on stdout and, with --port-file, PORT in
 // that file (written whole: a script waiting for the file never reads half of it).
 void add_port_file_option(CLI::App& cmd, std::string& port_file);
-// --link-delay-ms D and --link-mbps B: this process's links shaped (net/link_shape.hpp), set as the
-// options are read (every link the command opens is then shaped).
-void add_link_shape_options(CLI::App& cmd);
 void announce_listening(const std::string& host, std::uint16_t port, const std::string& port_file);
 // The shuffler's address: --connect, or the config's shuffler_address (which must then name a port).
 [[nodiscard]] std::pair<std::string, std::uint16_t> connect_address(const net::SessionConfig& config, const std::string& flag);
@@ -79,13 +64,5 @@ class WarmUp {
  private:
   std::jthread thread_;
 };
-
-// Options shared by the party and analyzer processes.
-struct ClientArgs {
-  std::string config_path, connect;
-  std::optional<std::uint64_t> seed;
-  bool json = false;
-};
-void add_client_options(CLI::App& cmd, ClientArgs& args, const std::string& whose);
 
 }  // namespace shufflempc::cli

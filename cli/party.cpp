@@ -43,39 +43,47 @@ class DyingChannel final : public AnonymousChannel {
 
 }  // namespace
 
-void add_party_command(CLI::App& app, const Registry& registry, Action& action) {
-  auto* cmd = app.add_subcommand("party", "run one or more parties of a session, each over its own authenticated link");
-  struct Options {
-    std::string ids, key, key_dir, key_bundle, input, inputs_file, dropouts, analyzer, fault_adversary;
-    std::optional<std::uint32_t> kill_before_round;
-    bool hang = false;
-    ClientArgs client;
-  };
-  auto o = std::make_shared<Options>();
-  add_client_options(*cmd, o->client, "the parties'");
-  cmd->add_option("--analyzer", o->analyzer,
-                  "the analyzer's HOST:PORT for the verdicts on the receipts (its --listen), needed when the session's analyzer-only "
-                  "rounds cross a mix chain (docs/mix-chain.md, receipts and complaints)");
-  cmd->add_option("--id", o->ids, "party id, or a range FIRST-LAST of parties hosted by this process")->required();
-  cmd->add_option("--key,-k", o->key, "the party's key file (one party)")->check(CLI::ExistingFile);
-  cmd->add_option("--key-dir", o->key_dir, "directory of key files party-<id>.key (a range of parties)")->check(CLI::ExistingDirectory);
-  cmd->add_option("--key-bundle", o->key_bundle, "one file with the keys of a range of parties (keygen --parties), holding every --id")
+void define_party_options(CLI::App& cmd, PartyArgs& o) {
+  add_client_options(cmd, o.client, "the parties'");
+  cmd.add_option(std::string(flag::analyzer), o.analyzer,
+                 "the analyzer's HOST:PORT for the verdicts on the receipts (its --listen), needed when the session's analyzer-only "
+                 "rounds cross a mix chain (docs/mix-chain.md, receipts and complaints)");
+  cmd.add_option(std::string(flag::id), o.ids, "party id, or a range FIRST-LAST of parties hosted by this process")->required();
+  cmd.add_option(std::string(flag::key) + ",-k", o.key, "the party's key file (one party)")->check(CLI::ExistingFile);
+  cmd.add_option(std::string(flag::key_dir), o.key_dir, "directory of key files party-<id>.key (a range of parties)")->check(CLI::ExistingDirectory);
+  cmd.add_option(std::string(flag::key_bundle), o.key_bundle, "one file with the keys of a range of parties (keygen --parties), holding every --id")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--input", o->input, "the party's input as JSON (one party)");
-  cmd->add_option("--inputs", o->inputs_file,
-                  "JSON array of the hosted parties' inputs in id order (this host needs no one else's), or of every party's, "
-                  "indexed by id")
+  cmd.add_option(std::string(flag::input), o.input, "the party's input as JSON (one party)");
+  cmd.add_option(std::string(flag::inputs), o.inputs_file,
+                 "JSON array of the hosted parties' inputs in id order (this host needs no one else's), or of every party's, "
+                 "indexed by id")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--fault-kill-before-round", o->kill_before_round,
-                  "fault injection (local --kill-before-round): kill this process just before its parties submit round R")
+  cmd.add_option(std::string(flag::fault_kill_before_round), o.kill_before_round,
+                 "fault injection (local --kill-before-round): kill this process just before its parties submit round R")
       ->group("");  // not in --help: a test's tool
-  cmd->add_flag("--fault-hang", o->hang, "fault injection (local --hang): with --fault-kill-before-round, stop (SIGSTOP) instead")
+  cmd.add_flag(std::string(flag::fault_hang), o.hang, "fault injection (local --hang): with --fault-kill-before-round, stop (SIGSTOP) instead")
       ->group("");
-  cmd->add_option("--fault-adversary", o->fault_adversary,
-                  "fault injection (local --fault-adversary role=party-P,...): the hosted parties' frames mutated, type=T,mutation=M "
-                  "(net/adversary.hpp)")
+  cmd.add_option(std::string(flag::fault_adversary), o.fault_adversary,
+                 "fault injection (local --fault-adversary role=party-P,...): the hosted parties' frames mutated, type=T,mutation=M "
+                 "(net/adversary.hpp)")
       ->group("");
-  cmd->add_option("--dropouts", o->dropouts, "comma-separated ids of hosted parties that drop out before round 0 (simulation)");
+  cmd.add_option(std::string(flag::dropouts), o.dropouts, "comma-separated ids of hosted parties that drop out before round 0 (simulation)");
+}
+
+std::vector<std::string> party_argv(const std::string& executable, const PartyArgs& o) {
+  Argv argv(executable, node_command::party);
+  argv.add(flag::id, o.ids).add(flag::key, o.key).add(flag::key_dir, o.key_dir).add(flag::key_bundle, o.key_bundle);
+  argv.add(flag::input, o.input).add(flag::inputs, o.inputs_file);
+  add_client_argv(argv, o.client);
+  argv.add(flag::analyzer, o.analyzer).add(flag::dropouts, o.dropouts).add(flag::fault_adversary, o.fault_adversary);
+  argv.add(flag::fault_kill_before_round, o.kill_before_round).add(flag::fault_hang, o.hang);
+  return argv.take();
+}
+
+void add_party_command(CLI::App& app, const Registry& registry, Action& action) {
+  auto* cmd = app.add_subcommand(std::string(node_command::party), "run one or more parties of a session, each over its own authenticated link");
+  auto o = std::make_shared<PartyArgs>();
+  define_party_options(*cmd, *o);
   cmd->callback([o, &registry, &action] {
     action = [o, &registry] {
       const auto& [ids, key, key_dir, key_bundle, input, inputs_file, dropouts, analyzer, fault_adversary, kill_before_round, hang, client] = *o;

@@ -32,11 +32,8 @@ void add_run_command(CLI::App& app, const Registry& registry, Action& action) {
         req.seed = args.seed;
         req.min_parties = args.min_parties;
         req.dropouts = args.dropouts;
-        const net::ChainSpec chain = mix->spec("run");
-        req.mix_servers = chain.servers;
-        req.mix = net::to_string(chain.kind);
+        req.chain = mix->spec("run");
         req.transcript = mix->transcript;
-        req.decryption_threshold = mix->decryption_threshold;
         print_report(api::to_json(api::run_report(registry, req)), args.json);
         return 0;
       };

@@ -138,11 +138,7 @@ void add_session_command(CLI::App& app, const Registry& registry, Action& action
       std::string made;
       if (o->threshold == 0 && !o->dkg_addresses.empty()) throw std::invalid_argument("--dkg-addresses needs --decryption-threshold");
       if (o->threshold > 0) {
-        if (c.mix != net::MixKind::verifiable) throw std::invalid_argument("--decryption-threshold needs --mix verifiable");
-        const std::size_t k = c.mix_chain.size();
-        if (o->threshold > k)
-          throw std::invalid_argument("--decryption-threshold must be in [1, " + std::to_string(k) + "] (the chain's servers), got " +
-                                      std::to_string(o->threshold));
+        const std::size_t k = net::ChainSpec::make(std::max<std::size_t>(c.mix_chain.size(), 1), c.mix, o->threshold).servers();
         if (o->dkg_addresses.size() + 1 != k)
           throw std::invalid_argument("--dkg-addresses must list the " + std::to_string(k - 1) +
                                       " further servers' addresses (each running mix-server --dkg), got " + std::to_string(o->dkg_addresses.size()));

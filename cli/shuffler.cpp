@@ -60,58 +60,61 @@ std::function<void(std::uint32_t, MessageBatch&)> entry_fault(const std::string&
 
 }  // namespace
 
-void add_shuffler_command(CLI::App& app, Action& action) {
-  auto* cmd = app.add_subcommand("shuffler", "serve one or more sessions: collect, validate, shuffle and deliver each round");
-  struct Options {
-    std::vector<std::string> configs;
-    std::string key, listen;
-    std::size_t grace_ms = static_cast<std::size_t>(net::ShufflerOptions{}.reconnect_grace.count());
-    bool json = false;
-    std::vector<std::string> hop_addresses, old_mix_servers;
-    std::optional<std::size_t> hop;
-    bool fault_tamper = false;
-    std::optional<int> listen_fd;
-    std::string fault_entry, port_file, fault_adversary;
-  };
-  auto o = std::make_shared<Options>();
-  cmd->add_option("--config,-c", o->configs, "session config (repeat to serve several sessions)")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--key,-k", o->key, "the shuffler's key file")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--listen", o->listen, "ADDR:PORT to listen on (default: the first config's shuffler_address; port 0 = any)");
-  add_port_file_option(*cmd, o->port_file);
-  add_link_shape_options(*cmd);
-  cmd->add_option("--listen-fd", o->listen_fd,
-                  "accept on descriptor N, a TCP socket the parent process bound and listens on (as `local` does, so that the "
-                  "clients start at once), instead of --listen")
+void define_shuffler_options(CLI::App& cmd, ShufflerArgs& o) {
+  cmd.add_option(std::string(flag::config) + ",-c", o.configs, "session config (repeat to serve several sessions)")->required()->check(CLI::ExistingFile);
+  cmd.add_option(std::string(flag::key) + ",-k", o.key, "the shuffler's key file")->required()->check(CLI::ExistingFile);
+  cmd.add_option(std::string(flag::listen), o.listen, "ADDR:PORT to listen on (default: the first config's shuffler_address; port 0 = any)");
+  add_port_file_option(cmd, o.port_file);
+  add_link_shape_options(cmd, o.link_shape);
+  cmd.add_option(std::string(flag::listen_fd), o.listen_fd,
+                 "accept on descriptor N, a TCP socket the parent process bound and listens on (as `local` does, so that the "
+                 "clients start at once), instead of --listen")
       ->check(CLI::Range(3, 1 << 20))
-      ->excludes("--listen");
-  cmd->add_option("--reconnect-grace-ms", o->grace_ms,
-                  "how long a round waits for the parties of a link lost before they submitted to reconnect, in milliseconds "
-                  "(default 2000; 0: give them up at once; the round's deadline still closes it first)")
+      ->excludes(std::string(flag::listen));
+  cmd.add_option(std::string(flag::reconnect_grace_ms), o.grace_ms,
+                 "how long a round waits for the parties of a link lost before they submitted to reconnect, in milliseconds "
+                 "(default 2000; 0: give them up at once; the round's deadline still closes it first)")
       ->check(CLI::Range(std::size_t{0}, std::size_t{86'400'000}));
-  cmd->add_option("--hop-addresses", o->hop_addresses,
-                  "HOST:PORT of the further servers of the sessions' chain of mix servers, in order (hop 1 first), comma-separated "
-                  "(each runs `shufflempc mix-server`): this shuffler is the chain's entry")
+  cmd.add_option(std::string(flag::hop_addresses), o.hop_addresses,
+                 "HOST:PORT of the further servers of the sessions' chain of mix servers, in order (hop 1 first), comma-separated "
+                 "(each runs `shufflempc mix-server`): this shuffler is the chain's entry")
       ->delimiter(',');
   // The spellings before 0.2, kept until 0.3: each prints what to type instead.
-  cmd->add_option("--mix-servers", o->old_mix_servers, "(before 0.2) --hop-addresses")->delimiter(',')->group("");
-  cmd->add_option("--hop", o->hop, "(before 0.2) `shufflempc mix-server`")->group("");
-  cmd->add_flag("--json", o->json, "print the final report as JSON");
-  cmd->add_flag("--fault-tamper", o->fault_tamper,
-                "fault injection, with --hop in a verifiable chain: replace one record after proving the shuffle (a cheating "
-                "server; the entry must name it)")
+  cmd.add_option("--mix-servers", o.old_mix_servers, "(before 0.2) --hop-addresses")->delimiter(',')->group("");
+  cmd.add_option(std::string(flag::hop), o.hop, "(before 0.2) `shufflempc mix-server`")->group("");
+  cmd.add_flag(std::string(flag::json), o.json, "print the final report as JSON");
+  cmd.add_flag(std::string(flag::fault_tamper), o.fault_tamper,
+               "fault injection, with --hop in a verifiable chain: replace one record after proving the shuffle (a cheating "
+               "server; the entry must name it)")
       ->group("");  // hidden: for local --tamper-mix-server and the tests
-  cmd->add_option("--fault-entry", o->fault_entry,
-                  "fault injection, as a chain's entry: drop, replace or duplicate one admitted record before committing to the "
-                  "batch (the n - 1 attack; the sender's receipt shows it)")
+  cmd.add_option(std::string(flag::fault_entry), o.fault_entry,
+                 "fault injection, as a chain's entry: drop, replace or duplicate one admitted record before committing to the "
+                 "batch (the n - 1 attack; the sender's receipt shows it)")
       ->check(CLI::IsMember({"drop", "replace", "duplicate"}))
       ->group("");  // hidden: for local --tamper-entry and the tests
-  cmd->add_option("--fault-adversary", o->fault_adversary,
-                  "fault injection, as a chain's entry (the tests' adversary harness): ignore=A-B,type=T,to=WHO,mutation=M "
-                  "(net/adversary.hpp)")
+  cmd.add_option(std::string(flag::fault_adversary), o.fault_adversary,
+                 "fault injection, as a chain's entry (the tests' adversary harness): ignore=A-B,type=T,to=WHO,mutation=M "
+                 "(net/adversary.hpp)")
       ->group("");  // hidden: for local --fault-adversary and the tests
+}
+
+std::vector<std::string> shuffler_argv(const std::string& executable, const ShufflerArgs& o) {
+  Argv argv(executable, node_command::shuffler);
+  argv.add_repeated(flag::config, o.configs).add(flag::key, o.key).add(flag::listen, o.listen).add(flag::port_file, o.port_file);
+  argv.add(o.link_shape).add(flag::listen_fd, o.listen_fd).add(flag::reconnect_grace_ms, o.grace_ms, ShufflerArgs{}.grace_ms);
+  argv.add_joined(flag::hop_addresses, o.hop_addresses).add(flag::json, o.json);
+  argv.add(flag::fault_entry, o.fault_entry).add(flag::fault_adversary, o.fault_adversary);
+  return argv.take();
+}
+
+void add_shuffler_command(CLI::App& app, Action& action) {
+  auto* cmd = app.add_subcommand(std::string(node_command::shuffler), "serve one or more sessions: collect, validate, shuffle and deliver each round");
+  auto o = std::make_shared<ShufflerArgs>();
+  define_shuffler_options(*cmd, *o);
   cmd->callback([o, &action] {
     action = [o] {
-      auto& [configs, key, listen, grace_ms, json, hop_addresses, old_mix_servers, hop, fault_tamper, listen_fd, fault_entry, port_file, fault_adversary] = *o;
+      auto& [configs, key, listen, port_file, listen_fd, grace_ms, json, hop_addresses, fault_entry, fault_adversary, link_shape,
+             old_mix_servers, hop, fault_tamper] = *o;
       if (hop) {
         std::cerr << "shufflempc shuffler: --hop is spelled `shufflempc mix-server` now (its place comes from its key; --hop "
                      "still checks it); running that\n";

@@ -53,14 +53,10 @@ Value protocol_list(const Registry& registry) {
 
 RunReport run_report(const Registry& registry, const RunRequest& req) {
   if (req.dropouts >= req.parties && req.dropouts > 0) throw std::invalid_argument("--dropouts must be below --parties");
-  const net::ChainSpec chain = net::ChainSpec::make(req.mix_servers, net::parse_mix_kind(req.mix));
-  const bool verifiable = chain.kind == net::MixKind::verifiable;
+  const net::ChainSpec& chain = req.chain;
+  const bool verifiable = chain.verifiable();
   if (!verifiable && !req.transcript.empty()) throw std::invalid_argument("--transcript needs --mix verifiable");
   prepare_output_file(req.transcript, "--transcript");
-  if (!verifiable && req.decryption_threshold != 0) throw std::invalid_argument("--decryption-threshold needs --mix verifiable");
-  if (req.decryption_threshold > chain.servers)
-    throw std::invalid_argument("--decryption-threshold must be in [1, " + std::to_string(chain.servers) + "] (--mix-servers), got " +
-                                std::to_string(req.decryption_threshold));
   if (req.inputs && !req.random_inputs.empty()) throw std::invalid_argument("inputs and random inputs exclude each other");
   if (req.inputs && req.inputs->size() != req.parties)
     throw std::invalid_argument("the inputs hold " + std::to_string(req.inputs->size()) + " values for " + std::to_string(req.parties) +
@@ -77,18 +73,18 @@ RunReport run_report(const Registry& registry, const RunRequest& req) {
   if (verifiable) {
     if (auto why = mixnet::protocol_fit(*protocol); !why.empty())
       throw std::invalid_argument(req.protocol + " cannot run over the verifiable mix: " + why + "; use --mix decryption");
-    const auto run = mixnet::run_over_verifiable_mix(*protocol, inputs, *rng, chain.servers, options, req.decryption_threshold);
+    const auto run = mixnet::run_over_verifiable_mix(*protocol, inputs, *rng, chain.servers(), options, chain.decryption_threshold());
     RunReport report = run_report_of(req.protocol, *protocol, req.parties, run.result, inputs);
     report.verifiable_mix = verifiable_mix_report(run.transcript, req.transcript);
     if (!req.transcript.empty()) run.transcript.save(req.transcript);
     return report;
   }
   if (!chain.chained()) return run_report_of(req.protocol, *protocol, req.parties, run_in_process(*protocol, inputs, *rng, options), inputs);
-  const auto chained = net::run_over_mix_chain(*protocol, inputs, *rng, chain.servers, options);
+  const auto chained = net::run_over_mix_chain(*protocol, inputs, *rng, chain.servers(), options);
   RunReport report = run_report_of(req.protocol, *protocol, req.parties, chained.result, inputs);
   std::map<std::uint32_t, std::vector<net::HopReport>> rounds;
   for (std::size_t r = 0; r < chained.reports.size(); ++r) rounds[static_cast<std::uint32_t>(r)] = chained.reports[r];
-  report.mix_chain = mix_chain_report(chain.servers, rounds);
+  report.mix_chain = mix_chain_report(chain.servers(), rounds);
   return report;
 }
 

@@ -5,8 +5,6 @@
 #include "shufflempc/numbers.hpp"
 #include "shufflempc/parallel.hpp"
 #include "shufflempc/net/sealing.hpp"
-#include "shufflempc/net/tcp.hpp"
-#include "shufflempc/net/verifiable.hpp"
 
 #include <sodium.h>
 #include <sys/stat.h>
@@ -458,6 +456,10 @@ SessionConfig SessionConfig::load(const std::string& path) {
 
 void SessionConfig::save(const std::string& path) const {
   write_file(path, to_json().dump(1) + "\n", "session config");
+}
+
+ChainSpec SessionConfig::chain() const {
+  return ChainSpec::make(mix_chain.empty() ? 1 : mix_chain.size(), mix, distributed_key ? distributed_key->transcript.setup.threshold : 0);
 }
 
 ConfigDigest SessionConfig::digest() const {

@@ -16,8 +16,8 @@ std::string party_key_bundle_file(const std::string& dir, PartyId first, PartyId
 
 std::string mix_server_key_file(const std::string& dir, std::size_t hop) { return dir + "/mix-server-" + std::to_string(hop) + ".key"; }
 
-LocalDeployment LocalDeployment::create(std::size_t parties, Rng& rng, SessionConfig base, std::size_t chain, std::size_t parties_per_key) {
-  (void)ChainSpec::make(chain, base.mix);
+LocalDeployment LocalDeployment::create(std::size_t parties, Rng& rng, SessionConfig base, std::size_t servers, std::size_t parties_per_key) {
+  (void)ChainSpec::make(servers, base.mix);
   if (parties_per_key < 1) throw std::invalid_argument("parties per key must be at least 1, got 0");
   LocalDeployment d;
   d.config = std::move(base);
@@ -39,18 +39,18 @@ LocalDeployment LocalDeployment::create(std::size_t parties, Rng& rng, SessionCo
   for (std::size_t p = 0; p < parties; ++p) d.parties.push_back(keys[p / parties_per_key]);
   for (const auto& k : d.parties) d.config.party_keys.push_back(k.public_key());
   d.config.mix_chain.clear();
-  if (chain > 1) {
+  if (servers > 1) {
     d.config.mix_chain.push_back({d.shuffler.public_key(), signing_key_of(d.shuffler).public_key()});
-    for (std::size_t h = 1; h < chain; ++h) {
-      d.mix_servers.push_back(KeyPair::generate(rng));
-      d.config.mix_chain.push_back({d.mix_servers.back().public_key(), signing_key_of(d.mix_servers.back()).public_key()});
+    for (std::size_t h = 1; h < servers; ++h) {
+      d.further_server_keys.push_back(KeyPair::generate(rng));
+      d.config.mix_chain.push_back({d.further_server_keys.back().public_key(), signing_key_of(d.further_server_keys.back()).public_key()});
     }
   }
   d.config.analyzer_elgamal.reset();
   if (d.config.mix == MixKind::verifiable) {
     d.config.analyzer_elgamal = verifiable_key_of(d.analyzer, rng);
     d.config.mix_chain[0].elgamal = verifiable_key_of(d.shuffler, rng);
-    for (std::size_t h = 1; h < chain; ++h) d.config.mix_chain[h].elgamal = verifiable_key_of(d.mix_servers[h - 1], rng);
+    for (std::size_t h = 1; h < servers; ++h) d.config.mix_chain[h].elgamal = verifiable_key_of(d.further_server_keys[h - 1], rng);
   }
   return d;
 }
@@ -77,7 +77,7 @@ void LocalDeployment::save(const std::string& dir, std::size_t parties_per_bundl
       b.save(party_key_bundle_file(dir, b.first, b.last()));
     }
   }
-  for (std::size_t h = 0; h < mix_servers.size(); ++h) mix_servers[h].save(mix_server_key_file(dir, h + 1));
+  for (std::size_t h = 0; h < further_server_keys.size(); ++h) further_server_keys[h].save(mix_server_key_file(dir, h + 1));
   config.save(dir + "/" + session_config_file);
 }
 

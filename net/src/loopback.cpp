@@ -65,10 +65,10 @@ LoopbackChainRun run_loopback(const Protocol& protocol, std::span<const Value> i
     std::vector<std::unique_ptr<TcpDkgServer>> dealers;
     std::vector<std::unique_ptr<ServerThread<TcpDkgServer>>> dealer_threads;
     std::vector<std::string> addresses;
-    for (std::size_t h = 0; h < local.mix_servers.size(); ++h) {
+    for (std::size_t h = 0; h < local.further_server_keys.size(); ++h) {
       DkgServerOptions o;
       if (fault.bad_share && fault.bad_share->first == h + 1) o.bad_share_to = fault.bad_share->second;
-      dealers.push_back(std::make_unique<TcpDkgServer>(local.mix_servers[h], local.shuffler.public_key(), "127.0.0.1", 0, Logger{}, o));
+      dealers.push_back(std::make_unique<TcpDkgServer>(local.further_server_keys[h], local.shuffler.public_key(), "127.0.0.1", 0, Logger{}, o));
       addresses.push_back("127.0.0.1:" + std::to_string(dealers.back()->port()));
     }
     for (auto& d : dealers) dealer_threads.push_back(std::make_unique<ServerThread<TcpDkgServer>>(*d));
@@ -86,12 +86,12 @@ LoopbackChainRun run_loopback(const Protocol& protocol, std::span<const Value> i
   std::vector<std::unique_ptr<TcpMixServer>> mixers;
   std::vector<std::unique_ptr<ServerThread<TcpMixServer>>> mixer_threads;
   ShufflerOptions shuffler_options;
-  for (std::size_t h = 0; h < local.mix_servers.size(); ++h) {
+  for (std::size_t h = 0; h < local.further_server_keys.size(); ++h) {
     MixServerOptions mo;
     if (fault.tamper && fault.hop == h + 1) mo.tamper = fault.tamper;
     if (fault.computing && fault.hop == h + 1) mo.computing = fault.computing;
     mo.gone_after_mix = std::find(fault.gone_after_mix.begin(), fault.gone_after_mix.end(), h + 1) != fault.gone_after_mix.end();
-    mixers.push_back(std::make_unique<TcpMixServer>(local.mix_servers[h], std::vector<SessionConfig>{config}, "127.0.0.1", 0, Logger{}, mo));
+    mixers.push_back(std::make_unique<TcpMixServer>(local.further_server_keys[h], std::vector<SessionConfig>{config}, "127.0.0.1", 0, Logger{}, mo));
     shuffler_options.hop_addresses.push_back("127.0.0.1:" + std::to_string(mixers.back()->port()));
   }
   for (auto& m : mixers) mixer_threads.push_back(std::make_unique<ServerThread<TcpMixServer>>(*m));

@@ -56,10 +56,6 @@ void check_rounds(const SessionConfig& config, const Protocol& protocol) {
   }
 }
 
-std::size_t wire_width(std::size_t width, Delivery delivery) {
-  return delivery == Delivery::analyzer_only ? sealing::sealed_width(width) : width;
-}
-
 asio::awaitable<void> TcpShuffler::Impl::drain(std::shared_ptr<SecureLink> link) {
   asio::steady_timer t(io, std::chrono::seconds(1));
   t.async_wait([link](std::error_code ec) {

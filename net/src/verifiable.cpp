@@ -95,10 +95,6 @@ mixnet::SessionChain session_chain(const SessionConfig& config) {
   return chain;
 }
 
-std::size_t verifiable_width(std::size_t width) { return mixnet::submission_bytes(mixnet::limbs_for(width)); }
-
-std::size_t chain_limbs(std::size_t wire_width) { return mixnet::submission_limbs(wire_width); }
-
 mixnet::TagKey tag_key_of(const KeyPair& party, const PublicKey& shuffler) {
   detail::StaticSecret k = detail::static_secret(party.secret_key(), shuffler);
   const mixnet::TagKey key = detail::identity_leaf(k);

@@ -458,10 +458,8 @@ py::object run(const std::string& name, const py::object& inputs, const py::obje
       throw py::error_already_set();
     mix_servers = 1;
   }
-  req.mix_servers = mix_servers;
-  req.mix = mix;
+  req.chain = net::ChainSpec::make(mix_servers, net::parse_mix_kind(mix), count_of(decryption_threshold, "decryption_threshold"));
   req.transcript = transcript;
-  req.decryption_threshold = count_of(decryption_threshold, "decryption_threshold");
   Value report;
   {
     py::gil_scoped_release release;

@@ -156,7 +156,7 @@ TEST_CASE("local --decryption-threshold: the servers make the key, the round say
                                  "--decryption-threshold", "4"},
                                 std::chrono::minutes(1));
   CHECK(over.exit_code == 2);
-  CHECK(over.err.find("--decryption-threshold must be in [1, 3] (--mix-servers), got 4") != std::string::npos);
+  CHECK(over.err.find("--decryption-threshold must be in [1, 3] (the chain's servers), got 4") != std::string::npos);
   const auto onion = run_command({SHUFFLEMPC_CLI, "local", "ikos-key-exchange", "--parties", "3", "--mix-servers", "3", "--decryption-threshold", "2"},
                                  std::chrono::minutes(1));
   CHECK(onion.exit_code == 2);

@@ -83,7 +83,7 @@ TEST_CASE("run --mix verifiable: a protocol whose records do not fit is refused 
   CHECK(lone.err.find("--transcript needs --mix verifiable") != std::string::npos);
   const auto over = run_command(cli() + " run randomized-response --parties 10 --mix verifiable --mix-servers 2 --decryption-threshold 3");
   CHECK(over.exit_code == 2);
-  CHECK(over.err.find("--decryption-threshold must be in [1, 2] (--mix-servers), got 3") != std::string::npos);
+  CHECK(over.err.find("--decryption-threshold must be in [1, 2] (the chain's servers), got 3") != std::string::npos);
 }
 
 TEST_CASE("verify --config: a local run's transcript is its session's, and another session, a round listed twice or dropped, a flipped delivery and a hostile file are named") {

@@ -48,7 +48,7 @@ struct OnionChain {
     base.rounds = {wire_shape(RoundShape::exactly(width, Delivery::all_parties, 1), 3)};
     local = LocalDeployment::create(parties, rng, base, 3);
     hops.emplace_back(0, local.shuffler, signing_key_of(local.shuffler));
-    for (std::size_t h = 1; h < 3; ++h) hops.emplace_back(static_cast<std::uint32_t>(h), local.mix_servers[h - 1], signing_key_of(local.mix_servers[h - 1]));
+    for (std::size_t h = 1; h < 3; ++h) hops.emplace_back(static_cast<std::uint32_t>(h), local.further_server_keys[h - 1], signing_key_of(local.further_server_keys[h - 1]));
     messages = MessageBatch(width, parties);
     rng.fill(std::span(messages.data(), messages.size_bytes()));
   }

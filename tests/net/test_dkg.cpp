@@ -49,12 +49,12 @@ struct Generated {
 };
 Generated generate(const Chain& c, std::vector<net::DkgServerOptions> options = {}, std::vector<std::size_t> absent = {},
                    std::chrono::milliseconds deadline = std::chrono::milliseconds(20'000), net::ServerFrameTap coordinator_tap = {}) {
-  const std::size_t further = c.local.mix_servers.size();
+  const std::size_t further = c.local.further_server_keys.size();
   options.resize(further);
   std::vector<std::unique_ptr<net::TcpDkgServer>> servers;
   std::vector<std::string> addresses;
   for (std::size_t h = 0; h < further; ++h) {
-    servers.push_back(std::make_unique<net::TcpDkgServer>(c.local.mix_servers[h], c.local.shuffler.public_key(), "127.0.0.1", 0,
+    servers.push_back(std::make_unique<net::TcpDkgServer>(c.local.further_server_keys[h], c.local.shuffler.public_key(), "127.0.0.1", 0,
                                                           net::Logger{}, options[h]));
     addresses.push_back("127.0.0.1:" + std::to_string(servers.back()->port()));
   }
@@ -97,7 +97,7 @@ TEST_CASE("dkg over TCP: five servers make a 3-of-5 key that each of them holds 
     CHECK(s.index == h);
     REQUIRE(s.outcome);
     CHECK(s.outcome->key == out.key);
-    CHECK(mixnet::dkg_share(g.generation.transcript, out, h, c.local.mix_servers[h - 1].secret_key()).public_key == out.key.shares[h]);
+    CHECK(mixnet::dkg_share(g.generation.transcript, out, h, c.local.further_server_keys[h - 1].secret_key()).public_key == out.key.shares[h]);
   }
   CHECK(mixnet::dkg_share(g.generation.transcript, out, 0, c.local.shuffler.secret_key()).public_key == out.key.shares[0]);
 }
@@ -141,7 +141,7 @@ TEST_CASE("dkg over TCP: a server that takes the connection and never answers is
   // kernel accepts it), the handshake is never answered.
   asio::io_context io;
   asio::ip::tcp::acceptor silent(io, asio::ip::tcp::endpoint(asio::ip::address_v4::loopback(), 0));
-  net::TcpDkgServer server(c.local.mix_servers[0], c.local.shuffler.public_key(), "127.0.0.1", 0, net::Logger{});
+  net::TcpDkgServer server(c.local.further_server_keys[0], c.local.shuffler.public_key(), "127.0.0.1", 0, net::Logger{});
   net::DkgServed served;
   std::thread t([&] { served = server.run(); });
   const auto started = std::chrono::steady_clock::now();
@@ -167,7 +167,7 @@ TEST_CASE("dkg over TCP: a server that takes the connection and never answers is
 
 TEST_CASE("dkg over TCP: a coordinator that does not hold the shuffler's key is refused") {
   const Chain c = make_chain(3, 2);
-  net::TcpDkgServer server(c.local.mix_servers[0], c.local.shuffler.public_key(), "127.0.0.1", 0, net::Logger{},
+  net::TcpDkgServer server(c.local.further_server_keys[0], c.local.shuffler.public_key(), "127.0.0.1", 0, net::Logger{},
                            {.timeout = std::chrono::milliseconds(1'000)});
   // A stranger's key as server 0: the server's handshake does not accept it as the entry.
   SystemRng rng;
@@ -236,7 +236,7 @@ TEST_CASE("dkg: the session config carries the key generation's transcript, and 
   CHECK(back.distributed_key->outcome.key == g.generation.outcome.key);
   CHECK(net::round_key(back, Delivery::all_parties).servers == g.generation.outcome.key);
   CHECK(net::round_key(c.local.config, Delivery::all_parties).servers != g.generation.outcome.key);  // without it: the combined key
-  CHECK(net::server_share(back, c.local.mix_servers[1], 2).public_key == g.generation.outcome.key.shares[2]);
+  CHECK(net::server_share(back, c.local.further_server_keys[1], 2).public_key == g.generation.outcome.key.shares[2]);
   CHECK(back.digest() != c.local.config.digest());
   {
     auto j = config.to_json();
@@ -291,7 +291,7 @@ bool run_dkg_case(const Chain& c, const DkgCase& k) {
   const auto mutate = [k](net::OutgoingFrame& f) {
     return k.mutation.empty() || f.round != k.step ? net::TapAction::send : net::adversary::mutate(k.mutation, f);
   };
-  std::vector<net::DkgServerOptions> options(c.local.mix_servers.size());
+  std::vector<net::DkgServerOptions> options(c.local.further_server_keys.size());
   for (auto& o : options) o.timeout = std::chrono::milliseconds(3'000);
   net::ServerFrameTap coordinator_tap;
   if (k.coordinator_side) coordinator_tap = [mutate](std::size_t h, net::OutgoingFrame& f) { return h == 1 ? mutate(f) : net::TapAction::send; };
@@ -322,7 +322,7 @@ bool run_dkg_case(const Chain& c, const DkgCase& k) {
   REQUIRE(loaded.distributed_key);
   const auto& out = loaded.distributed_key->outcome;
   CHECK(out.qualified.size() >= c.setup.threshold);
-  for (std::size_t h = 1; h <= c.local.mix_servers.size(); ++h) {
+  for (std::size_t h = 1; h <= c.local.further_server_keys.size(); ++h) {
     CAPTURE(h);
     const auto& served = g->served[h - 1];
     INFO(served.error);

@@ -72,7 +72,7 @@ struct OneServer {
     base.rounds = {RoundShape{.width = 8 + 3 * 48, .delivery = Delivery::all_parties, .min_messages = 1, .max_messages = 1},
                    RoundShape{.width = 8 + 3 * 48, .delivery = Delivery::all_parties, .min_messages = 1, .max_messages = 1}};
     local = net::LocalDeployment::create(4, rng, base, 3);
-    server = std::make_unique<net::TcpMixServer>(local.mix_servers[0], std::vector<net::SessionConfig>{local.config}, "127.0.0.1", 0,
+    server = std::make_unique<net::TcpMixServer>(local.further_server_keys[0], std::vector<net::SessionConfig>{local.config}, "127.0.0.1", 0,
                                                  [this](const std::string& l) {
                                                    std::lock_guard lock(log_mutex);
                                                    log.push_back(l);
@@ -281,7 +281,7 @@ TEST_CASE("mix chain over TCP: a further server that is not there ends the round
     asio::ip::tcp::acceptor a(io, {asio::ip::make_address("127.0.0.1"), 0});
     dead_port = a.local_endpoint().port();
   }
-  net::TcpMixServer one(local.mix_servers[0], {local.config}, "127.0.0.1", 0);
+  net::TcpMixServer one(local.further_server_keys[0], {local.config}, "127.0.0.1", 0);
   std::thread one_thread([&] { (void)one.run(); });
   net::ShufflerOptions options;
   options.hop_addresses = {"127.0.0.1:" + std::to_string(one.port()), "127.0.0.1:" + std::to_string(dead_port)};
@@ -412,8 +412,8 @@ TEST_CASE("mix chain over TCP: the entry's link to a server cut before the answe
   base.deadline = std::chrono::milliseconds(20'000);
   base.rounds = net::wire_rounds(*protocol, 3);
   const auto local = net::LocalDeployment::create(20, keys_rng, base, 3);
-  net::TcpMixServer one(local.mix_servers[0], {local.config}, "127.0.0.1", 0);
-  net::TcpMixServer two(local.mix_servers[1], {local.config}, "127.0.0.1", 0);
+  net::TcpMixServer one(local.further_server_keys[0], {local.config}, "127.0.0.1", 0);
+  net::TcpMixServer two(local.further_server_keys[1], {local.config}, "127.0.0.1", 0);
   std::vector<net::MixServerReport> one_reports, two_reports;
   std::thread one_thread([&] { one_reports = one.run(); });
   std::thread two_thread([&] { two_reports = two.run(); });
@@ -511,7 +511,7 @@ TEST_CASE("mix chain over TCP: a further server that accepts and never answers, 
         port2 = static_cast<std::uint16_t>(std::stoul(line.substr(line.rfind(':') + 1)));
         REQUIRE(::kill(two->pid(), SIGSTOP) == 0);
       }
-      net::TcpMixServer one(local.mix_servers[0], {local.config}, "127.0.0.1", 0);
+      net::TcpMixServer one(local.further_server_keys[0], {local.config}, "127.0.0.1", 0);
       std::thread one_thread([&] { (void)one.run(); });
       net::ShufflerOptions options;
       options.hop_addresses = {"127.0.0.1:" + std::to_string(one.port()), "127.0.0.1:" + std::to_string(port2)};

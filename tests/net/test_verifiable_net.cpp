@@ -288,7 +288,7 @@ mixnet::HopTranscript shuffle_as(const net::LocalDeployment& d, const net::KeyPa
 }
 
 // The key file of server `hop` of `d`'s chain (the shuffler is hop 0).
-const net::KeyPair& server_keys(const net::LocalDeployment& d, std::uint32_t hop) { return hop == 0 ? d.shuffler : d.mix_servers.at(hop - 1); }
+const net::KeyPair& server_keys(const net::LocalDeployment& d, std::uint32_t hop) { return hop == 0 ? d.shuffler : d.further_server_keys.at(hop - 1); }
 
 // Every hop of `rt` made by its own server, then every server's proved decryption shares of the
 // output, as the chain's entry gathers them.
@@ -353,7 +353,7 @@ struct VerifiableServer {
     base.rounds = {shape, shape};
     local = net::LocalDeployment::create(4, rng, base, 3);
     key = net::round_key(local.config, Delivery::all_parties);
-    server = std::make_unique<net::TcpMixServer>(local.mix_servers[0], std::vector<net::SessionConfig>{local.config}, "127.0.0.1", 0);
+    server = std::make_unique<net::TcpMixServer>(local.further_server_keys[0], std::vector<net::SessionConfig>{local.config}, "127.0.0.1", 0);
     thread = std::thread([this] { (void)server->run(); });
   }
   ~VerifiableServer() {
@@ -379,7 +379,7 @@ struct VerifiableServer {
   }
   // Hop `hop` played here: shuffled, proved and signed honestly with its server's key.
   mixnet::HopTranscript shuffle(std::uint32_t round, std::uint32_t hop, const mixnet::CiphertextBatch& in) {
-    return shuffle_as(local, hop == 0 ? local.shuffler : local.mix_servers[hop - 1], round, hop, in, rng);
+    return shuffle_as(local, hop == 0 ? local.shuffler : local.further_server_keys[hop - 1], round, hop, in, rng);
   }
 };
 

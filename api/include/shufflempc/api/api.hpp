@@ -13,6 +13,7 @@
 
 #include "shufflempc/amplification.hpp"
 #include "shufflempc/api/reports.hpp"
+#include "shufflempc/net/chain.hpp"
 #include "shufflempc/registry.hpp"
 
 namespace shufflempc::api {
@@ -30,10 +31,8 @@ struct RunRequest {
   std::optional<std::uint64_t> seed;           // none: the system's randomness
   std::size_t min_parties = 0;                 // 0: every party must submit
   std::size_t dropouts = 0;                    // parties that vanish (chosen from the seed)
-  std::size_t mix_servers = 1;                 // the servers the records cross (net::ChainSpec); 1: the plain in-process shuffle
-  std::string mix = "decryption";              // what a chain carries: decryption or verifiable
+  net::ChainSpec chain;                        // the servers the records cross (ChainSpec::make); none: the plain in-process shuffle
   std::string transcript;                      // with a verifiable chain: write it here ("" = none)
-  std::size_t decryption_threshold = 0;        // with mix = "verifiable": 0 = all of the servers
 };
 // The report `run --json` prints: protocol, parties, rounds, output, truth, error, messages, bytes,
 // seconds, dropped, party_outputs, details, run, and mix_chain or verifiable_mix with a chain.

@@ -179,8 +179,9 @@ struct SessionConfig {
   // how long parties that keep saying so can hold it. Every process computes it from the config
   // alone: the clients wait this long (plus 5 s) for a round's result.
   [[nodiscard]] std::chrono::milliseconds round_limit() const;
-  // The chain as the commands name it: mix_chain's size (1 when empty) and mix.
-  [[nodiscard]] ChainSpec chain() const { return {mix_chain.empty() ? 1 : mix_chain.size(), mix}; }
+  // The chain as the commands name it: mix_chain's size (1 when empty), mix, and the distributed
+  // key's threshold (0 without one). Throws std::invalid_argument as ChainSpec::make does.
+  [[nodiscard]] ChainSpec chain() const;
   // BLAKE2b-256 of every field but shuffler_address (which each host may spell its own way), sent
   // in the hello: a process holding a different protocol, parameter, party list or key is refused.
   [[nodiscard]] ConfigDigest digest() const;

@@ -16,6 +16,7 @@ struct LinkShape {
   std::chrono::microseconds delay{0};
   double mbps = 0;
   [[nodiscard]] bool shaped() const { return delay.count() > 0 || mbps > 0; }
+  bool operator==(const LinkShape&) const = default;
 };
 // The shape of every link this process opens or accepts from now on (the links already open keep
 // theirs). Throws std::invalid_argument naming the field out of range: delay in [0, 10 s], mbps 0 or

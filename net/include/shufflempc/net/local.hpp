@@ -27,18 +27,18 @@ struct LocalDeployment {
   KeyPair shuffler;
   KeyPair analyzer;
   std::vector<KeyPair> parties;  // index = party id
-  std::vector<KeyPair> mix_servers;  // the further servers of the chain, hop 1 first (none without a chain)
+  std::vector<KeyPair> further_server_keys;  // the further servers of the chain, hop 1 first (none without a chain)
 
   // A fresh session id and key pairs for the shuffler, the analyzer and `parties` parties, drawn
   // from `rng` (a SystemRng for anything real; tests may pass a SeededRng). `base` supplies the
   // protocol, its parameters, min_parties, the deadline and the frame limit; its keys, session id
-  // and party count are replaced. `chain` > 1: a chain of that many mix servers, the shuffler first
-  // (config.mix_chain; base.rounds must be the onion's widths, wire_rounds(protocol, chain)). With
-  // base.mix verifiable (chain > 1), every server's and the analyzer's ElGamal key is published with
+  // and party count are replaced. `servers` > 1: a chain of that many mix servers, the shuffler first
+  // (config.mix_chain; base.rounds must be the onion's widths, wire_rounds(protocol, servers)). With
+  // base.mix verifiable (servers > 1), every server's and the analyzer's ElGamal key is published with
   // its proof of possession (base.rounds: wire_rounds(protocol, chain, MixKind::verifiable)).
   // parties_per_key > 1: one key pair for each block of that many parties (parties 0 .. k-1 the
   // first), as `local` gives each party process one key for the parties it hosts.
-  [[nodiscard]] static LocalDeployment create(std::size_t parties, Rng& rng, SessionConfig base = {}, std::size_t chain = 1,
+  [[nodiscard]] static LocalDeployment create(std::size_t parties, Rng& rng, SessionConfig base = {}, std::size_t servers = 1,
                                               std::size_t parties_per_key = 1);
 
   // Every party (ids 0..n-1) and the analyzer, ready for a TcpChannel hosting all of them.

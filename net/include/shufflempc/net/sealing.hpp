@@ -52,3 +52,10 @@ void clamp(std::array<std::uint8_t, 32>& secret);
 void ephemeral_public_keys(std::span<const std::array<std::uint8_t, 32>> secrets, std::span<PublicKey> out);
 
 }  // namespace shufflempc::net::sealing
+
+namespace shufflempc::net {
+// Bytes per message on the wire: sealed to the analyzer (sealing::overhead more) in ESA mode.
+[[nodiscard]] constexpr std::size_t wire_width(std::size_t width, Delivery delivery) {
+  return delivery == Delivery::analyzer_only ? sealing::sealed_width(width) : width;
+}
+}  // namespace shufflempc::net

@@ -27,6 +27,7 @@
 #include "shufflempc/net/keys.hpp"
 #include "shufflempc/net/link_shape.hpp"
 #include "shufflempc/net/mix_hop.hpp"
+#include "shufflempc/net/sealing.hpp"  // wire_width
 #include "shufflempc/net/wire.hpp"
 #include "shufflempc/runtime.hpp"
 
@@ -46,8 +47,6 @@ using Logger = std::function<void(const std::string&)>;
 // `protocol` declares (a config written for other parameters or by another version, or edited):
 // every party and the analyzer check this before they connect.
 void check_rounds(const SessionConfig& config, const Protocol& protocol);
-// Bytes per message on the wire: sealed to the analyzer (48 bytes more) in ESA mode.
-[[nodiscard]] std::size_t wire_width(std::size_t width, Delivery delivery);
 // A round's shape with its wire width (at the entry of a chain of `hops` servers; 0: no chain).
 [[nodiscard]] RoundShape wire_shape(const RoundShape& shape, std::size_t hops = 0, MixKind kind = MixKind::decryption);
 // How many consecutive parties one link may carry: as many as fit the session's largest frame

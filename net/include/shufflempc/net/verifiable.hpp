@@ -51,11 +51,6 @@ namespace shufflempc::net {
 // they are encrypted under. Throws std::invalid_argument if the config has no verifiable chain.
 [[nodiscard]] mixnet::SessionChain session_chain(const SessionConfig& config);
 
-// Bytes a party submits for a record of `width` bytes: one ElGamal ciphertext (64 bytes) a limb of
-// 16 bytes and its proof of plaintext knowledge (a 32-byte tag, then 64 bytes a limb): mixnet::submission_bytes.
-[[nodiscard]] std::size_t verifiable_width(std::size_t width);
-// The limbs of the records of a verifiable round from their width on the wire (0: not such a width).
-[[nodiscard]] std::size_t chain_limbs(std::size_t wire_width);
 // The key of party `party`'s submitter tags with the shuffler: the leaf of its identity (H(K_p),
 // detail/link.hpp), which only the party and the shuffler hold.
 [[nodiscard]] mixnet::TagKey tag_key_of(const KeyPair& party, const PublicKey& shuffler);

@@ -1,4 +1,6 @@
-#include "shufflempc/net/launcher.hpp"
+#include "shufflempc/cli/launcher.hpp"
+
+#include "node_args.hpp"
 
 #include "shufflempc/net/dkg.hpp"
 #include "shufflempc/parallel.hpp"
@@ -33,7 +35,7 @@
 #include "shufflempc/net/tcp.hpp"
 #include "shufflempc/process.hpp"
 
-namespace shufflempc::net {
+namespace shufflempc::cli {
 namespace {
 
 // Where a fresh session directory goes: under $TMPDIR when it is set, as for any temporary file;
@@ -153,40 +155,34 @@ Value read_report(const std::string& path, const std::string& who) {
 
 }  // namespace
 
-LocalLauncher::LocalLauncher(SessionConfig base, const Protocol& protocol, std::size_t parties, LaunchOptions options)
+LocalLauncher::LocalLauncher(net::SessionConfig base, const Protocol& protocol, std::size_t parties, LaunchOptions options)
     : base_(std::move(base)), protocol_(protocol), parties_(parties), options_(std::move(options)) {
   if (parties_ == 0) throw std::invalid_argument("local launcher: a session needs at least one party");
   if (options_.executable.empty()) throw std::invalid_argument("local launcher: no executable to run");
-  const ChainSpec& chain = options_.chain = ChainSpec::make(options_.chain.servers, options_.chain.kind);
+  const net::ChainSpec& chain = options_.chain;  // made by ChainSpec::make, which checked it
   if (options_.kill_before_round && !options_.kill_party_process)
     throw std::invalid_argument("--kill-before-round needs --kill-party-process (the process that dies)");
   if (options_.kill_before_round && *options_.kill_before_round >= protocol_.rounds())
     throw std::invalid_argument("--kill-before-round must be in [0, " + std::to_string(protocol_.rounds() - 1) + "] (the protocol has " +
                                 std::to_string(protocol_.rounds()) + " rounds)");
   if (options_.kill_mix_server) chain.check_further(*options_.kill_mix_server, "--kill-mix-server");
-  if (chain.kind != MixKind::verifiable && (options_.tamper_mix_server || !options_.transcript.empty()))
+  if (!chain.verifiable() && (options_.tamper_mix_server || !options_.transcript.empty()))
     throw std::invalid_argument(std::string(options_.tamper_mix_server ? "--tamper-mix-server" : "--transcript") + " needs --mix verifiable");
   prepare_output_file(options_.transcript, "--transcript");  // before any process starts, not when the analyzer writes it
   if (!options_.tamper_entry.empty()) chain.require_chain("--tamper-entry", "a chain's entry");
   if (options_.tamper_mix_server) chain.check_further(*options_.tamper_mix_server, "--tamper-mix-server");
   if (!options_.adversary.empty()) {
     // The spec is checked here, once, not by a process in the middle of the run.
-    const auto a = adversary::split_role(options_.adversary);
-    if (a.role == adversary::RoleSpec::Role::entry) (void)adversary::parse_entry(a.spec);
-    else (void)adversary::parse_tap(a.spec);
-    if (a.role == adversary::RoleSpec::Role::mix_server) chain.check_further(a.index, "--fault-adversary role=mix-server-I");
-    if (a.role == adversary::RoleSpec::Role::party && a.index >= parties_)
+    const auto a = net::adversary::split_role(options_.adversary);
+    if (a.role == net::adversary::RoleSpec::Role::entry) (void)net::adversary::parse_entry(a.spec);
+    else (void)net::adversary::parse_tap(a.spec);
+    if (a.role == net::adversary::RoleSpec::Role::mix_server) chain.check_further(a.index, "--fault-adversary role=mix-server-I");
+    if (a.role == net::adversary::RoleSpec::Role::party && a.index >= parties_)
       throw std::invalid_argument("--fault-adversary: role=party-P must name a party in [0, " + std::to_string(parties_ - 1) + "]");
   }
-  if (options_.decryption_threshold > 0) {
-    if (chain.kind != MixKind::verifiable) throw std::invalid_argument("--decryption-threshold needs --mix verifiable");
-    if (options_.decryption_threshold > chain.servers)
-      throw std::invalid_argument("--decryption-threshold must be in [1, " + std::to_string(chain.servers) + "] (--mix-servers), got " +
-                                  std::to_string(options_.decryption_threshold));
-  }
   // What the shuffler enforces, and what sizes the links.
-  base_.mix = chain.kind;
-  base_.rounds = wire_rounds(protocol_, chain.hops(), chain.kind);
+  base_.mix = chain.kind();
+  base_.rounds = net::wire_rounds(protocol_, chain.hops(), chain.kind());
 }
 
 namespace {
@@ -194,12 +190,12 @@ namespace {
 // The shuffler holds a link per party process (more if its parties overflow one frame) and the
 // analyzer's: checks (and raises, for the children too) the descriptor limit before any key is made.
 void check_descriptors(const std::vector<RoundShape>& rounds, std::size_t n, std::size_t k, std::size_t processes) {
-  SessionConfig sizing;
+  net::SessionConfig sizing;
   sizing.parties = n;
   sizing.rounds = rounds;
-  const std::size_t capacity = link_capacity(sizing);
+  const std::size_t capacity = net::link_capacity(sizing);
   const std::size_t links = processes * ((k + capacity - 1) / capacity);
-  ensure_descriptors(links + 1 + 64 + ShufflerOptions{}.max_unauthenticated,
+  ensure_descriptors(links + 1 + 64 + net::ShufflerOptions{}.max_unauthenticated,
                      "the shuffler of this local run (" + std::to_string(links) + " links of " + std::to_string(processes) +
                          " party processes, and the analyzer's)");
 }
@@ -243,64 +239,56 @@ struct Processes {
   std::set<std::size_t> orphaned;  // further servers stopped because the shuffler, their only peer, had failed
 };
 
-// The --fault-adversary flag of the process that plays LaunchOptions::adversary's role, given to
-// the process of `role` hosting positions first .. last (a mix server's hop, a party process's
-// parties); none for any other process, or without an adversary.
-std::vector<std::string> adversary_args(const LaunchOptions& options, adversary::RoleSpec::Role role, std::size_t first = 0, std::size_t last = 0) {
+// The --fault-adversary spec of the process that plays LaunchOptions::adversary's role, for the
+// process of `role` hosting positions first .. last (a mix server's hop, a party process's
+// parties); empty for any other process, or without an adversary.
+std::string adversary_spec(const LaunchOptions& options, net::adversary::RoleSpec::Role role, std::size_t first = 0, std::size_t last = 0) {
   if (options.adversary.empty()) return {};
-  const auto a = adversary::split_role(options.adversary);
-  if (a.role != role || (role != adversary::RoleSpec::Role::entry && (a.index < first || a.index > last))) return {};
-  return {"--fault-adversary", a.spec};
+  const auto a = net::adversary::split_role(options.adversary);
+  if (a.role != role || (role != net::adversary::RoleSpec::Role::entry && (a.index < first || a.index > last))) return {};
+  return a.spec;
 }
 
-// The further servers of a chain, started first (the shuffler is given their addresses, which it
-// returns comma-separated).
-// The options that shape every link of a process as `shape` says (none for an unshaped network).
-std::vector<std::string> shape_args(const LinkShape& shape) {
-  const auto text = [](double v) {
-    std::ostringstream o;
-    o.precision(10);
-    o << v;
-    return o.str();
-  };
-  std::vector<std::string> args;
-  if (shape.delay.count() > 0) args.insert(args.end(), {"--link-delay-ms", text(static_cast<double>(shape.delay.count()) / 1000.0)});
-  if (shape.mbps > 0) args.insert(args.end(), {"--link-mbps", text(shape.mbps)});
-  return args;
-}
-
-std::string start_mix_servers(Processes& p, const LaunchOptions& options, const SessionDir& dir, std::size_t further) {
-  std::string chain;
+// The further servers of a chain, started first; returns their addresses, hop 1 first (the shuffler
+// dials them).
+std::vector<std::string> start_mix_servers(Processes& p, const LaunchOptions& options, const SessionDir& dir, std::size_t further) {
+  std::vector<std::string> hop_addresses;
   for (std::size_t h = 1; h <= further; ++h) {
-    std::vector<std::string> args{options.executable, "mix-server", "--hop", std::to_string(h), "--config", dir / session_config_file,
-                                  "--key", mix_server_key_file(dir.path(), h), "--listen", "127.0.0.1:0", "--json"};
-    if (options.tamper_mix_server == h) args.push_back("--fault-tamper");
-    for (auto& a : adversary_args(options, adversary::RoleSpec::Role::mix_server, h, h)) args.push_back(std::move(a));
-    for (auto& a : shape_args(options.link_shape)) args.push_back(std::move(a));
-    p.servers.emplace_back("mix server " + std::to_string(h), args);
-    if (!chain.empty()) chain += ',';  // appended, not "," + address: GCC 12 warns of an overlap there (-Wrestrict)
-    chain += address_of(p.servers.back(), std::chrono::seconds(30));
+    const MixServerArgs server{.configs = {dir / net::session_config_file},
+                               .key = net::mix_server_key_file(dir.path(), h),
+                               .listen = "127.0.0.1:0",
+                               .hop = h,
+                               .json = true,
+                               .fault_tamper = options.tamper_mix_server == h,
+                               .fault_adversary = adversary_spec(options, net::adversary::RoleSpec::Role::mix_server, h, h),
+                               .link_shape = options.link_shape};
+    p.servers.emplace_back("mix server " + std::to_string(h), mix_server_argv(options.executable, server));
+    hop_addresses.push_back(address_of(p.servers.back(), std::chrono::seconds(30)));
   }
   if (options.kill_mix_server) p.servers[*options.kill_mix_server - 1].kill();
-  return chain;
+  return hop_addresses;
 }
 
 // The servers' key generation (net/dkg.hpp) before the session: each further server's key file in
 // a `mix-server --dkg` process, coordinated here with the shuffler's key; the key and its
 // transcript then go into the session config every process reads.
-void make_distributed_key(LocalDeployment& local, const LaunchOptions& options, const SessionDir& dir) {
+void make_distributed_key(net::LocalDeployment& local, const LaunchOptions& options, const SessionDir& dir) {
   std::vector<ChildProcess> dealers;
   std::vector<std::string> addresses;
   const std::string shuffler = to_hex(local.shuffler.public_key());
-  for (std::size_t h = 1; h <= local.mix_servers.size(); ++h) {
-    std::vector<std::string> args{options.executable, "mix-server", "--dkg", "--key", mix_server_key_file(dir.path(), h), "--shuffler-key", shuffler,
-                                  "--listen", "127.0.0.1:0", "--json", "--dkg-timeout-ms", std::to_string(local.config.deadline.count())};
-    for (auto& a : adversary_args(options, adversary::RoleSpec::Role::mix_server, h, h)) args.push_back(std::move(a));
-    for (auto& a : shape_args(options.link_shape)) args.push_back(std::move(a));
-    dealers.emplace_back("mix server " + std::to_string(h) + " (key generation)", args);
+  for (std::size_t h = 1; h <= local.further_server_keys.size(); ++h) {
+    const MixServerArgs dealer{.key = net::mix_server_key_file(dir.path(), h),
+                               .listen = "127.0.0.1:0",
+                               .json = true,
+                               .dkg = true,
+                               .shuffler_key = shuffler,
+                               .dkg_timeout_ms = static_cast<std::size_t>(local.config.deadline.count()),
+                               .fault_adversary = adversary_spec(options, net::adversary::RoleSpec::Role::mix_server, h, h),
+                               .link_shape = options.link_shape};
+    dealers.emplace_back("mix server " + std::to_string(h) + " (key generation)", mix_server_argv(options.executable, dealer));
     addresses.push_back(address_of(dealers.back(), std::chrono::seconds(30)));
   }
-  const KeyGeneration g = generate_key(dkg_setup(local.config, options.decryption_threshold), local.shuffler, addresses, local.config.deadline);
+  const net::KeyGeneration g = net::generate_key(net::dkg_setup(local.config, options.chain.decryption_threshold()), local.shuffler, addresses, local.config.deadline);
   for (auto& d : dealers) {
     const auto status = d.wait_for(local.config.deadline);
     if (status != 0) d.kill();
@@ -309,23 +297,25 @@ void make_distributed_key(LocalDeployment& local, const LaunchOptions& options, 
   for (const auto& line : g.notes)
     if (options.progress) options.progress("key generation: " + line);
   local.config.distributed_key =
-      std::make_shared<SessionConfig::DistributedKey>(SessionConfig::DistributedKey{g.transcript, g.outcome});
-  local.config = SessionConfig::from_json(local.config.to_json());
-  local.config.save(dir / session_config_file);
+      std::make_shared<net::SessionConfig::DistributedKey>(net::SessionConfig::DistributedKey{g.transcript, g.outcome});
+  local.config = net::SessionConfig::from_json(local.config.to_json());
+  local.config.save(dir / net::session_config_file);
 }
 
 // The shuffler, on a socket bound here so that the analyzer and the parties start with it at once
 // (each process start is milliseconds of CPU on a small machine) instead of after its readiness
 // line. Returns the address the clients connect to.
-std::string start_shuffler(Processes& p, const LaunchOptions& options, const SessionDir& dir, const std::string& chain) {
+std::string start_shuffler(Processes& p, const LaunchOptions& options, const SessionDir& dir, const std::vector<std::string>& hop_addresses) {
   ListeningSocket listening("the shuffler");
-  std::vector<std::string> args = {options.executable, "shuffler", "--config", dir / session_config_file, "--key", dir / shuffler_key_file,
-                                   "--listen-fd", "3", "--json"};
-  if (!chain.empty()) args.insert(args.end(), {"--hop-addresses", chain});
-  if (!options.tamper_entry.empty()) args.insert(args.end(), {"--fault-entry", options.tamper_entry});
-  for (auto& a : adversary_args(options, adversary::RoleSpec::Role::entry)) args.push_back(std::move(a));
-  for (auto& a : shape_args(options.link_shape)) args.push_back(std::move(a));
-  p.children.emplace_back("shuffler", args, ProcessOptions{.pass_as_fd3 = listening.fd()});
+  const ShufflerArgs shuffler{.configs = {dir / net::session_config_file},
+                              .key = dir / net::shuffler_key_file,
+                              .listen_fd = 3,
+                              .json = true,
+                              .hop_addresses = hop_addresses,
+                              .fault_entry = options.tamper_entry,
+                              .fault_adversary = adversary_spec(options, net::adversary::RoleSpec::Role::entry),
+                              .link_shape = options.link_shape};
+  p.children.emplace_back("shuffler", shuffler_argv(options.executable, shuffler), ProcessOptions{.pass_as_fd3 = listening.fd()});
   listening.close();  // the shuffler holds it now
   return "127.0.0.1:" + std::to_string(listening.port());
 }
@@ -333,46 +323,43 @@ std::string start_shuffler(Processes& p, const LaunchOptions& options, const Ses
 // The analyzer and the party processes (k parties each, party process i inputs_file(i)). Through a
 // chain, the parties' verdicts on their receipts go to the analyzer directly: its socket is bound
 // here too, so the parties know its port as they start.
-void start_clients(Processes& p, const LaunchOptions& options, const SessionDir& dir, const SessionConfig& config, const std::string& address,
+void start_clients(Processes& p, const LaunchOptions& options, const SessionDir& dir, const net::SessionConfig& config, const std::string& address,
                    std::size_t k, const std::function<std::string(std::size_t, std::size_t)>& inputs_file) {
-  const std::string& exe = options.executable;
   const std::size_t n = config.parties;
-  std::vector<std::string> common = {"--config", dir / session_config_file, "--connect", address, "--json"};
+  const ClientArgs client{
+      .config_path = dir / net::session_config_file, .connect = address, .seed = options.seed, .json = true, .link_shape = options.link_shape};
   std::optional<ListeningSocket> verdicts;
-  if (takes_verdicts(config)) verdicts.emplace("the analyzer's verdicts");
-  if (options.seed) common.insert(common.end(), {"--seed", std::to_string(*options.seed)});
-  for (auto& a : shape_args(options.link_shape)) common.push_back(std::move(a));
-  std::vector<std::string> a = {exe, "analyzer", "--key", dir / analyzer_key_file};
-  if (!options.transcript.empty()) a.insert(a.end(), {"--transcript", options.transcript});
-  a.insert(a.end(), common.begin(), common.end());
-  if (verdicts) a.insert(a.end(), {"--listen-fd", "3"});
+  if (net::takes_verdicts(config)) verdicts.emplace("the analyzer's verdicts");
+  const AnalyzerArgs analyzer{.key = dir / net::analyzer_key_file,
+                              .transcript = options.transcript,
+                              .client = client,
+                              .listen_fd = verdicts ? std::optional<int>(3) : std::nullopt};
   p.outputs.push_back(dir / "analyzer.out");
-  p.children.emplace_back("analyzer", a, ProcessOptions{.stdout_path = p.outputs.back(), .pass_as_fd3 = verdicts ? verdicts->fd() : -1});
-  if (verdicts) {
-    common.insert(common.end(), {"--analyzer", "127.0.0.1:" + std::to_string(verdicts->port())});
-    verdicts->close();  // the analyzer holds it now
-  }
+  p.children.emplace_back("analyzer", analyzer_argv(options.executable, analyzer),
+                          ProcessOptions{.stdout_path = p.outputs.back(), .pass_as_fd3 = verdicts ? verdicts->fd() : -1});
+  const std::string verdict_address = verdicts ? "127.0.0.1:" + std::to_string(verdicts->port()) : std::string();
+  if (verdicts) verdicts->close();  // the analyzer holds it now
   for (std::size_t first = 0; first < n; first += k) {
     const std::size_t last = std::min(n, first + k) - 1;
     const std::string range = std::to_string(first) + "-" + std::to_string(last);
-    std::vector<std::string> args = {exe,        "party",        "--id", range, "--key-bundle",
-                                     party_key_bundle_file(dir.path(), static_cast<PartyId>(first), static_cast<PartyId>(last)),
-                                     "--inputs", inputs_file(first, last)};
-    args.insert(args.end(), common.begin(), common.end());
     std::string drops;
     for (PartyId id : options.dropouts)
       if (id >= first && id <= last) {
         if (!drops.empty()) drops += ',';
         drops += std::to_string(id);
       }
-    if (!drops.empty()) args.insert(args.end(), {"--dropouts", drops});
-    for (auto& a : adversary_args(options, adversary::RoleSpec::Role::party, first, last)) args.push_back(std::move(a));
-    if (options.kill_party_process && options.kill_before_round && first / k == *options.kill_party_process) {
-      args.insert(args.end(), {"--fault-kill-before-round", std::to_string(*options.kill_before_round)});
-      if (options.hang_instead) args.push_back("--fault-hang");
-    }
+    const bool dies = options.kill_party_process && options.kill_before_round && first / k == *options.kill_party_process;
+    const PartyArgs party{.ids = range,
+                          .key_bundle = net::party_key_bundle_file(dir.path(), static_cast<PartyId>(first), static_cast<PartyId>(last)),
+                          .inputs_file = inputs_file(first, last),
+                          .dropouts = drops,
+                          .analyzer = verdict_address,
+                          .fault_adversary = adversary_spec(options, net::adversary::RoleSpec::Role::party, first, last),
+                          .kill_before_round = dies ? options.kill_before_round : std::nullopt,
+                          .hang = dies && options.hang_instead,
+                          .client = client};
     p.outputs.push_back(dir / ("party-" + range + ".out"));
-    p.children.emplace_back("parties " + range, args, ProcessOptions{.stdout_path = p.outputs.back()});
+    p.children.emplace_back("parties " + range, party_argv(options.executable, party), ProcessOptions{.stdout_path = p.outputs.back()});
   }
   p.party_end = p.children.size();
 }
@@ -428,11 +415,11 @@ LaunchResult collect(Processes& p, const LaunchOptions& options, bool in_time, s
 
 }  // namespace
 
-std::size_t default_party_processes(const SessionConfig& config) {
+std::size_t default_party_processes(const net::SessionConfig& config) {
   // Over a verifiable chain each party process checks every proof of a round delivered to every
   // party, once for all the parties it hosts: processes beyond the cores repeat that check on the
   // same cores and only slow the run.
-  const bool checks = config.mix == MixKind::verifiable &&
+  const bool checks = config.mix == net::MixKind::verifiable &&
                       std::any_of(config.rounds.begin(), config.rounds.end(), [](const RoundShape& r) { return r.delivery == Delivery::all_parties; });
   return checks ? std::clamp<std::size_t>(hardware_threads(), 1, 8) : 8;
 }
@@ -452,14 +439,14 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
   // Keys, config and inputs in the private directory.
   const SessionDir dir(options_.keep_dir, bytes);
   SystemRng key_rng;
-  SessionConfig base = base_;
+  net::SessionConfig base = base_;
   base.deadline = options_.deadline;
   // One key for the parties of each party process, in one bundle each: the process holds all their
   // secrets either way, and the shuffler and the process then make one X25519 for it, not one per
   // party (at 10^6 parties, 3·10^6 fewer).
-  LocalDeployment local = LocalDeployment::create(n, key_rng, std::move(base), options_.chain.servers, k);
+  net::LocalDeployment local = net::LocalDeployment::create(n, key_rng, std::move(base), options_.chain.servers(), k);
   local.save(dir.path(), k);
-  if (options_.decryption_threshold > 0) make_distributed_key(local, options_, dir);
+  if (options_.chain.decryption_threshold() > 0) make_distributed_key(local, options_, dir);
   // Each party process gets its own parties' inputs only (mode 0600): it parses no one else's, as a
   // host of a real deployment holds only its own.
   const auto inputs_file = [&](std::size_t first, std::size_t last) {
@@ -473,12 +460,12 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
 
   const auto start = std::chrono::steady_clock::now();
   Processes p;
-  p.children.reserve(2 + processes + local.mix_servers.size());
+  p.children.reserve(2 + processes + local.further_server_keys.size());
   // Every round may take its limit (twice the deadline, and more with more parties), and start-up
   // (keys, inputs, processes: one limit more) with 30 s to spare.
   const auto limit = local.config.round_limit() * (protocol_.rounds() + 1) + std::chrono::seconds(30);
-  const std::string chain = start_mix_servers(p, options_, dir, local.mix_servers.size());
-  const std::string address = start_shuffler(p, options_, dir, chain);
+  const std::vector<std::string> hop_addresses = start_mix_servers(p, options_, dir, local.further_server_keys.size());
+  const std::string address = start_shuffler(p, options_, dir, hop_addresses);
   start_clients(p, options_, dir, local.config, address, k, inputs_file);
   // The shuffler's readiness line, read once every client is on its way: a shuffler that could not
   // start ends the run here (its stdout closes), and its clients with it. It comes after one X25519
@@ -565,4 +552,4 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
   return r;
 }
 
-}  // namespace shufflempc::net
+}  // namespace shufflempc::cli

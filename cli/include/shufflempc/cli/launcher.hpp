@@ -1,4 +1,4 @@
-// A session whose every process runs on this machine, as real processes over TCP on 127.0.0.1:
+// shufflempc::cli's local launcher, what `shufflempc local` runs. A session whose every process runs on this machine, as real processes over TCP on 127.0.0.1:
 // the launcher writes the keys, the config and the inputs into a private directory, starts the
 // shuffler (port chosen by the OS, read back from its "listening on" line), the analyzer and the
 // party processes hosting K parties each (all as `shufflempc shuffler|analyzer|party`), waits for
@@ -19,7 +19,7 @@
 #include "shufflempc/net/link_shape.hpp"
 #include "shufflempc/runtime.hpp"
 
-namespace shufflempc::net {
+namespace shufflempc::cli {
 
 struct LaunchOptions {
   std::string executable;               // the shufflempc binary the processes run
@@ -36,7 +36,11 @@ struct LaunchOptions {
   // connections open) instead of dying. Its links fall silent: the shuffler gives them up a
   // deadline after they last spoke, and the launcher stops the process once the run is over.
   bool hang_instead = false;
-  ChainSpec chain;                      // the servers the records cross (ChainSpec::make checked it) and what they carry
+  // The servers the records cross, what they carry and, with a verifiable chain, the servers needed
+  // to decrypt a round delivered to every party (a threshold below all of them runs the servers' key
+  // generation first: each further server's process as `mix-server --dkg`, coordinated here with the
+  // shuffler's key, net/dkg.hpp).
+  net::ChainSpec chain;
   std::optional<std::size_t> kill_mix_server;  // fault injection: kill further server I (1 .. servers - 1) once it listens
   std::string tamper_entry;  // fault injection (a chain): the entry drops, replaces or duplicates one record it admits
   // Fault injection (the tests' adversary harness, net/adversary.hpp): role=entry|mix-server-I|party-P
@@ -44,11 +48,7 @@ struct LaunchOptions {
   std::string adversary;
   std::optional<std::size_t> tamper_mix_server;  // fault injection (verifiable): further server I alters a record after its proof
   std::string transcript;               // verifiable: the analyzer writes the rounds it verified here
-  // Verifiable: the servers needed to decrypt a round delivered to every party (0: all of them);
-  // 1 .. servers - 1 runs the servers' key generation first (each further server's process as
-  // `mix-server --dkg`, coordinated here with the shuffler's key: net/dkg.hpp).
-  std::size_t decryption_threshold = 0;
-  LinkShape link_shape;                 // every process's links shaped so (--link-delay-ms, --link-mbps)
+  net::LinkShape link_shape;                 // every process's links shaped so (--link-delay-ms, --link-mbps)
   // Polled when a signal interrupts the wait: a non-empty reason ("signal 2") stops every process.
   std::function<std::string()> stop;
   std::function<void(const std::string& dir, std::size_t party_processes)> started;  // once all processes run
@@ -76,14 +76,14 @@ struct LaunchResult {
 // The party processes `local` starts by default: 8, or over a verifiable chain with a round
 // delivered to every party as many as the machine has cores (at most 8), since each party process
 // checks the whole round.
-[[nodiscard]] std::size_t default_party_processes(const SessionConfig& config);
+[[nodiscard]] std::size_t default_party_processes(const net::SessionConfig& config);
 
 class LocalLauncher {
  public:
   // `base` gives the protocol, its parameters, min_parties (its keys, session id and party count
   // are made here); `protocol` is the configured protocol, for the descriptor budget and the time
   // limit.
-  LocalLauncher(SessionConfig base, const Protocol& protocol, std::size_t parties, LaunchOptions options);
+  LocalLauncher(net::SessionConfig base, const Protocol& protocol, std::size_t parties, LaunchOptions options);
 
   // Runs the session with inputs[i] for party i. Throws std::system_error (Errc::timeout,
   // Errc::session_aborted) when the shuffler or the analyzer fails or the run exceeds its limit,
@@ -92,10 +92,10 @@ class LocalLauncher {
   [[nodiscard]] LaunchResult run(const std::vector<Value>& inputs);
 
  private:
-  SessionConfig base_;
+  net::SessionConfig base_;
   const Protocol& protocol_;
   std::size_t parties_;
   LaunchOptions options_;
 };
 
-}  // namespace shufflempc::net
+}  // namespace shufflempc::cli
