@@ -2,9 +2,6 @@
 
 #include "node_args.hpp"
 
-#include "shufflempc/net/dkg.hpp"
-#include "shufflempc/parallel.hpp"
-
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -21,7 +18,6 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <sstream>
 #include <stdexcept>
 #include <system_error>
 

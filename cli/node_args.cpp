@@ -3,7 +3,6 @@
 #include "node_args.hpp"
 
 #include <cctype>
-#include <sstream>
 
 #include "common.hpp"
 
@@ -42,14 +41,6 @@ Argv& Argv::add_repeated(std::string_view name, const std::vector<std::string>& 
 
 namespace {
 
-// A number written so that reading it back gives the same double.
-std::string exact(double v) {
-  std::ostringstream o;
-  o.precision(17);
-  o << v;
-  return o.str();
-}
-
 // A number in [lo, hi], or the line saying it is not.
 CLI::Validator range_check(double lo, double hi, const std::string& range) {
   return CLI::Validator(
@@ -73,8 +64,9 @@ CLI::Validator range_check(double lo, double hi, const std::string& range) {
 }  // namespace
 
 Argv& Argv::add(const net::LinkShape& shape) {
-  if (shape.delay.count() > 0) add(flag::link_delay_ms, exact(static_cast<double>(shape.delay.count()) / 1000.0));
-  if (shape.mbps > 0) add(flag::link_mbps, exact(shape.mbps));
+  // JSON's shortest spelling of a double that reads back as the same double ("1.234", not "1.2339999999999999").
+  if (shape.delay.count() > 0) add(flag::link_delay_ms, Value(static_cast<double>(shape.delay.count()) / 1000.0).dump());
+  if (shape.mbps > 0) add(flag::link_mbps, Value(shape.mbps).dump());
   return *this;
 }
 

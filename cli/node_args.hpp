@@ -16,6 +16,7 @@
 #include <CLI/CLI.hpp>
 
 #include "shufflempc/net/link_shape.hpp"
+#include "shufflempc/net/tcp.hpp"  // ShufflerOptions: the shuffler's defaults
 
 namespace shufflempc::cli {
 
@@ -81,7 +82,7 @@ struct ShufflerArgs {
   std::vector<std::string> configs;
   std::string key, listen, port_file;
   std::optional<int> listen_fd;
-  std::size_t grace_ms = 2000;  // the default of net::ShufflerOptions::reconnect_grace (a test holds them equal)
+  std::size_t grace_ms = static_cast<std::size_t>(net::ShufflerOptions{}.reconnect_grace.count());
   bool json = false;
   std::vector<std::string> hop_addresses;
   std::string fault_entry, fault_adversary;
