@@ -3,8 +3,8 @@
 # shufflempc in build/ (or $SHUFFLEMPC_BUILD_DIR). Safe to run again: it only does what is missing.
 #   bash scripts/setup.sh               # Release build in build/ of what the quick start runs (the
 #                                       # command, shufflempc-node, shufflempc-study, the Python module)
-#   bash scripts/setup.sh --tests       # the same build with the tests and examples (what ctest runs but
-#                                       # its tests labelled slow: scripts/test.sh)
+#   bash scripts/setup.sh --tests       # the same build with the tests (what ctest runs but its tests
+#                                       # labelled slow and examples: scripts/test.sh)
 #   bash scripts/setup.sh --all         # the same build with the tests, benchmarks and examples
 #   bash scripts/setup.sh --sanitize    # ASan + UBSan build in build-sanitize/ with clang 16, tests and
 #                                       # the libFuzzer targets included (one configuration for both)

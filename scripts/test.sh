@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs the test suite (ctest), stage by stage, each stage's time on stderr.
-#   bash scripts/test.sh                # Release build; every test but the label `slow`
+#   bash scripts/test.sh                # Release build; every test but the labels `slow` and `examples`
 #   bash scripts/test.sh --full         # also the tests labelled `slow` (the statistical sweeps, the
-#                                       # adversary harness, every command of the README and docs/)
-#                                       # and the check of the seeded figures in docs/
+#                                       # adversary harness, every command of the README and docs/),
+#                                       # the examples (built, and each run by its test) and the
+#                                       # check of the seeded figures in docs/
 #   bash scripts/test.sh --full --sanitizers
 #                                       # then again under AddressSanitizer + UBSan with clang 16, and
 #                                       # the fuzz targets' short runs (build-sanitize/): what CI runs
@@ -25,8 +26,9 @@ if [[ $full == 1 ]]; then
   stage "set-up and build of everything (bash scripts/setup.sh --all)"
   bash scripts/setup.sh --all
 else
-  # The benchmarks only for --full: only the slow tests run them (the docs' commands).
-  stage "set-up and build of the programs, tests and examples (bash scripts/setup.sh --tests)"
+  # The benchmarks and the examples only for --full: only the slow tests run the benchmarks (the
+  # docs' commands), and the examples are a minute of compiling for nine tests.
+  stage "set-up and build of the programs and tests (bash scripts/setup.sh --tests)"
   bash scripts/setup.sh --tests
 fi
 jobs="$(nproc)"
@@ -37,8 +39,8 @@ if [[ $full == 1 ]]; then
   stage "the seeded figures of docs/ (scripts/seeded-docs.sh)"
   bash scripts/seeded-docs.sh build/bin/shufflempc
 else
-  stage "ctest: every test but the label slow ($(ctest --test-dir build -N -LE slow | tail -1 | grep -o '[0-9]*') tests, a line each; --full runs them all)"
-  ctest --test-dir build --output-on-failure -j"$jobs" -LE slow
+  stage "ctest: every test but the labels slow and examples ($(ctest --test-dir build -N -LE '^(slow|examples)$' | tail -1 | grep -o '[0-9]*') tests, a line each; --full runs them all)"
+  ctest --test-dir build --output-on-failure -j"$jobs" -LE '^(slow|examples)$'
 fi
 if [[ $sanitizers == 1 ]]; then
   stage "the sanitizer build (bash scripts/setup.sh --sanitize)"
