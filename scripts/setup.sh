@@ -4,7 +4,7 @@
 #   bash scripts/setup.sh               # Release build in build/ of what the quick start runs (the
 #                                       # command, shufflempc-node, shufflempc-study, the Python module)
 #   bash scripts/setup.sh --tests       # the same build with the tests (what ctest runs but its tests
-#                                       # labelled slow and examples: scripts/test.sh)
+#                                       # labelled slow and full: scripts/test.sh)
 #   bash scripts/setup.sh --all         # the same build with the tests, benchmarks and examples
 #   bash scripts/setup.sh --sanitize    # ASan + UBSan build in build-sanitize/ with clang 16, tests and
 #                                       # the libFuzzer targets included (one configuration for both)

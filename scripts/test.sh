@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs the test suite (ctest), stage by stage, each stage's time on stderr.
-#   bash scripts/test.sh                # Release build; every test but the labels `slow` and `examples`
+#   bash scripts/test.sh                # Release build; every test but the labels `slow` and `full`
 #   bash scripts/test.sh --full         # also the tests labelled `slow` (the statistical sweeps, the
-#                                       # adversary harness, every command of the README and docs/),
-#                                       # the examples (built, and each run by its test) and the
-#                                       # check of the seeded figures in docs/
+#                                       # adversary harness, every command of the README and docs/)
+#                                       # and `full` (the examples, built and each run by its test;
+#                                       # every protocol through every kind of chain), and the check
+#                                       # of the seeded figures in docs/
 #   bash scripts/test.sh --full --sanitizers
 #                                       # then again under AddressSanitizer + UBSan with clang 16, and
 #                                       # the fuzz targets' short runs (build-sanitize/): what CI runs
@@ -39,8 +40,8 @@ if [[ $full == 1 ]]; then
   stage "the seeded figures of docs/ (scripts/seeded-docs.sh)"
   bash scripts/seeded-docs.sh build/bin/shufflempc
 else
-  stage "ctest: every test but the labels slow and examples ($(ctest --test-dir build -N -LE '^(slow|examples)$' | tail -1 | grep -o '[0-9]*') tests, a line each; --full runs them all)"
-  ctest --test-dir build --output-on-failure -j"$jobs" -LE '^(slow|examples)$'
+  stage "ctest: every test but the labels slow and full ($(ctest --test-dir build -N -LE '^(slow|full)$' | tail -1 | grep -o '[0-9]*') tests, a line each; --full runs them all)"
+  ctest --test-dir build --output-on-failure -j"$jobs" -LE '^(slow|full)$'
 fi
 if [[ $sanitizers == 1 ]]; then
   stage "the sanitizer build (bash scripts/setup.sh --sanitize)"

@@ -11,11 +11,11 @@
 #include "shufflempc/privacy.hpp"
 #include "support/process.hpp"
 
-using shufflempc::test::cli;
+using shufflempc::test::cli_binary;
 using shufflempc::test::run_command;
 
 TEST_CASE("account amplify: every bound, the golden FMT21 values, null where a bound does not apply") {
-  const auto r = run_command(cli() + " account amplify --parties 100000 --epsilon0 4 --delta 1e-6 --json");
+  const auto r = run_command(cli_binary() + " account amplify --parties 100000 --epsilon0 4 --delta 1e-6 --json");
   REQUIRE(r.exit_code == 0);
   // stderr may hold a progress bar (drawn once the searches have run a second, which a loaded
   // machine can take), never an error
@@ -50,7 +50,7 @@ TEST_CASE("account amplify: every bound, the golden FMT21 values, null where a b
   CHECK(exact_all >= lower);
   CHECK(exact_all < blanket_exact);
   // With k > 2 the exact curve of k-ary randomized response comes beside the binary one.
-  const auto k4 = nlohmann::json::parse(run_command(cli() + " account amplify --parties 10000 --epsilon0 2 --k 4 --json").out);
+  const auto k4 = nlohmann::json::parse(run_command(cli_binary() + " account amplify --parties 10000 --epsilon0 2 --k 4 --json").out);
   REQUIRE(k4["lower_bound"].size() == 2);
   CHECK(k4["lower_bound"][1]["name"] == "rr-exact-k");
   CHECK(k4["lower_bound"][1]["epsilon"].get<double>() == doctest::Approx(shufflempc::rr_exact_epsilon(10000, 2, 1e-6, 4)).epsilon(1e-12));
@@ -60,7 +60,7 @@ TEST_CASE("account amplify: every bound, the golden FMT21 values, null where a b
   CHECK(k4_bounds.at("ldp-blanket") == doctest::Approx(shufflempc::ldp_blanket_epsilon(10000, 2, 1e-6)).epsilon(1e-12));
   CHECK(k4_bounds.at("blanket-exact") == doctest::Approx(shufflempc::blanket_exact_epsilon(10000, 2, 1e-6, 4)).epsilon(1e-12));
   CHECK(k4_bounds.at("rr-exact-all") == -1);  // binary randomized response only
-  const auto text = run_command(cli() + " account amplify --epsilon0 4");
+  const auto text = run_command(cli_binary() + " account amplify --epsilon0 4");
   REQUIRE(text.exit_code == 0);
   CHECK(text.out.find("0.537804") != std::string::npos);
   CHECK(text.out.find("n/a") != std::string::npos);
@@ -70,7 +70,7 @@ TEST_CASE("account amplify: every bound, the golden FMT21 values, null where a b
 }
 
 TEST_CASE("account amplify --rounds: the numeric bounds composed by their privacy-loss distributions, below basic composition" * doctest::test_suite("slow")) {
-  const auto r = run_command(cli() + " account amplify --parties 100000 --epsilon0 4 --delta 1e-6 --rounds 10 --json");
+  const auto r = run_command(cli_binary() + " account amplify --parties 100000 --epsilon0 4 --delta 1e-6 --rounds 10 --json");
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["rounds"] == 10);
@@ -86,8 +86,8 @@ TEST_CASE("account amplify --rounds: the numeric bounds composed by their privac
   CHECK(j["composed"][3]["name"] == "tightest");
   CHECK(j["composed"][3]["epsilon"].get<double>() == blanket);
   // One round prints no composition; a bad count is refused with its range.
-  CHECK_FALSE(nlohmann::json::parse(run_command(cli() + " account amplify --epsilon0 4 --json").out).contains("composed"));
-  const auto bad = run_command(cli() + " account amplify --epsilon0 4 --rounds 0");
+  CHECK_FALSE(nlohmann::json::parse(run_command(cli_binary() + " account amplify --epsilon0 4 --json").out).contains("composed"));
+  const auto bad = run_command(cli_binary() + " account amplify --epsilon0 4 --rounds 0");
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("--rounds") != std::string::npos);
 }
@@ -97,7 +97,7 @@ TEST_CASE("account amplify --rounds: tightest is the smallest composed bound at 
   // costs them differently, so the choice is made after composing, at the grid reported.
   for (const char* step : {"1e-2", "1e-3", "1e-4"}) {
     CAPTURE(step);
-    const auto r = run_command(cli() + " account amplify --parties 100000 --epsilon0 4 --delta 1e-6 --k 4 --rounds 10 --pld-step " + step + " --json");
+    const auto r = run_command(cli_binary() + " account amplify --parties 100000 --epsilon0 4 --delta 1e-6 --k 4 --rounds 10 --pld-step " + step + " --json");
     REQUIRE(r.exit_code == 0);
     const auto j = nlohmann::json::parse(r.out);
     REQUIRE(j["composed"].size() == 4);
@@ -118,28 +118,28 @@ TEST_CASE("account amplify --rounds: tightest is the smallest composed bound at 
 TEST_CASE("account: queries that would take minutes are refused up front, naming what to change") {
   // 100 rounds at eps0 = 8: one-round grids of 160001 points (it ran for minutes); at eps0 = 4, 1000
   // rounds are refused with the most the step allows, and that many run.
-  const auto wide = run_command(cli() + " account amplify --parties 100000 --epsilon0 8 --rounds 100");
+  const auto wide = run_command(cli_binary() + " account amplify --parties 100000 --epsilon0 8 --rounds 100");
   CHECK(wide.exit_code == 2);
   CHECK(wide.err.find("rounds = 100 at pld step 0.0001 and epsilon0 = 8 would take minutes") != std::string::npos);
   CHECK(wide.err.find("use a coarser --pld-step") != std::string::npos);
-  const auto many = run_command(cli() + " account amplify --parties 100000 --epsilon0 4 --rounds 1000");
+  const auto many = run_command(cli_binary() + " account amplify --parties 100000 --epsilon0 4 --rounds 1000");
   CHECK(many.exit_code == 2);
   const auto at = many.err.find("or at most ");
   REQUIRE(at != std::string::npos);
   const auto allowed = std::stoull(many.err.substr(at + 11));
   CHECK(allowed >= 100);
   CHECK(allowed < 1000);
-  CHECK(run_command(cli() + " account amplify --parties 100000 --epsilon0 8 --rounds 100 --pld-step 0.01 --json").exit_code == 0);
+  CHECK(run_command(cli_binary() + " account amplify --parties 100000 --epsilon0 8 --rounds 100 --pld-step 0.01 --json").exit_code == 0);
   // More parties than the numeric bounds' sums take in about 20 s (10^10 took two minutes).
   for (const std::string command : {"amplify --epsilon0 4", "local --epsilon 0.5"}) {
-    const auto big = run_command(cli() + " account " + command + " --parties 10000000000");
+    const auto big = run_command(cli_binary() + " account " + command + " --parties 10000000000");
     CHECK(big.exit_code == 2);
     CHECK(big.err.find("--parties: Value 10000000000 not in range 2 to 1000000000") != std::string::npos);
   }
 }
 
 TEST_CASE("account local and noise: the inverse bounds and the calibrated noises") {
-  const auto l = run_command(cli() + " account local --parties 100000 --epsilon 0.5 --json");
+  const auto l = run_command(cli_binary() + " account local --parties 100000 --epsilon 0.5 --json");
   REQUIRE(l.exit_code == 0);
   const auto lj = nlohmann::json::parse(l.out);
   CHECK(lj["fmt_numeric_epsilon0"].get<double>() == doctest::Approx(shufflempc::fmt_local_epsilon(100000, 0.5, 1e-6)).epsilon(1e-12));
@@ -151,18 +151,18 @@ TEST_CASE("account local and noise: the inverse bounds and the calibrated noises
   // Binary randomized response's exact value inverts too, and allows more than any bound.
   CHECK(lj["rr_exact_all_epsilon0"].get<double>() == doctest::Approx(shufflempc::rr_exact_all_local_epsilon(100000, 0.5, 1e-6)).epsilon(1e-12));
   CHECK(lj["rr_exact_all_epsilon0"].get<double>() > lj["ldp_blanket_epsilon0"].get<double>());
-  const auto l4 = nlohmann::json::parse(run_command(cli() + " account local --parties 100000 --epsilon 0.5 --k 4 --json").out);
+  const auto l4 = nlohmann::json::parse(run_command(cli_binary() + " account local --parties 100000 --epsilon 0.5 --k 4 --json").out);
   CHECK(l4["ldp_blanket_epsilon0"].get<double>() == doctest::Approx(shufflempc::ldp_blanket_local_epsilon(100000, 0.5, 1e-6)).epsilon(1e-12));
   CHECK(l4["ldp_blanket_epsilon0"].get<double>() > l4["blanket_exact_epsilon0"].get<double>());
   CHECK(l4["rr_exact_all_epsilon0"].is_null());  // binary randomized response only
 
-  const auto b = nlohmann::json::parse(run_command(cli() + " account noise --parties 100000 --epsilon 1 --delta 1e-6 --json").out);
+  const auto b = nlohmann::json::parse(run_command(cli_binary() + " account noise --parties 100000 --epsilon 1 --delta 1e-6 --json").out);
   CHECK(b["p"].get<double>() == doctest::Approx(shufflempc::calibrate_binomial_p(100000, 1, 1e-6)));
   CHECK(b["delta"].get<double>() <= 1e-6);
-  const auto d = nlohmann::json::parse(run_command(cli() + " account noise --noise discrete-laplace --epsilon 1 --delta 1e-6 --sensitivity 10 --json").out);
+  const auto d = nlohmann::json::parse(run_command(cli_binary() + " account noise --noise discrete-laplace --epsilon 1 --delta 1e-6 --sensitivity 10 --json").out);
   CHECK(d["scale"].get<double>() > 0.1);
   CHECK(d["delta"].get<double>() <= 1e-6);
-  const auto p = nlohmann::json::parse(run_command(cli() + " account noise --noise polya --shape 0.5 --scale 0.05 --epsilon 0.5 --sensitivity 10 --json").out);
+  const auto p = nlohmann::json::parse(run_command(cli_binary() + " account noise --noise polya --shape 0.5 --scale 0.05 --epsilon 0.5 --sensitivity 10 --json").out);
   CHECK(p["delta"].get<double>() == doctest::Approx(shufflempc::polya_difference_delta(0.5, 0.05, 0.5, 10).delta()));
 }
 
@@ -175,7 +175,7 @@ TEST_CASE("account: a missing or wrong argument gets one line naming it, exit co
            {"account noise --noise gaussian", "--noise"},
            {"account noise --noise polya --scale 0.0001", "too wide"},
            {"account", "subcommand"}}) {
-    const auto r = run_command(cli() + " " + args);
+    const auto r = run_command(cli_binary() + " " + args);
     CHECK_MESSAGE(r.exit_code == 2, args);
     CHECK_MESSAGE(r.err.find(expect) != std::string::npos, args << ": " << r.err);
   }
@@ -184,7 +184,7 @@ TEST_CASE("account: a missing or wrong argument gets one line naming it, exit co
 TEST_CASE("account local --protocol: the protocol's own choice of epsilon0 first and marked, its predicted error, the lower bound beside it") {
   // "100,000 users, epsilon = 1, delta = 1e-6, shuffled randomized response: what epsilon0, and what error?" in one command.
   const std::string query = " account local --parties 100000 --epsilon 1 --delta 1e-6 --protocol counting-rr-amplified";
-  const auto json = run_command(cli() + query + " --json");
+  const auto json = run_command(cli_binary() + query + " --json");
   REQUIRE(json.exit_code == 0);
   const auto out = nlohmann::json::parse(json.out);
   const auto& choice = out.at("protocol");
@@ -194,13 +194,13 @@ TEST_CASE("account local --protocol: the protocol's own choice of epsilon0 first
   CHECK(choice.at("predicted_sd").get<double>() > 0);
   CHECK(choice.at("central_epsilon_at_least").get<double>() <= 1.0);
   CHECK(choice.at("central_epsilon_at_least").get<double>() > 0.9);  // the exact value: the lower curve sits just below
-  const auto text = run_command(cli() + query);
+  const auto text = run_command(cli_binary() + query);
   REQUIRE(text.exit_code == 0);
   CHECK(text.out.rfind("=> counting-rr-amplified uses epsilon0 = ", 0) == 0);
   CHECK(text.out.find("predicted error: ") != std::string::npos);
   CHECK(text.out.find("at least ") != std::string::npos);
   for (const char* wrong : {"nope", "counting"}) {
-    const auto bad = run_command(cli() + " account local --parties 100000 --epsilon 1 --protocol " + wrong);
+    const auto bad = run_command(cli_binary() + " account local --parties 100000 --epsilon 1 --protocol " + wrong);
     CHECK(bad.exit_code == 2);
     CHECK(bad.err.find(std::string("--protocol ") + wrong + ": ") != std::string::npos);
   }

@@ -10,13 +10,13 @@
 #include "support/process.hpp"
 #include "support/paths.hpp"
 
-using shufflempc::test::cli;
+using shufflempc::test::cli_binary;
 using shufflempc::test::run_command;
 
 TEST_CASE("cards cli: run card-and takes --alice and --bob as the parties' inputs") {
   for (const char* a : {"yes", "no"}) {
     for (const char* b : {"1", "0"}) {
-      const auto r = run_command(cli() + " run card-and --parties 2 --json --alice " + a + " --bob " + b);
+      const auto r = run_command(cli_binary() + " run card-and --parties 2 --json --alice " + a + " --bob " + b);
       REQUIRE(r.exit_code == 0);
       const auto report = nlohmann::json::parse(r.out);
       const int want = std::string(a) == "yes" && std::string(b) == "1" ? 1 : 0;
@@ -27,23 +27,23 @@ TEST_CASE("cards cli: run card-and takes --alice and --bob as the parties' input
       CHECK(report["messages"] == 28);
     }
   }
-  const auto bad = run_command(cli() + " run card-and --parties 2 --alice maybe");
+  const auto bad = run_command(cli_binary() + " run card-and --parties 2 --alice maybe");
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("parameter 'alice' = maybe is not accepted") != std::string::npos);
-  CHECK(run_command(cli() + " run card-and --parties 3").exit_code == 2);
+  CHECK(run_command(cli_binary() + " run card-and --parties 3").exit_code == 2);
 }
 
 TEST_CASE("cards cli: wedding draws the table and gives the answer, never the coin") {
-  const auto yes = run_command(cli() + " wedding --alice yes --bob yes --seed 1 --ascii");
+  const auto yes = run_command(cli_binary() + " wedding --alice yes --bob yes --seed 1 --ascii");
   REQUIRE(yes.exit_code == 0);
   CHECK(yes.out.find("Both said yes.") != std::string::npos);
   CHECK(yes.out.find("|###|") != std::string::npos);  // face-down cards
   CHECK(yes.out.find("nobody sees which") != std::string::npos);
-  const auto no = run_command(cli() + " wedding --alice no --bob yes --seed 1");
+  const auto no = run_command(cli_binary() + " wedding --alice no --bob yes --seed 1");
   REQUIRE(no.exit_code == 0);
   CHECK(no.out.find("Not both said yes") != std::string::npos);
   CHECK(no.out.find("\u2663") != std::string::npos);  // a card turned over, drawn with its suit
-  const auto bad = run_command(cli() + " wedding --alice perhaps --bob yes");
+  const auto bad = run_command(cli_binary() + " wedding --alice perhaps --bob yes");
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("--alice must answer yes or no") != std::string::npos);
 }
@@ -55,7 +55,7 @@ TEST_CASE("cards cli: local card-and runs Alice and Bob in separate processes ov
     return;
   }
   for (const char* a : {"yes", "no"}) {
-    const auto r = run_command(cli() + " local card-and --parties 2 --json --alice " + a + " --bob yes");
+    const auto r = run_command(cli_binary() + " local card-and --parties 2 --json --alice " + a + " --bob yes");
     REQUIRE(r.exit_code == 0);
     const auto report = nlohmann::json::parse(r.out);
     const int want = std::string(a) == "yes" ? 1 : 0;

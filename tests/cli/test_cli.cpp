@@ -10,22 +10,22 @@
 #include "shufflempc/registry.hpp"
 #include "support/process.hpp"
 
-using shufflempc::test::cli;
+using shufflempc::test::cli_binary;
 using shufflempc::test::run_command;
 
 TEST_CASE("list shows every registered protocol with parameters, defaults and ranges") {
-  const auto r = run_command(cli() + " list");
+  const auto r = run_command(cli_binary() + " list");
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("counting\n") != std::string::npos);
   CHECK(r.out.find("--epsilon") != std::string::npos);
   CHECK(r.out.find("default 1e-6; a number in (0, 1)") != std::string::npos);
-  const auto j = run_command(cli() + " list --json");
+  const auto j = run_command(cli_binary() + " list --json");
   REQUIRE(j.exit_code == 0);
   CHECK(nlohmann::json::parse(j.out).is_array());
 }
 
 TEST_CASE("run --json prints the report fields") {
-  const auto r = run_command(cli() + " run counting --parties 5000 --seed 7 --json --random-inputs bernoulli:0.2");
+  const auto r = run_command(cli_binary() + " run counting --parties 5000 --seed 7 --json --random-inputs bernoulli:0.2");
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
   for (const char* key : {"protocol", "parties", "rounds", "output", "truth", "error", "messages", "bytes", "seconds"})
@@ -33,12 +33,12 @@ TEST_CASE("run --json prints the report fields") {
   CHECK(j["messages"] == 10000);
   CHECK(j["error"].get<double>() == doctest::Approx(j["output"].get<double>() - j["truth"].get<double>()));
   // Same seed, same run.
-  const auto again = nlohmann::json::parse(run_command(cli() + " run counting --parties 5000 --seed 7 --json --random-inputs bernoulli:0.2").out);
+  const auto again = nlohmann::json::parse(run_command(cli_binary() + " run counting --parties 5000 --seed 7 --json --random-inputs bernoulli:0.2").out);
   CHECK(again["output"] == j["output"]);
   // The histogram's default inputs are uniform over the first half of the domain: the inverted
   // variant reports the other half exactly 0, and every held bin within its noise (Bernstein's
   // inequality for the binomial noise of the bin at 1e-11, so all six hold but with 1e-10).
-  const auto h = nlohmann::json::parse(run_command(cli() + " run histogram -n 3000 --domain 6 --seed 1 --json").out);
+  const auto h = nlohmann::json::parse(run_command(cli_binary() + " run histogram -n 3000 --domain 6 --seed 1 --json").out);
   REQUIRE(h["output"].size() == 6);
   REQUIRE(h["truth"].size() == 6);
   const double sd = h["details"]["noise_sd_per_bin"].get<double>();
@@ -61,14 +61,14 @@ TEST_CASE("run --json prints the report fields") {
   // max_error the largest.
   CHECK(h["error"].get<double>() == doctest::Approx(std::sqrt(squares / 6)));
   CHECK(h["max_error"].get<double>() == doctest::Approx(worst));
-  const std::string text = run_command(cli() + " run histogram -n 3000 --domain 6 --seed 1").out;
+  const std::string text = run_command(cli_binary() + " run histogram -n 3000 --domain 6 --seed 1").out;
   CHECK(text.find(fmt::format("error     {:.6g} (root mean square over the 6 values; the largest {:.6g})", std::sqrt(squares / 6), worst)) !=
         std::string::npos);
 }
 
 TEST_CASE("run --mix-servers: the rounds go through an in-process chain, the seeded result is the plain run's, each hop is reported") {
-  const auto plain = run_command(cli() + " run split-mix-sum --parties 50 --seed 9 --json");
-  const auto chained = run_command(cli() + " run split-mix-sum --parties 50 --seed 9 --mix-servers 3 --json");
+  const auto plain = run_command(cli_binary() + " run split-mix-sum --parties 50 --seed 9 --json");
+  const auto chained = run_command(cli_binary() + " run split-mix-sum --parties 50 --seed 9 --mix-servers 3 --json");
   REQUIRE(plain.exit_code == 0);
   REQUIRE(chained.exit_code == 0);
   const auto a = nlohmann::json::parse(plain.out), b = nlohmann::json::parse(chained.out);
@@ -83,16 +83,16 @@ TEST_CASE("run --mix-servers: the rounds go through an in-process chain, the see
     CHECK(h["not_opened"] == 0);
   }
   CHECK_FALSE(a.contains("mix_chain"));
-  const auto bad = run_command(cli() + " run split-mix-sum --parties 50 --mix-servers 17");
+  const auto bad = run_command(cli_binary() + " run split-mix-sum --parties 50 --mix-servers 17");
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("--mix-servers must be in [1, 16] (the servers the records cross, the shuffler first; 1: the one shuffler), got 17") !=
         std::string::npos);
 }
 
 TEST_CASE("--mix-servers means the same in run and local: 1 is the one shuffler, and run's spelling before 0.2 (0) still runs and says so") {
-  const auto plain = run_command(cli() + " run split-mix-sum --parties 50 --seed 9 --json");
-  const auto one = run_command(cli() + " run split-mix-sum --parties 50 --seed 9 --mix-servers 1 --json");
-  const auto zero = run_command(cli() + " run split-mix-sum --parties 50 --seed 9 --mix-servers 0 --json");
+  const auto plain = run_command(cli_binary() + " run split-mix-sum --parties 50 --seed 9 --json");
+  const auto one = run_command(cli_binary() + " run split-mix-sum --parties 50 --seed 9 --mix-servers 1 --json");
+  const auto zero = run_command(cli_binary() + " run split-mix-sum --parties 50 --seed 9 --mix-servers 0 --json");
   REQUIRE(plain.exit_code == 0);
   REQUIRE(one.exit_code == 0);
   REQUIRE(zero.exit_code == 0);
@@ -105,14 +105,14 @@ TEST_CASE("--mix-servers means the same in run and local: 1 is the one shuffler,
   CHECK(zero.err.find("--mix-servers 0 is spelled --mix-servers 1 now") != std::string::npos);
   // The same range, from the same check, in both commands.
   for (const char* command : {" run", " local"}) {
-    const auto over = run_command(cli() + command + " split-mix-sum --parties 50 --mix-servers 17");
+    const auto over = run_command(cli_binary() + command + " split-mix-sum --parties 50 --mix-servers 17");
     CHECK(over.exit_code == 2);
     CHECK(over.err.find("--mix-servers must be in [1, 16]") != std::string::npos);
-    const auto lone = run_command(cli() + command + " split-mix-sum --parties 50 --mix-servers 1 --mix verifiable");
+    const auto lone = run_command(cli_binary() + command + " split-mix-sum --parties 50 --mix-servers 1 --mix verifiable");
     CHECK(lone.exit_code == 2);
     CHECK(lone.err.find("--mix verifiable needs --mix-servers in [2, 16] (a chain)") != std::string::npos);
   }
-  const auto local_zero = run_command(cli() + " local split-mix-sum --parties 50 --mix-servers 0");
+  const auto local_zero = run_command(cli_binary() + " local split-mix-sum --parties 50 --mix-servers 0");
   CHECK(local_zero.exit_code == 2);
   CHECK(local_zero.err.find("--mix-servers must be in [1, 16]") != std::string::npos);
 }
@@ -123,10 +123,10 @@ TEST_CASE("run reads inputs from a file and checks their count") {
     std::ofstream f(path);
     f << "[1, 0, 1, 1]";
   }
-  const auto r = run_command(cli() + " run central-laplace --parties 4 --epsilon 5 --seed 3 --json --inputs " + path);
+  const auto r = run_command(cli_binary() + " run central-laplace --parties 4 --epsilon 5 --seed 3 --json --inputs " + path);
   REQUIRE(r.exit_code == 0);
   CHECK(nlohmann::json::parse(r.out)["truth"] == 3);
-  const auto bad = run_command(cli() + " run central-laplace --parties 5 --inputs " + path);
+  const auto bad = run_command(cli_binary() + " run central-laplace --parties 5 --inputs " + path);
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("holds 4 inputs for --parties 5") != std::string::npos);
   std::remove(path.c_str());
@@ -141,7 +141,7 @@ struct UsageCase {
 };
 void refused_as_usage(std::initializer_list<UsageCase> cases) {
   for (const UsageCase& c : cases) {
-    const auto r = run_command(cli() + " " + c.args);
+    const auto r = run_command(cli_binary() + " " + c.args);
     CHECK_MESSAGE(r.exit_code == 2, std::string(c.args));
     CHECK_MESSAGE(r.err.find(c.says) != std::string::npos, std::string(c.args) << " said: " << r.err);
     CHECK_MESSAGE(r.err.find("usage: ") != std::string::npos, std::string(c.args));
@@ -196,14 +196,14 @@ TEST_CASE("run prints a histogram's every bin, output and truth, and past 1024 v
     const std::string line = out.substr(at + 1, out.find('\n', at + 1) - at - 1);
     return std::pair{static_cast<std::size_t>(std::count(line.begin(), line.end(), ',')) + 1, line};
   };
-  const auto r = run_command(cli() + " run histogram --parties 5000 --domain 64 --seed 1");
+  const auto r = run_command(cli_binary() + " run histogram --parties 5000 --domain 64 --seed 1");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   for (const char* label : {"output    [", "truth     ["}) {
     const auto [count, line] = bins(r.out, label);
     CHECK_MESSAGE(count == 64, line);
     CHECK(line.find("...") == std::string::npos);
   }
-  const auto wide = run_command(cli() + " run histogram-central-laplace --parties 100 --domain 1500 --seed 1");
+  const auto wide = run_command(cli_binary() + " run histogram-central-laplace --parties 100 --domain 1500 --seed 1");
   REQUIRE_MESSAGE(wide.exit_code == 0, wide.err);
   const auto [count, line] = bins(wide.out, "output    [");
   CHECK(count == 1024 + 1);  // the 1024 values and the "..." after them
@@ -211,24 +211,24 @@ TEST_CASE("run prints a histogram's every bin, output and truth, and past 1024 v
 }
 
 TEST_CASE("whole-number options take an exact integer in scientific notation, as the protocols' integer parameters do") {
-  const auto r = run_command(cli() + " run counting --parties 1e4 --seed 1e3 --min-parties 5e3 --json");
+  const auto r = run_command(cli_binary() + " run counting --parties 1e4 --seed 1e3 --min-parties 5e3 --json");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const auto report = nlohmann::json::parse(r.out);
   CHECK(report["parties"] == 10000);
   CHECK(report["details"]["min_parties"] == 5000);
-  const auto digits = run_command(cli() + " run counting --parties 10000 --seed 1000 --min-parties 5000 --json");
+  const auto digits = run_command(cli_binary() + " run counting --parties 10000 --seed 1000 --min-parties 5000 --json");
   REQUIRE(digits.exit_code == 0);
   CHECK(nlohmann::json::parse(digits.out)["output"] == report["output"]);  // the same run, seed 1e3 is seed 1000
-  const auto study = run_command(cli() + " study --protocol counting --parties 2e4 --trials 1e1 --vary epsilon=1 --seed 1 --csv /dev/stdout --jobs 1");
+  const auto study = run_command(cli_binary() + " study --protocol counting --parties 2e4 --trials 1e1 --vary epsilon=1 --seed 1 --csv /dev/stdout --jobs 1");
   REQUIRE_MESSAGE(study.exit_code == 0, study.err);
   CHECK(study.out.find(",20000,") != std::string::npos);
 }
 
 TEST_CASE("the version: shufflempc --version prints it, and with no argument it is printed with every command, exit 0") {
-  const auto version = run_command(cli() + " --version");
+  const auto version = run_command(cli_binary() + " --version");
   CHECK(version.exit_code == 0);
   CHECK(version.out.find("shufflempc 0.") == 0);
-  const auto bare = run_command(cli());
+  const auto bare = run_command(cli_binary());
   CHECK(bare.exit_code == 0);
   CHECK(bare.out.find(version.out.substr(0, version.out.find('\n'))) == 0);
   for (const char* command : {"list", "run", "local", "study", "account", "verify", "shuffler", "party", "analyzer"})
@@ -240,21 +240,21 @@ TEST_CASE("run and local list every protocol, and a named protocol's help lists 
   // A line naming a protocol builds that protocol's subcommand alone; the lists must stay whole.
   const shufflempc::Registry registry = shufflempc::builtin_registry();
   for (const char* command : {"run", "local"}) {
-    const auto list = run_command(cli() + " " + command + " --help");
+    const auto list = run_command(cli_binary() + " " + command + " --help");
     CHECK(list.exit_code == 0);
     for (const auto& info : registry.all()) CHECK_MESSAGE(list.out.find(info.name) != std::string::npos, command << " --help lacks " << info.name);
-    const auto one = run_command(cli() + " " + command + " counting --help");
+    const auto one = run_command(cli_binary() + " " + command + " counting --help");
     CHECK(one.exit_code == 0);
     CHECK(one.out.find("--noise") != std::string::npos);
     CHECK(one.out.find("--epsilon") != std::string::npos);
   }
-  const auto unknown = run_command(cli() + " local nope --parties 3");
+  const auto unknown = run_command(cli_binary() + " local nope --parties 3");
   CHECK(unknown.exit_code == 2);
   CHECK(unknown.err.find("nope") != std::string::npos);
 }
 
 TEST_CASE("demo compares local, shuffle and central errors on the same data") {
-  const auto r = run_command(cli() + " demo --parties 20000 --trials 2 --seed 5 --json");
+  const auto r = run_command(cli_binary() + " demo --parties 20000 --trials 2 --seed 5 --json");
   REQUIRE(r.exit_code == 0);
   const auto rows = nlohmann::json::parse(r.out);
   REQUIRE(rows.size() == 7);
@@ -289,13 +289,13 @@ TEST_CASE("demo compares local, shuffle and central errors on the same data") {
 }
 
 TEST_CASE("a boolean protocol parameter works as a bare flag or with a value") {
-  const auto bare = run_command(cli() + " run ikos-key-exchange --parties 3 --k 4 --seed 1 --show-keys --json");
+  const auto bare = run_command(cli_binary() + " run ikos-key-exchange --parties 3 --k 4 --seed 1 --show-keys --json");
   REQUIRE(bare.exit_code == 0);
   CHECK(nlohmann::json::parse(bare.out)["details"]["show_keys"] == true);
-  const auto off = run_command(cli() + " run ikos-key-exchange --parties 3 --k 4 --seed 1 --show-keys false --json");
+  const auto off = run_command(cli_binary() + " run ikos-key-exchange --parties 3 --k 4 --seed 1 --show-keys false --json");
   REQUIRE(off.exit_code == 0);
   CHECK(nlohmann::json::parse(off.out)["details"]["show_keys"] == false);
-  const auto bad = run_command(cli() + " run ikos-key-exchange --parties 3 --k 4 --show-keys maybe");
+  const auto bad = run_command(cli_binary() + " run ikos-key-exchange --parties 3 --k 4 --show-keys maybe");
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("parameter 'show-keys' = maybe is not a boolean: must be true or false") != std::string::npos);
 }

@@ -16,8 +16,8 @@ using namespace shufflempc::test;
 TEST_CASE("run --mix verifiable: the plain run's seeded result, a transcript that verifies, and one altered at hop 1 refused naming hop 1") {
   TempDir dir;
   const std::string transcript = dir / "t.json";
-  const auto plain = run_command(cli() + " run randomized-response --parties 40 --seed 9 --json");
-  const auto mixed = run_command(cli() + " run randomized-response --parties 40 --seed 9 --mix verifiable --mix-servers 3 --transcript " + transcript + " --json");
+  const auto plain = run_command(cli_binary() + " run randomized-response --parties 40 --seed 9 --json");
+  const auto mixed = run_command(cli_binary() + " run randomized-response --parties 40 --seed 9 --mix verifiable --mix-servers 3 --transcript " + transcript + " --json");
   REQUIRE(plain.exit_code == 0);
   REQUIRE(mixed.exit_code == 0);
   const auto a = nlohmann::json::parse(plain.out), b = nlohmann::json::parse(mixed.out);
@@ -26,14 +26,14 @@ TEST_CASE("run --mix verifiable: the plain run's seeded result, a transcript tha
   CHECK(b["verifiable_mix"]["rounds"][0]["records"] == a["messages"]);
   CHECK(b["verifiable_mix"]["transcript"] == transcript);
 
-  const auto ok = run_command(cli() + " verify " + transcript);
+  const auto ok = run_command(cli_binary() + " verify " + transcript);
   CHECK(ok.exit_code == 0);
   CHECK(ok.out.find("verified: 1 round(s), 40 records each proved by its sender, 3 proofs of shuffle each signed by its hop's server, 4 trustees' decryption proofs") !=
         std::string::npos);
   // An in-process run has no session config: the output says that nothing ties the file to one.
   CHECK(ok.out.find("not tied to a session") != std::string::npos);
   CHECK(ok.out.find("hop 2 signed by ") != std::string::npos);
-  const auto text = run_command(cli() + " run randomized-response --parties 40 --seed 9 --mix verifiable --mix-servers 3");
+  const auto text = run_command(cli_binary() + " run randomized-response --parties 40 --seed 9 --mix verifiable --mix-servers 3");
   CHECK(text.out.find("mix       round 0: 40 records through 3 hops, 3 proofs of shuffle and the decryption proofs of 3 of 3 servers (3 needed) "
                       "and the analyzer verified") != std::string::npos);
 
@@ -46,13 +46,13 @@ TEST_CASE("run --mix verifiable: the plain run's seeded result, a transcript tha
   j["rounds"][0]["hops"][1]["output"] = swapped;
   const std::string altered = dir / "altered.json";
   shufflempc::write_file(altered, j.dump(), "altered transcript");
-  const auto bad = run_command(cli() + " verify " + altered);
+  const auto bad = run_command(cli_binary() + " verify " + altered);
   CHECK(bad.exit_code == 1);
   CHECK(bad.err.find("shufflempc verify: round 0 hop 1: the proof of shuffle does not verify") != std::string::npos);
   CHECK(bad.err.find("NOT VERIFIED") != std::string::npos);
   CHECK(bad.err.find("hop 0") == std::string::npos);
 
-  const auto json = run_command(cli() + " verify --json " + altered);
+  const auto json = run_command(cli_binary() + " verify --json " + altered);
   CHECK(json.exit_code == 1);
   const auto verdict = nlohmann::json::parse(json.out);
   CHECK(verdict["verified"] == false);
@@ -62,26 +62,26 @@ TEST_CASE("run --mix verifiable: the plain run's seeded result, a transcript tha
   CHECK(verdict["faults"][0].get<std::string>().find("round 0 hop 1:") == 0);
   CHECK(verdict["faults"][1].get<std::string>().find("round 0 hop 2:") == 0);
 
-  const auto missing = run_command(cli() + " verify " + (dir / "none.json"));
+  const auto missing = run_command(cli_binary() + " verify " + (dir / "none.json"));
   CHECK(missing.exit_code == 2);
   CHECK(missing.err.find("transcript") != std::string::npos);
 }
 
 TEST_CASE("run --mix verifiable: a protocol whose records do not fit is refused with the reason, and the options' ranges are named") {
-  const auto wide = run_command(cli() + " run mpc2 --parties 3 --mix verifiable --mix-servers 2");
+  const auto wide = run_command(cli_binary() + " run mpc2 --parties 3 --mix verifiable --mix-servers 2");
   CHECK(wide.exit_code == 2);
   CHECK(wide.err.find("mpc2 cannot run over the verifiable mix") != std::string::npos);
   CHECK(wide.err.find("do not fit the verifiable mix (at most 16 bytes") != std::string::npos);
-  const auto no_servers = run_command(cli() + " run randomized-response --parties 10 --mix verifiable");
+  const auto no_servers = run_command(cli_binary() + " run randomized-response --parties 10 --mix verifiable");
   CHECK(no_servers.exit_code == 2);
   CHECK(no_servers.err.find("--mix verifiable needs --mix-servers in [2, 16] (a chain)") != std::string::npos);
-  const auto kind = run_command(cli() + " run randomized-response --parties 10 --mix other --mix-servers 2");
+  const auto kind = run_command(cli_binary() + " run randomized-response --parties 10 --mix other --mix-servers 2");
   CHECK(kind.exit_code == 2);
   CHECK(kind.err.find("--mix") != std::string::npos);
-  const auto lone = run_command(cli() + " run randomized-response --parties 10 --transcript /tmp/x.json");
+  const auto lone = run_command(cli_binary() + " run randomized-response --parties 10 --transcript /tmp/x.json");
   CHECK(lone.exit_code == 2);
   CHECK(lone.err.find("--transcript needs --mix verifiable") != std::string::npos);
-  const auto over = run_command(cli() + " run randomized-response --parties 10 --mix verifiable --mix-servers 2 --decryption-threshold 3");
+  const auto over = run_command(cli_binary() + " run randomized-response --parties 10 --mix verifiable --mix-servers 2 --decryption-threshold 3");
   CHECK(over.exit_code == 2);
   CHECK(over.err.find("--decryption-threshold must be in [1, 2] (the chain's servers), got 3") != std::string::npos);
 }
@@ -89,23 +89,23 @@ TEST_CASE("run --mix verifiable: a protocol whose records do not fit is refused 
 TEST_CASE("verify --config: a local run's transcript is its session's, and another session, a round listed twice or dropped, a flipped delivery and a hostile file are named") {
   TempDir dir;
   const std::string transcript = dir / "t.json", other = dir / "other";
-  const auto run = run_command(cli() + " local split-mix-sum --parties 6 --mix-servers 3 --mix verifiable --seed 3 --transcript " + transcript +
+  const auto run = run_command(cli_binary() + " local split-mix-sum --parties 6 --mix-servers 3 --mix verifiable --seed 3 --transcript " + transcript +
                                " --keep-dir " + (dir / "run"));
   REQUIRE(run.exit_code == 0);
-  const auto second = run_command(cli() + " local split-mix-sum --parties 6 --mix-servers 3 --mix verifiable --seed 3 --keep-dir " + other);
+  const auto second = run_command(cli_binary() + " local split-mix-sum --parties 6 --mix-servers 3 --mix verifiable --seed 3 --keep-dir " + other);
   REQUIRE(second.exit_code == 0);
   const std::string config = (dir / "run") + "/session.json";
-  const auto ok = run_command(cli() + " verify " + transcript + " --config " + config);
+  const auto ok = run_command(cli_binary() + " verify " + transcript + " --config " + config);
   INFO(ok.err);
   CHECK(ok.exit_code == 0);
   CHECK(ok.out.find("of " + config + ": its id, its chain's 3 servers as the signers, and every round it carried") != std::string::npos);
-  const auto json = nlohmann::json::parse(run_command(cli() + " verify --json " + transcript + " --config " + config).out);
+  const auto json = nlohmann::json::parse(run_command(cli_binary() + " verify --json " + transcript + " --config " + config).out);
   CHECK(json["verified"] == true);
   CHECK(json["bound_to_session"] == true);
   CHECK(json["signers"].size() == 3);
 
   // Another session's config: its id and its servers are not the file's.
-  const auto wrong = run_command(cli() + " verify " + transcript + " --config " + other + "/session.json");
+  const auto wrong = run_command(cli_binary() + " verify " + transcript + " --config " + other + "/session.json");
   CHECK(wrong.exit_code == 1);
   CHECK(wrong.err.find("shufflempc verify: the transcript is of session ") != std::string::npos);
   CHECK(wrong.err.find("hop 0: the transcript's signer is not the session's server") != std::string::npos);
@@ -114,7 +114,7 @@ TEST_CASE("verify --config: a local run's transcript is its session's, and anoth
     const std::string file = dir / "altered.json";
     std::filesystem::remove(file);
     shufflempc::write_file(file, j.dump(), "altered transcript");
-    return run_command(cli() + " verify " + file + " --config " + config);
+    return run_command(cli_binary() + " verify " + file + " --config " + config);
   };
   const auto original = nlohmann::json::parse(shufflempc::read_text_file(transcript, "transcript"));
   REQUIRE(original["rounds"].size() >= 1);
@@ -135,14 +135,14 @@ TEST_CASE("verify --config: a local run's transcript is its session's, and anoth
   CHECK(flipped.err.find("round 0: delivered ") != std::string::npos);
 
   // A file larger than --max-bytes, and an unknown field: exit 2, one line.
-  const auto big = run_command(cli() + " verify " + transcript + " --max-bytes 100");
+  const auto big = run_command(cli_binary() + " verify " + transcript + " --max-bytes 100");
   CHECK(big.exit_code == 2);
   CHECK(big.err.find("transcript") != std::string::npos);
   j = original;
   j["padding"] = nlohmann::json::array();
   const std::string hostile = dir / "hostile.json";
   shufflempc::write_file(hostile, j.dump(), "hostile transcript");
-  const auto refused = run_command(cli() + " verify " + hostile);
+  const auto refused = run_command(cli_binary() + " verify " + hostile);
   CHECK(refused.exit_code == 2);
   CHECK(refused.err.find("unknown field \"padding\"") != std::string::npos);
 }
@@ -152,7 +152,7 @@ TEST_CASE("verify --config: a transcript whose record width was changed to anoth
   // config (rounds[r].record_width) and by every proof and signature of the round.
   TempDir dir;
   const std::string transcript = dir / "t.json", keep = dir / "run";
-  const auto run = run_command(cli() + " local split-mix-sum --parties 10 --modulus-bits 64 --messages 3 --accept-input-leakage true --seed 7 "
+  const auto run = run_command(cli_binary() + " local split-mix-sum --parties 10 --modulus-bits 64 --messages 3 --accept-input-leakage true --seed 7 "
                                        "--mix-servers 3 --mix verifiable --transcript " + transcript + " --keep-dir " + keep);
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
@@ -165,7 +165,7 @@ TEST_CASE("verify --config: a transcript whose record width was changed to anoth
     const std::string file = dir / "altered.json";
     std::filesystem::remove(file);
     shufflempc::write_file(file, text, "altered transcript");
-    return run_command(cli() + " verify " + file + " --config " + with_config);
+    return run_command(cli_binary() + " verify " + file + " --config " + with_config);
   };
   CHECK(verdict_of(original.dump(), config).exit_code == 0);
   // Width 8 -> 7, the records as a width of 7 decodes them (none: every record's eighth byte is
@@ -180,7 +180,7 @@ TEST_CASE("verify --config: a transcript whose record width was changed to anoth
   CHECK(narrowed.out.find("verified") == std::string::npos);
   // Alone, without the config, the proofs refuse it too.
   shufflempc::write_file(dir / "alone.json", j.dump(), "altered transcript");
-  CHECK(run_command(cli() + " verify " + (dir / "alone.json")).exit_code == 1);
+  CHECK(run_command(cli_binary() + " verify " + (dir / "alone.json")).exit_code == 1);
 
   // A round naming "records" twice: refused as it is read (exit 2), whichever a reader would keep.
   std::string text = original.dump();

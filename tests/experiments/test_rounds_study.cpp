@@ -150,11 +150,11 @@ TEST_CASE("rounds study: every bad option is refused with its name and range, an
 }
 
 TEST_CASE("shufflempc study rounds: the CSV on standard output, and a bad option exits 2 naming it") {
-  const auto ok = run_command({test::cli(), "study", "rounds", "--functions", "and", "--parties", "3", "--trials", "2", "--csv", "-", "-q"});
+  const auto ok = run_command({test::cli_binary(), "study", "rounds", "--functions", "and", "--parties", "3", "--trials", "2", "--csv", "-", "-q"});
   CHECK_MESSAGE(ok.exit_code == 0, ok.err);
   CHECK(ok.out.starts_with("function,protocol,parties,rounds,"));
   CHECK(ok.out.find("and,circuit bgw,3,3,0,0,2,") != std::string::npos);
-  const auto bad = run_command({test::cli(), "study", "rounds", "--functions", "median"});
+  const auto bad = run_command({test::cli_binary(), "study", "rounds", "--functions", "median"});
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("--functions: 'median' is not one of sum, xor-sum, and, inner-product, aes-128, sha-256") != std::string::npos);
 }
@@ -163,7 +163,7 @@ TEST_CASE("shufflempc study rounds --rtt --plot FILE: the file named, in a direc
   REQUIRE_MESSAGE(study::gnuplot_available(), "gnuplot is missing: scripts/setup.sh installs gnuplot-nox");
   const test::TempDir tmp("shufflempc-rttplot");
   const std::string figure = tmp / "new/rtt.svg";
-  const auto r = run_command({test::cli(), "study", "rounds", "--functions", "and,xor-sum", "--parties", "3", "--trials", "1", "--rtt", "1",
+  const auto r = run_command({test::cli_binary(), "study", "rounds", "--functions", "and,xor-sum", "--parties", "3", "--trials", "1", "--rtt", "1",
                               "--plot", figure, "-q"});
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   std::vector<std::string> written;

@@ -24,7 +24,7 @@
 using namespace shufflempc;
 using namespace shufflempc::mixnet;
 
-TEST_CASE("verifiable mix: every registered protocol that fits runs unchanged over 1 and 3 hops (2 when larger), its transcript verified") {
+TEST_CASE("verifiable mix: every registered protocol that fits runs unchanged over 1 and 3 hops (2 when larger), its transcript verified" * doctest::test_suite("full")) {
   // A run costs about 2 ms per record on two cores: protocols whose small configuration carries
   // more than 3500 records are left to the decryption chain's tests (tests/net), and the ones the
   // verifiable mix is for must all be run here.

@@ -10,7 +10,7 @@
 
 using namespace shufflempc;
 
-TEST_CASE("mix chain: every registered protocol runs unchanged over 1 and 3 in-process hops, with run_in_process's seeded result") {
+TEST_CASE("mix chain: every registered protocol runs unchanged over 1 and 3 in-process hops, with run_in_process's seeded result" * doctest::test_suite("full")) {
   const Registry registry = builtin_registry();
   for (const auto& info : registry.all()) {
     CAPTURE(info.name);

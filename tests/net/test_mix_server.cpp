@@ -25,7 +25,7 @@
 
 using namespace shufflempc;
 
-TEST_CASE("mix servers over TCP: every registered protocol runs unchanged over a chain of 2 and 3 servers, with run_in_process's seeded result") {
+TEST_CASE("mix servers over TCP: every registered protocol runs unchanged over a chain of 2 and 3 servers, with run_in_process's seeded result" * doctest::test_suite("full")) {
   const Registry registry = builtin_registry();
   for (const auto& info : registry.all()) {
     CAPTURE(info.name);

@@ -22,15 +22,15 @@ using shufflempc::test::records_of;
 
 namespace {
 
-struct Chain {
+struct LayerKeys {
   SessionId session{};
   std::vector<KeyPair> hops;
   std::vector<PublicKey> public_keys;
   KeyPair analyzer;
 };
 
-Chain make_chain(std::size_t k, Rng& rng) {
-  Chain c;
+LayerKeys make_chain(std::size_t k, Rng& rng) {
+  LayerKeys c;
   rng.fill(c.session);
   for (std::size_t i = 0; i < k; ++i) {
     c.hops.push_back(KeyPair::generate(rng));
@@ -56,7 +56,7 @@ TEST_CASE("onion: 1 to 5 hops in both modes, each hop opens and shuffles, every 
     for (const Delivery delivery : {Delivery::all_parties, Delivery::analyzer_only}) {
       CAPTURE(k);
       CAPTURE(to_string(delivery));
-      const Chain c = make_chain(k, rng);
+      const LayerKeys c = make_chain(k, rng);
       const std::size_t width = 7, n = 300;  // 300: the parallel paths of wrap and peel
       MessageBatch messages(width, n);
       rng.fill(std::span(messages.data(), messages.size_bytes()));
@@ -90,7 +90,7 @@ TEST_CASE("onion: 1 to 5 hops in both modes, each hop opens and shuffles, every 
 
 TEST_CASE("onion: a layer opens only at its own hop of its own round and session, an altered record and a copy are refused and counted") {
   SeededRng rng(231);
-  const Chain c = make_chain(3, rng);
+  const LayerKeys c = make_chain(3, rng);
   const std::size_t width = 5, n = 6;
   MessageBatch messages(width, n);
   rng.fill(std::span(messages.data(), messages.size_bytes()));
@@ -141,7 +141,7 @@ bool contains(std::span<const std::uint8_t> hay, std::span<const std::uint8_t> n
   return std::search(hay.begin(), hay.end(), needle.begin(), needle.end()) != hay.end();
 }
 
-View run_chain(const Chain& c, const MessageBatch& wrapped, const std::vector<std::vector<std::size_t>>& perms,
+View run_chain(const LayerKeys& c, const MessageBatch& wrapped, const std::vector<std::vector<std::size_t>>& perms,
                const std::vector<bool>& coalition) {
   const std::size_t k = c.hops.size(), n = wrapped.count();
   std::vector<MessageBatch> in, out;
@@ -194,7 +194,7 @@ TEST_CASE("onion anonymity: with one honest hop of 2 or 3, the coalition of the 
   while (std::next_permutation(perm.begin(), perm.end()));
   SeededRng rng(232);
   for (std::size_t k = 2; k <= 3; ++k) {
-    const Chain c = make_chain(k, rng);
+    const LayerKeys c = make_chain(k, rng);
     std::vector<std::vector<std::size_t>> fixed(k);
     for (auto& p : fixed) p = all_perms[rng.uniform(all_perms.size())];
     // honest = k: no honest hop (the negative control).

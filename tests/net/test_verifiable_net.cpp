@@ -633,13 +633,13 @@ TEST_CASE("verifiable chain: an entry that makes every hop itself is refused by 
   d.config.save(dir / "session.json");
   own_signers.save(dir / "own.json");
   session_signers.save(dir / "session-signers.json");
-  const auto alone = shufflempc::test::run_command(shufflempc::test::cli() + " verify " + (dir / "own.json"));
+  const auto alone = shufflempc::test::run_command(shufflempc::test::cli_binary() + " verify " + (dir / "own.json"));
   CHECK(alone.exit_code == 0);
   CHECK(alone.out.find("not tied to a session") != std::string::npos);
   CHECK(alone.out.find("hop 1 signed by " + to_hex(entry_key)) != std::string::npos);
   for (const std::string file : {"own.json", "session-signers.json"}) {
     CAPTURE(file);
-    const auto bound = shufflempc::test::run_command(shufflempc::test::cli() + " verify " + (dir / file) + " --config " + (dir / "session.json"));
+    const auto bound = shufflempc::test::run_command(shufflempc::test::cli_binary() + " verify " + (dir / file) + " --config " + (dir / "session.json"));
     CHECK(bound.exit_code == 1);
     CHECK(bound.err.find("shufflempc verify: ") != std::string::npos);
     CHECK(bound.err.find("hop 1") != std::string::npos);

@@ -79,13 +79,13 @@ TEST_CASE("plot: an output path and a --title with shell syntax in them are name
   // A file name holds no '/', so its command creates a file in the working directory.
   const std::string here = "shufflempc-pwned-" + std::to_string(::getpid());
   const std::string odd = dir / ("fig `touch " + here + "` it's.svg");
-  const auto a = run_command({test::cli(), "study", "-p", "counting", "--vary", "epsilon=0.5,1", "-n", "3000", "--trials", "2", "--quiet",
+  const auto a = run_command({test::cli_binary(), "study", "-p", "counting", "--vary", "epsilon=0.5,1", "-n", "3000", "--trials", "2", "--quiet",
                               "--title", hostile(sentinel), "--plot", odd},
                              std::chrono::minutes(2));
   REQUIRE_MESSAGE(a.exit_code == 0, a.err);
   CHECK(std::filesystem::exists(odd));
   const std::string odd2 = dir / ("xor `touch " + here + "`.svg");
-  const auto b = run_command({test::cli(), "study", "xor-sum", "--parties", "8", "--runs", "1", "--alpha", "1", "--queries", "1",
+  const auto b = run_command({test::cli_binary(), "study", "xor-sum", "--parties", "8", "--runs", "1", "--alpha", "1", "--queries", "1",
                               "--executions", "h", "--quiet", "--plot", odd2},
                              std::chrono::minutes(2));
   REQUIRE_MESSAGE(b.exit_code == 0, b.err);

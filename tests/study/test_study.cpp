@@ -13,7 +13,7 @@
 #include "support/temp_dir.hpp"
 
 using namespace shufflempc;
-using shufflempc::test::cli;
+using shufflempc::test::cli_binary;
 using shufflempc::test::run_command;
 
 namespace {
@@ -242,7 +242,7 @@ TEST_CASE("study: spread over three ranks, rank 0 gathers the trials of a single
 
 TEST_CASE("study: an experiment refuses to run on several MPI ranks") {
   // OMPI_COMM_WORLD_SIZE is what mpirun announces to each rank.
-  const auto r = run_command("/usr/bin/env OMPI_COMM_WORLD_SIZE=3 " + cli() + " study xor-sum");
+  const auto r = run_command("/usr/bin/env OMPI_COMM_WORLD_SIZE=3 " + cli_binary() + " study xor-sum");
   CHECK(r.exit_code == 2);
   CHECK_MESSAGE(r.err.find("study xor-sum runs in one process, not over 3 MPI ranks") != std::string::npos, r.err);
 }
@@ -298,7 +298,7 @@ TEST_CASE("study: figures in PNG and SVG through gnuplot") {
   REQUIRE_MESSAGE(study::gnuplot_available(), "gnuplot is missing: scripts/setup.sh installs gnuplot-nox");
   shufflempc::test::TempDir dir;
   const std::string png = dir.path() + "/f.png", svg = dir.path() + "/f.svg";
-  const auto r = run_command(cli() + " study --protocol counting --protocol central-laplace --vary epsilon=0.5,1 -n 5000 --trials 3 --quiet --plot " +
+  const auto r = run_command(cli_binary() + " study --protocol counting --protocol central-laplace --vary epsilon=0.5,1 -n 5000 --trials 3 --quiet --plot " +
                              png + " --plot " + svg + " --y seconds");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   REQUIRE(std::filesystem::exists(png));
@@ -317,7 +317,7 @@ TEST_CASE("study: with two varied axes, one line per value of the second, and th
   REQUIRE_MESSAGE(study::gnuplot_available(), "gnuplot is missing: scripts/setup.sh installs gnuplot-nox");
   shufflempc::test::TempDir dir;
   const std::string svg = dir.path() + "/f.svg";
-  const auto r = run_command(cli() + " study --protocol counting:noise=calibrated --protocol central-laplace --vary epsilon=0.5,1 --vary parties=3000,6000 "
+  const auto r = run_command(cli_binary() + " study --protocol counting:noise=calibrated --protocol central-laplace --vary epsilon=0.5,1 --vary parties=3000,6000 "
                                      "--trials 3 --quiet --plot " + svg);
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   std::ifstream s(svg);
@@ -331,12 +331,12 @@ TEST_CASE("study: with two varied axes, one line per value of the second, and th
 }
 
 TEST_CASE("study command: presets, CSV on standard output, progress on stderr") {
-  const auto list = run_command(cli() + " study --list-presets");
+  const auto list = run_command(cli_binary() + " study --list-presets");
   REQUIRE(list.exit_code == 0);
   for (const char* name : {"demo", "counting-epsilon", "counting-parties", "counting-ones", "counting-honest", "counting-dropouts", "histogram-epsilon",
                            "histogram-domain", "sum-epsilon", "sum-parties"})
     CHECK_MESSAGE(list.out.find(name) != std::string::npos, name);
-  const auto r = run_command(cli() + " study --preset sum-epsilon --vary epsilon=1 -n 3000 --trials 4 --csv -");
+  const auto r = run_command(cli_binary() + " study --preset sum-epsilon --vary epsilon=1 -n 3000 --trials 4 --csv -");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const auto rows = parse_csv(r.out);
   REQUIRE(rows.size() == 8);  // the header and the survey's seven sums
@@ -366,7 +366,7 @@ TEST_CASE("study command: a bad grid gets one line naming the option, exit code 
            {"study --protocol counting --dropouts 1.5", "--dropouts: must be a fraction in [0, 1)"},
            {"study --protocol counting --set honest=0.5", "--set honest: use --honest"},
            {"study", "a study needs at least one protocol"}}) {
-    const auto r = run_command(cli() + " " + args);
+    const auto r = run_command(cli_binary() + " " + args);
     CHECK_MESSAGE(r.exit_code == 2, args);
     CHECK_MESSAGE(r.err.find(expect) != std::string::npos, args << ": " << r.err);
     CHECK_MESSAGE(std::count(r.err.begin(), r.err.end(), '\n') <= 2, args << ": " << r.err);  // the line and the usage

@@ -21,6 +21,6 @@ inline CommandResult run_command(const std::string& command) {
   return shufflempc::run_command(argv, std::chrono::minutes(5));
 }
 
-inline std::string cli() { return SHUFFLEMPC_CLI; }
+inline std::string cli_binary() { return SHUFFLEMPC_CLI; }
 
 }  // namespace shufflempc::test
