@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
   std::size_t faults = 0;
   const double check_s = seconds_of([&] {
     for (std::size_t i = 0; i < n; ++i)
-      faults += !net::receipt_fault(net::decode_receipt(receipts[i], 1), width, batch[i], maker->root()).empty();
+      faults += net::receipt_fault(net::decode_receipt(receipts[i], 1), width, batch[i], maker->root()).has_value();
   });
 
   std::cout << fmt::format("{} records of {} bytes ({:.1f} MB), {} threads for the leaves\n", n, width, batch.size_bytes() / 1e6, threads);

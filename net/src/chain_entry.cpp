@@ -138,32 +138,37 @@ HopAsk ChainEntry::shuffle_ask() const {
   return ask;
 }
 
-std::optional<std::string> ChainEntry::take_shuffle(std::size_t hop, const FrameHeader& header, std::span<const std::uint8_t> payload) {
+Fault ChainEntry::fault(FaultCode code, std::size_t hop, std::string text) const {
+  return Fault{.code = code, .text = std::move(text), .round = closed_.round, .hop = hop};
+}
+
+std::optional<Fault> ChainEntry::take_shuffle(std::size_t hop, const FrameHeader& header, std::span<const std::uint8_t> payload) {
   const std::string at = round_text() + ": " + hop_name_(hop);
   if (config_.mix != MixKind::verifiable) {
     if (header.type != FrameType::mixed || header.round != closed_.round || payload.size() < hop_report_bytes ||
         header.width != batch_.width() - onion::layer_overhead)
-      return at + " answered with a frame that is not this round's mixed batch";
+      return fault(FaultCode::wrong_frame, hop, at + " answered with a frame that is not this round's mixed batch");
     reports_.push_back(decode_reports(payload.first(hop_report_bytes)).front());
     batch_ = MessageBatch::from_bytes(header.width, std::vector<std::uint8_t>(payload.begin() + hop_report_bytes, payload.end()));
     return std::nullopt;
   }
   const std::size_t n = rt_.input.size();
   if (header.type != FrameType::shuffled || header.round != closed_.round || header.width != limbs_ * mixnet::ciphertext_bytes)
-    return at + " answered with a frame that is not this round's shuffled batch";
+    return fault(FaultCode::wrong_frame, hop, at + " answered with a frame that is not this round's shuffled batch");
   if (header.count != n)
-    return at + " returned " + std::to_string(header.count) + " records for the " + std::to_string(n) +
-           " it was sent: a hop of a verifiable mix keeps every record";
+    return fault(FaultCode::dropped_records, hop,
+                 at + " returned " + std::to_string(header.count) + " records for the " + std::to_string(n) +
+                     " it was sent: a hop of a verifiable mix keeps every record");
   mixnet::HopTranscript h;
   try {
     h = mixnet::decode_hop(payload, n, limbs_, hop_name_(hop) + "'s answer");
   } catch (const std::invalid_argument& e) {
-    return round_text() + ": " + e.what();
+    return fault(FaultCode::malformed, hop, round_text() + ": " + e.what());
   }
-  if (auto fault = mixnet::hop_fault({config_.session, closed_.round, static_cast<std::uint32_t>(hop), static_cast<std::uint32_t>(rt_.width)}, rt_.key.key(), rt_.hops.back().output,
-                                     h, config_.mix_chain[hop].signer, threads_);
-      !fault.empty())
-    return at + ": " + fault;
+  if (auto why = mixnet::hop_fault({config_.session, closed_.round, static_cast<std::uint32_t>(hop), static_cast<std::uint32_t>(rt_.width)},
+                                   rt_.key.key(), rt_.hops.back().output, h, config_.mix_chain[hop].signer, threads_);
+      !why.empty())
+    return fault(FaultCode::proof_fails, hop, at + ": " + why);
   rt_.hops.push_back(std::move(h));
   return std::nullopt;
 }
@@ -189,36 +194,38 @@ HopAsk ChainEntry::decrypt_ask() {
   return ask;
 }
 
-std::optional<std::string> ChainEntry::take_decryption(std::size_t hop, const FrameHeader& header, std::span<const std::uint8_t> payload) {
+std::optional<Fault> ChainEntry::take_decryption(std::size_t hop, const FrameHeader& header, std::span<const std::uint8_t> payload) {
   const std::size_t shares = rt_.input.size() * limbs_;
   const mixnet::ProofContext dctx{config_.session, closed_.round, static_cast<std::uint32_t>(rt_.hops.size()), static_cast<std::uint32_t>(rt_.width)};
   if (header.type != FrameType::decrypted || header.round != closed_.round ||
       header.count != shares + mixnet::DecryptionShares::proof_bytes / mixnet::point_bytes ||
       header.width != mixnet::point_bytes)
-    return round_text() + ": " + hop_name_(hop) + " answered with a frame that is not its decryption shares of this round";
+    return fault(FaultCode::wrong_frame, hop, round_text() + ": " + hop_name_(hop) + " answered with a frame that is not its decryption shares of this round");
   mixnet::DecryptionShares d;
   try {
     d = mixnet::DecryptionShares::from_bytes(shares, payload, hop_name_(hop) + "'s decryption shares");
   } catch (const std::invalid_argument& e) {
-    return round_text() + ": " + e.what();
+    return fault(FaultCode::malformed, hop, round_text() + ": " + e.what());
   }
-  if (auto fault = mixnet::check_decryption_shares(dctx, static_cast<std::uint32_t>(hop), rt_.key.servers.shares[hop], rt_.hops.back().output, d, threads_);
-      !fault.empty())
-    return round_text() + ": " + hop_name_(hop) + "'s decryption shares do not verify: " + fault;
+  if (auto why = mixnet::check_decryption_shares(dctx, static_cast<std::uint32_t>(hop), rt_.key.servers.shares[hop], rt_.hops.back().output, d, threads_);
+      !why.empty())
+    return fault(FaultCode::proof_fails, hop, round_text() + ": " + hop_name_(hop) + "'s decryption shares do not verify: " + why);
   rt_.decrypted_by.push_back(static_cast<std::uint32_t>(hop));
   rt_.decryption.push_back(std::move(d));
   return std::nullopt;
 }
 
-std::optional<std::string> ChainEntry::finish(Result& out) {
+std::optional<Fault> ChainEntry::finish(Result& out) {
   if (config_.mix == MixKind::verifiable) {
     // The result counts every record submitted; the evidence holds the n admitted, so each
     // receiver counts the others as discarded (as records that do not open or decrypt are).
     closed_.outcome.discarded += not_admitted_;
     out.evidence = mixnet::encode_evidence(rt_);
   } else {
-    if (auto fault = verify_chain(reports_, signers_of(config_.mix_chain), config_.session, closed_.round, batch_, submitted_))
-      return round_text() + ": the mix chain's reports do not hold: " + *fault;
+    if (auto fault = verify_chain(reports_, signers_of(config_.mix_chain), config_.session, closed_.round, batch_, submitted_)) {
+      fault->text = round_text() + ": the mix chain's reports do not hold: " + fault->text;
+      return fault;
+    }
     std::size_t refused = 0;
     for (const auto& r : reports_) {
       refused += r.not_opened + r.duplicates;

@@ -48,7 +48,7 @@ RoundOutcome InProcessMixChain::exchange(const RoundRules& spec, Submissions loc
     batch = std::move(mixed.records);
   }
   if (auto fault = verify_chain(reports, signers_, session_, spec.round, batch, submitted))
-    throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": the mix chain's reports do not hold: " + *fault);
+    throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": the mix chain's reports do not hold: " + fault->text);
   reports_.push_back(std::move(reports));
   if (delivery == Delivery::analyzer_only) {
     auto opened = sealing::open(batch.bytes(), width, analyzer_);

@@ -111,27 +111,33 @@ MixHop::Mixed MixHop::mix(const MessageBatch& batch, const SessionId& session, s
   return m;
 }
 
-std::optional<std::string> verify_chain(std::span<const HopReport> reports, std::span<const SigningPublicKey> hops,
-                                        const SessionId& session, std::uint32_t round, const MessageBatch& delivered,
-                                        const std::optional<BatchDigest>& submitted) {
+std::optional<Fault> verify_chain(std::span<const HopReport> reports, std::span<const SigningPublicKey> hops, const SessionId& session,
+                                  std::uint32_t round, const MessageBatch& delivered, const std::optional<BatchDigest>& submitted) {
   ensure_sodium();
+  const auto fault = [round](FaultCode code, std::size_t hop, std::string text) {
+    return Fault{.code = code, .text = std::move(text), .round = round, .hop = hop};
+  };
   if (reports.size() != hops.size())
-    return "the chain has " + std::to_string(hops.size()) + " hops but " + std::to_string(reports.size()) + " reports arrived";
+    return Fault{.code = FaultCode::missing_reports,
+                 .text = "the chain has " + std::to_string(hops.size()) + " hops but " + std::to_string(reports.size()) + " reports arrived",
+                 .round = round};
   for (std::size_t i = 0; i < reports.size(); ++i) {
     const HopReport& r = reports[i];
     if (r.place.session != session || r.place.round != round || r.place.hop != i)
-      return hop_name(i) + "'s report is for another session, round or hop";
+      return fault(FaultCode::wrong_place, i, hop_name(i) + "'s report is for another session, round or hop");
     if (!mixnet::signature_holds(r.signature, r.signed_bytes(), hops[i]))
-      return hop_name(i) + "'s signature does not verify";
+      return fault(FaultCode::bad_signature, i, hop_name(i) + "'s signature does not verify");
     if (r.records_out + r.not_opened + r.duplicates != r.records_in)
-      return hop_name(i) + " signed counts that do not add up (" + std::to_string(r.records_in) + " in, " + std::to_string(r.records_out) +
-             " out, " + std::to_string(r.not_opened) + " not opened, " + std::to_string(r.duplicates) + " copies)";
-    if (i == 0 && submitted && r.received != *submitted) return hop_name(0) + " signed that it received another batch than was submitted";
+      return fault(FaultCode::counts_mismatch, i,
+                   hop_name(i) + " signed counts that do not add up (" + std::to_string(r.records_in) + " in, " + std::to_string(r.records_out) +
+                       " out, " + std::to_string(r.not_opened) + " not opened, " + std::to_string(r.duplicates) + " copies)");
+    if (i == 0 && submitted && r.received != *submitted)
+      return fault(FaultCode::input_mismatch, 0, hop_name(0) + " signed that it received another batch than was submitted");
     if (i > 0 && r.received != reports[i - 1].sent)
-      return hop_name(i) + " signed that it received another batch than " + hop_name(i - 1) + " signed that it sent";
+      return fault(FaultCode::input_mismatch, i, hop_name(i) + " signed that it received another batch than " + hop_name(i - 1) + " signed that it sent");
   }
   if (!reports.empty() && reports.back().sent != batch_digest(delivered))
-    return hop_name(reports.size() - 1) + " signed that it sent another batch than the one delivered";
+    return fault(FaultCode::output_mismatch, reports.size() - 1, hop_name(reports.size() - 1) + " signed that it sent another batch than the one delivered");
   return std::nullopt;
 }
 

@@ -17,6 +17,7 @@
 #include "shufflempc/mixnet/transcript.hpp"
 #include "shufflempc/net/detail/link.hpp"
 #include "shufflempc/net/detail/session_host.hpp"
+#include "shufflempc/net/fault.hpp"
 #include "shufflempc/net/detail/rate_limited_log.hpp"
 #include "shufflempc/net/verifiable.hpp"
 #include "shufflempc/parallel.hpp"
@@ -183,28 +184,33 @@ struct TcpMixServer::Impl : detail::SessionHost {
     if (error) std::rethrow_exception(error);
   }
 
+  // A refusal of the entry's frame for round `r`.
+  static Fault refusal(FaultCode code, std::uint32_t r, std::string text) { return Fault{.code = code, .text = std::move(text), .round = r}; }
+
   // A verifiable chain's shuffle frame: re-encrypt, permute, prove (and send it all back).
-  asio::awaitable<std::optional<std::string>> take_shuffle(Served& s, SecureLink& link, detail::Frame& f) {
+  asio::awaitable<std::optional<Fault>> take_shuffle(Served& s, SecureLink& link, detail::Frame& f) {
     const std::uint32_t r = f.header.round;
     const std::string round = "round " + std::to_string(r);
     const MessageBatch batch = MessageBatch::from_bytes(f.header.width, std::move(f.payload));
     if (s.last.valid && r == s.last.round && s.last.type == FrameType::shuffled) {
-      if (batch_digest(batch) != s.last.received) co_return round + " was shuffled already, with another batch: a server shuffles each round once";
+      if (batch_digest(batch) != s.last.received)
+        co_return refusal(FaultCode::duplicate, r, round + " was shuffled already, with another batch: a server shuffles each round once");
       send_last(s, link);
       co_return std::nullopt;
     }
-    if (r != s.next_round) co_return round + " is out of order: the next round to shuffle is " + std::to_string(s.next_round);
-    if (r >= s.config.rounds.size()) co_return round + ": the session has " + std::to_string(s.config.rounds.size()) + " rounds";
+    if (r != s.next_round) co_return refusal(FaultCode::wrong_round, r, round + " is out of order: the next round to shuffle is " + std::to_string(s.next_round));
+    if (r >= s.config.rounds.size())
+      co_return refusal(FaultCode::wrong_round, r, round + ": the session has " + std::to_string(s.config.rounds.size()) + " rounds");
     const RoundShape& shape = s.config.rounds[r];
     // The chain carries the records' ciphertexts; their senders' proofs stay with the entry's evidence.
     const std::size_t limbs = chain_limbs(shape.width), cw = limbs * mixnet::ciphertext_bytes;
     if (limbs == 0 || f.header.width != cw)
-      co_return round + ": records of " + std::to_string(f.header.width) + " bytes, this chain takes " + std::to_string(cw);
+      co_return refusal(FaultCode::wrong_width, r, round + ": records of " + std::to_string(f.header.width) + " bytes, this chain takes " + std::to_string(cw));
     mixnet::CiphertextBatch in;
     try {
       in = mixnet::CiphertextBatch::from_bytes(limbs, batch.bytes(), round + "'s batch");
     } catch (const std::invalid_argument& e) {
-      co_return std::string(e.what());
+      co_return refusal(FaultCode::malformed, r, e.what());
     }
     const mixnet::Point key = round_key(s.config, shape.delivery).key();
     const mixnet::ProofContext ctx{s.config.session, r, s.hop, static_cast<std::uint32_t>(shape.record_width)};
@@ -244,24 +250,25 @@ struct TcpMixServer::Impl : detail::SessionHost {
 
   // A verifiable chain's decrypt frame: this server's proved shares of the chain's output, once the
   // evidence shows its own hop as it made it and every other hop's proof holds.
-  asio::awaitable<std::optional<std::string>> take_decrypt(Served& s, SecureLink& link, detail::Frame& f) {
+  asio::awaitable<std::optional<Fault>> take_decrypt(Served& s, SecureLink& link, detail::Frame& f) {
     const std::uint32_t r = f.header.round;
     const std::string round = "round " + std::to_string(r);
     const BatchDigest digest = merkle::leaf(f.payload);  // the evidence as one record: its hash
     if (s.decrypted.valid && s.decrypted.round == r) {
-      if (digest != s.decrypted_evidence) co_return round + " was decrypted already, with other evidence: a server decrypts each round once";
+      if (digest != s.decrypted_evidence)
+        co_return refusal(FaultCode::duplicate, r, round + " was decrypted already, with other evidence: a server decrypts each round once");
       link.send(FrameType::decrypted, r, s.decrypted.width, s.decrypted.count, s.decrypted.payload);
       co_return std::nullopt;
     }
     if (!(s.last.valid && s.last.round == r && s.last.type == FrameType::shuffled))
-      co_return round + ": nothing to decrypt here (this server decrypts only the output of the round it shuffled last)";
+      co_return refusal(FaultCode::wrong_round, r, round + ": nothing to decrypt here (this server decrypts only the output of the round it shuffled last)");
     const RoundShape& shape = s.config.rounds[r];
     const std::size_t limbs = chain_limbs(shape.width), cw = limbs * mixnet::ciphertext_bytes;
     // The evidence's checks and the shares, computed off the io thread: the answer or the refusal.
-    std::optional<std::string> refusal;
+    std::optional<Fault> refused;
     mixnet::DecryptionShares shares;
-    co_await compute(s, link, r, [&] { refusal = decrypt_evidence(s, r, shape, cw, f, shares); });
-    if (refusal) co_return refusal;
+    co_await compute(s, link, r, [&] { refused = decrypt_evidence(s, r, shape, cw, f, shares); });
+    if (refused) co_return refused;
     s.decrypted.valid = true;
     s.decrypted.round = r;
     // Items of 32 bytes: the shares, then the proof's A, B and s.
@@ -277,48 +284,54 @@ struct TcpMixServer::Impl : detail::SessionHost {
   // A decrypt frame's evidence checked (its own hop as this server made it, every sender's proof,
   // every other hop) and this server's proved shares of the last hop's output: the refusal, or
   // none with `shares` made. Reads the session's state only (it runs off the io thread).
-  std::optional<std::string> decrypt_evidence(const Served& s, std::uint32_t r, const RoundShape& shape, std::size_t cw, const detail::Frame& f,
-                                              mixnet::DecryptionShares& shares) {
+  std::optional<Fault> decrypt_evidence(const Served& s, std::uint32_t r, const RoundShape& shape, std::size_t cw, const detail::Frame& f,
+                                        mixnet::DecryptionShares& shares) {
     const std::string round = "round " + std::to_string(r);
     mixnet::RoundTranscript rt;
     try {
       rt = mixnet::decode_evidence(f.payload, r, shape.delivery, shape.record_width, round_key(s.config, shape.delivery), s.config.mix_chain.size(),
                                    f.header.count);
     } catch (const std::invalid_argument& e) {
-      return std::string(e.what());
+      return refusal(FaultCode::malformed, r, e.what());
     }
-    if (!rt.decryption.empty()) return round + ": the evidence to decrypt already carries decryption shares";
-    if (rt.hops[s.hop].output.to_bytes() != s.shuffled_output)
-      return round + ": the evidence's hop " + std::to_string(s.hop) + " is not the batch this server sent";
-    if (batch_digest(cw, rt.hops[s.hop - 1].output.to_bytes()) != s.last.received)
-      return round + ": the evidence's hop " + std::to_string(s.hop - 1) + " is not the batch this server received";
+    if (!rt.decryption.empty()) return refusal(FaultCode::malformed, r, round + ": the evidence to decrypt already carries decryption shares");
+    if (rt.hops[s.hop].output.to_bytes() != s.shuffled_output) {
+      auto f = refusal(FaultCode::output_mismatch, r, round + ": the evidence's hop " + std::to_string(s.hop) + " is not the batch this server sent");
+      f.hop = s.hop;
+      return f;
+    }
+    if (batch_digest(cw, rt.hops[s.hop - 1].output.to_bytes()) != s.last.received) {
+      auto f = refusal(FaultCode::input_mismatch, r, round + ": the evidence's hop " + std::to_string(s.hop - 1) + " is not the batch this server received");
+      f.hop = s.hop - 1;
+      return f;
+    }
     // Nothing is decrypted from a batch with a record its sender did not prove (a re-randomized copy
     // of another's record would have its plaintext shown twice).
     if (auto fault = mixnet::check_knowledge(knowledge_context(s.config, r, shape.delivery), rt.input, rt.input_proofs, threads()); !fault.empty())
-      return round + ": the evidence's input is not the senders': " + fault;
+      return refusal(FaultCode::proof_fails, r, round + ": the evidence's input is not the senders': " + fault);
     if (auto faults = mixnet::hop_faults(s.config.session, rt, signers_of(s.config.mix_chain), threads(), s.hop); !faults.empty())
-      return round + ": " + faults.front();
+      return refusal(FaultCode::proof_fails, r, round + ": " + faults.front());
     const mixnet::ProofContext dctx{s.config.session, r, static_cast<std::uint32_t>(rt.hops.size()), static_cast<std::uint32_t>(shape.record_width)};
     shares = mixnet::decryption_shares(dctx, s.hop, *s.share, rt.hops.back().output, rng, threads());
     return std::nullopt;
   }
 
   // One mix frame: the answer, or the reason the link ends.
-  std::optional<std::string> take(Served& s, SecureLink& link, detail::Frame& f) {
+  std::optional<Fault> take(Served& s, SecureLink& link, detail::Frame& f) {
     const std::uint32_t r = f.header.round;
     const std::string round = "round " + std::to_string(r);
     MessageBatch batch = MessageBatch::from_bytes(f.header.width, std::move(f.payload));
     if (s.last.valid && r == s.last.round) {
       if (batch_digest(batch) != s.last.received)
-        return round + " was mixed already, with another batch: a server mixes each round once";
+        return refusal(FaultCode::duplicate, r, round + " was mixed already, with another batch: a server mixes each round once");
       send_last(s, link);  // the entry lost its link before the answer: the same answer again
       return std::nullopt;
     }
-    if (r != s.next_round) return round + " is out of order: the next round to mix is " + std::to_string(s.next_round);
-    if (r >= s.config.rounds.size()) return round + ": the session has " + std::to_string(s.config.rounds.size()) + " rounds";
+    if (r != s.next_round) return refusal(FaultCode::wrong_round, r, round + " is out of order: the next round to mix is " + std::to_string(s.next_round));
+    if (r >= s.config.rounds.size()) return refusal(FaultCode::wrong_round, r, round + ": the session has " + std::to_string(s.config.rounds.size()) + " rounds");
     const std::size_t width = s.config.rounds[r].width - onion::layer_overhead * s.hop;
     if (f.header.width != width)
-      return round + ": records of " + std::to_string(f.header.width) + " bytes, this hop takes " + std::to_string(width);
+      return refusal(FaultCode::wrong_width, r, round + ": records of " + std::to_string(f.header.width) + " bytes, this hop takes " + std::to_string(width));
     auto mixed = s.mixer->mix(batch, s.config.session, r, rng);
     const auto& rep = mixed.report;
     if (rep.not_opened + rep.duplicates > 0)
@@ -363,17 +376,19 @@ struct TcpMixServer::Impl : detail::SessionHost {
       std::error_code ignored;
       co_await wait.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
     }
-    std::optional<std::string> refusal;
-    const bool repeat = (s.last.valid && f.header.round == s.last.round) || (s.decrypted.valid && f.header.round == s.decrypted.round);
+    std::optional<Fault> refused;
+    const std::uint32_t r = f.header.round;
+    const bool repeat = (s.last.valid && r == s.last.round) || (s.decrypted.valid && r == s.decrypted.round);
     if (verifiable(s) ? f.header.type != FrameType::shuffle && f.header.type != FrameType::decrypt : f.header.type != FrameType::mix)
-      refusal = "unexpected frame type " + std::to_string(static_cast<int>(f.header.type));
-    else if (s.ended && !repeat) refusal = "the session has ended";
-    else if (f.header.type == FrameType::shuffle) refusal = co_await take_shuffle(s, link, f);
-    else if (f.header.type == FrameType::decrypt) refusal = co_await take_decrypt(s, link, f);
-    else refusal = take(s, link, f);
-    if (!refusal) co_return true;
-    log(s.tag + "the entry (" + peer + "): refused: " + *refusal);
-    link.send(FrameType::abort, f.header.round, std::span(reinterpret_cast<const std::uint8_t*>(refusal->data()), refusal->size()));
+      refused = refusal(FaultCode::wrong_frame, r, "unexpected frame type " + std::to_string(static_cast<int>(f.header.type)));
+    else if (s.ended && !repeat) refused = refusal(FaultCode::session_ended, r, "the session has ended");
+    else if (f.header.type == FrameType::shuffle) refused = co_await take_shuffle(s, link, f);
+    else if (f.header.type == FrameType::decrypt) refused = co_await take_decrypt(s, link, f);
+    else refused = take(s, link, f);
+    if (!refused) co_return true;
+    const std::string& why = refused->text;
+    log(s.tag + "the entry (" + peer + "): refused: " + why);
+    link.send(FrameType::abort, r, std::span(reinterpret_cast<const std::uint8_t*>(why.data()), why.size()));
     link.close_after_flush();
     co_return false;
   }

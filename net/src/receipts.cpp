@@ -162,29 +162,31 @@ Receipt ReceiptMaker::receipt(std::span<const std::uint8_t> records, std::vector
   return r;
 }
 
-std::string receipt_fault(const Receipt& receipt, std::size_t width, std::span<const std::uint8_t> records, const merkle::Hash& root,
-                          const std::function<bool(std::size_t)>& refusable) {
+std::optional<Fault> receipt_fault(const Receipt& receipt, std::size_t width, std::span<const std::uint8_t> records, const merkle::Hash& root,
+                                   const std::function<bool(std::size_t)>& refusable) {
+  const auto fault = [](FaultCode code, std::string text) { return Fault{.code = code, .text = std::move(text)}; };
   const auto mine = merkle::leaves(width, records);
   if (receipt.records.size() != mine.size())
-    return "it covers " + std::to_string(receipt.records.size()) + " records, not the " + std::to_string(mine.size()) + " submitted";
+    return fault(FaultCode::wrong_count,
+                 "it covers " + std::to_string(receipt.records.size()) + " records, not the " + std::to_string(mine.size()) + " submitted");
   for (std::size_t k = 0; k < mine.size(); ++k) {
     const auto& p = receipt.records[k];
     const std::string which = "record " + std::to_string(k) + " of those submitted";
     if (p.index == missing_record) {
       if (refusable && refusable(k)) continue;
-      return which + " is not in the batch the entry committed to";
+      return fault(FaultCode::left_out, which + " is not in the batch the entry committed to");
     }
     if (!merkle::holds(mine[k], p.index, receipt.count, width, p.path, root))
-      return which + " is not at the place its path claims in the batch the entry committed to";
+      return fault(FaultCode::wrong_path, which + " is not at the place its path claims in the batch the entry committed to");
     if (p.index > 0 && !(p.left < mine[k] && merkle::holds(p.left, p.index - 1, receipt.count, width, p.left_path, root)))
-      return p.left == mine[k] ? which + " is in the batch the entry committed to twice"
-                               : which + "'s neighbour below it is not in the committed order";
+      return p.left == mine[k] ? fault(FaultCode::duplicate, which + " is in the batch the entry committed to twice")
+                               : fault(FaultCode::out_of_order, which + "'s neighbour below it is not in the committed order");
     if (std::uint64_t{p.index} + 1 < receipt.count &&
         !(mine[k] < p.right && merkle::holds(p.right, p.index + 1, receipt.count, width, p.right_path, root)))
-      return p.right == mine[k] ? which + " is in the batch the entry committed to twice"
-                                : which + "'s neighbour above it is not in the committed order";
+      return p.right == mine[k] ? fault(FaultCode::duplicate, which + " is in the batch the entry committed to twice")
+                                : fault(FaultCode::out_of_order, which + "'s neighbour above it is not in the committed order");
   }
-  return "";
+  return std::nullopt;
 }
 
 }  // namespace shufflempc::net

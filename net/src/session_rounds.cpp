@@ -43,25 +43,32 @@ Limits SessionRounds::limits_for(PartyId first, std::uint32_t count) const {
   return l;
 }
 
-std::optional<std::string> SessionRounds::admit(PartyId first, std::uint32_t count) {
-  if (finished_) return std::string("the session has already ended");
+std::optional<Fault> SessionRounds::admit(PartyId first, std::uint32_t count) {
+  if (finished_) return Fault{.code = FaultCode::session_ended, .text = "the session has already ended"};
   if (first == analyzer_id) {
-    if (count != 1) return std::string("the analyzer's link speaks for the analyzer alone");
-    if (analyzer_present_) return who(first) + " is already connected";
+    if (count != 1) return Fault{.code = FaultCode::outside_session, .text = "the analyzer's link speaks for the analyzer alone", .party = first};
+    if (analyzer_present_) return Fault{.code = FaultCode::already_connected, .text = who(first) + " is already connected", .party = first};
     analyzer_present_ = true;
   } else {
     const std::size_t n = present_.size();
     if (count == 0 || first >= n || count > n - first)
-      return "parties " + std::to_string(first) + " .. " + std::to_string(std::uint64_t{first} + count - 1) +
-             " are not all in the session (it has " + std::to_string(n) + ")";
+      return Fault{.code = FaultCode::outside_session,
+                   .text = "parties " + std::to_string(first) + " .. " + std::to_string(std::uint64_t{first} + count - 1) +
+                           " are not all in the session (it has " + std::to_string(n) + ")",
+                   .party = first};
     bool any = false;
     for (std::size_t id = first; id < first + std::size_t{count}; ++id) {
-      if (present_[id] && expected_[id]) return who(static_cast<PartyId>(id)) + " is already connected";
+      if (present_[id] && expected_[id])
+        return Fault{.code = FaultCode::already_connected, .text = who(static_cast<PartyId>(id)) + " is already connected",
+                     .party = static_cast<PartyId>(id)};
       any = any || expected_[id] != 0;
     }
     if (!any)
-      return (count == 1 ? who(first) + " is no longer" : std::string("none of these parties is still")) + " in the session (round " +
-             std::to_string(round_) + ")";
+      return Fault{.code = FaultCode::not_in_session,
+                   .text = (count == 1 ? who(first) + " is no longer" : std::string("none of these parties is still")) + " in the session (round " +
+                           std::to_string(round_) + ")",
+                   .round = round_,
+                   .party = first};
     for (std::size_t id = first; id < first + std::size_t{count}; ++id) {
       if (!expected_[id]) continue;  // dropped earlier: stays out
       present_[id] = 1;
@@ -75,13 +82,12 @@ std::optional<std::string> SessionRounds::admit(PartyId first, std::uint32_t cou
   return std::nullopt;
 }
 
-std::optional<std::string> SessionRounds::leave(PartyId first, std::uint32_t count) {
+void SessionRounds::leave(PartyId first, std::uint32_t count) {
   if (first == analyzer_id) {
     analyzer_present_ = false;
-    return std::nullopt;
+    return;
   }
   for (std::size_t id = first; id < std::min(present_.size(), first + std::size_t{count}); ++id) present_[id] = 0;
-  return std::nullopt;
 }
 
 bool SessionRounds::missing(PartyId first, std::uint32_t count) const {
@@ -105,34 +111,46 @@ bool SessionRounds::lapse(PartyId first, std::uint32_t count) {
   return true;
 }
 
-std::optional<std::string> SessionRounds::submit(PartyId first, std::span<const std::uint32_t> counts, std::uint32_t round,
-                                                 std::size_t width, std::span<const std::uint8_t> messages) {
-  if (finished_) return std::string("the session has ended");
-  if (round != round_) return "submission for round " + std::to_string(round) + " rejected (wrong round)";
+std::optional<Fault> SessionRounds::submit(PartyId first, std::span<const std::uint32_t> counts, std::uint32_t round,
+                                           std::size_t width, std::span<const std::uint8_t> messages) {
+  if (finished_) return Fault{.code = FaultCode::session_ended, .text = "the session has ended", .party = first};
+  if (round != round_)
+    return Fault{.code = FaultCode::wrong_round,
+                 .text = "submission for round " + std::to_string(round) + " rejected (wrong round)",
+                 .round = round,
+                 .party = first};
+  const auto fault = [&](FaultCode code, std::string text, PartyId party) {
+    return Fault{.code = code, .text = std::move(text), .round = round_, .party = party};
+  };
   const std::size_t w = buffer_.width();
   if (width != w)
-    return "submission of width " + std::to_string(width) + " rejected, the round's wire width is " + std::to_string(w);
+    return fault(FaultCode::wrong_width, "submission of width " + std::to_string(width) + " rejected, the round's wire width is " + std::to_string(w),
+                 first);
   const RoundShape& shape = config_.rounds[round_];
   const std::size_t n = expected_.size();
   if (counts.empty() || first >= n || counts.size() > n - first)
-    return std::string("submission rejected: it names parties outside the session");
+    return fault(FaultCode::outside_session, "submission rejected: it names parties outside the session", first);
   // Check everything before changing anything: a bad frame leaves no trace.
   std::size_t total = 0, repeated = 0, fresh = 0;
   for (std::size_t i = 0; i < counts.size(); ++i) {
     const std::size_t id = first + i;
-    const std::string party = who(static_cast<PartyId>(id));
+    const auto pid = static_cast<PartyId>(id);
+    const std::string party = who(pid);
     if (counts[i] == submit_absent) {
-      if (submitted_[id]) return "submission rejected: " + party + " leaves after its batch was accepted";
+      if (submitted_[id]) return fault(FaultCode::late_leave, "submission rejected: " + party + " leaves after its batch was accepted", pid);
       continue;
     }
-    if (!expected(static_cast<PartyId>(id))) return "submission rejected: " + party + " is no longer in the session";
+    if (!expected(pid)) return fault(FaultCode::not_in_session, "submission rejected: " + party + " is no longer in the session", pid);
     if (!shape.accepts(counts[i]))
-      return "submission of " + std::to_string(counts[i]) + " messages by " + party + " rejected, the round allows " +
-             std::to_string(shape.min_messages) + " to " + std::to_string(shape.max_messages);
+      return fault(FaultCode::wrong_count,
+                   "submission of " + std::to_string(counts[i]) + " messages by " + party + " rejected, the round allows " +
+                       std::to_string(shape.min_messages) + " to " + std::to_string(shape.max_messages),
+                   pid);
     total += counts[i];
     (submitted_[id] ? repeated : fresh) += 1;
   }
-  if (messages.size() != width * total) return std::string("submission rejected: its payload does not hold its count of messages");
+  if (messages.size() != width * total)
+    return fault(FaultCode::wrong_count, "submission rejected: its payload does not hold its count of messages", first);
   if (repeated > 0) {
     // A link that reconnected sends its frame again: the same batches are a no-op, anything else a duplicate.
     bool same = fresh == 0;
@@ -147,11 +165,11 @@ std::optional<std::string> SessionRounds::submit(PartyId first, std::span<const 
       at += bytes;
     }
     if (same) return std::nullopt;
-    return std::string("duplicate submission rejected (its first batch stands)");
+    return fault(FaultCode::duplicate, "duplicate submission rejected (its first batch stands)", first);
   }
   // The analyzer's result frame carries the id lists (at most one id per party) and the output.
   if (result_prefix_bytes(n, 0) + buffer_.size_bytes() + messages.size() > std::size_t{limits_.max_payload})
-    return std::string("submission rejected: the round's result would exceed max_frame_bytes");
+    return fault(FaultCode::over_limit, "submission rejected: the round's result would exceed max_frame_bytes", first);
   std::size_t at_message = buffer_.count();
   buffer_.resize(at_message + total);
   if (!messages.empty()) std::memcpy(buffer_.data() + at_message * w, messages.data(), messages.size());

@@ -76,12 +76,12 @@ bool TcpShuffler::Impl::admit(ServedSession& s, PartyId first, std::uint32_t cou
     if (it != s.party_links.end() && it->second.count == count) {
       auto old = it->second.link;
       s.party_links.erase(it);
-      (void)s.rounds->leave(first, count);
+      s.rounds->leave(first, count);
       old->close();
     }
   } else if (s.analyzer) {
     auto old = std::move(s.analyzer);  // the analyzer's key again: the same replacement
-    (void)s.rounds->leave(analyzer_id);
+    s.rounds->leave(analyzer_id);
     old->close();
   }
   const bool was_started = s.rounds->started();
@@ -100,7 +100,7 @@ bool TcpShuffler::Impl::admit(ServedSession& s, PartyId first, std::uint32_t cou
     return true;
   }
   if (auto refusal = s.rounds->admit(first, count)) {
-    refuse(*refusal);
+    refuse(refusal->text);
     return false;
   }
   if (first == analyzer_id) s.analyzer = link;
@@ -204,7 +204,7 @@ TcpShuffler::Impl::Next TcpShuffler::Impl::party_frame(ServedSession& s, PartyId
     return Next::read;
   }
   if (auto reason = s.rounds->submit(first, batch.counts, f.header.round, f.header.width, batch.messages)) {
-    refuse("round " + std::to_string(s.rounds->round()) + ": " + *reason);
+    refuse("round " + std::to_string(s.rounds->round()) + ": " + reason->text);
     return Next::stop;
   }
   progress(s, first);

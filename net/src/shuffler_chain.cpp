@@ -42,7 +42,7 @@ asio::awaitable<void> TcpShuffler::Impl::relay(ServedSession& s, detail::Session
     const detail::HopAsk ask = entry.shuffle_ask();
     auto answer = co_await answer_of(s, hop, round, ask.type, ask.width, ask.count, ask.payload, ask.refusing);
     if (!answer) co_return;
-    if (auto fault = entry.take_shuffle(hop, answer->header, answer->payload)) co_return abort_session(s, *fault);
+    if (auto fault = entry.take_shuffle(hop, answer->header, answer->payload)) co_return abort_session(s, fault->text);
   }
   if (entry.needs_decryption()) {
     const detail::HopAsk ask = entry.decrypt_ask();
@@ -56,7 +56,7 @@ asio::awaitable<void> TcpShuffler::Impl::relay(ServedSession& s, detail::Session
         missing += (missing.empty() ? "" : ", ") + s.hops.name(hop);
         continue;
       }
-      if (auto fault = entry.take_decryption(hop, answers[hop]->header, answers[hop]->payload)) co_return abort_session(s, *fault);
+      if (auto fault = entry.take_decryption(hop, answers[hop]->header, answers[hop]->payload)) co_return abort_session(s, fault->text);
     }
     if (entry.trustees_decrypted() < entry.trustees_needed())
       co_return abort_session(s, "round " + std::to_string(round) + ": " + std::to_string(entry.trustees_decrypted()) + " of " +
@@ -64,7 +64,7 @@ asio::awaitable<void> TcpShuffler::Impl::relay(ServedSession& s, detail::Session
                                      std::to_string(entry.trustees_needed()) + " needed (gone: " + missing + ")");
   }
   detail::ChainEntry::Result out;
-  if (auto fault = entry.finish(out)) co_return abort_session(s, *fault);
+  if (auto fault = entry.finish(out)) co_return abort_session(s, fault->text);
   for (const auto& line : entry.take_notes()) log(s.tag + line);
   s.relaying = false;
   if (!out.hop_reports.empty()) s.hop_reports.push_back(std::move(out.hop_reports));

@@ -193,7 +193,7 @@ void TcpShuffler::Impl::on_leave(ServedSession& s, PartyId first, std::uint32_t 
   if (first == analyzer_id) {
     if (s.analyzer != link) return;  // a refused second link, or one a reconnection replaced
     s.analyzer = nullptr;
-    (void)s.rounds->leave(analyzer_id);
+    s.rounds->leave(analyzer_id);
     if (s.rounds->finished()) {
       // Lost before it confirmed the last result: it may come back for it within the grace.
       if (s.awaiting_done)
@@ -224,7 +224,7 @@ void TcpShuffler::Impl::on_leave(ServedSession& s, PartyId first, std::uint32_t 
     }
     if (!refused) s.away_after_submit[first] = count;  // whether its parties submitted is read when the round closes
   }
-  if (auto reason = s.rounds->leave(first, count)) return abort_session(s, *reason);
+  s.rounds->leave(first, count);
   if (s.rounds->missing(first, count)) {
     // Its parties that had not submitted may be reconnecting: the round waits for them a while.
     if (refused || options.reconnect_grace.count() <= 0) {

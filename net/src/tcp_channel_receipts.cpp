@@ -54,7 +54,7 @@ std::string TcpChannel::Impl::judge_answer(const RoundRules& spec, const Link& l
   listed = r.submitted;
   try {
     const Receipt receipt = decode_receipt(r.receipt, l.own.count());
-    std::string why;
+    std::optional<Fault> why;
     const auto root = committed_root(config, spec.round, spec.shape.delivery, receipt, why);
     // A verifiable chain's entry admits only well-formed ciphertexts with a valid proof
     // (admit_records): a record of this process's that is not one was sent so (tests send
@@ -66,7 +66,7 @@ std::string TcpChannel::Impl::judge_answer(const RoundRules& spec, const Link& l
     };
     const MessageBatch mine = verifiable() ? ciphertexts_of(l.own) : l.own;
     if (root) why = receipt_fault(receipt, mine.width(), mine.bytes(), *root, verifiable() ? std::function<bool(std::size_t)>(refusable) : nullptr);
-    if (!why.empty()) return "gave a receipt that does not hold: " + why;
+    if (why) return "gave a receipt that does not hold: " + why->text;
     v.root = *root;
     return "";
   } catch (const std::exception& e) {

@@ -189,7 +189,7 @@ void TcpChannel::Impl::open_delivered(const RoundRules& spec, const detail::Fram
     // Every server signed what it received and sent: the chain must lead to these records.
     auto reports = decode_reports(o.reports);
     if (auto fault = verify_chain(reports, signers_of(config.mix_chain), config.session, spec.round, *delivered))
-      throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": the mix chain's reports do not hold: " + *fault);
+      throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": the mix chain's reports do not hold: " + fault->text);
     // What a hop refused (records that did not open, copies) its signed report counts: discarded.
     for (const auto& rep : reports) out.discarded += static_cast<std::size_t>(rep.not_opened + rep.duplicates);
     hop_reports[spec.round] = std::move(reports);

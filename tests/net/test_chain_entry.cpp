@@ -119,8 +119,12 @@ TEST_CASE("chain entry: a wrong frame, a hop that drops a record and an entry th
                              rng, {}, name_of);
     auto [header, payload] = chain.answer(1, entry.shuffle_ask(), rng);
     header.round = 7;
-    CHECK(entry.take_shuffle(1, header, payload).value_or("") ==
-          "round 0: server 1 answered with a frame that is not this round's mixed batch");
+    const auto fault = entry.take_shuffle(1, header, payload);
+    REQUIRE(fault);
+    CHECK(fault->code == net::FaultCode::wrong_frame);
+    CHECK(fault->hop == 1u);
+    CHECK(fault->round == 0u);
+    CHECK(fault->text == "round 0: server 1 answered with a frame that is not this round's mixed batch");
   }
   {  // server 2 drops a record after signing for all of them: the chain's reports do not hold
     detail::ChainEntry entry(chain.local.config, nullptr, signing_key_of(chain.local.shuffler), &chain.hops[0], chain.closed(),
@@ -130,9 +134,12 @@ TEST_CASE("chain entry: a wrong frame, a hop that drops a record and an entry th
     const auto [h2, p2] = chain.answer(2, entry.shuffle_ask(), rng, true);
     REQUIRE_FALSE(entry.take_shuffle(2, h2, p2));
     detail::ChainEntry::Result out;
-    const auto fault = entry.finish(out).value_or("");
-    CHECK(fault.find("round 0: the mix chain's reports do not hold: ") == 0);
-    CHECK(fault.find("hop 2") != std::string::npos);
+    const auto fault = entry.finish(out);
+    REQUIRE(fault);
+    CHECK(fault->code == net::FaultCode::output_mismatch);  // it signed for every record, and one fewer arrived
+    CHECK(fault->hop == 2u);
+    CHECK(fault->round == 0u);
+    CHECK(fault->text.find("round 0: the mix chain's reports do not hold: hop 2") == 0);
   }
   {  // the entry drops a record before it commits (the tamper hook): the chain holds, and the
      // commitment covers one record fewer than were submitted, which the dropped sender's receipt shows
@@ -180,7 +187,11 @@ TEST_CASE("chain entry: a verifiable round leaves out records that are not ciphe
   wrong.type = FrameType::mixed;
   wrong.round = round_no;
   wrong.width = ask.width;
-  CHECK(entry.take_shuffle(1, wrong, {}).value_or("") == "round 0: server 1 answered with a frame that is not this round's shuffled batch");
+  const auto fault = entry.take_shuffle(1, wrong, {});
+  REQUIRE(fault);
+  CHECK(fault->code == net::FaultCode::wrong_frame);
+  CHECK(fault->hop == 1u);
+  CHECK(fault->text == "round 0: server 1 answered with a frame that is not this round's shuffled batch");
   CHECK_FALSE(entry.needs_decryption());
   detail::ChainEntry::Result out;
   REQUIRE_FALSE(entry.finish(out));

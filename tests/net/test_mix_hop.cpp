@@ -70,8 +70,15 @@ TEST_CASE("mix hop: three hops deliver every record once and their signed report
 
 TEST_CASE("mix hop: verify_chain names the hop of each fault") {
   const Run r = honest_run(241);
+  // The fault, or one with no code (0) where the chain held.
   const auto fault = [&](const std::vector<HopReport>& reports, const MessageBatch& delivered) {
-    return verify_chain(reports, r.signers, r.session, 5, delivered, r.submitted).value_or("");
+    return verify_chain(reports, r.signers, r.session, 5, delivered, r.submitted).value_or(net::Fault{});
+  };
+  const auto check = [](const net::Fault& f, net::FaultCode code, std::optional<std::size_t> hop, const std::string& text) {
+    CHECK(net::to_string(f.code) == net::to_string(code));
+    CHECK(f.hop == hop);
+    CHECK(f.round == 5u);
+    CHECK(f.text == text);
   };
   // Hop 1 hands hop 2 a batch with one record swapped for another: hop 2 signed what it got.
   {
@@ -81,40 +88,40 @@ TEST_CASE("mix hop: verify_chain names the hop of each fault") {
     auto reports = r.reports;
     reports[2].received = redone;
     reports[2].signature = r.signing[2].sign(reports[2].signed_bytes());
-    CHECK(fault(reports, r.sent.back()) == "hop 2 signed that it received another batch than hop 1 signed that it sent");
+    check(fault(reports, r.sent.back()), net::FaultCode::input_mismatch, 2, "hop 2 signed that it received another batch than hop 1 signed that it sent");
   }
   // A report altered after signing, and one signed by another hop's key.
   {
     auto reports = r.reports;
     reports[1].records_out -= 1;
     reports[1].not_opened += 1;
-    CHECK(fault(reports, r.sent.back()) == "hop 1's signature does not verify");
+    check(fault(reports, r.sent.back()), net::FaultCode::bad_signature, 1, "hop 1's signature does not verify");
     reports = r.reports;
     reports[0].signature = r.signing[1].sign(reports[0].signed_bytes());
-    CHECK(fault(reports, r.sent.back()) == "hop 0's signature does not verify");
+    check(fault(reports, r.sent.back()), net::FaultCode::bad_signature, 0, "hop 0's signature does not verify");
   }
   // A hop that drops a record must say so in counts that add up; the drop it owns is then visible.
   {
     auto reports = r.reports;
     reports[1].records_out -= 1;
     reports[1].signature = r.signing[1].sign(reports[1].signed_bytes());
-    CHECK(fault(reports, r.sent.back()).starts_with("hop 1 signed counts that do not add up (6 in, 5 out, 0 not opened, 0 copies)"));
+    check(fault(reports, r.sent.back()), net::FaultCode::counts_mismatch, 1, "hop 1 signed counts that do not add up (6 in, 5 out, 0 not opened, 0 copies)");
   }
   // A report of another round, reports missing, another batch submitted, another delivered.
   {
     auto reports = r.reports;
     reports[2].place.round = 4;
     reports[2].signature = r.signing[2].sign(reports[2].signed_bytes());
-    CHECK(fault(reports, r.sent.back()) == "hop 2's report is for another session, round or hop");
+    check(fault(reports, r.sent.back()), net::FaultCode::wrong_place, 2, "hop 2's report is for another session, round or hop");
     reports = r.reports;
     reports.pop_back();
-    CHECK(fault(reports, r.sent.back()) == "the chain has 3 hops but 2 reports arrived");
+    check(fault(reports, r.sent.back()), net::FaultCode::missing_reports, std::nullopt, "the chain has 3 hops but 2 reports arrived");
     BatchDigest other = r.submitted;
     other[0] ^= 1;
-    CHECK(verify_chain(r.reports, r.signers, r.session, 5, r.sent.back(), other).value_or("") ==
+    check(verify_chain(r.reports, r.signers, r.session, 5, r.sent.back(), other).value_or(net::Fault{}), net::FaultCode::input_mismatch, 0,
           "hop 0 signed that it received another batch than was submitted");
     MessageBatch delivered = r.sent.back();
     delivered.resize(delivered.count() - 1);
-    CHECK(fault(r.reports, delivered) == "hop 2 signed that it sent another batch than the one delivered");
+    check(fault(r.reports, delivered), net::FaultCode::output_mismatch, 2, "hop 2 signed that it sent another batch than the one delivered");
   }
 }

@@ -27,12 +27,15 @@ MessageBatch random_records(std::size_t n, std::size_t width, Rng& rng) {
 }
 
 // The receipt of `mine` (records of `width` bytes) against `committed` as an entry would make it.
+// A fault as "code: text" (net::to_string of its code), "" for none: a check names both.
+std::string describe(const std::optional<net::Fault>& f) { return f ? std::string(net::to_string(f->code)) + ": " + f->text : std::string(); }
+
 std::string fault_of(const MessageBatch& committed, const MessageBatch& mine, bool sort = true) {
   auto ordered = net::in_leaf_order(committed, 1);
   if (!sort) ordered = {committed, merkle::leaves(committed.width(), committed.bytes())};
   const net::ReceiptMaker maker(committed.width(), ordered.leaves);
   const auto receipt = net::decode_receipt(net::encode_receipt(maker.receipt(mine.bytes(), {1, 2, 3})), mine.count());
-  return net::receipt_fault(receipt, committed.width(), mine.bytes(), maker.root());
+  return describe(net::receipt_fault(receipt, committed.width(), mine.bytes(), maker.root()));
 }
 
 MessageBatch without(const MessageBatch& b, std::size_t skip) {
@@ -56,19 +59,19 @@ TEST_CASE("receipts: for every batch of 1 to 12 records and every sender, an hon
       mine.push_back(batch[s]);
       CHECK(fault_of(batch, mine) == "");
       // Dropped.
-      CHECK(fault_of(without(batch, s), mine).find("record 0 of those submitted is not in the batch the entry committed to") == 0);
+      CHECK(fault_of(without(batch, s), mine) == "left_out: record 0 of those submitted is not in the batch the entry committed to");
       // Replaced by a record of the entry's own.
       MessageBatch replaced = without(batch, s);
       replaced.push_back(random_records(1, width, rng)[0]);
-      CHECK(fault_of(replaced, mine).find("is not in the batch the entry committed to") != std::string::npos);
+      CHECK(fault_of(replaced, mine).starts_with("left_out: "));
       // Copied: the batch holds it twice (in its place, or in place of another record).
       MessageBatch copied = batch;
       copied.push_back(batch[s]);
-      CHECK(fault_of(copied, mine).find("is in the batch the entry committed to twice") != std::string::npos);
+      CHECK(fault_of(copied, mine).starts_with("duplicate: "));
       if (n > 1) {
         MessageBatch instead = without(batch, (s + 1) % n);
         instead.push_back(batch[s]);
-        CHECK(fault_of(instead, mine).find("twice") != std::string::npos);
+        CHECK(fault_of(instead, mine).starts_with("duplicate: "));
       }
     }
     // A batch not in leaf order (an entry that commits to it and gives true paths): some sender
@@ -88,7 +91,7 @@ TEST_CASE("receipts: for every batch of 1 to 12 records and every sender, an hon
         if (s + 1 < n) p.right = reversed[s + 1], p.right_path = tree.path(s + 1);
         r.records.push_back(p);
         const auto& record = ordered.batch[n - 1 - s];
-        someone = someone || net::receipt_fault(r, width, record, tree.root()).find("not in the committed order") != std::string::npos;
+        someone = someone || describe(net::receipt_fault(r, width, record, tree.root())).starts_with("out_of_order: ");
       }
       CHECK(someone);
     }
@@ -101,20 +104,20 @@ TEST_CASE("receipts: a link's several records are each checked, a path for anoth
   MessageBatch mine(5);
   for (std::size_t i : {3u, 7u, 19u}) mine.push_back(batch[i]);
   CHECK(fault_of(batch, mine) == "");
-  CHECK(fault_of(without(batch, 7), mine).find("record 1 of those submitted is not in the batch") == 0);
+  CHECK(fault_of(without(batch, 7), mine).starts_with("left_out: record 1 of those submitted is not in the batch"));
   const auto ordered = net::in_leaf_order(batch, 2);
   const net::ReceiptMaker maker(5, ordered.leaves);
   const auto receipt = maker.receipt(mine.bytes(), {});
   const auto other_root = net::ReceiptMaker(5, net::in_leaf_order(without(batch, 0), 1).leaves).root();
-  CHECK(net::receipt_fault(receipt, 5, mine.bytes(), other_root).find("is not at the place its path claims") != std::string::npos);
-  CHECK(net::receipt_fault(receipt, 5, std::span(mine.bytes()).first(10), maker.root()).find("it covers 3 records, not the 2 submitted") == 0);
+  CHECK(describe(net::receipt_fault(receipt, 5, mine.bytes(), other_root)).starts_with("wrong_path: record 0 of those submitted is not at the place its path claims"));
+  CHECK(describe(net::receipt_fault(receipt, 5, std::span(mine.bytes()).first(10), maker.root())) == "wrong_count: it covers 3 records, not the 2 submitted");
   // A missing record the entry may refuse (a sender's own malformed one) is no fault.
   MessageBatch odd = mine;
   odd.push_back(random_records(1, 5, rng)[0]);
   const auto with_odd = maker.receipt(odd.bytes(), {});
-  CHECK(net::receipt_fault(with_odd, 5, odd.bytes(), maker.root()).find("record 3 of those submitted is not in the batch") == 0);
-  CHECK(net::receipt_fault(with_odd, 5, odd.bytes(), maker.root(), [&](std::size_t k) { return k == 3; }) == "");
-  CHECK(net::receipt_fault(with_odd, 5, odd.bytes(), maker.root(), [&](std::size_t k) { return k == 2; }).find("record 3 of those") == 0);
+  CHECK(describe(net::receipt_fault(with_odd, 5, odd.bytes(), maker.root())).starts_with("left_out: record 3 of those submitted is not in the batch"));
+  CHECK_FALSE(net::receipt_fault(with_odd, 5, odd.bytes(), maker.root(), [&](std::size_t k) { return k == 3; }));
+  CHECK(describe(net::receipt_fault(with_odd, 5, odd.bytes(), maker.root(), [&](std::size_t k) { return k == 2; })).starts_with("left_out: record 3 of those"));
 }
 
 TEST_CASE("receipts: the encoding round-trips, and truncated, oversized or trailing bytes are refused naming what is wrong") {
@@ -183,24 +186,33 @@ TEST_CASE("receipts: the commitment must be the chain entry's, for this session 
         root = mixnet::input_root(input);
       }
     };
-    std::string fault;
+    std::optional<net::Fault> fault;
     commit(entry, 0, d.config.session);
     const auto got = net::committed_root(d.config, 0, Delivery::analyzer_only, receipt, fault);
-    CHECK(fault == "");
+    CHECK(describe(fault) == "");
     REQUIRE(got.has_value());
     CHECK(*got == root);
-    const auto refused = [&](const std::string& what) {
-      std::string why;
+    const auto refused = [&](net::FaultCode code, const std::string& what) {
+      std::optional<net::Fault> why;
       CHECK_FALSE(net::committed_root(d.config, 0, Delivery::analyzer_only, receipt, why).has_value());
-      CHECK_MESSAGE(why.find(what) != std::string::npos, why);
+      REQUIRE(why);
+      CHECK(net::to_string(why->code) == net::to_string(code));
+      CHECK(why->round == 0u);
+      CHECK(why->hop == 0u);  // the entry's commitment
+      CHECK_MESSAGE(why->text.find(what) != std::string::npos, why->text);
     };
     commit(stranger, 0, d.config.session);
-    refused("not signed by the chain's entry");
+    refused(net::FaultCode::bad_signature, "not signed by the chain's entry");
     commit(entry, 1, d.config.session);
-    refused("of this session's round 0");
+    refused(net::FaultCode::wrong_place, "of this session's round 0");
     commit(entry, 0, SessionId{7});
-    refused("of this session's round 0");
+    refused(net::FaultCode::wrong_place, "of this session's round 0");
     receipt.commitment.resize(10);
-    refused(kind == net::MixKind::verifiable ? "too short" : "not one hop report");
+    refused(net::FaultCode::malformed, kind == net::MixKind::verifiable ? "too short" : "not one hop report");
+    auto no_chain = d.config;
+    no_chain.mix_chain.clear();
+    std::optional<net::Fault> why;
+    CHECK_FALSE(net::committed_root(no_chain, 0, Delivery::analyzer_only, receipt, why).has_value());
+    CHECK(describe(why) == "no_chain: the session has no chain");
   }
 }

@@ -26,6 +26,9 @@ std::vector<std::uint8_t> batch(std::size_t width, std::size_t count, std::uint8
   return std::vector<std::uint8_t>(width * count, fill);
 }
 
+// A core's answer: its fault's code, or none (taken).
+std::optional<net::FaultCode> code(const std::optional<net::Fault>& f) { return f ? std::optional(f->code) : std::nullopt; }
+
 // Admits the analyzer and parties 0..n-1.
 void admit_all(SessionRounds& s, std::size_t n) {
   REQUIRE_FALSE(s.admit(net::analyzer_id));
@@ -63,7 +66,11 @@ TEST_CASE("SessionRounds: two rounds, every party submits, the outputs hold ever
   CHECK(s.finished());
   CHECK(s.report().rounds.size() == 2);
   CHECK(s.report().error.empty());
-  CHECK(s.admit(0).value() == "the session has already ended");
+  const auto late = s.admit(0);
+  REQUIRE(late);
+  CHECK(late->code == net::FaultCode::session_ended);
+  CHECK(late->text == "the session has already ended");
+  CHECK(code(s.submit(0, 2, 1, 1, batch(1, 1, 7))) == net::FaultCode::session_ended);
 }
 
 TEST_CASE("SessionRounds: bad submissions are refused one by one and the accepted batches stand") {
@@ -71,16 +78,30 @@ TEST_CASE("SessionRounds: bad submissions are refused one by one and the accepte
   SessionRounds s(cfg);
   admit_all(s, 3);
   CHECK(s.submit(0, 0, 4, 1, batch(4, 1, 1)) == std::nullopt);
-  CHECK(s.submit(0, 0, 4, 1, batch(4, 1, 9)).value().find("duplicate submission") != std::string::npos);
-  CHECK(s.submit(1, 1, 4, 1, batch(4, 1, 9)).value().find("wrong round") != std::string::npos);
-  CHECK(s.submit(1, 0, 5, 1, batch(5, 1, 9)).value().find("wire width is 4") != std::string::npos);
-  CHECK(s.submit(1, 0, 4, 2, batch(4, 1, 9)).value().find("does not hold its count") != std::string::npos);
-  CHECK(s.submit(1, 0, 4, 16, batch(4, 16, 9)).value().find("the round's result would exceed max_frame_bytes") != std::string::npos);
-  CHECK(s.submit(7, 0, 4, 1, batch(4, 1, 9)).value().find("names parties outside the session") != std::string::npos);
-  CHECK(s.submit(1, 0, 4, 17, batch(4, 17, 9)).value().find("submission of 17 messages by party 1 rejected, the round allows 1 to 16") != std::string::npos);
-  CHECK(s.submit(1, 0, 4, 0, {}).value().find("submission of 0 messages by party 1 rejected") != std::string::npos);
-  CHECK(s.admit(1).value().find("already connected") != std::string::npos);
-  CHECK(s.admit(net::analyzer_id).value().find("already connected") != std::string::npos);
+  const auto duplicate = s.submit(0, 0, 4, 1, batch(4, 1, 9));
+  REQUIRE(duplicate);
+  CHECK(duplicate->code == net::FaultCode::duplicate);
+  CHECK(duplicate->party == PartyId{0});
+  CHECK(duplicate->round == 0u);
+  const auto wrong_round = s.submit(1, 1, 4, 1, batch(4, 1, 9));
+  REQUIRE(wrong_round);
+  CHECK(wrong_round->code == net::FaultCode::wrong_round);
+  CHECK(wrong_round->round == 1u);  // the round the frame named
+  CHECK(code(s.submit(1, 0, 5, 1, batch(5, 1, 9))) == net::FaultCode::wrong_width);
+  CHECK(code(s.submit(1, 0, 4, 2, batch(4, 1, 9))) == net::FaultCode::wrong_count);  // the payload holds one
+  CHECK(code(s.submit(1, 0, 4, 16, batch(4, 16, 9))) == net::FaultCode::over_limit);
+  CHECK(code(s.submit(7, 0, 4, 1, batch(4, 1, 9))) == net::FaultCode::outside_session);
+  const auto too_many = s.submit(1, 0, 4, 17, batch(4, 17, 9));
+  REQUIRE(too_many);
+  CHECK(too_many->code == net::FaultCode::wrong_count);
+  CHECK(too_many->party == PartyId{1});
+  CHECK(too_many->text == "submission of 17 messages by party 1 rejected, the round allows 1 to 16");
+  CHECK(code(s.submit(1, 0, 4, 0, {})) == net::FaultCode::wrong_count);
+  CHECK(code(s.admit(1)) == net::FaultCode::already_connected);
+  const auto analyzer_again = s.admit(net::analyzer_id);
+  REQUIRE(analyzer_again);
+  CHECK(analyzer_again->code == net::FaultCode::already_connected);
+  CHECK(analyzer_again->party == net::analyzer_id);
   CHECK_FALSE(s.submit(1, 0, 4, 1, batch(4, 1, 2)));
   CHECK_FALSE(s.submit(2, 0, 4, 1, batch(4, 1, 3)));
   SeededRng rng(2);
@@ -101,14 +122,15 @@ TEST_CASE("SessionRounds: a lost link is waited for until it lapses, a party tha
   CHECK_FALSE(s.submit(1, 0, 1, 1, batch(1, 1, 0)));
   CHECK_FALSE(s.ready());
   // Its link is lost before it submitted: the round still waits for it (it may reconnect).
-  CHECK_FALSE(s.leave(2));
+  s.leave(2);
+  CHECK(s.missing(2));
   CHECK_FALSE(s.ready());
   CHECK_FALSE(s.lapse(0, 2));  // parties 0 and 1 submitted: nothing to give up
   // It reconnects within the round and is lost again: lapse() no longer waits for it.
   CHECK_FALSE(s.admit(2));
   CHECK_FALSE(s.lapse(2));  // connected: not given up
   CHECK_FALSE(s.ready());
-  CHECK_FALSE(s.leave(2));
+  s.leave(2);
   CHECK(s.missing(2));
   CHECK_FALSE(s.missing(0, 2));
   CHECK(s.lapse(2));
@@ -120,7 +142,11 @@ TEST_CASE("SessionRounds: a lost link is waited for until it lapses, a party tha
   const auto r = s.close(rng, shuffler);
   CHECK(r.outcome.dropped == std::vector<PartyId>{2});
   CHECK_FALSE(s.expected(2));
-  CHECK(s.admit(2).value().find("no longer in the session") != std::string::npos);
+  const auto dropped = s.admit(2);
+  REQUIRE(dropped);
+  CHECK(dropped->code == net::FaultCode::not_in_session);
+  CHECK(dropped->party == PartyId{2});
+  CHECK(dropped->round == 1u);
   CHECK(s.report().dropped == std::vector<PartyId>{2});
 }
 
@@ -147,7 +173,7 @@ TEST_CASE("SessionRounds: too few parties fail the round, the analyzer leaving a
     const auto cfg = config_of(2, {RoundShape::exactly(1, Delivery::analyzer_only, 1)});
     SessionRounds s(cfg);
     admit_all(s, 2);
-    CHECK_FALSE(s.leave(net::analyzer_id).has_value());  // it may reconnect: the shuffler waits a grace
+    s.leave(net::analyzer_id);  // it may reconnect: the shuffler waits a grace
     CHECK_FALSE(s.finished());
     CHECK_FALSE(s.has_analyzer());
     CHECK_FALSE(s.ready());
@@ -160,8 +186,16 @@ TEST_CASE("SessionRounds: a link for a range of parties is admitted, submits and
   SessionRounds s(cfg);
   REQUIRE_FALSE(s.admit(net::analyzer_id));
   REQUIRE_FALSE(s.admit(0, 4));  // parties 0..3 on one link
-  CHECK(s.admit(3, 2).value() == "party 3 is already connected");  // overlaps: refused, party 4 not admitted
-  CHECK(s.admit(4, 3).value().find("are not all in the session (it has 6)") != std::string::npos);
+  const auto overlap = s.admit(3, 2);  // overlaps: refused, party 4 not admitted
+  REQUIRE(overlap);
+  CHECK(overlap->code == net::FaultCode::already_connected);
+  CHECK(overlap->party == PartyId{3});
+  CHECK(overlap->text == "party 3 is already connected");
+  const auto outside = s.admit(4, 3);
+  REQUIRE(outside);
+  CHECK(outside->code == net::FaultCode::outside_session);
+  CHECK(outside->text.find("are not all in the session (it has 6)") != std::string::npos);
+  CHECK(code(s.admit(net::analyzer_id, 2)) == net::FaultCode::outside_session);
   REQUIRE_FALSE(s.admit(4, 2));
   // Limits: four parties' largest batch (2 messages of 1 byte) and a count each.
   CHECK(s.limits_for(0, 4).max_payload == 4 * (2 + 4));
@@ -169,7 +203,10 @@ TEST_CASE("SessionRounds: a link for a range of parties is admitted, submits and
   CHECK(s.limits_for(net::analyzer_id, 1).max_payload == 4);  // an empty batch: "that round again"
   // A frame with one bad count is refused whole: nothing of it stands.
   const std::vector<std::uint32_t> bad = {1, 1, 3, 1};
-  CHECK(s.submit(0, bad, 0, 1, batch(1, 6, 1)).value().find("submission of 3 messages by party 2 rejected") != std::string::npos);
+  const auto bad_count = s.submit(0, bad, 0, 1, batch(1, 6, 1));
+  REQUIRE(bad_count);
+  CHECK(bad_count->code == net::FaultCode::wrong_count);
+  CHECK(bad_count->party == PartyId{2});  // the party whose count is wrong, not the link's first
   CHECK_FALSE(s.ready());
   // Party 1 leaves (absent), the others submit.
   const std::vector<std::uint32_t> counts = {1, net::submit_absent, 2, 1};
@@ -178,9 +215,12 @@ TEST_CASE("SessionRounds: a link for a range of parties is admitted, submits and
   // The same frame again (a link that reconnected) changes nothing; another one is a duplicate.
   CHECK_FALSE(s.submit(0, counts, 0, 1, msgs));
   const std::vector<std::uint8_t> other = {10, 20, 22, 30};
-  CHECK(s.submit(0, counts, 0, 1, other).value().find("duplicate submission rejected") != std::string::npos);
+  CHECK(code(s.submit(0, counts, 0, 1, other)) == net::FaultCode::duplicate);
   const std::vector<std::uint32_t> late_leave = {net::submit_absent, net::submit_absent, 2, 1};
-  CHECK(s.submit(0, late_leave, 0, 1, batch(1, 3, 0)).value().find("party 0 leaves after its batch was accepted") != std::string::npos);
+  const auto leaves_late = s.submit(0, late_leave, 0, 1, batch(1, 3, 0));
+  REQUIRE(leaves_late);
+  CHECK(leaves_late->code == net::FaultCode::late_leave);
+  CHECK(leaves_late->party == PartyId{0});
   CHECK_FALSE(s.ready());  // parties 4 and 5 have not submitted
   CHECK_FALSE(s.submit(4, std::vector<std::uint32_t>{1, net::submit_absent}, 0, 1, std::vector<std::uint8_t>{40}));
   CHECK(s.ready());
@@ -194,7 +234,10 @@ TEST_CASE("SessionRounds: a link for a range of parties is admitted, submits and
   for (std::size_t i = 0; i < r.outcome.output->count(); ++i) got.insert((*r.outcome.output)[i][0]);
   CHECK(got == std::multiset<int>{10, 20, 21, 30, 40});
   // A link none of whose parties is still in the session is refused.
-  CHECK(s.admit(5).value() == "party 5 is no longer in the session (round 1)");
+  const auto gone = s.admit(5);
+  REQUIRE(gone);
+  CHECK(gone->code == net::FaultCode::not_in_session);
+  CHECK(gone->text == "party 5 is no longer in the session (round 1)");
   // Round 1: the link's round-0 frame again is recognised (its result is sent again), a frame
   // naming the dropped party 1 is not.
   CHECK(s.accepted_in_previous_round(0, counts, 0));
@@ -207,10 +250,14 @@ TEST_CASE("SessionRounds: a link for a range of parties is admitted, submits and
   CHECK_FALSE(s.take_resend(0));
   CHECK(s.take_resend(4));
   CHECK_FALSE(s.accepted_in_previous_round(0, counts, 1));
-  CHECK(s.submit(0, std::vector<std::uint32_t>{1, 1, 1, 1}, 1, 1, batch(1, 4, 0)).value().find("party 1 is no longer in the session") !=
-        std::string::npos);
+  const auto names_dropped = s.submit(0, std::vector<std::uint32_t>{1, 1, 1, 1}, 1, 1, batch(1, 4, 0));
+  REQUIRE(names_dropped);
+  CHECK(names_dropped->code == net::FaultCode::not_in_session);
+  CHECK(names_dropped->party == PartyId{1});
+  CHECK(names_dropped->round == 1u);
   // The link reconnects in round 1: admitted (party 1 stays out), and its parties are waited for.
-  CHECK_FALSE(s.leave(0, 4));
+  s.leave(0, 4);
+  CHECK(s.missing(0, 4));
   CHECK_FALSE(s.ready());
   CHECK_FALSE(s.admit(0, 4));
   CHECK_FALSE(s.submit(0, std::vector<std::uint32_t>{1, net::submit_absent, 1, 1}, 1, 1, batch(1, 3, 0)));

@@ -16,6 +16,7 @@
 
 #include "shufflempc/messages.hpp"
 #include "shufflempc/mixnet/signing.hpp"
+#include "shufflempc/net/fault.hpp"
 #include "shufflempc/net/keys.hpp"
 #include "shufflempc/net/onion.hpp"
 #include "shufflempc/random.hpp"
@@ -73,10 +74,10 @@ class MixHop {
 
 // Checks the reports of every hop of the chain (`hops`: their signing keys, hop 0 first) for round
 // `round` of `session`, given the batch that arrived from the last hop and, where the checker knows
-// it, the digest of the batch hop 0 was sent. Returns a line naming the first hop at fault, or
-// nothing when the chain holds.
-[[nodiscard]] std::optional<std::string> verify_chain(std::span<const HopReport> reports, std::span<const SigningPublicKey> hops,
-                                                      const SessionId& session, std::uint32_t round, const MessageBatch& delivered,
-                                                      const std::optional<BatchDigest>& submitted = std::nullopt);
+// it, the digest of the batch hop 0 was sent. Returns the fault of the first hop at fault (its code,
+// the round, the hop, and a line naming it), or nothing when the chain holds.
+[[nodiscard]] std::optional<Fault> verify_chain(std::span<const HopReport> reports, std::span<const SigningPublicKey> hops, const SessionId& session,
+                                                std::uint32_t round, const MessageBatch& delivered,
+                                                const std::optional<BatchDigest>& submitted = std::nullopt);
 
 }  // namespace shufflempc::net

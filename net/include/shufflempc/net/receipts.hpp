@@ -22,6 +22,7 @@
 #include "shufflempc/merkle.hpp"
 #include "shufflempc/messages.hpp"
 #include "shufflempc/mixnet/elgamal.hpp"
+#include "shufflempc/net/fault.hpp"
 #include "shufflempc/net/keys.hpp"
 
 namespace shufflempc::net {
@@ -78,16 +79,17 @@ struct InLeafOrder {
 
 // The root the receipt's commitment signs, for round `round` of `config` (delivered as `delivery`),
 // if the commitment is the chain's first server's (config.mix_chain[0]) for this session and round;
-// otherwise a line saying what is wrong, in `fault`.
+// otherwise what is wrong, in `fault` (no_chain, malformed, wrong_place, counts_mismatch, bad_signature).
 [[nodiscard]] std::optional<merkle::Hash> committed_root(const SessionConfig& config, std::uint32_t round, Delivery delivery,
-                                                         const Receipt& receipt, std::string& fault);
+                                                         const Receipt& receipt, std::optional<Fault>& fault);
 
-// "" if every one of `records` (records of `width` bytes, the receipt's in order) is in the batch
-// whose root is `root`, once, between strictly smaller and larger leaves; otherwise what is wrong
-// with the first that is not. A record the receipt calls missing is no fault if `refusable(k)` says
-// the entry may refuse record k (a verifiable chain's entry admits only well-formed ciphertexts
-// with a valid proof of plaintext knowledge: a sender's own record without one is its own doing).
-[[nodiscard]] std::string receipt_fault(const Receipt& receipt, std::size_t width, std::span<const std::uint8_t> records,
-                                        const merkle::Hash& root, const std::function<bool(std::size_t)>& refusable = {});
+// Nothing if every one of `records` (records of `width` bytes, the receipt's in order) is in the
+// batch whose root is `root`, once, between strictly smaller and larger leaves; otherwise the fault of
+// the first that is not (wrong_count, left_out, wrong_path, duplicate, out_of_order). A record the
+// receipt calls missing is no fault if `refusable(k)` says the entry may refuse record k (a
+// verifiable chain's entry admits only well-formed ciphertexts with a valid proof of plaintext
+// knowledge: a sender's own record without one is its own doing).
+[[nodiscard]] std::optional<Fault> receipt_fault(const Receipt& receipt, std::size_t width, std::span<const std::uint8_t> records,
+                                                 const merkle::Hash& root, const std::function<bool(std::size_t)>& refusable = {});
 
 }  // namespace shufflempc::net

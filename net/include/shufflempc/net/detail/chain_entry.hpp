@@ -9,7 +9,8 @@
 // the unit tests drive it with hops of their own (tests/net/test_chain_entry.cpp), as they drive
 // detail::SessionRounds and net::MixHop.
 //
-// Every answer either is taken or gives the line that ends the session, naming the hop.
+// Every answer either is taken or gives the fault that ends the session (net/fault.hpp: its code,
+// the round, the hop, and the line naming them).
 #pragma once
 
 #include <cstdint>
@@ -69,16 +70,16 @@ class ChainEntry {
 
   // What further server `hop` (1 .. k - 1, in order) is sent: the last hop's output.
   [[nodiscard]] HopAsk shuffle_ask() const;
-  // Its answer: taken, or the line naming why not (a frame that is not this round's, a wrong
-  // count, a proof or report that does not hold).
-  [[nodiscard]] std::optional<std::string> take_shuffle(std::size_t hop, const FrameHeader& header, std::span<const std::uint8_t> payload);
+  // Its answer: taken, or the fault (a frame that is not this round's, a wrong count, an answer
+  // that does not parse, a proof that does not hold).
+  [[nodiscard]] std::optional<Fault> take_shuffle(std::size_t hop, const FrameHeader& header, std::span<const std::uint8_t> payload);
 
   // After every hop answered: whether the servers must decrypt (a verifiable chain's round with
   // records, in either delivery), and then what each further server is sent (the
   // evidence; the entry's own shares are computed here).
   [[nodiscard]] bool needs_decryption() const;
   [[nodiscard]] HopAsk decrypt_ask();
-  [[nodiscard]] std::optional<std::string> take_decryption(std::size_t hop, const FrameHeader& header, std::span<const std::uint8_t> payload);
+  [[nodiscard]] std::optional<Fault> take_decryption(std::size_t hop, const FrameHeader& header, std::span<const std::uint8_t> payload);
   // The trustees whose shares the round needs (the key's threshold), and those taken so far (the
   // entry's own counts once decrypt_ask made them): with t < k, the round is decrypted without the
   // servers that do not answer, as long as t did.
@@ -88,19 +89,21 @@ class ChainEntry {
   // What every receiver is sent, once every answer was taken: the round with its output (the
   // delivered batch of an onion chain; none with a verifiable chain, whose receivers decrypt the
   // evidence), the reports or the evidence, and the commitment. An onion chain's reports are
-  // checked here (verify_chain); a fault is the line ending the session.
+  // checked here (verify_chain); a fault ends the session.
   struct Result {
     SessionRounds::Closed closed;
     std::vector<std::uint8_t> reports, evidence;
     EntryCommitment commitment;
     std::vector<HopReport> hop_reports;
   };
-  [[nodiscard]] std::optional<std::string> finish(Result& out);
+  [[nodiscard]] std::optional<Fault> finish(Result& out);
 
  private:
   void start_onion(MixHop& hop0, const Tamper& tamper);
   void start_verifiable(const SigningKeyPair& signing, const Tamper& tamper, const std::function<mixnet::TagKey(PartyId)>& tag_key);
   [[nodiscard]] std::string round_text() const;
+  // A fault of further server `hop` in this round.
+  [[nodiscard]] Fault fault(FaultCode code, std::size_t hop, std::string text) const;
 
   const SessionConfig& config_;
   const mixnet::ElGamalKey* share_;

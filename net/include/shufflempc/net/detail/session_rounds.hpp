@@ -3,8 +3,9 @@
 // gives (shuffled with the shuffler's CSPRNG), and when the session ends. TcpShuffler owns one per
 // session and does the I/O around it; the unit tests drive it directly (tests/net/test_session_rounds.cpp).
 //
-// Every event returns what the I/O layer must do: a refusal or rejection reason (then it closes
-// that one link), or nothing. A bad event never touches another party's submission.
+// Every event returns what the I/O layer must do: a refusal or rejection (a net::Fault: its code,
+// the round and party where they apply, and the line; then it closes that one link), or nothing. A
+// bad event never touches another party's submission.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "shufflempc/channel.hpp"
+#include "shufflempc/net/fault.hpp"
 #include "shufflempc/net/keys.hpp"
 #include "shufflempc/net/tcp.hpp"
 #include "shufflempc/shuffle.hpp"
@@ -31,14 +33,14 @@ class SessionRounds {
   // joins. Returns the refusal reason if it may not (the session has ended, one of them is already
   // connected, the range is outside the session, or none of them is still in the session); then
   // nothing changes. Parties of the range dropped earlier stay out. The first admission opens round 0.
-  [[nodiscard]] std::optional<std::string> admit(PartyId first, std::uint32_t count = 1);
+  [[nodiscard]] std::optional<Fault> admit(PartyId first, std::uint32_t count = 1);
   // An admitted link ended. A submitted batch stands; a party that had not submitted in the current
   // round is still waited for (its link may have been cut and reconnect) until lapse() gives it up
   // or the deadline closes the round. A party that leaves on purpose says so first (a submit frame
   // with its count absent). The analyzer's link may also come back: no round closes without it
-  // (ready() is false), and the shuffler decides how long to wait. Returns the abort reason if the
-  // session must end (today never; kept for the transports' rules).
-  [[nodiscard]] std::optional<std::string> leave(PartyId first, std::uint32_t count = 1);
+  // (ready() is false), and the shuffler decides how long to wait. A link's leaving never ends the
+  // session by itself.
+  void leave(PartyId first, std::uint32_t count = 1);
   // The round stops waiting for the parties of the range that are not connected and have not
   // submitted (their link was lost and has not come back): they count as gone for it. Returns
   // whether any was given up.
@@ -56,11 +58,11 @@ class SessionRounds {
   // wrong width or count, over the frame limit) and changes nothing, or accepts every party's
   // batch. A frame identical to the one already accepted this round (a link that reconnected and
   // sent it again) is accepted and changes nothing.
-  [[nodiscard]] std::optional<std::string> submit(PartyId first, std::span<const std::uint32_t> counts, std::uint32_t round,
-                                                  std::size_t width, std::span<const std::uint8_t> messages);
+  [[nodiscard]] std::optional<Fault> submit(PartyId first, std::span<const std::uint32_t> counts, std::uint32_t round,
+                                            std::size_t width, std::span<const std::uint8_t> messages);
   // One party's batch (a link of one party).
-  [[nodiscard]] std::optional<std::string> submit(PartyId id, std::uint32_t round, std::size_t width, std::size_t count,
-                                                  std::span<const std::uint8_t> messages) {
+  [[nodiscard]] std::optional<Fault> submit(PartyId id, std::uint32_t round, std::size_t width, std::size_t count,
+                                            std::span<const std::uint8_t> messages) {
     const auto c = static_cast<std::uint32_t>(count);
     return submit(id, std::span(&c, 1), round, width, messages);
   }
