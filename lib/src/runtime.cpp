@@ -2,6 +2,7 @@
 
 
 #include "shufflempc/parallel.hpp"
+#include "shufflempc/trace.hpp"
 
 #include <algorithm>
 #if defined(__GLIBC__)
@@ -109,6 +110,7 @@ void spread_if_heavy(std::size_t count, unsigned threads, bool& heavy, Prepare&&
 }  // namespace
 
 RunResult RoundDriver::run(const RunOptions& options) {
+  trace::point("RoundDriver::run");
   const auto start = std::chrono::steady_clock::now();
   RunResult result;
   std::vector<PartyId> expected(total_parties_);

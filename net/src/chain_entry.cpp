@@ -8,6 +8,7 @@
 #include "shufflempc/net/onion.hpp"
 #include "shufflempc/net/verifiable.hpp"
 #include "shufflempc/parallel.hpp"
+#include "shufflempc/trace.hpp"
 
 namespace shufflempc::net::detail {
 
@@ -15,6 +16,7 @@ ChainEntry::ChainEntry(const SessionConfig& config, const mixnet::ElGamalKey* sh
                        SessionRounds::Closed closed, Rng& rng, const Tamper& tamper, std::function<std::string(std::size_t)> hop_name,
                        std::function<mixnet::TagKey(PartyId)> tag_key)
     : config_(config), share_(share), rng_(rng), closed_(std::move(closed)), hop_name_(std::move(hop_name)), threads_(hardware_threads()) {
+  trace::point("ChainEntry::ChainEntry");
   if (config_.mix_chain.size() < 2) throw std::invalid_argument("chain entry: the session has no chain of mix servers");
   if (config_.mix == MixKind::verifiable) {
     if (share_ == nullptr) throw std::invalid_argument("chain entry: a verifiable chain needs the entry's decryption share");

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "shufflempc/trace.hpp"
+
 namespace shufflempc::net::detail {
 
 HopLinks::HopLinks(asio::io_context& io, const SessionConfig& config, const ConfigDigest& digest, const KeyPair& keys, Rng& rng,
@@ -33,6 +35,7 @@ asio::awaitable<void> HopLinks::dial(std::size_t hop, std::shared_ptr<SecureLink
 
 asio::awaitable<Frame> HopLinks::ask(std::size_t hop, std::uint32_t round, FrameType type, std::uint32_t width, std::uint32_t count,
                                      std::span<const std::uint8_t> payload, const bool& retry) {
+  trace::point("HopLinks::ask");
   auto& current = links_.at(hop);
   for (int attempt = 0;; ++attempt) {
     bool timed_out = false;

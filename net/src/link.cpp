@@ -16,6 +16,7 @@
 #include "shufflempc/error.hpp"
 #include "shufflempc/messages.hpp"
 #include "shufflempc/parallel.hpp"
+#include "shufflempc/trace.hpp"
 
 namespace shufflempc::net::detail {
 
@@ -339,6 +340,7 @@ std::uint64_t SecureLink::write_prefix(FrameType type, std::uint32_t round, std:
 void SecureLink::send(FrameType type, std::uint32_t round, std::uint32_t width, std::uint32_t count,
                       std::span<const std::uint8_t> head, std::span<const std::uint8_t> tail,
                       std::span<const std::uint8_t> trailer) {
+  trace::point("SecureLink::send");
   if (tap_) return send_tapped(type, round, width, count, head, tail, trailer);
   const std::size_t payload_size = head.size() + tail.size() + trailer.size();
   std::vector<std::uint8_t> buf(frame_prefix_bytes + payload_size + aead_tag_bytes);

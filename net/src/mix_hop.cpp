@@ -9,6 +9,7 @@
 #include "shufflempc/error.hpp"
 #include "shufflempc/merkle.hpp"
 #include "shufflempc/parallel.hpp"
+#include "shufflempc/trace.hpp"
 #include <string_view>
 
 namespace shufflempc::net {
@@ -96,6 +97,7 @@ MixHop::MixHop(std::uint32_t hop, KeyPair layer_keys, SigningKeyPair signing_key
 }
 
 MixHop::Mixed MixHop::mix(const MessageBatch& batch, const SessionId& session, std::uint32_t round, Rng& rng) {
+  trace::point("MixHop::mix");
   Mixed m;
   m.report.place = {session, round, hop_};
   m.report.records_in = batch.count();
@@ -113,6 +115,7 @@ MixHop::Mixed MixHop::mix(const MessageBatch& batch, const SessionId& session, s
 
 std::optional<Fault> verify_chain(std::span<const HopReport> reports, std::span<const SigningPublicKey> hops, const SessionId& session,
                                   std::uint32_t round, const MessageBatch& delivered, const std::optional<BatchDigest>& submitted) {
+  trace::point("verify_chain");
   ensure_sodium();
   const auto fault = [round](FaultCode code, std::size_t hop, std::string text) {
     return Fault{.code = code, .text = std::move(text), .round = round, .hop = hop};

@@ -5,6 +5,7 @@
 
 #include "shufflempc/error.hpp"
 #include "shufflempc/little_endian.hpp"
+#include "shufflempc/trace.hpp"
 
 namespace shufflempc::net {
 
@@ -132,6 +133,7 @@ InLeafOrder<mixnet::CiphertextBatch> in_leaf_order(const mixnet::CiphertextBatch
 ReceiptMaker::ReceiptMaker(std::size_t width, std::vector<merkle::Hash> sorted_leaves) : width_(width), tree_(width, std::move(sorted_leaves)) {}
 
 Receipt ReceiptMaker::receipt(std::span<const std::uint8_t> records, std::vector<std::uint8_t> commitment) const {
+  trace::point("ReceiptMaker::receipt");
   Receipt r;
   r.count = static_cast<std::uint32_t>(tree_.size());
   r.commitment = std::move(commitment);
@@ -164,6 +166,7 @@ Receipt ReceiptMaker::receipt(std::span<const std::uint8_t> records, std::vector
 
 std::optional<Fault> receipt_fault(const Receipt& receipt, std::size_t width, std::span<const std::uint8_t> records, const merkle::Hash& root,
                                    const std::function<bool(std::size_t)>& refusable) {
+  trace::point("receipt_fault");
   const auto fault = [](FaultCode code, std::string text) { return Fault{.code = code, .text = std::move(text)}; };
   const auto mine = merkle::leaves(width, records);
   if (receipt.records.size() != mine.size())

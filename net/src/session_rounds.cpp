@@ -4,6 +4,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "shufflempc/trace.hpp"
+
 namespace shufflempc::net::detail {
 
 namespace {
@@ -113,6 +115,7 @@ bool SessionRounds::lapse(PartyId first, std::uint32_t count) {
 
 std::optional<Fault> SessionRounds::submit(PartyId first, std::span<const std::uint32_t> counts, std::uint32_t round,
                                            std::size_t width, std::span<const std::uint8_t> messages) {
+  trace::point("SessionRounds::submit");
   if (finished_) return Fault{.code = FaultCode::session_ended, .text = "the session has ended", .party = first};
   if (round != round_)
     return Fault{.code = FaultCode::wrong_round,
@@ -228,6 +231,7 @@ void SessionRounds::open_round() {
 }
 
 SessionRounds::Closed SessionRounds::close(Rng& rng, Shuffler& shuffler) {
+  trace::point("SessionRounds::close");
   if (finished_) throw std::logic_error("SessionRounds::close: the session has ended");
   const RoundShape& shape = config_.rounds[round_];
   RoundRules rules;

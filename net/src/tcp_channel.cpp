@@ -11,6 +11,7 @@
 
 #include "tcp_channel_impl.hpp"
 #include "shufflempc/error.hpp"
+#include "shufflempc/trace.hpp"
 
 namespace shufflempc::net {
 
@@ -235,6 +236,7 @@ TcpChannel::~TcpChannel() {
 }
 
 RoundOutcome TcpChannel::exchange(const RoundRules& spec, Submissions local) {
+  trace::point("TcpChannel::exchange");
   auto& im = *impl_;
   // The ticker runs until the batches are made (submit stops it); stopped too on any way out before.
   struct StopTicker {

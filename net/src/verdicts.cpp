@@ -6,6 +6,7 @@
 #include "shufflempc/hex.hpp"
 #include "shufflempc/net/detail/link.hpp"
 #include "shufflempc/net/detail/rate_limited_log.hpp"
+#include "shufflempc/trace.hpp"
 
 namespace shufflempc::net::detail {
 
@@ -24,6 +25,7 @@ bool VerdictBook::record(PartyId first, std::uint32_t round, const VerdictPayloa
 
 VerdictBook::Decision VerdictBook::decide(std::uint32_t round, const Root& root, std::span<const PartyId> confirm,
                                           std::span<const PartyId> dropped, bool expired) const {
+  trace::point("VerdictBook::decide");
   Decision d;
   const auto refuse = [&](std::string why) {
     d.kind = Decision::Kind::refuse;
