@@ -16,9 +16,9 @@
 #include "shufflempc/mixnet/shuffle_proof.hpp"
 #include "shufflempc/mixnet/transcript.hpp"
 #include "shufflempc/net/detail/link.hpp"
+#include "shufflempc/net/detail/rate_limited_log.hpp"
 #include "shufflempc/net/detail/session_host.hpp"
 #include "shufflempc/net/fault.hpp"
-#include "shufflempc/net/detail/rate_limited_log.hpp"
 #include "shufflempc/net/verifiable.hpp"
 #include "shufflempc/parallel.hpp"
 
@@ -184,8 +184,10 @@ struct TcpMixServer::Impl : detail::SessionHost {
     if (error) std::rethrow_exception(error);
   }
 
-  // A refusal of the entry's frame for round `r`.
-  static Fault refusal(FaultCode code, std::uint32_t r, std::string text) { return Fault{.code = code, .text = std::move(text), .round = r}; }
+  // A refusal of the entry's frame for round `r` (naming the hop at fault, where one is).
+  static Fault refusal(FaultCode code, std::uint32_t r, std::string text, std::optional<std::size_t> hop = std::nullopt) {
+    return Fault{.code = code, .text = std::move(text), .round = r, .hop = hop};
+  }
 
   // A verifiable chain's shuffle frame: re-encrypt, permute, prove (and send it all back).
   asio::awaitable<std::optional<Fault>> take_shuffle(Served& s, SecureLink& link, detail::Frame& f) {
@@ -295,16 +297,12 @@ struct TcpMixServer::Impl : detail::SessionHost {
       return refusal(FaultCode::malformed, r, e.what());
     }
     if (!rt.decryption.empty()) return refusal(FaultCode::malformed, r, round + ": the evidence to decrypt already carries decryption shares");
-    if (rt.hops[s.hop].output.to_bytes() != s.shuffled_output) {
-      auto f = refusal(FaultCode::output_mismatch, r, round + ": the evidence's hop " + std::to_string(s.hop) + " is not the batch this server sent");
-      f.hop = s.hop;
-      return f;
-    }
-    if (batch_digest(cw, rt.hops[s.hop - 1].output.to_bytes()) != s.last.received) {
-      auto f = refusal(FaultCode::input_mismatch, r, round + ": the evidence's hop " + std::to_string(s.hop - 1) + " is not the batch this server received");
-      f.hop = s.hop - 1;
-      return f;
-    }
+    if (rt.hops[s.hop].output.to_bytes() != s.shuffled_output)
+      return refusal(FaultCode::output_mismatch, r, round + ": the evidence's hop " + std::to_string(s.hop) + " is not the batch this server sent",
+                     s.hop);
+    if (batch_digest(cw, rt.hops[s.hop - 1].output.to_bytes()) != s.last.received)
+      return refusal(FaultCode::input_mismatch, r,
+                     round + ": the evidence's hop " + std::to_string(s.hop - 1) + " is not the batch this server received", s.hop - 1);
     // Nothing is decrypted from a batch with a record its sender did not prove (a re-randomized copy
     // of another's record would have its plaintext shown twice).
     if (auto fault = mixnet::check_knowledge(knowledge_context(s.config, r, shape.delivery), rt.input, rt.input_proofs, threads()); !fault.empty())
