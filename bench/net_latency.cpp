@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "shufflempc/inproc.hpp"
+#include "shufflempc/net/shuffler.hpp"
 #include "shufflempc/net/tcp.hpp"
 
 using namespace shufflempc;

@@ -28,7 +28,7 @@
 #include <asio.hpp>
 
 #include "shufflempc/net/detail/link.hpp"
-#include "shufflempc/net/tcp.hpp"
+#include "shufflempc/net/shuffler.hpp"
 #include "shufflempc/shuffle.hpp"
 
 using namespace shufflempc;

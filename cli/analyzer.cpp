@@ -63,7 +63,7 @@ void add_analyzer_command(CLI::App& app, const Registry& registry, Action& actio
       if (!listen.empty() || listen_fd) {
         // The verdict port holds up to the shuffler's cap of unauthenticated connections besides a
         // link per party (the parties of a process share theirs): raised like the shuffler's.
-        const std::size_t floor = 64 + net::ShufflerOptions{}.max_unauthenticated;
+        const std::size_t floor = 64 + net::default_max_unauthenticated;
         ensure_descriptors(floor, "the analyzer (the verdict port's unauthenticated connections)");
         (void)raise_descriptors(floor + config.parties);
       }

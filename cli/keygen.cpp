@@ -15,7 +15,6 @@
 #include "shufflempc/hex.hpp"
 #include "shufflempc/net/local.hpp"
 #include "shufflempc/net/mix_hop.hpp"
-#include "shufflempc/net/tcp.hpp"
 #include "shufflempc/net/verifiable.hpp"
 #include "shufflempc/process.hpp"
 

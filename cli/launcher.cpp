@@ -28,7 +28,8 @@
 #include "shufflempc/net/dkg.hpp"
 #include "shufflempc/parallel.hpp"
 #include "shufflempc/net/local.hpp"
-#include "shufflempc/net/tcp.hpp"
+#include "shufflempc/net/round_shapes.hpp"
+#include "shufflempc/net/shuffler.hpp"
 #include "shufflempc/process.hpp"
 
 namespace shufflempc::cli {
@@ -191,7 +192,7 @@ void check_descriptors(const std::vector<RoundShape>& rounds, std::size_t n, std
   sizing.rounds = rounds;
   const std::size_t capacity = net::link_capacity(sizing);
   const std::size_t links = processes * ((k + capacity - 1) / capacity);
-  ensure_descriptors(links + 1 + 64 + net::ShufflerOptions{}.max_unauthenticated,
+  ensure_descriptors(links + 1 + 64 + net::default_max_unauthenticated,
                      "the shuffler of this local run (" + std::to_string(links) + " links of " + std::to_string(processes) +
                          " party processes, and the analyzer's)");
 }

@@ -28,7 +28,6 @@
 #include "shufflempc/cli/launcher.hpp"
 #include "shufflempc/net/local.hpp"
 #include "shufflempc/process.hpp"
-#include "shufflempc/net/tcp.hpp"
 
 namespace shufflempc::cli {
 

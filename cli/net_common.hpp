@@ -14,7 +14,8 @@
 #include "commands.hpp"
 #include "node_args.hpp"
 #include "shufflempc/net/keys.hpp"
-#include "shufflempc/net/tcp.hpp"
+#include "shufflempc/net/round_shapes.hpp"
+#include "shufflempc/net/log.hpp"
 #include "shufflempc/registry.hpp"
 #include "shufflempc/runtime.hpp"
 

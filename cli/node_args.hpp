@@ -16,7 +16,7 @@
 #include <CLI/CLI.hpp>
 
 #include "shufflempc/net/link_shape.hpp"
-#include "shufflempc/net/tcp.hpp"  // ShufflerOptions: the shuffler's defaults
+#include "shufflempc/net/shuffler.hpp"
 
 namespace shufflempc::cli {
 

@@ -16,7 +16,7 @@
 #include "shufflempc/numbers.hpp"
 #include "shufflempc/net/dkg.hpp"
 #include "shufflempc/net/keys.hpp"
-#include "shufflempc/net/tcp.hpp"
+#include "shufflempc/net/round_shapes.hpp"
 #include "shufflempc/net/verifiable.hpp"
 #include "shufflempc/hex.hpp"
 

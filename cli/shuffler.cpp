@@ -19,7 +19,7 @@
 #include "shufflempc/net/local.hpp"
 #include "shufflempc/mixnet/elgamal.hpp"
 #include "shufflempc/net/mix_server.hpp"
-#include "shufflempc/net/tcp.hpp"
+#include "shufflempc/net/shuffler.hpp"
 #include "shufflempc/net/verifiable.hpp"
 #include "shufflempc/process.hpp"
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "node_args.hpp"
-#include "shufflempc/net/tcp.hpp"
+#include "shufflempc/net/shuffler.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace shufflempc;

@@ -22,7 +22,7 @@
 #include "shufflempc/net/local.hpp"
 #include "shufflempc/process.hpp"
 #include "shufflempc/registry.hpp"
-#include "shufflempc/net/tcp.hpp"
+#include "shufflempc/net/round_shapes.hpp"
 #include "support/temp_dir.hpp"
 #include "support/paths.hpp"
 

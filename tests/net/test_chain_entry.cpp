@@ -11,7 +11,7 @@
 #include "shufflempc/net/detail/chain_entry.hpp"
 #include "shufflempc/net/local.hpp"
 #include "shufflempc/net/onion.hpp"
-#include "shufflempc/net/tcp.hpp"
+#include "shufflempc/net/round_shapes.hpp"
 #include "shufflempc/net/verifiable.hpp"
 #include "support/records.hpp"
 

@@ -21,6 +21,7 @@
 #include "shufflempc/net/chain.hpp"
 #include "shufflempc/net/local.hpp"
 #include "shufflempc/net/mix_server.hpp"
+#include "shufflempc/net/shuffler.hpp"
 #include "shufflempc/net/tcp.hpp"
 #include "shufflempc/registry.hpp"
 #include "shufflempc/runtime.hpp"

@@ -9,7 +9,6 @@
 #include "shufflempc/net/local.hpp"
 #include "shufflempc/net/mix_hop.hpp"
 #include "shufflempc/net/receipts.hpp"
-#include "shufflempc/net/tcp.hpp"
 #include "shufflempc/net/verifiable.hpp"
 
 using namespace shufflempc;

@@ -5,6 +5,7 @@
 #include <set>
 #include <thread>
 
+#include "shufflempc/net/shuffler.hpp"
 #include "shufflempc/net/tcp.hpp"
 
 namespace {

@@ -9,6 +9,7 @@
 #include "shufflempc/net/detail/link.hpp"
 #include "shufflempc/net/detail/verdicts.hpp"
 #include "shufflempc/net/local.hpp"
+#include "shufflempc/net/shuffler.hpp"
 #include "shufflempc/net/tcp.hpp"
 
 using namespace shufflempc;

@@ -24,7 +24,7 @@
 #include "shufflempc/net/mix_server.hpp"
 #include "shufflempc/mixnet/decryption.hpp"
 #include "shufflempc/mixnet/server_keys.hpp"
-#include "shufflempc/net/tcp.hpp"
+#include "shufflempc/net/round_shapes.hpp"
 #include "shufflempc/net/verifiable.hpp"
 #include "shufflempc/registry.hpp"
 #include "support/errors.hpp"
