@@ -77,8 +77,8 @@ TcpShuffler::Impl::Next TcpShuffler::Impl::analyzer_frame(ServedSession& s, cons
       refuse("a done frame from the analyzer in round " + std::to_string(s.rounds->round()) + ", before the session's last result");
       return Next::stop;
     }
-    s.awaiting_done = false;
-    s.done_wait->cancel();
+    s.result_waits.awaiting_done = false;
+    s.result_waits.done_wait->cancel();
     stop_if_done();
     return Next::stop;  // the analyzer has the result: its link closes
   }
@@ -275,8 +275,8 @@ TcpShuffler::TcpShuffler(KeyPair keys, std::vector<SessionConfig> sessions, cons
     Impl::compute_statics(*s, impl_->keys);
     s->rounds = std::make_unique<detail::SessionRounds>(s->config);
     s->digest = s->config.digest();
-    s->timer = std::make_unique<asio::steady_timer>(impl_->io);
-    s->clock = detail::RoundClock(s->config.deadline, s->config.round_limit());
+    s->round_timers.timer = std::make_unique<asio::steady_timer>(impl_->io);
+    s->round_timers.clock = detail::RoundClock(s->config.deadline, s->config.round_limit());
     if (!s->config.mix_chain.empty()) {
       const std::size_t further = s->config.mix_chain.size() - 1;
       if (options.hop_addresses.size() != further)
@@ -291,10 +291,10 @@ TcpShuffler::TcpShuffler(KeyPair keys, std::vector<SessionConfig> sessions, cons
       if (s->config.mix == MixKind::verifiable && elgamal_key_of(impl_->keys).public_key.bytes != s->config.mix_chain[0].elgamal->key)
         throw std::invalid_argument("session " + to_hex(s->config.session).substr(0, 8) +
                                     ": mix_chain[0]'s ElGamal key is not the one the shuffler's key file derives");
-      s->hop0 = std::make_unique<MixHop>(0, impl_->keys, impl_->signing);
+      s->chain.hop0 = std::make_unique<MixHop>(0, impl_->keys, impl_->signing);
       // Made once for the session; a key the servers made must open now, not when a round needs it.
-      if (s->config.mix == MixKind::verifiable) s->share = server_share(s->config, impl_->keys, 0);
-      s->hops = detail::HopLinks(impl_->io, s->config, s->digest, impl_->keys, impl_->rng, options.hop_addresses,
+      if (s->config.mix == MixKind::verifiable) s->chain.share = server_share(s->config, impl_->keys, 0);
+      s->chain.hops = detail::HopLinks(impl_->io, s->config, s->digest, impl_->keys, impl_->rng, options.hop_addresses,
                                  [impl = impl_.get(), tag = s->tag](const std::string& line) { impl->log(tag + line); });
     }
     impl_->sessions.push_back(std::move(s));
@@ -329,8 +329,8 @@ std::vector<ShufflerReport> TcpShuffler::run() {
   for (auto& s : impl_->sessions) {
     s->rounds->abort("the shuffler was stopped");  // no effect on a session that has ended
     out.push_back(s->rounds->report());
-    if (out.back().error.empty()) out.back().error = s->chain_error;
-    out.back().hops = std::move(s->hop_reports);
+    if (out.back().error.empty()) out.back().error = s->chain.chain_error;
+    out.back().hops = std::move(s->chain.hop_reports);
   }
   return out;
 }

@@ -20,14 +20,14 @@ asio::awaitable<std::optional<detail::Frame>> TcpShuffler::Impl::answer_of(Serve
   };
   detail::Frame f;
   try {
-    f = co_await s.hops.ask(hop, round, type, width, count, payload, s.relaying);
+    f = co_await s.chain.hops.ask(hop, round, type, width, count, payload, s.chain.relaying);
   } catch (const std::exception& e) {
-    if (s.relaying) fail(where + e.what());
+    if (s.chain.relaying) fail(where + e.what());
     co_return std::nullopt;
   }
-  if (!s.relaying) co_return std::nullopt;  // the session was aborted meanwhile
+  if (!s.chain.relaying) co_return std::nullopt;  // the session was aborted meanwhile
   if (f.header.type == FrameType::abort) {
-    fail(where + s.hops.name(hop) + " refused " + refusing + ": " + std::string(f.payload.begin(), f.payload.end()));
+    fail(where + s.chain.hops.name(hop) + " refused " + refusing + ": " + std::string(f.payload.begin(), f.payload.end()));
     co_return std::nullopt;
   }
   co_return f;
@@ -35,8 +35,8 @@ asio::awaitable<std::optional<detail::Frame>> TcpShuffler::Impl::answer_of(Serve
 
 asio::awaitable<void> TcpShuffler::Impl::relay(ServedSession& s, detail::SessionRounds::Closed closed) {
   const std::uint32_t round = closed.round;
-  detail::ChainEntry entry(s.config, s.share ? &*s.share : nullptr, signing, s.hop0.get(), std::move(closed), rng, options.tamper_admitted,
-                           [&s](std::size_t hop) { return s.hops.name(hop); }, [&s](PartyId p) { return s.parties_tree.leaf(p); });
+  detail::ChainEntry entry(s.config, s.chain.share ? &*s.chain.share : nullptr, signing, s.chain.hop0.get(), std::move(closed), rng, options.tamper_admitted,
+                           [&s](std::size_t hop) { return s.chain.hops.name(hop); }, [&s](PartyId p) { return s.parties_tree.leaf(p); });
   for (const auto& line : entry.take_notes()) log(s.tag + line);
   for (std::size_t hop = 1; hop < s.config.mix_chain.size(); ++hop) {
     const detail::HopAsk ask = entry.shuffle_ask();
@@ -49,11 +49,11 @@ asio::awaitable<void> TcpShuffler::Impl::relay(ServedSession& s, detail::Session
     // With a threshold t < k (a distributed key), up to k - t further servers may be gone.
     const bool spare = entry.trustees_needed() < s.config.mix_chain.size();
     auto answers = co_await ask_every_hop(s, round, ask, spare);
-    if (!s.relaying) co_return;  // the session was aborted, naming why
+    if (!s.chain.relaying) co_return;  // the session was aborted, naming why
     std::string missing;
     for (std::size_t hop = 1; hop < answers.size(); ++hop) {
       if (!answers[hop]) {
-        missing += (missing.empty() ? "" : ", ") + s.hops.name(hop);
+        missing += (missing.empty() ? "" : ", ") + s.chain.hops.name(hop);
         continue;
       }
       if (auto fault = entry.take_decryption(hop, answers[hop]->header, answers[hop]->payload)) co_return abort_session(s, fault->text);
@@ -66,8 +66,8 @@ asio::awaitable<void> TcpShuffler::Impl::relay(ServedSession& s, detail::Session
   detail::ChainEntry::Result out;
   if (auto fault = entry.finish(out)) co_return abort_session(s, fault->text);
   for (const auto& line : entry.take_notes()) log(s.tag + line);
-  s.relaying = false;
-  if (!out.hop_reports.empty()) s.hop_reports.push_back(std::move(out.hop_reports));
+  s.chain.relaying = false;
+  if (!out.hop_reports.empty()) s.chain.hop_reports.push_back(std::move(out.hop_reports));
   deliver(s, std::move(out.closed), out.reports, out.evidence, std::move(out.commitment));
   maybe_close(s);  // parties that left while the batch crossed the chain
 }

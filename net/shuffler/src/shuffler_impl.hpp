@@ -64,30 +64,38 @@ struct TcpShuffler::Impl : detail::SessionHost {
     };
     std::map<PartyId, PartyLink> party_links;  // admitted links, by their first party
     std::shared_ptr<SecureLink> analyzer;
-    // The round's deadlines (detail::RoundClock): the round ends config.deadline after it last
-    // moved or config.round_limit() after it opened; a link that owes a batch and says nothing
-    // for config.deadline is given up alone. One timer, armed at the clock's next().
-    std::unique_ptr<asio::steady_timer> timer;
-    detail::RoundClock clock;
-    // After the last round: the analyzer's link stays until the analyzer says the result arrived (a
-    // done frame). Until then a result lost with its connection can be fetched again after a
-    // reconnection; `done_wait` gives up (the deadline from the result, the reconnect grace once the
-    // link is lost) and lets the shuffler stop.
-    bool awaiting_done = false;
-    std::unique_ptr<asio::steady_timer> done_wait;
-    // The same for the party links sent the last result (by their first party): each stays until it
-    // says the result arrived; one whose connection is lost may come back for it within the
-    // reconnect grace; all of them within the deadline from the result (parties_done_wait).
-    std::set<PartyId> parties_owing_done;
-    std::unique_ptr<asio::steady_timer> parties_done_wait;
-    std::vector<std::unique_ptr<asio::steady_timer>> done_grace;
-    // Party links lost this round after their batches were accepted (first party -> count), cleared
-    // when a round closes. If the session's last round closes while one is away, its parties' batches
-    // counted: it owes a done frame as if the result had been sent to it, and may come back for it.
-    std::map<PartyId, std::uint32_t> away_after_submit;
-    // One per party link lost this round before its parties submitted: when it fires, the round
-    // stops waiting for those that have not reconnected. Cancelled when the round closes.
-    std::vector<std::unique_ptr<asio::steady_timer>> grace;
+    // The state of each role, each touched by its own file (shuffler_impl.hpp's map, above): a
+    // round's deadlines and waits (shuffler_rounds.cpp), the waits for the last result's
+    // confirmations (shuffler_results.cpp), a chain's entry (shuffler_chain.cpp). The round that
+    // closed last (`last`) is what the rounds hand the results.
+    struct RoundTimers {
+      // The round's deadlines (detail::RoundClock): the round ends config.deadline after it last
+      // moved or config.round_limit() after it opened; a link that owes a batch and says nothing
+      // for config.deadline is given up alone. One timer, armed at the clock's next().
+      std::unique_ptr<asio::steady_timer> timer;
+      detail::RoundClock clock;
+      // Party links lost this round after their batches were accepted (first party -> count), cleared
+      // when a round closes. If the session's last round closes while one is away, its parties' batches
+      // counted: it owes a done frame as if the result had been sent to it, and may come back for it.
+      std::map<PartyId, std::uint32_t> away_after_submit;
+      // One per party link lost this round before its parties submitted: when it fires, the round
+      // stops waiting for those that have not reconnected. Cancelled when the round closes.
+      std::vector<std::unique_ptr<asio::steady_timer>> grace;
+    } round_timers;
+    struct ResultWaits {
+      // After the last round: the analyzer's link stays until the analyzer says the result arrived (a
+      // done frame). Until then a result lost with its connection can be fetched again after a
+      // reconnection; `done_wait` gives up (the deadline from the result, the reconnect grace once the
+      // link is lost) and lets the shuffler stop.
+      bool awaiting_done = false;
+      std::unique_ptr<asio::steady_timer> done_wait;
+      // The same for the party links sent the last result (by their first party): each stays until it
+      // says the result arrived; one whose connection is lost may come back for it within the
+      // reconnect grace; all of them within the deadline from the result (parties_done_wait).
+      std::set<PartyId> parties_owing_done;
+      std::unique_ptr<asio::steady_timer> parties_done_wait;
+      std::vector<std::unique_ptr<asio::steady_timer>> done_grace;
+    } result_waits;
     // The round that closed last, kept until the next one closes: a link that lost its connection
     // before that round's result reached it, and reconnects, is sent the result again.
     struct LastRound {
@@ -101,12 +109,14 @@ struct TcpShuffler::Impl : detail::SessionHost {
     } last;
     // With a mix chain: this server's hop (0), the links to the further servers (index = hop; 0
     // unused), whether a round's batch is crossing the chain, and every round's reports.
-    std::unique_ptr<MixHop> hop0;
-    std::optional<mixnet::ElGamalKey> share;  // a verifiable chain's: this server's share of the round key
-    detail::HopLinks hops;
-    bool relaying = false;
-    std::string chain_error;
-    std::vector<std::vector<HopReport>> hop_reports;
+    struct ChainState {
+      std::unique_ptr<MixHop> hop0;
+      std::optional<mixnet::ElGamalKey> share;  // a verifiable chain's: this server's share of the round key
+      detail::HopLinks hops;
+      bool relaying = false;
+      std::string chain_error;
+      std::vector<std::vector<HopReport>> hop_reports;
+    } chain;
   };
 
   // The io thread, keys, log, CSPRNG and unauthenticated connections: detail::SessionHost.
@@ -147,14 +157,14 @@ struct TcpShuffler::Impl : detail::SessionHost {
   // The round closes early once the analyzer is here and every expected party has either
   // submitted or left.
   void maybe_close(ServedSession& s) {
-    if (!s.relaying && s.rounds->ready()) close_round(s);
+    if (!s.chain.relaying && s.rounds->ready()) close_round(s);
   }
 
   void abort_session(ServedSession& s, const std::string& reason);
 
   void cancel_grace(ServedSession& s) {
-    for (auto& t : s.grace) t->cancel();
-    s.grace.clear();
+    for (auto& t : s.round_timers.grace) t->cancel();
+    s.round_timers.grace.clear();
   }
 
   void finish(ServedSession& s);
@@ -168,7 +178,7 @@ struct TcpShuffler::Impl : detail::SessionHost {
   // again.
   static bool owes_done(const ServedSession& s, PartyId first) {
     if (!s.rounds->finished()) return false;
-    return first == analyzer_id ? s.awaiting_done : s.parties_owing_done.count(first) != 0;
+    return first == analyzer_id ? s.result_waits.awaiting_done : s.result_waits.parties_owing_done.count(first) != 0;
   }
 
   // The party links sent the last result have the deadline to confirm it; those that have not by

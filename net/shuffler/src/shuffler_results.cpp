@@ -11,12 +11,12 @@
 namespace shufflempc::net {
 
 void TcpShuffler::Impl::await_done(ServedSession& s, std::chrono::milliseconds within, std::string why) {
-  s.awaiting_done = true;
-  if (!s.done_wait) s.done_wait = std::make_unique<asio::steady_timer>(io);
-  s.done_wait->expires_after(within);  // cancels a pending wait: its handler sees the error
-  s.done_wait->async_wait([this, &s, why = std::move(why)](std::error_code ec) {
-    if (ec || !s.awaiting_done) return;
-    s.awaiting_done = false;
+  s.result_waits.awaiting_done = true;
+  if (!s.result_waits.done_wait) s.result_waits.done_wait = std::make_unique<asio::steady_timer>(io);
+  s.result_waits.done_wait->expires_after(within);  // cancels a pending wait: its handler sees the error
+  s.result_waits.done_wait->async_wait([this, &s, why = std::move(why)](std::error_code ec) {
+    if (ec || !s.result_waits.awaiting_done) return;
+    s.result_waits.awaiting_done = false;
     log(s.tag + why);
     if (s.analyzer) s.analyzer->close();
     stop_if_done();
@@ -24,23 +24,23 @@ void TcpShuffler::Impl::await_done(ServedSession& s, std::chrono::milliseconds w
 }
 
 void TcpShuffler::Impl::await_parties_done(ServedSession& s, std::uint32_t round) {
-  if (s.parties_owing_done.empty()) return;
-  s.parties_done_wait = std::make_unique<asio::steady_timer>(io, s.config.deadline);
-  s.parties_done_wait->async_wait([this, &s, round](std::error_code ec) {
-    if (ec || s.parties_owing_done.empty()) return;
-    const std::size_t left = s.parties_owing_done.size();
+  if (s.result_waits.parties_owing_done.empty()) return;
+  s.result_waits.parties_done_wait = std::make_unique<asio::steady_timer>(io, s.config.deadline);
+  s.result_waits.parties_done_wait->async_wait([this, &s, round](std::error_code ec) {
+    if (ec || s.result_waits.parties_owing_done.empty()) return;
+    const std::size_t left = s.result_waits.parties_owing_done.size();
     log(s.tag + "round " + std::to_string(round) + ": " + std::to_string(left) + " party link" + (left == 1 ? " (" : "s (first: ") +
-        who(*s.parties_owing_done.begin()) + ") did not confirm the session's last result within " +
+        who(*s.result_waits.parties_owing_done.begin()) + ") did not confirm the session's last result within " +
         std::to_string(s.config.deadline.count()) + " ms");
-    for (const PartyId first : s.parties_owing_done)
+    for (const PartyId first : s.result_waits.parties_owing_done)
       if (auto it = s.party_links.find(first); it != s.party_links.end()) it->second.link->close();
-    s.parties_owing_done.clear();
+    s.result_waits.parties_owing_done.clear();
     stop_if_done();
   });
 }
 
 void TcpShuffler::Impl::await_party_return(ServedSession& s, PartyId first, const std::string& when) {
-  auto& t = s.done_grace.emplace_back(std::make_unique<asio::steady_timer>(io, std::max(options.reconnect_grace, std::chrono::milliseconds(0))));
+  auto& t = s.result_waits.done_grace.emplace_back(std::make_unique<asio::steady_timer>(io, std::max(options.reconnect_grace, std::chrono::milliseconds(0))));
   t->async_wait([this, &s, first, when](std::error_code ec) {
     if (ec || !owes_done(s, first) || s.party_links.count(first) != 0) return;
     log_limited("unconfirmed", s.tag + "round " + std::to_string(s.last.round) + ": " + who(first) + "'s link was lost " + when +
@@ -50,14 +50,14 @@ void TcpShuffler::Impl::await_party_return(ServedSession& s, PartyId first, cons
 }
 
 void TcpShuffler::Impl::party_done(ServedSession& s, PartyId first) {
-  s.parties_owing_done.erase(first);
-  if (s.parties_owing_done.empty() && s.parties_done_wait) s.parties_done_wait->cancel();
+  s.result_waits.parties_owing_done.erase(first);
+  if (s.result_waits.parties_owing_done.empty() && s.result_waits.parties_done_wait) s.result_waits.parties_done_wait->cancel();
   stop_if_done();
 }
 
 void TcpShuffler::Impl::stop_if_done() {
   if (linger || !all_finished()) return;
-  if (std::any_of(sessions.begin(), sessions.end(), [](const auto& s) { return s->awaiting_done || !s->parties_owing_done.empty(); })) return;
+  if (std::any_of(sessions.begin(), sessions.end(), [](const auto& s) { return s->result_waits.awaiting_done || !s->result_waits.parties_owing_done.empty(); })) return;
   {
     std::error_code ignored;
     acceptor.close(ignored);

@@ -12,42 +12,42 @@ namespace shufflempc::net {
 
 void TcpShuffler::Impl::start_round_timer(ServedSession& s) {
   const auto now = std::chrono::steady_clock::now();
-  s.clock.open(now);
+  s.round_timers.clock.open(now);
   for (const auto& [first, pl] : s.party_links)
-    if (s.rounds->owes_batch(first, pl.count)) s.clock.heard(first, now);
+    if (s.rounds->owes_batch(first, pl.count)) s.round_timers.clock.heard(first, now);
   arm_round_timer(s);
 }
 
 void TcpShuffler::Impl::progress(ServedSession& s, std::optional<PartyId> link) {
-  if (s.rounds->finished() || s.relaying || !s.rounds->started()) return;
+  if (s.rounds->finished() || s.chain.relaying || !s.rounds->started()) return;
   const auto now = std::chrono::steady_clock::now();
-  if (!link) return s.clock.moved(now);
+  if (!link) return s.round_timers.clock.moved(now);
   const auto it = s.party_links.find(*link);
   if (it == s.party_links.end()) return;  // a link given up already: what it says moves nothing
-  if (s.rounds->owes_batch(it->first, it->second.count)) return s.clock.heard(it->first, now);
-  s.clock.settled(it->first);
-  s.clock.moved(now);
+  if (s.rounds->owes_batch(it->first, it->second.count)) return s.round_timers.clock.heard(it->first, now);
+  s.round_timers.clock.settled(it->first);
+  s.round_timers.clock.moved(now);
 }
 
 void TcpShuffler::Impl::arm_round_timer(ServedSession& s) {
-  s.timer->expires_at(s.clock.next());  // cancels a wait already pending: its handler sees the error
-  s.timer->async_wait([this, &s, round = s.rounds->round()](std::error_code ec) {
-    if (ec || s.rounds->finished() || s.rounds->round() != round || s.relaying) return;
-    const auto due = s.clock.due(std::chrono::steady_clock::now());
+  s.round_timers.timer->expires_at(s.round_timers.clock.next());  // cancels a wait already pending: its handler sees the error
+  s.round_timers.timer->async_wait([this, &s, round = s.rounds->round()](std::error_code ec) {
+    if (ec || s.rounds->finished() || s.rounds->round() != round || s.chain.relaying) return;
+    const auto due = s.round_timers.clock.due(std::chrono::steady_clock::now());
     const auto ms = [](auto d) { return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(d).count()); };
     using Kind = detail::RoundClock::Kind;
     if (due.kind == Kind::nothing) return arm_round_timer(s);
     if (due.kind == Kind::silent_links) {
       drop_silent(s, due.silent);
-      if (!s.rounds->finished() && s.rounds->round() == round && !s.relaying) arm_round_timer(s);
+      if (!s.rounds->finished() && s.rounds->round() == round && !s.chain.relaying) arm_round_timer(s);
       return;
     }
     const auto waiting = s.rounds->waiting_for();
     std::string missing = waiting.empty() ? std::string() : name_parties(waiting);
     if (!s.rounds->has_analyzer()) missing += (missing.empty() ? "" : " and ") + std::string("the analyzer");
     log(s.tag + "round " + std::to_string(round) + ": deadline expired (" +
-        (due.kind == Kind::limit ? ms(s.clock.limit()) + " ms since the round opened, its limit"
-                                 : ms(s.clock.deadline()) + " ms without a new link, batch or word of work") +
+        (due.kind == Kind::limit ? ms(s.round_timers.clock.limit()) + " ms since the round opened, its limit"
+                                 : ms(s.round_timers.clock.deadline()) + " ms without a new link, batch or word of work") +
         ")" + (missing.empty() ? std::string() : ", still waiting for " + missing));
     close_round(s);
   });
@@ -59,7 +59,7 @@ void TcpShuffler::Impl::drop_silent(ServedSession& s, const std::vector<PartyId>
   std::vector<PartyId> parties;
   std::vector<ServedSession::PartyLink> cut;
   for (const PartyId first : firsts) {
-    s.clock.settled(first);
+    s.round_timers.clock.settled(first);
     const auto it = s.party_links.find(first);
     if (it == s.party_links.end()) continue;
     cut.push_back(it->second);
@@ -78,19 +78,19 @@ void TcpShuffler::Impl::drop_silent(ServedSession& s, const std::vector<PartyId>
     auto t = std::make_shared<asio::steady_timer>(io, std::chrono::seconds(1));
     t->async_wait([t, link = pl.link](std::error_code) { link->close(); });
     on_leave(s, pl.first, pl.count, pl.link, true);
-    if (s.rounds->finished() || s.rounds->round() != r || s.relaying) return;  // the round closed without them
+    if (s.rounds->finished() || s.rounds->round() != r || s.chain.relaying) return;  // the round closed without them
   }
 }
 
 void TcpShuffler::Impl::abort_session(ServedSession& s, const std::string& reason) {
-  if (s.rounds->finished() && !s.relaying) return;
+  if (s.rounds->finished() && !s.chain.relaying) return;
   log(s.tag + "session aborted: " + reason);
   s.rounds->abort(reason);
-  if (s.relaying) s.chain_error = reason;  // the last round's chain failed: SessionRounds has already ended
-  s.relaying = false;
+  if (s.chain.relaying) s.chain.chain_error = reason;  // the last round's chain failed: SessionRounds has already ended
+  s.chain.relaying = false;
   const std::span<const std::uint8_t> text(reinterpret_cast<const std::uint8_t*>(reason.data()),
                                            std::min<std::size_t>(reason.size(), s.config.limits().max_abort_reason));
-  s.hops.tell(s.rounds->round(), text, true);
+  s.chain.hops.tell(s.rounds->round(), text, true);
   auto tell = [&](const std::shared_ptr<SecureLink>& l) {
     if (l && l->is_open()) {
       l->send(FrameType::abort, s.rounds->round(), text);
@@ -103,9 +103,9 @@ void TcpShuffler::Impl::abort_session(ServedSession& s, const std::string& reaso
 }
 
 void TcpShuffler::Impl::finish(ServedSession& s) {
-  s.timer->cancel();
+  s.round_timers.timer->cancel();
   cancel_grace(s);
-  s.hops.close_after_flush();
+  s.chain.hops.close_after_flush();
   stop_if_done();
 }
 
@@ -121,9 +121,9 @@ void TcpShuffler::Impl::close_round(ServedSession& s) {
   }
   cancel_grace(s);
   // A round of empty messages (width 0 before sealing) has nothing to carry: it skips the chain.
-  if (s.hop0 && closed.shape.width > wire_width(0, closed.shape.delivery)) {
+  if (s.chain.hop0 && closed.shape.width > wire_width(0, closed.shape.delivery)) {
     // The batch crosses the chain before anyone sees an output.
-    s.relaying = true;
+    s.chain.relaying = true;
     asio::co_spawn(io, relay(s, std::move(closed)), [this, &s](std::exception_ptr e) {
       if (!e) return;
       try {
@@ -157,25 +157,25 @@ void TcpShuffler::Impl::deliver(ServedSession& s, detail::SessionRounds::Closed 
   }
   send_analyzer_result(s);  // if it is away, it asks again when it reconnects
   for (auto& [first, pl] : s.party_links)
-    if (send_result(s, pl) && closed.last) s.parties_owing_done.insert(first);
+    if (send_result(s, pl) && closed.last) s.result_waits.parties_owing_done.insert(first);
   if (closed.last) {
     // A link lost after its parties submitted, and not back: they counted, so it is waited for as
     // one that lost the result on the way.
-    for (const auto& [first, count] : s.away_after_submit) {
+    for (const auto& [first, count] : s.round_timers.away_after_submit) {
       const auto it = std::lower_bound(out.submitted.begin(), out.submitted.end(), first);
       if (s.party_links.count(first) != 0 || it == out.submitted.end() || *it >= first + count) continue;
-      s.parties_owing_done.insert(first);
+      s.result_waits.parties_owing_done.insert(first);
       await_party_return(s, first, "before the session's last result was sent to it");
     }
   }
-  s.away_after_submit.clear();
+  s.round_timers.away_after_submit.clear();
   if (closed.last) {
     // Goodbye to the chain's further servers (an abort frame without a reason): they end at once.
-    s.hops.tell(closed.round, {}, false);
+    s.chain.hops.tell(closed.round, {}, false);
     // A party link sent the result stays until it confirms it (a done frame), as the analyzer's;
     // the others (told they were dropped, or with no party left) close.
     for (auto& [first, pl] : s.party_links)
-      if (!s.parties_owing_done.count(first)) pl.link->close_after_flush();
+      if (!s.result_waits.parties_owing_done.count(first)) pl.link->close_after_flush();
     await_parties_done(s, closed.round);
     // The analyzer's link stays until it confirms the result: one lost on the way is asked for
     // again after a reconnection, as in the rounds before.
@@ -196,7 +196,7 @@ void TcpShuffler::Impl::on_leave(ServedSession& s, PartyId first, std::uint32_t 
     s.rounds->leave(analyzer_id);
     if (s.rounds->finished()) {
       // Lost before it confirmed the last result: it may come back for it within the grace.
-      if (s.awaiting_done)
+      if (s.result_waits.awaiting_done)
         await_done(s, std::max(options.reconnect_grace, std::chrono::milliseconds(0)),
                    "round " + std::to_string(s.last.round) + ": the analyzer's link was lost before it confirmed the session's last result, "
                    "and it did not reconnect within " + std::to_string(options.reconnect_grace.count()) + " ms");
@@ -206,7 +206,7 @@ void TcpShuffler::Impl::on_leave(ServedSession& s, PartyId first, std::uint32_t 
     // session ends naming it.
     const std::string reason = "round " + std::to_string(s.rounds->round()) + ": the analyzer's link was lost";
     if (options.reconnect_grace.count() <= 0) return abort_session(s, reason);
-    auto& t = s.grace.emplace_back(std::make_unique<asio::steady_timer>(io, options.reconnect_grace));
+    auto& t = s.round_timers.grace.emplace_back(std::make_unique<asio::steady_timer>(io, options.reconnect_grace));
     t->async_wait([this, &s, reason, round = s.rounds->round()](std::error_code ec) {
       if (ec || s.rounds->finished() || s.rounds->round() != round || s.rounds->has_analyzer()) return;
       abort_session(s, reason + " and it did not reconnect within " + std::to_string(options.reconnect_grace.count()) + " ms");
@@ -216,13 +216,13 @@ void TcpShuffler::Impl::on_leave(ServedSession& s, PartyId first, std::uint32_t 
     const auto it = s.party_links.find(first);
     if (it == s.party_links.end() || it->second.link != link) return;  // refused, or replaced by a reconnection
     s.party_links.erase(it);
-    s.clock.settled(first);
+    s.round_timers.clock.settled(first);
     if (s.rounds->finished()) {
       // Lost before it confirmed the last result: it may come back for it within the grace.
       if (owes_done(s, first)) await_party_return(s, first, "before it confirmed the session's last result");
       return;
     }
-    if (!refused) s.away_after_submit[first] = count;  // whether its parties submitted is read when the round closes
+    if (!refused) s.round_timers.away_after_submit[first] = count;  // whether its parties submitted is read when the round closes
   }
   s.rounds->leave(first, count);
   if (s.rounds->missing(first, count)) {
@@ -230,7 +230,7 @@ void TcpShuffler::Impl::on_leave(ServedSession& s, PartyId first, std::uint32_t 
     if (refused || options.reconnect_grace.count() <= 0) {
       (void)s.rounds->lapse(first, count);
     } else {
-      auto& t = s.grace.emplace_back(std::make_unique<asio::steady_timer>(io, options.reconnect_grace));
+      auto& t = s.round_timers.grace.emplace_back(std::make_unique<asio::steady_timer>(io, options.reconnect_grace));
       t->async_wait([this, &s, first, count, round = s.rounds->round()](std::error_code ec) {
         if (ec || s.rounds->finished() || s.rounds->round() != round) return;
         if (s.rounds->lapse(first, count)) maybe_close(s);
