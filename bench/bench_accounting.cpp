@@ -15,7 +15,7 @@
 #include <algorithm>
 #include <iostream>
 
-#include "shufflempc/amplification.hpp"
+#include "shufflempc/accounting/amplification.hpp"
 
 using namespace shufflempc;
 using Clock = std::chrono::steady_clock;

@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "shufflempc/amplification.hpp"
+#include "shufflempc/accounting/amplification.hpp"
 #include "timing.hpp"
 
 using namespace shufflempc;

@@ -2,8 +2,8 @@
 //   account amplify  the central epsilon of n shuffled eps0-LDP reports, by every bound
 //   account local    the largest eps0 a randomizer may have for a central (eps, delta)
 //   account noise    the exact delta of the library's discrete noises, or the least noise for a target
-// Each prints a table, or JSON with --json. The numbers come from shufflempc/amplification.hpp and
-// shufflempc/privacy.hpp (docs/accounting.md).
+// Each prints a table, or JSON with --json. The numbers come from shufflempc/accounting/amplification.hpp and
+// shufflempc/accounting/privacy.hpp (docs/accounting.md).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -15,7 +15,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "shufflempc/amplification.hpp"
+#include "shufflempc/accounting/amplification.hpp"
 #include "shufflempc/api/api.hpp"
 #include "shufflempc/registry.hpp"
 #include "shufflempc/study/progress.hpp"

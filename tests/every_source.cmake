@@ -6,7 +6,7 @@
 # listing every source without one, and every line of tested_by.txt that names a missing file or a
 # source that no longer exists (or now has a test of its own name).
 cmake_minimum_required(VERSION 3.25)
-set(areas lib/src:tests/lib api/src:tests/api net:tests/net mixnet/src:tests/mixnet attacks/src:tests/attacks study/src:tests/study
+set(areas lib/src:tests/lib accounting/src:tests/accounting api/src:tests/api net:tests/net mixnet/src:tests/mixnet attacks/src:tests/attacks study/src:tests/study
           experiments:tests/experiments cli:tests/cli python/src:python/tests)
 file(GLOB protocol_dirs LIST_DIRECTORIES true RELATIVE "${SOURCE_DIR}" "${SOURCE_DIR}/protocols/*")
 foreach(dir IN LISTS protocol_dirs)

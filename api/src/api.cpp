@@ -11,8 +11,8 @@
 #include "shufflempc/mixnet/channel.hpp"
 #include "shufflempc/net/mix_chain.hpp"
 #include "shufflempc/numbers.hpp"
-#include "shufflempc/pld.hpp"
-#include "shufflempc/privacy.hpp"
+#include "shufflempc/accounting/pld.hpp"
+#include "shufflempc/accounting/privacy.hpp"
 #include "shufflempc/random_inputs.hpp"
 
 namespace shufflempc::api {

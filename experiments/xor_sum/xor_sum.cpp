@@ -12,7 +12,7 @@
 #include "shufflempc/attacks/labels.hpp"
 #include "shufflempc/numbers.hpp"
 #include "shufflempc/parallel.hpp"
-#include "shufflempc/privacy.hpp"
+#include "shufflempc/accounting/privacy.hpp"
 #include "shufflempc/study/csv.hpp"
 #include "shufflempc/protocols/xor_sum/xor_sum.hpp"
 

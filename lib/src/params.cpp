@@ -6,17 +6,10 @@
 
 #include <charconv>
 #include <cmath>
-#include <sstream>
 #include <stdexcept>
 
 namespace shufflempc {
 namespace {
-
-std::string number_text(double v) {
-  std::ostringstream os;
-  os << v;
-  return os.str();
-}
 
 bool parse_bool(const std::string& s, bool& out) {
   const auto b = bool_from_text(s);
@@ -38,10 +31,10 @@ std::string ParamSpec::range_text() const {
     case ParamType::integer:
     case ParamType::real: {
       std::string s = type == ParamType::integer ? "an integer in " : "a number in ";
-      if (min) s.append(min_exclusive ? "(" : "[").append(number_text(*min));
+      if (min) s.append(min_exclusive ? "(" : "[").append(format_real(*min));
       else s.append("(-inf");
       s.append(", ");
-      if (max) s.append(number_text(*max)).append(max_exclusive ? ")" : "]");
+      if (max) s.append(format_real(*max)).append(max_exclusive ? ")" : "]");
       else s.append("inf)");
       return s;
     }

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "shufflempc/privacy.hpp"
+#include "shufflempc/accounting/privacy.hpp"
 #include "shufflempc/numbers.hpp"
 #include "shufflempc/samplers.hpp"
 

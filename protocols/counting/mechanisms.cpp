@@ -6,7 +6,7 @@
 #include <string>
 
 #include "shufflempc/protocols/counting/mechanisms.hpp"
-#include "shufflempc/privacy.hpp"
+#include "shufflempc/accounting/privacy.hpp"
 #include "shufflempc/error.hpp"
 #include "shufflempc/registry.hpp"
 #include "shufflempc/samplers.hpp"

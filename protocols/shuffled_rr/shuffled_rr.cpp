@@ -6,7 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "shufflempc/amplification.hpp"
+#include "shufflempc/accounting/amplification.hpp"
 #include "shufflempc/error.hpp"
 #include "shufflempc/samplers.hpp"
 

@@ -5,12 +5,12 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "shufflempc/amplification.hpp"
+#include "shufflempc/accounting/amplification.hpp"
 #include "shufflempc/numbers.hpp"
 #include "shufflempc/error.hpp"
 #include "shufflempc/inputs.hpp"
 #include "shufflempc/messages.hpp"
-#include "shufflempc/privacy.hpp"
+#include "shufflempc/accounting/privacy.hpp"
 #include "shufflempc/samplers.hpp"
 
 namespace shufflempc::xor_sum {
@@ -181,7 +181,7 @@ Value RrMechanism::describe() const {
   Value v = {{"buckets", buckets},
              {"flip", flip},
              {"epsilon0", randomized_response_epsilon(flip)},
-             {"epsilon0_source", "randomized response on the bit: ln((1 - p) / p) (shufflempc/privacy.hpp)"},
+             {"epsilon0_source", "randomized response on the bit: ln((1 - p) / p) (shufflempc/accounting/privacy.hpp)"},
              {"bucket_privacy", "none: the bucket id travels in the clear"},
              {"replay_ceiling", 1 - flip},
              {"rmse_per_pair_bucket", std::sqrt(q2 * (1 - q2)) / (1 - 2 * q2)}};
@@ -237,7 +237,7 @@ Value NoiseIdsMechanism::describe() const {
              {"parity_flip", q},
              {"epsilon_parity", randomized_response_epsilon(q)},
              {"epsilon_parity_source",
-              "each bucket's parity is the bit XOR Bern(q) over all parties' noise: ln((1 - q) / q) (shufflempc/privacy.hpp); the counts "
+              "each bucket's parity is the bit XOR Bern(q) over all parties' noise: ln((1 - q) / q) (shufflempc/accounting/privacy.hpp); the counts "
               "themselves leak more"},
              {"epsilon_parity_half", randomized_response_epsilon(q_half)},
              {"replay_ceiling", 1 - q_half},

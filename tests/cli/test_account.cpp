@@ -6,9 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "shufflempc/amplification.hpp"
-#include "shufflempc/pld.hpp"
-#include "shufflempc/privacy.hpp"
+#include "shufflempc/accounting/amplification.hpp"
+#include "shufflempc/accounting/pld.hpp"
+#include "shufflempc/accounting/privacy.hpp"
 #include "support/process.hpp"
 
 using shufflempc::test::cli_binary;

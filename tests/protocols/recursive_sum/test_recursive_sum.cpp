@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "shufflempc/amplification.hpp"
+#include "shufflempc/accounting/amplification.hpp"
 #include "shufflempc/protocols/recursive_sum/recursive_sum.hpp"
 #include "shufflempc/registry.hpp"
 #include "support/stats.hpp"

@@ -6,7 +6,7 @@
 
 #include "shufflempc/protocols/counting/mechanisms.hpp"
 #include "shufflempc/protocols/shuffled_rr/shuffled_rr.hpp"
-#include "shufflempc/amplification.hpp"
+#include "shufflempc/accounting/amplification.hpp"
 #include "shufflempc/error.hpp"
 #include "shufflempc/registry.hpp"
 #include "support/stats.hpp"

@@ -5,9 +5,9 @@
 
 #include <cmath>
 
-#include "shufflempc/amplification.hpp"
+#include "shufflempc/accounting/amplification.hpp"
 #include "shufflempc/mechanism.hpp"
-#include "shufflempc/privacy.hpp"
+#include "shufflempc/accounting/privacy.hpp"
 #include "shufflempc/registry.hpp"
 #include "support/errors.hpp"
 #include "shufflempc/protocols/xor_sum/xor_sum.hpp"

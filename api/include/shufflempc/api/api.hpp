@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "shufflempc/amplification.hpp"
+#include "shufflempc/accounting/amplification.hpp"
 #include "shufflempc/api/reports.hpp"
 #include "shufflempc/net/chain.hpp"
 #include "shufflempc/registry.hpp"

@@ -12,7 +12,7 @@
 #include "shufflempc/protocols/counting/counting.hpp"
 #include "shufflempc/inputs.hpp"
 #include "shufflempc/mechanism.hpp"
-#include "shufflempc/privacy.hpp"
+#include "shufflempc/accounting/privacy.hpp"
 #include "shufflempc/samplers.hpp"
 
 namespace shufflempc::counting {

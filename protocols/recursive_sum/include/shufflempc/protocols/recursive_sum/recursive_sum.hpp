@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "shufflempc/amplification.hpp"
+#include "shufflempc/accounting/amplification.hpp"
 #include "shufflempc/inputs.hpp"
 #include "shufflempc/mechanism.hpp"
 

@@ -4,7 +4,7 @@
 //   A(c):  n_j = (c_j - n gamma / k) / (1 - gamma)                                   (unbiased)
 //
 // The local randomizer is eps0-LDP with e^eps0 = 1 + k (1 - gamma) / gamma. The central
-// (eps, delta) is not a hand formula: the accountant (shufflempc/amplification.hpp) picks the
+// (eps, delta) is not a hand formula: the accountant (shufflempc/accounting/amplification.hpp) picks the
 // largest eps0 that its bound certifies for n shuffled reports, by
 //   fmt            Feldman, McMillan, Talwar, "Hiding among the clones" (FOCS 2021), numeric
 //   blanket        Balle, Bell, Gascon, Nissim, "The privacy blanket of the shuffle model" (CRYPTO 2019)
@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "shufflempc/amplification.hpp"
+#include "shufflempc/accounting/amplification.hpp"
 #include "shufflempc/inputs.hpp"
 #include "shufflempc/mechanism.hpp"
 
@@ -33,7 +33,7 @@ namespace shufflempc::shuffled_rr {
 
 enum class Model { shuffle, local };
 // The bounds and their resolution are the accountant's (calibrate_randomized_response in
-// shufflempc/amplification.hpp), shared with every protocol built on randomized response.
+// shufflempc/accounting/amplification.hpp), shared with every protocol built on randomized response.
 using Bound = RrBound;
 [[nodiscard]] inline Bound bound_of(const std::string& name) { return rr_bound_of(name); }
 

@@ -103,7 +103,7 @@ struct ExactMechanism : ItemInputs<ExactMechanism> {
 // P1: randomized response on the bit, the bucket in the clear. The shuffle hides a party's bit
 // among the other reports of its bucket only, so describe() gives the central epsilon at `delta`
 // for a bucket of parties / buckets parties by the tightest bound valid for any eps0-LDP
-// randomizer (ldp_blanket_epsilon, shufflempc/amplification.hpp), when that is at least 2.
+// randomizer (ldp_blanket_epsilon, shufflempc/accounting/amplification.hpp), when that is at least 2.
 struct RrMechanism : ItemInputs<RrMechanism> {
   std::uint32_t buckets = 1;
   double flip = 0;    // p

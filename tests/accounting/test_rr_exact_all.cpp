@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "rr_exact_all.hpp"
-#include "shufflempc/amplification.hpp"
+#include "shufflempc/accounting/amplification.hpp"
 #include "shufflempc/protocols/shuffled_rr/shuffled_rr.hpp"
 
 using namespace shufflempc;

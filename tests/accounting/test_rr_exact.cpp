@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "shufflempc/amplification.hpp"
+#include "shufflempc/accounting/amplification.hpp"
 
 using namespace shufflempc;
 

@@ -13,7 +13,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "shufflempc/amplification.hpp"
+#include "shufflempc/accounting/amplification.hpp"
 #include "support/enumerate.hpp"
 
 using namespace shufflempc;

@@ -3,7 +3,7 @@
 #include <boost/math/distributions/binomial.hpp>
 #include <cmath>
 
-#include "shufflempc/privacy.hpp"
+#include "shufflempc/accounting/privacy.hpp"
 
 using namespace shufflempc;
 

@@ -1,4 +1,4 @@
-#include "shufflempc/amplification.hpp"
+#include "shufflempc/accounting/amplification.hpp"
 
 #include <boost/math/distributions/binomial.hpp>
 #include <algorithm>

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "shufflempc/amplification.hpp"
+#include "shufflempc/accounting/amplification.hpp"
 #include "shufflempc/numbers.hpp"
 
 namespace shufflempc {

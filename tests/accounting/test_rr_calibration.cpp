@@ -5,7 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "shufflempc/amplification.hpp"
+#include "shufflempc/accounting/amplification.hpp"
 
 using namespace shufflempc;
 

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "shufflempc/amplification.hpp"
+#include "shufflempc/accounting/amplification.hpp"
 
 using namespace shufflempc;
 

@@ -1,4 +1,4 @@
-#include "shufflempc/pld.hpp"
+#include "shufflempc/accounting/pld.hpp"
 
 #include <boost/math/distributions/binomial.hpp>
 #include <algorithm>

@@ -18,8 +18,8 @@
 #include <map>
 #include <vector>
 
-#include "shufflempc/amplification.hpp"
-#include "shufflempc/pld.hpp"
+#include "shufflempc/accounting/amplification.hpp"
+#include "shufflempc/accounting/pld.hpp"
 #include "shufflempc/random.hpp"
 #include "support/enumerate.hpp"
 

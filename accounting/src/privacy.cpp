@@ -1,4 +1,4 @@
-#include "shufflempc/privacy.hpp"
+#include "shufflempc/accounting/privacy.hpp"
 
 #include <cmath>
 #include <limits>

@@ -1,4 +1,4 @@
-// Privacy-loss distributions (shufflempc/pld.hpp): one round equals the amplification bound's
+// Privacy-loss distributions (shufflempc/accounting/pld.hpp): one round equals the amplification bound's
 // own curve (to the grid's rounding, never below it), T rounds of randomized response equal the
 // binomial closed form (likewise), composition beats basic composition, and bad arguments are
 // refused.
@@ -10,8 +10,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include "shufflempc/amplification.hpp"
-#include "shufflempc/pld.hpp"
+#include "shufflempc/accounting/amplification.hpp"
+#include "shufflempc/accounting/pld.hpp"
 
 using namespace shufflempc;
 
