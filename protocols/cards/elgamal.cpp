@@ -2,51 +2,27 @@
 
 #include <sodium.h>
 
-#include <string>
+#include <stdexcept>
 
 #include "shufflempc/error.hpp"
+#include "shufflempc/mixnet/elgamal.hpp"
+#include "shufflempc/mixnet/group.hpp"
 
+// The group and ElGamal are the verifiable mix's (shufflempc/mixnet/group.hpp, elgamal.hpp): this
+// file keeps the cards' encodings (points and scalars as plain bytes, the faces), their counts and
+// their refusals.
 namespace shufflempc::cards {
 namespace {
 
-Point base_times(const Scalar& k) {
-  Point out{};
-  if (crypto_scalarmult_ristretto255_base(out.data(), k.data()) != 0)
-    throw_error(Errc::protocol_violation, "ristretto255: scalar multiple of the base point is the identity");
-  return out;
-}
-
-Point times(const Scalar& k, const Point& p) {
-  Point out{};
-  if (crypto_scalarmult_ristretto255(out.data(), k.data(), p.data()) != 0)
-    throw_error(Errc::protocol_violation, "ristretto255: scalar multiple is the identity or the point is invalid");
-  return out;
-}
-
-Point plus(const Point& a, const Point& b) {
-  Point out{};
-  if (crypto_core_ristretto255_add(out.data(), a.data(), b.data()) != 0)
-    throw_error(Errc::protocol_violation, "ristretto255: invalid point in an addition");
-  return out;
-}
-
-Point minus(const Point& a, const Point& b) {
-  Point out{};
-  if (crypto_core_ristretto255_sub(out.data(), a.data(), b.data()) != 0)
-    throw_error(Errc::protocol_violation, "ristretto255: invalid point in a subtraction");
-  return out;
-}
+// Points and scalars are both 32 bytes here (one type): the names say which.
+mixnet::Point point(const Point& p) { return mixnet::Point{p}; }
+mixnet::Scalar scalar(const Scalar& s) { return mixnet::Scalar{s}; }
+Ciphertext card_of(const mixnet::Ciphertext& c) { return {c.c1.bytes, c.c2.bytes}; }
+mixnet::Ciphertext ciphertext(const Ciphertext& c) { return {point(c.c1), point(c.c2)}; }
 
 struct Faces {
-  Point clubs{};
-  Point hearts{};
-  Faces() {
-    Scalar one{}, two{};
-    one[0] = 1;
-    two[0] = 2;
-    clubs = base_times(one);
-    hearts = base_times(two);
-  }
+  Point clubs = mixnet::base_point().bytes;
+  Point hearts = mixnet::mul_base(mixnet::scalar_from_u64(2)).bytes;
 };
 
 const Faces& faces() {
@@ -59,46 +35,44 @@ const Faces& faces() {
 KeyShare::~KeyShare() { sodium_memzero(secret.data(), secret.size()); }
 
 bool valid_point(const Point& p) {
-  // libsodium 1.0.18 accepts the identity (encoded as 32 zero bytes); a card or key never is one.
-  return crypto_core_ristretto255_is_valid_point(p.data()) == 1 && sodium_is_zero(p.data(), p.size()) == 0;
+  // A card or key is never the identity (encoded as 32 zero bytes), which the group accepts.
+  return mixnet::valid_point(point(p)) && sodium_is_zero(p.data(), p.size()) == 0;
 }
 
 const Point& face_point(Suit face) { return face == Suit::clubs ? faces().clubs : faces().hearts; }
 
 Scalar CardCrypto::random_scalar(Rng& rng) {
-  static const Scalar zero{};
-  Scalar k{};
+  mixnet::Scalar k;
   do {
-    std::array<std::uint8_t, crypto_core_ristretto255_NONREDUCEDSCALARBYTES> wide{};
-    rng.fill(wide);
-    crypto_core_ristretto255_scalar_reduce(k.data(), wide.data());
-    sodium_memzero(wide.data(), wide.size());
-  } while (sodium_memcmp(k.data(), zero.data(), k.size()) == 0);
-  return k;
+    k = mixnet::random_scalar(rng);  // 64 bytes reduced mod the group order
+  } while (sodium_is_zero(k.bytes.data(), k.bytes.size()) == 1);
+  return k.bytes;
 }
 
 KeyShare CardCrypto::key_share(Rng& rng) {
   KeyShare s;
   s.secret = random_scalar(rng);
-  s.public_share = base_times(s.secret);
+  s.public_share = mixnet::mul_base(scalar(s.secret)).bytes;
   ++ops_.base_mults;
   return s;
 }
 
 Point CardCrypto::joint_key(std::span<const Point> shares) {
   if (shares.empty()) throw std::invalid_argument("joint_key: needs at least one public share");
-  Point y = shares[0];
+  for (const Point& share : shares)
+    if (!valid_point(share)) throw_error(Errc::protocol_violation, "a public key share is not a point of the group other than the identity");
+  mixnet::Point y = point(shares[0]);
   for (std::size_t i = 1; i < shares.size(); ++i) {
-    y = plus(y, shares[i]);
+    y = y + point(shares[i]);
     ++ops_.adds;
   }
-  if (!valid_point(y)) throw_error(Errc::protocol_violation, "the joint key is the identity");
-  return y;
+  if (!valid_point(y.bytes)) throw_error(Errc::protocol_violation, "the joint key is the identity");
+  return y.bytes;
 }
 
 Ciphertext CardCrypto::encrypt(Suit face, const Point& key, Rng& rng) {
   Scalar k = random_scalar(rng);
-  Ciphertext c{base_times(k), plus(face_point(face), times(k, key))};
+  const Ciphertext c = card_of(mixnet::encrypt_point(point(face_point(face)), point(key), scalar(k)));
   sodium_memzero(k.data(), k.size());
   ops_.base_mults += 1;
   ops_.mults += 1;
@@ -108,7 +82,7 @@ Ciphertext CardCrypto::encrypt(Suit face, const Point& key, Rng& rng) {
 
 Ciphertext CardCrypto::rerandomize(const Ciphertext& card, const Point& key, Rng& rng) {
   Scalar k = random_scalar(rng);
-  Ciphertext c{plus(card.c1, base_times(k)), plus(card.c2, times(k, key))};
+  const Ciphertext c = card_of(mixnet::reencrypt(ciphertext(card), point(key), scalar(k)));
   sodium_memzero(k.data(), k.size());
   ops_.base_mults += 1;
   ops_.mults += 1;
@@ -118,16 +92,16 @@ Ciphertext CardCrypto::rerandomize(const Ciphertext& card, const Point& key, Rng
 
 Point CardCrypto::decryption_share(const Ciphertext& card, const Scalar& secret) {
   ++ops_.mults;
-  return times(secret, card.c1);
+  return (scalar(secret) * point(card.c1)).bytes;
 }
 
 Point CardCrypto::partial_decrypt(const Ciphertext& card, std::span<const Point> shares) {
-  Point m = card.c2;
+  mixnet::Point m = point(card.c2);
   for (const Point& d : shares) {
-    m = minus(m, d);
+    m = m - point(d);
     ++ops_.adds;
   }
-  return m;
+  return m.bytes;
 }
 
 Suit CardCrypto::decrypt(const Ciphertext& card, std::span<const Point> shares) {

@@ -1,4 +1,6 @@
-// Cards as ElGamal ciphertexts on ristretto255 (libsodium), for card protocols with no trusted table.
+// Cards as ElGamal ciphertexts on ristretto255, for card protocols with no trusted table: the group
+// and ElGamal of the verifiable mix (shufflempc/mixnet/group.hpp, elgamal.hpp) over the cards'
+// byte encodings.
 //
 // A card is an encryption of a group element: ♣ = G, ♥ = 2G (G the ristretto255 base point), under
 // a joint key Y = (x_0 + x_1 + ...) G whose secret is split among the parties. Anyone can encrypt and
