@@ -42,6 +42,19 @@ std::string ParamSpec::range_text() const {
   return {};
 }
 
+void ParamSpec::check_range(double value, std::string_view as_given) const {
+  if ((min && (value < *min || (min_exclusive && value == *min))) || (max && (value > *max || (max_exclusive && value == *max))) ||
+      std::isnan(value))
+    throw std::invalid_argument("parameter '" + name + "' = " + (as_given.empty() ? format_real(value) : std::string(as_given)) +
+                                " is out of range: must be " + range_text());
+}
+
+void check_declared(std::span<const ParamSpec> schema, std::string_view name, double value) {
+  for (const auto& spec : schema)
+    if (spec.name == name) return spec.check_range(value);
+  throw std::logic_error("check_declared: no parameter '" + std::string(name) + "' is declared");
+}
+
 Params Params::parse(std::span<const ParamSpec> schema, const std::map<std::string, std::string>& given) {
   for (const auto& [name, value] : given) {
     bool known = false;
@@ -97,10 +110,7 @@ Params Params::parse(std::span<const ParamSpec> schema, const std::map<std::stri
       }
       case ParamType::text: break;
     }
-    if (spec.type == ParamType::integer || spec.type == ParamType::real) {
-      if (spec.min && (number < *spec.min || (spec.min_exclusive && number == *spec.min))) throw bad("is out of range");
-      if (spec.max && (number > *spec.max || (spec.max_exclusive && number == *spec.max))) throw bad("is out of range");
-    }
+    if (spec.type == ParamType::integer || spec.type == ParamType::real) spec.check_range(number, value);
     p.values_[spec.name] = value;
     p.typed_[spec.name] = typed;
   }

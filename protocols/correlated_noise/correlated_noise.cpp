@@ -147,18 +147,30 @@ Candidate evaluate(double eps_c, std::uint64_t parties, std::uint64_t m, double 
 
 }  // namespace
 
+const std::vector<ParamSpec>& parameters() {
+  static const std::vector<ParamSpec> declared{
+      {.name = "epsilon", .type = ParamType::real, .default_value = "1", .help = "privacy parameter epsilon",
+       .min = 0.0, .max = 20.0, .min_exclusive = true},
+      {.name = "delta", .type = ParamType::real, .default_value = "1e-6", .help = "privacy parameter delta",
+       .min = 0.0, .max = 1.0, .min_exclusive = true, .max_exclusive = true},
+      {.name = "flood-pairs", .type = ParamType::real, .default_value = "1000",
+       .help = "expected flooding pairs (+1, -1) in total, shared by the parties", .min = 1.0, .max = 1e7},
+      {.name = "flood-dispersion", .type = ParamType::real, .default_value = "0.03",
+       .help = "1 - b of the flooding law NegativeBinomial(shape, b): smaller is flatter and wider",
+       .min = 1e-4, .max = 1.0, .max_exclusive = true}};
+  return declared;
+}
+
 Config configure(std::uint64_t parties, std::uint64_t min_parties, double epsilon, double delta, const Flood& flood) {
   if (min_parties > parties)
     throw std::invalid_argument("min-parties = " + std::to_string(min_parties) + " is out of range: must be at most parties = " +
                                 std::to_string(parties));
   const std::uint64_t m = min_parties == 0 ? parties : min_parties;
   if (m < 1) throw std::invalid_argument("parties must be at least 1");
-  if (!(epsilon > 0 && epsilon <= 20)) throw std::invalid_argument("epsilon = " + format_real(epsilon) + " is out of range: must be in (0, 20]");
-  if (!(delta > 0 && delta < 1)) throw std::invalid_argument("delta = " + format_real(delta) + " is out of range: must be in (0, 1)");
-  if (!(flood.mean >= 1 && flood.mean <= 1e7))
-    throw std::invalid_argument("flood-pairs = " + format_real(flood.mean) + " is out of range: must be in [1, 1e7]");
-  if (!(flood.dispersion >= 1e-4 && flood.dispersion < 1))
-    throw std::invalid_argument("flood-dispersion = " + format_real(flood.dispersion) + " is out of range: must be in [1e-4, 1)");
+  check_declared(parameters(), "epsilon", epsilon);
+  check_declared(parameters(), "delta", delta);
+  check_declared(parameters(), "flood-pairs", flood.mean);
+  check_declared(parameters(), "flood-dispersion", flood.dispersion);
   if (flood.mean / flood.dispersion > 1e12)
     throw std::invalid_argument("flood-pairs / flood-dispersion = " + format_real(flood.mean / flood.dispersion) +
                                 " is out of range (the flooding variance): must be at most 1e12");

@@ -52,15 +52,7 @@ void register_correlated_noise(Registry& registry) {
   registry.add({.name = "counting-correlated",
                 .summary = "counting bits with almost central error in 1 + o(1) messages per party: the bit, discrete Laplace noise split "
                            "into +1/-1 shares, and flooding pairs that cancel (after Ghazi, Kumar, Manurangsi, Pagh, Sinha, ICML 2021)",
-                .params = {{.name = "epsilon", .type = ParamType::real, .default_value = "1", .help = "privacy parameter epsilon",
-                            .min = 0.0, .max = 20.0, .min_exclusive = true},
-                           {.name = "delta", .type = ParamType::real, .default_value = "1e-6", .help = "privacy parameter delta",
-                            .min = 0.0, .max = 1.0, .min_exclusive = true, .max_exclusive = true},
-                           {.name = "flood-pairs", .type = ParamType::real, .default_value = "1000",
-                            .help = "expected flooding pairs (+1, -1) in total, shared by the parties", .min = 1.0, .max = 1e7},
-                           {.name = "flood-dispersion", .type = ParamType::real, .default_value = "0.03",
-                            .help = "1 - b of the flooding law NegativeBinomial(shape, b): smaller is flatter and wider",
-                            .min = 1e-4, .max = 1.0, .max_exclusive = true}},
+                .params = parameters(),
                 .input_help = bit_input_help,
                 .random_inputs = bit_forms(),
                 .create = [](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {

@@ -14,6 +14,16 @@
 
 namespace shufflempc::counting {
 
+ParamSpec epsilon_param(double max) {
+  return {.name = "epsilon", .type = ParamType::real, .default_value = "1",
+          .help = max == lecture_max_epsilon ? "privacy parameter epsilon (the lectures' analysis assumes eps <= 1)" : "privacy parameter epsilon",
+          .min = 0.0, .max = max, .min_exclusive = true};
+}
+ParamSpec delta_param() {
+  return {.name = "delta", .type = ParamType::real, .default_value = "1e-6", .help = "privacy parameter delta",
+          .min = 0.0, .max = 1.0, .min_exclusive = true, .max_exclusive = true};
+}
+
 Config configure(std::uint64_t all_parties, double epsilon, double delta, NoiseRule rule, std::uint64_t min_parties) {
   if (min_parties > all_parties)
     throw std::invalid_argument("min-parties = " + std::to_string(min_parties) + " is out of range: must be at most parties = " +
@@ -21,9 +31,8 @@ Config configure(std::uint64_t all_parties, double epsilon, double delta, NoiseR
   // Every formula below is for the parties guaranteed to submit.
   const std::uint64_t parties = min_parties == 0 ? all_parties : min_parties;
   const std::string who = min_parties == 0 || min_parties == all_parties ? "parties" : "min-parties";
-  if (!(epsilon > 0 && epsilon <= 1))
-    throw std::invalid_argument("epsilon = " + format_real(epsilon) + " is out of range: must be in (0, 1] (the lectures' analysis assumes eps <= 1)");
-  if (!(delta > 0 && delta < 1)) throw std::invalid_argument("delta = " + format_real(delta) + " is out of range: must be in (0, 1)");
+  epsilon_param(lecture_max_epsilon).check_range(epsilon);
+  delta_param().check_range(delta);
   if (parties < 1) throw std::invalid_argument("parties must be at least 1");
   Config c;
   c.parties = all_parties;

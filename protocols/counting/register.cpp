@@ -11,14 +11,6 @@ namespace shufflempc {
 namespace counting {
 namespace {
 
-ParamSpec epsilon_param(double max) {
-  return {.name = "epsilon", .type = ParamType::real, .default_value = "1", .help = "privacy parameter epsilon",
-          .min = 0.0, .max = max, .min_exclusive = true};
-}
-ParamSpec delta_param() {
-  return {.name = "delta", .type = ParamType::real, .default_value = "1e-6", .help = "privacy parameter delta",
-          .min = 0.0, .max = 1.0, .min_exclusive = true, .max_exclusive = true};
-}
 ParamSpec noise_param() {
   return {.name = "noise", .type = ParamType::choice, .default_value = "calibrated",
           .help = "noise rate: the lectures' p = 48 ln(2/delta)/(eps^2 n), or the smallest p the exact oracle accepts",
@@ -35,7 +27,7 @@ void register_counting(Registry& registry) {
   using namespace counting;
   registry.add({.name = "counting",
                 .summary = "counting bits as in the lectures: each user sends its bit and a Bernoulli(p) noise bit",
-                .params = {epsilon_param(1), delta_param(), noise_param()},
+                .params = {epsilon_param(lecture_max_epsilon), delta_param(), noise_param()},
                 .min_parties = 1,
                 .input_help = bit_input_help,
                 .random_inputs = bit_forms(),
@@ -44,7 +36,7 @@ void register_counting(Registry& registry) {
                 }});
   registry.add({.name = "histogram",
                 .summary = "histogram over {0..domain-1}: one counting instance per element (parallel) or the inverted encoding with exact empty bins",
-                .params = {epsilon_param(1), delta_param(), noise_param(),
+                .params = {epsilon_param(lecture_max_epsilon), delta_param(), noise_param(),
                            {.name = "domain", .type = ParamType::integer, .default_value = "16", .help = "domain size d", .min = 2.0, .max = 65536.0},
                            {.name = "variant", .type = ParamType::choice, .default_value = "inverted",
                             .help = "parallel: bit [x == e] per element; inverted: bit [x != e], empty bins exactly 0",
@@ -68,7 +60,7 @@ void register_counting(Registry& registry) {
                 }});
   registry.add({.name = "counting-balcer-cheu",
                 .summary = "literature version (Balcer-Cheu, ITC 2020): x + Bernoulli(1-gamma) unit messages, all-zero data gives exactly 0",
-                .params = {epsilon_param(1), delta_param()},
+                .params = {epsilon_param(lecture_max_epsilon), delta_param()},
                 .input_help = bit_input_help,
                 .random_inputs = bit_forms(),
                 .create = [](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {

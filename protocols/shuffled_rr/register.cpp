@@ -5,22 +5,10 @@
 namespace shufflempc::protocols {
 namespace {
 
+// Every parameter but the histogram's domain (shuffled_rr::parameters() ends with it).
 std::vector<ParamSpec> common_params() {
-  return {{.name = "epsilon", .type = ParamType::real, .default_value = "1",
-           .help = "the central epsilon (model shuffle) or the local one (model local)", .min = 0.0, .max = 20.0, .min_exclusive = true},
-          {.name = "delta", .type = ParamType::real, .default_value = "1e-6", .help = "the central delta", .min = 0.0, .max = 0.5,
-           .min_exclusive = true},
-          {.name = "model", .type = ParamType::choice, .default_value = "shuffle",
-           .help = "shuffle: the largest local epsilon0 the bound certifies for (epsilon, delta) after shuffling; local: epsilon0 = epsilon, the local-model baseline",
-           .choices = {"shuffle", "local"}},
-          {.name = "bound", .type = ParamType::choice, .default_value = "tightest",
-           .help = "the amplification bound: fmt (Feldman-McMillan-Talwar 2021, numeric), blanket (Balle-Bell-Gascon-Nissim 2019, closed "
-                   "form), blanket-exact (the same blanket summed exactly, for randomized response), ldp-blanket (the blanket summed "
-                   "exactly in its worst case over every eps0-LDP randomizer), rr-exact-all (not a bound: the exact value of binary "
-                   "randomized response over every dataset, domain 2 only), bennett (the blanket with Bennett's inequality, as "
-                   "Balle-Bell-Gascon-Nissim's code evaluates it) or tightest (rr-exact-all where it applies, else the largest eps0 of "
-                   "fmt, blanket-exact, ldp-blanket and bennett)",
-           .choices = {"fmt", "blanket", "blanket-exact", "ldp-blanket", "rr-exact-all", "bennett", "tightest"}}};
+  const auto& all = shuffled_rr::parameters();
+  return {all.begin(), all.end() - 1};
 }
 
 shuffled_rr::Config config_of(const Params& p, const Population& pop, std::uint32_t domain) {
@@ -44,11 +32,9 @@ void register_shuffled_rr(Registry& registry) {
                 .create = [](const Params& p, const Population& pop) -> std::unique_ptr<Protocol> {
                   return make_one_round(shuffled_rr::AmplifiedCountingMechanism{config_of(p, pop, 2)});
                 }});
-  auto params = common_params();
-  params.push_back({.name = "domain", .type = ParamType::integer, .default_value = "16", .help = "domain size k", .min = 2.0, .max = 65536.0});
   registry.add({.name = "histogram-rr-amplified",
                 .summary = "k-ary randomized response amplified by shuffling (eps0 from the tightest valid bound): one message per user",
-                .params = params,
+                .params = shuffled_rr::parameters(),
                 .min_parties = 2,
                 .input_help = "one element in [0, domain) per party (--random-inputs uniform[:K]: the first K, by default domain/2)",
                 .random_inputs = element_forms(),

@@ -12,10 +12,31 @@
 
 namespace shufflempc::shuffled_rr {
 
+const std::vector<ParamSpec>& parameters() {
+  static const std::vector<ParamSpec> declared{
+      {.name = "epsilon", .type = ParamType::real, .default_value = "1",
+       .help = "the central epsilon (model shuffle) or the local one (model local)", .min = 0.0, .max = 20.0, .min_exclusive = true},
+      {.name = "delta", .type = ParamType::real, .default_value = "1e-6", .help = "the central delta", .min = 0.0, .max = 0.5,
+       .min_exclusive = true},
+      {.name = "model", .type = ParamType::choice, .default_value = "shuffle",
+       .help = "shuffle: the largest local epsilon0 the bound certifies for (epsilon, delta) after shuffling; local: epsilon0 = epsilon, the local-model baseline",
+       .choices = {"shuffle", "local"}},
+      {.name = "bound", .type = ParamType::choice, .default_value = "tightest",
+       .help = "the amplification bound: fmt (Feldman-McMillan-Talwar 2021, numeric), blanket (Balle-Bell-Gascon-Nissim 2019, closed "
+                "form), blanket-exact (the same blanket summed exactly, for randomized response), ldp-blanket (the blanket summed "
+                "exactly in its worst case over every eps0-LDP randomizer), rr-exact-all (not a bound: the exact value of binary "
+                "randomized response over every dataset, domain 2 only), bennett (the blanket with Bennett's inequality, as "
+                "Balle-Bell-Gascon-Nissim's code evaluates it) or tightest (rr-exact-all where it applies, else the largest eps0 of "
+                "fmt, blanket-exact, ldp-blanket and bennett)",
+       .choices = {"fmt", "blanket", "blanket-exact", "ldp-blanket", "rr-exact-all", "bennett", "tightest"}},
+      {.name = "domain", .type = ParamType::integer, .default_value = "16", .help = "domain size k", .min = 2.0, .max = 65536.0}};
+  return declared;
+}
+
 Config configure(std::uint64_t parties, std::uint32_t domain, double epsilon, double delta, Model model, Bound bound) {
-  if (domain < 2 || domain > 65536) throw std::invalid_argument("domain = " + std::to_string(domain) + " is out of range: must be in [2, 65536]");
-  if (!(epsilon > 0)) throw std::invalid_argument("epsilon must be positive");
-  if (!(delta > 0 && delta < 1)) throw std::invalid_argument("delta must be in (0, 1)");
+  check_declared(parameters(), "domain", domain);
+  check_declared(parameters(), "epsilon", epsilon);
+  check_declared(parameters(), "delta", delta);
   if (parties < 2) throw std::invalid_argument("parties must be at least 2");
   Config c;
   c.parties = parties;

@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -33,7 +34,17 @@ struct ParamSpec {
 
   // "(0, 1]", "[1, 4096]", "one of: a, b", "true or false", "text"
   [[nodiscard]] std::string range_text() const;
+  // The one refusal of a number outside this declaration's range, whoever gave it: the command
+  // line (Params::parse, `as_given` the text as typed) or a protocol's own API (its configure(),
+  // the number written by format_real). Throws std::invalid_argument "parameter 'epsilon' = 30 is
+  // out of range: must be a number in (0, 20]"; nothing when `value` is in range.
+  void check_range(double value, std::string_view as_given = {}) const;
 };
+
+// check_range of the parameter `name` declared in `schema` (std::logic_error if none is): what a
+// protocol's configure() calls for each value it takes that its registry entry declares, so the
+// API and the command line refuse the same values in the same words.
+void check_declared(std::span<const ParamSpec> schema, std::string_view name, double value);
 
 class Params {
  public:

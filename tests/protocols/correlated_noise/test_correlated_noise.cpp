@@ -11,6 +11,7 @@
 
 #include "shufflempc/protocols/correlated_noise/correlated_noise.hpp"
 #include "shufflempc/registry.hpp"
+#include "support/errors.hpp"
 #include "support/stats.hpp"
 
 namespace cn = shufflempc::correlated_noise;
@@ -269,4 +270,21 @@ TEST_CASE("counting-correlated: parameter errors name the parameter and its rang
   CHECK(message({{"epsilon", "0"}}, 1000).find("epsilon") != std::string::npos);
   CHECK(message({{"delta", "1"}}, 1000).find("delta") != std::string::npos);
   CHECK_THROWS_AS((void)cn::configure(10, 11, 1, 1e-6, {1000, 0.03}), std::invalid_argument);
+}
+
+TEST_CASE("counting-correlated: configure() refuses the numbers the command line refuses, in the same words") {
+  const shufflempc::Registry registry = shufflempc::builtin_registry();
+  const auto cli_error = [&](const std::string& name, const std::string& text) {
+    return shufflempc::test::error_text([&] { (void)registry.create("counting-correlated", {{name, text}}, 1000); });
+  };
+  const auto api_error = [](double epsilon, double delta, double pairs, double dispersion) {
+    return shufflempc::test::error_text(
+        [&] { (void)shufflempc::correlated_noise::configure(1000, 0, epsilon, delta, {.mean = pairs, .dispersion = dispersion}); });
+  };
+  CHECK(api_error(21, 1e-6, 1000, 0.03) == cli_error("epsilon", "21"));
+  CHECK(api_error(1, 1, 1000, 0.03) == cli_error("delta", "1"));
+  CHECK(api_error(1, 1e-6, 0.5, 0.03) == cli_error("flood-pairs", "0.5"));
+  CHECK(api_error(1, 1e-6, 1000, 1) == cli_error("flood-dispersion", "1"));
+  CHECK(api_error(1, 1e-6, 0.5, 0.03).find("parameter 'flood-pairs' = 0.5 is out of range: must be a number in [1, 1e+07]") !=
+        std::string::npos);
 }

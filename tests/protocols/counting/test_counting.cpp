@@ -25,8 +25,8 @@ TEST_CASE("counting: exact on every input of up to 8 parties when the noise is d
 }
 
 TEST_CASE("counting: parameter validation names the violated condition") {
-  CHECK_THROWS_WITH_AS((void)configure(100000, 1.5, 1e-6, NoiseRule::lecture), doctest::Contains("epsilon = 1.5 is out of range: must be in (0, 1]"), std::invalid_argument);
-  CHECK_THROWS_WITH_AS((void)configure(100000, 1, 0, NoiseRule::lecture), doctest::Contains("delta = 0 is out of range"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)configure(100000, 1.5, 1e-6, NoiseRule::lecture), doctest::Contains("parameter 'epsilon' = 1.5 is out of range: must be a number in (0, 1]"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)configure(100000, 1, 0, NoiseRule::lecture), doctest::Contains("parameter 'delta' = 0 is out of range: must be a number in (0, 1)"), std::invalid_argument);
   CHECK_THROWS_WITH_AS((void)configure(1000, 1, 1e-6, NoiseRule::lecture), doctest::Contains("parties must be at least 1393"), std::invalid_argument);
   const auto c = configure(1000, 1, 1e-6, NoiseRule::calibrated);  // the exact oracle allows it
   CHECK(c.p < 0.5);

@@ -9,6 +9,7 @@
 #include "shufflempc/accounting/amplification.hpp"
 #include "shufflempc/error.hpp"
 #include "shufflempc/registry.hpp"
+#include "support/errors.hpp"
 #include "support/stats.hpp"
 
 using namespace shufflempc;
@@ -159,4 +160,25 @@ TEST_CASE("histogram-central-laplace and the sum baselines: the predicted spread
   RoundOutcome outcome;
   outcome.submitted = {0};
   CHECK_THROWS_AS((void)central_histogram.analyze(outside, outcome, rng), std::system_error);
+}
+
+TEST_CASE("shuffled randomized response: configure() refuses the numbers the command line refuses, in the same words") {
+  const Registry registry = builtin_registry();
+  // What Params::parse says of a value given on the command line, and what configure() says of it.
+  const auto cli_error = [&](const std::string& name, const std::string& text) {
+    return shufflempc::test::error_text([&] { (void)registry.create("histogram-rr-amplified", {{name, text}}, 1000); });
+  };
+  const auto api_error = [](double epsilon, double delta, std::uint32_t domain) {
+    return shufflempc::test::error_text(
+        [&] { (void)shuffled_rr::configure(1000, domain, epsilon, delta, shuffled_rr::Model::local, shuffled_rr::Bound::fmt); });
+  };
+  CHECK(api_error(30, 1e-6, 16) == cli_error("epsilon", "30"));
+  CHECK(api_error(0, 1e-6, 16) == cli_error("epsilon", "0"));
+  CHECK(api_error(1, 0.75, 16) == cli_error("delta", "0.75"));
+  CHECK(api_error(1, 0, 16) == cli_error("delta", "0"));
+  CHECK(api_error(1, 1e-6, 1) == cli_error("domain", "1"));
+  CHECK(api_error(1, 1e-6, 70000) == cli_error("domain", "70000"));
+  CHECK(api_error(30, 1e-6, 16).find("parameter 'epsilon' = 30 is out of range: must be a number in (0, 20]") != std::string::npos);
+  // In range, both take it.
+  CHECK_NOTHROW((void)shuffled_rr::configure(1000, 16, 20, 0.5, shuffled_rr::Model::local, shuffled_rr::Bound::fmt));
 }

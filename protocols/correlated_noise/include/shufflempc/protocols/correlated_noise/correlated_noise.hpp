@@ -19,10 +19,12 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "shufflempc/inputs.hpp"
 #include "shufflempc/mechanism.hpp"
 #include "shufflempc/messages.hpp"
+#include "shufflempc/params.hpp"
 #include "shufflempc/random.hpp"
 
 namespace shufflempc::correlated_noise {
@@ -93,6 +95,10 @@ struct Config {
   // Standard deviation of the estimate when every one of `submitters` parties submits.
   [[nodiscard]] double noise_sd(std::uint64_t submitters) const;
 };
+
+// The parameters counting-correlated declares (epsilon, delta, flood-pairs, flood-dispersion):
+// configure() refuses a number outside them in the command line's words.
+[[nodiscard]] const std::vector<ParamSpec>& parameters();
 
 // Picks epsilon_c, the largest value in (0, eps] (to 1e-9, rounded down) with view delta plus the
 // caps' cost at most delta. Throws std::invalid_argument naming the parameter that cannot work.

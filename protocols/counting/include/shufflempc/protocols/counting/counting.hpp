@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "shufflempc/messages.hpp"
+#include "shufflempc/params.hpp"
 #include "shufflempc/random.hpp"
 
 namespace shufflempc::counting {
@@ -31,8 +32,16 @@ struct Config {
   double p_calibrated = 0;  // smallest p meeting (eps, delta) exactly (0 if not computed)
 };
 
-// Validates eps in (0, 1], delta in (0, 1) and the lectures' assumption on n (the noise rate must
-// be at most 1/2), then picks p. Throws std::invalid_argument naming the violated condition.
+// The privacy parameters the family's registry entries declare: epsilon in (0, max] (1 for the
+// lectures' counting and histogram, whose analysis assumes eps <= 1; 20 for the baselines) and delta
+// in (0, 1). configure() checks its numbers against the same declarations.
+[[nodiscard]] ParamSpec epsilon_param(double max);
+[[nodiscard]] ParamSpec delta_param();
+inline constexpr double lecture_max_epsilon = 1;
+
+// Validates eps against epsilon_param(lecture_max_epsilon), delta against delta_param() (in the
+// command line's words) and the lectures' assumption on n (the noise rate must be at most 1/2),
+// then picks p. Throws std::invalid_argument naming the violated condition.
 // The noise is calibrated for `min_parties` submitters (0: all `parties`): with more submitters
 // there is more noise, so the guarantee holds for whoever is left after dropouts.
 [[nodiscard]] Config configure(std::uint64_t parties, double epsilon, double delta, NoiseRule rule, std::uint64_t min_parties = 0);

@@ -28,6 +28,7 @@
 #include "shufflempc/accounting/amplification.hpp"
 #include "shufflempc/inputs.hpp"
 #include "shufflempc/mechanism.hpp"
+#include "shufflempc/params.hpp"
 
 namespace shufflempc::shuffled_rr {
 
@@ -50,7 +51,12 @@ struct Config {
   double achieved_delta = 0;  // the numeric bound's (or the exact) delta at (epsilon0, epsilon); 0 in the local model and for blanket
 };
 
-// Throws std::invalid_argument naming the parameter (too few parties for the bound, say).
+// The parameters of counting-rr-amplified (epsilon, delta, model, bound) and, last,
+// histogram-rr-amplified's domain: what the registry entries declare and configure() checks.
+[[nodiscard]] const std::vector<ParamSpec>& parameters();
+
+// Throws std::invalid_argument naming the parameter: a number outside its declaration
+// (parameters(), in the command line's words), too few parties for the bound, ...
 [[nodiscard]] Config configure(std::uint64_t parties, std::uint32_t domain, double epsilon, double delta, Model model, Bound bound);
 
 // Width of one report: 1 byte up to 256 elements, else 2.
