@@ -109,6 +109,93 @@ void spread_if_heavy(std::size_t count, unsigned threads, bool& heavy, Prepare&&
 
 }  // namespace
 
+namespace {
+
+using HostedParties = std::vector<std::pair<PartyId, std::unique_ptr<Party>>>;
+
+// Round r's submissions of the hosted parties `active` (indices into `parties`), each party sending
+// with its own fork of `run_rng`. Parties are independent (own state, own forked generator), so
+// blocks of them run on several threads; the blocks are joined in party order, so the submissions
+// are the same whatever the number of threads.
+Submissions send_round(HostedParties& parties, const std::vector<std::size_t>& active, std::uint32_t r, const RoundShape& info,
+                       const Rng& run_rng, unsigned threads, bool& heavy_parties) {
+  const std::size_t blocks = std::max<std::size_t>(1, std::min<std::size_t>(threads, active.size() / RoundDriver::parallel_parties));
+  // Many parties: a block of them per thread. Few: in turn into one part, or, if each is heavy,
+  // one part each on every thread (spread_if_heavy).
+  std::vector<Submissions> parts;
+  const auto start_parts = [&](std::size_t count) {
+    const std::size_t from = parts.size();
+    parts.resize(count);
+    for (std::size_t b = from; b < count; ++b) parts[b].messages = MessageBatch(info.width);
+  };
+  start_parts(blocks);
+  const auto send = [&](Submissions& part, std::size_t k) {
+    auto& [id, party] = parties[active[k]];
+    auto party_rng = run_rng.fork(rng_labels::party(r, id));
+    const std::size_t first = part.messages.count();
+    party->send(r, *party_rng, part.messages);
+    if (part.messages.width() != info.width) throw std::logic_error("party " + std::to_string(id) + " changed the round's message width");
+    part.parties.push_back({id, first, part.messages.count() - first});
+  };
+  if (blocks > 1) {
+    parallel_for_lowest_error(blocks, threads, [&](std::size_t b) {
+      for (std::size_t k = active.size() * b / blocks; k < active.size() * (b + 1) / blocks; ++k) send(parts[b], k);
+    });
+  } else {
+    spread_if_heavy(
+        active.size(), threads, heavy_parties, [&] { start_parts(active.size()); },
+        [&](std::size_t k, bool alone) { send(parts[alone ? k : 0], k); });
+  }
+  std::size_t total = 0;
+  for (const auto& part : parts) total += part.messages.count();
+  Submissions local = std::move(parts[0]);
+  local.messages.reserve(total);  // one copy of each part's messages, none on regrowing
+  for (std::size_t b = 1; b < parts.size(); ++b) {
+    const std::size_t offset = local.messages.count();
+    local.messages.append(parts[b].messages);
+    for (auto slice : parts[b].parties) {
+      slice.first += offset;
+      local.parties.push_back(slice);
+    }
+  }
+  return local;
+}
+
+// Round r's output to whoever hosted here may read it: every party still in the session when the
+// round is delivered to all, and the analyzer (null: none hosted here).
+void deliver_round(HostedParties& parties, Analyzer* analyzer, std::uint32_t r, const RoundShape& info, const RoundOutcome& outcome,
+                   const std::vector<bool>& gone, Rng& analyzer_rng, unsigned threads, bool& heavy_parties) {
+  const MessageBatch& output = *outcome.output;
+  if (info.delivery == Delivery::all_parties) {
+    // Each party reads the whole output: in parallel when that is a lot of reading, and then the
+    // analyzer with them (first, as the one reader that sees everything), else its reading
+    // would be the round's serial tail. A party's error still comes before the analyzer's.
+    const bool wide = parties.size() > 1 && output.size_bytes() * parties.size() >= (std::size_t{4} << 20);
+    const auto receive = [&](std::size_t i) {
+      auto& [id, party] = parties[i];
+      if (!gone[id]) party->receive(r, output, outcome);
+    };
+    if (wide && analyzer) {
+      std::exception_ptr analyzer_error;
+      parallel_for_lowest_error(parties.size() + 1, threads, [&](std::size_t i) {
+        if (i > 0) return receive(i - 1);
+        try {
+          analyzer->receive(r, output, outcome, analyzer_rng);
+        } catch (...) {
+          analyzer_error = std::current_exception();
+        }
+      });
+      if (analyzer_error) std::rethrow_exception(analyzer_error);
+      return;
+    }
+    if (wide) parallel_for_lowest_error(parties.size(), threads, receive);
+    else spread_if_heavy(parties.size(), threads, heavy_parties, [] {}, [&](std::size_t i, bool) { receive(i); });
+  }
+  if (analyzer) analyzer->receive(r, output, outcome, analyzer_rng);
+}
+
+}  // namespace
+
 RunResult RoundDriver::run(const RunOptions& options) {
   trace::point("RoundDriver::run");
   const auto start = std::chrono::steady_clock::now();
@@ -132,9 +219,7 @@ RunResult RoundDriver::run(const RunOptions& options) {
     spec.min_parties = options.min_parties == 0 ? expected.size() : options.min_parties;
     spec.deadline = options.deadline;
 
-    // Every hosted party still in the session sends. Parties are independent (own state, own forked
-    // generator), so blocks of them run on several threads; the blocks are joined in party order, so
-    // the submissions are the same whatever the number of threads.
+    // Every hosted party still in the session sends.
     std::vector<std::size_t> active;
     active.reserve(parties_.size());
     for (std::size_t i = 0; i < parties_.size(); ++i) {
@@ -143,46 +228,7 @@ RunResult RoundDriver::run(const RunOptions& options) {
       if (auto d = options.dropouts.find(id); d != options.dropouts.end() && d->second <= r) continue;
       active.push_back(i);
     }
-    const std::size_t blocks = std::max<std::size_t>(1, std::min<std::size_t>(threads, active.size() / parallel_parties));
-    // Many parties: a block of them per thread. Few: in turn into one part, or, if each is heavy,
-    // one part each on every thread (spread_if_heavy).
-    std::vector<Submissions> parts;
-    const auto start_parts = [&](std::size_t count) {
-      const std::size_t from = parts.size();
-      parts.resize(count);
-      for (std::size_t b = from; b < count; ++b) parts[b].messages = MessageBatch(info.width);
-    };
-    start_parts(blocks);
-    const auto send = [&](Submissions& part, std::size_t k) {
-      auto& [id, party] = parties_[active[k]];
-      auto party_rng = run_rng->fork(rng_labels::party(r, id));
-      const std::size_t first = part.messages.count();
-      party->send(r, *party_rng, part.messages);
-      if (part.messages.width() != info.width) throw std::logic_error("party " + std::to_string(id) + " changed the round's message width");
-      part.parties.push_back({id, first, part.messages.count() - first});
-    };
-    if (blocks > 1) {
-      parallel_for_lowest_error(blocks, threads, [&](std::size_t b) {
-        for (std::size_t k = active.size() * b / blocks; k < active.size() * (b + 1) / blocks; ++k) send(parts[b], k);
-      });
-    } else {
-      spread_if_heavy(
-          active.size(), threads, heavy_parties, [&] { start_parts(active.size()); },
-          [&](std::size_t k, bool alone) { send(parts[alone ? k : 0], k); });
-    }
-    std::size_t total = 0;
-    for (const auto& part : parts) total += part.messages.count();
-    Submissions local = std::move(parts[0]);
-    local.messages.reserve(total);  // one copy of each part's messages, none on regrowing
-    for (std::size_t b = 1; b < parts.size(); ++b) {
-      const std::size_t offset = local.messages.count();
-      local.messages.append(parts[b].messages);
-      for (auto slice : parts[b].parties) {
-        slice.first += offset;
-        local.parties.push_back(slice);
-      }
-    }
-    RoundOutcome outcome = channel_.exchange(spec, std::move(local));
+    RoundOutcome outcome = channel_.exchange(spec, send_round(parties_, active, r, info, *run_rng, threads, heavy_parties));
 
     RoundTraffic stats;
     stats.round = r;
@@ -201,36 +247,7 @@ RunResult RoundDriver::run(const RunOptions& options) {
     result.rounds.push_back(std::move(stats));
 
     if (outcome.output) {
-      bool analyzed = false;
-      if (info.delivery == Delivery::all_parties) {
-        // Each party reads the whole output: in parallel when that is a lot of reading, and then the
-        // analyzer with them (first, as the one reader that sees everything), else its reading
-        // would be the round's serial tail. A party's error still comes before the analyzer's.
-        const MessageBatch& output = *outcome.output;
-        const bool wide = parties_.size() > 1 && output.size_bytes() * parties_.size() >= (std::size_t{4} << 20);
-        const auto receive = [&](std::size_t i) {
-          auto& [id, party] = parties_[i];
-          if (!gone[id]) party->receive(r, output, outcome);
-        };
-        if (wide && analyzer_) {
-          std::exception_ptr analyzer_error;
-          parallel_for_lowest_error(parties_.size() + 1, threads, [&](std::size_t i) {
-            if (i > 0) return receive(i - 1);
-            try {
-              analyzer_->receive(r, output, outcome, *analyzer_rng);
-            } catch (...) {
-              analyzer_error = std::current_exception();
-            }
-          });
-          if (analyzer_error) std::rethrow_exception(analyzer_error);
-          analyzed = true;
-        } else if (wide) {
-          parallel_for_lowest_error(parties_.size(), threads, receive);
-        } else {
-          spread_if_heavy(parties_.size(), threads, heavy_parties, [] {}, [&](std::size_t i, bool) { receive(i); });
-        }
-      }
-      if (analyzer_ && !analyzed) analyzer_->receive(r, *outcome.output, outcome, *analyzer_rng);
+      deliver_round(parties_, analyzer_.get(), r, info, outcome, gone, *analyzer_rng, threads, heavy_parties);
       if (options.record_view) result.view.push_back(std::move(*outcome.output));
     }
   }

@@ -299,12 +299,12 @@ void merge_records(const std::string& bytes, std::vector<Cell>& cells, std::vect
 
 }  // namespace
 
-std::vector<Cell> run(const Registry& registry, const Spec& spec, const Progress& progress, const Ranks& ranks) {
-  if (ranks.size < 1 || ranks.rank < 0 || ranks.rank >= ranks.size || (ranks.size > 1 && !ranks.gather))
-    throw std::invalid_argument(fmt::format("study ranks: rank {} of {} (needs 0 <= rank < size and a gather when size > 1)", ranks.rank, ranks.size));
-  // The grid: every series at every point of the product of the axes.
+namespace {
+
+// Every point of the product of the axes (one empty point without axes).
+std::vector<std::map<std::string, AxisValue>> grid_points(const std::vector<Axis>& axes) {
   std::vector<std::map<std::string, AxisValue>> points(1);
-  for (const auto& axis : spec.axes) {
+  for (const auto& axis : axes) {
     std::vector<std::map<std::string, AxisValue>> next;
     for (const auto& p : points)
       for (const auto& v : axis.values) {
@@ -314,65 +314,119 @@ std::vector<Cell> run(const Registry& registry, const Spec& spec, const Progress
       }
     points = std::move(next);
   }
+  return points;
+}
+
+// The cell of series `s` at grid point `point`: who submits, what the protocol may count on, its
+// parameters and settings, and its protocol (null when the cell is infeasible, with the reason).
+// Throws std::invalid_argument for an input spec the protocol refuses: the user's error, said
+// before any trial.
+std::pair<Cell, std::unique_ptr<Protocol>> make_cell(const Registry& registry, const Spec& spec, std::size_t s,
+                                                     const std::map<std::string, AxisValue>& point) {
+  const Series& series = spec.series[s];
+  const ProtocolInfo& info = registry.get(series.protocol);
+  Cell cell;
+  cell.series = s;
+  cell.point = point;
+  cell.parties = point.count("parties") ? static_cast<std::size_t>(point.at("parties").number.value()) : spec.parties;
+  cell.inputs = point.count("inputs") ? point.at("inputs").text : spec.inputs;
+  // Who submits and what the protocols may count on.
+  const double dropouts = point.count("dropouts") ? point.at("dropouts").number.value() : spec.dropouts;
+  const std::optional<double> honest = point.count("honest") ? point.at("honest").number : spec.honest;
+  const auto gone = static_cast<std::size_t>(std::floor(dropouts * static_cast<double>(cell.parties)));
+  cell.submitters = std::max<std::size_t>(1, cell.parties - std::min(gone, cell.parties));
+  if (honest)
+    cell.min_parties = std::min(cell.parties, static_cast<std::size_t>(std::ceil(*honest * static_cast<double>(cell.parties) - 1e-9)));
+  else
+    cell.min_parties = cell.submitters < cell.parties ? cell.submitters : 0;
+  for (const auto& [k, v] : spec.fixed)
+    if (find_param(info, k)) cell.params[k] = v;
+  for (const auto& [k, v] : series.params) cell.params[k] = v;
+  for (const auto& [k, v] : point)
+    if (find_param(info, k)) cell.params[k] = v.text;
+  for (const auto& p : info.params) {
+    const auto given = cell.params.find(p.name);
+    cell.settings[p.name] = given != cell.params.end() ? given->second : p.default_value;
+  }
+  std::unique_ptr<Protocol> protocol;
+  try {
+    if (cell.min_parties > cell.submitters)
+      throw std::invalid_argument(fmt::format("honest = {} needs {} submitters, and dropouts = {} leaves {}", honest.value_or(1),
+                                              cell.min_parties, dropouts, cell.submitters));
+    protocol = registry.create(series.protocol, cell.params, cell.parties, cell.min_parties);
+    cell.describe = protocol->describe();
+    cell.predicted_sd = protocol->predicted_sd();
+    // A protocol predicts its error for all of its parties submitting; with dropouts, ask the
+    // same calibration (the same min-parties) about the submitters.
+    if (cell.submitters < cell.parties)
+      cell.predicted_sd = registry.create(series.protocol, cell.params, cell.submitters, cell.min_parties)->predicted_sd();
+    cell.model = protocol->trust_model();
+  } catch (const std::invalid_argument& e) {
+    cell.feasible = false;
+    cell.reason = e.what();
+  }
+  if (protocol) {
+    // A bad input spec is the user's error, not an infeasible cell: say so before any trial.
+    SeededRng probe(0);
+    try {
+      (void)protocol->random_input(0, cell.inputs, probe);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("--inputs '" + cell.inputs + "' for " + series.protocol + ": " + e.what());
+    }
+    cell.trials.resize(spec.trials);
+  }
+  return {std::move(cell), std::move(protocol)};
+}
+
+// One trial of `cell`'s protocol with `rng`: its fast path (Protocol::trial) where it has one, else
+// a whole run in process with the last parties dropping before the first round. `path` says which.
+TrialRecord run_trial(const Protocol& protocol, const Cell& cell, Rng& rng, std::string& path) {
+  TrialRecord record;
+  const auto start = std::chrono::steady_clock::now();
+  if (auto r = protocol.trial(cell.submitters, cell.inputs, rng)) {
+    record.error = r->error;
+    record.max_error = r->max_error;
+    record.predicted_mse = r->predicted_mse;
+    record.output = std::move(r->output);
+    record.messages = r->messages;
+    record.bytes = r->bytes;
+    path = "trial";
+  } else {
+    const std::vector<Value> inputs = draw_random_inputs(protocol, cell.parties, cell.inputs, rng);
+    // The last parties drop before the first round; the truth is the submitters'.
+    RunOptions options;
+    options.min_parties = cell.min_parties;
+    for (std::size_t p = cell.submitters; p < cell.parties; ++p) options.dropouts[static_cast<PartyId>(p)] = 0;
+    const RunResult result = run_in_process(protocol, inputs, rng, options);
+    if (protocol.has_error())
+      if (const auto truth = protocol.truth(std::span<const Value>(inputs).first(cell.submitters)))
+        if (const auto e = trial_errors(result.output, *truth)) {
+          record.error = e->first;
+          record.max_error = e->second;
+        }
+    record.output = result.output;
+    record.messages = result.messages;
+    record.bytes = result.bytes;
+    path = "driver";
+  }
+  record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return record;
+}
+
+}  // namespace
+
+std::vector<Cell> run(const Registry& registry, const Spec& spec, const Progress& progress, const Ranks& ranks) {
+  if (ranks.size < 1 || ranks.rank < 0 || ranks.rank >= ranks.size || (ranks.size > 1 && !ranks.gather))
+    throw std::invalid_argument(fmt::format("study ranks: rank {} of {} (needs 0 <= rank < size and a gather when size > 1)", ranks.rank, ranks.size));
+  // The grid: every series at every point of the product of the axes.
+  const auto points = grid_points(spec.axes);
   std::vector<Cell> cells;
   std::vector<std::size_t> cell_point;  // the index of each cell's grid point
   std::vector<std::unique_ptr<Protocol>> protocols;
   for (std::size_t s = 0; s < spec.series.size(); ++s) {
-    const Series& series = spec.series[s];
-    const ProtocolInfo& info = registry.get(series.protocol);
     for (std::size_t pi = 0; pi < points.size(); ++pi) {
-      const auto& point = points[pi];
       cell_point.push_back(pi);
-      Cell cell;
-      cell.series = s;
-      cell.point = point;
-      cell.parties = point.count("parties") ? static_cast<std::size_t>(point.at("parties").number.value()) : spec.parties;
-      cell.inputs = point.count("inputs") ? point.at("inputs").text : spec.inputs;
-      // Who submits and what the protocols may count on.
-      const double dropouts = point.count("dropouts") ? point.at("dropouts").number.value() : spec.dropouts;
-      const std::optional<double> honest = point.count("honest") ? point.at("honest").number : spec.honest;
-      const auto gone = static_cast<std::size_t>(std::floor(dropouts * static_cast<double>(cell.parties)));
-      cell.submitters = std::max<std::size_t>(1, cell.parties - std::min(gone, cell.parties));
-      if (honest)
-        cell.min_parties = std::min(cell.parties, static_cast<std::size_t>(std::ceil(*honest * static_cast<double>(cell.parties) - 1e-9)));
-      else
-        cell.min_parties = cell.submitters < cell.parties ? cell.submitters : 0;
-      for (const auto& [k, v] : spec.fixed)
-        if (find_param(info, k)) cell.params[k] = v;
-      for (const auto& [k, v] : series.params) cell.params[k] = v;
-      for (const auto& [k, v] : point)
-        if (find_param(info, k)) cell.params[k] = v.text;
-      for (const auto& p : info.params) {
-        const auto given = cell.params.find(p.name);
-        cell.settings[p.name] = given != cell.params.end() ? given->second : p.default_value;
-      }
-      std::unique_ptr<Protocol> protocol;
-      try {
-        if (cell.min_parties > cell.submitters)
-          throw std::invalid_argument(fmt::format("honest = {} needs {} submitters, and dropouts = {} leaves {}", honest.value_or(1),
-                                                  cell.min_parties, dropouts, cell.submitters));
-        protocol = registry.create(series.protocol, cell.params, cell.parties, cell.min_parties);
-        cell.describe = protocol->describe();
-        cell.predicted_sd = protocol->predicted_sd();
-        // A protocol predicts its error for all of its parties submitting; with dropouts, ask the
-        // same calibration (the same min-parties) about the submitters.
-        if (cell.submitters < cell.parties)
-          cell.predicted_sd = registry.create(series.protocol, cell.params, cell.submitters, cell.min_parties)->predicted_sd();
-        cell.model = protocol->trust_model();
-      } catch (const std::invalid_argument& e) {
-        cell.feasible = false;
-        cell.reason = e.what();
-      }
-      if (protocol) {
-        // A bad input spec is the user's error, not an infeasible cell: say so before any trial.
-        SeededRng probe(0);
-        try {
-          (void)protocol->random_input(0, cell.inputs, probe);
-        } catch (const std::invalid_argument& e) {
-          throw std::invalid_argument("--inputs '" + cell.inputs + "' for " + series.protocol + ": " + e.what());
-        }
-        cell.trials.resize(spec.trials);
-      }
+      auto [cell, protocol] = make_cell(registry, spec, s, points[pi]);
       cells.push_back(std::move(cell));
       protocols.push_back(std::move(protocol));
     }
@@ -403,36 +457,9 @@ std::vector<Cell> run(const Registry& registry, const Spec& spec, const Progress
     // Common random numbers: every series at one grid point and trial draws from the same
     // generator, so protocols that read their inputs alike are compared on the same data.
     auto rng = root.fork((std::uint64_t{cell_point[c]} << 24) | t);
-    TrialRecord record;
-    const auto start = std::chrono::steady_clock::now();
-    if (auto r = protocol.trial(cell.submitters, cell.inputs, *rng)) {
-      record.error = r->error;
-      record.max_error = r->max_error;
-      record.predicted_mse = r->predicted_mse;
-      record.output = std::move(r->output);
-      record.messages = r->messages;
-      record.bytes = r->bytes;
-      if (t == 0) paths[c] = "trial";
-    } else {
-      const std::vector<Value> inputs = draw_random_inputs(protocol, cell.parties, cell.inputs, *rng);
-      // The last parties drop before the first round; the truth is the submitters'.
-      RunOptions options;
-      options.min_parties = cell.min_parties;
-      for (std::size_t p = cell.submitters; p < cell.parties; ++p) options.dropouts[static_cast<PartyId>(p)] = 0;
-      const RunResult result = run_in_process(protocol, inputs, *rng, options);
-      if (protocol.has_error())
-        if (const auto truth = protocol.truth(std::span<const Value>(inputs).first(cell.submitters)))
-          if (const auto e = trial_errors(result.output, *truth)) {
-            record.error = e->first;
-            record.max_error = e->second;
-          }
-      record.output = result.output;
-      record.messages = result.messages;
-      record.bytes = result.bytes;
-      if (t == 0) paths[c] = "driver";
-    }
-    record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    cell.trials[t] = std::move(record);
+    std::string path;
+    cell.trials[t] = run_trial(protocol, cell, *rng, path);
+    if (t == 0) paths[c] = path;
     const std::lock_guard lock(mutex);
     done_weight += static_cast<double>(cell.parties);
     ++done;
