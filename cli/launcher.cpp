@@ -410,6 +410,90 @@ LaunchResult collect(Processes& p, const LaunchOptions& options, bool in_time, s
   return r;
 }
 
+using Clock = std::chrono::steady_clock;
+
+// Waits for the shuffler and the analyzer (children 0 and 1) until `start + limit`, saying every
+// LaunchOptions::progress_every how the run goes; kills them if the limit passes or the run is
+// interrupted (`reason` not empty). False when they did not end in time.
+bool wait_for_session(Processes& p, const LaunchOptions& options, Clock::time_point start, std::chrono::milliseconds limit,
+                      const std::function<bool()>& interrupted) {
+  bool in_time = true;
+  auto next_word = start + options.progress_after;
+  for (std::size_t i = 0; i < 2; ++i) {
+    auto& c = p.children[i];
+    for (;;) {
+      const auto until = options.progress && in_time ? std::min(start + limit, next_word) : start + limit;
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
+      if (!in_time || c.wait_for(std::max(left, std::chrono::milliseconds(0)), interrupted)) break;
+      if (interrupted() || Clock::now() >= start + limit) {
+        in_time = false;
+        break;
+      }
+      std::size_t parties_running = 0;
+      for (std::size_t k = 2; k < p.children.size(); ++k) parties_running += p.children[k].wait_for(std::chrono::milliseconds(0)) ? 0 : 1;
+      const auto ran = std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - start).count();
+      // (whole seconds: a test's progress_after of milliseconds says "0 s")
+      std::string line = std::to_string(ran);
+      line += i == 0 ? " s: the shuffler and the analyzer running, " : " s: the analyzer running, ";
+      line += std::to_string(parties_running);
+      line += " of " + std::to_string(p.children.size() - 2) + " party processes (the run's limit: ";
+      line += std::to_string(std::chrono::duration_cast<std::chrono::seconds>(limit).count());
+      line += " s)";
+      options.progress(line);
+      next_word += options.progress_every;
+    }
+    if (!in_time) c.kill();
+  }
+  return in_time;
+}
+
+// The party processes, which end once they have the last result (or were told they are dropped):
+// one still running a deadline after the session hangs (its links were given up already), and is
+// stopped and counted as lost (Processes::hung), not waited for.
+void stop_stragglers(Processes& p, const LaunchOptions& options, bool in_time, Clock::time_point start, std::chrono::milliseconds limit,
+                     const std::function<std::string()>& reason) {
+  const auto interrupted = [&] { return !reason().empty(); };
+  const auto stragglers = in_time ? std::min(start + limit, Clock::now() + options.deadline + std::chrono::seconds(5)) : Clock::now();
+  for (std::size_t i = 2; i < p.children.size(); ++i) {
+    auto& c = p.children[i];
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(stragglers - Clock::now());
+    if (c.wait_for(std::max(left, std::chrono::milliseconds(0)), interrupted)) continue;
+    c.kill();
+    if (in_time && reason().empty()) p.hung.insert(i);
+  }
+}
+
+// A further server ends when its last round is mixed or the shuffler's link says the session
+// ended; one the shuffler never reached (a run that failed early) is stopped after a grace. The
+// shuffler is a further server's only peer: once it has failed nothing more can reach one, which
+// would otherwise wait out its idle limit (the round limit plus 5 s), so the grace is short. The
+// servers join the children (after the party processes) for collect().
+void end_mix_servers(Processes& p, const std::function<std::string()>& reason) {
+  if (p.servers.empty()) return;
+  const bool shuffler_failed = p.children.front().status() != 0;
+  const auto grace = shuffler_failed ? std::chrono::milliseconds(500) : std::chrono::milliseconds(10'000);
+  const auto until = Clock::now() + grace;
+  for (auto& c : p.servers) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
+    if (!c.wait_for(std::max(left, std::chrono::milliseconds(0)), [&] { return !reason().empty(); })) {
+      c.kill();
+      if (shuffler_failed) p.orphaned.insert(p.children.size() + static_cast<std::size_t>(&c - p.servers.data()));
+    }
+  }
+  for (auto& c : p.servers) p.children.push_back(std::move(c));
+}
+
+// The shuffler and the analyzer first (wait_for_session), then the party processes
+// (stop_stragglers), then the further servers (end_mix_servers). False when the session did not
+// end within its limit.
+bool wait_for_run(Processes& p, const LaunchOptions& options, Clock::time_point start, std::chrono::milliseconds limit,
+                  const std::function<std::string()>& reason) {
+  const bool in_time = wait_for_session(p, options, start, limit, [&] { return !reason().empty(); });
+  stop_stragglers(p, options, in_time, start, limit, reason);
+  end_mix_servers(p, reason);
+  return in_time;
+}
+
 }  // namespace
 
 std::size_t default_party_processes(const net::SessionConfig& config) {
@@ -478,64 +562,7 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
   }
   if (options_.started) options_.started(dir.path(), processes);
   const auto reason = [this] { return options_.stop ? options_.stop() : std::string(); };
-  // The shuffler and the analyzer first; then the party processes, which end once they have the
-  // last result (or were told they are dropped): one still running a deadline later hangs (its
-  // links were given up already), and is stopped and counted as lost, not waited for.
-  const auto interrupted = [&] { return !reason().empty(); };
-  // Waited for in steps, so that a long run says how it goes (LaunchOptions::progress).
-  bool in_time = true;
-  auto next_word = start + options_.progress_after;
-  for (std::size_t i = 0; i < 2; ++i) {
-    auto& c = p.children[i];
-    for (;;) {
-      const auto until = options_.progress && in_time ? std::min(start + limit, next_word) : start + limit;
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
-      if (!in_time || c.wait_for(std::max(left, std::chrono::milliseconds(0)), interrupted)) break;
-      if (interrupted() || std::chrono::steady_clock::now() >= start + limit) {
-        in_time = false;
-        break;
-      }
-      std::size_t parties_running = 0;
-      for (std::size_t k = 2; k < p.children.size(); ++k) parties_running += p.children[k].wait_for(std::chrono::milliseconds(0)) ? 0 : 1;
-      const auto ran = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start).count();
-      // (whole seconds: a test's progress_after of milliseconds says "0 s")
-      std::string line = std::to_string(ran);
-      line += i == 0 ? " s: the shuffler and the analyzer running, " : " s: the analyzer running, ";
-      line += std::to_string(parties_running);
-      line += " of " + std::to_string(p.children.size() - 2) + " party processes (the run's limit: ";
-      line += std::to_string(std::chrono::duration_cast<std::chrono::seconds>(limit).count());
-      line += " s)";
-      options_.progress(line);
-      next_word += options_.progress_every;
-    }
-    if (!in_time) c.kill();
-  }
-  const auto stragglers = in_time ? std::min(start + limit, std::chrono::steady_clock::now() + options_.deadline + std::chrono::seconds(5))
-                                  : std::chrono::steady_clock::now();
-  for (std::size_t i = 2; i < p.children.size(); ++i) {
-    auto& c = p.children[i];
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(stragglers - std::chrono::steady_clock::now());
-    if (c.wait_for(std::max(left, std::chrono::milliseconds(0)), interrupted)) continue;
-    c.kill();
-    if (in_time && reason().empty()) p.hung.insert(i);
-  }
-  // A further server ends when its last round is mixed or the shuffler's link says the session
-  // ended; one the shuffler never reached (a run that failed early) is stopped after a grace. The
-  // shuffler is a further server's only peer: once it has failed nothing more can reach one, which
-  // would otherwise wait out its idle limit (the round limit plus 5 s), so the grace is short.
-  if (!p.servers.empty()) {
-    const bool shuffler_failed = p.children.front().status() != 0;
-    const auto grace = shuffler_failed ? std::chrono::milliseconds(500) : std::chrono::milliseconds(10'000);
-    const auto until = std::chrono::steady_clock::now() + grace;
-    for (auto& c : p.servers) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
-      if (!c.wait_for(std::max(left, std::chrono::milliseconds(0)), [&] { return !reason().empty(); })) {
-        c.kill();
-        if (shuffler_failed) p.orphaned.insert(p.children.size() + static_cast<std::size_t>(&c - p.servers.data()));
-      }
-    }
-    for (auto& c : p.servers) p.children.push_back(std::move(c));
-  }
+  const bool in_time = wait_for_run(p, options_, start, limit, reason);
   if (const std::string why = reason(); !why.empty()) {
     for (auto& c : p.children) c.kill();
     throw std::runtime_error("interrupted by " + why + ": every process of the run was stopped" +
