@@ -68,11 +68,20 @@ std::vector<Level> make_levels(std::uint64_t parties, double epsilon, double del
   return levels;
 }
 
+ParamSpec epsilon_param() {
+  return {.name = "epsilon", .type = ParamType::real, .default_value = "1", .help = "the central epsilon (split over the levels)",
+          .min = 0.0, .max = 20.0, .min_exclusive = true};
+}
+ParamSpec messages_param() {
+  return {.name = "messages", .type = ParamType::integer, .default_value = "2", .help = "m, the digits (messages) per party",
+          .min = 1.0, .max = 8.0};
+}
+
 namespace {
 
 void check_common(std::uint64_t parties, double epsilon, double delta) {
   if (parties < 2) throw std::invalid_argument("parties must be at least 2");
-  if (!(epsilon > 0 && epsilon <= 20)) throw std::invalid_argument("epsilon must be in (0, 20]");
+  epsilon_param().check_range(epsilon);
   if (!(delta > 0 && delta < 1)) throw std::invalid_argument("delta must be in (0, 1)");
 }
 
@@ -91,7 +100,7 @@ Config base(std::uint64_t parties, double epsilon, double delta, RrBound bound, 
 Config configure(std::uint64_t parties, double epsilon, double delta, std::size_t messages, Precisions how, std::vector<std::uint32_t> given,
                  std::vector<double> split, RrBound bound) {
   check_common(parties, epsilon, delta);
-  if (messages < 1 || messages > 8) throw std::invalid_argument(fmt::format("messages = {} is out of range: must be in [1, 8]", messages));
+  messages_param().check_range(static_cast<double>(messages));
   Config c = base(parties, epsilon, delta, bound, how);
   if (how == Precisions::given) {
     if (given.size() != messages)

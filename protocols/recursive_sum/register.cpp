@@ -14,10 +14,6 @@
 namespace shufflempc::protocols {
 namespace {
 
-ParamSpec epsilon_param() {
-  return {.name = "epsilon", .type = ParamType::real, .default_value = "1", .help = "the central epsilon (split over the levels)",
-          .min = 0.0, .max = 20.0, .min_exclusive = true};
-}
 ParamSpec delta_param() {
   return {.name = "delta", .type = ParamType::real, .default_value = "0",
           .help = "the central delta (delta/m per level); 0: 1/n^2, the setting of Balle-Bell-Gascon-Nissim", .min = 0.0, .max = 0.5};
@@ -64,8 +60,7 @@ void register_recursive_sum(Registry& registry) {
        .summary = "the survey's RSum_RM (Balle-Bell-Gascon-Nissim 2020): a real in [0, 1] as m digits, each through its own randomized "
                   "response, one labelled message per digit, no cryptography",
        .params = {epsilon_param(), delta_param(),
-                  {.name = "messages", .type = ParamType::integer, .default_value = "2", .help = "m, the digits (messages) per party",
-                   .min = 1.0, .max = 8.0},
+                  messages_param(),
                   {.name = "precisions", .type = ParamType::text, .default_value = "searched",
                    .help = "searched (the integers and the epsilon split minimising the MSE bound under the chosen bound), generic (the "
                            "paper's: p_t = ceil(a^(3^t)), epsilon/m each) or a list P1,...,Pm (each in [2, 65535])"},

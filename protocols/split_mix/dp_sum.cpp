@@ -15,12 +15,16 @@ double DpConfig::noise_variance(std::uint64_t submitted) const {
   return share * 2 * alpha / ((1 - alpha) * (1 - alpha) * p * p);
 }
 
+ParamSpec dp_epsilon_param() {
+  return {.name = "epsilon", .type = ParamType::real, .default_value = "1", .help = "privacy parameter epsilon", .min = 0.01, .max = 10.0};
+}
+
 DpConfig configure_dp_sum(std::uint64_t parties, double epsilon, double sigma, std::uint64_t precision,
                           std::size_t messages, bool accept_input_leakage, std::uint64_t min_parties) {
   if (min_parties > parties)
     throw std::invalid_argument("min-parties = " + std::to_string(min_parties) + " is out of range: must be at most parties = " +
                                 std::to_string(parties));
-  if (!(epsilon >= 0.01 && epsilon <= 10)) throw std::invalid_argument("epsilon must be in [0.01, 10], got " + std::to_string(epsilon));
+  dp_epsilon_param().check_range(epsilon);
   if (precision > 1'000'000) throw std::invalid_argument("precision must be in [0, 1000000] (0: ceil(sqrt(n))), got " + std::to_string(precision));
   if (!(sigma > 0 && sigma <= 1024)) throw std::invalid_argument("sigma must be in (0, 1024], got " + std::to_string(sigma));
   DpConfig c;

@@ -54,8 +54,7 @@ void register_split_mix(Registry& registry) {
     registry.add({.name = local ? "sum-local-laplace" : "sum-central-laplace",
                   .summary = local ? "local-model baseline of the DP sum: each user releases its randomized rounding plus discrete Laplace noise"
                                    : "central-model baseline of the DP sum: a trusted analyzer adds discrete Laplace noise to the rounded sum",
-                  .params = {{.name = "epsilon", .type = ParamType::real, .default_value = "1", .help = "privacy parameter epsilon",
-                              .min = 0.01, .max = 10.0},
+                  .params = {dp_epsilon_param(),
                              {.name = "precision", .type = ParamType::integer, .default_value = "0",
                               .help = "fixed-point precision p; 0: ceil(sqrt(n)), as split-mix-dp-sum", .min = 0.0, .max = 1e6}},
                   .input_help = "a real number in [0, 1] per party",
@@ -67,8 +66,7 @@ void register_split_mix(Registry& registry) {
                   }});
   registry.add({.name = "split-mix-dp-sum",
                 .summary = "DP sum of reals in [0, 1]: randomized rounding, Polya noise shares (discrete Laplace in total), then split-mix",
-                .params = {{.name = "epsilon", .type = ParamType::real, .default_value = "1", .help = "privacy parameter epsilon",
-                            .min = 0.01, .max = 10.0},
+                .params = {dp_epsilon_param(),
                            sigma_param(),
                            {.name = "precision", .type = ParamType::integer, .default_value = "0",
                             .help = "fixed-point precision p; 0: ceil(sqrt(n))", .min = 0.0, .max = 1e6},

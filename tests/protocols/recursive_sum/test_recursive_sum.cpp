@@ -11,6 +11,7 @@
 #include "shufflempc/accounting/amplification.hpp"
 #include "shufflempc/protocols/recursive_sum/recursive_sum.hpp"
 #include "shufflempc/registry.hpp"
+#include "support/errors.hpp"
 #include "support/stats.hpp"
 
 using namespace shufflempc;
@@ -191,7 +192,7 @@ TEST_CASE("sum-recursive: the searched parameters are as good as a brute-force s
 }
 
 TEST_CASE("sum-recursive: bad parameters and inputs are refused with one line naming them, and a message out of range is not valid") {
-  CHECK_THROWS_WITH_AS((void)configure(1000, 1, 1e-6, 0, Precisions::generic, {}, {}, RrBound::bennett), doctest::Contains("messages = 0"),
+  CHECK_THROWS_WITH_AS((void)configure(1000, 1, 1e-6, 0, Precisions::generic, {}, {}, RrBound::bennett), doctest::Contains("parameter 'messages' = 0 is out of range: must be an integer in [1, 8]"),
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS((void)configure(1000, 1, 1e-6, 2, Precisions::given, {1, 4}, {}, RrBound::bennett), doctest::Contains("precisions: level 1 has 1"),
                        std::invalid_argument);
@@ -233,4 +234,21 @@ TEST_CASE("sum-recursive and sum-blanket through the registry: delta defaults to
     REQUIRE(t->error.has_value());
     CHECK(std::fabs(*t->error) <= test::normal_z() * *p->predicted_sd());
   }
+}
+
+TEST_CASE("sum-recursive: configure() refuses the epsilon and messages the command line refuses, in the same words") {
+  const Registry registry = builtin_registry();
+  const auto cli_error = [&](const std::string& name, const std::string& text) {
+    return shufflempc::test::error_text([&] { (void)registry.create("sum-recursive", {{name, text}}, 1000); });
+  };
+  const auto api_error = [](double epsilon, std::size_t messages) {
+    return shufflempc::test::error_text([&] {
+      (void)recursive_sum::configure(1000, epsilon, 1e-6, messages, recursive_sum::Precisions::generic, {}, {}, RrBound::blanket);
+    });
+  };
+  CHECK(api_error(25, 2) == cli_error("epsilon", "25"));
+  CHECK(api_error(0, 2) == cli_error("epsilon", "0"));
+  CHECK(api_error(1, 9) == cli_error("messages", "9"));
+  CHECK(api_error(1, 0) == cli_error("messages", "0"));
+  CHECK(api_error(25, 2) == "parameter 'epsilon' = 25 is out of range: must be a number in (0, 20]");
 }

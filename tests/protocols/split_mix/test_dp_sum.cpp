@@ -10,6 +10,7 @@
 #include "shufflempc/inproc.hpp"
 #include "shufflempc/registry.hpp"
 #include "shufflempc/protocols/split_mix/dp_sum.hpp"
+#include "support/errors.hpp"
 #include "support/stats.hpp"
 
 namespace sm = shufflempc::split_mix;
@@ -179,4 +180,17 @@ TEST_CASE("dp-sum with dropouts: the noise of any min-parties submitters is exac
   const auto c = sm::configure_dp_sum(n, 1.0, 40, 2, 0, false, m);
   CHECK(c.noise_variance(n) == doctest::Approx(2 * c.noise_variance(m)));
   CHECK(c.tail > sm::configure_dp_sum(n, 1.0, 40, 2, 0, false).tail);
+}
+
+TEST_CASE("split-mix-dp-sum: configure_dp_sum() refuses the epsilon the command line refuses, in the same words") {
+  const shufflempc::Registry registry = shufflempc::builtin_registry();
+  for (const char* text : {"0.001", "11"}) {
+    CAPTURE(text);
+    const std::string cli =
+        shufflempc::test::error_text([&] { (void)registry.create("split-mix-dp-sum", {{"epsilon", text}}, 1000); });
+    const std::string api =
+        shufflempc::test::error_text([&] { (void)shufflempc::split_mix::configure_dp_sum(1000, std::stod(text), 40, 0, 0, false, 0); });
+    CHECK(api == cli);
+    CHECK(api.find("is out of range: must be a number in [0.01, 10]") != std::string::npos);
+  }
 }

@@ -28,6 +28,7 @@
 #include "shufflempc/accounting/amplification.hpp"
 #include "shufflempc/inputs.hpp"
 #include "shufflempc/mechanism.hpp"
+#include "shufflempc/params.hpp"
 
 namespace shufflempc::recursive_sum {
 
@@ -69,6 +70,12 @@ inline constexpr std::uint32_t max_precision = 65535;
 // Levels for the given precisions and split (fractions of eps, summing to 1), each calibrated by the bound.
 [[nodiscard]] std::vector<Level> make_levels(std::uint64_t parties, double epsilon, double delta, std::span<const std::uint32_t> precisions,
                                              std::span<const double> split, RrBound bound);
+
+// The parameters sum-recursive and sum-blanket declare that configure() takes as numbers: epsilon
+// (both) and messages (sum-recursive's m). configure() refuses a value outside them in the command
+// line's words.
+[[nodiscard]] ParamSpec epsilon_param();
+[[nodiscard]] ParamSpec messages_param();
 
 // sum-recursive. `given` and `split` are used when how == given (split empty: equal); the others
 // ignore them. Throws std::invalid_argument naming the parameter.

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <span>
 
+#include "shufflempc/params.hpp"
 #include "shufflempc/samplers.hpp"
 #include "shufflempc/protocols/split_mix/split_mix.hpp"
 
@@ -33,6 +34,10 @@ struct DpConfig {
   // Of the output when `submitted` parties submit (0: all): (submitted / noise_parties) 2a / ((1 - a)^2 p^2).
   [[nodiscard]] double noise_variance(std::uint64_t submitted = 0) const;
 };
+
+// The epsilon split-mix-dp-sum and its baselines (sum-local-laplace, sum-central-laplace) declare,
+// in [0.01, 10]: configure_dp_sum() refuses one outside it in the command line's words.
+[[nodiscard]] ParamSpec dp_epsilon_param();
 
 // precision = 0 picks ceil(sqrt(n)); messages = 0 the BBGN count (below it only with
 // accept_input_leakage). Throws std::invalid_argument naming the parameter.
