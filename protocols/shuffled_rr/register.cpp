@@ -5,10 +5,12 @@
 namespace shufflempc::protocols {
 namespace {
 
-// Every parameter but the histogram's domain (shuffled_rr::parameters() ends with it).
+// Every parameter but the histogram's domain.
 std::vector<ParamSpec> common_params() {
-  const auto& all = shuffled_rr::parameters();
-  return {all.begin(), all.end() - 1};
+  std::vector<ParamSpec> common;
+  for (const auto& p : shuffled_rr::parameters())
+    if (p.name != "domain") common.push_back(p);
+  return common;
 }
 
 shuffled_rr::Config config_of(const Params& p, const Population& pop, std::uint32_t domain) {

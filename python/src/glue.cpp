@@ -111,7 +111,6 @@ std::string param_text(py::handle v) {
   return py::repr(v).cast<std::string>();  // repr: the shortest text that reads back as the same float
 }
 
-// Keyword arguments as a protocol's parameters: min_parties=... names --min-parties.
 // The protocol's parameters from the keyword arguments (min_parties or min-parties). A keyword that is
 // neither one of them nor one of the call's own (`keywords`, which pybind11 took already) is refused
 // naming the nearest of both, in Python's spelling.

@@ -55,7 +55,6 @@ std::vector<Value> values_of(const py::handle& inputs);
 // A parameter as the command line would spell it: True -> "true", 0.1 -> "0.1", "x" -> "x".
 std::string param_text(py::handle v);
 
-// Keyword arguments as a protocol's parameters: min_parties=... names --min-parties.
 // The protocol's parameters from the keyword arguments (min_parties or min-parties). A keyword that is
 // neither one of them nor one of the call's own (`keywords`, which pybind11 took already) is refused
 // naming the nearest of both, in Python's spelling.

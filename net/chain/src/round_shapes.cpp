@@ -6,9 +6,9 @@
 #include <string>
 
 #include "shufflempc/mixnet/elgamal.hpp"
+#include "shufflempc/net/chain.hpp"  // verifiable_width
 #include "shufflempc/net/onion.hpp"
 #include "shufflempc/net/sealing.hpp"
-#include "shufflempc/net/verifiable.hpp"
 
 namespace shufflempc::net {
 

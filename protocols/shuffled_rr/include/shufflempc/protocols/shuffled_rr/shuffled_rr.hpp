@@ -51,7 +51,7 @@ struct Config {
   double achieved_delta = 0;  // the numeric bound's (or the exact) delta at (epsilon0, epsilon); 0 in the local model and for blanket
 };
 
-// The parameters of counting-rr-amplified (epsilon, delta, model, bound) and, last,
+// The parameters of counting-rr-amplified (epsilon, delta, model, bound) and
 // histogram-rr-amplified's domain: what the registry entries declare and configure() checks.
 [[nodiscard]] const std::vector<ParamSpec>& parameters();
 
