@@ -85,7 +85,7 @@ void error_line(const std::string& program, const std::string& what, const std::
 
 int shufflempc::cli::run_commands(int argc, char** argv, const std::function<void(Registry&)>& add_protocols,
                                    const std::vector<Command>& table, std::string_view program_name) {
-  // Keep freed megabyte buffers rather than fault them in afresh every round (docs/PERFORMANCE.md).
+  // Keep freed megabyte buffers rather than fault them in afresh every round (measured: git log -p -- docs/PERFORMANCE.md).
   shufflempc::keep_freed_buffers();
   // A binary with protocols of its own speaks as itself, and says what it is built on.
   const std::string program(program_name.empty() ? "shufflempc" : program_name);

@@ -39,7 +39,7 @@ namespace {
 // else in memory, under /dev/shm, when that is a tmpfs we may write with room for twice the
 // session's files (`bytes`) and 64 MiB besides (a container's default /dev/shm is 64 MB): the secret
 // keys then never reach a disk, and making, writing and removing the run's files costs no
-// journaling file system's work (docs/PERFORMANCE.md); else under /tmp.
+// journaling file system's work (measured: git log -p -- docs/PERFORMANCE.md); else under /tmp.
 std::string session_parent(std::uintmax_t bytes) {
   if (const char* t = std::getenv("TMPDIR"); t != nullptr && *t != '\0') return t;
   struct statfs fs {};

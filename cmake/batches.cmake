@@ -1,7 +1,7 @@
 # Batches: the C++ files of one folder compiled several at a time, one translation unit a batch. The
 # headers every file includes (the standard library, nlohmann/json, Boost, Asio, fmt) are parsed, and
 # their inline functions instantiated and optimised, once a batch instead of once a file: a cold
-# build takes about half the time (docs/PERFORMANCE.md). CMake's own unity build is not used: its
+# build takes about half the time (docs/ARCHITECTURE.md, "The build"). CMake's own unity build is not used: its
 # batch files include the sources by absolute path, so the compiler cache of one checkout would not
 # serve another; these include them by a path relative to the build tree.
 #

@@ -5,7 +5,7 @@
 # SHUFFLEMPC_STATIC_DEPS set to ON (shufflempc and shufflempc-node, cli/CMakeLists.txt) takes
 # libsodium, GMP and OpenSSL's libcrypto from the static archives Debian's -dev packages ship; every
 # other target (the libraries, the tests, the Python module, a user's program through
-# find_package) links the shared libraries as before. docs/PERFORMANCE.md has the measurements.
+# find_package) links the shared libraries as before. The measurements are in the git history of docs/PERFORMANCE.md.
 #
 # libstdc++ stays shared: libfmt (shared only on Debian) needs it, and two copies of it in one
 # process is a risk the 0.1 ms it would save does not pay for. The executables stay position

@@ -23,7 +23,7 @@ if [[ "${1:-}" == "--sanitize" ]]; then
   # clang 16: the fuzz targets need clang's libFuzzer, and clang 16 is the first to compile the
   # transport's coroutines with Debian's libstdc++, so one build serves the sanitizers and the fuzzing.
   # -O1 and line tables only, as the sanitizers' own documentation runs them: a report still names
-  # file and line, and the build is faster than -O2 -g (docs/PERFORMANCE.md, CI).
+  # file and line, and the build is faster than -O2 -g (docs/ARCHITECTURE.md, "The build").
   cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG"
               -DCMAKE_CXX_COMPILER=clang++-16 -DSHUFFLEMPC_SANITIZE=ON -DSHUFFLEMPC_FUZZ=ON -DSHUFFLEMPC_BUILD_BENCH=OFF)
   # A build directory configured with another compiler (GCC, before) is made anew.
