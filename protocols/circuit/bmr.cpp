@@ -188,25 +188,41 @@ void xor_hash_terms(const Layout& l, std::size_t garblers, const Garbler& g, std
   if (filled > 0) flush();
 }
 
-std::vector<std::uint8_t> round2_share(const Layout& l, const Holdings& h) {
-  const Circuit& c = *l.circuit;
-  const std::size_t W = c.wires;
-  const PartyId k = h.k;
-  // The RSS constant 1 is share 0 = 1: party 0 holds it first, party 2 second.
-  const std::uint8_t one[2] = {static_cast<std::uint8_t>(k == 0), static_cast<std::uint8_t>(k == 2)};
-  // Per wire, per garbler j, per held share s: lambda^j_w (bit) and lambda^j_w Delta^j (block).
+namespace {
+
+// What a party holds of every wire's masks while it walks the circuit for its round-2 share: for
+// each garbler j and each of its two replicated shares s, lambda^j_w (a bit) and lambda^j_w Delta^j
+// (a block); and, when it is a garbler itself, its own mask and 0-key of the wire.
+struct WireMasks {
+  const Layout& l;
+  const Holdings& h;
+  std::uint8_t one[2];  // the RSS constant 1 is share 0 = 1: party 0 holds it first, party 2 second
   std::vector<std::uint8_t> lam[2][2];
   std::vector<Block> lamd[2][2];
   Block delta[2][2];
-  for (int j = 0; j < 2; ++j) {
-    delta[j][0] = h.dealt[j].first.vec[0];
-    delta[j][1] = h.dealt[j].second.vec[0];
-    for (int s = 0; s < 2; ++s) {
-      lam[j][s].assign(W, 0);
-      lamd[j][s].assign(W, Block{});
+  const Garbler* own;
+  int i;  // the garbler this party is, or -1
+  std::vector<std::uint8_t> olam;
+  std::vector<Block> okey;
+
+  WireMasks(const Layout& layout, const Holdings& holdings)
+      : l(layout), h(holdings), one{static_cast<std::uint8_t>(holdings.k == 0), static_cast<std::uint8_t>(holdings.k == 2)},
+        own(holdings.own ? &*holdings.own : nullptr), i(own ? own->j : -1) {
+    const std::size_t W = l.circuit->wires;
+    for (int j = 0; j < 2; ++j) {
+      delta[j][0] = h.dealt[j].first.vec[0];
+      delta[j][1] = h.dealt[j].second.vec[0];
+      for (int s = 0; s < 2; ++s) {
+        lam[j][s].assign(W, 0);
+        lamd[j][s].assign(W, Block{});
+      }
     }
+    olam.assign(own ? W : 0, 0);
+    okey.resize(own ? W : 0);
   }
-  const auto set_fresh = [&](std::uint32_t w) {
+
+  // A wire with masks of its own (an input, an AND gate's output): its dealt shares.
+  void fresh(std::uint32_t w) {
     const std::uint32_t f = l.fresh[w];
     for (int j = 0; j < 2; ++j) {
       lam[j][0][w] = h.dealt[j].first.bit[f];
@@ -214,126 +230,135 @@ std::vector<std::uint8_t> round2_share(const Layout& l, const Holdings& h) {
       lamd[j][0][w] = h.dealt[j].first.vec[1 + f];
       lamd[j][1][w] = h.dealt[j].second.vec[1 + f];
     }
-  };
-  // The garbler's own masks and 0-keys of every wire.
-  const Garbler* own = h.own ? &*h.own : nullptr;
-  const int i = own ? own->j : -1;
-  std::vector<std::uint8_t> olam(own ? W : 0, 0);
-  std::vector<Block> okey(own ? W : 0);
-  const auto set_own_fresh = [&](std::uint32_t w) {
-    if (!own) return;
-    olam[w] = own->lambda[l.fresh[w]];
-    okey[w] = own->key[l.fresh[w]];
-  };
-  for (std::uint32_t w = 0; w < l.inputs; ++w) {
-    set_fresh(w);
-    set_own_fresh(w);
+    if (own) {
+      olam[w] = own->lambda[f];
+      okey[w] = own->key[f];
+    }
   }
 
+  void xor_gate(const Gate& g) {
+    for (int j = 0; j < 2; ++j)
+      for (int s = 0; s < 2; ++s) {
+        lam[j][s][g.out] = lam[j][s][g.a] ^ lam[j][s][g.b];
+        lamd[j][s][g.out] = lamd[j][s][g.a] ^ lamd[j][s][g.b];
+      }
+    if (own) {
+      olam[g.out] = olam[g.a] ^ olam[g.b];
+      okey[g.out] = okey[g.a] ^ okey[g.b];
+    }
+  }
+
+  // INV and EQW copy the input's masks; INV then has G1 flip its mask (lambda^1 ^= 1,
+  // lambda^1 Delta^1 ^= Delta^1). Keys are unchanged.
+  void copy_gate(const Gate& g) {
+    const std::uint8_t flip = g.type == GateType::inv ? 1 : 0;
+    for (int j = 0; j < 2; ++j)
+      for (int s = 0; s < 2; ++s) {
+        lam[j][s][g.out] = lam[j][s][g.a];
+        lamd[j][s][g.out] = lamd[j][s][g.a];
+      }
+    for (int s = 0; s < 2; ++s) {
+      lam[0][s][g.out] ^= static_cast<std::uint8_t>(one[s] & flip);
+      lamd[0][s][g.out] ^= delta[0][s].times(flip);
+    }
+    if (own) {
+      olam[g.out] = olam[g.a] ^ static_cast<std::uint8_t>(i == 0 ? flip : 0);
+      okey[g.out] = okey[g.a];
+    }
+  }
+
+  // A constant v: lambda^1 = v, lambda^2 = 0, keys 0 (XOR(w, w), then INV if v = 1).
+  void constant(const Gate& g) {
+    const auto v = static_cast<std::uint8_t>(g.a);
+    for (int s = 0; s < 2; ++s) {
+      lam[0][s][g.out] = static_cast<std::uint8_t>(one[s] & v);
+      lamd[0][s][g.out] = delta[0][s].times(v);
+      lam[1][s][g.out] = 0;
+      lamd[1][s][g.out] = Block{};
+    }
+    if (own) {
+      olam[g.out] = i == 0 ? v : 0;
+      okey[g.out] = Block{};
+    }
+  }
+
+  // The AND gate number `ai`: this party's share of both garblers' four rows, into dst; a garbler's
+  // own k^i_c and chi Delta^i terms too (its hash terms come after the walk, in batches).
+  void and_rows(const Gate& g, std::size_t ai, std::uint8_t* dst) {
+    const std::uint32_t a = g.a, b = g.b, o = g.out;
+    fresh(o);
+    Block rows[2][4];
+    for (int j = 0; j < 2; ++j) {
+      const int p = 1 - j;  // the other garbler
+      const Block base = mul(lam[p][0][b], lam[p][1][b], lamd[j][0][a], lamd[j][1][a]) ^
+                         mul(lam[p][0][a], lam[p][1][a], lamd[j][0][b], lamd[j][1][b]);
+      const std::uint8_t prod[2] = {h.dealt[p].first.bit[l.fresh_wires + ai], h.dealt[p].second.bit[l.fresh_wires + ai]};
+      for (std::uint8_t alpha = 0; alpha < 2; ++alpha)
+        for (std::uint8_t beta = 0; beta < 2; ++beta) {
+          std::uint8_t bs[2];
+          for (int s = 0; s < 2; ++s)
+            bs[s] = prod[s] ^ static_cast<std::uint8_t>(beta & lam[p][s][a]) ^ static_cast<std::uint8_t>(alpha & lam[p][s][b]) ^
+                    lam[p][s][o];
+          rows[j][2 * alpha + beta] = base ^ mul(bs[0], bs[1], delta[j][0], delta[j][1]);
+        }
+    }
+    if (own) {
+      const std::uint8_t la = olam[a], lb = olam[b], lc = olam[o];
+      for (std::uint8_t alpha = 0; alpha < 2; ++alpha)
+        for (std::uint8_t beta = 0; beta < 2; ++beta) {
+          const auto chi = static_cast<std::uint8_t>((la & lb) ^ (beta & la) ^ (alpha & lb) ^ lc ^ (alpha & beta));
+          rows[i][2 * alpha + beta] ^= okey[o] ^ own->delta.times(chi);
+        }
+    }
+    for (int j = 0; j < 2; ++j)
+      for (int r = 0; r < 4; ++r) rows[j][r].store(dst + (4 * j + r) * block_bytes);
+  }
+
+  // Input labels K^j_w = k^j_w ^ lambda^j_w Delta^j ^ (x_w ^ lambda^o_w) Delta^j, and the masked
+  // inputs and output masks Lambda_w, into the share's tail.
+  void labels_and_masks(std::uint8_t* out) const {
+    const std::size_t W = l.circuit->wires;
+    std::vector<std::uint8_t> bits(l.inputs + l.outputs, 0);
+    for (std::uint32_t w = 0; w < l.inputs; ++w) {
+      for (int j = 0; j < 2; ++j) {
+        const int p = 1 - j;
+        const std::uint8_t x0 = h.x.first[w] ^ lam[p][0][w], x1 = h.x.second[w] ^ lam[p][1][w];
+        Block kw = mul(x0, x1, delta[j][0], delta[j][1]);
+        if (own && i == j) kw ^= okey[w] ^ own->delta.times(olam[w]);
+        kw.store(out + l.labels_offset() + (2 * w + static_cast<std::size_t>(j)) * block_bytes);
+      }
+      bits[w] = h.x.first[w] ^ lam[0][0][w] ^ lam[1][0][w];
+    }
+    for (std::size_t q = 0; q < l.outputs; ++q) {
+      const std::size_t w = W - l.outputs + q;
+      bits[l.inputs + q] = lam[0][0][w] ^ lam[1][0][w];
+    }
+    const auto packed = pack_bits(bits);
+    std::copy(packed.begin(), packed.end(), out + l.bits_offset());
+  }
+};
+
+}  // namespace
+
+std::vector<std::uint8_t> round2_share(const Layout& l, const Holdings& h) {
+  WireMasks m(l, h);
+  for (std::uint32_t w = 0; w < l.inputs; ++w) m.fresh(w);
   std::vector<std::uint8_t> out(l.payload_bytes(), 0);
   std::size_t ai = 0;
-  for (const Gate& g : c.gates) {
-    const std::uint32_t a = g.a, b = g.b, o = g.out;
+  for (const Gate& g : l.circuit->gates) {
     switch (g.type) {
-      case GateType::xor_gate:
-        for (int j = 0; j < 2; ++j)
-          for (int s = 0; s < 2; ++s) {
-            lam[j][s][o] = lam[j][s][a] ^ lam[j][s][b];
-            lamd[j][s][o] = lamd[j][s][a] ^ lamd[j][s][b];
-          }
-        if (own) {
-          olam[o] = olam[a] ^ olam[b];
-          okey[o] = okey[a] ^ okey[b];
-        }
-        break;
+      case GateType::xor_gate: m.xor_gate(g); break;
       case GateType::inv:
-      case GateType::eqw: {
-        const std::uint8_t flip = g.type == GateType::inv ? 1 : 0;
-        for (int j = 0; j < 2; ++j)
-          for (int s = 0; s < 2; ++s) {
-            lam[j][s][o] = lam[j][s][a];
-            lamd[j][s][o] = lamd[j][s][a];
-          }
-        // INV: G1 flips its mask (lambda^1 ^= 1, lambda^1 Delta^1 ^= Delta^1); keys are unchanged.
-        for (int s = 0; s < 2; ++s) {
-          lam[0][s][o] ^= static_cast<std::uint8_t>(one[s] & flip);
-          lamd[0][s][o] ^= delta[0][s].times(flip);
-        }
-        if (own) {
-          olam[o] = olam[a] ^ static_cast<std::uint8_t>(i == 0 ? flip : 0);
-          okey[o] = okey[a];
-        }
-        break;
-      }
-      case GateType::eq: {
-        // A constant v: lambda^1 = v, lambda^2 = 0, keys 0 (XOR(w, w), then INV if v = 1).
-        const auto v = static_cast<std::uint8_t>(g.a);
-        for (int s = 0; s < 2; ++s) {
-          lam[0][s][o] = static_cast<std::uint8_t>(one[s] & v);
-          lamd[0][s][o] = delta[0][s].times(v);
-          lam[1][s][o] = 0;
-          lamd[1][s][o] = Block{};
-        }
-        if (own) {
-          olam[o] = i == 0 ? v : 0;
-          okey[o] = Block{};
-        }
-        break;
-      }
-      case GateType::and_gate: {
-        set_fresh(o);
-        set_own_fresh(o);
-        Block rows[2][4];
-        for (int j = 0; j < 2; ++j) {
-          const int p = 1 - j;  // the other garbler
-          const Block base = mul(lam[p][0][b], lam[p][1][b], lamd[j][0][a], lamd[j][1][a]) ^
-                             mul(lam[p][0][a], lam[p][1][a], lamd[j][0][b], lamd[j][1][b]);
-          const std::uint8_t prod[2] = {h.dealt[p].first.bit[l.fresh_wires + ai], h.dealt[p].second.bit[l.fresh_wires + ai]};
-          for (std::uint8_t alpha = 0; alpha < 2; ++alpha)
-            for (std::uint8_t beta = 0; beta < 2; ++beta) {
-              std::uint8_t bs[2];
-              for (int s = 0; s < 2; ++s)
-                bs[s] = prod[s] ^ static_cast<std::uint8_t>(beta & lam[p][s][a]) ^ static_cast<std::uint8_t>(alpha & lam[p][s][b]) ^
-                        lam[p][s][o];
-              rows[j][2 * alpha + beta] = base ^ mul(bs[0], bs[1], delta[j][0], delta[j][1]);
-            }
-        }
-        if (own) {
-          // Its own k^i_c and chi Delta^i terms; its hash terms come after the loop, in batches.
-          const std::uint8_t la = olam[a], lb = olam[b], lc = olam[o];
-          for (std::uint8_t alpha = 0; alpha < 2; ++alpha)
-            for (std::uint8_t beta = 0; beta < 2; ++beta) {
-              const auto chi = static_cast<std::uint8_t>((la & lb) ^ (beta & la) ^ (alpha & lb) ^ lc ^ (alpha & beta));
-              rows[i][2 * alpha + beta] ^= okey[o] ^ own->delta.times(chi);
-            }
-        }
-        std::uint8_t* dst = out.data() + l.rows_offset() + ai * 8 * block_bytes;
-        for (int j = 0; j < 2; ++j)
-          for (int r = 0; r < 4; ++r) rows[j][r].store(dst + (4 * j + r) * block_bytes);
+      case GateType::eqw: m.copy_gate(g); break;
+      case GateType::eq: m.constant(g); break;
+      case GateType::and_gate:
+        m.and_rows(g, ai, out.data() + l.rows_offset() + ai * 8 * block_bytes);
         ++ai;
         break;
-      }
     }
   }
-  if (own) xor_hash_terms(l, 2, *own, okey, out.data() + l.rows_offset());
-  // Input labels K^j_w = k^j_w ^ lambda^j_w Delta^j ^ (x_w ^ lambda^o_w) Delta^j, and Lambda_w.
-  std::vector<std::uint8_t> bits(l.inputs + l.outputs, 0);
-  for (std::uint32_t w = 0; w < l.inputs; ++w) {
-    for (int j = 0; j < 2; ++j) {
-      const int p = 1 - j;
-      const std::uint8_t x0 = h.x.first[w] ^ lam[p][0][w], x1 = h.x.second[w] ^ lam[p][1][w];
-      Block kw = mul(x0, x1, delta[j][0], delta[j][1]);
-      if (own && i == j) kw ^= okey[w] ^ own->delta.times(olam[w]);
-      kw.store(out.data() + l.labels_offset() + (2 * w + static_cast<std::size_t>(j)) * block_bytes);
-    }
-    bits[w] = h.x.first[w] ^ lam[0][0][w] ^ lam[1][0][w];
-  }
-  for (std::size_t q = 0; q < l.outputs; ++q) {
-    const std::size_t w = W - l.outputs + q;
-    bits[l.inputs + q] = lam[0][0][w] ^ lam[1][0][w];
-  }
-  const auto packed = pack_bits(bits);
-  std::copy(packed.begin(), packed.end(), out.begin() + static_cast<std::ptrdiff_t>(l.bits_offset()));
+  if (m.own) xor_hash_terms(l, 2, *m.own, m.okey, out.data() + l.rows_offset());
+  m.labels_and_masks(out.data());
   return out;
 }
 
