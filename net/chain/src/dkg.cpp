@@ -92,6 +92,192 @@ std::vector<std::optional<mixnet::DkgMessage>> decode_dkg_step(std::span<const s
 // ---------------------------------------------------------------------------------------------
 // The coordinator.
 
+namespace {
+
+// One key generation run by server 0: the four steps and the transcript, each sent to every further
+// server still taking part, whose answers are checked as they come. A server that does not answer
+// in time, answers with the wrong frame or a message that does not check is left out, with the line
+// saying why; any other exception ends the key generation.
+class Coordinator {
+ public:
+  Coordinator(const mixnet::DkgSetup& setup, const KeyPair& keys, const std::vector<std::string>& addresses,
+              std::chrono::milliseconds deadline, Logger log, ServerFrameTap tap)
+      : setup_(setup), keys_(keys), addresses_(addresses), deadline_(deadline), log_(std::move(log)), tap_(std::move(tap)),
+        self_(setup, 0, keys.secret_key(), signing_key_of(keys), rng_), digest_(digest_of(setup)), k_(setup.servers()),
+        links_(k_), gone_(k_, 0) {
+    g_.transcript.setup = setup;
+    g_.transcript.messages.resize(k_);
+  }
+
+  KeyGeneration run() {
+    std::exception_ptr failure;
+    asio::co_spawn(io_, steps(), [&](std::exception_ptr e) {
+      failure = e;
+      if (!e) return;
+      // No key (fewer than t qualified, say): the further servers are told by their links closing,
+      // not left to wait out their timeout.
+      for (auto& l : links_)
+        if (l) l->close();
+    });
+    io_.run();
+    if (failure) std::rethrow_exception(failure);
+    return std::move(g_);
+  }
+
+ private:
+  void note(const std::string& line) {
+    g_.notes.push_back(line);
+    if (log_) log_(line);
+  }
+
+  std::string name(std::size_t h) const { return "mix server " + std::to_string(h) + " (" + addresses_[h - 1] + ")"; }
+
+  void leave_out(std::size_t h, std::uint32_t step, const std::string& why) {
+    note(name(h) + " is left out of the key generation at its " + step_name(step) + ": " + why);
+    if (links_[h]) links_[h]->close();
+    gone_[h] = 1;
+    g_.left_out.push_back(h);
+  }
+
+  asio::awaitable<void> steps() {
+    for (std::uint32_t step = 1; step <= final_step; ++step) {
+      const auto payload = own_part(step);
+      const auto answers = co_await ask_everyone(step, payload);
+      for (std::size_t h = 1; h < k_; ++h) {
+        if (!answers[h]) continue;
+        if (auto fault = take_answer(h, step, *answers[h]); !fault.empty()) leave_out(h, step, fault);
+      }
+    }
+    for (auto& l : links_)
+      if (l && l->is_open()) l->close_after_flush();
+    std::sort(g_.left_out.begin(), g_.left_out.end());
+  }
+
+  // The coordinator's own message of a step, into the transcript, and what the step sends the others.
+  std::vector<std::uint8_t> own_part(std::uint32_t step) {
+    auto& own = g_.transcript.messages[0];
+    std::vector<std::optional<mixnet::DkgMessage>> previous(k_);
+    if (step == 3 || step == 4)
+      for (std::size_t i = 0; i < k_; ++i) previous[i] = g_.transcript.messages[i][step - 2];
+    switch (step) {
+      case 1: own[0] = self_.commit(); return setup_.to_bytes();
+      case 2: own[1] = self_.deal(); return {};
+      case 3: own[2] = self_.complain(previous); return encode_dkg_step(previous);
+      case 4: own[3] = self_.justify(previous); return encode_dkg_step(previous);
+      default: break;
+    }
+    g_.outcome = mixnet::dkg_outcome(g_.transcript, "the key generation");
+    for (const auto& [who, why] : g_.outcome.disqualified)
+      note("server " + std::to_string(who) + (who == 0 ? "" : " (" + addresses_[who - 1] + ")") + " is disqualified: " + why);
+    (void)mixnet::dkg_share(g_.transcript, g_.outcome, 0, keys_.secret_key());  // the coordinator's own share holds
+    g_.transcript.endorsements.assign(k_, std::nullopt);
+    g_.transcript.endorsements[0] = self_.endorse(g_.transcript);
+    return g_.transcript.to_bytes();
+  }
+
+  // Every server still taking part answers at once; this waits for the last.
+  asio::awaitable<std::vector<std::optional<detail::Frame>>> ask_everyone(std::uint32_t step, const std::vector<std::uint8_t>& payload) {
+    std::vector<std::optional<detail::Frame>> answers(k_);
+    std::size_t pending = 0;
+    asio::steady_timer all_in(io_, asio::steady_timer::time_point::max());
+    for (std::size_t h = 1; h < k_; ++h) {
+      if (gone_[h]) continue;
+      ++pending;
+      asio::co_spawn(
+          io_,
+          [&, h]() -> asio::awaitable<void> {
+            answers[h] = co_await ask(h, step, payload);
+            if (--pending == 0) all_in.cancel();
+          },
+          asio::detached);
+    }
+    if (pending > 0) {
+      std::error_code ignored;
+      co_await all_in.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+    }
+    co_return answers;
+  }
+
+  // One further server's answer to one step: its frame, or nothing when it is gone (and the line
+  // says why). Step 1 connects first.
+  asio::awaitable<std::optional<detail::Frame>> ask(std::size_t h, std::uint32_t step, std::span<const std::uint8_t> payload) {
+    bool timed_out = false;
+    asio::steady_timer timer(io_, deadline_);
+    timer.async_wait([&](std::error_code ec) {
+      if (ec) return;
+      timed_out = true;
+      if (links_[h]) links_[h]->close();
+    });
+    std::string why;
+    try {
+      if (step == 1) co_await connect(h, timed_out);
+      links_[h]->send(FrameType::dkg, step, payload);
+      detail::Frame f = co_await links_[h]->receive();
+      timer.cancel();
+      co_return f;
+    } catch (const std::exception& e) {
+      why = timed_out ? "no answer within " + std::to_string(deadline_.count()) + " ms" : std::string(e.what());
+    }
+    timer.cancel();
+    leave_out(h, step, why);
+    co_return std::nullopt;
+  }
+
+  asio::awaitable<void> connect(std::size_t h, const bool& timed_out) {
+    links_[h] = std::make_shared<SecureLink>(tcp::socket(io_), dkg_limits());
+    links_[h]->set_peer_name(name(h));
+    const auto [host, port] = split_address(addresses_[h - 1], "--dkg-addresses");
+    tcp::resolver resolver(io_);
+    const auto endpoints = co_await resolver.async_resolve(host, std::to_string(port), asio::use_awaitable);
+    if (timed_out) throw std::system_error(asio::error::timed_out);
+    co_await asio::async_connect(links_[h]->socket(), endpoints, asio::use_awaitable);
+    co_await links_[h]->connect_as(setup_.session, digest_, entry_id, keys_, setup_.box_keys[h], rng_);
+    if (tap_) links_[h]->set_tap([tap = tap_, h](OutgoingFrame& f) { return tap(h, f); });
+  }
+
+  // A further server's answer taken into the transcript, or the fault that leaves it out.
+  std::string take_answer(std::size_t h, std::uint32_t step, const detail::Frame& f) {
+    if (f.header.type == FrameType::abort) return "it refused: " + std::string(f.payload.begin(), f.payload.end());
+    if (f.header.type != FrameType::dkg_answer || f.header.round != step) return "it answered with a frame that is not its " + step_name(step);
+    if (step == final_step) {
+      // Its consent: its signature of the outcome, which every process loading the config checks.
+      Signature endorsement{};
+      if (f.payload.size() != endorsement.size())
+        return "its endorsement of the outcome is " + std::to_string(f.payload.size()) + " bytes, not " + std::to_string(endorsement.size());
+      std::copy(f.payload.begin(), f.payload.end(), endorsement.begin());
+      if (!mixnet::signature_holds(endorsement, mixnet::dkg_outcome_statement(g_.transcript, g_.outcome), setup_.signers[h]))
+        return "its endorsement of the outcome is not its signature of it";
+      g_.transcript.endorsements[h] = endorsement;
+      return {};
+    }
+    try {
+      auto m = mixnet::DkgMessage::from_bytes(f.payload, "its " + step_name(step));
+      auto fault = mixnet::check_dkg_message(setup_, static_cast<mixnet::DkgStep>(step), h, m);
+      if (fault.empty()) g_.transcript.messages[h][step - 1] = std::move(m);
+      return fault;
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+  }
+
+  const mixnet::DkgSetup& setup_;
+  const KeyPair& keys_;
+  const std::vector<std::string>& addresses_;
+  std::chrono::milliseconds deadline_;
+  Logger log_;
+  ServerFrameTap tap_;
+  SystemRng rng_;
+  const mixnet::DkgParticipant self_;
+  const ConfigDigest digest_;
+  const std::size_t k_;
+  KeyGeneration g_;
+  asio::io_context io_;
+  std::vector<std::shared_ptr<SecureLink>> links_;
+  std::vector<char> gone_;
+};
+
+}  // namespace
+
 KeyGeneration generate_key(const mixnet::DkgSetup& setup, const KeyPair& keys, const std::vector<std::string>& addresses,
                            std::chrono::milliseconds deadline, Logger log, ServerFrameTap tap) {
   if (auto why = setup.check(); !why.empty()) throw std::invalid_argument("the key generation: " + why);
@@ -101,151 +287,7 @@ KeyGeneration generate_key(const mixnet::DkgSetup& setup, const KeyPair& keys, c
                                 std::to_string(k - 1) + " further ones, got " + std::to_string(addresses.size()));
   if (keys.public_key() != setup.box_keys[0])
     throw std::invalid_argument("the key generation is coordinated with the shuffler's key file (server 0 of the chain)");
-  SystemRng rng;
-  const mixnet::DkgParticipant self(setup, 0, keys.secret_key(), signing_key_of(keys), rng);
-  KeyGeneration g;
-  g.transcript.setup = setup;
-  g.transcript.messages.resize(k);
-  auto note = [&](const std::string& line) {
-    g.notes.push_back(line);
-    if (log) log(line);
-  };
-  const ConfigDigest digest = digest_of(setup);
-  asio::io_context io;
-  std::vector<std::shared_ptr<SecureLink>> links(k);
-  std::vector<char> gone(k, 0);
-  auto name = [&](std::size_t h) { return "mix server " + std::to_string(h) + " (" + addresses[h - 1] + ")"; };
-
-  // One further server's answer to one step: its frame, or the line saying why not (the server is then gone).
-  auto ask = [&](std::size_t h, std::uint32_t step, std::span<const std::uint8_t> payload) -> asio::awaitable<std::optional<detail::Frame>> {
-    bool timed_out = false;
-    asio::steady_timer timer(io, deadline);
-    timer.async_wait([&](std::error_code ec) {
-      if (ec) return;
-      timed_out = true;
-      if (links[h]) links[h]->close();
-    });
-    try {
-      if (step == 1) {
-        links[h] = std::make_shared<SecureLink>(tcp::socket(io), dkg_limits());
-        links[h]->set_peer_name(name(h));
-        const auto [host, port] = split_address(addresses[h - 1], "--dkg-addresses");
-        tcp::resolver resolver(io);
-        const auto endpoints = co_await resolver.async_resolve(host, std::to_string(port), asio::use_awaitable);
-        if (timed_out) throw std::system_error(asio::error::timed_out);
-        co_await asio::async_connect(links[h]->socket(), endpoints, asio::use_awaitable);
-        co_await links[h]->connect_as(setup.session, digest, entry_id, keys, setup.box_keys[h], rng);
-        if (tap) links[h]->set_tap([tap, h](OutgoingFrame& f) { return tap(h, f); });
-      }
-      links[h]->send(FrameType::dkg, step, payload);
-      detail::Frame f = co_await links[h]->receive();
-      timer.cancel();
-      co_return f;
-    } catch (const std::exception& e) {
-      timer.cancel();
-      note(name(h) + " is left out of the key generation at its " + step_name(step) + ": " +
-           (timed_out ? "no answer within " + std::to_string(deadline.count()) + " ms" : std::string(e.what())));
-    }
-    if (links[h]) links[h]->close();
-    gone[h] = 1;
-    g.left_out.push_back(h);
-    co_return std::nullopt;
-  };
-
-  std::exception_ptr failure;
-  asio::co_spawn(
-      io,
-      [&]() -> asio::awaitable<void> {
-        for (std::uint32_t step = 1; step <= final_step; ++step) {
-          std::vector<std::uint8_t> payload;
-          std::vector<std::optional<mixnet::DkgMessage>> previous(k);
-          if (step == 3 || step == 4)
-            for (std::size_t i = 0; i < k; ++i) previous[i] = g.transcript.messages[i][step - 2];
-          switch (step) {
-            case 1: payload = setup.to_bytes(); g.transcript.messages[0][0] = self.commit(); break;
-            case 2: g.transcript.messages[0][1] = self.deal(); break;
-            case 3: payload = encode_dkg_step(previous); g.transcript.messages[0][2] = self.complain(previous); break;
-            case 4: payload = encode_dkg_step(previous); g.transcript.messages[0][3] = self.justify(previous); break;
-            default: {
-              g.outcome = mixnet::dkg_outcome(g.transcript, "the key generation");
-              for (const auto& [who, why] : g.outcome.disqualified)
-                note("server " + std::to_string(who) + (who == 0 ? "" : " (" + addresses[who - 1] + ")") + " is disqualified: " + why);
-              (void)mixnet::dkg_share(g.transcript, g.outcome, 0, keys.secret_key());  // the coordinator's own share holds
-              g.transcript.endorsements.assign(k, std::nullopt);
-              g.transcript.endorsements[0] = self.endorse(g.transcript);
-              payload = g.transcript.to_bytes();
-            }
-          }
-          // Every server still taking part answers at once; this coroutine waits for the last.
-          std::vector<std::optional<detail::Frame>> answers(k);
-          std::size_t pending = 0;
-          asio::steady_timer all_in(io, asio::steady_timer::time_point::max());
-          for (std::size_t h = 1; h < k; ++h) {
-            if (gone[h]) continue;
-            ++pending;
-            asio::co_spawn(
-                io,
-                [&, h, step]() -> asio::awaitable<void> {
-                  answers[h] = co_await ask(h, step, payload);
-                  if (--pending == 0) all_in.cancel();
-                },
-                asio::detached);
-          }
-          if (pending > 0) {
-            std::error_code ignored;
-            co_await all_in.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
-          }
-          for (std::size_t h = 1; h < k; ++h) {
-            if (!answers[h]) continue;
-            const detail::Frame& f = *answers[h];
-            std::string fault;
-            if (f.header.type == FrameType::abort)
-              fault = "it refused: " + std::string(f.payload.begin(), f.payload.end());
-            else if (f.header.type != FrameType::dkg_answer || f.header.round != step)
-              fault = "it answered with a frame that is not its " + step_name(step);
-            else if (step == final_step) {
-              // Its consent: its signature of the outcome, which every process loading the config checks.
-              Signature endorsement{};
-              if (f.payload.size() != endorsement.size()) {
-                fault = "its endorsement of the outcome is " + std::to_string(f.payload.size()) + " bytes, not " + std::to_string(endorsement.size());
-              } else {
-                std::copy(f.payload.begin(), f.payload.end(), endorsement.begin());
-                if (!mixnet::signature_holds(endorsement, mixnet::dkg_outcome_statement(g.transcript, g.outcome), setup.signers[h]))
-                  fault = "its endorsement of the outcome is not its signature of it";
-                else
-                  g.transcript.endorsements[h] = endorsement;
-              }
-            } else {
-              try {
-                auto m = mixnet::DkgMessage::from_bytes(f.payload, "its " + step_name(step));
-                fault = mixnet::check_dkg_message(setup, static_cast<mixnet::DkgStep>(step), h, m);
-                if (fault.empty()) g.transcript.messages[h][step - 1] = std::move(m);
-              } catch (const std::invalid_argument& e) {
-                fault = e.what();
-              }
-            }
-            if (fault.empty()) continue;
-            note(name(h) + " is left out of the key generation at its " + step_name(step) + ": " + fault);
-            links[h]->close();
-            gone[h] = 1;
-            g.left_out.push_back(h);
-          }
-        }
-        for (auto& l : links)
-          if (l && l->is_open()) l->close_after_flush();
-        std::sort(g.left_out.begin(), g.left_out.end());
-      },
-      [&](std::exception_ptr e) {
-        failure = e;
-        if (!e) return;
-        // No key (fewer than t qualified, say): the further servers are told by their links closing,
-        // not left to wait out their timeout.
-        for (auto& l : links)
-          if (l) l->close();
-      });
-  io.run();
-  if (failure) std::rethrow_exception(failure);
-  return g;
+  return Coordinator(setup, keys, addresses, deadline, std::move(log), std::move(tap)).run();
 }
 
 void KeyGeneration::require_everyone() const {
