@@ -32,7 +32,7 @@ if [[ "${1:-}" == "--sanitize" ]]; then
   fi
 fi
 
-packages=(build-essential cmake pkg-config libsodium-dev libssl-dev libasio-dev libboost-dev libgmp-dev doctest-dev
+packages=(build-essential cmake pkg-config libsodium-dev libssl-dev libasio-dev libboost-dev libgmp-dev libsqlite3-dev doctest-dev
           libcli11-dev nlohmann-json3-dev libfmt-dev libeigen3-dev coinor-libclp-dev iproute2 clang-16 libclang-rt-16-dev ccache gnuplot-nox
           libopenmpi-dev openmpi-bin
           pybind11-dev pybind11-json-dev python3-dev python3-numpy python3-pytest python3-pandas python3-matplotlib python3-venv python3-build help2man)

@@ -1,0 +1,94 @@
+// The durable state of a server's session: every batch of records the server admitted, kept on
+// disk before the party is told it was admitted, so that a crash of the server loses nothing it
+// acknowledged. One small interface (AdmissionStore) that the rounds use; one implementation on
+// SQLite (open_state_directory). Another database can replace SQLite without touching the rounds.
+//
+// The promise: once `admit`'s callback reports the admission durable, it survives a crash of the
+// process (kill -9) and, with Durability::full (the default), of the machine; the batch of a
+// (round, first party) is kept once, whatever the retries; a state directory is used by one
+// process at a time; a state that is not whole (a torn or foreign database, another session's)
+// is refused at open with one line, never used.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "shufflempc/channel.hpp"
+#include "shufflempc/net/wire.hpp"
+
+namespace shufflempc::net {
+
+using RecordDigest = std::array<std::uint8_t, 32>;
+
+// What one link submitted in one round, as the server accepted it: its first party, one count a
+// party (submit_absent: the party left the session) and the messages, `width` bytes each, in party
+// order.
+struct Admission {
+  std::uint32_t round = 0;
+  PartyId first = 0;
+  std::vector<std::uint32_t> counts;
+  std::uint32_t width = 0;
+  std::vector<std::uint8_t> messages;
+
+  // BLAKE2b-256 of every field above, domain-separated: what a receipt of it binds.
+  [[nodiscard]] RecordDigest digest() const;
+  bool operator==(const Admission&) const = default;
+};
+
+// What became of an admission: durable, or the line saying why not (nothing was kept then).
+struct AdmitResult {
+  bool durable = false;
+  bool repeated = false;  // the same admission was kept already (a retry): nothing was written
+  std::string error;
+};
+
+class AdmissionStore {
+ public:
+  virtual ~AdmissionStore() = default;
+  // Queues the admission; `done` runs once it is durable or has failed, on the store's own thread
+  // (post it to your own). Admissions arriving together share one commit (a group commit). An
+  // admission of a (round, first) already kept with other content fails: the store keeps one
+  // batch a link a round.
+  virtual void admit(Admission a, std::function<void(const AdmitResult&)> done) = 0;
+  // Blocks until every admission queued before it has been committed or failed.
+  virtual void flush() = 0;
+  // Every admission kept for `round`, by first party.
+  [[nodiscard]] virtual std::vector<Admission> admitted(std::uint32_t round) = 0;
+  // How many commits and admissions the store has made since it opened (for the benchmark and the
+  // tests of the group commit).
+  [[nodiscard]] virtual std::uint64_t commits() const = 0;
+  [[nodiscard]] virtual std::uint64_t admissions() const = 0;
+};
+
+enum class Durability {
+  full,      // every commit survives the machine's crash (synchronous=FULL): the default
+  process,   // every commit survives the process's crash, not the machine's (synchronous=NORMAL)
+  off,       // no fsync at all (for measuring what durability costs); never for a real session
+};
+
+struct StoreOptions {
+  Durability durability = Durability::full;
+  // Commit admissions together while more are queued (true), or one commit each (false: for
+  // measuring what the group commit saves).
+  bool group_commit = true;
+  // The most the database may grow to; a commit past it fails as a full disk does. 0: no cap.
+  std::uint64_t max_bytes = 0;
+};
+
+// Opens (or creates) the state of `session` (whose config has `digest`) in `directory`, locked
+// for this process alone until the store is destroyed. Throws std::runtime_error with one line
+// naming the directory when: another process holds it; its database is not a database (torn,
+// truncated, foreign); its integrity check fails; it holds another session or another config; it
+// was left half made. `role` names the server in those lines ("shuffler", "mix server 2").
+[[nodiscard]] std::unique_ptr<AdmissionStore> open_state_directory(const std::filesystem::path& directory, const SessionId& session,
+                                                                   const ConfigDigest& digest, const std::string& role,
+                                                                   StoreOptions options = {});
+
+}  // namespace shufflempc::net
