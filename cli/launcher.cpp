@@ -311,7 +311,8 @@ std::string start_shuffler(Processes& p, const LaunchOptions& options, const Ses
                               .hop_addresses = hop_addresses,
                               .fault_entry = options.tamper_entry,
                               .fault_adversary = adversary_spec(options, net::adversary::RoleSpec::Role::entry),
-                              .link_shape = options.link_shape};
+                              .link_shape = options.link_shape,
+                              .state_dir = options.state_dir};
   p.children.emplace_back("shuffler", shuffler_argv(options.executable, shuffler), ProcessOptions{.pass_as_fd3 = listening.fd()});
   listening.close();  // the shuffler holds it now
   return "127.0.0.1:" + std::to_string(listening.port());

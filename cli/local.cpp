@@ -73,6 +73,7 @@ struct LocalArgs {
   std::string tamper_entry;                      // fault injection: the chain's entry drops, replaces or duplicates a record
   std::string fault_adversary;                   // fault injection: the entry as the tests' adversary harness plays it
   net::LinkShape link_shape;                     // --link-delay-ms, --link-mbps: every process's links
+  std::string state_dir;                         // --state-dir: the shuffler keeps what it admits there
 };
 
 // The executable the processes of a run start from: shufflempc-node beside this one when the
@@ -111,6 +112,7 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
                              .adversary = la.fault_adversary,
                              .tamper_mix_server = la.tamper_mix_server,
                              .transcript = la.chain.transcript.empty() ? std::string() : std::filesystem::absolute(la.chain.transcript).string(),
+                             .state_dir = la.state_dir.empty() ? std::string() : std::filesystem::absolute(la.state_dir).string(),
                              .link_shape = la.link_shape};
   auto drop_rng = rng->fork(rng_labels::dropouts);
   while (options.dropouts.size() < args.dropouts) options.dropouts.insert(static_cast<PartyId>(drop_rng->uniform(n)));
@@ -238,6 +240,9 @@ void add_local_command(CLI::App& app, const Registry& registry, Action& action) 
     cmd->add_option("--tamper-mix-server", both.second.tamper_mix_server,
                     "fault injection, with --mix verifiable: further mix server I (1 to --mix-servers - 1) replaces one record after "
                     "proving its shuffle; the run fails with a line naming it");
+    cmd->add_option("--state-dir", both.second.state_dir,
+                    "the shuffler keeps every batch it admits on disk in DIR (SQLite) before it tells the party process, with a "
+                    "signed receipt (shuffler --state-dir; a protocol of one round; docs/network.md, \"Durable collection\")");
     cmd->add_option("--tamper-entry", both.second.tamper_entry,
                     "fault injection, with a chain: the shuffler (the chain's entry) drops, replaces or duplicates one record it "
                     "admits (the n - 1 attack); the sender's process names the entry, and the analyzer outputs nothing")

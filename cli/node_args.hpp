@@ -37,7 +37,8 @@ inline constexpr std::string_view config = "--config", key = "--key", listen = "
                                   fault_gone_after_mix = "--fault-gone-after-mix", transcript = "--transcript",
                                   analyzer = "--analyzer", id = "--id", key_dir = "--key-dir", key_bundle = "--key-bundle",
                                   input = "--input", inputs = "--inputs", dropouts = "--dropouts",
-                                  fault_kill_before_round = "--fault-kill-before-round", fault_hang = "--fault-hang";
+                                  fault_kill_before_round = "--fault-kill-before-round", fault_hang = "--fault-hang",
+                                  state_dir = "--state-dir";
 }  // namespace flag
 
 // A command line in the making: a flag and its value only when the value differs from the
@@ -91,6 +92,7 @@ struct ShufflerArgs {
   std::vector<std::string> old_mix_servers;
   std::optional<std::size_t> hop;
   bool fault_tamper = false;
+  std::string state_dir;
   bool operator==(const ShufflerArgs&) const = default;
 };
 void define_shuffler_options(CLI::App& cmd, ShufflerArgs& o);

@@ -16,6 +16,7 @@
 #include "shufflempc/numbers.hpp"
 #include "shufflempc/net/dkg.hpp"
 #include "shufflempc/net/keys.hpp"
+#include "shufflempc/net/mix_hop.hpp"
 #include "shufflempc/net/round_shapes.hpp"
 #include "shufflempc/net/verifiable.hpp"
 #include "shufflempc/hex.hpp"
@@ -71,6 +72,24 @@ std::vector<net::PublicKey> read_party_keys(const std::string& path) {
   return keys;
 }
 
+// The shuffler's signing key, which its admission receipts are checked against: the chain's first
+// server's, or from --shuffler-key given as KEY:SIGNING_KEY (keygen --mix-server prints it) or as the
+// shuffler's key file. From 64 hex digits alone it cannot be known: the config then names none, and
+// a shuffler with a state directory refuses the session (docs/network.md, "Durable collection").
+std::optional<net::SigningPublicKey> shuffler_signer_of(const std::string& given, const net::SessionConfig& c) {
+  if (!c.mix_chain.empty()) return c.mix_chain.front().signer;
+  if (given.size() > 64 && given[64] == ':') return net::parse_mix_server_keys(given, "--shuffler-key").signer;
+  if (given.size() == 64) return std::nullopt;
+  try {
+    return net::signing_key_of(net::KeyPair::load(given)).public_key();
+  } catch (const std::exception&) {
+  }
+  std::string token;
+  std::istringstream(read_text_file(given, "--shuffler-key", 1 << 16)) >> token;
+  if (token.size() > 64 && token[64] == ':') return net::parse_mix_server_keys(token, "--shuffler-key (" + given + ")").signer;
+  return std::nullopt;
+}
+
 // The config of the options, checked as every process will check it, before any key is made.
 net::SessionConfig config_of(const SessionOptions& o, const Registry& registry, Rng& rng) {
   net::SessionConfig c;
@@ -92,6 +111,7 @@ net::SessionConfig config_of(const SessionOptions& o, const Registry& registry, 
     c.mix_chain.push_back(net::parse_mix_server_keys(o.mix_servers[i], "--mix-server-keys item " + std::to_string(i + 1)));
   if (!c.mix_chain.empty() && c.mix_chain.front().key != c.shuffler_key)
     throw std::invalid_argument("--mix-server-keys: the first server is the shuffler (the entry of the chain): its key must be --shuffler-key");
+  c.shuffler_signer = shuffler_signer_of(o.shuffler_key, c);
   c.party_keys = read_party_keys(o.party_keys);
   c.parties = c.party_keys.size();
   c.min_parties = o.min_parties;
@@ -151,7 +171,8 @@ void add_session_command(CLI::App& app, const Registry& registry, Action& action
   auto o = std::make_shared<SessionOptions>();  // owned by the callback, so it lives as long as the App
   cmd->add_option("--protocol,-p", o->protocol, "the registered protocol (shufflempc list)")->required();
   cmd->add_option("--param", o->params, "a protocol parameter NAME=VALUE (repeat), checked against the protocol's declaration");
-  cmd->add_option("--shuffler-key", o->shuffler_key, "the shuffler's public key: 64 hex digits, or its key file")->required();
+  cmd->add_option("--shuffler-key", o->shuffler_key, "the shuffler's public key: 64 hex digits, KEY:SIGNING_KEY (keygen --mix-server), or its key file; the last two also "
+                  "name its signing key in the config, which a shuffler with --state-dir signs its admission receipts with")->required();
   cmd->add_option("--analyzer-key", o->analyzer_key,
                   "the analyzer's public key: 64 hex digits, or its key file; with --mix verifiable KEY:ELGAMAL_KEY:PROOF (as keygen "
                   "--verifiable prints it)")

@@ -82,6 +82,11 @@ void define_shuffler_options(CLI::App& cmd, ShufflerArgs& o) {
   // The spellings before 0.2, kept until 0.3: each prints what to type instead.
   cmd.add_option("--mix-servers", o.old_mix_servers, "(before 0.2) --hop-addresses")->delimiter(',')->group("");
   cmd.add_option(std::string(flag::hop), o.hop, "(before 0.2) `shufflempc mix-server`")->group("");
+  cmd.add_option(std::string(flag::state_dir), o.state_dir,
+                 "keep every batch admitted on disk in DIR (SQLite, one subdirectory a session) before telling its link (a signed "
+                 "admission receipt); started again on the same DIR (after a crash, say), the shuffler takes the kept batches back "
+                 "into the round. Sessions of one round whose config names the shuffler's signing key (docs/network.md, "
+                 "\"Durable collection\")");
   cmd.add_flag(std::string(flag::json), o.json, "print the final report as JSON");
   cmd.add_flag(std::string(flag::fault_tamper), o.fault_tamper,
                "fault injection, with --hop in a verifiable chain: replace one record after proving the shuffle (a cheating "
@@ -103,7 +108,7 @@ std::vector<std::string> shuffler_argv(const std::string& executable, const Shuf
   argv.add_repeated(flag::config, o.configs).add(flag::key, o.key).add(flag::listen, o.listen).add(flag::port_file, o.port_file);
   argv.add(o.link_shape).add(flag::listen_fd, o.listen_fd).add(flag::reconnect_grace_ms, o.grace_ms, ShufflerArgs{}.grace_ms);
   argv.add_joined(flag::hop_addresses, o.hop_addresses).add(flag::json, o.json);
-  argv.add(flag::fault_entry, o.fault_entry).add(flag::fault_adversary, o.fault_adversary);
+  argv.add(flag::fault_entry, o.fault_entry).add(flag::fault_adversary, o.fault_adversary).add(flag::state_dir, o.state_dir);
   return argv.take();
 }
 
@@ -114,7 +119,7 @@ void add_shuffler_command(CLI::App& app, Action& action) {
   cmd->callback([o, &action] {
     action = [o] {
       auto& [configs, key, listen, port_file, listen_fd, grace_ms, json, hop_addresses, fault_entry, fault_adversary, link_shape,
-             old_mix_servers, hop, fault_tamper] = *o;
+             old_mix_servers, hop, fault_tamper, state_dir] = *o;
       if (hop) {
         std::cerr << "shufflempc shuffler: --hop is spelled `shufflempc mix-server` now (its place comes from its key; --hop "
                      "still checks it); running that\n";
@@ -147,6 +152,7 @@ void add_shuffler_command(CLI::App& app, Action& action) {
       net::ShufflerOptions options;
       options.reconnect_grace = std::chrono::milliseconds(grace_ms);
       options.hop_addresses = hop_addresses;
+      options.state_dir = state_dir;
       if (!fault_entry.empty()) {
         if (hop_addresses.empty()) throw std::invalid_argument("--fault-entry needs --hop-addresses (the entry of a chain)");
         options.tamper_admitted = entry_fault(fault_entry, sessions.front());

@@ -11,6 +11,7 @@
 
 #include "net/harness.hpp"
 #include "shufflempc/files.hpp"
+#include "shufflempc/net/store.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 #include "support/paths.hpp"
@@ -691,4 +692,25 @@ TEST_CASE("shufflempc local --fault-adversary: an entry that drops parties and a
     }
     CHECK(text.find("complains that the chain's entry (the shuffler) sent a result that does not parse") != std::string::npos);
   }
+}
+
+TEST_CASE("shufflempc local --state-dir: the shuffler kept every party process's batch before its receipt, and the session's end") {
+  const test::TempDir tmp("shufflempc-localstate");
+  const std::string err = tmp / "err";
+  const Value tcp = run_json({SHUFFLEMPC_CLI, "local", "counting", "--parties", "400", "--parties-per-process", "80", "--seed", "3", "--json",
+                              "--state-dir", tmp / "state", "--keep-dir", tmp / "run"},
+                             err);
+  const Value mem = run_json({SHUFFLEMPC_CLI, "run", "counting", "--parties", "400", "--seed", "3", "--json"}, err);
+  CHECK(tcp["output"] == mem["output"]);
+  const auto config = net::SessionConfig::load(tmp / "run/session.json");
+  auto store = net::open_state_directory(std::filesystem::path(tmp / "state") / to_hex(config.session), config.session, config.digest(), "test");
+  const auto kept = store->admitted(0);
+  std::size_t parties = 0, messages = 0;
+  for (const auto& a : kept) {
+    parties += a.counts.size();
+    for (auto c : a.counts) messages += c;
+  }
+  CHECK(parties == 400);
+  CHECK(messages == tcp["messages"].get<std::size_t>());
+  CHECK(store->ended() == std::optional<std::string>("the analyzer confirmed the session's result"));
 }

@@ -59,7 +59,8 @@ TEST_CASE("node args: the shuffler's command line gives back every field it was 
                                 .hop_addresses = {"127.0.0.1:1", "127.0.0.1:2"},
                                 .fault_entry = "duplicate",
                                 .fault_adversary = "type=result,mutation=drop",
-                                .link_shape = shaped};
+                                .link_shape = shaped,
+                                .state_dir = dir / "state"};
   const auto argv = cli::shuffler_argv("shufflempc-node", given);
   CHECK(argv[1] == "shuffler");
   CHECK(parse_node_argv<cli::ShufflerArgs>(argv, cli::define_shuffler_options) == given);

@@ -12,6 +12,8 @@
 #include "net/harness.hpp"
 #include "shufflempc/files.hpp"
 #include "shufflempc/hex.hpp"
+#include "shufflempc/net/mix_hop.hpp"
+#include "shufflempc/net/store.hpp"
 #include "shufflempc/net/verifiable.hpp"
 #include "shufflempc/registry.hpp"
 #include "support/temp_dir.hpp"
@@ -42,9 +44,11 @@ std::string make_keys(const std::string& dir) {
 // party process per item of `parties` (its arguments after `party --config`; `--connect` is
 // added). Every process must exit 0; returns the analyzer's report and sets `address` to the
 // shuffler's.
-Value run_hosts(const std::string& dir, const std::vector<std::vector<std::string>>& parties, std::string& address) {
-  Process shuffler({SHUFFLEMPC_CLI, "shuffler", "--config", dir + "/session.json", "--key", dir + "/shuffler.key", "--json"},
-                   dir + "/shuffler.log");
+Value run_hosts(const std::string& dir, const std::vector<std::vector<std::string>>& parties, std::string& address,
+                const std::vector<std::string>& shuffler_extra = {}) {
+  std::vector<std::string> shuffler_args = {SHUFFLEMPC_CLI, "shuffler", "--config", dir + "/session.json", "--key", dir + "/shuffler.key", "--json"};
+  shuffler_args.insert(shuffler_args.end(), shuffler_extra.begin(), shuffler_extra.end());
+  Process shuffler(shuffler_args, dir + "/shuffler.log");
   const std::string line = shuffler.read_line();
   REQUIRE_MESSAGE(line.rfind("listening on 127.0.0.1:", 0) == 0, line << slurp(dir + "/shuffler.log"));
   address = line.substr(std::string("listening on ").size());
@@ -575,4 +579,34 @@ TEST_CASE("shufflempc session: a host's range of parties under one key (keygen -
   Process lone({SHUFFLEMPC_CLI, "keygen", "--one-key", "--out", dir + "/lone.key"}, dir + "/lone.err");
   CHECK(lone.wait() == 2);
   CHECK(slurp(dir + "/lone.err").find("--one-key needs --parties FIRST-LAST") != std::string::npos);
+}
+
+TEST_CASE("session names the shuffler's signing key from its key file or token, and a shuffler with a state directory needs it") {
+  const test::TempDir tmp("shufflempc-sessionsigner");
+  const std::string& dir = tmp.path();
+  const std::string shuffler_pub = make_keys(dir);
+  const auto signer = net::signing_key_of(net::KeyPair::load(dir + "/shuffler.key")).public_key();
+  const auto write = [&](const std::string& shuffler_key) {
+    Process session({SHUFFLEMPC_CLI, "session", "--protocol", "central-laplace", "--param", "epsilon=2", "--shuffler-key", shuffler_key,
+                     "--analyzer-key", dir + "/analyzer.key", "--party-keys", dir + "/party-keys.txt", "--out", dir + "/session.json", "--force"},
+                    dir + "/session.err");
+    REQUIRE_MESSAGE(session.wait() == 0, slurp(dir + "/session.err"));
+    return net::SessionConfig::load(dir + "/session.json");
+  };
+  CHECK_FALSE(write(shuffler_pub).shuffler_signer.has_value());  // 64 hex digits do not tell it
+  CHECK(write(shuffler_pub + ":" + to_hex(signer)).shuffler_signer == signer);
+  const auto config = write(dir + "/shuffler.key");
+  CHECK(config.shuffler_signer == signer);
+  // The run of the hosts with the shuffler keeping its state: the same report, every batch kept.
+  {
+    std::ofstream in(dir + "/inputs.json");
+    in << "[1, 1, 0]\n";
+  }
+  std::string address;
+  const Value report = run_hosts(dir, {{"--id", "0-2", "--key-dir", dir, "--inputs", dir + "/inputs.json", "--json"}}, address,
+                                 {"--state-dir", dir + "/state"});
+  CHECK(report["messages"] == 3);
+  auto store = net::open_state_directory(std::filesystem::path(dir) / "state" / to_hex(config.session), config.session, config.digest(), "test");
+  CHECK(store->admitted(0).size() == 1);  // one link for parties 0-2
+  CHECK(store->ended().has_value());
 }

@@ -84,17 +84,32 @@ struct ShufflerProcess {
   Process process;
   std::uint16_t port = 0;
 
-  explicit ShufflerProcess(const NetSession& s, const std::vector<std::string>& extra = {})
+  // `listen`: 127.0.0.1:0, or the port of a shuffler this one starts again after (its state directory).
+  explicit ShufflerProcess(const NetSession& s, const std::vector<std::string>& extra = {}, const std::string& listen = "127.0.0.1:0",
+                           const std::string& log_name = "shuffler.log")
       : session(s),
-        log_path(s.path("shuffler.log")),
+        log_path(s.path(log_name)),
         process(with(extra, {SHUFFLEMPC_CLI, "shuffler", "--config", s.path("session.json"), "--key", s.path("shuffler.key"), "--listen",
-                             "127.0.0.1:0", "--json"}),
-                s.path("shuffler.log")) {
+                             listen, "--json"}),
+                s.path(log_name)) {
     const std::string line = process.read_line();
     REQUIRE_MESSAGE(line.rfind("listening on 127.0.0.1:", 0) == 0, "shuffler said: " << line << slurp(log_path));
     port = static_cast<std::uint16_t>(std::stoul(line.substr(line.rfind(':') + 1)));
   }
   [[nodiscard]] std::string log() const { return slurp(log_path); }
+
+  // A shuffler that must refuse to start: its exit status and what it said.
+  struct Refused {
+    int status = 0;
+    std::string log;
+    Refused(const NetSession& s, const std::vector<std::string>& extra, const std::string& log_name) {
+      Process p(with(extra, {SHUFFLEMPC_CLI, "shuffler", "--config", s.path("session.json"), "--key", s.path("shuffler.key"), "--listen",
+                             "127.0.0.1:0", "--json"}),
+                s.path(log_name));
+      status = p.wait();
+      log = slurp(s.path(log_name));
+    }
+  };
 
  private:
   static std::vector<std::string> with(const std::vector<std::string>& extra, std::vector<std::string> args) {

@@ -42,15 +42,8 @@ inline std::vector<std::uint8_t> sealed(const NetSession& s, const std::vector<s
   return out;
 }
 
-// Parties 0..2 and the analyzer in one TcpChannel (each on its own link): one round, after
-// `computing` (a protocol computing the parties' messages, played by a pause).
-inline RoundOutcome run_honest(const NetSession& s, std::uint16_t port, net::TcpChannelOptions options = {},
-                        std::chrono::milliseconds computing = {}) {
-  std::vector<net::Identity> ids;
-  for (PartyId id : honest) ids.push_back({id, s.parties[id]});
-  ids.push_back({net::analyzer_id, s.analyzer});
-  net::TcpChannel channel(s.config, std::move(ids), "127.0.0.1", port, {}, std::move(options));
-  std::this_thread::sleep_for(computing);
+// The honest parties' round on `channel` (parties 0..2, one message each, party 3 expected too).
+inline RoundOutcome honest_round(net::TcpChannel& channel) {
   RoundRules spec;
   spec.shape = RoundShape::exactly(1, Delivery::analyzer_only, 1);
   for (PartyId i = 0; i < n_parties; ++i) spec.expected.push_back(i);
@@ -62,6 +55,22 @@ inline RoundOutcome run_honest(const NetSession& s, std::uint16_t port, net::Tcp
     local.parties.push_back({id, first, local.messages.count() - first});
   }
   return channel.exchange(spec, std::move(local));
+}
+
+// Parties 0..2 and the analyzer in one TcpChannel (each on its own link).
+inline std::vector<net::Identity> honest_identities(const NetSession& s) {
+  std::vector<net::Identity> ids;
+  for (PartyId id : honest) ids.push_back({id, s.parties[id]});
+  ids.push_back({net::analyzer_id, s.analyzer});
+  return ids;
+}
+
+// Their one round, after `computing` (a protocol computing the parties' messages, played by a pause).
+inline RoundOutcome run_honest(const NetSession& s, std::uint16_t port, net::TcpChannelOptions options = {},
+                        std::chrono::milliseconds computing = {}) {
+  net::TcpChannel channel(s.config, honest_identities(s), "127.0.0.1", port, {}, std::move(options));
+  std::this_thread::sleep_for(computing);
+  return honest_round(channel);
 }
 
 // Party 3 connects with its real key (a compromised but authenticated party).

@@ -66,6 +66,7 @@ TEST_CASE("store: an admission is kept durable and read back after the store is 
     CHECK(admit_now(*store, admission(1, 0, 9)).durable);
   }
   auto store = open_state_directory(dir.path(), session_id(1), config_digest(2), "shuffler");
+  CHECK(std::filesystem::status(dir.path()).permissions() == std::filesystem::perms::owner_all);  // 0700
   const auto round0 = store->admitted(0);
   REQUIRE(round0.size() == 2);
   CHECK(round0[0] == admission(0, 0, 7));
@@ -88,6 +89,20 @@ TEST_CASE("store: the same admission again is kept once, another batch of the sa
   REQUIRE(store->admitted(0).size() == 1);
   CHECK(store->admitted(0)[0] == admission(0, 4, 1));
   CHECK(store->admissions() == 1);
+}
+
+TEST_CASE("store: the end of a session is kept, and read by a store opened again") {
+  TempDir dir;
+  {
+    auto store = open_state_directory(dir.path(), session_id(1), config_digest(2), "shuffler");
+    CHECK_FALSE(store->ended().has_value());
+    CHECK(admit_now(*store, admission(0, 0, 7)).durable);
+    store->end("the analyzer confirmed the session's result");
+    CHECK(store->ended() == "the analyzer confirmed the session's result");
+  }
+  auto store = open_state_directory(dir.path(), session_id(1), config_digest(2), "shuffler");
+  CHECK(store->ended() == "the analyzer confirmed the session's result");
+  CHECK(store->admitted(0).size() == 1);
 }
 
 TEST_CASE("store: the digest binds every field of an admission") {

@@ -2,6 +2,7 @@
 // bytes a header, a hello and a result payload encode to, and key files against RFC 7748's X25519
 // vectors. A change to any of these breaks interoperability between builds and must show here.
 #include <doctest/doctest.h>
+#include <sodium.h>
 
 #include <filesystem>
 #include <fstream>
@@ -95,6 +96,32 @@ TEST_CASE("wire KAT: the key generation's frames are types 14 and 15, their roun
   h.count = 1;
   h.width = 1;
   CHECK_THROWS_AS((void)net::decode_header(net::encode_header(h), h.session, net::Limits{}), std::system_error);
+}
+
+TEST_CASE("wire KAT: an admitted frame is type 16 with a digest and a signature, and the digest and statement have their layouts") {
+  net::FrameHeader h{.type = net::FrameType::admitted, .session = counting_session(), .round = 0, .payload_length = 96};
+  CHECK(to_hex(net::encode_header(h)).substr(12, 4) == "1000");
+  CHECK(net::decode_header(net::encode_header(h), h.session, net::Limits{}).type == net::FrameType::admitted);
+  for (std::uint32_t length : {0u, 95u, 97u}) {
+    h.payload_length = length;
+    CHECK_THROWS_WITH_AS((void)net::decode_header(net::encode_header(h), h.session, net::Limits{}),
+                         doctest::Contains("not a digest and a signature (96)"), std::system_error);
+  }
+  // The digest: BLAKE2b-256 of the label, then round, first party, the number of counts, each
+  // count, width and the records' length (little-endian 32 bits each), then the records.
+  const net::Admission a{.round = 2, .first = 7, .counts = {1, net::submit_absent}, .width = 3, .messages = {0xaa, 0xbb, 0xcc}};
+  const std::string label = "shufflempc admission v1";
+  std::vector<std::uint8_t> layout(label.begin(), label.end());
+  for (std::uint32_t v : {2u, 7u, 2u, 1u, net::submit_absent, 3u, 3u})
+    for (int i = 0; i < 4; ++i) layout.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+  layout.insert(layout.end(), {0xaa, 0xbb, 0xcc});
+  net::RecordDigest want{};
+  crypto_generichash(want.data(), want.size(), layout.data(), layout.size(), nullptr, 0);
+  CHECK(a.digest() == want);
+  const auto statement = net::admission_statement(counting_session(), 2, 7, want);
+  const std::string receipt_label = "shufflempc admission receipt v1";
+  CHECK(to_hex(statement) == to_hex(std::span(reinterpret_cast<const std::uint8_t*>(receipt_label.data()), receipt_label.size())) +
+                                 "000102030405060708090a0b0c0d0e0f" "02000000" "07000000" + to_hex(want));
 }
 
 TEST_CASE("wire KAT: a submit payload is a count per party of the link, then the messages") {

@@ -291,6 +291,13 @@ std::size_t TcpChannel::connections() const { return impl_->connections; }
 
 std::uint16_t TcpChannel::verdict_port() const { return impl_->verdicts ? impl_->verdicts->port() : 0; }
 
+std::vector<AdmissionReceipt> TcpChannel::admission_receipts() const {
+  std::vector<AdmissionReceipt> out;
+  for (const auto& l : impl_->links)
+    if (l.admitted) out.push_back(*l.admitted);
+  return out;
+}
+
 const std::map<std::uint32_t, std::vector<HopReport>>& TcpChannel::hop_reports() const { return impl_->hop_reports; }
 
 const mixnet::Transcript& TcpChannel::transcript() const { return impl_->transcript; }

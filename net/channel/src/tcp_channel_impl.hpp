@@ -56,6 +56,8 @@ struct TcpChannel::Impl {
     std::vector<std::uint32_t> counts;
     MessageBatch own;
     detail::IdentityProof verdict_proof{};
+    // A shuffler with a state directory: its checked receipt for this round's batch (`pending`).
+    std::optional<AdmissionReceipt> admitted;
   };
 
   asio::io_context io;
@@ -79,6 +81,10 @@ struct TcpChannel::Impl {
   std::map<std::uint32_t, std::vector<HopReport>> hop_reports;
   mixnet::Transcript transcript;  // a verifiable chain's rounds, as verified here
   std::vector<mixnet::TagKey> tag_keys;  // per identity, with a verifiable chain: its submitter-tag key with the shuffler
+  // An admitted frame on link `l` for `round`: kept as its receipt if it names the batch the link
+  // sent (its digest) and carries the shuffler's signature of it; otherwise said in one line and
+  // not kept (a receipt that does not hold proves nothing).
+  void take_receipt(Link& l, std::uint32_t round, std::uint32_t width, const detail::Frame& f);
   bool verifiable() const { return config.mix == MixKind::verifiable && !layer_keys.empty(); }
   // Receipts and verdicts: the analyzer's server for them (hosting the analyzer, with parties
   // elsewhere), or the analyzer's address (hosting parties, not the analyzer).

@@ -8,6 +8,7 @@
 
 #include "tcp_channel_impl.hpp"
 #include "shufflempc/error.hpp"
+#include "shufflempc/little_endian.hpp"
 
 namespace shufflempc::net {
 
@@ -33,7 +34,11 @@ asio::awaitable<detail::Frame> TcpChannel::Impl::result_of(Link& l, std::uint32_
   asio::steady_timer timer(io);
   for (;;) {
     try {
-      co_return co_await l.link->receive();
+      for (;;) {
+        detail::Frame f = co_await l.link->receive();
+        if (f.header.type != FrameType::admitted) co_return f;
+        take_receipt(l, round, width, f);  // the batch is on the shuffler's disk: the result comes later
+      }
     } catch (const std::system_error& e) {
       if (e.code() != Errc::peer_closed || std::chrono::steady_clock::now() + pause > give_up) throw;
     }
@@ -62,6 +67,23 @@ asio::awaitable<detail::Frame> TcpChannel::Impl::result_of(Link& l, std::uint32_
     if (again) continue;
     l.link->send(FrameType::submit, round, width, l.pending_count, l.pending);
   }
+}
+
+void TcpChannel::Impl::take_receipt(Link& l, std::uint32_t round, std::uint32_t width, const detail::Frame& f) {
+  const std::string what = "round " + std::to_string(round) + ": the shuffler's admission receipt for " + name(l);
+  if (f.header.round != round || l.first == analyzer_id || l.pending.size() < 4 * std::size_t{l.count})
+    return log(what + " names round " + std::to_string(f.header.round) + " or a link that sent no batch: not kept");
+  Admission sent{.round = round, .first = l.first, .counts = {}, .width = width,
+                 .messages = std::vector<std::uint8_t>(l.pending.begin() + 4 * std::ptrdiff_t{l.count}, l.pending.end())};
+  for (std::size_t k = 0; k < l.count; ++k) sent.counts.push_back(load_le<std::uint32_t>(l.pending.data() + 4 * k));
+  AdmissionReceipt r{.round = round, .first = l.first, .digest = {}, .signature = {}};
+  std::copy_n(f.payload.begin(), r.digest.size(), r.digest.begin());
+  std::copy_n(f.payload.begin() + static_cast<std::ptrdiff_t>(r.digest.size()), r.signature.size(), r.signature.begin());
+  if (r.digest != sent.digest()) return log(what + " names another batch than the one it sent: not kept");
+  if (!config.shuffler_signer) return log(what + " cannot be checked: the config names no shuffler signing key; not kept");
+  if (!mixnet::signature_holds(r.signature, admission_statement(config.session, round, l.first, r.digest), *config.shuffler_signer))
+    return log(what + " is not the shuffler's signature of its batch: not kept");
+  l.admitted = r;
 }
 
 std::optional<std::vector<TcpChannel::Impl::Answer>> TcpChannel::Impl::await_results(const RoundRules& spec, std::size_t ww) {

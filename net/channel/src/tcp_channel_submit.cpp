@@ -82,6 +82,7 @@ void TcpChannel::Impl::submit(const RoundRules& spec, const Submissions& local, 
   for (std::size_t li = 0; li < links.size(); ++li) {
     auto& l = links[li];
     l.waiting = false;
+    l.admitted.reset();
     l.counts.clear();
     l.own = MessageBatch(ww);
     if (l.first == analyzer_id) {

@@ -391,6 +391,13 @@ SessionConfig SessionConfig::from_json(const Value& j) {
     throw std::invalid_argument("session config: 'analyzer_key' equals 'shuffler_key': the shuffler could open every ESA record; "
                                 "give the analyzer a key of its own (shufflempc keygen)");
   if (j.contains("mix_chain")) chain_from_json(j["mix_chain"], c);
+  if (j.contains("shuffler_signing_key")) {
+    SigningPublicKey signer{};
+    from_hex(f.text("shuffler_signing_key"), signer, "session config: 'shuffler_signing_key'");
+    if (!c.mix_chain.empty() && c.mix_chain.front().signer != signer)
+      throw std::invalid_argument("session config: 'shuffler_signing_key' is not mix_chain[0]'s signing key (the shuffler is the chain's entry)");
+    c.shuffler_signer = signer;
+  }
   if (j.contains("mix")) {
     const Value& m = j["mix"];
     if (m == to_string(MixKind::verifiable)) c.mix = MixKind::verifiable;
@@ -448,6 +455,7 @@ Value SessionConfig::to_json() const {
   }
   if (mix != MixKind::decryption) out["mix"] = to_string(mix);  // absent for the onion chain: its digests are as before
   if (analyzer_elgamal) out["analyzer_elgamal_key"] = to_string(*analyzer_elgamal);
+  if (shuffler_signer) out["shuffler_signing_key"] = to_hex(*shuffler_signer);  // absent: the digest is as before
   if (distributed_key) out["distributed_key"] = to_hex(distributed_key->transcript.to_bytes());
   return out;
 }

@@ -1,4 +1,5 @@
 #include "shufflempc/net/local.hpp"
+#include "shufflempc/net/mix_hop.hpp"
 #include "shufflempc/net/verifiable.hpp"
 
 #include <sodium.h>
@@ -26,6 +27,7 @@ LocalDeployment LocalDeployment::create(std::size_t parties, Rng& rng, SessionCo
   d.shuffler = KeyPair::generate(rng);
   d.analyzer = KeyPair::generate(rng);
   d.config.shuffler_key = d.shuffler.public_key();
+  d.config.shuffler_signer = signing_key_of(d.shuffler).public_key();  // its admission receipts' key
   d.config.analyzer_key = d.analyzer.public_key();
   d.config.party_keys.clear();
   d.config.party_keys.reserve(parties);

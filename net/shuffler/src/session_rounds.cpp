@@ -191,6 +191,14 @@ std::optional<Fault> SessionRounds::submit(PartyId first, std::span<const std::u
   return std::nullopt;
 }
 
+std::optional<Fault> SessionRounds::restore(const Admission& kept) {
+  if (!started_ && !finished_) {
+    started_ = true;
+    open_round();
+  }
+  return submit(kept.first, kept.counts, kept.round, kept.width, kept.messages);
+}
+
 bool SessionRounds::accepted_in_previous_round(PartyId first, std::span<const std::uint32_t> counts, std::uint32_t round) const {
   if (round_ == 0 || round + 1 != round_ || counts.empty() || first >= expected_.size() || counts.size() > expected_.size() - first)
     return false;

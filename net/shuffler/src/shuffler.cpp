@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -79,6 +80,8 @@ TcpShuffler::Impl::Next TcpShuffler::Impl::analyzer_frame(ServedSession& s, cons
     }
     s.result_waits.awaiting_done = false;
     s.result_waits.done_wait->cancel();
+    // The result reached the analyzer: a shuffler started again on this state serves it no more.
+    if (s.store) s.store->end("the analyzer confirmed the session's result");
     stop_if_done();
     return Next::stop;  // the analyzer has the result: its link closes
   }
@@ -106,8 +109,9 @@ TcpShuffler::Impl::Next TcpShuffler::Impl::analyzer_frame(ServedSession& s, cons
   return Next::read;
 }
 
-TcpShuffler::Impl::Next TcpShuffler::Impl::party_frame(ServedSession& s, PartyId first, std::uint32_t count, const detail::Frame& f,
-                                                       bool& resent, const Refuse& refuse) {
+TcpShuffler::Impl::Next TcpShuffler::Impl::party_frame(ServedSession& s, PartyId first, std::uint32_t count,
+                                                       const std::shared_ptr<SecureLink>& link, const detail::Frame& f, bool& resent,
+                                                       const Refuse& refuse) {
   if (f.header.type == FrameType::done) {
     if (!owes_done(s, first)) {
       refuse("a done frame from " + who_range(first, count) + " in round " + std::to_string(s.rounds->round()) +
@@ -167,6 +171,9 @@ TcpShuffler::Impl::Next TcpShuffler::Impl::party_frame(ServedSession& s, PartyId
     refuse("round " + std::to_string(s.rounds->round()) + ": " + reason->text);
     return Next::stop;
   }
+  if (s.store)
+    keep(s, link, {.round = f.header.round, .first = first, .counts = batch.counts, .width = f.header.width,
+                   .messages = std::vector<std::uint8_t>(batch.messages.begin(), batch.messages.end())});
   progress(s, first);
   maybe_close(s);
   return Next::read;
@@ -219,7 +226,8 @@ asio::awaitable<void> TcpShuffler::Impl::serve(std::shared_ptr<SecureLink> link)
       // Late frames after the end are read and ignored until the peer closes, except the analyzer's
       // while it owes its done frame.
       if (s->rounds->finished() && !owes_done(*s, first)) continue;
-      const Next next = first == analyzer_id ? analyzer_frame(*s, f, resent, refuse) : party_frame(*s, first, count, f, resent, refuse);
+      const Next next =
+          first == analyzer_id ? analyzer_frame(*s, f, resent, refuse) : party_frame(*s, first, count, link, f, resent, refuse);
       if (next == Next::stop) break;
     }
   } catch (const std::system_error& e) {
@@ -248,6 +256,51 @@ void TcpShuffler::Impl::compute_statics(ServedSession& s, const KeyPair& keys) {
   s.analyzer_tree = detail::IdentityTree(std::span(&analyzer_static, 1));
   sodium_memzero(analyzer_static.data(), analyzer_static.size());
   s.parties_tree = detail::parties_tree(keys, cfg.party_keys);
+}
+
+void TcpShuffler::Impl::keep(ServedSession& s, const std::shared_ptr<SecureLink>& link, Admission batch) {
+  const std::uint32_t round = batch.round;
+  const PartyId first = batch.first;
+  const RecordDigest digest = batch.digest();
+  std::weak_ptr<SecureLink> weak = link;
+  s.store->admit(std::move(batch), [this, &s, weak, round, first, digest](const AdmitResult& r) {
+    asio::post(io, [this, &s, weak, round, first, digest, r] {
+      if (!r.durable) return abort_session(s, "round " + std::to_string(round) + ": " + r.error);
+      const auto l = weak.lock();
+      if (!l || !l->is_open()) return;  // it asks again when it reconnects: the same batch is told again
+      const auto signature = signing.sign(admission_statement(s.config.session, round, first, digest));
+      std::vector<std::uint8_t> payload(digest.begin(), digest.end());
+      payload.insert(payload.end(), signature.begin(), signature.end());
+      l->send(FrameType::admitted, round, payload);
+    });
+  });
+}
+
+void TcpShuffler::Impl::open_state(ServedSession& s) {
+  const std::string session = to_hex(s.config.session);
+  if (s.config.rounds.size() != 1)
+    throw std::invalid_argument("--state-dir keeps sessions of one round (a collection round); session " + session.substr(0, 8) +
+                                " has " + std::to_string(s.config.rounds.size()));
+  if (!s.config.shuffler_signer || *s.config.shuffler_signer != signing.public_key())
+    throw std::invalid_argument("--state-dir: session " + session.substr(0, 8) + "'s config does not name this shuffler's signing key "
+                                "(shuffler_signing_key), which its admission receipts are checked against: write it with `session --shuffler-key` "
+                                "given the shuffler's key file or its KEY:SIGNING_KEY token");
+  s.store = open_state_directory(std::filesystem::path(options.state_dir) / session, s.config.session, s.digest, "shuffler",
+                                 {.durability = options.durability, .group_commit = true, .max_bytes = 0});
+  if (const auto how = s.store->ended())
+    throw std::runtime_error("session " + session.substr(0, 8) + " has ended already (" + *how + "; its state directory says so)");
+  std::size_t batches = 0;
+  for (const Admission& kept : s.store->admitted(0)) {
+    if (auto fault = s.rounds->restore(kept))
+      throw std::runtime_error("session " + session.substr(0, 8) + ": its state directory keeps a batch the round refuses: " + fault->text);
+    ++batches;
+  }
+  if (batches == 0) return;
+  log(s.tag + "round 0: " + std::to_string(batches) + " batch" + (batches == 1 ? "" : "es") +
+      " taken back from the state directory");
+  asio::post(io, [this, &s] {
+    if (!s.rounds->finished()) start_round_timer(s);
+  });
 }
 
 asio::awaitable<void> TcpShuffler::Impl::accept_loop() {
@@ -297,6 +350,7 @@ TcpShuffler::TcpShuffler(KeyPair keys, std::vector<SessionConfig> sessions, cons
       s->chain.hops = detail::HopLinks(impl_->io, s->config, s->digest, impl_->keys, impl_->rng, options.hop_addresses,
                                  [impl = impl_.get(), tag = s->tag](const std::string& line) { impl->log(tag + line); });
     }
+    if (!options.state_dir.empty()) impl_->open_state(*s);
     impl_->sessions.push_back(std::move(s));
   }
   if (options.listening_socket < 0) {

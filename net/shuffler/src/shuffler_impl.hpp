@@ -109,6 +109,8 @@ struct TcpShuffler::Impl : detail::SessionHost {
     } last;
     // With a mix chain: this server's hop (0), the links to the further servers (index = hop; 0
     // unused), whether a round's batch is crossing the chain, and every round's reports.
+    // With a state directory (ShufflerOptions::state_dir): what the session admitted, kept on disk.
+    std::unique_ptr<AdmissionStore> store;
     struct ChainState {
       std::unique_ptr<MixHop> hop0;
       std::optional<mixnet::ElGamalKey> share;  // a verifiable chain's: this server's share of the round key
@@ -198,6 +200,14 @@ struct TcpShuffler::Impl : detail::SessionHost {
 
   void close_round(ServedSession& s);
 
+  // With a state directory: the link's batch, just accepted by the round, kept on disk; once it is,
+  // the link is told (an admitted frame with the shuffler's signature), or, when the disk refuses
+  // it, the session ends with the line saying why (no receipt goes out for what was not kept).
+  void keep(ServedSession& s, const std::shared_ptr<SecureLink>& link, Admission batch);
+
+  // Opens the session's state directory and takes back the batches it kept (a restart).
+  void open_state(ServedSession& s);
+
   // Further server `hop`'s answer to a frame of the chain, or nothing when the session ended: the
   // link failed or timed out, the session was aborted meanwhile, or the server refused (`refusing`
   // names what it refused, e.g. "the batch"); each of those aborts the session with one line,
@@ -274,7 +284,8 @@ struct TcpShuffler::Impl : detail::SessionHost {
   // A frame on the link of parties first .. first + count - 1: their done frame after the last
   // result, or their batches for the round (all or nothing; the result again for a link that
   // reconnected after its round closed).
-  Next party_frame(ServedSession& s, PartyId first, std::uint32_t count, const detail::Frame& f, bool& resent, const Refuse& refuse);
+  Next party_frame(ServedSession& s, PartyId first, std::uint32_t count, const std::shared_ptr<SecureLink>& link, const detail::Frame& f,
+                   bool& resent, const Refuse& refuse);
 
   asio::awaitable<void> serve(std::shared_ptr<SecureLink> link);
 

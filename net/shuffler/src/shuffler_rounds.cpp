@@ -111,6 +111,13 @@ void TcpShuffler::Impl::finish(ServedSession& s) {
 
 void TcpShuffler::Impl::close_round(ServedSession& s) {
   if (s.rounds->finished()) return;
+  if (s.store && s.store->pending() > 0) {
+    // Every batch of the round on disk, and its link told, before the round closes: the admitted
+    // frames are posted as the store reports, so the close is posted after them.
+    s.store->flush();
+    asio::post(io, [this, &s] { close_round(s); });
+    return;
+  }
   if (!s.rounds->has_analyzer())
     return abort_session(s, "round " + std::to_string(s.rounds->round()) + ": the analyzer did not connect before the deadline");
   detail::SessionRounds::Closed closed;

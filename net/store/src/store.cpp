@@ -3,7 +3,6 @@
 #include "shufflempc/net/store.hpp"
 
 #include <fcntl.h>
-#include <sodium.h>
 #include <sqlite3.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -24,13 +23,6 @@ namespace shufflempc::net {
 namespace {
 
 constexpr std::int64_t schema_version = 1;
-constexpr char digest_context[] = "shufflempc admission v1";
-
-void hash_u32(crypto_generichash_state& st, std::uint32_t v) {
-  std::uint8_t b[4];
-  store_le<std::uint32_t>(b, v);
-  crypto_generichash_update(&st, b, sizeof b);
-}
 
 // The directory's lock: a file held with flock by this process alone, naming its holder's pid.
 class DirectoryLock {
@@ -75,6 +67,9 @@ class SqliteStore final : public AdmissionStore {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec) throw std::runtime_error(where_ + ": cannot be made: " + ec.message());
+    // What the shuffler holds, as its key file is: its own account alone (SECURITY.md).
+    std::filesystem::permissions(dir, std::filesystem::perms::owner_all, std::filesystem::perm_options::replace, ec);
+    if (ec) throw std::runtime_error(where_ + ": cannot be made private (0700): " + ec.message());
     lock_ = std::make_unique<DirectoryLock>(dir / "lock", where_);
     const auto file = dir / "state.sqlite";
     if (sqlite3_open_v2(file.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK)
@@ -123,6 +118,11 @@ class SqliteStore final : public AdmissionStore {
     idle_.wait(lock, [this] { return queue_.empty() && !busy_; });
   }
 
+  std::size_t pending() override {
+    std::lock_guard lock(queue_mutex_);
+    return queue_.size() + (busy_ ? 1 : 0);
+  }
+
   std::vector<Admission> admitted(std::uint32_t round) override {
     std::lock_guard db_lock(db_mutex_);
     Statement q;
@@ -145,6 +145,24 @@ class SqliteStore final : public AdmissionStore {
     }
     if (rc != SQLITE_DONE) throw std::runtime_error(where_ + ": reading round " + std::to_string(round) + ": " + sqlite3_errmsg(db_));
     return out;
+  }
+
+  void end(const std::string& how) override {
+    flush();
+    std::lock_guard db_lock(db_mutex_);
+    Statement put;
+    prepare(put, "INSERT OR REPLACE INTO meta(key, value) VALUES ('ended', ?)");
+    sqlite3_bind_blob(put.s, 1, how.data(), static_cast<int>(how.size()), SQLITE_TRANSIENT);
+    if (sqlite3_step(put.s) != SQLITE_DONE) throw std::runtime_error(where_ + ": cannot record the session's end: " + sqlite3_errmsg(db_));
+  }
+
+  std::optional<std::string> ended() override {
+    std::lock_guard db_lock(db_mutex_);
+    Statement q;
+    prepare(q, "SELECT value FROM meta WHERE key = 'ended'");
+    if (sqlite3_step(q.s) != SQLITE_ROW) return std::nullopt;
+    const auto* v = static_cast<const char*>(sqlite3_column_blob(q.s, 0));
+    return std::string(v ? v : "", static_cast<std::size_t>(sqlite3_column_bytes(q.s, 0)));
   }
 
   std::uint64_t commits() const override { return commits_; }
@@ -348,22 +366,6 @@ class SqliteStore final : public AdmissionStore {
 };
 
 }  // namespace
-
-RecordDigest Admission::digest() const {
-  crypto_generichash_state st;
-  crypto_generichash_init(&st, nullptr, 0, crypto_generichash_BYTES);
-  crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(digest_context), sizeof digest_context - 1);
-  hash_u32(st, round);
-  hash_u32(st, first);
-  hash_u32(st, static_cast<std::uint32_t>(counts.size()));
-  for (auto c : counts) hash_u32(st, c);
-  hash_u32(st, width);
-  hash_u32(st, static_cast<std::uint32_t>(messages.size()));
-  crypto_generichash_update(&st, messages.data(), messages.size());
-  RecordDigest d{};
-  crypto_generichash_final(&st, d.data(), d.size());
-  return d;
-}
 
 std::unique_ptr<AdmissionStore> open_state_directory(const std::filesystem::path& directory, const SessionId& session,
                                                      const ConfigDigest& digest, const std::string& role, StoreOptions options) {

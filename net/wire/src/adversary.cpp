@@ -30,7 +30,8 @@ const std::map<std::string, FrameType>& frame_types() {
       {"abort", FrameType::abort},     {"mix", FrameType::mix},           {"mixed", FrameType::mixed},
       {"shuffle", FrameType::shuffle}, {"shuffled", FrameType::shuffled}, {"decrypt", FrameType::decrypt},
       {"decrypted", FrameType::decrypted}, {"done", FrameType::done},     {"verdict", FrameType::verdict},
-      {"alive", FrameType::alive},     {"dkg", FrameType::dkg},           {"dkg-answer", FrameType::dkg_answer}};
+      {"alive", FrameType::alive},     {"dkg", FrameType::dkg},           {"dkg-answer", FrameType::dkg_answer},
+      {"admitted", FrameType::admitted}};
   return types;
 }
 

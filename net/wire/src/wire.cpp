@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include <sodium.h>
+
 #include "shufflempc/error.hpp"
+#include "shufflempc/little_endian.hpp"
 #include "shufflempc/messages.hpp"
 
 namespace shufflempc::net {
@@ -27,6 +30,7 @@ const char* type_name(std::uint16_t t) {
     case FrameType::alive: return "alive";
     case FrameType::dkg: return "dkg";
     case FrameType::dkg_answer: return "dkg_answer";
+    case FrameType::admitted: return "admitted";
   }
   return "unknown";
 }
@@ -104,6 +108,11 @@ void check_content(const FrameHeader& h, const std::string& t, const Limits& lim
     case FrameType::dkg:
     case FrameType::dkg_answer:
       if (h.width != 0 || h.count != 0 || h.round < 1 || h.round > 5) bad(Errc::malformed_frame, t + " frame of step " + std::to_string(h.round) + " (1 to 5, no messages)");
+      break;
+    case FrameType::admitted:
+      if (h.width != 0 || h.count != 0 || h.payload_length != admitted_payload_bytes)
+        bad(Errc::malformed_frame, "admitted: " + std::to_string(h.payload_length) + " bytes, not a digest and a signature (" +
+                                       std::to_string(admitted_payload_bytes) + ")");
       break;
     case FrameType::abort:
       if (h.width != 0 || h.count != 0) bad(Errc::malformed_frame, "abort frame with messages");
@@ -294,6 +303,49 @@ VerdictPayload decode_verdict(const FrameHeader& h, std::span<const std::uint8_t
   }
   v.reason.assign(payload.begin() + static_cast<std::ptrdiff_t>(verdict_root_bytes + h.count), payload.end());
   return v;
+}
+
+}  // namespace shufflempc::net
+
+namespace shufflempc::net {
+namespace {
+
+constexpr char admission_context[] = "shufflempc admission v1";
+constexpr char receipt_context[] = "shufflempc admission receipt v1";
+
+void hash_u32(crypto_generichash_state& st, std::uint32_t v) {
+  std::uint8_t b[4];
+  store_le<std::uint32_t>(b, v);
+  crypto_generichash_update(&st, b, sizeof b);
+}
+
+}  // namespace
+
+RecordDigest Admission::digest() const {
+  crypto_generichash_state st;
+  crypto_generichash_init(&st, nullptr, 0, crypto_generichash_BYTES);
+  crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(admission_context), sizeof admission_context - 1);
+  hash_u32(st, round);
+  hash_u32(st, first);
+  hash_u32(st, static_cast<std::uint32_t>(counts.size()));
+  for (auto c : counts) hash_u32(st, c);
+  hash_u32(st, width);
+  hash_u32(st, static_cast<std::uint32_t>(messages.size()));
+  crypto_generichash_update(&st, messages.data(), messages.size());
+  RecordDigest d{};
+  crypto_generichash_final(&st, d.data(), d.size());
+  return d;
+}
+
+std::vector<std::uint8_t> admission_statement(const SessionId& session, std::uint32_t round, PartyId first, const RecordDigest& digest) {
+  std::vector<std::uint8_t> out(receipt_context, receipt_context + sizeof receipt_context - 1);
+  out.insert(out.end(), session.begin(), session.end());
+  std::uint8_t b[8];
+  store_le<std::uint32_t>(b, round);
+  store_le<std::uint32_t>(b + 4, first);
+  out.insert(out.end(), b, b + 8);
+  out.insert(out.end(), digest.begin(), digest.end());
+  return out;
 }
 
 }  // namespace shufflempc::net

@@ -48,6 +48,9 @@ struct LaunchOptions {
   std::string adversary;
   std::optional<std::size_t> tamper_mix_server;  // fault injection (verifiable): further server I alters a record after its proof
   std::string transcript;               // verifiable: the analyzer writes the rounds it verified here
+  // The shuffler keeps every batch it admits in this directory before its receipt (`shuffler
+  // --state-dir`, net/store.hpp): a one-round session only.
+  std::string state_dir;
   net::LinkShape link_shape;                 // every process's links shaped so (--link-delay-ms, --link-mbps)
   // Polled when a signal interrupts the wait: a non-empty reason ("signal 2") stops every process.
   std::function<std::string()> stop;

@@ -91,6 +91,9 @@ class TcpChannel final : public AnonymousChannel {
   [[nodiscard]] std::size_t connections() const;
   // The port the analyzer takes the parties' verdicts on (0 when this channel takes none).
   [[nodiscard]] std::uint16_t verdict_port() const;
+  // From a shuffler with a state directory: the checked receipt of each party link's batch in the
+  // last round (one per link that got one), the proof that the shuffler kept it.
+  [[nodiscard]] std::vector<AdmissionReceipt> admission_receipts() const;
   // With a mix chain: the verified reports of every round whose output this process received, by
   // round, hop 0 first.
   [[nodiscard]] const std::map<std::uint32_t, std::vector<HopReport>>& hop_reports() const;

@@ -140,6 +140,10 @@ struct SessionConfig {
   std::chrono::milliseconds deadline{30'000};
   std::string shuffler_address = "127.0.0.1:0";  // host:port the parties connect to (port 0: given at run time)
   PublicKey shuffler_key{};
+  // The shuffler's Ed25519 signing key (signing_key_of its key file): what its admission receipts
+  // are checked against (a shuffler with a state directory gives them; net/store.hpp). With a
+  // chain it is mix_chain[0].signer. Absent in a config written without it: no receipts then.
+  std::optional<SigningPublicKey> shuffler_signer;
   PublicKey analyzer_key{};
   // Index = party id. Consecutive parties may share a key: whoever holds it may speak for any of
   // them (a host running them in one process, as `local` gives each party process one key). In

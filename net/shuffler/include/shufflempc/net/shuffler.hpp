@@ -19,6 +19,7 @@
 #include "shufflempc/channel.hpp"
 #include "shufflempc/messages.hpp"
 #include "shufflempc/net/keys.hpp"
+#include "shufflempc/net/store.hpp"
 #include "shufflempc/net/log.hpp"
 #include "shufflempc/net/mix_hop.hpp"
 #include "shufflempc/net/wire.hpp"
@@ -70,6 +71,15 @@ struct ShufflerOptions {
   // analyzer's: analyzer_id, 1), which may rewrite, withhold, repeat it or close the link.
   std::set<PartyId> ignore_submissions;
   std::function<TapAction(PartyId first, std::uint32_t count, OutgoingFrame& frame)> frame_tap;
+  // A directory keeping what the shuffler admitted (net/store.hpp; `shuffler --state-dir`), one
+  // subdirectory a session (its id in hex). A link's batch is on disk before the link is told it
+  // was admitted (an admitted frame: the batch's digest, signed with the shuffler's signing key);
+  // a round closes only once every batch it holds is on disk; a shuffler started again on the
+  // same directory (after kill -9, say) takes the kept batches back into the round, and a link
+  // that sends its batch again is told again. For sessions of one round (a collection round)
+  // whose config names the shuffler's signing key (shuffler_signing_key). Empty: nothing is kept.
+  std::string state_dir;
+  Durability durability = Durability::full;
 };
 
 class TcpShuffler {

@@ -1,5 +1,5 @@
 // The durable state of a server's session: every batch of records the server admitted, kept on
-// disk before the party is told it was admitted, so that a crash of the server loses nothing it
+// disk before the party is told it was admitted (net::Admission, wire.hpp: what a link submitted), so that a crash of the server loses nothing it
 // acknowledged. One small interface (AdmissionStore) that the rounds use; one implementation on
 // SQLite (open_state_directory). Another database can replace SQLite without touching the rounds.
 //
@@ -25,23 +25,6 @@
 
 namespace shufflempc::net {
 
-using RecordDigest = std::array<std::uint8_t, 32>;
-
-// What one link submitted in one round, as the server accepted it: its first party, one count a
-// party (submit_absent: the party left the session) and the messages, `width` bytes each, in party
-// order.
-struct Admission {
-  std::uint32_t round = 0;
-  PartyId first = 0;
-  std::vector<std::uint32_t> counts;
-  std::uint32_t width = 0;
-  std::vector<std::uint8_t> messages;
-
-  // BLAKE2b-256 of every field above, domain-separated: what a receipt of it binds.
-  [[nodiscard]] RecordDigest digest() const;
-  bool operator==(const Admission&) const = default;
-};
-
 // What became of an admission: durable, or the line saying why not (nothing was kept then).
 struct AdmitResult {
   bool durable = false;
@@ -59,8 +42,16 @@ class AdmissionStore {
   virtual void admit(Admission a, std::function<void(const AdmitResult&)> done) = 0;
   // Blocks until every admission queued before it has been committed or failed.
   virtual void flush() = 0;
+  // Admissions queued and not yet reported (what flush() would wait for): none means every
+  // admission so far has been reported.
+  [[nodiscard]] virtual std::size_t pending() = 0;
   // Every admission kept for `round`, by first party.
   [[nodiscard]] virtual std::vector<Admission> admitted(std::uint32_t round) = 0;
+  // Records that the session ended (`how`: its result delivered, or why it was aborted), durably:
+  // a server restarted on this state says so and does not serve the session again.
+  virtual void end(const std::string& how) = 0;
+  // What end() recorded, if it was called (by this process or one before it).
+  [[nodiscard]] virtual std::optional<std::string> ended() = 0;
   // How many commits and admissions the store has made since it opened (for the benchmark and the
   // tests of the group commit).
   [[nodiscard]] virtual std::uint64_t commits() const = 0;

@@ -75,8 +75,12 @@ enum class FrameType : std::uint16_t {
   // its signed message (5: empty).
   dkg = 14,
   dkg_answer = 15,
+  // Shuffler -> party link, from a shuffler with a state directory (net/store.hpp), once the link's
+  // batch of `round` is on disk: the batch's digest (Admission::digest) and the shuffler's
+  // signature of admission_statement (admitted_payload_bytes; no messages).
+  admitted = 16,
 };
-inline constexpr std::uint16_t max_frame_type = 15;
+inline constexpr std::uint16_t max_frame_type = 16;
 // Bytes a mixed frame may carry beside its records (the server's signed report).
 inline constexpr std::size_t max_mixed_extra = 4096;
 
@@ -173,6 +177,38 @@ struct SubmitPayload {
 // Validates a submit payload against its (already validated) header and the link's `parties`:
 // the counts add up to the header's count. Throws std::system_error(malformed_frame).
 [[nodiscard]] SubmitPayload decode_submit(const FrameHeader& h, std::span<const std::uint8_t> payload, std::size_t parties);
+
+using RecordDigest = std::array<std::uint8_t, 32>;
+
+// What one link submitted in one round, as the shuffler accepted it (a submit frame's content):
+// its first party, one count a party (submit_absent: the party left the session) and the
+// messages, `width` bytes each, in party order. What a shuffler with a state directory keeps, and
+// what its admission receipt names.
+struct Admission {
+  std::uint32_t round = 0;
+  PartyId first = 0;
+  std::vector<std::uint32_t> counts;
+  std::uint32_t width = 0;
+  std::vector<std::uint8_t> messages;
+
+  // BLAKE2b-256 of every field above, domain-separated: what a receipt of it binds.
+  [[nodiscard]] RecordDigest digest() const;
+  bool operator==(const Admission&) const = default;
+};
+
+// An admitted frame's payload: the admission's digest, then the shuffler's Ed25519 signature of
+// admission_statement(session, round, first, digest).
+inline constexpr std::size_t admitted_payload_bytes = 32 + 64;
+// What a party link keeps of an admitted frame once it has checked it: its batch's digest and the
+// shuffler's signature, which anyone holding the session config can check (transferable).
+struct AdmissionReceipt {
+  std::uint32_t round = 0;
+  PartyId first = 0;
+  RecordDigest digest{};
+  std::array<std::uint8_t, 64> signature{};
+};
+[[nodiscard]] std::vector<std::uint8_t> admission_statement(const SessionId& session, std::uint32_t round, PartyId first,
+                                                            const RecordDigest& digest);
 
 // The payload of a result frame: the counts, the id lists, the chain's signed hop reports (none
 // without a chain; net/mix_hop.hpp decodes them), a verifiable chain's evidence of the round (none

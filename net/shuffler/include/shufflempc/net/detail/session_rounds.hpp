@@ -66,6 +66,11 @@ class SessionRounds {
     const auto c = static_cast<std::uint32_t>(count);
     return submit(id, std::span(&c, 1), round, width, messages);
   }
+  // A batch a state directory kept from before a restart (net/store.hpp): taken as the link's submit
+  // frame was, its parties not connected (they may come back; the same frame again is then a
+  // no-op). Opens round 0 if nothing has. The same refusals as submit(): a kept batch that does
+  // not fit the session is refused.
+  [[nodiscard]] std::optional<Fault> restore(const Admission& kept);
   // Whether a submit frame for the round before the current one (from a link that lost its
   // connection before the result reached it) names only parties whose batches that round accepted:
   // then the shuffler sends the link that round's result again instead of refusing the frame.

@@ -1,0 +1,170 @@
+// The shuffler's state directory (`shuffler --state-dir`, net/store.hpp) with real processes: a
+// batch is on disk before its link is told (a signed receipt), and a shuffler killed with SIGKILL
+// and started again on the same directory puts every batch it acknowledged in the round's output
+// exactly once; the states it must refuse are refused with one line.
+#include <signal.h>
+#include <sodium.h>
+#include <sys/wait.h>
+
+#include <fstream>
+#include <map>
+
+#include "net/shuffler_peers.hpp"
+#include "shufflempc/mixnet/signing.hpp"
+
+namespace {
+using namespace shufflempc;
+using namespace shufflempc::test;
+using net::FrameType;
+
+std::shared_ptr<net::detail::SecureLink> connect_party(asio::io_context& io, const NetSession& s, std::uint16_t port, PartyId id) {
+  auto link = dial(io, port, s.config.limits());
+  SystemRng rng;
+  run_sync(io, link->connect_as(s.config.session, s.config.digest(), id, s.parties[id], s.config.shuffler_key, rng));
+  return link;
+}
+
+// Party `id` sends its sealed batch and reads the shuffler's answer; returns the batch as the
+// shuffler keeps it and the answer.
+std::pair<net::Admission, net::detail::Frame> submit_and_hear(asio::io_context& io, net::detail::SecureLink& link, PartyId id,
+                                                              const std::vector<std::uint8_t>& batch) {
+  send_batch(link, 0, 1 + crypto_box_SEALBYTES, 1, batch);
+  net::Admission sent{.round = 0, .first = id, .counts = {1}, .width = 1 + crypto_box_SEALBYTES, .messages = batch};
+  return {sent, run_sync(io, link.receive())};
+}
+
+// The receipt holds: an admitted frame naming the batch, with the shuffler's signature of it.
+void check_receipt(const NetSession& s, const net::Admission& sent, const net::detail::Frame& f) {
+  REQUIRE(f.header.type == FrameType::admitted);
+  CHECK(f.header.round == sent.round);
+  REQUIRE(f.payload.size() == net::admitted_payload_bytes);
+  net::RecordDigest digest{};
+  std::copy_n(f.payload.begin(), digest.size(), digest.begin());
+  mixnet::Signature signature{};
+  std::copy_n(f.payload.begin() + 32, signature.size(), signature.begin());
+  CHECK(digest == sent.digest());
+  REQUIRE(s.config.shuffler_signer.has_value());
+  CHECK(mixnet::signature_holds(signature, net::admission_statement(s.config.session, sent.round, sent.first, digest), *s.config.shuffler_signer));
+  // Another party's, round's or session's statement does not hold under it.
+  CHECK_FALSE(mixnet::signature_holds(signature, net::admission_statement(s.config.session, sent.round, sent.first + 1, digest),
+                                      *s.config.shuffler_signer));
+}
+
+// The analyzer's round: every record of the output opened, as the multiset of their bytes.
+std::multiset<std::uint8_t> analyzer_output(asio::io_context& io, const NetSession& s, std::uint16_t port) {
+  auto analyzer = connect_analyzer(io, s, port);
+  const auto f = run_sync(io, analyzer->receive(), std::chrono::seconds(30));
+  REQUIRE(f.header.type == FrameType::result);
+  const auto r = net::decode_result(f.header, f.payload, s.config.parties, s.config.limits());
+  std::multiset<std::uint8_t> out;
+  const std::size_t w = f.header.width;
+  for (std::size_t i = 0; i < f.header.count; ++i) {
+    std::uint8_t plain = 0;
+    REQUIRE(crypto_box_seal_open(&plain, r.output.data() + i * w, w, s.analyzer.public_key().data(), s.analyzer.secret_key().data()) == 0);
+    out.insert(plain);
+  }
+  confirm_last(io, *analyzer, 0);
+  return out;
+}
+
+void kill_hard(ShufflerProcess& sh) {
+  REQUIRE(::kill(sh.process.pid(), SIGKILL) == 0);
+  CHECK(sh.process.wait() != 0);
+}
+
+TEST_CASE("shuffler state: a batch is told admitted once it is kept, in a receipt signed by the shuffler, and the round goes on") {
+  NetSession s(n_parties, 41);
+  ShufflerProcess sh(s, {"--state-dir", s.path("state")});
+  asio::io_context io;
+  auto party3 = connect_party3(io, s, sh.port);
+  const auto [sent, answer] = submit_and_hear(io, *party3, 3, sealed(s, messages_of(3)));
+  check_receipt(s, sent, answer);
+  // The honest parties on a TcpChannel take their receipts too, check them and keep them.
+  net::TcpChannel channel(s.config, honest_identities(s), "127.0.0.1", sh.port);
+  const auto out = honest_round(channel);
+  CHECK(out.submitted == std::vector<PartyId>{0, 1, 2, 3});
+  const auto receipts = channel.admission_receipts();
+  CHECK(receipts.size() == honest.size());
+  for (const auto& r : receipts)
+    CHECK(mixnet::signature_holds(r.signature, net::admission_statement(s.config.session, 0, r.first, r.digest), *s.config.shuffler_signer));
+}
+
+TEST_CASE("shuffler state: killed with SIGKILL after k of 4 parties were told, started again, every told batch is in the output once") {
+  for (std::size_t k = 0; k <= n_parties; ++k) {
+    CAPTURE(k);
+    NetSession s(n_parties, 50 + k);
+    const std::vector<std::string> state = {"--state-dir", s.path("state")};
+    asio::io_context io;
+    std::map<PartyId, std::vector<std::uint8_t>> batches;
+    for (PartyId id = 0; id < n_parties; ++id) batches[id] = sealed(s, messages_of(id));
+    std::uint16_t port = 0;
+    {
+      ShufflerProcess first(s, state);
+      port = first.port;
+      // Parties 0 .. k-1 submit, are told, and leave: they will not send again.
+      for (PartyId id = 0; id < k; ++id) {
+        auto link = connect_party(io, s, port, id);
+        const auto [sent, answer] = submit_and_hear(io, *link, id, batches[id]);
+        check_receipt(s, sent, answer);
+        link->socket().close();
+      }
+      kill_hard(first);
+    }
+    ShufflerProcess again(s, state, "127.0.0.1:" + std::to_string(port), "shuffler-again.log");
+    CHECK(again.port == port);
+    if (k > 0) CHECK(again.log().find("round 0: " + std::to_string(k) + " batch") != std::string::npos);
+    // A party told before the crash that sends its batch again is told again: kept once.
+    if (k > 0) {
+      auto link = connect_party(io, s, port, 0);
+      const auto [sent, answer] = submit_and_hear(io, *link, 0, batches[0]);
+      check_receipt(s, sent, answer);
+      link->socket().close();
+    }
+    for (PartyId id = static_cast<PartyId>(k); id < n_parties; ++id) {
+      auto link = connect_party(io, s, port, id);
+      const auto [sent, answer] = submit_and_hear(io, *link, id, batches[id]);
+      check_receipt(s, sent, answer);
+      link->socket().close();
+    }
+    CHECK(analyzer_output(io, s, port) == expected({0, 1, 2, 3}));
+    CHECK_MESSAGE(again.process.wait() == 0, again.log());
+    // The session ended with its result confirmed: the state says so, and a third start refuses it.
+    ShufflerProcess::Refused third(s, state, "shuffler-third.log");
+    CHECK(third.status != 0);
+    CHECK_MESSAGE(third.log.find("has ended already (the analyzer confirmed the session's result") != std::string::npos, third.log);
+  }
+}
+
+TEST_CASE("shuffler state: a second shuffler on the same state directory is refused with one line, the first goes on") {
+  NetSession s(n_parties, 61);
+  const std::vector<std::string> state = {"--state-dir", s.path("state")};
+  ShufflerProcess first(s, state);
+  ShufflerProcess::Refused second(s, state, "second.log");
+  CHECK(second.status != 0);
+  CHECK_MESSAGE(second.log.find("is in use by another process (pid " + std::to_string(first.process.pid()) + ")") != std::string::npos,
+                second.log);
+  asio::io_context io;
+  auto party3 = connect_party3(io, s, first.port);
+  const auto [sent, answer] = submit_and_hear(io, *party3, 3, sealed(s, messages_of(3)));
+  check_receipt(s, sent, answer);
+}
+
+TEST_CASE("shuffler state: a state that is not whole, or a session of two rounds, is refused with one line") {
+  SUBCASE("a database file of other bytes") {
+    NetSession s(n_parties, 62);
+    std::filesystem::create_directories(s.path("state/" + to_hex(s.config.session)));
+    std::ofstream(s.path("state/" + to_hex(s.config.session) + "/state.sqlite")) << std::string(4096, 'x');
+    ShufflerProcess::Refused sh(s, {"--state-dir", s.path("state")}, "refused.log");
+    CHECK(sh.status != 0);
+    CHECK_MESSAGE(sh.log.find("is not a shufflempc state database (file is not a database): refused") != std::string::npos, sh.log);
+  }
+  SUBCASE("two rounds") {
+    NetSession s(n_parties, 63);
+    two_mpc_rounds(s);
+    ShufflerProcess::Refused sh(s, {"--state-dir", s.path("state")}, "refused.log");
+    CHECK(sh.status != 0);
+    CHECK_MESSAGE(sh.log.find("--state-dir keeps sessions of one round (a collection round)") != std::string::npos, sh.log);
+  }
+}
+
+}  // namespace
