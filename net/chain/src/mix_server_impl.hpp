@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <mutex>
+#include <condition_variable>
 #include <chrono>
 #include <exception>
 #include <memory>
@@ -32,6 +34,18 @@ using detail::SecureLink;
 using detail::tcp;
 
 struct TcpMixServer::Impl : detail::SessionHost {
+  // A round's worker thread (compute) reads its session, and a server stopped while one computes
+  // (the entry gone, a test's server "gone after the mix") leaves that coroutine suspended: its
+  // frame goes with the io_context, after the sessions. So the sessions go only once every worker
+  // has ended (ASan saw a worker read a session freed under it).
+  ~Impl() {
+    std::unique_lock lock(workers_mutex);
+    workers_done.wait(lock, [this] { return workers == 0; });
+  }
+  std::mutex workers_mutex;
+  std::condition_variable workers_done;
+  std::size_t workers = 0;
+
   struct Served {
     SessionConfig config;
     ConfigDigest digest{};
@@ -113,15 +127,30 @@ struct TcpMixServer::Impl : detail::SessionHost {
     std::atomic<bool> finished{false};
     std::exception_ptr error;
     {
-      std::jthread worker([&] {
-        try {
-          if (options.computing) options.computing(round);
-          work();
-        } catch (...) {
-          error = std::current_exception();
-        }
-        finished = true;
-      });
+      const auto worker_ended = [this] {
+        std::lock_guard lock(workers_mutex);
+        if (--workers == 0) workers_done.notify_all();
+      };
+      {
+        std::lock_guard lock(workers_mutex);
+        ++workers;
+      }
+      std::jthread worker;
+      try {
+        worker = std::jthread([&] {
+          try {
+            if (options.computing) options.computing(round);
+            work();
+          } catch (...) {
+            error = std::current_exception();
+          }
+          finished = true;
+          worker_ended();
+        });
+      } catch (...) {
+        worker_ended();  // no thread: nothing to wait for
+        throw;
+      }
       const auto every = std::max(std::chrono::milliseconds(1), s.config.deadline / 4);
       auto next_word = std::chrono::steady_clock::now() + every;
       asio::steady_timer tick(io);
