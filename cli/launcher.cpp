@@ -355,7 +355,8 @@ void start_clients(Processes& p, const LaunchOptions& options, const SessionDir&
                           .fault_adversary = adversary_spec(options, net::adversary::RoleSpec::Role::party, first, last),
                           .kill_before_round = dies ? options.kill_before_round : std::nullopt,
                           .hang = dies && options.hang_instead,
-                          .client = client};
+                          .client = client,
+                          .leave_after_receipt = options.leave_after_receipt};
     p.outputs.push_back(dir / ("party-" + range + ".out"));
     p.children.emplace_back("parties " + range, party_argv(options.executable, party), ProcessOptions{.stdout_path = p.outputs.back()});
   }
@@ -545,7 +546,7 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
   p.children.reserve(2 + processes + local.further_server_keys.size());
   // Every round may take its limit (twice the deadline, and more with more parties), and start-up
   // (keys, inputs, processes: one limit more) with 30 s to spare.
-  const auto limit = local.config.round_limit() * (protocol_.rounds() + 1) + std::chrono::seconds(30);
+  const auto limit = local.config.round_limit() * (protocol_.rounds() + 1) + local.config.window_left() + std::chrono::seconds(30);
   const std::vector<std::string> hop_addresses = start_mix_servers(p, options_, dir, local.further_server_keys.size());
   const std::string address = start_shuffler(p, options_, dir, hop_addresses);
   start_clients(p, options_, dir, local.config, address, k, inputs_file);

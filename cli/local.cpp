@@ -74,6 +74,8 @@ struct LocalArgs {
   std::string fault_adversary;                   // fault injection: the entry as the tests' adversary harness plays it
   net::LinkShape link_shape;                     // --link-delay-ms, --link-mbps: every process's links
   std::string state_dir;                         // --state-dir: the shuffler keeps what it admits there
+  bool leave_after_receipt = false;              // --leave-after-receipt: party processes go once their batches are kept
+  std::optional<std::size_t> close_after_ms, close_count;  // --close-after-ms, --close-count: a collection window
 };
 
 // The executable the processes of a run start from: shufflempc-node beside this one when the
@@ -113,6 +115,7 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
                              .tamper_mix_server = la.tamper_mix_server,
                              .transcript = la.chain.transcript.empty() ? std::string() : std::filesystem::absolute(la.chain.transcript).string(),
                              .state_dir = la.state_dir.empty() ? std::string() : std::filesystem::absolute(la.state_dir).string(),
+                             .leave_after_receipt = la.leave_after_receipt,
                              .link_shape = la.link_shape};
   auto drop_rng = rng->fork(rng_labels::dropouts);
   while (options.dropouts.size() < args.dropouts) options.dropouts.insert(static_cast<PartyId>(drop_rng->uniform(n)));
@@ -128,6 +131,18 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
   base.protocol = info.name;
   base.params = args.params;
   base.min_parties = min_parties;
+  if (la.close_after_ms || la.close_count) {
+    if (protocol->rounds() != 1)
+      throw std::invalid_argument("--close-after-ms and --close-count make a collection window, for a protocol of one round; " + info.name +
+                                  " has " + std::to_string(protocol->rounds()));
+    if (la.close_count && (*la.close_count > n || *la.close_count < min_parties))
+      throw std::invalid_argument("--close-count must be in [" + std::to_string(std::max<std::size_t>(min_parties, 1)) + ", " + std::to_string(n) +
+                                  "] (at least the parties the noise is calibrated for), got " + std::to_string(*la.close_count));
+  }
+  if (la.close_after_ms)
+    base.close_at = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count() +
+                    static_cast<std::int64_t>(*la.close_after_ms);
+  if (la.close_count) base.close_count = *la.close_count;
   bind_files(base, registry);
   // Every party's report as the launcher reads it back, kept typed (a gigabyte as JSON at 10^6).
   std::vector<api::PartyReport> table;
@@ -243,6 +258,17 @@ void add_local_command(CLI::App& app, const Registry& registry, Action& action) 
     cmd->add_option("--state-dir", both.second.state_dir,
                     "the shuffler keeps every batch it admits on disk in DIR (SQLite) before it tells the party process, with a "
                     "signed receipt (shuffler --state-dir; a protocol of one round; docs/network.md, \"Durable collection\")");
+    cmd->add_flag("--leave-after-receipt", both.second.leave_after_receipt,
+                  "with --state-dir: each party process leaves once the shuffler's signed receipts of its batches have come, "
+                  "without waiting for the round's result")
+        ->needs("--state-dir");
+    cmd->add_option("--close-after-ms", both.second.close_after_ms,
+                    "a collection window: the round closes this long after the session is made, however quiet it is (a protocol "
+                    "of one round; at least min-parties must have submitted by then)")
+        ->check(CLI::Range(std::size_t{1}, std::size_t{86'400'000}));
+    cmd->add_option("--close-count", both.second.close_count,
+                    "a collection window: the round closes once this many parties have submitted (at least --min-parties)")
+        ->check(count_check());
     cmd->add_option("--tamper-entry", both.second.tamper_entry,
                     "fault injection, with a chain: the shuffler (the chain's entry) drops, replaces or duplicates one record it "
                     "admits (the n - 1 attack); the sender's process names the entry, and the analyzer outputs nothing")

@@ -38,7 +38,7 @@ inline constexpr std::string_view config = "--config", key = "--key", listen = "
                                   analyzer = "--analyzer", id = "--id", key_dir = "--key-dir", key_bundle = "--key-bundle",
                                   input = "--input", inputs = "--inputs", dropouts = "--dropouts",
                                   fault_kill_before_round = "--fault-kill-before-round", fault_hang = "--fault-hang",
-                                  state_dir = "--state-dir";
+                                  state_dir = "--state-dir", leave_after_receipt = "--leave-after-receipt";
 }  // namespace flag
 
 // A command line in the making: a flag and its value only when the value differs from the
@@ -132,6 +132,7 @@ struct PartyArgs {
   std::optional<std::uint32_t> kill_before_round;
   bool hang = false;
   ClientArgs client;
+  bool leave_after_receipt = false;
   bool operator==(const PartyArgs&) const = default;
 };
 void define_party_options(CLI::App& cmd, PartyArgs& o);

@@ -68,6 +68,9 @@ void define_party_options(CLI::App& cmd, PartyArgs& o) {
                  "(net/adversary.hpp)")
       ->group("");
   cmd.add_option(std::string(flag::dropouts), o.dropouts, "comma-separated ids of hosted parties that drop out before round 0 (simulation)");
+  cmd.add_flag(std::string(flag::leave_after_receipt), o.leave_after_receipt,
+               "a collection round (a shuffler with --state-dir): leave once the shuffler's signed receipt of the batch has come, "
+               "without waiting for the round's result (docs/network.md, \"Durable collection\"); not through a chain");
 }
 
 std::vector<std::string> party_argv(const std::string& executable, const PartyArgs& o) {
@@ -77,6 +80,7 @@ std::vector<std::string> party_argv(const std::string& executable, const PartyAr
   add_client_argv(argv, o.client);
   argv.add(flag::analyzer, o.analyzer).add(flag::dropouts, o.dropouts).add(flag::fault_adversary, o.fault_adversary);
   argv.add(flag::fault_kill_before_round, o.kill_before_round).add(flag::fault_hang, o.hang);
+  argv.add(flag::leave_after_receipt, o.leave_after_receipt);
   return argv.take();
 }
 
@@ -86,7 +90,8 @@ void add_party_command(CLI::App& app, const Registry& registry, Action& action) 
   define_party_options(*cmd, *o);
   cmd->callback([o, &registry, &action] {
     action = [o, &registry] {
-      const auto& [ids, key, key_dir, key_bundle, input, inputs_file, dropouts, analyzer, fault_adversary, kill_before_round, hang, client] = *o;
+      const auto& [ids, key, key_dir, key_bundle, input, inputs_file, dropouts, analyzer, fault_adversary, kill_before_round, hang, client,
+                   leave_after_receipt] = *o;
       net::FrameTap tap = net::adversary::parse_tap(fault_adversary);  // none without a mutation
       auto config = net::SessionConfig::load(client.config_path);
       const WarmUp warm_up(config, registry);  // beside building the protocol, reading keys, connecting
@@ -137,7 +142,8 @@ void add_party_command(CLI::App& app, const Registry& registry, Action& action) 
       // parties), which keeps none of those keys once it has checked the hosted ones.
       const std::size_t parties = config.parties;
       net::TcpChannel channel(std::move(config), std::move(identities), host, port, stderr_logger("party " + ids),
-                              {.share_links = true, .analyzer_address = analyzer, .frame_tap = std::move(tap)});
+                              {.share_links = true, .analyzer_address = analyzer, .frame_tap = std::move(tap),
+                               .leave_after_receipt = leave_after_receipt});
       std::optional<DyingChannel> dying;
       if (kill_before_round) dying.emplace(channel, *kill_before_round, hang ? SIGSTOP : SIGKILL);
       RoundDriver session(*protocol, dying ? static_cast<AnonymousChannel&>(*dying) : channel, *rng, parties);

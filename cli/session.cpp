@@ -4,6 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -30,7 +33,24 @@ struct SessionOptions {
   std::size_t min_parties = 0, deadline_ms = 30'000, threshold = 0;
   std::vector<std::string> dkg_addresses;
   bool force = false;
+  std::optional<std::size_t> close_after_ms, close_count;
+  std::string close_at;
 };
+
+// --close-at: a UTC time YYYY-MM-DDTHH:MM:SSZ, as milliseconds since the Unix epoch.
+std::int64_t utc_ms(const std::string& text) {
+  std::tm tm{};
+  char z = 0;
+  int consumed = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &z,
+                  &consumed) != 7 ||
+      z != 'Z' || static_cast<std::size_t>(consumed) != text.size() || tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 ||
+      tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60)
+    throw std::invalid_argument("--close-at must be a UTC time YYYY-MM-DDTHH:MM:SSZ, got '" + text + "'");
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  return static_cast<std::int64_t>(::timegm(&tm)) * 1000;
+}
 
 // The analyzer's ElGamal key of a verifiable chain: from the token KEY:ELGAMAL_KEY:PROOF as keygen
 // --verifiable prints it, a file holding it, or the analyzer's key file itself (whose ElGamal key
@@ -115,6 +135,14 @@ net::SessionConfig config_of(const SessionOptions& o, const Registry& registry, 
   c.party_keys = read_party_keys(o.party_keys);
   c.parties = c.party_keys.size();
   c.min_parties = o.min_parties;
+  const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  if (o.close_after_ms && !o.close_at.empty()) throw std::invalid_argument("give one of --close-after-ms and --close-at");
+  if (o.close_after_ms) c.close_at = now_ms + static_cast<std::int64_t>(*o.close_after_ms);
+  if (!o.close_at.empty()) {
+    c.close_at = utc_ms(o.close_at);
+    if (*c.close_at <= now_ms) throw std::invalid_argument("--close-at " + o.close_at + " has passed already");
+  }
+  if (o.close_count) c.close_count = *o.close_count;
   c.deadline = std::chrono::milliseconds(o.deadline_ms);
   (void)net::split_address(o.address, "--shuffler-address");
   c.shuffler_address = o.address;
@@ -203,6 +231,14 @@ void add_session_command(CLI::App& app, const Registry& registry, Action& action
   cmd->add_option("--dkg-addresses", o->dkg_addresses,
                   "with --decryption-threshold: HOST:PORT of each further server's mix-server --dkg, in chain order, comma-separated")
       ->delimiter(',');
+  cmd->add_option("--close-after-ms", o->close_after_ms,
+                  "a collection window (a protocol of one round): the round closes this long after the config is written, however "
+                  "quiet it is; parties submit and may leave (docs/network.md, \"Durable collection\")")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{30} * 86'400'000));
+  cmd->add_option("--close-at", o->close_at, "a collection window: the round closes at this UTC time, YYYY-MM-DDTHH:MM:SSZ");
+  cmd->add_option("--close-count", o->close_count,
+                  "a collection window: the round closes once this many parties have submitted (at least --min-parties)")
+      ->check(count_check());
   cmd->add_option("--out,-o", o->out, "the session config to write (an existing file only with --force)")->required();
   cmd->add_flag("--force", o->force, "replace the file --out names if it exists");
   cmd->callback([o, &registry, &action] { action = [o, &registry] { return write_session(*o, registry); }; });

@@ -117,7 +117,8 @@ TEST_CASE("node args: a party process's command line gives back every field") {
                               .fault_adversary = "type=submit,mutation=drop",
                               .kill_before_round = 1,
                               .hang = true,
-                              .client = client(dir)};
+                              .client = client(dir),
+                              .leave_after_receipt = true};
   const auto argv = cli::party_argv("x", bundle);
   CHECK(argv[1] == "party");
   CHECK(parse_node_argv<cli::PartyArgs>(argv, cli::define_party_options) == bundle);

@@ -343,3 +343,35 @@ TEST_CASE("key bundles: one key for a range of parties is stored once and loads 
     CHECK_THROWS_WITH_AS((void)KeyBundle::load(bad), doctest::Contains(expected.c_str()), std::invalid_argument);
   }
 }
+
+TEST_CASE("session config: the shuffler's signing key and a collection window go through JSON and the digest, and a bad window is named") {
+  SeededRng rng(33);
+  auto c = sample_config(rng);
+  c.rounds.resize(1);  // a window is for a session of one round
+  const auto plain = c.digest();
+  c.shuffler_signer = SigningPublicKey{};
+  c.shuffler_signer->fill(7);
+  c.close_at = 1'800'000'000'000;
+  c.close_count = 1;
+  const auto back = SessionConfig::from_json(c.to_json());
+  CHECK(back.shuffler_signer == c.shuffler_signer);
+  CHECK(back.close_at == c.close_at);
+  CHECK(back.close_count == 1);
+  CHECK(back.windowed());
+  CHECK(back.digest() == c.digest());
+  CHECK(c.digest() != plain);
+  // What is left of a window: until close_at, then nothing.
+  using std::chrono::milliseconds;
+  const std::chrono::system_clock::time_point before{milliseconds(1'800'000'000'000 - 1500)};
+  CHECK(back.window_left(before) == milliseconds(1500));
+  CHECK(back.window_left(before + milliseconds(2000)) == milliseconds(0));
+  const auto refused = [&](auto change, const std::string& words) {
+    auto j = c.to_json();
+    change(j);
+    CHECK_THROWS_WITH_AS((void)SessionConfig::from_json(j), doctest::Contains(words.c_str()), std::invalid_argument);
+  };
+  refused([&](Value& j) { j["rounds"].push_back(j["rounds"][0]); }, "a collection window ('close_at_ms', 'close_count') is for a session of one round");
+  refused([&](Value& j) { j["close_count"] = c.parties + 1; }, "'close_count' must be an integer in [1, ");
+  refused([&](Value& j) { j["min_parties"] = 2u; }, "'close_count' (1) is below 'min_parties' (2)");
+  refused([&](Value& j) { j["shuffler_signing_key"] = "00"; }, "shuffler_signing_key");
+}

@@ -88,3 +88,25 @@ TEST_CASE("round clock: a deadline above the limit, or none, is refused") {
   CHECK_THROWS_AS(RoundClock(milliseconds(0), milliseconds(10)), std::invalid_argument);
   CHECK_THROWS_AS(RoundClock(milliseconds(20), milliseconds(10)), std::invalid_argument);
 }
+
+TEST_CASE("round clock: a collection window ends at its time, neither idle before nor at the limit, and still drops silent links") {
+  RoundClock c(milliseconds(100), milliseconds(1000));
+  c.open(at(0));
+  c.close_at(at(5000));
+  CHECK(c.next() == at(5000));
+  CHECK(c.due(at(150)).kind == Kind::nothing);   // idle for longer than the deadline: still open
+  CHECK(c.due(at(1500)).kind == Kind::nothing);  // past the round's limit: still open
+  c.heard(7, at(2000));
+  CHECK(c.next() == at(2100));
+  const auto silent = c.due(at(2100));
+  CHECK(silent.kind == Kind::silent_links);
+  CHECK(silent.silent == std::vector<shufflempc::PartyId>{7});
+  c.settled(7);
+  CHECK(c.due(at(4999)).kind == Kind::nothing);
+  CHECK(c.due(at(5000)).kind == Kind::window);
+  // A window that ends before the round opened is due at once.
+  RoundClock late(milliseconds(100), milliseconds(1000));
+  late.close_at(at(-1));
+  late.open(at(0));
+  CHECK(late.due(at(0)).kind == Kind::window);
+}

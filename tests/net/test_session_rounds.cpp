@@ -267,3 +267,28 @@ TEST_CASE("SessionRounds: a link for a range of parties is admitted, submits and
   (void)s.close(rng, shuffler);
   CHECK(s.finished());
 }
+
+TEST_CASE("SessionRounds: a collection window of close_count parties may close once that many submitted, not before") {
+  auto cfg = config_of(5, {RoundShape::exactly(1, Delivery::analyzer_only, 1)}, 2);
+  cfg.close_count = 3;
+  SessionRounds s(cfg);
+  s.start();  // a window opens with the shuffler, before anyone connects
+  CHECK(s.started());
+  CHECK_FALSE(s.admit(net::analyzer_id));
+  for (PartyId i = 0; i < 2; ++i) {
+    REQUIRE_FALSE(s.admit(i));
+    CHECK_FALSE(s.submit(i, 0, 1, 1, batch(1, 1, static_cast<std::uint8_t>(i))));
+    CHECK_FALSE(s.ready());
+  }
+  // The same batch again (a resend) does not count twice.
+  CHECK_FALSE(s.submit(1, 0, 1, 1, batch(1, 1, 1)));
+  CHECK_FALSE(s.ready());
+  REQUIRE_FALSE(s.admit(4));
+  CHECK_FALSE(s.submit(4, 0, 1, 1, batch(1, 1, 4)));
+  CHECK(s.ready());
+  SeededRng rng(5);
+  Shuffler shuffler;
+  const auto closed = s.close(rng, shuffler);
+  CHECK(closed.outcome.submitted == std::vector<PartyId>{0, 1, 4});
+  CHECK(closed.last);
+}

@@ -203,6 +203,10 @@ TcpChannel::TcpChannel(SessionConfig session, std::vector<Identity> identities, 
   im.tamper_records = options.tamper_records;
   im.preparing = options.preparing;
   im.frame_tap = options.frame_tap;
+  if (options.leave_after_receipt && !config.mix_chain.empty())
+    throw std::invalid_argument("leaving once the admission receipt came is for a session without a chain of mix servers: through a "
+                                "chain each party checks the entry's receipt of the whole round");
+  im.leave_after_receipt = options.leave_after_receipt;
   im.set_up_verdicts(options, resolver);
   // The parties' keys were for checking the hosted identities (and the verdict server's tree, made
   // above); nothing later reads them, so the channel keeps none of them (32 MB at 10^6 parties, in
@@ -246,6 +250,9 @@ RoundOutcome TcpChannel::exchange(const RoundRules& spec, Submissions local) {
       im.check_receipts(spec, std::vector<Impl::Answer>(im.links.size()));  // their "absent" verdicts
       return out;
     }
+    // The links that left with their receipts go now (their batches stand); they confirm nothing.
+    for (std::size_t i = 0; i < answers->size(); ++i)
+      if ((*answers)[i].frame && (*answers)[i].frame->header.type == FrameType::admitted) im.links[i].link->close_after_flush();
     // The session's last result arrived: the shuffler need hold it for a reconnection no longer. Said
     // before the records are opened and checked, which at 10^6 parties takes the analyzer longer
     // than the shuffler waits for the word.

@@ -90,6 +90,7 @@ struct TcpChannel::Impl {
   // elsewhere), or the analyzer's address (hosting parties, not the analyzer).
   std::unique_ptr<detail::VerdictServer> verdicts;
   std::function<void(std::uint32_t, MessageBatch&)> tamper_records;  // TcpChannelOptions::tamper_records
+  bool leave_after_receipt = false;  // TcpChannelOptions::leave_after_receipt
   std::function<void(std::uint32_t)> preparing;                       // TcpChannelOptions::preparing
   FrameTap frame_tap;                                                 // TcpChannelOptions::frame_tap
   std::optional<tcp::resolver::results_type> analyzer_endpoints;
@@ -111,7 +112,8 @@ struct TcpChannel::Impl {
   // (with a round's own deadline in place of the session's, if it has one), plus 5 s.
   std::chrono::milliseconds wait_limit(const RoundRules* spec) const {
     const auto d = spec && spec->deadline.count() > 0 ? spec->deadline : config.deadline;
-    return config.round_limit() - 2 * config.deadline + 2 * d + std::chrono::seconds(5);
+    // A collection window: what is left of it as well (the round closes at its end).
+    return config.round_limit() - 2 * config.deadline + 2 * d + config.window_left() + std::chrono::seconds(5);
   }
 
   void log(const std::string& line) const {

@@ -38,6 +38,7 @@ asio::awaitable<detail::Frame> TcpChannel::Impl::result_of(Link& l, std::uint32_
         detail::Frame f = co_await l.link->receive();
         if (f.header.type != FrameType::admitted) co_return f;
         take_receipt(l, round, width, f);  // the batch is on the shuffler's disk: the result comes later
+        if (leave_after_receipt && l.admitted) co_return f;  // ... or the link leaves now
       }
     } catch (const std::system_error& e) {
       if (e.code() != Errc::peer_closed || std::chrono::steady_clock::now() + pause > give_up) throw;
@@ -116,6 +117,11 @@ RoundOutcome TcpChannel::Impl::outcome_of(const RoundRules& spec, const std::vec
     if (a.error) std::rethrow_exception(a.error);
     if (!a.frame) continue;
     const auto& f = *a.frame;
+    if (f.header.type == FrameType::admitted) {  // a link that leaves with its receipt
+      for (std::size_t k = 0; k < links[i].count; ++k)
+        if (load_le<std::uint32_t>(links[i].pending.data() + 4 * k) != submit_absent) out.submitted.push_back(links[i].first + static_cast<PartyId>(k));
+      continue;
+    }
     if (f.header.type == FrameType::abort)
       throw_error(Errc::session_aborted, std::string(f.payload.begin(), f.payload.end()));
     if (f.header.type != FrameType::result || f.header.round != spec.round)
@@ -124,6 +130,7 @@ RoundOutcome TcpChannel::Impl::outcome_of(const RoundRules& spec, const std::vec
     if (f.header.count > 0 && !with_output) with_output = &f;
     if (i == analyzer) with_output = &f;
   }
+  if (!result && !out.submitted.empty()) return out;  // every link left with its receipt: no result, no output
   if (!result) throw_error(Errc::protocol_violation, "round " + std::to_string(spec.round) + ": no result from the shuffler");
   // The analyzer's result (and every link's in MPC mode) lists every submitter and dropout. In ESA
   // mode a party link's result names only that link's parties (its traffic does not grow with n):
@@ -154,6 +161,11 @@ void TcpChannel::Impl::own_parties_fate(const RoundRules& spec, const std::vecto
   for (std::size_t i = 0; i < answers.size(); ++i) {
     if (!answers[i].frame) continue;
     const auto& l = links[i];
+    if (answers[i].frame->header.type == FrameType::admitted) {  // left with its receipt: its parties that submitted
+      for (std::size_t k = 0; k < l.count; ++k)
+        if (load_le<std::uint32_t>(l.pending.data() + 4 * k) != submit_absent) out.submitted.push_back(l.first + static_cast<PartyId>(k));
+      continue;
+    }
     const ResultPayload own = decode_result(answers[i].frame->header, answers[i].frame->payload, config.parties, limits);
     for (PartyId id : own.submitted) {
       if (id < l.first || id - l.first >= l.count)

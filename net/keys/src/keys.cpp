@@ -379,6 +379,14 @@ SessionConfig SessionConfig::from_json(const Value& j) {
   c.rounds = rounds_from_json(f.field("rounds"));
   c.parties = f.count("parties", 1, max_session_parties);
   if (j.contains("min_parties")) c.min_parties = f.count("min_parties", 0, c.parties);
+  if (j.contains("close_at_ms")) c.close_at = static_cast<std::int64_t>(f.count("close_at_ms", 1, std::uint64_t{1} << 52));
+  if (j.contains("close_count")) c.close_count = f.count("close_count", 1, c.parties);
+  if (c.windowed() && c.rounds.size() != 1)
+    throw std::invalid_argument("session config: a collection window ('close_at_ms', 'close_count') is for a session of one round; this one has " +
+                                std::to_string(c.rounds.size()));
+  if (c.close_count > 0 && c.close_count < c.min_parties)
+    throw std::invalid_argument("session config: 'close_count' (" + std::to_string(c.close_count) + ") is below 'min_parties' (" +
+                                std::to_string(c.min_parties) + "): the round would close with too few parties to output");
   if (j.contains("deadline_ms")) c.deadline = std::chrono::milliseconds(f.count("deadline_ms", 1, 86'400'000));
   if (j.contains("max_frame_bytes")) c.max_frame_bytes = static_cast<std::uint32_t>(f.count("max_frame_bytes", 1024, 0xffff'ffffu));
   if (j.contains("shuffler_address")) {
@@ -456,6 +464,8 @@ Value SessionConfig::to_json() const {
   if (mix != MixKind::decryption) out["mix"] = to_string(mix);  // absent for the onion chain: its digests are as before
   if (analyzer_elgamal) out["analyzer_elgamal_key"] = to_string(*analyzer_elgamal);
   if (shuffler_signer) out["shuffler_signing_key"] = to_hex(*shuffler_signer);  // absent: the digest is as before
+  if (close_at) out["close_at_ms"] = static_cast<std::uint64_t>(*close_at);  // absent without a window: the digest is as before
+  if (close_count > 0) out["close_count"] = close_count;
   if (distributed_key) out["distributed_key"] = to_hex(distributed_key->transcript.to_bytes());
   return out;
 }
@@ -480,6 +490,12 @@ ConfigDigest SessionConfig::digest() const {
   ConfigDigest d{};
   crypto_generichash(d.data(), d.size(), reinterpret_cast<const unsigned char*>(text.data()), text.size(), nullptr, 0);
   return d;
+}
+
+std::chrono::milliseconds SessionConfig::window_left(std::chrono::system_clock::time_point now) const {
+  if (!close_at) return std::chrono::milliseconds(0);
+  const auto left = std::chrono::milliseconds(*close_at) - std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch());
+  return std::max(left, std::chrono::milliseconds(0));
 }
 
 Limits SessionConfig::limits() const {

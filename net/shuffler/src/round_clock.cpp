@@ -18,6 +18,8 @@ void RoundClock::open(Time now) {
   by_time_.clear();
 }
 
+void RoundClock::close_at(Time end) { window_end_ = end; }
+
 void RoundClock::moved(Time now) { moved_ = std::max(moved_, now); }
 
 void RoundClock::heard(PartyId first, Time now) {
@@ -39,8 +41,13 @@ void RoundClock::settled(PartyId first) {
 
 RoundClock::Due RoundClock::due(Time now) const {
   Due d;
-  if (now >= opened_ + limit_) d.kind = Kind::limit;
-  else if (now >= moved_ + deadline_) d.kind = Kind::idle;
+  if (window_end_) {
+    if (now >= *window_end_) d.kind = Kind::window;
+  } else if (now >= opened_ + limit_) {
+    d.kind = Kind::limit;
+  } else if (now >= moved_ + deadline_) {
+    d.kind = Kind::idle;
+  }
   if (d.kind != Kind::nothing) return d;
   for (const auto& [when, first] : by_time_) {
     if (now < when + deadline_) break;
@@ -52,7 +59,7 @@ RoundClock::Due RoundClock::due(Time now) const {
 }
 
 RoundClock::Time RoundClock::next() const {
-  Time t = std::min(opened_ + limit_, moved_ + deadline_);
+  Time t = window_end_ ? *window_end_ : std::min(opened_ + limit_, moved_ + deadline_);
   if (!by_time_.empty()) t = std::min(t, by_time_.begin()->first + deadline_);
   return t;
 }

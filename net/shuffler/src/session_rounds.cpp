@@ -187,15 +187,19 @@ std::optional<Fault> SessionRounds::submit(PartyId first, std::span<const std::u
     at_message += counts[i];
     submitted_[id] = 1;
     gone_[id] = 0;
+    ++submitted_count_;
   }
   return std::nullopt;
 }
 
+void SessionRounds::start() {
+  if (started_ || finished_) return;
+  started_ = true;
+  open_round();
+}
+
 std::optional<Fault> SessionRounds::restore(const Admission& kept) {
-  if (!started_ && !finished_) {
-    started_ = true;
-    open_round();
-  }
+  start();
   return submit(kept.first, kept.counts, kept.round, kept.width, kept.messages);
 }
 
@@ -213,6 +217,7 @@ bool SessionRounds::accepted_in_previous_round(PartyId first, std::span<const st
 
 bool SessionRounds::ready() const {
   if (finished_ || !started_ || !analyzer_present_) return false;
+  if (config_.close_count > 0 && submitted_count_ >= config_.close_count) return true;
   for (std::size_t i = 0; i < expected_.size(); ++i)
     if (expected_[i] && !submitted_[i] && !gone_[i]) return false;
   return true;
@@ -233,6 +238,7 @@ void SessionRounds::open_round() {
   buffer_ = MessageBatch(config_.rounds[round_].width);
   slices_.clear();
   std::fill(submitted_.begin(), submitted_.end(), 0);
+  submitted_count_ = 0;
   // A party that left during an earlier round is not expected any more; one that never connected
   // is waited for until the deadline.
   std::fill(gone_.begin(), gone_.end(), 0);

@@ -298,9 +298,6 @@ void TcpShuffler::Impl::open_state(ServedSession& s) {
   if (batches == 0) return;
   log(s.tag + "round 0: " + std::to_string(batches) + " batch" + (batches == 1 ? "" : "es") +
       " taken back from the state directory");
-  asio::post(io, [this, &s] {
-    if (!s.rounds->finished()) start_round_timer(s);
-  });
 }
 
 asio::awaitable<void> TcpShuffler::Impl::accept_loop() {
@@ -351,6 +348,13 @@ TcpShuffler::TcpShuffler(KeyPair keys, std::vector<SessionConfig> sessions, cons
                                  [impl = impl_.get(), tag = s->tag](const std::string& line) { impl->log(tag + line); });
     }
     if (!options.state_dir.empty()) impl_->open_state(*s);
+    // A collection window opens now, so that it closes on time even if nobody comes; a round that
+    // took batches back from the state directory has opened too. Its clock starts with the io thread.
+    if (s->config.close_at) s->rounds->start();
+    if (s->rounds->started())
+      asio::post(impl_->io, [impl = impl_.get(), &served = *s] {
+        if (!served.rounds->finished()) impl->start_round_timer(served);
+      });
     impl_->sessions.push_back(std::move(s));
   }
   if (options.listening_socket < 0) {

@@ -81,6 +81,9 @@ struct TcpShuffler::Impl : detail::SessionHost {
       // One per party link lost this round before its parties submitted: when it fires, the round
       // stops waiting for those that have not reconnected. Cancelled when the round closes.
       std::vector<std::unique_ptr<asio::steady_timer>> grace;
+      // A collection window whose end has passed while the analyzer was away: the round closes as
+      // soon as the analyzer is here, and waits at most a deadline more for it.
+      bool window_passed = false;
     } round_timers;
     struct ResultWaits {
       // After the last round: the analyzer's link stays until the analyzer says the result arrived (a
@@ -159,7 +162,8 @@ struct TcpShuffler::Impl : detail::SessionHost {
   // The round closes early once the analyzer is here and every expected party has either
   // submitted or left.
   void maybe_close(ServedSession& s) {
-    if (!s.chain.relaying && s.rounds->ready()) close_round(s);
+    if (s.chain.relaying) return;
+    if (s.rounds->ready() || (s.round_timers.window_passed && s.rounds->has_analyzer())) close_round(s);
   }
 
   void abort_session(ServedSession& s, const std::string& reason);

@@ -13,6 +13,7 @@ namespace shufflempc::net {
 void TcpShuffler::Impl::start_round_timer(ServedSession& s) {
   const auto now = std::chrono::steady_clock::now();
   s.round_timers.clock.open(now);
+  if (s.config.close_at && s.rounds->round() == 0) s.round_timers.clock.close_at(now + s.config.window_left());
   for (const auto& [first, pl] : s.party_links)
     if (s.rounds->owes_batch(first, pl.count)) s.round_timers.clock.heard(first, now);
   arm_round_timer(s);
@@ -37,6 +38,20 @@ void TcpShuffler::Impl::arm_round_timer(ServedSession& s) {
     const auto ms = [](auto d) { return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(d).count()); };
     using Kind = detail::RoundClock::Kind;
     if (due.kind == Kind::nothing) return arm_round_timer(s);
+    if (due.kind == Kind::window) {
+      if (!s.rounds->has_analyzer() && !s.round_timers.window_passed) {
+        // After a restart, say, the analyzer may still be reconnecting: a deadline more for it.
+        s.round_timers.window_passed = true;
+        s.round_timers.clock.close_at(std::chrono::steady_clock::now() + s.config.deadline);
+        log(s.tag + "round " + std::to_string(round) + ": the collection window closed while the analyzer is away; waiting " +
+            std::to_string(s.config.deadline.count()) + " ms for it");
+        return arm_round_timer(s);
+      }
+      const auto waiting = s.rounds->waiting_for();
+      log(s.tag + "round " + std::to_string(round) + ": the collection window closed" +
+          (waiting.empty() ? std::string() : " (" + std::to_string(waiting.size()) + " of the parties never submitted)"));
+      return close_round(s);
+    }
     if (due.kind == Kind::silent_links) {
       drop_silent(s, due.silent);
       if (!s.rounds->finished() && s.rounds->round() == round && !s.chain.relaying) arm_round_timer(s);

@@ -51,6 +51,9 @@ struct LaunchOptions {
   // The shuffler keeps every batch it admits in this directory before its receipt (`shuffler
   // --state-dir`, net/store.hpp): a one-round session only.
   std::string state_dir;
+  // With state_dir: each party process leaves once its parties' receipts have come (party
+  // --leave-after-receipt), not waiting for the round's result.
+  bool leave_after_receipt = false;
   net::LinkShape link_shape;                 // every process's links shaped so (--link-delay-ms, --link-mbps)
   // Polled when a signal interrupts the wait: a non-empty reason ("signal 2") stops every process.
   std::function<std::string()> stop;

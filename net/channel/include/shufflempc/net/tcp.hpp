@@ -66,6 +66,12 @@ struct TcpChannelOptions {
   // hosted parties send once a link is authenticated (to the shuffler, and their verdicts to the
   // analyzer) passes through this tap.
   FrameTap frame_tap;
+  // A collection round (a shuffler with a state directory, docs/network.md, "Durable collection"):
+  // each party link leaves once its batch's receipt has come and checked, and exchange() returns
+  // then, without the round's result (its parties count as submitted, as the receipts say; an
+  // analyzer hosted here still waits for the result). Not through a chain, where a party checks
+  // the entry's receipt of the whole round.
+  bool leave_after_receipt = false;
 };
 
 class TcpChannel final : public AnonymousChannel {

@@ -137,6 +137,14 @@ struct SessionConfig {
   std::map<std::string, std::string> params;
   std::size_t parties = 0;
   std::size_t min_parties = 0;  // 0: every party must submit in every round
+  // A collection window (a session of one round; docs/network.md, "Durable collection"): the round
+  // closes at `close_at` (the wall clock, milliseconds since the Unix epoch), or once `close_count`
+  // parties have submitted, whichever comes first (either may be absent, not both: then the round
+  // closes as any round does). Until then it neither goes idle nor reaches its limit: parties
+  // arrive over hours, submit and leave. It still closes early once every party has submitted or
+  // left, and outputs nothing if fewer than min_parties submitted.
+  std::optional<std::int64_t> close_at;
+  std::size_t close_count = 0;
   std::chrono::milliseconds deadline{30'000};
   std::string shuffler_address = "127.0.0.1:0";  // host:port the parties connect to (port 0: given at run time)
   PublicKey shuffler_key{};
@@ -191,6 +199,10 @@ struct SessionConfig {
   // how long parties that keep saying so can hold it. Every process computes it from the config
   // alone: the clients wait this long (plus 5 s) for a round's result.
   [[nodiscard]] std::chrono::milliseconds round_limit() const;
+  // Whether round 0 is a collection window, and how long it has still to run at `now` (0 when it
+  // has closed or the session has no close_at): what a client and the launcher add to a round's wait.
+  [[nodiscard]] bool windowed() const { return close_at.has_value() || close_count > 0; }
+  [[nodiscard]] std::chrono::milliseconds window_left(std::chrono::system_clock::time_point now = std::chrono::system_clock::now()) const;
   // The chain as the commands name it: mix_chain's size (1 when empty), mix, and the distributed
   // key's threshold (0 without one). Throws std::invalid_argument as ChainSpec::make does.
   [[nodiscard]] ChainSpec chain() const;

@@ -71,6 +71,9 @@ class SessionRounds {
   // no-op). Opens round 0 if nothing has. The same refusals as submit(): a kept batch that does
   // not fit the session is refused.
   [[nodiscard]] std::optional<Fault> restore(const Admission& kept);
+  // Opens round 0 now if nothing has (a collection window opens when the shuffler starts, so that
+  // it closes on time even if nobody comes).
+  void start();
   // Whether a submit frame for the round before the current one (from a link that lost its
   // connection before the result reached it) names only parties whose batches that round accepted:
   // then the shuffler sends the link that round's result again instead of refusing the frame.
@@ -82,7 +85,7 @@ class SessionRounds {
   [[nodiscard]] bool take_resend(PartyId first);
 
   // Whether the current round may close before its deadline: the analyzer is here and every
-  // expected party has submitted or left.
+  // expected party has submitted or left, or (a collection window) close_count parties submitted.
   [[nodiscard]] bool ready() const;
   // The expected parties of the current round that have neither submitted nor left, ascending:
   // whom the round is still waiting for (named when its deadline expires).
@@ -131,6 +134,7 @@ class SessionRounds {
   std::vector<char> gone_;       // left during the current round without submitting
   std::vector<std::uint32_t> slice_of_;  // index in slices_ of a party that submitted this round
   std::map<PartyId, unsigned> resends_;  // this round's resends of the previous result, by link
+  std::size_t submitted_count_ = 0;  // parties that submitted in the current round
   bool analyzer_present_ = false;
   std::uint32_t round_ = 0;
   bool started_ = false;
