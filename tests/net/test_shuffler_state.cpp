@@ -50,6 +50,17 @@ void check_receipt(const NetSession& s, const net::Admission& sent, const net::d
                                       *s.config.shuffler_signer));
 }
 
+// Parties `first` .. `last` - 1, each on a link of its own: its sealed batch, its receipt checked,
+// and it leaves.
+void submit_and_leave(asio::io_context& io, const NetSession& s, std::uint16_t port, PartyId first, PartyId last) {
+  for (PartyId id = first; id < last; ++id) {
+    auto link = connect_party(io, s, port, id);
+    const auto [sent, answer] = submit_and_hear(io, *link, id, sealed(s, messages_of(id)));
+    check_receipt(s, sent, answer);
+    link->socket().close();
+  }
+}
+
 // The analyzer's round: every record of the output opened, as the multiset of their bytes.
 std::multiset<std::uint8_t> analyzer_output(asio::io_context& io, const NetSession& s, std::uint16_t port) {
   auto analyzer = connect_analyzer(io, s, port);
@@ -185,12 +196,7 @@ TEST_CASE("shuffler state: a collection window closes at its time with the batch
   window_of(s, 1500);
   ShufflerProcess sh(s, {"--state-dir", s.path("state")});
   asio::io_context io;
-  for (PartyId id = 0; id < 3; ++id) {  // party 3 never comes
-    auto link = connect_party(io, s, sh.port, id);
-    const auto [sent, answer] = submit_and_hear(io, *link, id, sealed(s, messages_of(id)));
-    check_receipt(s, sent, answer);
-    link->socket().close();
-  }
+  submit_and_leave(io, s, sh.port, 0, 3);  // party 3 never comes
   CHECK(analyzer_output(io, s, sh.port) == expected({0, 1, 2}));
   CHECK(std::chrono::system_clock::now() >= std::chrono::system_clock::time_point(std::chrono::milliseconds(*s.config.close_at)));
   CHECK_MESSAGE(sh.process.wait() == 0, sh.log());
@@ -202,12 +208,7 @@ TEST_CASE("shuffler state: a window already past when the shuffler starts waits 
   window_of(s, -1);  // as after a restart that came too late
   ShufflerProcess sh(s, {"--state-dir", s.path("state")});
   asio::io_context io;
-  for (PartyId id = 0; id < 3; ++id) {
-    auto link = connect_party(io, s, sh.port, id);
-    const auto [sent, answer] = submit_and_hear(io, *link, id, sealed(s, messages_of(id)));
-    check_receipt(s, sent, answer);
-    link->socket().close();
-  }
+  submit_and_leave(io, s, sh.port, 0, 3);
   CHECK(analyzer_output(io, s, sh.port) == expected({0, 1, 2}));
   CHECK_MESSAGE(sh.process.wait() == 0, sh.log());
   CHECK(sh.log().find("the collection window closed while the analyzer is away; waiting 20000 ms for it") != std::string::npos);
@@ -218,12 +219,7 @@ TEST_CASE("shuffler state: a collection window that closes below min_parties out
   window_of(s, 1000);
   ShufflerProcess sh(s, {"--state-dir", s.path("state")});
   asio::io_context io;
-  for (PartyId id = 0; id < 2; ++id) {
-    auto link = connect_party(io, s, sh.port, id);
-    const auto [sent, answer] = submit_and_hear(io, *link, id, sealed(s, messages_of(id)));
-    check_receipt(s, sent, answer);
-    link->socket().close();
-  }
+  submit_and_leave(io, s, sh.port, 0, 2);
   auto analyzer = connect_analyzer(io, s, sh.port);
   const auto f = run_sync(io, analyzer->receive(), std::chrono::seconds(30));
   REQUIRE(f.header.type == FrameType::abort);
