@@ -85,6 +85,10 @@ struct TcpChannel::Impl {
   // sent (its digest) and carries the shuffler's signature of it; otherwise said in one line and
   // not kept (a receipt that does not hold proves nothing).
   void take_receipt(Link& l, std::uint32_t round, std::uint32_t width, const detail::Frame& f);
+  // What link `l` sent this round (`pending`: a count per party, then the messages), as the
+  // shuffler keeps it and its receipt names it; and the parties of it that submitted.
+  static Admission sent_batch(const Link& l, std::uint32_t round, std::uint32_t width);
+  static void add_submitters(const Link& l, std::vector<PartyId>& out);
   bool verifiable() const { return config.mix == MixKind::verifiable && !layer_keys.empty(); }
   // Receipts and verdicts: the analyzer's server for them (hosting the analyzer, with parties
   // elsewhere), or the analyzer's address (hosting parties, not the analyzer).

@@ -70,13 +70,23 @@ asio::awaitable<detail::Frame> TcpChannel::Impl::result_of(Link& l, std::uint32_
   }
 }
 
+Admission TcpChannel::Impl::sent_batch(const Link& l, std::uint32_t round, std::uint32_t width) {
+  Admission sent{.round = round, .first = l.first, .counts = {}, .width = width,
+                 .messages = std::vector<std::uint8_t>(l.pending.begin() + 4 * std::ptrdiff_t{l.count}, l.pending.end())};
+  for (std::size_t k = 0; k < l.count; ++k) sent.counts.push_back(load_le<std::uint32_t>(l.pending.data() + 4 * k));
+  return sent;
+}
+
+void TcpChannel::Impl::add_submitters(const Link& l, std::vector<PartyId>& out) {
+  for (std::size_t k = 0; k < l.count; ++k)
+    if (load_le<std::uint32_t>(l.pending.data() + 4 * k) != submit_absent) out.push_back(l.first + static_cast<PartyId>(k));
+}
+
 void TcpChannel::Impl::take_receipt(Link& l, std::uint32_t round, std::uint32_t width, const detail::Frame& f) {
   const std::string what = "round " + std::to_string(round) + ": the shuffler's admission receipt for " + name(l);
   if (f.header.round != round || l.first == analyzer_id || l.pending.size() < 4 * std::size_t{l.count})
     return log(what + " names round " + std::to_string(f.header.round) + " or a link that sent no batch: not kept");
-  Admission sent{.round = round, .first = l.first, .counts = {}, .width = width,
-                 .messages = std::vector<std::uint8_t>(l.pending.begin() + 4 * std::ptrdiff_t{l.count}, l.pending.end())};
-  for (std::size_t k = 0; k < l.count; ++k) sent.counts.push_back(load_le<std::uint32_t>(l.pending.data() + 4 * k));
+  const Admission sent = sent_batch(l, round, width);
   AdmissionReceipt r{.round = round, .first = l.first, .digest = {}, .signature = {}};
   std::copy_n(f.payload.begin(), r.digest.size(), r.digest.begin());
   std::copy_n(f.payload.begin() + static_cast<std::ptrdiff_t>(r.digest.size()), r.signature.size(), r.signature.begin());
@@ -118,8 +128,7 @@ RoundOutcome TcpChannel::Impl::outcome_of(const RoundRules& spec, const std::vec
     if (!a.frame) continue;
     const auto& f = *a.frame;
     if (f.header.type == FrameType::admitted) {  // a link that leaves with its receipt
-      for (std::size_t k = 0; k < links[i].count; ++k)
-        if (load_le<std::uint32_t>(links[i].pending.data() + 4 * k) != submit_absent) out.submitted.push_back(links[i].first + static_cast<PartyId>(k));
+      add_submitters(links[i], out.submitted);
       continue;
     }
     if (f.header.type == FrameType::abort)
@@ -162,8 +171,7 @@ void TcpChannel::Impl::own_parties_fate(const RoundRules& spec, const std::vecto
     if (!answers[i].frame) continue;
     const auto& l = links[i];
     if (answers[i].frame->header.type == FrameType::admitted) {  // left with its receipt: its parties that submitted
-      for (std::size_t k = 0; k < l.count; ++k)
-        if (load_le<std::uint32_t>(l.pending.data() + 4 * k) != submit_absent) out.submitted.push_back(l.first + static_cast<PartyId>(k));
+      add_submitters(l, out.submitted);
       continue;
     }
     const ResultPayload own = decode_result(answers[i].frame->header, answers[i].frame->payload, config.parties, limits);

@@ -261,10 +261,11 @@ void TcpShuffler::Impl::compute_statics(ServedSession& s, const KeyPair& keys) {
 void TcpShuffler::Impl::keep(ServedSession& s, const std::shared_ptr<SecureLink>& link, Admission batch) {
   const std::uint32_t round = batch.round;
   const PartyId first = batch.first;
-  const RecordDigest digest = batch.digest();
   std::weak_ptr<SecureLink> weak = link;
-  s.store->admit(std::move(batch), [this, &s, weak, round, first, digest](const AdmitResult& r) {
-    asio::post(io, [this, &s, weak, round, first, digest, r] {
+  // The store hashes the batch on its own thread, once, and hands the digest back.
+  s.store->admit(std::move(batch), [this, &s, weak, round, first](const AdmitResult& r) {
+    asio::post(io, [this, &s, weak, round, first, r] {
+      const RecordDigest& digest = r.digest;
       if (!r.durable) return abort_session(s, "round " + std::to_string(round) + ": " + r.error);
       const auto l = weak.lock();
       if (!l || !l->is_open()) return;  // it asks again when it reconnects: the same batch is told again

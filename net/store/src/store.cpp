@@ -303,7 +303,10 @@ class SqliteStore final : public AdmissionStore {
     std::lock_guard db_lock(db_mutex_);
     std::vector<AdmitResult> results(batch.size());
     const auto failed = [&](const std::string& why) {
-      for (auto& r : results) r = {.durable = false, .repeated = false, .error = where_ + ": " + why};
+      for (auto& r : results) {
+        r.durable = r.repeated = false;
+        r.error = where_ + ": " + why;
+      }
       return results;
     };
     if (sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK) return failed(sqlite3_errmsg(db_));
@@ -317,10 +320,11 @@ class SqliteStore final : public AdmissionStore {
       if (sqlite3_step(find_.s) == SQLITE_ROW) {
         const auto* kept = static_cast<const std::uint8_t*>(sqlite3_column_blob(find_.s, 0));
         const bool same = sqlite3_column_bytes(find_.s, 0) == static_cast<int>(d.size()) && std::memcmp(kept, d.data(), d.size()) == 0;
-        results[i] = same ? AdmitResult{.durable = true, .repeated = true, .error = {}}
+        results[i] = same ? AdmitResult{.durable = true, .repeated = true, .error = {}, .digest = d}
                           : AdmitResult{.durable = false, .repeated = false,
                                         .error = where_ + ": round " + std::to_string(a.round) + " already keeps another batch of party " +
-                                                 std::to_string(a.first) + "'s link"};
+                                                 std::to_string(a.first) + "'s link",
+                                        .digest = d};
         continue;
       }
       std::vector<std::uint8_t> counts(a.counts.size() * 4);
@@ -338,7 +342,7 @@ class SqliteStore final : public AdmissionStore {
         return failed(why + ": nothing of this commit was kept");
       }
       sqlite3_clear_bindings(insert_.s);
-      results[i] = {.durable = true, .repeated = false, .error = {}};
+      results[i] = {.durable = true, .repeated = false, .error = {}, .digest = d};
       ++written;
     }
     if (sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {

@@ -30,6 +30,7 @@ struct AdmitResult {
   bool durable = false;
   bool repeated = false;  // the same admission was kept already (a retry): nothing was written
   std::string error;
+  RecordDigest digest{};  // the admission's (what a receipt names), worked out once, by the store
 };
 
 class AdmissionStore {
