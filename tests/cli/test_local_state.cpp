@@ -1,0 +1,59 @@
+// `shufflempc local` with a state directory (docs/network.md, "Durable collection"): the
+// shuffler keeps every party process's batch before its receipt, a collection window, and party
+// processes that leave once they hold their receipts.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cli/run_json.hpp"
+#include "net/harness.hpp"
+#include "shufflempc/hex.hpp"
+#include "shufflempc/net/store.hpp"
+#include "support/paths.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace shufflempc;
+using namespace shufflempc::test;
+
+TEST_CASE("shufflempc local --state-dir: the shuffler kept every party process's batch before its receipt, and the session's end") {
+  const test::TempDir tmp("shufflempc-localstate");
+  const std::string err = tmp / "err";
+  const Value tcp = run_json({SHUFFLEMPC_CLI, "local", "counting", "--parties", "400", "--parties-per-process", "80", "--seed", "3", "--json",
+                              "--state-dir", tmp / "state", "--keep-dir", tmp / "run"},
+                             err);
+  const Value mem = run_json({SHUFFLEMPC_CLI, "run", "counting", "--parties", "400", "--seed", "3", "--json"}, err);
+  CHECK(tcp["output"] == mem["output"]);
+  const auto config = net::SessionConfig::load(tmp / "run/session.json");
+  auto store = net::open_state_directory(std::filesystem::path(tmp / "state") / to_hex(config.session), config.session, config.digest(), "test");
+  const auto kept = store->admitted(0);
+  std::size_t parties = 0, messages = 0;
+  for (const auto& a : kept) {
+    parties += a.counts.size();
+    for (auto c : a.counts) messages += c;
+  }
+  CHECK(parties == 400);
+  CHECK(messages == tcp["messages"].get<std::size_t>());
+  CHECK(store->ended() == std::optional<std::string>("the analyzer confirmed the session's result"));
+}
+
+TEST_CASE("shufflempc local --leave-after-receipt and a collection window: the party processes go once kept, the same estimate") {
+  const test::TempDir tmp("shufflempc-localwindow");
+  const std::string err = tmp / "err";
+  const std::vector<std::string> common = {"counting", "--parties", "300", "--noise", "calibrated", "--seed", "4", "--json", "--dropouts", "30"};
+  std::vector<std::string> local = {SHUFFLEMPC_CLI, "local"}, run = {SHUFFLEMPC_CLI, "run"};
+  local.insert(local.end(), common.begin(), common.end());
+  local.insert(local.end(), {"--parties-per-process", "60", "--state-dir", tmp / "state", "--leave-after-receipt", "--close-after-ms", "60000"});
+  run.insert(run.end(), common.begin(), common.end());
+  const Value tcp = run_json(local, err);
+  const Value mem = run_json(run, err);
+  CHECK(tcp["output"] == mem["output"]);
+  CHECK(tcp["messages"] == mem["messages"]);
+  // A window needs a protocol of one round, and a count the noise allows.
+  const auto refused = run_command(SHUFFLEMPC_CLI + std::string(" local mpc2 --parties 3 --function inner-product --length 10 --random-inputs -100..100 --close-count 3"));
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.err.find("--close-after-ms and --close-count make a collection window, for a protocol of one round; mpc2 has 2") !=
+        std::string::npos);
+}
