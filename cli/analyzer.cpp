@@ -11,6 +11,7 @@
 #include "shufflempc/process.hpp"
 #include "common.hpp"
 #include "net_common.hpp"
+#include "receipt_files.hpp"
 #include "report.hpp"
 #include "shufflempc/api/reports.hpp"
 #include "shufflempc/files.hpp"
@@ -30,6 +31,10 @@ void define_analyzer_options(CLI::App& cmd, AnalyzerArgs& o) {
   cmd.add_option(std::string(flag::listen), o.listen,
                  "HOST:PORT where the parties' verdicts on their receipts arrive (port 0: any, printed on stderr), needed when the "
                  "session's analyzer-only rounds cross a mix chain (docs/mix-chain.md, receipts and complaints)");
+  cmd.add_option(std::string(flag::commitment), o.commitment,
+                 "with no chain and a config naming the shuffler's signing key: write the shuffler's signed commitment to each "
+                 "round's batch (checked against the records), with the batch's leaves, to this file: what a party's receipt is "
+                 "checked against (shufflempc receipt; docs/network.md, \"Durable collection\")");
   add_port_file_option(cmd, o.port_file);
   cmd.add_option(std::string(flag::listen_fd), o.listen_fd,
                  "take the verdicts on descriptor N, a TCP socket the parent process bound and listens on (as `local` does)")
@@ -41,7 +46,7 @@ std::vector<std::string> analyzer_argv(const std::string& executable, const Anal
   Argv argv(executable, node_command::analyzer);
   add_client_argv(argv, o.client);
   argv.add(flag::key, o.key).add(flag::transcript, o.transcript).add(flag::listen, o.listen).add(flag::port_file, o.port_file);
-  argv.add(flag::listen_fd, o.listen_fd);
+  argv.add(flag::listen_fd, o.listen_fd).add(flag::commitment, o.commitment);
   return argv.take();
 }
 
@@ -51,12 +56,17 @@ void add_analyzer_command(CLI::App& app, const Registry& registry, Action& actio
   define_analyzer_options(*cmd, *o);
   cmd->callback([o, &registry, &action] {
     action = [o, &registry] {
-      const auto& [key, transcript, listen, port_file, client, listen_fd] = *o;
+      const auto& [key, transcript, listen, port_file, client, listen_fd, commitment] = *o;
       if (!port_file.empty() && listen.empty()) throw std::invalid_argument("--port-file needs --listen (the port of the parties' verdicts)");
       const auto config = net::SessionConfig::load(client.config_path);
       const WarmUp warm_up(config, registry);  // beside building the protocol, reading keys, connecting
       if (!transcript.empty() && config.mix != net::MixKind::verifiable)
         throw std::invalid_argument("--transcript needs a session over a verifiable chain (its config's mix is " + to_string(config.mix) + ")");
+      if (!commitment.empty() && (!config.mix_chain.empty() || !config.shuffler_signer))
+        throw std::invalid_argument(std::string("--commitment: the shuffler commits to its batches in a session with no chain of mix servers "
+                                                "whose config names its signing key (shuffler_signing_key); this one ") +
+                                    (config.mix_chain.empty() ? "names none" : "has a chain"));
+      prepare_output_file(commitment, "--commitment");
       if ((!listen.empty() || listen_fd) && !net::takes_verdicts(config))
         throw std::invalid_argument(std::string(listen_fd ? "--listen-fd" : "--listen") +
                                     ": this session has no analyzer-only round over a mix chain, so the parties send the analyzer no verdicts");
@@ -79,6 +89,8 @@ void add_analyzer_command(CLI::App& app, const Registry& registry, Action& actio
       RoundDriver session(*protocol, channel, *rng, config.parties);
       session.host_analyzer();
       const RunResult result = session.run({});
+      // Published with the output: what every party's receipt is checked against.
+      if (!commitment.empty()) write_file(commitment, commitments_json(config, channel.batch_commitments()).dump() + "\n", "--commitment");
       const auto c = channel.counters().at(net::analyzer_id);
       api::AnalyzerReport typed = api::analyzer_report_of(result);
       typed.bytes_received = c.bytes_received;

@@ -63,7 +63,8 @@ const std::vector<Command>& front_commands() {
       {"analyzer", add_analyzer_command},
       {"local", add_local_command, true},
       {"session", add_session_command},
-      {"verify", add_verify_command}};
+      {"verify", add_verify_command},
+      {"receipt", add_receipt_command}};
   return all;
 }
 

@@ -328,10 +328,16 @@ void start_clients(Processes& p, const LaunchOptions& options, const SessionDir&
       .config_path = dir / net::session_config_file, .connect = address, .seed = options.seed, .json = true, .link_shape = options.link_shape};
   std::optional<ListeningSocket> verdicts;
   if (net::takes_verdicts(config)) verdicts.emplace("the analyzer's verdicts");
+  const std::filesystem::path receipts(options.receipts_dir);
+  if (!receipts.empty()) {
+    std::filesystem::create_directories(receipts);
+    std::filesystem::copy_file(dir / net::session_config_file, receipts / "session.json", std::filesystem::copy_options::overwrite_existing);
+  }
   const AnalyzerArgs analyzer{.key = dir / net::analyzer_key_file,
                               .transcript = options.transcript,
                               .client = client,
-                              .listen_fd = verdicts ? std::optional<int>(3) : std::nullopt};
+                              .listen_fd = verdicts ? std::optional<int>(3) : std::nullopt,
+                              .commitment = receipts.empty() ? std::string() : (receipts / "commitment.json").string()};
   p.outputs.push_back(dir / "analyzer.out");
   p.children.emplace_back("analyzer", analyzer_argv(options.executable, analyzer),
                           ProcessOptions{.stdout_path = p.outputs.back(), .pass_as_fd3 = verdicts ? verdicts->fd() : -1});
@@ -356,7 +362,8 @@ void start_clients(Processes& p, const LaunchOptions& options, const SessionDir&
                           .kill_before_round = dies ? options.kill_before_round : std::nullopt,
                           .hang = dies && options.hang_instead,
                           .client = client,
-                          .leave_after_receipt = options.leave_after_receipt};
+                          .leave_after_receipt = options.leave_after_receipt,
+                          .receipt_file = receipts.empty() ? std::string() : (receipts / ("party-" + range + ".json")).string()};
     p.outputs.push_back(dir / ("party-" + range + ".out"));
     p.children.emplace_back("parties " + range, party_argv(options.executable, party), ProcessOptions{.stdout_path = p.outputs.back()});
   }

@@ -75,6 +75,7 @@ struct LocalArgs {
   net::LinkShape link_shape;                     // --link-delay-ms, --link-mbps: every process's links
   std::string state_dir;                         // --state-dir: the shuffler keeps what it admits there
   bool leave_after_receipt = false;              // --leave-after-receipt: party processes go once their batches are kept
+  std::string receipts_dir;                      // --receipts: the receipts, the commitments and the config kept there
   std::optional<std::size_t> close_after_ms, close_count;  // --close-after-ms, --close-count: a collection window
 };
 
@@ -116,6 +117,7 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
                              .transcript = la.chain.transcript.empty() ? std::string() : std::filesystem::absolute(la.chain.transcript).string(),
                              .state_dir = la.state_dir.empty() ? std::string() : std::filesystem::absolute(la.state_dir).string(),
                              .leave_after_receipt = la.leave_after_receipt,
+                             .receipts_dir = la.receipts_dir.empty() ? std::string() : std::filesystem::absolute(la.receipts_dir).string(),
                              .link_shape = la.link_shape};
   auto drop_rng = rng->fork(rng_labels::dropouts);
   while (options.dropouts.size() < args.dropouts) options.dropouts.insert(static_cast<PartyId>(drop_rng->uniform(n)));
@@ -261,6 +263,11 @@ void add_local_command(CLI::App& app, const Registry& registry, Action& action) 
     cmd->add_flag("--leave-after-receipt", both.second.leave_after_receipt,
                   "with --state-dir: each party process leaves once the shuffler's signed receipts of its batches have come, "
                   "without waiting for the round's result")
+        ->needs("--state-dir");
+    cmd->add_option("--receipts", both.second.receipts_dir,
+                    "with --state-dir: keep in DIR each party process's signed receipts (party-FIRST-LAST.json), the analyzer's "
+                    "published commitment to the batch (commitment.json) and the session config (session.json), for `shufflempc "
+                    "receipt DIR/party-0-9.json --commitment DIR/commitment.json --config DIR/session.json`")
         ->needs("--state-dir");
     cmd->add_option("--close-after-ms", both.second.close_after_ms,
                     "a collection window: the round closes this long after the session is made, however quiet it is (a protocol "

@@ -38,7 +38,8 @@ inline constexpr std::string_view config = "--config", key = "--key", listen = "
                                   analyzer = "--analyzer", id = "--id", key_dir = "--key-dir", key_bundle = "--key-bundle",
                                   input = "--input", inputs = "--inputs", dropouts = "--dropouts",
                                   fault_kill_before_round = "--fault-kill-before-round", fault_hang = "--fault-hang",
-                                  state_dir = "--state-dir", leave_after_receipt = "--leave-after-receipt";
+                                  state_dir = "--state-dir", leave_after_receipt = "--leave-after-receipt",
+                                  receipt = "--receipt", commitment = "--commitment";
 }  // namespace flag
 
 // A command line in the making: a flag and its value only when the value differs from the
@@ -121,6 +122,7 @@ struct AnalyzerArgs {
   std::string key, transcript, listen, port_file;
   ClientArgs client;
   std::optional<int> listen_fd;
+  std::string commitment;  // --commitment FILE: the shuffler's commitments to the batches, published
   bool operator==(const AnalyzerArgs&) const = default;
 };
 void define_analyzer_options(CLI::App& cmd, AnalyzerArgs& o);
@@ -133,6 +135,7 @@ struct PartyArgs {
   bool hang = false;
   ClientArgs client;
   bool leave_after_receipt = false;
+  std::string receipt_file;  // --receipt FILE: the shuffler's receipts of this process's batches, kept
   bool operator==(const PartyArgs&) const = default;
 };
 void define_party_options(CLI::App& cmd, PartyArgs& o);

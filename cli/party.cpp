@@ -11,6 +11,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "net_common.hpp"
+#include "receipt_files.hpp"
 #include "report.hpp"
 #include "shufflempc/api/reports.hpp"
 #include "shufflempc/files.hpp"
@@ -71,6 +72,10 @@ void define_party_options(CLI::App& cmd, PartyArgs& o) {
   cmd.add_flag(std::string(flag::leave_after_receipt), o.leave_after_receipt,
                "a collection round (a shuffler with --state-dir): leave once the shuffler's signed receipt of the batch has come, "
                "without waiting for the round's result (docs/network.md, \"Durable collection\"); not through a chain");
+  cmd.add_option(std::string(flag::receipt), o.receipt_file,
+                 "a collection round (a shuffler with --state-dir): write the shuffler's signed receipts of this process's batches, "
+                 "with the batches, to FILE, for `shufflempc receipt FILE --commitment ...` once the analyzer has published its "
+                 "commitment (exit 1 if none came)");
 }
 
 std::vector<std::string> party_argv(const std::string& executable, const PartyArgs& o) {
@@ -80,7 +85,7 @@ std::vector<std::string> party_argv(const std::string& executable, const PartyAr
   add_client_argv(argv, o.client);
   argv.add(flag::analyzer, o.analyzer).add(flag::dropouts, o.dropouts).add(flag::fault_adversary, o.fault_adversary);
   argv.add(flag::fault_kill_before_round, o.kill_before_round).add(flag::fault_hang, o.hang);
-  argv.add(flag::leave_after_receipt, o.leave_after_receipt);
+  argv.add(flag::leave_after_receipt, o.leave_after_receipt).add(flag::receipt, o.receipt_file);
   return argv.take();
 }
 
@@ -91,7 +96,7 @@ void add_party_command(CLI::App& app, const Registry& registry, Action& action) 
   cmd->callback([o, &registry, &action] {
     action = [o, &registry] {
       const auto& [ids, key, key_dir, key_bundle, input, inputs_file, dropouts, analyzer, fault_adversary, kill_before_round, hang, client,
-                   leave_after_receipt] = *o;
+                   leave_after_receipt, receipt_file] = *o;
       net::FrameTap tap = net::adversary::parse_tap(fault_adversary);  // none without a mutation
       auto config = net::SessionConfig::load(client.config_path);
       const WarmUp warm_up(config, registry);  // beside building the protocol, reading keys, connecting
@@ -102,6 +107,7 @@ void add_party_command(CLI::App& app, const Registry& registry, Action& action) 
       if (!key.empty() && first != last) throw std::invalid_argument("--key is for one party; use --key-dir for a range");
       if (input.empty() == inputs_file.empty()) throw std::invalid_argument("give exactly one of --input and --inputs");
       if (!input.empty() && first != last) throw std::invalid_argument("--input is for one party; use --inputs for a range");
+      prepare_output_file(receipt_file, "--receipt");
       Value all_inputs;
       if (!inputs_file.empty()) {
         all_inputs = read_json_file(inputs_file, "--inputs");
@@ -141,6 +147,7 @@ void add_party_command(CLI::App& app, const Registry& registry, Action& action) 
       // The config moves into the channel (no second copy of every party's key: 32 MB at 10^6
       // parties), which keeps none of those keys once it has checked the hosted ones.
       const std::size_t parties = config.parties;
+      const SessionId session_id = config.session;
       net::TcpChannel channel(std::move(config), std::move(identities), host, port, stderr_logger("party " + ids),
                               {.share_links = true, .analyzer_address = analyzer, .frame_tap = std::move(tap),
                                .leave_after_receipt = leave_after_receipt});
@@ -157,7 +164,25 @@ void add_party_command(CLI::App& app, const Registry& registry, Action& action) 
         }
         session.add_party(id, std::move(v));
       }
-      const RunResult result = session.run(options);
+      // The receipts, written whole before the reports, and also when the run fails after they came
+      // (a window that closed below --min-parties, say): they are what outlives this process.
+      const auto keep_receipts = [&] {
+        const auto receipts = channel.admission_receipts();
+        if (!receipt_file.empty()) write_file(receipt_file, receipts_json(session_id, receipts).dump() + "\n", "--receipt");
+        return receipts.size();
+      };
+      RunResult result;
+      try {
+        result = session.run(options);
+      } catch (...) {
+        if (!receipt_file.empty() && keep_receipts() > 0) std::cerr << "shufflempc party " << ids << ": receipts kept in " << receipt_file << '\n';
+        throw;
+      }
+      if (!receipt_file.empty()) {
+        if (keep_receipts() == 0)
+          throw std::runtime_error("--receipt: no admission receipt came for parties " + ids +
+                                   " (the shuffler keeps no state directory, or its receipt did not hold: the line above says which)");
+      }
       const auto counters = channel.counters();
       // One party's report at a time, written as it is made (one line of JSON in all): a process
       // hosting 10^5 parties never holds them all as JSON (that tree, its copy and its text were

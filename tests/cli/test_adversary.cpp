@@ -1,7 +1,8 @@
 // The adversary harness: one process of a real session (separate processes over TCP, through each
-// kind of chain) plays its role dishonestly (net/adversary.hpp, `local --fault-adversary
-// role=...`): the entry (the shuffler), its result and abort frames to the parties or the analyzer,
-// alone or while it drops two parties' submissions (the n - 1 attack); a further mix server, every
+// kind of chain, or with no chain and a shuffler keeping a state directory) plays its role
+// dishonestly (net/adversary.hpp, `local --fault-adversary role=...`): the entry (the shuffler),
+// its result and abort frames to the parties or the analyzer, alone or while it drops two parties'
+// submissions (the n - 1 attack), and its admitted frames (receipts); a further mix server, every
 // frame it sends the entry; a party, every frame it sends. Each mutation of the catalogue in turn.
 // After every case the invariant the docs promise (docs/SECURITY.md, "Failing closed") must hold:
 //   - every process ends within the run's limit, none by a signal or a sanitizer's report;
@@ -40,8 +41,12 @@ Outcome run_case(const std::string& kind, const std::string& spec, bool min_thre
   // Three 8-byte shares a party: the output is the exact sum of the inputs, so a record lost or
   // counted twice shows.
   std::vector<std::string> args{SHUFFLEMPC_CLI, "local", "split-mix-sum", "--parties", "4", "--messages", "3", "--modulus-bits", "64",
-                                "--accept-input-leakage", "true", "--mix-servers", "3", "--mix", kind, "--parties-per-process", "1",
+                                "--accept-input-leakage", "true", "--parties-per-process", "1",
                                 "--deadline-ms", "1000", "--seed", "1", "--json", "--keep-dir", keep, "--fault-adversary", spec};
+  // Kind "none": no chain, a shuffler that keeps a state directory (its receipts, and its signed
+  // commitment to the batch the analyzer checks).
+  if (kind == "none") args.insert(args.end(), {"--state-dir", tmp / "state"});
+  else args.insert(args.end(), {"--mix-servers", "3", "--mix", kind});
   // A dishonest party's round goes on without it (it counts as dropped).
   if (min_three) args.insert(args.end(), {"--min-parties", "3"});
   Process p(args, tmp / "err");
@@ -120,7 +125,7 @@ void sweep_cases(const std::string& kind, const std::string& type, const std::st
   // The entry that only drops (it is caught) or, without drops, the honest entry (the run succeeds):
   // the baseline of the sweep.
   CHECK((check_case(kind, role, dropping + "type=" + type + ",to=" + to, cases) == 0) == !drops);
-  for (const auto& m : sweep(type != "abort" && kind == "decryption", true))
+  for (const auto& m : sweep(type != "abort" && kind != "verifiable", true))
     check_case(kind, role, dropping + "type=" + type + ",to=" + to + ",mutation=" + m, cases);
   MESSAGE(cases << " cases: " << kind << " chain, the entry's " << type << " frames to " << to << (drops ? ", dropping parties 1-2" : ""));
 }
@@ -208,6 +213,16 @@ TEST_CASE("adversary harness: the entry's result frame to the analyzer, each mut
 // A further mix server plays the adversary: every frame it sends the entry (its answers, its
 // refusals), each mutation. The entry checks each answer against what the server signed and what
 // the next one did: a run it fails names the server (or its hop).
+TEST_CASE("adversary harness: the entry's result frame to the analyzer, each mutation, with no chain: its signed commitment to the batch" *
+          doctest::test_suite("slow")) {
+  sweep_cases("none", "result", "analyzer", false);
+}
+
+TEST_CASE("adversary harness: the entry's admitted frames to the parties, each mutation, with no chain and a state directory" *
+          doctest::test_suite("slow")) {
+  sweep_cases("none", "admitted", "parties", false);
+}
+
 TEST_CASE("adversary harness: further mix server 1's frames, each mutation, through the onion chain" * doctest::test_suite("slow")) {
   sweep_role("decryption", {"role=mix-server-1,", {"mix server 1", "hop 1"}, false, std::nullopt}, "further mix server 1's frames");
 }

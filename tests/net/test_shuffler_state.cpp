@@ -97,7 +97,7 @@ TEST_CASE("shuffler state: a batch is told admitted once it is kept, in a receip
   const auto receipts = channel.admission_receipts();
   CHECK(receipts.size() == honest.size());
   for (const auto& r : receipts)
-    CHECK(mixnet::signature_holds(r.signature, net::admission_statement(s.config.session, 0, r.first, r.digest), *s.config.shuffler_signer));
+    CHECK(mixnet::signature_holds(r.signature, net::admission_statement(s.config.session, 0, r.batch.first, r.digest), *s.config.shuffler_signer));
 }
 
 TEST_CASE("shuffler state: killed with SIGKILL after k of 4 parties were told, started again, every told batch is in the output once") {

@@ -307,6 +307,8 @@ std::vector<AdmissionReceipt> TcpChannel::admission_receipts() const {
 
 const std::map<std::uint32_t, std::vector<HopReport>>& TcpChannel::hop_reports() const { return impl_->hop_reports; }
 
+const std::map<std::uint32_t, CommittedBatch>& TcpChannel::batch_commitments() const { return impl_->batch_commitments; }
+
 const mixnet::Transcript& TcpChannel::transcript() const { return impl_->transcript; }
 
 }  // namespace shufflempc::net

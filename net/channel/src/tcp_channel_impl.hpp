@@ -80,6 +80,7 @@ struct TcpChannel::Impl {
   std::vector<PublicKey> layer_keys;
   std::map<std::uint32_t, std::vector<HopReport>> hop_reports;
   mixnet::Transcript transcript;  // a verifiable chain's rounds, as verified here
+  std::map<std::uint32_t, CommittedBatch> batch_commitments;  // the shuffler's, as checked here (no chain)
   std::vector<mixnet::TagKey> tag_keys;  // per identity, with a verifiable chain: its submitter-tag key with the shuffler
   // An admitted frame on link `l` for `round`: kept as its receipt if it names the batch the link
   // sent (its digest) and carries the shuffler's signature of it; otherwise said in one line and

@@ -86,11 +86,10 @@ void TcpChannel::Impl::take_receipt(Link& l, std::uint32_t round, std::uint32_t 
   const std::string what = "round " + std::to_string(round) + ": the shuffler's admission receipt for " + name(l);
   if (f.header.round != round || l.first == analyzer_id || l.pending.size() < 4 * std::size_t{l.count})
     return log(what + " names round " + std::to_string(f.header.round) + " or a link that sent no batch: not kept");
-  const Admission sent = sent_batch(l, round, width);
-  AdmissionReceipt r{.round = round, .first = l.first, .digest = {}, .signature = {}};
+  AdmissionReceipt r{.batch = sent_batch(l, round, width), .digest = {}, .signature = {}};
   std::copy_n(f.payload.begin(), r.digest.size(), r.digest.begin());
   std::copy_n(f.payload.begin() + static_cast<std::ptrdiff_t>(r.digest.size()), r.signature.size(), r.signature.begin());
-  if (r.digest != sent.digest()) return log(what + " names another batch than the one it sent: not kept");
+  if (r.digest != r.batch.digest()) return log(what + " names another batch than the one it sent: not kept");
   if (!config.shuffler_signer) return log(what + " cannot be checked: the config names no shuffler signing key; not kept");
   if (!mixnet::signature_holds(r.signature, admission_statement(config.session, round, l.first, r.digest), *config.shuffler_signer))
     return log(what + " is not the shuffler's signature of its batch: not kept");
@@ -235,6 +234,12 @@ void TcpChannel::Impl::open_delivered(const RoundRules& spec, const detail::Fram
     // What a hop refused (records that did not open, copies) its signed report counts: discarded.
     for (const auto& rep : reports) out.discarded += static_cast<std::size_t>(rep.not_opened + rep.duplicates);
     hop_reports[spec.round] = std::move(reports);
+  }
+  if (sealed && commits_batch(config, spec.shape.delivery)) {
+    // The shuffler's signed commitment must be to exactly these records: otherwise the round is
+    // refused, and nothing is published as its output.
+    batch_commitments[spec.round] =
+        check_batch(config.session, *config.shuffler_signer, spec.round, ww, records, o.reports, hardware_threads());
   }
   if (sealed) {
     auto opened = sealing::open(records, width, identities[*analyzer_identity].keys);

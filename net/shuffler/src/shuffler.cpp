@@ -328,6 +328,10 @@ TcpShuffler::TcpShuffler(KeyPair keys, std::vector<SessionConfig> sessions, cons
     s->digest = s->config.digest();
     s->round_timers.timer = std::make_unique<asio::steady_timer>(impl_->io);
     s->round_timers.clock = detail::RoundClock(s->config.deadline, s->config.round_limit());
+    if (s->config.mix_chain.empty() && s->config.shuffler_signer && *s->config.shuffler_signer != impl_->signing.public_key())
+      // The analyzer checks every commitment to a batch against that key (net/batch_commitment.hpp).
+      throw std::invalid_argument("session " + to_hex(s->config.session).substr(0, 8) +
+                                  ": its config's shuffler_signing_key is not the one this shuffler's key file derives");
     if (!s->config.mix_chain.empty()) {
       const std::size_t further = s->config.mix_chain.size() - 1;
       if (options.hop_addresses.size() != further)

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "shuffler_impl.hpp"
+#include "shufflempc/net/batch_commitment.hpp"
+#include "shufflempc/parallel.hpp"
 
 namespace shufflempc::net {
 
@@ -156,7 +158,16 @@ void TcpShuffler::Impl::close_round(ServedSession& s) {
     });
     return;
   }
-  deliver(s, std::move(closed), {});
+  // To the analyzer alone, with no chain: the shuffler's signed commitment to the batch goes with
+  // it, in the result's reports (net/batch_commitment.hpp).
+  std::vector<std::uint8_t> commitment;
+  if (commits_batch(s.config, closed.shape.delivery)) {
+    const auto& batch = closed.outcome.output;
+    const std::size_t ww = batch ? batch->width() : wire_width(closed.shape.width, closed.shape.delivery);
+    commitment = encode_batch_commitment(commit_batch(s.config.session, closed.round, ww, batch ? batch->bytes() : std::span<const std::uint8_t>{},
+                                                      signing, hardware_threads()).commitment);
+  }
+  deliver(s, std::move(closed), commitment);
 }
 
 void TcpShuffler::Impl::deliver(ServedSession& s, detail::SessionRounds::Closed closed, std::span<const std::uint8_t> reports,

@@ -54,6 +54,10 @@ struct LaunchOptions {
   // With state_dir: each party process leaves once its parties' receipts have come (party
   // --leave-after-receipt), not waiting for the round's result.
   bool leave_after_receipt = false;
+  // With state_dir: the receipts and what they are checked against, kept in this directory: each
+  // party process's (party --receipt) as party-FIRST-LAST.json, the analyzer's commitments (analyzer
+  // --commitment) as commitment.json, and the session config as session.json (shufflempc receipt).
+  std::string receipts_dir;
   net::LinkShape link_shape;                 // every process's links shaped so (--link-delay-ms, --link-mbps)
   // Polled when a signal interrupts the wait: a non-empty reason ("signal 2") stops every process.
   std::function<std::string()> stop;

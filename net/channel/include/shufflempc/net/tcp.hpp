@@ -19,6 +19,7 @@
 
 #include "shufflempc/channel.hpp"
 #include "shufflempc/mixnet/transcript.hpp"
+#include "shufflempc/net/batch_commitment.hpp"
 #include "shufflempc/net/keys.hpp"
 #include "shufflempc/net/link_shape.hpp"
 #include "shufflempc/net/log.hpp"
@@ -100,6 +101,10 @@ class TcpChannel final : public AnonymousChannel {
   // From a shuffler with a state directory: the checked receipt of each party link's batch in the
   // last round (one per link that got one), the proof that the shuffler kept it.
   [[nodiscard]] std::vector<AdmissionReceipt> admission_receipts() const;
+  // With no chain and a config naming the shuffler's signing key: the shuffler's commitment to each
+  // round's batch this analyzer received, checked against the records, with the batch's leaves (what
+  // `analyzer --commitment` publishes for the parties' receipts), by round.
+  [[nodiscard]] const std::map<std::uint32_t, CommittedBatch>& batch_commitments() const;
   // With a mix chain: the verified reports of every round whose output this process received, by
   // round, hop 0 first.
   [[nodiscard]] const std::map<std::uint32_t, std::vector<HopReport>>& hop_reports() const;

@@ -199,11 +199,12 @@ struct Admission {
 // An admitted frame's payload: the admission's digest, then the shuffler's Ed25519 signature of
 // admission_statement(session, round, first, digest).
 inline constexpr std::size_t admitted_payload_bytes = 32 + 64;
-// What a party link keeps of an admitted frame once it has checked it: its batch's digest and the
-// shuffler's signature, which anyone holding the session config can check (transferable).
+// What a party link keeps of an admitted frame once it has checked it: the batch it sent (whose
+// round and first party the statement names), its digest and the shuffler's signature, which
+// anyone holding the session config can check (transferable: net/batch_commitment.hpp checks it
+// against the batch the shuffler later committed to).
 struct AdmissionReceipt {
-  std::uint32_t round = 0;
-  PartyId first = 0;
+  Admission batch;
   RecordDigest digest{};
   std::array<std::uint8_t, 64> signature{};
 };
