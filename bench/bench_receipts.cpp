@@ -1,7 +1,9 @@
 // Receipts (net/receipts.hpp): what the entry of a chain pays to commit to a batch of N records
 // (their Merkle leaves, the leaf order, the tree) and to make every sender's receipt, and what a
-// sender pays to check its own, against, in the same run, the flat BLAKE2b digest of the same bytes
-// (what a hop report signed before) and a memcpy of them.
+// sender pays to check its own; with no chain (net/batch_commitment.hpp), what the shuffler pays to
+// sign its commitment to the batch and the analyzer to check it against the records. Against, in
+// the same run, the flat BLAKE2b digest of the same bytes (what a hop report signed before) and a
+// memcpy of them.
 //
 //   build/bin/bench/bench_receipts [N=20000] [WIDTH=192]
 //
@@ -17,6 +19,7 @@
 
 #include "timing.hpp"
 #include "shufflempc/merkle.hpp"
+#include "shufflempc/net/batch_commitment.hpp"
 #include "shufflempc/net/receipts.hpp"
 #include "shufflempc/parallel.hpp"
 
@@ -64,6 +67,16 @@ int main(int argc, char** argv) {
       faults += net::receipt_fault(net::decode_receipt(receipts[i], 1), width, batch[i], maker->root()).has_value();
   });
 
+  std::cerr << "bench_receipts: no chain: the shuffler's signed commitment, the analyzer's check ..." << std::endl;
+  const auto signer = mixnet::SigningKeyPair::generate(rng);
+  const SessionId session{};
+  net::CommittedBatch committed;
+  const double commit_s = seconds_of([&] { committed = net::commit_batch(session, 0, width, batch.bytes(), signer, threads); });
+  const auto encoded = net::encode_batch_commitment(committed.commitment);
+  const double check_batch_s = seconds_of([&] {
+    faults += net::check_batch(session, signer.public_key(), 0, width, batch.bytes(), encoded, threads).leaves != committed.leaves;
+  });
+
   std::cout << fmt::format("{} records of {} bytes ({:.1f} MB), {} threads for the leaves\n", n, width, batch.size_bytes() / 1e6, threads);
   std::cout << fmt::format("{:<46} {:>10} {:>16}\n", "", "seconds", "per record (us)");
   const auto row = [&](const std::string& what, double s) { std::cout << fmt::format("{:<46} {:>10.4f} {:>16.3f}\n", what, s, 1e6 * s / n); };
@@ -73,6 +86,8 @@ int main(int argc, char** argv) {
   row("entry: the tree", tree_s);
   row("entry: every sender's receipt, encoded", make_s);
   row("senders: every receipt decoded and checked", check_s);
+  row("no chain: shuffler's signed batch commitment", commit_s);
+  row("no chain: analyzer's check of it", check_batch_s);
   std::cout << fmt::format("receipt: {:.0f} bytes on average; {} faults (0 expected)\n", double(bytes) / n, faults);
   return faults == 0 ? 0 : 1;
 }
