@@ -1,9 +1,11 @@
 // `shufflempc local` with a state directory (docs/network.md, "Durable collection"): the
-// shuffler keeps every party process's batch before its receipt, a collection window, and party
-// processes that leave once they hold their receipts.
+// shuffler keeps every party process's batch before its receipt, a collection window, party
+// processes that leave once they hold their receipts, and a disk that fills up under the shuffler.
 #include <doctest/doctest.h>
+#include <sys/mount.h>
 
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -56,4 +58,45 @@ TEST_CASE("shufflempc local --leave-after-receipt and a collection window: the p
   CHECK(refused.exit_code == 2);
   CHECK(refused.err.find("--close-after-ms and --close-count make a collection window, for a protocol of one round; mpc2 has 2") !=
         std::string::npos);
+}
+
+TEST_CASE("shufflempc local --state-dir on a full disk (a 1 MB tmpfs): one line, the run fails, and every receipt sent names a kept batch") {
+  const test::TempDir tmp("shufflempc-localfull");
+  const std::string disk = tmp / "disk";
+  std::filesystem::create_directory(disk);
+  if (::mount("tmpfs", disk.c_str(), "tmpfs", 0, "size=1m") != 0) {
+    MESSAGE("skipped: cannot mount a tmpfs here (needs root / CAP_SYS_ADMIN)");
+    return;
+  }
+  struct Unmount {
+    std::string path;
+    ~Unmount() { ::umount2(path.c_str(), MNT_DETACH); }
+  } unmount{disk};
+  // 20,000 parties' sealed records (4 MB with SQLite's pages) into 1 MB: the disk fills partway.
+  const auto run = shufflempc::run_command({SHUFFLEMPC_CLI, "local", "counting", "--parties", "20000", "--parties-per-process", "2000",
+                                            "--seed", "1", "--json", "--state-dir", disk + "/state", "--receipts", tmp / "receipts"});
+  CHECK(run.exit_code != 0);
+  CHECK(run.err.find("shufflempc shuffler: session ") != std::string::npos);
+  CHECK(run.err.find("(shuffler): database or disk is full: nothing of this commit was kept") != std::string::npos);
+  CHECK(run.out.empty());  // no output
+  // The receipts that came name batches the state directory holds, each once; not every process got one.
+  const auto config = net::SessionConfig::load(tmp / "receipts/session.json");
+  auto store = net::open_state_directory(std::filesystem::path(disk) / "state" / to_hex(config.session), config.session, config.digest(), "test");
+  std::set<net::RecordDigest> kept;
+  for (const auto& a : store->admitted(0)) CHECK(kept.insert(a.digest()).second);
+  std::size_t receipted = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(tmp / "receipts")) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("party-", 0) != 0) continue;
+    const Value file = Value::parse(slurp(entry.path().string()));
+    for (const auto& r : file["receipts"]) {
+      net::RecordDigest d{};
+      from_hex(r["digest"].get<std::string>(), d, "digest");
+      CHECK_MESSAGE(kept.count(d) == 1, name << ": a receipt for a batch the state directory does not hold");
+      ++receipted;
+    }
+  }
+  CHECK(receipted >= 1);
+  CHECK(receipted < 10);
+  CHECK(receipted == kept.size());
 }
