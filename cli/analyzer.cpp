@@ -104,6 +104,14 @@ void add_analyzer_command(CLI::App& app, const Registry& registry, Action& actio
         typed.mix_chain = api::mix_chain_report(config.mix_chain.size(), channel.hop_reports());
       }
       Value report = api::to_json(typed);
+      // The shuffler's commitment to each round's batch, checked against the records (no chain):
+      // the root a party's receipt is checked against (the leaves are in --commitment's file).
+      if (const auto& batches = channel.batch_commitments(); !batches.empty()) {
+        Value list = Value::array();
+        for (const auto& [round, b] : batches)
+          list.push_back({{"round", round}, {"records", b.commitment.count}, {"root", to_hex(b.commitment.root)}});
+        report["batch_commitments"] = std::move(list);
+      }
       if (client.json) {
         report["process"] = {{"peak_memory_bytes", own_peak_memory()}};  // its own (wait4 would count the launcher's up to the spawn too)
         std::cout << report.dump() << std::endl;
@@ -111,6 +119,9 @@ void add_analyzer_command(CLI::App& app, const Registry& registry, Action& actio
         std::cout << "output    " << result.output.dump() << '\n'
                   << fmt::format("traffic   {} messages, {} bytes, {:.3f} s\n", result.messages, result.bytes, result.seconds);
         if (!result.dropped.empty()) std::cout << "dropped   " << Value(result.dropped).dump() << '\n';
+        for (const auto& [round, b] : channel.batch_commitments())
+          std::cout << fmt::format("committed round {}: {} records, Merkle root {} (the shuffler's signature checked)\n", round,
+                                   b.commitment.count, to_hex(b.commitment.root));
         print_mix_chain(report);
       }
       return 0;

@@ -610,3 +610,33 @@ TEST_CASE("session names the shuffler's signing key from its key file or token, 
   CHECK(store->admitted(0).size() == 1);  // one link for parties 0-2
   CHECK(store->ended().has_value());
 }
+
+TEST_CASE("a shuffler whose key does not derive its config's shuffler signing key, and an analyzer asked to publish no commitment, are refused") {
+  const test::TempDir tmp("shufflempc-sessionsigner-refused");
+  const std::string& dir = tmp.path();
+  const std::string shuffler_pub = make_keys(dir);
+  Process other_key({SHUFFLEMPC_CLI, "keygen", "--mix-server", "--out", dir + "/other.key"}, dir + "/keygen.err");
+  const std::string other_token = other_key.read_line();  // KEY:SIGNING_KEY
+  REQUIRE(other_key.wait() == 0);
+  REQUIRE(other_token.find(':') == 64);
+  const auto write = [&](const std::string& shuffler_key) {
+    Process session({SHUFFLEMPC_CLI, "session", "--protocol", "central-laplace", "--param", "epsilon=2", "--shuffler-key", shuffler_key,
+                     "--analyzer-key", dir + "/analyzer.key", "--party-keys", dir + "/party-keys.txt", "--out", dir + "/session.json", "--force"},
+                    dir + "/session.err");
+    REQUIRE_MESSAGE(session.wait() == 0, slurp(dir + "/session.err"));
+  };
+  // The config names the shuffler's key with other.key's signing key beside it.
+  write(shuffler_pub + other_token.substr(64));
+  auto r = shufflempc::run_command({SHUFFLEMPC_CLI, "shuffler", "--config", dir + "/session.json", "--key", dir + "/shuffler.key", "--listen",
+                                    "127.0.0.1:0"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("its config's shuffler_signing_key is not the one this shuffler's key file derives") != std::string::npos);
+  // A config naming no shuffler signing key: its shuffler commits to nothing, so nothing to publish.
+  write(shuffler_pub);
+  r = shufflempc::run_command({SHUFFLEMPC_CLI, "analyzer", "--config", dir + "/session.json", "--key", dir + "/analyzer.key", "--connect",
+                               "127.0.0.1:1", "--commitment", dir + "/commitment.json"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--commitment: the shuffler commits to its batches in a session with no chain of mix servers whose config names its "
+                   "signing key (shuffler_signing_key); this one names none") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir + "/commitment.json"));
+}
