@@ -154,7 +154,10 @@ int run_local(const ProtocolInfo& info, RunArgs& args, const LocalArgs& la, cons
   // The truth while the processes run: the driver only waits for them meanwhile.
   const auto all_truth = api::truth_in_background(*protocol, inputs);
   const LaunchResult run = LocalLauncher(std::move(base), *protocol, n, std::move(options)).run(inputs);
-  for (const auto& what : run.lost) std::cerr << said << "warning: " << what << "; its parties count as dropped\n";
+  // A process that failed after its parties submitted (a receipt it could not keep, say) may still
+  // have been counted: the report's dropped list says which were not.
+  for (const auto& what : run.lost)
+    std::cerr << said << "warning: " << what << " (the lines above say why; the report lists the parties that were dropped)\n";
 
   // The report: the analyzer's result, every party's output and traffic, read back from what the
   // processes printed.

@@ -339,7 +339,7 @@ TEST_CASE("shufflempc local: a party process that dies is a dropout, the run sta
   CHECK(v["run"]["achieved"]["submitted"] == 150);
   CHECK(v["run"]["achieved"]["delta"].get<double>() <= 1e-6);
   CHECK(v["truth"].get<double>() <= 150);  // over the 150 submitters
-  CHECK(slurp(err).find("warning: parties 50-99 exited with status 137; its parties count as dropped") != std::string::npos);
+  CHECK(slurp(err).find("warning: parties 50-99 exited with status 137 (the lines above say why; the report lists the parties that were dropped)") != std::string::npos);
 }
 
 TEST_CASE("shufflempc local --hang: a party process that stops (SIGSTOP) with its links open is named a deadline after it last spoke, the run stands") {

@@ -164,8 +164,13 @@ void TcpShuffler::Impl::close_round(ServedSession& s) {
   if (commits_batch(s.config, closed.shape.delivery)) {
     const auto& batch = closed.outcome.output;
     const std::size_t ww = batch ? batch->width() : wire_width(closed.shape.width, closed.shape.delivery);
-    commitment = encode_batch_commitment(commit_batch(s.config.session, closed.round, ww, batch ? batch->bytes() : std::span<const std::uint8_t>{},
-                                                      signing, hardware_threads()).commitment);
+    try {
+      commitment = encode_batch_commitment(commit_batch(s.config.session, closed.round, ww,
+                                                        batch ? batch->bytes() : std::span<const std::uint8_t>{}, signing, hardware_threads())
+                                               .commitment);
+    } catch (const std::exception& e) {  // no result goes without the commitment the analyzer requires
+      return abort_session(s, "round " + std::to_string(closed.round) + ": committing to the batch failed: " + e.what());
+    }
   }
   deliver(s, std::move(closed), commitment);
 }
