@@ -11,6 +11,7 @@
 
 #include "net/shuffler_peers.hpp"
 #include "shufflempc/mixnet/signing.hpp"
+#include "shufflempc/net/batch_commitment.hpp"
 
 namespace {
 using namespace shufflempc;
@@ -144,6 +145,51 @@ TEST_CASE("shuffler state: killed with SIGKILL after k of 4 parties were told, s
     CHECK(third.status != 0);
     CHECK_MESSAGE(third.log.find("has ended already (the analyzer confirmed the session's result") != std::string::npos, third.log);
   }
+}
+
+TEST_CASE("shuffler state: the analyzer lost during delivery, never confirming, and the shuffler started again: the same committed batch") {
+  NetSession s(n_parties, 66);
+  const std::vector<std::string> state = {"--state-dir", s.path("state"), "--reconnect-grace-ms", "200"};
+  asio::io_context io;
+  std::uint16_t port = 0;
+  // The commitment to the batch in an analyzer's result frame (its reports, with no chain).
+  const auto commitment_of = [&](const net::detail::Frame& f) {
+    REQUIRE(f.header.type == FrameType::result);
+    return net::decode_batch_commitment(net::decode_result(f.header, f.payload, s.config.parties, s.config.limits()).reports);
+  };
+  net::BatchCommitment first_commitment;
+  {
+    ShufflerProcess first(s, state);
+    port = first.port;
+    submit_and_leave(io, s, port, 0, n_parties);  // every party told, and gone
+    // The analyzer takes the result and is lost before it confirms (as if killed during delivery).
+    auto analyzer = connect_analyzer(io, s, port);
+    first_commitment = commitment_of(run_sync(io, analyzer->receive(), std::chrono::seconds(30)));
+    analyzer->socket().close();
+    CHECK(first.process.wait() != 0);  // it waited the grace for the analyzer, then gave up, saying the state is kept
+    CHECK_MESSAGE(first.log().find("did not reconnect within 200 ms") != std::string::npos, first.log());
+    CHECK_MESSAGE(first.log().find("start the shuffler again on it to deliver the round again") != std::string::npos, first.log());
+  }
+  // Not ended: a shuffler started again takes every kept batch back and delivers the same batch.
+  ShufflerProcess again(s, state, "127.0.0.1:" + std::to_string(port), "shuffler-again.log");
+  CHECK_MESSAGE(again.log().find("round 0: 4 batches") != std::string::npos, again.log());
+  auto analyzer = connect_analyzer(io, s, port);
+  const auto f = run_sync(io, analyzer->receive(), std::chrono::seconds(30));
+  const auto second_commitment = commitment_of(f);
+  // The records were shuffled again; the commitment, over their sorted leaves, is the same batch.
+  CHECK(second_commitment.root == first_commitment.root);
+  CHECK(second_commitment.count == n_parties);
+  std::multiset<std::uint8_t> out;
+  const auto r = net::decode_result(f.header, f.payload, s.config.parties, s.config.limits());
+  for (std::size_t i = 0; i < f.header.count; ++i) {
+    std::uint8_t plain = 0;
+    REQUIRE(crypto_box_seal_open(&plain, r.output.data() + i * f.header.width, f.header.width, s.analyzer.public_key().data(),
+                                 s.analyzer.secret_key().data()) == 0);
+    out.insert(plain);
+  }
+  CHECK(out == expected({0, 1, 2, 3}));
+  confirm_last(io, *analyzer, 0);
+  CHECK_MESSAGE(again.process.wait() == 0, again.log());
 }
 
 TEST_CASE("shuffler state: a second shuffler on the same state directory is refused with one line, the first goes on") {

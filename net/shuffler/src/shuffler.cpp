@@ -393,6 +393,13 @@ std::vector<ShufflerReport> TcpShuffler::run() {
     s->rounds->abort("the shuffler was stopped");  // no effect on a session that has ended
     out.push_back(s->rounds->report());
     if (out.back().error.empty()) out.back().error = s->chain.chain_error;
+    // The last result sent and never confirmed: with a state directory the session is not over,
+    // and a shuffler started again on it delivers the same batch again.
+    if (out.back().error.empty() && s->store && !s->store->ended()) {
+      out.back().error = "the analyzer did not confirm the session's result; the state directory keeps every batch: start the shuffler "
+                         "again on it to deliver the round again";
+      impl_->log(s->tag + out.back().error);
+    }
     out.back().hops = std::move(s->chain.hop_reports);
   }
   return out;
