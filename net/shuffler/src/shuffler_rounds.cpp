@@ -198,10 +198,11 @@ void TcpShuffler::Impl::deliver(ServedSession& s, detail::SessionRounds::Closed 
     if (send_result(s, pl) && closed.last) s.result_waits.parties_owing_done.insert(first);
   if (closed.last) {
     // A link lost after its parties submitted, and not back: they counted, so it is waited for as
-    // one that lost the result on the way. Not with a state directory: every batch was kept and
-    // receipted before the round closed, and a link that went away with its receipt owes nothing.
+    // one that lost the result on the way. Not with a state directory in a round for the analyzer:
+    // every batch was kept and receipted before the round closed, and a link that went away with its
+    // receipt owes nothing.
     for (const auto& [first, count] : s.round_timers.away_after_submit) {
-      if (s.store) break;
+      if (s.store && closed.shape.delivery == Delivery::analyzer_only) break;
       const auto it = std::lower_bound(out.submitted.begin(), out.submitted.end(), first);
       if (s.party_links.count(first) != 0 || it == out.submitted.end() || *it >= first + count) continue;
       s.result_waits.parties_owing_done.insert(first);
@@ -258,8 +259,13 @@ void TcpShuffler::Impl::on_leave(ServedSession& s, PartyId first, std::uint32_t 
     s.party_links.erase(it);
     s.round_timers.clock.settled(first);
     if (s.rounds->finished()) {
-      // Lost before it confirmed the last result: it may come back for it within the grace.
-      if (owes_done(s, first)) await_party_return(s, first, "before it confirmed the session's last result");
+      // Lost before it confirmed the last result: it may come back for it within the grace. Not
+      // with a state directory in a round for the analyzer: its batch was kept and receipted before
+      // the round closed, the result tells it nothing more, and it may leave with its receipt.
+      if (owes_done(s, first)) {
+        if (s.store && s.last.shape.delivery == Delivery::analyzer_only) party_done(s, first);
+        else await_party_return(s, first, "before it confirmed the session's last result");
+      }
       return;
     }
     if (!refused) s.round_timers.away_after_submit[first] = count;  // whether its parties submitted is read when the round closes
