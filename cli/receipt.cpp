@@ -33,6 +33,9 @@ void add_receipt_command(CLI::App& app, const Registry&, Action& action) {
                                             "the receipts and the commitment must be signed for and with")
       ->required();
   cmd->add_flag("--json", args->json, "print the verdicts as JSON");
+  cmd->footer("Exit status: 0 every record of the receipts is in the committed batch; 1 one is left out (the line names it: the receipt and "
+              "the commitment are evidence against the shuffler); 2 the files make no case (a signature, the session, the round or the "
+              "published leaves do not hold, or a file does not parse).");
   cmd->callback([args, &action] {
     action = [args] {
       const net::SessionConfig config = net::SessionConfig::load(args->config);
