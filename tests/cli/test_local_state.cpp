@@ -100,5 +100,7 @@ TEST_CASE("shufflempc local --state-dir on a full disk (a 1 MB tmpfs): one line,
   }
   CHECK(receipted >= 1);
   CHECK(receipted < 10);
-  CHECK(receipted == kept.size());
+  // A batch committed just before the disk filled may never have been told (as after a crash
+  // between its commit and its receipt): kept and not receipted is allowed, receipted and not kept never.
+  CHECK(receipted <= kept.size());
 }
