@@ -105,6 +105,28 @@ TEST_CASE("store: the end of a session is kept, and read by a store opened again
   CHECK(store->admitted(0).size() == 1);
 }
 
+TEST_CASE("store: a named value is kept, replaced, read by a store opened again, and apart from the session's own keys") {
+  TempDir dir;
+  const std::vector<std::uint8_t> first = {1, 2, 3}, second = {9};
+  {
+    auto store = open_state_directory(dir.path(), session_id(1), config_digest(2), "analyzer");
+    CHECK_FALSE(store->kept("round-0").has_value());
+    store->keep("round-0", first);
+    CHECK(store->kept("round-0") == first);
+    store->keep("round-0", second);
+    store->keep("empty", {});
+    // A name the session's own keys use is another value: it neither reads nor changes them.
+    store->keep("ended", first);
+    CHECK_FALSE(store->ended().has_value());
+    CHECK_FALSE(store->kept("session").has_value());
+  }
+  auto store = open_state_directory(dir.path(), session_id(1), config_digest(2), "analyzer");
+  CHECK(store->kept("round-0") == second);
+  CHECK(store->kept("empty") == std::vector<std::uint8_t>{});
+  CHECK(store->kept("ended") == first);
+  CHECK_FALSE(store->kept("round-1").has_value());
+}
+
 TEST_CASE("store: the digest binds every field of an admission") {
   const Admission a = admission(3, 5, 1);
   std::set<RecordDigest> digests{a.digest()};
@@ -277,6 +299,24 @@ void fill_until_full(const std::filesystem::path& dir, StoreOptions options) {
 TEST_CASE("store: a state past its size cap fails the commit with one line, and keeps what it reported durable") {
   TempDir dir;
   fill_until_full(dir.path(), {.durability = Durability::full, .group_commit = true, .max_bytes = 256 * 1024});
+}
+
+TEST_CASE("store: a named value past the size cap is refused with one line, and the value kept before stays") {
+  TempDir dir;
+  const std::vector<std::uint8_t> small(100, 7), large(512 * 1024, 8);
+  auto store = open_state_directory(dir.path(), session_id(1), config_digest(2), "analyzer",
+                                    {.durability = Durability::full, .group_commit = true, .max_bytes = 256 * 1024});
+  store->keep("round-0", small);
+  std::string error;
+  try {
+    store->keep("round-0", large);
+  } catch (const std::runtime_error& e) {
+    error = e.what();
+  }
+  CHECK(error.find("cannot keep its round-0") != std::string::npos);
+  CHECK(error.find("nothing of it was kept") != std::string::npos);
+  CHECK(error.find('\n') == std::string::npos);
+  CHECK(store->kept("round-0") == small);
 }
 
 TEST_CASE("store: a full disk (a 1 MB tmpfs) fails the commit with one line, and keeps what it reported durable") {

@@ -156,6 +156,31 @@ class SqliteStore final : public AdmissionStore {
     if (sqlite3_step(put.s) != SQLITE_DONE) throw std::runtime_error(where_ + ": cannot record the session's end: " + sqlite3_errmsg(db_));
   }
 
+  // The named values share the meta table with the session's own keys, under a prefix of their own.
+  void keep(const std::string& name, std::span<const std::uint8_t> value) override {
+    flush();
+    std::lock_guard db_lock(db_mutex_);
+    Statement put;
+    prepare(put, "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)");
+    const std::string key = "kept:" + name;
+    sqlite3_bind_text(put.s, 1, key.c_str(), -1, SQLITE_TRANSIENT);
+    if (value.empty()) sqlite3_bind_zeroblob(put.s, 2, 0);  // a blob of no bytes, not NULL
+    else sqlite3_bind_blob(put.s, 2, value.data(), static_cast<int>(value.size()), SQLITE_STATIC);
+    if (sqlite3_step(put.s) != SQLITE_DONE)
+      throw std::runtime_error(where_ + ": cannot keep its " + name + ": " + sqlite3_errmsg(db_) + ": nothing of it was kept");
+  }
+
+  std::optional<std::vector<std::uint8_t>> kept(const std::string& name) override {
+    std::lock_guard db_lock(db_mutex_);
+    Statement q;
+    prepare(q, "SELECT value FROM meta WHERE key = ?");
+    const std::string key = "kept:" + name;
+    sqlite3_bind_text(q.s, 1, key.c_str(), -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(q.s) != SQLITE_ROW) return std::nullopt;
+    const auto* v = static_cast<const std::uint8_t*>(sqlite3_column_blob(q.s, 0));
+    return std::vector<std::uint8_t>(v, v + sqlite3_column_bytes(q.s, 0));
+  }
+
   std::optional<std::string> ended() override {
     std::lock_guard db_lock(db_mutex_);
     Statement q;

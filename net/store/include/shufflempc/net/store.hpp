@@ -1,6 +1,7 @@
 // The durable state of a server's session: every batch of records the server admitted, kept on
 // disk before the party is told it was admitted (net::Admission, wire.hpp: what a link submitted), so that a crash of the server loses nothing it
-// acknowledged. One small interface (AdmissionStore) that the rounds use; one implementation on
+// acknowledged; and a few named values a server keeps before it acts on them (the analyzer's
+// delivered round, the key of its randomness and its output: `analyzer --state-dir`). One small interface (AdmissionStore) that the rounds use; one implementation on
 // SQLite (open_state_directory). Another database can replace SQLite without touching the rounds.
 //
 // The promise: once `admit`'s callback reports the admission durable, it survives a crash of the
@@ -53,6 +54,11 @@ class AdmissionStore {
   virtual void end(const std::string& how) = 0;
   // What end() recorded, if it was called (by this process or one before it).
   [[nodiscard]] virtual std::optional<std::string> ended() = 0;
+  // Keeps `value` under `name` (replacing what was kept under it), durably when it returns; throws
+  // std::runtime_error with one line if it cannot (a full disk: nothing of it was kept then).
+  virtual void keep(const std::string& name, std::span<const std::uint8_t> value) = 0;
+  // What keep() kept under `name`, by this process or one before it.
+  [[nodiscard]] virtual std::optional<std::vector<std::uint8_t>> kept(const std::string& name) = 0;
   // How many commits and admissions the store has made since it opened (for the benchmark and the
   // tests of the group commit).
   [[nodiscard]] virtual std::uint64_t commits() const = 0;
