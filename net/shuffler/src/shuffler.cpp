@@ -53,7 +53,7 @@ bool TcpShuffler::Impl::admit(ServedSession& s, PartyId first, std::uint32_t cou
     return true;
   }
   if (owes_done(s, first)) {
-    // Back for the last round's result (it asks with its empty batch), with the deadline again to confirm it.
+    // Back for the last round's result (serve() sends it), with the deadline again to confirm it.
     s.analyzer = link;
     await_done(s, s.config.deadline,
                "round " + std::to_string(s.last.round) + ": the analyzer reconnected but did not confirm the session's last result "
@@ -221,6 +221,15 @@ asio::awaitable<void> TcpShuffler::Impl::serve(std::shared_ptr<SecureLink> link)
     };
     admitted = admit(*s, first, count, link, refuse);
     if (!admitted && refused) s = nullptr;
+    // The analyzer back for the session's last result: it is sent at once, for an analyzer started
+    // again on its state directory is a new process that does not know to ask; the ask of a channel
+    // that reconnected (its empty batch) is then read and not answered twice.
+    if (s && admitted && first == analyzer_id && owes_done(*s, first)) {
+      resent = true;
+      if (s->rounds->take_resend(analyzer_id)) send_analyzer_result(*s);
+      else refuse("round " + std::to_string(s->last.round) + "'s result was sent to the analyzer " +
+                  std::to_string(detail::SessionRounds::max_resends) + " times already");
+    }
     while (s && !refused && link->is_open()) {
       detail::Frame f = co_await link->receive();
       // Late frames after the end are read and ignored until the peer closes, except the analyzer's
