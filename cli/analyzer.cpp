@@ -1,7 +1,10 @@
 // `shufflempc analyzer`: receives each round's shuffled output and runs the protocol's analyzer
 // (docs/network.md).
 #include <fmt/format.h>
+#include <signal.h>
+#include <sodium.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -17,6 +20,8 @@
 #include "shufflempc/files.hpp"
 #include "shufflempc/hex.hpp"
 #include "shufflempc/net/local.hpp"
+#include "shufflempc/net/store.hpp"
+#include "shufflempc/random.hpp"
 #include "shufflempc/net/tcp.hpp"
 #include "shufflempc/process.hpp"
 
@@ -35,6 +40,17 @@ void define_analyzer_options(CLI::App& cmd, AnalyzerArgs& o) {
                  "with no chain and a config naming the shuffler's signing key: write the shuffler's signed commitment to each "
                  "round's batch (checked against the records), with the batch's leaves, to this file: what a party's receipt is "
                  "checked against (shufflempc receipt; docs/network.md, \"Durable collection\")");
+  cmd.add_option(std::string(flag::state_dir), o.state_dir,
+                 "keep in DIR/<session> the round's result as delivered (before it is confirmed), the key of this analyzer's "
+                 "randomness and the output (before it is printed): an analyzer started again on it prints the same output, never "
+                 "a second one; a session of one round without a chain (docs/network.md, \"Durable collection\")");
+  cmd.add_option(std::string(flag::fault_kill_at), o.fault_kill_at,
+                 "fault injection (the crash tests), with --state-dir: SIGKILL this process at a step of the delivery: received "
+                 "(the result read), kept (the result kept, not confirmed), confirmed (opened and analysed, the output not kept), "
+                 "output (the output kept, not printed)")
+      ->check(CLI::IsMember({"received", "kept", "confirmed", "output"}))
+      ->needs(std::string(flag::state_dir))
+      ->group("");
   add_port_file_option(cmd, o.port_file);
   cmd.add_option(std::string(flag::listen_fd), o.listen_fd,
                  "take the verdicts on descriptor N, a TCP socket the parent process bound and listens on (as `local` does)")
@@ -42,11 +58,48 @@ void define_analyzer_options(CLI::App& cmd, AnalyzerArgs& o) {
       ->excludes(std::string(flag::listen));
 }
 
+namespace {
+
+std::span<const std::uint8_t> as_bytes(const std::string& s) { return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()}; }
+
+// --state-dir: the analyzer's state of this session (none without the flag), for a session the
+// shuffler keeps too: one round, no chain (whose parties' verdicts are not kept).
+std::unique_ptr<net::AdmissionStore> open_analyzer_state(const net::SessionConfig& config, const std::string& dir) {
+  if (dir.empty()) return nullptr;
+  if (config.rounds.size() != 1)
+    throw std::invalid_argument("--state-dir keeps sessions of one round (a collection round); this one has " +
+                                std::to_string(config.rounds.size()));
+  if (!config.mix_chain.empty())
+    throw std::invalid_argument("--state-dir: the analyzer keeps sessions without a chain of mix servers; this one has a chain of " +
+                                std::to_string(config.mix_chain.size()));
+  return net::open_state_directory(std::filesystem::path(dir) / to_hex(config.session), config.session, config.digest(), "analyzer");
+}
+
+// The analyzer's randomness with a state directory: a key drawn once and kept before it is used, so
+// that an analyzer started again computes the same output from the same round, never another draw.
+std::unique_ptr<Rng> kept_randomness(net::AdmissionStore& state) {
+  Rng::Key key{};
+  if (const auto kept = state.kept("rng-key")) {
+    if (kept->size() != key.size()) throw std::runtime_error("the analyzer's state directory keeps a torn key of its randomness: refused");
+    std::copy(kept->begin(), kept->end(), key.begin());
+  } else {
+    ensure_sodium();
+    randombytes_buf(key.data(), key.size());
+    state.keep("rng-key", key);
+  }
+  auto rng = std::make_unique<KeyedRng>(key);
+  sodium_memzero(key.data(), key.size());
+  return rng;
+}
+
+}  // namespace
+
 std::vector<std::string> analyzer_argv(const std::string& executable, const AnalyzerArgs& o) {
   Argv argv(executable, node_command::analyzer);
   add_client_argv(argv, o.client);
   argv.add(flag::key, o.key).add(flag::transcript, o.transcript).add(flag::listen, o.listen).add(flag::port_file, o.port_file);
-  argv.add(flag::listen_fd, o.listen_fd).add(flag::commitment, o.commitment);
+  argv.add(flag::listen_fd, o.listen_fd).add(flag::commitment, o.commitment).add(flag::state_dir, o.state_dir);
+  argv.add(flag::fault_kill_at, o.fault_kill_at);
   return argv.take();
 }
 
@@ -56,7 +109,7 @@ void add_analyzer_command(CLI::App& app, const Registry& registry, Action& actio
   define_analyzer_options(*cmd, *o);
   cmd->callback([o, &registry, &action] {
     action = [o, &registry] {
-      const auto& [key, transcript, listen, port_file, client, listen_fd, commitment] = *o;
+      const auto& [key, transcript, listen, port_file, client, listen_fd, commitment, state_dir, fault_kill_at] = *o;
       if (!port_file.empty() && listen.empty()) throw std::invalid_argument("--port-file needs --listen (the port of the parties' verdicts)");
       const auto config = net::SessionConfig::load(client.config_path);
       const WarmUp warm_up(config, registry);  // beside building the protocol, reading keys, connecting
@@ -70,6 +123,22 @@ void add_analyzer_command(CLI::App& app, const Registry& registry, Action& actio
       if ((!listen.empty() || listen_fd) && !net::takes_verdicts(config))
         throw std::invalid_argument(std::string(listen_fd ? "--listen-fd" : "--listen") +
                                     ": this session has no analyzer-only round over a mix chain, so the parties send the analyzer no verdicts");
+      auto state = open_analyzer_state(config, state_dir);
+      if (state) {
+        // The output was kept before it was printed: printed again as it was, nothing recomputed.
+        if (const auto kept = state->kept(client.json ? "output-json" : "output-text")) {
+          stderr_logger("analyzer")("session " + to_hex(config.session).substr(0, 8) +
+                                    ": its output was kept in the state directory before it was printed; printed as it was");
+          if (const auto c = state->kept("commitment"); c && !commitment.empty())
+            write_file(commitment, std::string(c->begin(), c->end()), "--commitment");
+          std::cout << std::string(kept->begin(), kept->end()) << std::flush;
+          return 0;
+        }
+      }
+      // A step of the delivery at which the crash tests kill this process (--fault-kill-at).
+      const auto step = [&fault_kill_at](std::string_view at) {
+        if (fault_kill_at == at) ::raise(SIGKILL);
+      };
       if (!listen.empty() || listen_fd) {
         // The verdict port holds up to the shuffler's cap of unauthenticated connections besides a
         // link per party (the parties of a process share theirs): raised like the shuffler's.
@@ -79,18 +148,28 @@ void add_analyzer_command(CLI::App& app, const Registry& registry, Action& actio
       }
       auto protocol = session_protocol(config, registry);
       const auto [host, port] = connect_address(config, client.connect);
-      auto rng = make_rng(client.seed);
+      auto rng = state && !client.seed ? kept_randomness(*state) : make_rng(client.seed);
       std::vector<net::Identity> identities;
       identities.push_back({net::analyzer_id, net::KeyPair::load(key)});
-      net::TcpChannel channel(config, std::move(identities), host, port, stderr_logger("analyzer"),
-                              {.share_links = true, .verdict_socket = listen_fd.value_or(-1), .verdict_listen = listen});
+      net::TcpChannelOptions channel_options{.share_links = true, .verdict_socket = listen_fd.value_or(-1), .verdict_listen = listen};
+      if (state) {
+        if (auto kept = state->kept("round-0")) channel_options.kept_results.emplace(0, std::move(*kept));
+        channel_options.keep_result = [&state, &step](std::uint32_t round, std::span<const std::uint8_t> result) {
+          step("received");
+          state->keep("round-" + std::to_string(round), result);
+          step("kept");
+        };
+      }
+      net::TcpChannel channel(config, std::move(identities), host, port, stderr_logger("analyzer"), std::move(channel_options));
       // Readiness, as the shuffler says it: the parties are given this address (party --analyzer).
       if (!listen.empty()) announce_listening(net::split_address(listen, "--listen").first, channel.verdict_port(), port_file);
       RoundDriver session(*protocol, channel, *rng, config.parties);
       session.host_analyzer();
       const RunResult result = session.run({});
+      step("confirmed");
       // Published with the output: what every party's receipt is checked against.
-      if (!commitment.empty()) write_file(commitment, commitments_json(config, channel.batch_commitments()).dump() + "\n", "--commitment");
+      const std::string commitments =
+          channel.batch_commitments().empty() ? std::string() : commitments_json(config, channel.batch_commitments()).dump() + "\n";
       const auto c = channel.counters().at(net::analyzer_id);
       api::AnalyzerReport typed = api::analyzer_report_of(result);
       typed.bytes_received = c.bytes_received;
@@ -112,16 +191,27 @@ void add_analyzer_command(CLI::App& app, const Registry& registry, Action& actio
           list.push_back({{"round", round}, {"records", b.commitment.count}, {"root", to_hex(b.commitment.root)}});
         report["batch_commitments"] = std::move(list);
       }
+      report["process"] = {{"peak_memory_bytes", own_peak_memory()}};  // its own (wait4 would count the launcher's up to the spawn too)
+      std::ostringstream text;
+      text << "output    " << result.output.dump() << '\n'
+           << fmt::format("traffic   {} messages, {} bytes, {:.3f} s\n", result.messages, result.bytes, result.seconds);
+      if (!result.dropped.empty()) text << "dropped   " << Value(result.dropped).dump() << '\n';
+      for (const auto& [round, b] : channel.batch_commitments())
+        text << fmt::format("committed round {}: {} records, Merkle root {} (the shuffler's signature checked)\n", round, b.commitment.count,
+                            to_hex(b.commitment.root));
+      const std::string json = report.dump() + "\n";
+      if (state) {
+        // Kept before anything is printed or published: a crash from here prints these.
+        if (!commitments.empty()) state->keep("commitment", as_bytes(commitments));
+        state->keep("output-text", as_bytes(text.str()));
+        state->keep("output-json", as_bytes(json));
+        step("output");
+      }
+      if (!commitment.empty()) write_file(commitment, commitments, "--commitment");
       if (client.json) {
-        report["process"] = {{"peak_memory_bytes", own_peak_memory()}};  // its own (wait4 would count the launcher's up to the spawn too)
-        std::cout << report.dump() << std::endl;
+        std::cout << json << std::flush;
       } else {
-        std::cout << "output    " << result.output.dump() << '\n'
-                  << fmt::format("traffic   {} messages, {} bytes, {:.3f} s\n", result.messages, result.bytes, result.seconds);
-        if (!result.dropped.empty()) std::cout << "dropped   " << Value(result.dropped).dump() << '\n';
-        for (const auto& [round, b] : channel.batch_commitments())
-          std::cout << fmt::format("committed round {}: {} records, Merkle root {} (the shuffler's signature checked)\n", round,
-                                   b.commitment.count, to_hex(b.commitment.root));
+        std::cout << text.str();
         print_mix_chain(report);
       }
       return 0;

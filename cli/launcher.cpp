@@ -337,7 +337,11 @@ void start_clients(Processes& p, const LaunchOptions& options, const SessionDir&
                               .transcript = options.transcript,
                               .client = client,
                               .listen_fd = verdicts ? std::optional<int>(3) : std::nullopt,
-                              .commitment = receipts.empty() ? std::string() : (receipts / "commitment.json").string()};
+                              .commitment = receipts.empty() ? std::string() : (receipts / "commitment.json").string(),
+                              // Beside the shuffler's: the delivered round and the output (no chain).
+                              .state_dir = options.state_dir.empty() || !config.mix_chain.empty()
+                                               ? std::string()
+                                               : (std::filesystem::path(options.state_dir) / "analyzer").string()};
   p.outputs.push_back(dir / "analyzer.out");
   p.children.emplace_back("analyzer", analyzer_argv(options.executable, analyzer),
                           ProcessOptions{.stdout_path = p.outputs.back(), .pass_as_fd3 = verdicts ? verdicts->fd() : -1});

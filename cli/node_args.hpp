@@ -39,7 +39,7 @@ inline constexpr std::string_view config = "--config", key = "--key", listen = "
                                   input = "--input", inputs = "--inputs", dropouts = "--dropouts",
                                   fault_kill_before_round = "--fault-kill-before-round", fault_hang = "--fault-hang",
                                   state_dir = "--state-dir", leave_after_receipt = "--leave-after-receipt",
-                                  receipt = "--receipt", commitment = "--commitment";
+                                  receipt = "--receipt", commitment = "--commitment", fault_kill_at = "--fault-kill-at";
 }  // namespace flag
 
 // A command line in the making: a flag and its value only when the value differs from the
@@ -123,6 +123,8 @@ struct AnalyzerArgs {
   ClientArgs client;
   std::optional<int> listen_fd;
   std::string commitment;  // --commitment FILE: the shuffler's commitments to the batches, published
+  std::string state_dir;   // --state-dir DIR: the delivered round, the key of its randomness and the output, kept
+  std::string fault_kill_at;  // --fault-kill-at STEP: SIGKILL itself at a step of the delivery (the crash tests)
   bool operator==(const AnalyzerArgs&) const = default;
 };
 void define_analyzer_options(CLI::App& cmd, AnalyzerArgs& o);

@@ -98,7 +98,13 @@ TEST_CASE("node args: a mix server's command line gives back every field, servin
 
 TEST_CASE("node args: the analyzer's command line gives back every field") {
   const test::TempDir dir("shufflempc-nodeargs");
-  const cli::AnalyzerArgs given{.key = touch(dir, "analyzer.key"), .transcript = dir / "t.json", .client = client(dir), .listen_fd = 3};
+  const cli::AnalyzerArgs given{.key = touch(dir, "analyzer.key"),
+                                .transcript = dir / "t.json",
+                                .client = client(dir),
+                                .listen_fd = 3,
+                                .commitment = dir / "c.json",
+                                .state_dir = dir / "state",
+                                .fault_kill_at = "kept"};
   const auto argv = cli::analyzer_argv("x", given);
   CHECK(argv[1] == "analyzer");
   CHECK(parse_node_argv<cli::AnalyzerArgs>(argv, cli::define_analyzer_options) == given);

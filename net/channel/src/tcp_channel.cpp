@@ -207,12 +207,22 @@ TcpChannel::TcpChannel(SessionConfig session, std::vector<Identity> identities, 
     throw std::invalid_argument("leaving once the admission receipt came is for a session without a chain of mix servers: through a "
                                 "chain each party checks the entry's receipt of the whole round");
   im.leave_after_receipt = options.leave_after_receipt;
+  if (options.keep_result || !options.kept_results.empty()) {
+    if (!im.analyzer || !im.hosted.empty() || !config.mix_chain.empty())
+      throw std::invalid_argument("keeping the delivered rounds is for a channel hosting the analyzer alone, in a session without a "
+                                  "chain of mix servers");
+    im.keep_result = std::move(options.keep_result);
+    im.kept_results = std::move(options.kept_results);
+  }
   im.set_up_verdicts(options, resolver);
   // The parties' keys were for checking the hosted identities (and the verdict server's tree, made
   // above); nothing later reads them, so the channel keeps none of them (32 MB at 10^6 parties, in
   // every party process, which moves its config in).
   std::vector<PublicKey>().swap(im.config.party_keys);
-  im.connect_all();
+  // An analyzer that kept every round's result has nothing to ask of the shuffler.
+  bool all_kept = !config.rounds.empty();
+  for (std::uint32_t r = 0; r < config.rounds.size(); ++r) all_kept = all_kept && im.kept_results.count(r) > 0;
+  if (!all_kept) im.connect_all();
   im.start_ticker(0);
 }
 
@@ -237,6 +247,16 @@ RoundOutcome TcpChannel::exchange(const RoundRules& spec, Submissions local) {
     if (spec.round >= im.config.rounds.size() || im.config.rounds[spec.round] != wire)
       throw std::invalid_argument("round " + std::to_string(spec.round) + ": the protocol's round shape is not the session config's (check_rounds)");
   }
+  if (const auto kept = im.kept_results.find(spec.round); kept != im.kept_results.end()) {
+    // Delivered before, kept before it was confirmed: opened and checked as it was then.
+    std::vector<Impl::Answer> answers(im.links.size());
+    answers[*im.analyzer].frame = im.kept_frame(spec.round, kept->second);
+    im.log("round " + std::to_string(spec.round) + ": its result, kept in the state directory before it was confirmed, is opened again; "
+           "the shuffler is not asked for it");
+    RoundOutcome out = im.outcome_of(spec, answers, wire_width(spec.shape.width, spec.shape.delivery));
+    im.start_ticker(spec.round + 1);
+    return out;
+  }
   im.submit(spec, local, ww);
   stop_ticker.im = nullptr;  // stopped by submit; started again below, for the next round
   // The parties hosted here have submitted: on every way out of the round from here, whatever the
@@ -256,6 +276,12 @@ RoundOutcome TcpChannel::exchange(const RoundRules& spec, Submissions local) {
     // The session's last result arrived: the shuffler need hold it for a reconnection no longer. Said
     // before the records are opened and checked, which at 10^6 parties takes the analyzer longer
     // than the shuffler waits for the word.
+    // An analyzer with a state directory keeps the result before it says anything of it: a crash
+    // after the confirmation opens the kept result again, never a second delivery.
+    if (im.keep_result && im.analyzer) {
+      const auto& kept = (*answers)[*im.analyzer].frame;
+      if (kept && kept->header.type == FrameType::result) im.keep_result(spec.round, Impl::kept_bytes(*kept));
+    }
     if (spec.round + 1 == im.config.rounds.size()) im.confirm_last(spec.round);
     im.check_receipts(spec, *answers);
   } catch (...) {

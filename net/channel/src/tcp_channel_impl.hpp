@@ -96,6 +96,13 @@ struct TcpChannel::Impl {
   std::unique_ptr<detail::VerdictServer> verdicts;
   std::function<void(std::uint32_t, MessageBatch&)> tamper_records;  // TcpChannelOptions::tamper_records
   bool leave_after_receipt = false;  // TcpChannelOptions::leave_after_receipt
+  // TcpChannelOptions::keep_result and kept_results: an analyzer's delivered rounds, kept.
+  std::function<void(std::uint32_t, std::span<const std::uint8_t>)> keep_result;
+  std::map<std::uint32_t, std::vector<std::uint8_t>> kept_results;
+  // A result frame as keep_result is given it, and back (protocol_violation if the bytes are not a
+  // result of `round`).
+  static std::vector<std::uint8_t> kept_bytes(const detail::Frame& f);
+  detail::Frame kept_frame(std::uint32_t round, std::span<const std::uint8_t> bytes) const;
   std::function<void(std::uint32_t)> preparing;                       // TcpChannelOptions::preparing
   FrameTap frame_tap;                                                 // TcpChannelOptions::frame_tap
   std::optional<tcp::resolver::results_type> analyzer_endpoints;

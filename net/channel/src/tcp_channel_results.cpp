@@ -27,6 +27,32 @@ void TcpChannel::Impl::confirm_last(std::uint32_t round) {
   }
 }
 
+// A kept result: its header's type, round, width and count (little-endian), then its payload.
+std::vector<std::uint8_t> TcpChannel::Impl::kept_bytes(const detail::Frame& f) {
+  std::vector<std::uint8_t> out(16 + f.payload.size());
+  store_le<std::uint32_t>(out.data(), static_cast<std::uint32_t>(f.header.type));
+  store_le<std::uint32_t>(out.data() + 4, f.header.round);
+  store_le<std::uint32_t>(out.data() + 8, f.header.width);
+  store_le<std::uint32_t>(out.data() + 12, f.header.count);
+  std::copy(f.payload.begin(), f.payload.end(), out.begin() + 16);
+  return out;
+}
+
+detail::Frame TcpChannel::Impl::kept_frame(std::uint32_t round, std::span<const std::uint8_t> bytes) const {
+  const std::string what = "round " + std::to_string(round) + ": the result kept in the state directory ";
+  if (bytes.size() < 16 || bytes.size() - 16 > limits.max_payload) throw_error(Errc::protocol_violation, what + "is torn");
+  detail::Frame f;
+  f.header.type = static_cast<FrameType>(load_le<std::uint32_t>(bytes.data()));
+  f.header.session = config.session;
+  f.header.round = load_le<std::uint32_t>(bytes.data() + 4);
+  f.header.width = load_le<std::uint32_t>(bytes.data() + 8);
+  f.header.count = load_le<std::uint32_t>(bytes.data() + 12);
+  f.header.payload_length = static_cast<std::uint32_t>(bytes.size() - 16);
+  if (f.header.type != FrameType::result || f.header.round != round) throw_error(Errc::protocol_violation, what + "is not this round's result");
+  f.payload.assign(bytes.begin() + 16, bytes.end());
+  return f;
+}
+
 asio::awaitable<detail::Frame> TcpChannel::Impl::result_of(Link& l, std::uint32_t round, std::uint32_t width,
                                                            std::chrono::steady_clock::time_point give_up) {
   auto pause = std::chrono::milliseconds(50);

@@ -73,6 +73,15 @@ struct TcpChannelOptions {
   // analyzer hosted here still waits for the result). Not through a chain, where a party checks
   // the entry's receipt of the whole round.
   bool leave_after_receipt = false;
+  // An analyzer with a state directory (`analyzer --state-dir`, docs/network.md, "Durable
+  // collection"): `keep_result` is given each round's result as the shuffler sent it, before the
+  // channel confirms it or opens it; if it throws, nothing is confirmed (a shuffler with a state
+  // directory keeps the round for another delivery). A round whose result is in `kept_results`
+  // (what keep_result was given, by this process or one before it) is not asked of the shuffler:
+  // it is opened and checked as it was kept, so the output is the one it was. A channel that has
+  // every round kept connects no link. Only for a channel hosting the analyzer alone, with no chain.
+  std::function<void(std::uint32_t round, std::span<const std::uint8_t> result)> keep_result;
+  std::map<std::uint32_t, std::vector<std::uint8_t>> kept_results;
 };
 
 class TcpChannel final : public AnonymousChannel {
