@@ -1,5 +1,7 @@
 #include "shufflempc/net/detail/hop_links.hpp"
 
+#include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 #include "shufflempc/trace.hpp"
@@ -7,9 +9,9 @@
 namespace shufflempc::net::detail {
 
 HopLinks::HopLinks(asio::io_context& io, const SessionConfig& config, const ConfigDigest& digest, const KeyPair& keys, Rng& rng,
-                   std::vector<std::string> addresses, std::function<void(const std::string&)> log)
+                   std::vector<std::string> addresses, std::function<void(const std::string&)> log, std::chrono::milliseconds grace)
     : io_(&io), config_(&config), digest_(&digest), keys_(&keys), rng_(&rng), addresses_(std::move(addresses)), log_(std::move(log)),
-      links_(config.mix_chain.size()) {
+      grace_(grace), links_(config.mix_chain.size()) {
   if (addresses_.size() + 1 != config.mix_chain.size())
     throw std::invalid_argument("hop links: " + std::to_string(addresses_.size()) + " addresses for a chain of " +
                                 std::to_string(config.mix_chain.size()) + " servers");
@@ -37,7 +39,10 @@ asio::awaitable<Frame> HopLinks::ask(std::size_t hop, std::uint32_t round, Frame
                                      std::span<const std::uint8_t> payload, const bool& retry) {
   trace::point("HopLinks::ask");
   auto& current = links_.at(hop);
-  for (int attempt = 0;; ++attempt) {
+  // Once a link is lost: until when it is dialled again, and the pause before the next dial.
+  std::optional<std::chrono::steady_clock::time_point> give_up;
+  auto pause = std::chrono::milliseconds(50);
+  for (;;) {
     bool timed_out = false;
     // The link being dialled: the deadline bounds the dial and the handshake too (a server that
     // accepts the connection and never answers, or is stopped, would otherwise hold the round).
@@ -88,9 +93,19 @@ asio::awaitable<Frame> HopLinks::ask(std::size_t hop, std::uint32_t round, Frame
       if (timed_out)
         throw std::runtime_error(name(hop) + " did not answer within the round's deadline of " + std::to_string(config_->deadline.count()) +
                                  " ms");
-      if (attempt > 0 || !retry) throw std::runtime_error(name(hop) + ": " + e.what());
-      if (log_) log_("round " + std::to_string(round) + ": the link to " + name(hop) + " failed (" + e.what() + "); reconnecting once");
+      const auto now = std::chrono::steady_clock::now();
+      if (!give_up) {
+        give_up = now + grace_;
+        if (retry && log_)
+          log_("round " + std::to_string(round) + ": the link to " + name(hop) + " failed (" + e.what() + "); reconnecting for up to " +
+               std::to_string(grace_.count()) + " ms");
+      }
+      if (!retry || now + pause > *give_up)
+        throw std::runtime_error(name(hop) + ": " + e.what() + (retry ? " (not back within " + std::to_string(grace_.count()) + " ms)" : ""));
     }
+    asio::steady_timer wait(*io_, pause);
+    co_await wait.async_wait(asio::use_awaitable);
+    pause = std::min<std::chrono::milliseconds>(2 * pause, std::chrono::seconds(1));
   }
 }
 

@@ -359,7 +359,8 @@ TcpShuffler::TcpShuffler(KeyPair keys, std::vector<SessionConfig> sessions, cons
       // Made once for the session; a key the servers made must open now, not when a round needs it.
       if (s->config.mix == MixKind::verifiable) s->chain.share = server_share(s->config, impl_->keys, 0);
       s->chain.hops = detail::HopLinks(impl_->io, s->config, s->digest, impl_->keys, impl_->rng, options.hop_addresses,
-                                 [impl = impl_.get(), tag = s->tag](const std::string& line) { impl->log(tag + line); });
+                                 [impl = impl_.get(), tag = s->tag](const std::string& line) { impl->log(tag + line); },
+                                 std::max(options.reconnect_grace, std::chrono::milliseconds(0)));
     }
     if (!options.state_dir.empty()) impl_->open_state(*s);
     // A collection window opens now, so that it closes on time even if nobody comes; a round that

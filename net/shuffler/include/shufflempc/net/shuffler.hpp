@@ -48,7 +48,8 @@ struct ShufflerOptions {
   // How long a round waits for the parties of a link lost (not refused) before they submitted to
   // reconnect; the round's deadline still closes it first. A link whose parties leave on purpose
   // says so (a submit frame with every count absent) and is not waited for. 0: a lost link's
-  // parties are given up at once.
+  // parties are given up at once. The same grace bounds how long the entry dials a further mix
+  // server again whose link was lost (one killed and started again, say; 0: not dialled again).
   std::chrono::milliseconds reconnect_grace{2'000};
   // HOST:PORT of the further servers of the sessions' mix chains (hops 1 .. k-1, in order; `shuffler
   // --hop-addresses`): a session whose config has a chain of k servers needs k - 1 of them; the

@@ -1,10 +1,12 @@
 // The chain entry's links to the further servers of one session (the shuffler's side of
 // `shuffler --hop-addresses`): each dialled when first asked and authenticated as the chain's
 // entry, asked one frame at a time and read for its answer within the round's deadline, and dialled
-// again once when lost (a server answers a repeated frame with the same bytes). What the answers
+// again when lost, with backoff, for up to the shuffler's reconnect grace (a server answers a
+// repeated frame with the same bytes; one killed and started again on its state directory too). What the answers
 // mean is detail::ChainEntry's; this is the I/O alone.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -23,13 +25,15 @@ class HopLinks {
   // `addresses`: HOST:PORT of hops 1 .. k-1 of `config`'s chain, in order. `config`, `digest`,
   // `keys`, `rng` and `io` must outlive this.
   HopLinks(asio::io_context& io, const SessionConfig& config, const ConfigDigest& digest, const KeyPair& keys, Rng& rng,
-           std::vector<std::string> addresses, std::function<void(const std::string&)> log);
+           std::vector<std::string> addresses, std::function<void(const std::string&)> log,
+           std::chrono::milliseconds grace = std::chrono::milliseconds(2'000));
 
   // "mix server I (HOST:PORT)".
   [[nodiscard]] std::string name(std::size_t hop) const;
-  // Further server `hop`'s answer to one frame. A link lost on the way is dialled again once when
-  // `retry` still holds (the round is still crossing the chain); throws std::runtime_error naming the
-  // server when it fails again or does not answer within the session's deadline. Each alive frame
+  // Further server `hop`'s answer to one frame. A link lost on the way is dialled again, with
+  // backoff, while `retry` holds (the round is still crossing the chain) and for up to `grace` from
+  // the loss; throws std::runtime_error naming the server when it is not back by then or does not
+  // answer within the session's deadline. Each alive frame
   // of the round (the server says it is computing) starts the deadline again, up to the round's
   // limit from the ask.
   asio::awaitable<Frame> ask(std::size_t hop, std::uint32_t round, FrameType type, std::uint32_t width, std::uint32_t count,
@@ -49,6 +53,7 @@ class HopLinks {
   Rng* rng_ = nullptr;
   std::vector<std::string> addresses_;
   std::function<void(const std::string&)> log_;
+  std::chrono::milliseconds grace_{2'000};
   std::vector<std::shared_ptr<SecureLink>> links_;  // index = hop; 0 unused
 };
 
