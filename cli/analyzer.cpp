@@ -2,7 +2,6 @@
 // (docs/network.md).
 #include <fmt/format.h>
 #include <signal.h>
-#include <sodium.h>
 
 #include <filesystem>
 #include <fstream>
@@ -75,23 +74,6 @@ std::unique_ptr<net::AdmissionStore> open_analyzer_state(const net::SessionConfi
   return net::open_state_directory(std::filesystem::path(dir) / to_hex(config.session), config.session, config.digest(), "analyzer");
 }
 
-// The analyzer's randomness with a state directory: a key drawn once and kept before it is used, so
-// that an analyzer started again computes the same output from the same round, never another draw.
-std::unique_ptr<Rng> kept_randomness(net::AdmissionStore& state) {
-  Rng::Key key{};
-  if (const auto kept = state.kept("rng-key")) {
-    if (kept->size() != key.size()) throw std::runtime_error("the analyzer's state directory keeps a torn key of its randomness: refused");
-    std::copy(kept->begin(), kept->end(), key.begin());
-  } else {
-    ensure_sodium();
-    randombytes_buf(key.data(), key.size());
-    state.keep("rng-key", key);
-  }
-  auto rng = std::make_unique<KeyedRng>(key);
-  sodium_memzero(key.data(), key.size());
-  return rng;
-}
-
 }  // namespace
 
 std::vector<std::string> analyzer_argv(const std::string& executable, const AnalyzerArgs& o) {
@@ -148,7 +130,9 @@ void add_analyzer_command(CLI::App& app, const Registry& registry, Action& actio
       }
       auto protocol = session_protocol(config, registry);
       const auto [host, port] = connect_address(config, client.connect);
-      auto rng = state && !client.seed ? kept_randomness(*state) : make_rng(client.seed);
+      // With a state directory, a key drawn once and kept before it is used: an analyzer started
+      // again computes the same output from the same round, never another draw of its noise.
+      auto rng = state && !client.seed ? net::kept_randomness(*state, "rng-key") : make_rng(client.seed);
       std::vector<net::Identity> identities;
       identities.push_back({net::analyzer_id, net::KeyPair::load(key)});
       net::TcpChannelOptions channel_options{.share_links = true, .verdict_socket = listen_fd.value_or(-1), .verdict_listen = listen};

@@ -3,6 +3,7 @@
 #include "shufflempc/net/store.hpp"
 
 #include <fcntl.h>
+#include <sodium.h>
 #include <sqlite3.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -395,6 +396,22 @@ class SqliteStore final : public AdmissionStore {
 };
 
 }  // namespace
+
+std::unique_ptr<Rng> kept_randomness(AdmissionStore& store, const std::string& name) {
+  Rng::Key key{};
+  if (const auto kept = store.kept(name)) {
+    if (kept->size() != key.size())
+      throw std::runtime_error("the state directory keeps a torn " + name + " (" + std::to_string(kept->size()) + " bytes): refused");
+    std::copy(kept->begin(), kept->end(), key.begin());
+  } else {
+    ensure_sodium();
+    randombytes_buf(key.data(), key.size());
+    store.keep(name, key);
+  }
+  auto rng = std::make_unique<KeyedRng>(key);
+  sodium_memzero(key.data(), key.size());
+  return rng;
+}
 
 std::unique_ptr<AdmissionStore> open_state_directory(const std::filesystem::path& directory, const SessionId& session,
                                                      const ConfigDigest& digest, const std::string& role, StoreOptions options) {

@@ -23,6 +23,7 @@
 
 #include "shufflempc/channel.hpp"
 #include "shufflempc/net/wire.hpp"
+#include "shufflempc/random.hpp"
 
 namespace shufflempc::net {
 
@@ -79,6 +80,12 @@ struct StoreOptions {
   // The most the database may grow to; a commit past it fails as a full disk does. 0: no cap.
   std::uint64_t max_bytes = 0;
 };
+
+// A generator keyed by a secret kept in `store` under `name`: drawn from the operating system the
+// first time and kept before it is used, read back by every later call (this process's or one
+// started again on the directory), so that what a server computes from it, it computes again alike
+// (the analyzer's noise, the entry's shuffle). Throws std::runtime_error if the kept key is torn.
+[[nodiscard]] std::unique_ptr<Rng> kept_randomness(AdmissionStore& store, const std::string& name);
 
 // Opens (or creates) the state of `session` (whose config has `digest`) in `directory`, locked
 // for this process alone until the store is destroyed. Throws std::runtime_error with one line
