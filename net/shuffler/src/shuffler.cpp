@@ -46,6 +46,12 @@ bool TcpShuffler::Impl::admit(ServedSession& s, PartyId first, std::uint32_t cou
     old->close();
   }
   const bool was_started = s.rounds->started();
+  if (awaits_relay(s, first)) {
+    // Back while the round crosses the chain: it is sent the result with the links still there.
+    s.round_timers.away_after_submit.erase(first);
+    s.party_links[first] = {first, count, link};
+    return true;
+  }
   if (owes_done(s, first) && first != analyzer_id) {
     // A party link back for the last round's result: it sends its batch again, which is answered
     // with the result, then confirms it (within the parties' deadline, already running).
@@ -204,7 +210,7 @@ asio::awaitable<void> TcpShuffler::Impl::serve(std::shared_ptr<SecureLink> link)
       throw_error(Errc::wrong_session, "holds a session config that differs from the shuffler's (protocol, parameters, parties, "
                                        "keys or limits): every process of a session must read the same config");
     // An analyzer that has not confirmed the last result may still come back for it.
-    if (s->rounds->finished() && !owes_done(*s, first))
+    if (s->rounds->finished() && !owes_done(*s, first) && !awaits_relay(*s, first))
       throw_error(Errc::session_aborted, "session " + to_hex(hello.session) + " has already ended");
     const detail::IdentityProof proof =
         first == analyzer_id ? s->analyzer_tree.proof(0, 1) : s->parties_tree.proof(first, count);
@@ -303,6 +309,9 @@ void TcpShuffler::Impl::open_state(ServedSession& s) {
   for (const Admission& kept : s.store->admitted(0)) {
     if (auto fault = s.rounds->restore(kept))
       throw std::runtime_error("session " + session.substr(0, 8) + ": its state directory keeps a batch the round refuses: " + fault->text);
+    // Its link is away, as one lost after it submitted: if the round closes before it is back, it
+    // is owed the result (through a chain, a party needs it for its verdict).
+    s.round_timers.away_after_submit[kept.first] = static_cast<std::uint32_t>(kept.counts.size());
     ++batches;
   }
   if (batches == 0) return;

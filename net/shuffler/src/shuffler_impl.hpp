@@ -182,6 +182,22 @@ struct TcpShuffler::Impl : detail::SessionHost {
   // Whether the link of `first` (the analyzer's, or a party link's) belongs to a session that ended
   // but still holds the last result for it (it has not sent its done frame): it may connect and ask
   // again.
+  // Whether a party link that went away after its batch was kept owes nothing more in a round of
+  // this shape: with a state directory, in a round for the analyzer with no chain, every batch was
+  // kept and receipted before the round closed, and the result tells the link nothing it needs
+  // (through a chain a party checks the entry's receipt of the whole round in its result and sends
+  // the analyzer its verdict, so its link is waited for).
+  static bool receipt_settles(const ServedSession& s, const RoundShape& shape) {
+    return s.store && shape.delivery == Delivery::analyzer_only && s.config.mix_chain.empty();
+  }
+
+  // A party link away while the last round crosses the chain (lost during the relay, or taken back
+  // from the state directory and not yet back): its parties may have submitted, so one that comes
+  // back before the result waits for it as the links still there do.
+  static bool awaits_relay(const ServedSession& s, PartyId first) {
+    return first != analyzer_id && s.chain.relaying && s.round_timers.away_after_submit.count(first) != 0;
+  }
+
   static bool owes_done(const ServedSession& s, PartyId first) {
     if (!s.rounds->finished()) return false;
     return first == analyzer_id ? s.result_waits.awaiting_done : s.result_waits.parties_owing_done.count(first) != 0;

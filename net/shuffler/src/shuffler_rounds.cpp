@@ -198,11 +198,9 @@ void TcpShuffler::Impl::deliver(ServedSession& s, detail::SessionRounds::Closed 
     if (send_result(s, pl) && closed.last) s.result_waits.parties_owing_done.insert(first);
   if (closed.last) {
     // A link lost after its parties submitted, and not back: they counted, so it is waited for as
-    // one that lost the result on the way. Not with a state directory in a round for the analyzer:
-    // every batch was kept and receipted before the round closed, and a link that went away with its
-    // receipt owes nothing.
+    // one that lost the result on the way, unless its receipt settles it (receipt_settles).
     for (const auto& [first, count] : s.round_timers.away_after_submit) {
-      if (s.store && closed.shape.delivery == Delivery::analyzer_only) break;
+      if (receipt_settles(s, closed.shape)) break;
       const auto it = std::lower_bound(out.submitted.begin(), out.submitted.end(), first);
       if (s.party_links.count(first) != 0 || it == out.submitted.end() || *it >= first + count) continue;
       s.result_waits.parties_owing_done.insert(first);
@@ -259,13 +257,15 @@ void TcpShuffler::Impl::on_leave(ServedSession& s, PartyId first, std::uint32_t 
     s.party_links.erase(it);
     s.round_timers.clock.settled(first);
     if (s.rounds->finished()) {
-      // Lost before it confirmed the last result: it may come back for it within the grace. Not
-      // with a state directory in a round for the analyzer: its batch was kept and receipted before
-      // the round closed, the result tells it nothing more, and it may leave with its receipt.
+      // Lost before it confirmed the last result: it may come back for it within the grace, unless
+      // its receipt settles it (receipt_settles: it may leave with its receipt).
       if (owes_done(s, first)) {
-        if (s.store && s.last.shape.delivery == Delivery::analyzer_only) party_done(s, first);
+        if (receipt_settles(s, s.last.shape)) party_done(s, first);
         else await_party_return(s, first, "before it confirmed the session's last result");
       }
+      // Lost while the round crosses the chain: owed the result when it comes (deliver), and let
+      // back in before that (awaits_relay).
+      if (s.chain.relaying && !refused) s.round_timers.away_after_submit[first] = count;
       return;
     }
     if (!refused) s.round_timers.away_after_submit[first] = count;  // whether its parties submitted is read when the round closes
