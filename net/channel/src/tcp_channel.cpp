@@ -327,7 +327,9 @@ std::uint16_t TcpChannel::verdict_port() const { return impl_->verdicts ? impl_-
 std::vector<AdmissionReceipt> TcpChannel::admission_receipts() const {
   std::vector<AdmissionReceipt> out;
   for (const auto& l : impl_->links)
-    if (l.admitted) out.push_back(*l.admitted);
+    if (l.admitted)
+      out.push_back({.batch = Impl::sent_batch(l, l.admitted->round, l.admitted->width), .digest = l.admitted->digest,
+                     .signature = l.admitted->signature});
   return out;
 }
 

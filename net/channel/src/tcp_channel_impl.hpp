@@ -56,8 +56,15 @@ struct TcpChannel::Impl {
     std::vector<std::uint32_t> counts;
     MessageBatch own;
     detail::IdentityProof verdict_proof{};
-    // A shuffler with a state directory: its checked receipt for this round's batch (`pending`).
-    std::optional<AdmissionReceipt> admitted;
+    // A shuffler with a state directory: its checked receipt for this round's batch, without the
+    // batch, which stays in `pending` (admission_receipts() puts the two together when asked: a
+    // process of 10^5 parties does not hold its records twice).
+    struct Receipt {
+      std::uint32_t round = 0, width = 0;
+      RecordDigest digest{};
+      std::array<std::uint8_t, 64> signature{};
+    };
+    std::optional<Receipt> admitted;
   };
 
   asio::io_context io;

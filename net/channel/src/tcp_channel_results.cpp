@@ -112,10 +112,10 @@ void TcpChannel::Impl::take_receipt(Link& l, std::uint32_t round, std::uint32_t 
   const std::string what = "round " + std::to_string(round) + ": the shuffler's admission receipt for " + name(l);
   if (f.header.round != round || l.first == analyzer_id || l.pending.size() < 4 * std::size_t{l.count})
     return log(what + " names round " + std::to_string(f.header.round) + " or a link that sent no batch: not kept");
-  AdmissionReceipt r{.batch = sent_batch(l, round, width), .digest = {}, .signature = {}};
+  Link::Receipt r{.round = round, .width = width, .digest = {}, .signature = {}};
   std::copy_n(f.payload.begin(), r.digest.size(), r.digest.begin());
   std::copy_n(f.payload.begin() + static_cast<std::ptrdiff_t>(r.digest.size()), r.signature.size(), r.signature.begin());
-  if (r.digest != r.batch.digest()) return log(what + " names another batch than the one it sent: not kept");
+  if (r.digest != sent_batch(l, round, width).digest()) return log(what + " names another batch than the one it sent: not kept");
   if (!config.shuffler_signer) return log(what + " cannot be checked: the config names no shuffler signing key; not kept");
   if (!mixnet::signature_holds(r.signature, admission_statement(config.session, round, l.first, r.digest), *config.shuffler_signer))
     return log(what + " is not the shuffler's signature of its batch: not kept");
