@@ -1,6 +1,7 @@
 // `shufflempc mix-server`: a further server of the sessions' chains of mix servers (docs/mix-chain.md).
 // Its place in each chain comes from its key: the config lists the chain's keys, the shuffler first.
 #include <fmt/format.h>
+#include <signal.h>
 
 #include <iostream>
 
@@ -71,6 +72,11 @@ int run_mix_server(const MixServerArgs& o) {
   net::MixServerOptions options;
   options.gone_after_mix = o.fault_gone_after_mix;
   options.frame_tap = net::adversary::parse_tap(o.fault_adversary);  // none without a mutation
+  options.state_dir = o.state_dir;
+  if (!o.fault_kill_at.empty())  // the crash tests: a real SIGKILL at a step of a round
+    options.step = [at = o.fault_kill_at](std::string_view step) {
+      if (step == at) ::raise(SIGKILL);
+    };
   if (o.fault_tamper) {
     // Fault injection (local --tamper-mix-server): after proving its shuffle, replace one record by
     // an encryption of a value of its own choosing, as a server tracing a sender would.
@@ -127,6 +133,15 @@ void define_mix_server_options(CLI::App& cmd, MixServerArgs& o) {
                "fault injection, in a verifiable chain: replace one record after proving the shuffle (a cheating server; the "
                "entry must name it)")
       ->group("");  // hidden: for local --tamper-mix-server and the tests
+  cmd.add_option(std::string(flag::state_dir), o.state_dir,
+                 "keep in DIR/<session> each round's answer, with the digest of the batch it answers, before it is sent: started "
+                 "again on it, this server answers the entry's same batch alike and refuses another for a round it mixed (onion "
+                 "chains; docs/mix-chain.md)");
+  cmd.add_option(std::string(flag::fault_kill_at), o.fault_kill_at,
+                 "fault injection (the crash tests): SIGKILL this process at a step of a round: received (a new batch read, not "
+                 "mixed), kept (its answer kept, not sent)")
+      ->check(CLI::IsMember({"received", "kept"}))
+      ->group("");
   cmd.add_option(std::string(flag::fault_adversary), o.fault_adversary,
                  "fault injection (local --fault-adversary role=mix-server-I,...): this server's frames mutated, type=T,mutation=M "
                  "(net/adversary.hpp)")
@@ -139,7 +154,7 @@ std::vector<std::string> mix_server_argv(const std::string& executable, const Mi
   argv.add(o.link_shape).add(flag::hop, o.hop).add(flag::json, o.json).add(flag::dkg, o.dkg).add(flag::shuffler_key, o.shuffler_key);
   argv.add(flag::dkg_timeout_ms, o.dkg_timeout_ms, MixServerArgs{}.dkg_timeout_ms).add(flag::fault_dkg_bad_share, o.fault_dkg_bad_share);
   argv.add(flag::fault_gone_after_mix, o.fault_gone_after_mix).add(flag::fault_tamper, o.fault_tamper);
-  argv.add(flag::fault_adversary, o.fault_adversary);
+  argv.add(flag::fault_adversary, o.fault_adversary).add(flag::state_dir, o.state_dir).add(flag::fault_kill_at, o.fault_kill_at);
   return argv.take();
 }
 

@@ -112,6 +112,8 @@ struct MixServerArgs {
   std::size_t dkg_timeout_ms = 60'000;
   std::string fault_adversary;  // the adversary harness: this server's frames mutated (net/adversary.hpp)
   net::LinkShape link_shape;
+  std::string state_dir;      // --state-dir DIR: each round's answer kept before it is sent (onion chains)
+  std::string fault_kill_at;  // --fault-kill-at STEP: SIGKILL itself at a step of a round (the crash tests)
   bool operator==(const MixServerArgs&) const = default;
 };
 void define_mix_server_options(CLI::App& cmd, MixServerArgs& o);

@@ -39,6 +39,33 @@ TEST_CASE("shufflempc local --state-dir: the shuffler kept every party process's
   CHECK(parties == 400);
   CHECK(messages == tcp["messages"].get<std::size_t>());
   CHECK(store->ended() == std::optional<std::string>("the analyzer confirmed the session's result"));
+  // The analyzer kept the delivered round and the output it printed (analyzer --state-dir).
+  store.reset();
+  auto analyzer = net::open_state_directory(std::filesystem::path(tmp / "state/analyzer") / to_hex(config.session), config.session,
+                                            config.digest(), "test");
+  CHECK(analyzer->kept("round-0").has_value());
+  const auto printed = analyzer->kept("output-json");
+  REQUIRE(printed.has_value());
+  CHECK(Value::parse(std::string(printed->begin(), printed->end()))["output"] == tcp["output"]);
+}
+
+TEST_CASE("shufflempc local --state-dir through a chain of 3: each further server kept its answer and the session's end") {
+  const test::TempDir tmp("shufflempc-localstate-chain");
+  const Value tcp = run_json({SHUFFLEMPC_CLI, "local", "counting", "--parties", "200", "--parties-per-process", "100", "--seed", "4", "--json",
+                              "--mix-servers", "3", "--state-dir", tmp / "state", "--keep-dir", tmp / "run"},
+                             tmp / "err");
+  const Value mem = run_json({SHUFFLEMPC_CLI, "run", "counting", "--parties", "200", "--seed", "4", "--json"}, tmp / "err");
+  CHECK(tcp["output"] == mem["output"]);
+  const auto config = net::SessionConfig::load(tmp / "run/session.json");
+  for (int hop : {1, 2}) {
+    CAPTURE(hop);
+    auto server = net::open_state_directory(std::filesystem::path(tmp / "state") / ("mix-server-" + std::to_string(hop)) / to_hex(config.session),
+                                            config.session, config.digest(), "test");
+    CHECK(server->kept("last").has_value());
+    CHECK(server->ended() == std::optional<std::string>("the entry said goodbye after the session's last round"));
+  }
+  // Through a chain the analyzer keeps no state (the parties' verdicts are not kept).
+  CHECK_FALSE(std::filesystem::exists(tmp / "state/analyzer"));
 }
 
 TEST_CASE("shufflempc local --leave-after-receipt and a collection window: the party processes go once kept, the same estimate") {

@@ -82,7 +82,9 @@ TEST_CASE("node args: a mix server's command line gives back every field, servin
                                    .fault_tamper = true,
                                    .fault_gone_after_mix = true,
                                    .fault_adversary = "type=hop_result,mutation=flip",
-                                   .link_shape = shaped};
+                                   .link_shape = shaped,
+                                   .state_dir = dir / "state",
+                                   .fault_kill_at = "kept"};
   CHECK(parse_node_argv<cli::MixServerArgs>(cli::mix_server_argv("x", serving), cli::define_mix_server_options) == serving);
   const cli::MixServerArgs dealing{.key = touch(dir, "mix-1.key"),
                                    .listen = "127.0.0.1:0",

@@ -18,6 +18,8 @@
 #include "shufflempc/net/local.hpp"
 #include "shufflempc/net/loopback.hpp"
 #include "shufflempc/net/mix_server.hpp"
+#include "shufflempc/net/store.hpp"
+#include "shufflempc/hex.hpp"
 #include "shufflempc/registry.hpp"
 #include "support/small_protocols.hpp"
 #include "support/temp_dir.hpp"
@@ -72,6 +74,10 @@ struct OneServer {
     base.rounds = {RoundShape{.width = 8 + 3 * 48, .delivery = Delivery::all_parties, .min_messages = 1, .max_messages = 1},
                    RoundShape{.width = 8 + 3 * 48, .delivery = Delivery::all_parties, .min_messages = 1, .max_messages = 1}};
     local = net::LocalDeployment::create(4, rng, base, 3);
+    start(options);
+  }
+  // Server 1 of the deployment's chain, serving on a thread of its own.
+  void start(net::MixServerOptions options) {
     server = std::make_unique<net::TcpMixServer>(local.further_server_keys[0], std::vector<net::SessionConfig>{local.config}, "127.0.0.1", 0,
                                                  [this](const std::string& l) {
                                                    std::lock_guard lock(log_mutex);
@@ -85,6 +91,17 @@ struct OneServer {
       server->stop();
       thread.join();
     }
+  }
+  // The server stopped, and another made of the same key and config with `options` (a server
+  // started again); its log starts empty.
+  void restart(net::MixServerOptions options) {
+    if (thread.joinable()) {
+      server->stop();
+      thread.join();
+    }
+    log.clear();
+    server.reset();  // its state directory's lock goes with it
+    start(options);
   }
   // Four 8-byte records wrapped for the chain's round `round`, as hop 0 forwards them (its layer peeled).
   MessageBatch batch(std::uint32_t round, std::uint8_t fill) {
@@ -186,6 +203,60 @@ TEST_CASE("mix server: a round is mixed once, the same batch again gets the same
   REQUIRE(s.reports.size() == 1);
   CHECK(s.reports[0].error.empty());
   CHECK(s.reports[0].rounds.size() == 2);
+}
+
+TEST_CASE("mix server state: started again on its state directory, it answers the batch it mixed with the same bytes, refuses another, and goes on") {
+  const test::TempDir dir("shufflempc-mixstate");
+  net::MixServerOptions options;
+  options.state_dir = dir / "state";
+  OneServer s(options);
+  const MessageBatch first = s.batch(0, 0xa1);
+  const auto ask = [&](std::uint32_t round, const MessageBatch& batch) {
+    net::detail::Frame answer;
+    as_entry(s, [&](net::detail::SecureLink& link) -> asio::awaitable<void> {
+      link.send(net::FrameType::mix, round, static_cast<std::uint32_t>(batch.width()), static_cast<std::uint32_t>(batch.count()), batch.bytes());
+      answer = co_await link.receive();
+    });
+    return answer;
+  };
+  const auto answer = ask(0, first);
+  REQUIRE(answer.header.type == net::FrameType::mixed);
+  // Stopped (as if it crashed: a stop records nothing) and started again on the directory.
+  s.restart(options);
+  {
+    std::lock_guard lock(s.log_mutex);
+    REQUIRE(s.log.size() == 1);
+    CHECK(s.log[0].find("round 0's answer taken back from the state directory") != std::string::npos);
+  }
+  // The same batch: the same records in the same order, the same signed report.
+  const auto again = ask(0, first);
+  CHECK(again.header.type == net::FrameType::mixed);
+  CHECK(again.payload == answer.payload);
+  // Another batch for round 0: refused, as before the restart (a second mix of the round would let
+  // a corrupt entry compare two outputs).
+  const auto other = ask(0, s.batch(0, 0xb2));
+  CHECK(other.header.type == net::FrameType::abort);
+  CHECK(std::string(other.payload.begin(), other.payload.end()).find("round 0 was mixed already, with another batch") != std::string::npos);
+  // Round 1 goes on, and the goodbye ends the session in the state too.
+  CHECK(ask(1, s.batch(1, 0xc3)).header.type == net::FrameType::mixed);
+  as_entry(s, [&](net::detail::SecureLink& link) -> asio::awaitable<void> {
+    link.send(net::FrameType::abort, 1, {});
+    co_return;
+  });
+  s.thread.join();
+  REQUIRE(s.reports.size() == 1);
+  CHECK(s.reports[0].error.empty());
+  CHECK(s.reports[0].rounds.size() == 2);  // round 0's report taken back, round 1's made
+  CHECK_THROWS_WITH_AS(s.restart(options), doctest::Contains("has ended already (the entry said goodbye after the session's last round"),
+                       std::runtime_error);
+  // A torn answer in the state is refused at start, never served.
+  const test::TempDir torn_dir("shufflempc-mixstate-torn");
+  {
+    auto store = net::open_state_directory(torn_dir / to_hex(s.local.config.session), s.local.config.session, s.local.config.digest(), "test");
+    store->keep("last", std::vector<std::uint8_t>(7, 1));
+  }
+  options.state_dir = torn_dir.path();
+  CHECK_THROWS_WITH_AS(s.restart(options), doctest::Contains("its state directory keeps a torn answer: refused"), std::runtime_error);
 }
 
 TEST_CASE("mix server: 200 idle connections neither exhaust it nor lock the entry out, and the log stays short") {

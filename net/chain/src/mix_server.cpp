@@ -81,7 +81,16 @@ asio::awaitable<bool> TcpMixServer::Impl::entry_frame(Served& s, SecureLink& lin
   if (f.header.type == FrameType::abort) {
     s.goodbye = true;
     if (f.payload.empty()) {  // goodbye
+      const bool complete = s.ended && s.report.error.empty();
       end(s, s.ended ? "" : "the entry ended the session before round " + std::to_string(s.next_round));
+      // Every round answered and the entry done: a server started again on the state serves it no more.
+      if (complete && s.store) {
+        try {
+          s.store->end("the entry said goodbye after the session's last round");
+        } catch (const std::exception& e) {
+          log(s.tag + e.what());
+        }
+      }
       co_return false;
     }
     // Nothing more will come either way; a session this server finished failed elsewhere.
@@ -191,6 +200,7 @@ TcpMixServer::TcpMixServer(KeyPair keys, std::vector<SessionConfig> sessions, co
     s->report.session = s->config.session;
     s->report.hop = s->hop;
     s->idle = std::make_unique<asio::steady_timer>(im.io);
+    if (!options.state_dir.empty()) im.open_state(*s);
     im.sessions.push_back(std::move(s));
   }
   detail::listen_on(im.acceptor, host, port);
@@ -202,6 +212,8 @@ std::uint16_t TcpMixServer::port() const { return impl_->acceptor.local_endpoint
 
 std::vector<MixServerReport> TcpMixServer::run() {
   for (auto& s : impl_->sessions) impl_->arm_idle(*s);
+  // Sessions taken back from a state directory with their last round answered: the linger starts now.
+  asio::post(impl_->io, [impl = impl_.get()] { impl->maybe_stop(); });
   impl_->run_until_stopped(impl_->accept_loop());
   std::vector<MixServerReport> out;
   for (auto& s : impl_->sessions) {

@@ -26,6 +26,7 @@
 #include "shufflempc/net/detail/session_host.hpp"
 #include "shufflempc/net/fault.hpp"
 #include "shufflempc/net/mix_server.hpp"
+#include "shufflempc/net/store.hpp"
 #include "shufflempc/parallel.hpp"
 
 namespace shufflempc::net {
@@ -74,6 +75,7 @@ struct TcpMixServer::Impl : detail::SessionHost {
     std::vector<std::uint8_t> shuffled_output;
     Last decrypted;
     BatchDigest decrypted_evidence{};
+    std::unique_ptr<AdmissionStore> store;  // MixServerOptions::state_dir's, or none
     std::shared_ptr<SecureLink> link;  // the entry's current link
     std::unique_ptr<asio::steady_timer> idle;
     bool computing = false;  // a verifiable round's hop or decryption is being computed (on a worker thread)
@@ -185,6 +187,11 @@ struct TcpMixServer::Impl : detail::SessionHost {
   // none with `shares` made. Reads the session's state only (it runs off the io thread).
   std::optional<Fault> decrypt_evidence(const Served& s, std::uint32_t r, const RoundShape& shape, std::size_t cw, const detail::Frame& f,
                                         mixnet::DecryptionShares& shares);
+
+  // With a state directory: the session's state opened, and the last round's answer taken back.
+  void open_state(Served& s);
+  // The last answer and every round's report, kept (one value, one commit) before the answer is sent.
+  void keep_last(Served& s);
 
   // One mix frame: the answer, or the reason the link ends.
   std::optional<Fault> take_mix(Served& s, SecureLink& link, detail::Frame& f);

@@ -35,7 +35,18 @@ asio::awaitable<std::optional<detail::Frame>> TcpShuffler::Impl::answer_of(Serve
 
 asio::awaitable<void> TcpShuffler::Impl::relay(ServedSession& s, detail::SessionRounds::Closed closed) {
   const std::uint32_t round = closed.round;
-  detail::ChainEntry entry(s.config, s.chain.share ? &*s.chain.share : nullptr, signing, s.chain.hop0.get(), std::move(closed), rng, options.tamper_admitted,
+  // With a state directory, hop 0 draws its shuffle from a key kept there: a shuffler started again
+  // on it peels and shuffles the same kept batches into the same batch for mix server 1, which a
+  // server that kept its answer (mix-server --state-dir) answers alike instead of refusing a second
+  // batch for the round.
+  std::unique_ptr<Rng> kept;
+  try {
+    if (s.store) kept = kept_randomness(*s.store, "hop0-key")->fork(round);
+  } catch (const std::exception& e) {
+    co_return abort_session(s, "round " + std::to_string(round) + ": " + e.what());
+  }
+  detail::ChainEntry entry(s.config, s.chain.share ? &*s.chain.share : nullptr, signing, s.chain.hop0.get(), std::move(closed),
+                           kept ? *kept : rng, options.tamper_admitted,
                            [&s](std::size_t hop) { return s.chain.hops.name(hop); }, [&s](PartyId p) { return s.parties_tree.leaf(p); });
   for (const auto& line : entry.take_notes()) log(s.tag + line);
   for (std::size_t hop = 1; hop < s.config.mix_chain.size(); ++hop) {

@@ -50,7 +50,8 @@ struct LaunchOptions {
   std::string transcript;               // verifiable: the analyzer writes the rounds it verified here
   // The shuffler keeps every batch it admits in this directory before its receipt (`shuffler
   // --state-dir`, net/store.hpp): a one-round session only. Without a chain, the analyzer keeps the
-  // delivered round and its output in its subdirectory analyzer/ (`analyzer --state-dir`).
+  // delivered round and its output in its subdirectory analyzer/ (`analyzer --state-dir`); an onion
+  // chain's further server i its answers in mix-server-i/ (`mix-server --state-dir`).
   std::string state_dir;
   // With state_dir: each party process leaves once its parties' receipts have come (party
   // --leave-after-receipt), not waiting for the round's result.

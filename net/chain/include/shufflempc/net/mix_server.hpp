@@ -29,6 +29,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "shufflempc/mixnet/elgamal.hpp"
@@ -67,6 +68,16 @@ struct MixServerOptions {
   // The adversary harness (tests, `mix-server --fault-adversary`, net/adversary.hpp): every frame
   // the server sends the entry once the entry's link is authenticated passes through this tap.
   FrameTap frame_tap;
+  // A state directory (`mix-server --state-dir`, docs/mix-chain.md): for each session, in
+  // DIR/<session id> (net/store.hpp), the answer to each round's batch with the digest of that
+  // batch, kept before the answer is sent, and the session's end. A server killed and started again
+  // on it answers the entry's same batch with the same bytes, refuses another batch for a round it
+  // mixed (as it did before the crash) and refuses a session that ended. Onion chains only: a
+  // verifiable chain's session is refused with a state directory.
+  std::string state_dir;
+  // Fault injection (the crash tests, `mix-server --fault-kill-at`): called at the steps of an onion
+  // round, "received" (a new batch read, not yet mixed) and "kept" (its answer kept, not yet sent).
+  std::function<void(std::string_view step)> step;
 };
 
 struct MixServerReport {

@@ -1,0 +1,173 @@
+// A further mix server's state directory (`mix-server --state-dir`, docs/mix-chain.md) with real
+// processes: a chain of three servers (the shuffler and two further ones, all keeping their state)
+// whose server 1 is killed with SIGKILL at a step of the round (a batch read and not mixed; its
+// answer kept and not sent) and started again on the same port and directory while the shuffler
+// dials it again: the round completes, every party's record is in the output once, and the server
+// answered from what it kept when it had kept it. A server started on a session that ended refuses it.
+#include <doctest/doctest.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "net/harness.hpp"
+#include "shufflempc/json.hpp"
+#include "support/paths.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace shufflempc;
+using namespace shufflempc::test;
+
+namespace mix_server_state_test {
+
+// A process that says where it listens on its first line; and that address.
+std::pair<std::unique_ptr<Process>, std::string> start_listening(const std::string& dir, const std::string& name, std::vector<std::string> args) {
+  auto p = std::make_unique<Process>(std::move(args), dir + "/" + name + ".log");
+  const std::string line = p->read_line();
+  REQUIRE_MESSAGE(line.rfind("listening on 127.0.0.1:", 0) == 0, line << slurp(dir + "/" + name + ".log"));
+  return {std::move(p), line.substr(std::string("listening on ").size())};
+}
+
+// Keys and the session of a chain of three servers (the shuffler and mix servers 1 and 2) for three
+// parties, and the command line of each server keeping its state.
+struct Chain {
+  std::string dir;
+  explicit Chain(const std::string& d) : dir(d) {
+    const auto keygen = [&](const std::vector<std::string>& extra, const std::string& name) {
+      std::vector<std::string> args = {SHUFFLEMPC_CLI, "keygen", "--out", dir + "/" + name};
+      args.insert(args.end(), extra.begin(), extra.end());
+      Process p(args, dir + "/keygen.err");
+      const std::string printed = p.read_line();
+      REQUIRE(p.wait() == 0);
+      return printed;
+    };
+    const std::string t0 = keygen({"--mix-server"}, "entry.key"), t1 = keygen({"--mix-server"}, "mix-1.key"),
+                      t2 = keygen({"--mix-server"}, "mix-2.key");
+    const std::string analyzer_key = keygen({}, "analyzer.key");
+    {
+      std::ofstream keys(dir + "/party-keys.txt");
+      for (int i = 0; i < 3; ++i) keys << keygen({}, "party-" + std::to_string(i) + ".key") << '\n';
+      std::ofstream in(dir + "/inputs.json");
+      in << "[1, 1, 0]\n";
+    }
+    Process session({SHUFFLEMPC_CLI, "session", "--protocol", "central-laplace", "--shuffler-key", t0, "--analyzer-key", analyzer_key,
+                     "--party-keys", dir + "/party-keys.txt", "--mix-server-keys", t0 + "," + t1 + "," + t2, "--out", dir + "/session.json"},
+                    dir + "/session.err");
+    REQUIRE_MESSAGE(session.wait() == 0, slurp(dir + "/session.err"));
+  }
+  std::vector<std::string> server(int hop, const std::string& listen, const std::vector<std::string>& extra) const {
+    std::vector<std::string> args = {SHUFFLEMPC_CLI, "mix-server", "--config", dir + "/session.json", "--key",
+                                     dir + "/mix-" + std::to_string(hop) + ".key", "--listen", listen, "--json",
+                                     "--state-dir", dir + "/mix-" + std::to_string(hop) + "-state"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  }
+  std::vector<std::string> shuffler(const std::string& listen, const std::string& hops) const {
+    return {SHUFFLEMPC_CLI, "shuffler", "--config", dir + "/session.json", "--key", dir + "/entry.key", "--listen", listen,
+            "--hop-addresses", hops, "--state-dir", dir + "/shuffler-state", "--reconnect-grace-ms", "20000", "--json"};
+  }
+  std::vector<std::string> analyzer(const std::string& address) const {
+    return {SHUFFLEMPC_CLI, "analyzer", "--config", dir + "/session.json", "--key", dir + "/analyzer.key", "--connect", address, "--listen",
+            "127.0.0.1:0", "--json"};
+  }
+  std::vector<std::string> parties(const std::string& address, const std::string& verdicts_at) const {
+    return {SHUFFLEMPC_CLI, "party", "--config", dir + "/session.json", "--id", "0-2", "--key-dir", dir, "--inputs", dir + "/inputs.json",
+            "--connect", address, "--analyzer", verdicts_at, "--json"};
+  }
+  // The analyzer's report: every party's record, once.
+  void check_output(Process& analyzer) const {
+    const Value report = Value::parse(analyzer.read_line(std::chrono::seconds(60)), nullptr, false);
+    CHECK_MESSAGE(analyzer.wait() == 0, slurp(dir + "/analyzer.log"));
+    REQUIRE_FALSE(report.is_discarded());
+    CHECK(report["messages"] == 3);
+  }
+  // A third start of server `hop`: the session is over in its state, refused with one line.
+  void check_ended(int hop) const {
+    Process third(server(hop, "127.0.0.1:0", {}), dir + "/third.log");
+    CHECK(third.wait() != 0);
+    CHECK(slurp(dir + "/third.log").find("has ended already") != std::string::npos);
+  }
+};
+
+bool took_back(const std::string& log_path) {
+  return slurp(log_path).find("round 0's answer taken back from the state directory") != std::string::npos;
+}
+
+void kill_server_at(const std::string& step) {
+  CAPTURE(step);
+  const test::TempDir tmp("shufflempc-mix-state-" + step);
+  const Chain c(tmp.path());
+  const std::string& dir = c.dir;
+  auto [one, a1] = start_listening(dir, "mix-1", c.server(1, "127.0.0.1:0", {"--fault-kill-at", step}));
+  auto [two, a2] = start_listening(dir, "mix-2", c.server(2, "127.0.0.1:0", {}));
+  auto [entry, address] = start_listening(dir, "shuffler", c.shuffler("127.0.0.1:0", a1 + "," + a2));
+  auto [analyzer, verdicts_at] = start_listening(dir, "analyzer", c.analyzer(address));
+  Process parties(c.parties(address, verdicts_at), dir + "/parties.log");
+  // Server 1 takes the round's batch and is killed at the step; started again where it listened.
+  CHECK(one->wait() == 128 + 9);
+  auto [again, again_at] = start_listening(dir, "mix-1-again", c.server(1, a1, {}));
+  CHECK(again_at == a1);
+  CHECK_MESSAGE(parties.wait() == 0, slurp(dir + "/parties.log"));
+  c.check_output(*analyzer);
+  CHECK_MESSAGE(entry->wait() == 0, slurp(dir + "/shuffler.log"));
+  CHECK(slurp(dir + "/shuffler.log").find("the link to mix server 1") != std::string::npos);
+  const Value mixed = Value::parse(again->read_line(std::chrono::seconds(30)), nullptr, false);
+  CHECK_MESSAGE(again->wait() == 0, slurp(dir + "/mix-1-again.log"));
+  REQUIRE_FALSE(mixed.is_discarded());
+  CHECK(mixed[0]["rounds"].size() == 1);
+  CHECK(mixed[0]["error"] == "");
+  // Killed after keeping its answer: the server started again sent the kept one, it did not mix anew.
+  CHECK(took_back(dir + "/mix-1-again.log") == (step == "kept"));
+  CHECK_MESSAGE(two->wait() == 0, slurp(dir + "/mix-2.log"));
+  c.check_ended(1);
+}
+
+}  // namespace mix_server_state_test
+
+TEST_CASE("mix server state: SIGKILL once a batch is read, started again on its port and directory: the round completes") {
+  mix_server_state_test::kill_server_at("received");
+}
+
+TEST_CASE("mix server state: SIGKILL once the answer is kept, before it is sent, started again: the kept answer completes the round") {
+  mix_server_state_test::kill_server_at("kept");
+}
+
+TEST_CASE("mix server state: the shuffler and server 1 killed after server 1 answered, every server started again: the same batch, the kept answer") {
+  const test::TempDir tmp("shufflempc-mix-state-entry");
+  const mix_server_state_test::Chain c(tmp.path());
+  const std::string& dir = c.dir;
+  using mix_server_state_test::start_listening;
+  auto [one, a1] = start_listening(dir, "mix-1", c.server(1, "127.0.0.1:0", {}));
+  // Server 2 is killed as the batch reaches it: server 1 has answered (and kept its answer) by then.
+  auto [two, a2] = start_listening(dir, "mix-2", c.server(2, "127.0.0.1:0", {"--fault-kill-at", "received"}));
+  auto [entry, address] = start_listening(dir, "shuffler", c.shuffler("127.0.0.1:0", a1 + "," + a2));
+  auto [analyzer, verdicts_at] = start_listening(dir, "analyzer", c.analyzer(address));
+  Process parties(c.parties(address, verdicts_at), dir + "/parties.log");
+  CHECK(two->wait() == 128 + 9);
+  // Then the shuffler and server 1 die too (SIGKILL): the parties and the analyzer reconnect.
+  REQUIRE(::kill(entry->pid(), SIGKILL) == 0);
+  REQUIRE(::kill(one->pid(), SIGKILL) == 0);
+  CHECK(entry->wait() == 128 + 9);
+  CHECK(one->wait() == 128 + 9);
+  auto [one_again, a1_again] = start_listening(dir, "mix-1-again", c.server(1, a1, {}));
+  auto [two_again, a2_again] = start_listening(dir, "mix-2-again", c.server(2, a2, {}));
+  auto [entry_again, address_again] = start_listening(dir, "shuffler-again", c.shuffler(address, a1 + "," + a2));
+  CHECK(address_again == address);
+  CHECK_MESSAGE(slurp(dir + "/shuffler-again.log").find("taken back from the state directory") != std::string::npos,
+                slurp(dir + "/shuffler-again.log"));
+  CHECK_MESSAGE(parties.wait() == 0, slurp(dir + "/parties.log") << slurp(dir + "/shuffler-again.log"));
+  c.check_output(*analyzer);
+  CHECK_MESSAGE(entry_again->wait() == 0, slurp(dir + "/shuffler-again.log"));
+  // The shuffler, started again, shuffled the kept batches with its kept key into the batch server
+  // 1 had answered: server 1 answered it from its state instead of refusing a second batch.
+  CHECK_MESSAGE(mix_server_state_test::took_back(dir + "/mix-1-again.log"), slurp(dir + "/mix-1-again.log"));
+  CHECK(slurp(dir + "/mix-1-again.log").find("mixed already") == std::string::npos);
+  CHECK_MESSAGE(one_again->wait() == 0, slurp(dir + "/mix-1-again.log"));
+  CHECK_MESSAGE(two_again->wait() == 0, slurp(dir + "/mix-2-again.log"));
+  c.check_ended(1);
+  c.check_ended(2);
+}
