@@ -278,8 +278,10 @@ void TcpShuffler::Impl::keep(ServedSession& s, const std::shared_ptr<SecureLink>
   const PartyId first = batch.first;
   std::weak_ptr<SecureLink> weak = link;
   // The store hashes the batch on its own thread, once, and hands the digest back.
+  ++s.untold;
   s.store->admit(std::move(batch), [this, &s, weak, round, first](const AdmitResult& r) {
     asio::post(io, [this, &s, weak, round, first, r] {
+      --s.untold;
       const RecordDigest& digest = r.digest;
       if (!r.durable) return abort_session(s, "round " + std::to_string(round) + ": " + r.error);
       const auto l = weak.lock();

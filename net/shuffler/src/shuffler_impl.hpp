@@ -112,8 +112,11 @@ struct TcpShuffler::Impl : detail::SessionHost {
     } last;
     // With a mix chain: this server's hop (0), the links to the further servers (index = hop; 0
     // unused), whether a round's batch is crossing the chain, and every round's reports.
-    // With a state directory (ShufflerOptions::state_dir): what the session admitted, kept on disk.
+    // With a state directory (ShufflerOptions::state_dir): what the session admitted, kept on disk,
+    // and how many batches were given to it whose links have not yet been told (their admitted
+    // frames are posted to the io thread as the store reports them).
     std::unique_ptr<AdmissionStore> store;
+    std::size_t untold = 0;
     struct ChainState {
       std::unique_ptr<MixHop> hop0;
       std::optional<mixnet::ElGamalKey> share;  // a verifiable chain's: this server's share of the round key

@@ -128,9 +128,13 @@ void TcpShuffler::Impl::finish(ServedSession& s) {
 
 void TcpShuffler::Impl::close_round(ServedSession& s) {
   if (s.rounds->finished()) return;
-  if (s.store && s.store->pending() > 0) {
-    // Every batch of the round on disk, and its link told, before the round closes: the admitted
-    // frames are posted as the store reports, so the close is posted after them.
+  if (s.store && s.untold > 0) {
+    // Every batch of the round on disk, and its link told, before the round closes (a link that
+    // leaves with its receipt must have it before the result): the admitted frames are posted as
+    // the store reports, so once the store has reported every batch the close is posted after them.
+    // Counting the untold batches, not the store's queue: a batch the store has reported may still
+    // have its frame waiting in the io thread's queue (a party process once got the round's result
+    // before its receipt and left without one).
     s.store->flush();
     asio::post(io, [this, &s] { close_round(s); });
     return;
