@@ -136,11 +136,14 @@ TEST_CASE("mix server state: SIGKILL once the answer is kept, before it is sent,
   mix_server_state_test::kill_server_at("kept");
 }
 
-TEST_CASE("mix server state: the shuffler and server 1 killed after server 1 answered, every server started again: the same batch, the kept answer") {
+namespace mix_server_state_test {
+
+// The shuffler and server 1 killed after server 1 answered (server 2 killed as the batch reached it),
+// then every server started again on its port and directory.
+void kill_entry_after_server_1() {
   const test::TempDir tmp("shufflempc-mix-state-entry");
-  const mix_server_state_test::Chain c(tmp.path());
+  const Chain c(tmp.path());
   const std::string& dir = c.dir;
-  using mix_server_state_test::start_listening;
   auto [one, a1] = start_listening(dir, "mix-1", c.server(1, "127.0.0.1:0", {}));
   // Server 2 is killed as the batch reaches it: server 1 has answered (and kept its answer) by then.
   auto [two, a2] = start_listening(dir, "mix-2", c.server(2, "127.0.0.1:0", {"--fault-kill-at", "received"}));
@@ -164,10 +167,25 @@ TEST_CASE("mix server state: the shuffler and server 1 killed after server 1 ans
   CHECK_MESSAGE(entry_again->wait() == 0, slurp(dir + "/shuffler-again.log"));
   // The shuffler, started again, shuffled the kept batches with its kept key into the batch server
   // 1 had answered: server 1 answered it from its state instead of refusing a second batch.
-  CHECK_MESSAGE(mix_server_state_test::took_back(dir + "/mix-1-again.log"), slurp(dir + "/mix-1-again.log"));
+  CHECK_MESSAGE(took_back(dir + "/mix-1-again.log"), slurp(dir + "/mix-1-again.log"));
   CHECK(slurp(dir + "/mix-1-again.log").find("mixed already") == std::string::npos);
   CHECK_MESSAGE(one_again->wait() == 0, slurp(dir + "/mix-1-again.log"));
   CHECK_MESSAGE(two_again->wait() == 0, slurp(dir + "/mix-2-again.log"));
   c.check_ended(1);
   c.check_ended(2);
+}
+
+}  // namespace mix_server_state_test
+
+TEST_CASE("mix server state: the shuffler and server 1 killed after server 1 answered, every server started again: the same batch, the kept answer") {
+  mix_server_state_test::kill_entry_after_server_1();
+}
+
+TEST_CASE("mix server state: each kill of the server and of the shuffler, 8 trials each with fresh keys and sessions" * doctest::test_suite("slow")) {
+  for (int trial = 0; trial < 8; ++trial) {
+    CAPTURE(trial);
+    mix_server_state_test::kill_server_at("received");
+    mix_server_state_test::kill_server_at("kept");
+    mix_server_state_test::kill_entry_after_server_1();
+  }
 }
