@@ -248,8 +248,7 @@ std::string adversary_spec(const LaunchOptions& options, net::adversary::RoleSpe
 
 // The further servers of a chain, started first; returns their addresses, hop 1 first (the shuffler
 // dials them).
-std::vector<std::string> start_mix_servers(Processes& p, const LaunchOptions& options, const SessionDir& dir, std::size_t further,
-                                           net::MixKind mix) {
+std::vector<std::string> start_mix_servers(Processes& p, const LaunchOptions& options, const SessionDir& dir, std::size_t further) {
   std::vector<std::string> hop_addresses;
   for (std::size_t h = 1; h <= further; ++h) {
     const MixServerArgs server{.configs = {dir / net::session_config_file},
@@ -260,8 +259,8 @@ std::vector<std::string> start_mix_servers(Processes& p, const LaunchOptions& op
                                .fault_tamper = options.tamper_mix_server == h,
                                .fault_adversary = adversary_spec(options, net::adversary::RoleSpec::Role::mix_server, h, h),
                                .link_shape = options.link_shape,
-                               // Beside the shuffler's: each round's answer (an onion chain's servers).
-                               .state_dir = options.state_dir.empty() || mix == net::MixKind::verifiable
+                               // Beside the shuffler's: each round's answer (and a verifiable chain's shares).
+                               .state_dir = options.state_dir.empty()
                                                 ? std::string()
                                                 : (std::filesystem::path(options.state_dir) / ("mix-server-" + std::to_string(h))).string()};
     p.servers.emplace_back("mix server " + std::to_string(h), mix_server_argv(options.executable, server));
@@ -563,7 +562,7 @@ LaunchResult LocalLauncher::run(const std::vector<Value>& inputs) {
   // Every round may take its limit (twice the deadline, and more with more parties), and start-up
   // (keys, inputs, processes: one limit more) with 30 s to spare.
   const auto limit = local.config.round_limit() * (protocol_.rounds() + 1) + local.config.window_left() + std::chrono::seconds(30);
-  const std::vector<std::string> hop_addresses = start_mix_servers(p, options_, dir, local.further_server_keys.size(), local.config.mix);
+  const std::vector<std::string> hop_addresses = start_mix_servers(p, options_, dir, local.further_server_keys.size());
   const std::string address = start_shuffler(p, options_, dir, hop_addresses);
   start_clients(p, options_, dir, local.config, address, k, inputs_file);
   // The shuffler's readiness line, read once every client is on its way: a shuffler that could not

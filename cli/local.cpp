@@ -264,7 +264,8 @@ void add_local_command(CLI::App& app, const Registry& registry, Action& action) 
                     "the shuffler keeps every batch it admits on disk in DIR (SQLite) before it tells the party process, with a "
                     "signed receipt (shuffler --state-dir; a protocol of one round; docs/network.md, \"Durable collection\"); "
                     "without a chain, the analyzer keeps the delivered round and its output in DIR/analyzer (analyzer --state-dir); "
-                    "an onion chain's further servers keep their answers in DIR/mix-server-I (mix-server --state-dir)");
+                    "a chain's further servers keep their answers (a verifiable chain's: and decryption shares) in DIR/mix-server-I "
+                    "(mix-server --state-dir)");
     cmd->add_flag("--leave-after-receipt", both.second.leave_after_receipt,
                   "with --state-dir: each party process leaves once the shuffler's signed receipts of its batches have come, "
                   "without waiting for the round's result")

@@ -134,13 +134,14 @@ void define_mix_server_options(CLI::App& cmd, MixServerArgs& o) {
                "entry must name it)")
       ->group("");  // hidden: for local --tamper-mix-server and the tests
   cmd.add_option(std::string(flag::state_dir), o.state_dir,
-                 "keep in DIR/<session> each round's answer, with the digest of the batch it answers, before it is sent: started "
-                 "again on it, this server answers the entry's same batch alike and refuses another for a round it mixed (onion "
-                 "chains; docs/mix-chain.md)");
+                 "keep in DIR/<session> each round's answer (a verifiable chain's: and its decryption shares), with the digest of "
+                 "what it answers, before it is sent: started again on it, this server answers the entry's same frame alike and "
+                 "refuses another for a round it answered (docs/mix-chain.md)");
   cmd.add_option(std::string(flag::fault_kill_at), o.fault_kill_at,
                  "fault injection (the crash tests): SIGKILL this process at a step of a round: received (a new batch read, not "
-                 "mixed), kept (its answer kept, not sent)")
-      ->check(CLI::IsMember({"received", "kept"}))
+                 "mixed), kept (its answer kept, not sent); a verifiable chain's also evidence (a decrypt frame read, no share "
+                 "made), shares (its decryption shares kept, not sent)")
+      ->check(CLI::IsMember({"received", "kept", "evidence", "shares"}))
       ->group("");
   cmd.add_option(std::string(flag::fault_adversary), o.fault_adversary,
                  "fault injection (local --fault-adversary role=mix-server-I,...): this server's frames mutated, type=T,mutation=M "

@@ -2,7 +2,6 @@
 // shuffler keeps every party process's batch before its receipt, a collection window, party
 // processes that leave once they hold their receipts, and a disk that fills up under the shuffler.
 #include <doctest/doctest.h>
-#include <sys/mount.h>
 
 #include <filesystem>
 #include <set>
@@ -15,6 +14,7 @@
 #include "shufflempc/net/store.hpp"
 #include "support/paths.hpp"
 #include "support/process.hpp"
+#include "support/small_disk.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace shufflempc;
@@ -49,23 +49,27 @@ TEST_CASE("shufflempc local --state-dir: the shuffler kept every party process's
   CHECK(Value::parse(std::string(printed->begin(), printed->end()))["output"] == tcp["output"]);
 }
 
-TEST_CASE("shufflempc local --state-dir through a chain of 3: each further server kept its answer and the session's end") {
-  const test::TempDir tmp("shufflempc-localstate-chain");
-  const Value tcp = run_json({SHUFFLEMPC_CLI, "local", "counting", "--parties", "200", "--parties-per-process", "100", "--seed", "4", "--json",
-                              "--mix-servers", "3", "--state-dir", tmp / "state", "--keep-dir", tmp / "run"},
-                             tmp / "err");
-  const Value mem = run_json({SHUFFLEMPC_CLI, "run", "counting", "--parties", "200", "--seed", "4", "--json"}, tmp / "err");
-  CHECK(tcp["output"] == mem["output"]);
-  const auto config = net::SessionConfig::load(tmp / "run/session.json");
-  for (int hop : {1, 2}) {
-    CAPTURE(hop);
-    auto server = net::open_state_directory(std::filesystem::path(tmp / "state") / ("mix-server-" + std::to_string(hop)) / to_hex(config.session),
-                                            config.session, config.digest(), "test");
-    CHECK(server->kept("last").has_value());
-    CHECK(server->ended() == std::optional<std::string>("the entry said goodbye after the session's last round"));
+TEST_CASE("shufflempc local --state-dir through a chain of 3, onion and verifiable: each further server kept its answer, a verifiable one its shares, and the session's end") {
+  for (const std::string mix : {"decryption", "verifiable"}) {
+    CAPTURE(mix);
+    const test::TempDir tmp("shufflempc-localstate-chain");
+    const Value tcp = run_json({SHUFFLEMPC_CLI, "local", "counting", "--parties", "200", "--parties-per-process", "100", "--seed", "4", "--json",
+                                "--mix-servers", "3", "--mix", mix, "--state-dir", tmp / "state", "--keep-dir", tmp / "run"},
+                               tmp / "err");
+    const Value mem = run_json({SHUFFLEMPC_CLI, "run", "counting", "--parties", "200", "--seed", "4", "--json"}, tmp / "err");
+    CHECK(tcp["output"] == mem["output"]);
+    const auto config = net::SessionConfig::load(tmp / "run/session.json");
+    for (int hop : {1, 2}) {
+      CAPTURE(hop);
+      auto server = net::open_state_directory(std::filesystem::path(tmp / "state") / ("mix-server-" + std::to_string(hop)) / to_hex(config.session),
+                                              config.session, config.digest(), "test");
+      CHECK(server->kept("last").has_value());
+      CHECK(server->kept("decrypted").has_value() == (mix == "verifiable"));
+      CHECK(server->ended() == std::optional<std::string>("the entry said goodbye after the session's last round"));
+    }
+    // Through a chain the analyzer keeps no state (the parties' verdicts are not kept).
+    CHECK_FALSE(std::filesystem::exists(tmp / "state/analyzer"));
   }
-  // Through a chain the analyzer keeps no state (the parties' verdicts are not kept).
-  CHECK_FALSE(std::filesystem::exists(tmp / "state/analyzer"));
 }
 
 TEST_CASE("shufflempc local --leave-after-receipt and a collection window: the party processes go once kept, the same estimate") {
@@ -91,16 +95,9 @@ TEST_CASE("shufflempc local --leave-after-receipt and a collection window: the p
 
 TEST_CASE("shufflempc local --state-dir on a full disk (a 1 MB tmpfs): one line, the run fails, and every receipt sent names a kept batch") {
   const test::TempDir tmp("shufflempc-localfull");
-  const std::string disk = tmp / "disk";
-  std::filesystem::create_directory(disk);
-  if (::mount("tmpfs", disk.c_str(), "tmpfs", 0, "size=1m") != 0) {
-    MESSAGE("skipped: cannot mount a tmpfs here (needs root / CAP_SYS_ADMIN)");
-    return;
-  }
-  struct Unmount {
-    std::string path;
-    ~Unmount() { ::umount2(path.c_str(), MNT_DETACH); }
-  } unmount{disk};
+  const test::SmallDisk small(tmp / "disk");
+  if (!small.mounted()) return;
+  const std::string& disk = small.path();
   // 20,000 parties' sealed records (4 MB with SQLite's pages) into 1 MB: the disk fills partway.
   const auto run = shufflempc::run_command({SHUFFLEMPC_CLI, "local", "counting", "--parties", "20000", "--parties-per-process", "2000",
                                             "--seed", "1", "--json", "--state-dir", disk + "/state", "--receipts", tmp / "receipts"});

@@ -1,9 +1,12 @@
 // A further mix server's state directory (`mix-server --state-dir`, docs/mix-chain.md) with real
-// processes: a chain of three servers (the shuffler and two further ones, all keeping their state)
-// whose server 1 is killed with SIGKILL at a step of the round (a batch read and not mixed; its
-// answer kept and not sent) and started again on the same port and directory while the shuffler
-// dials it again: the round completes, every party's record is in the output once, and the server
-// answered from what it kept when it had kept it. A server started on a session that ended refuses it.
+// processes: a chain of three servers (the shuffler and two further ones, all keeping their state),
+// onion or verifiable, whose server 1 is killed with SIGKILL at a step of the round (a batch read
+// and not mixed; its answer kept and not sent; in a verifiable chain also the evidence read and no
+// share made; its shares kept and not sent) and started again on the same port and directory while
+// the shuffler dials it again: the round completes, every party's record is in the output once, and
+// the server answered from what it kept when it had kept it. The shuffler killed too, and started
+// again, makes the same frames, which the servers answer from their state. A server started on a
+// session that ended refuses it.
 #include <doctest/doctest.h>
 #include <signal.h>
 
@@ -33,10 +36,11 @@ std::pair<std::unique_ptr<Process>, std::string> start_listening(const std::stri
 }
 
 // Keys and the session of a chain of three servers (the shuffler and mix servers 1 and 2) for three
-// parties, and the command line of each server keeping its state.
+// parties, an onion chain or a verifiable one, and the command line of each server keeping its state.
 struct Chain {
   std::string dir;
-  explicit Chain(const std::string& d) : dir(d) {
+  bool verifiable;
+  Chain(const std::string& d, bool v) : dir(d), verifiable(v) {
     const auto keygen = [&](const std::vector<std::string>& extra, const std::string& name) {
       std::vector<std::string> args = {SHUFFLEMPC_CLI, "keygen", "--out", dir + "/" + name};
       args.insert(args.end(), extra.begin(), extra.end());
@@ -45,9 +49,10 @@ struct Chain {
       REQUIRE(p.wait() == 0);
       return printed;
     };
-    const std::string t0 = keygen({"--mix-server"}, "entry.key"), t1 = keygen({"--mix-server"}, "mix-1.key"),
-                      t2 = keygen({"--mix-server"}, "mix-2.key");
-    const std::string analyzer_key = keygen({}, "analyzer.key");
+    const std::vector<std::string> server_flags = verifiable ? std::vector<std::string>{"--mix-server", "--verifiable"}
+                                                             : std::vector<std::string>{"--mix-server"};
+    const std::string t0 = keygen(server_flags, "entry.key"), t1 = keygen(server_flags, "mix-1.key"), t2 = keygen(server_flags, "mix-2.key");
+    const std::string analyzer_key = keygen(verifiable ? std::vector<std::string>{"--verifiable"} : std::vector<std::string>{}, "analyzer.key");
     {
       std::ofstream keys(dir + "/party-keys.txt");
       for (int i = 0; i < 3; ++i) keys << keygen({}, "party-" + std::to_string(i) + ".key") << '\n';
@@ -55,7 +60,8 @@ struct Chain {
       in << "[1, 1, 0]\n";
     }
     Process session({SHUFFLEMPC_CLI, "session", "--protocol", "central-laplace", "--shuffler-key", t0, "--analyzer-key", analyzer_key,
-                     "--party-keys", dir + "/party-keys.txt", "--mix-server-keys", t0 + "," + t1 + "," + t2, "--out", dir + "/session.json"},
+                     "--party-keys", dir + "/party-keys.txt", "--mix-server-keys", t0 + "," + t1 + "," + t2, "--mix",
+                     verifiable ? "verifiable" : "decryption", "--out", dir + "/session.json"},
                     dir + "/session.err");
     REQUIRE_MESSAGE(session.wait() == 0, slurp(dir + "/session.err"));
   }
@@ -97,10 +103,17 @@ bool took_back(const std::string& log_path) {
   return slurp(log_path).find("round 0's answer taken back from the state directory") != std::string::npos;
 }
 
-void kill_server_at(const std::string& step) {
+// Whether a server's log says it started again with a verifiable round's decryption shares kept.
+bool took_back_shares(const std::string& log_path) {
+  return slurp(log_path).find("and round 0's decryption shares the same evidence") != std::string::npos;
+}
+
+// Server 1 killed at `step` (mix-server --fault-kill-at) and started again.
+void kill_server_at(const std::string& step, bool verifiable = false) {
   CAPTURE(step);
+  CAPTURE(verifiable);
   const test::TempDir tmp("shufflempc-mix-state-" + step);
-  const Chain c(tmp.path());
+  const Chain c(tmp.path(), verifiable);
   const std::string& dir = c.dir;
   auto [one, a1] = start_listening(dir, "mix-1", c.server(1, "127.0.0.1:0", {"--fault-kill-at", step}));
   auto [two, a2] = start_listening(dir, "mix-2", c.server(2, "127.0.0.1:0", {}));
@@ -120,8 +133,11 @@ void kill_server_at(const std::string& step) {
   REQUIRE_FALSE(mixed.is_discarded());
   CHECK(mixed[0]["rounds"].size() == 1);
   CHECK(mixed[0]["error"] == "");
-  // Killed after keeping its answer: the server started again sent the kept one, it did not mix anew.
-  CHECK(took_back(dir + "/mix-1-again.log") == (step == "kept"));
+  // Killed after keeping its answer: the server started again sent the kept one, it did not mix
+  // anew; killed after keeping its shares, it sent those too.
+  CHECK(took_back(dir + "/mix-1-again.log") == (step != "received"));
+  CHECK(took_back_shares(dir + "/mix-1-again.log") == (step == "shares"));
+  CHECK(slurp(dir + "/mix-1-again.log").find("already") == std::string::npos);  // nothing refused as answered before
   CHECK_MESSAGE(two->wait() == 0, slurp(dir + "/mix-2.log"));
   c.check_ended(1);
 }
@@ -138,15 +154,19 @@ TEST_CASE("mix server state: SIGKILL once the answer is kept, before it is sent,
 
 namespace mix_server_state_test {
 
-// The shuffler and server 1 killed after server 1 answered (server 2 killed as the batch reached it),
-// then every server started again on its port and directory.
-void kill_entry_after_server_1() {
+// Server 2 killed at `step` (server 1 has answered the round's batch by then, and kept its answer),
+// then the shuffler and server 1 killed, then every server started again on its port and directory.
+// At "received" the shuffler starts again before the round's batch has crossed the chain; at
+// "shares" (a verifiable chain) after server 2 kept its decryption shares of the round's evidence,
+// which the shuffler must then make again byte for byte.
+void kill_entry_when_server_2_at(const std::string& step, bool verifiable = false) {
+  CAPTURE(step);
+  CAPTURE(verifiable);
   const test::TempDir tmp("shufflempc-mix-state-entry");
-  const Chain c(tmp.path());
+  const Chain c(tmp.path(), verifiable);
   const std::string& dir = c.dir;
   auto [one, a1] = start_listening(dir, "mix-1", c.server(1, "127.0.0.1:0", {}));
-  // Server 2 is killed as the batch reaches it: server 1 has answered (and kept its answer) by then.
-  auto [two, a2] = start_listening(dir, "mix-2", c.server(2, "127.0.0.1:0", {"--fault-kill-at", "received"}));
+  auto [two, a2] = start_listening(dir, "mix-2", c.server(2, "127.0.0.1:0", {"--fault-kill-at", step}));
   auto [entry, address] = start_listening(dir, "shuffler", c.shuffler("127.0.0.1:0", a1 + "," + a2));
   auto [analyzer, verdicts_at] = start_listening(dir, "analyzer", c.analyzer(address));
   Process parties(c.parties(address, verdicts_at), dir + "/parties.log");
@@ -168,7 +188,11 @@ void kill_entry_after_server_1() {
   // The shuffler, started again, shuffled the kept batches with its kept key into the batch server
   // 1 had answered: server 1 answered it from its state instead of refusing a second batch.
   CHECK_MESSAGE(took_back(dir + "/mix-1-again.log"), slurp(dir + "/mix-1-again.log"));
-  CHECK(slurp(dir + "/mix-1-again.log").find("mixed already") == std::string::npos);
+  CHECK(slurp(dir + "/mix-1-again.log").find("already") == std::string::npos);
+  // Server 2 killed with its shares kept: the evidence made again is the one they answer (the
+  // same hop 0, proof and all, from the shuffler's kept key), not refused as other evidence.
+  CHECK(took_back_shares(dir + "/mix-2-again.log") == (step == "shares"));
+  CHECK(slurp(dir + "/mix-2-again.log").find("already") == std::string::npos);
   CHECK_MESSAGE(one_again->wait() == 0, slurp(dir + "/mix-1-again.log"));
   CHECK_MESSAGE(two_again->wait() == 0, slurp(dir + "/mix-2-again.log"));
   c.check_ended(1);
@@ -178,14 +202,27 @@ void kill_entry_after_server_1() {
 }  // namespace mix_server_state_test
 
 TEST_CASE("mix server state: the shuffler and server 1 killed after server 1 answered, every server started again: the same batch, the kept answer") {
-  mix_server_state_test::kill_entry_after_server_1();
+  mix_server_state_test::kill_entry_when_server_2_at("received");
 }
 
-TEST_CASE("mix server state: each kill of the server and of the shuffler, 8 trials each with fresh keys and sessions" * doctest::test_suite("slow")) {
+TEST_CASE("verifiable mix server state: SIGKILL of server 1 at each step of a round (batch read, shuffle kept, evidence read, shares kept), started again: the round completes") {
+  for (const char* step : {"received", "kept", "evidence", "shares"}) mix_server_state_test::kill_server_at(step, true);
+}
+
+TEST_CASE("verifiable mix server state: the shuffler and server 1 killed after server 1 shuffled, or after server 2 kept its shares, every server started again: the kept answers") {
+  mix_server_state_test::kill_entry_when_server_2_at("received", true);
+  mix_server_state_test::kill_entry_when_server_2_at("shares", true);
+}
+
+TEST_CASE("mix server state: each kill of the server and of the shuffler, 8 trials each with fresh keys and sessions, onion and verifiable chains" *
+          doctest::test_suite("slow")) {
   for (int trial = 0; trial < 8; ++trial) {
     CAPTURE(trial);
     mix_server_state_test::kill_server_at("received");
     mix_server_state_test::kill_server_at("kept");
-    mix_server_state_test::kill_entry_after_server_1();
+    mix_server_state_test::kill_entry_when_server_2_at("received");
+    for (const char* step : {"received", "kept", "evidence", "shares"}) mix_server_state_test::kill_server_at(step, true);
+    mix_server_state_test::kill_entry_when_server_2_at("received", true);
+    mix_server_state_test::kill_entry_when_server_2_at("shares", true);
   }
 }

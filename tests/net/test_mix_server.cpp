@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "net/harness.hpp"
+#include "net/mix_server_thread.hpp"
 #include "shufflempc/error.hpp"
 #include "shufflempc/inproc.hpp"
 #include "shufflempc/net/detail/link.hpp"
@@ -22,6 +23,7 @@
 #include "shufflempc/hex.hpp"
 #include "shufflempc/registry.hpp"
 #include "support/small_protocols.hpp"
+#include "support/small_disk.hpp"
 #include "support/temp_dir.hpp"
 #include "support/paths.hpp"
 
@@ -57,50 +59,15 @@ TEST_CASE("mix servers over TCP: every registered protocol runs unchanged over a
 
 namespace {
 
-// A further server of a one-round chain, and a client playing its entry.
-struct OneServer {
-  SystemRng rng;
-  net::LocalDeployment local;
-  std::unique_ptr<net::TcpMixServer> server;
-  std::mutex log_mutex;
-  std::vector<std::string> log;
-  std::thread thread;
-  std::vector<net::MixServerReport> reports;
-
-  explicit OneServer(net::MixServerOptions options = {}) {
+// A further server of a two-round chain (tests/net/mix_server_thread.hpp), and what its entry sends.
+struct OneServer : test::MixServerThread {
+  explicit OneServer(const net::MixServerOptions& options = {}) {
     net::SessionConfig base;
     base.protocol = "(test)";
     base.deadline = std::chrono::milliseconds(10'000);
     base.rounds = {RoundShape{.width = 8 + 3 * 48, .delivery = Delivery::all_parties, .min_messages = 1, .max_messages = 1},
                    RoundShape{.width = 8 + 3 * 48, .delivery = Delivery::all_parties, .min_messages = 1, .max_messages = 1}};
     local = net::LocalDeployment::create(4, rng, base, 3);
-    start(options);
-  }
-  // Server 1 of the deployment's chain, serving on a thread of its own.
-  void start(net::MixServerOptions options) {
-    server = std::make_unique<net::TcpMixServer>(local.further_server_keys[0], std::vector<net::SessionConfig>{local.config}, "127.0.0.1", 0,
-                                                 [this](const std::string& l) {
-                                                   std::lock_guard lock(log_mutex);
-                                                   log.push_back(l);
-                                                 },
-                                                 options);
-    thread = std::thread([this] { reports = server->run(); });
-  }
-  ~OneServer() {
-    if (thread.joinable()) {
-      server->stop();
-      thread.join();
-    }
-  }
-  // The server stopped, and another made of the same key and config with `options` (a server
-  // started again); its log starts empty.
-  void restart(net::MixServerOptions options) {
-    if (thread.joinable()) {
-      server->stop();
-      thread.join();
-    }
-    log.clear();
-    server.reset();  // its state directory's lock goes with it
     start(options);
   }
   // Four 8-byte records wrapped for the chain's round `round`, as hop 0 forwards them (its layer peeled).
@@ -114,30 +81,14 @@ struct OneServer {
   }
 };
 
-// Connects to server 1 as identity `id` holding `keys`, runs `body` on the link, on a fresh
-// io_context until it completes; rethrows what failed.
 template <class Body>
 void connect_as(OneServer& s, PartyId id, const net::KeyPair& keys, Body body) {
-  asio::io_context io;
-  std::exception_ptr error;
-  asio::co_spawn(
-      io,
-      [&]() -> asio::awaitable<void> {
-        auto link = std::make_shared<net::detail::SecureLink>(asio::ip::tcp::socket(io), s.local.config.limits());
-        co_await link->socket().async_connect({asio::ip::make_address("127.0.0.1"), s.server->port()}, asio::use_awaitable);
-        co_await link->connect_as(s.local.config.session, s.local.config.digest(), id, keys, s.local.config.mix_chain[1].key, s.rng);
-        co_await body(*link);
-        link->close();
-      },
-      [&](std::exception_ptr e) { error = e; });
-  io.run();
-  if (error) std::rethrow_exception(error);
+  s.connect_as(id, keys, std::move(body));
 }
 
-// The same as the chain's entry (the shuffler's key).
 template <class Body>
 void as_entry(OneServer& s, Body body) {
-  connect_as(s, net::entry_id, s.local.shuffler, std::move(body));
+  s.as_entry(std::move(body));
 }
 
 }  // namespace
@@ -237,18 +188,10 @@ TEST_CASE("mix server state: started again on its state directory, it answers th
   const auto other = ask(0, s.batch(0, 0xb2));
   CHECK(other.header.type == net::FrameType::abort);
   CHECK(std::string(other.payload.begin(), other.payload.end()).find("round 0 was mixed already, with another batch") != std::string::npos);
-  // Round 1 goes on, and the goodbye ends the session in the state too.
+  // Round 1 goes on, and the goodbye ends the session in the state too (round 0's report taken
+  // back, round 1's made).
   CHECK(ask(1, s.batch(1, 0xc3)).header.type == net::FrameType::mixed);
-  as_entry(s, [&](net::detail::SecureLink& link) -> asio::awaitable<void> {
-    link.send(net::FrameType::abort, 1, {});
-    co_return;
-  });
-  s.thread.join();
-  REQUIRE(s.reports.size() == 1);
-  CHECK(s.reports[0].error.empty());
-  CHECK(s.reports[0].rounds.size() == 2);  // round 0's report taken back, round 1's made
-  CHECK_THROWS_WITH_AS(s.restart(options), doctest::Contains("has ended already (the entry said goodbye after the session's last round"),
-                       std::runtime_error);
+  s.goodbye_ends_session(2, options);
   // A torn answer in the state is refused at start, never served.
   const test::TempDir torn_dir("shufflempc-mixstate-torn");
   {
@@ -257,6 +200,42 @@ TEST_CASE("mix server state: started again on its state directory, it answers th
   }
   options.state_dir = torn_dir.path();
   CHECK_THROWS_WITH_AS(s.restart(options), doctest::Contains("its state directory keeps a torn answer: refused"), std::runtime_error);
+}
+
+TEST_CASE("mix server state: a full disk (a 1 MB tmpfs) refuses the round with one line and sends no answer it did not keep, and a restart with room mixes it") {
+  const test::TempDir dir("shufflempc-mixstate-full");
+  const test::SmallDisk disk(dir / "disk");
+  if (!disk.mounted()) return;
+  net::MixServerOptions options;
+  options.state_dir = disk.path() + "/state";
+  OneServer s(options);
+  const MessageBatch first = s.batch(0, 0xa1);
+  const auto ask = [&] {
+    net::detail::Frame answer;
+    as_entry(s, [&](net::detail::SecureLink& link) -> asio::awaitable<void> {
+      link.send(net::FrameType::mix, 0, static_cast<std::uint32_t>(first.width()), 4, first.bytes());
+      answer = co_await link.receive();
+    });
+    return answer;
+  };
+  const std::string filler = disk.fill();
+  const auto refused = ask();
+  REQUIRE(refused.header.type == net::FrameType::abort);
+  const std::string why(refused.payload.begin(), refused.payload.end());
+  CHECK_MESSAGE(why.find("round 0: ") == 0, why);
+  CHECK_MESSAGE(why.find("full") != std::string::npos, why);
+  s.restart(options);  // the stop joins the server, whose session ended with the refusal
+  REQUIRE(s.reports.size() == 1);
+  CHECK(s.reports[0].error == why);
+  CHECK(s.reports[0].rounds.empty());
+  // Nothing was kept: with room again, the server started again mixes the round.
+  std::filesystem::remove(filler);
+  s.restart(options);
+  {
+    std::lock_guard lock(s.log_mutex);
+    CHECK(s.log.empty());
+  }
+  CHECK(ask().header.type == net::FrameType::mixed);
 }
 
 TEST_CASE("mix server: 200 idle connections neither exhaust it nor lock the entry out, and the log stays short") {

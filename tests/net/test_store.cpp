@@ -2,7 +2,6 @@
 // admission survives kill -9 of the process writing it, and the states it refuses to use.
 #include <doctest/doctest.h>
 #include <signal.h>
-#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,6 +13,7 @@
 #include <set>
 
 #include "shufflempc/net/store.hpp"
+#include "support/small_disk.hpp"
 #include "support/temp_dir.hpp"
 
 namespace shufflempc::net {
@@ -321,17 +321,9 @@ TEST_CASE("store: a named value past the size cap is refused with one line, and 
 
 TEST_CASE("store: a full disk (a 1 MB tmpfs) fails the commit with one line, and keeps what it reported durable") {
   TempDir dir;
-  const auto mount_point = dir / "disk";
-  std::filesystem::create_directory(mount_point);
-  if (::mount("tmpfs", mount_point.c_str(), "tmpfs", 0, "size=1m") != 0) {
-    MESSAGE("skipped: cannot mount a tmpfs here (needs root / CAP_SYS_ADMIN)");
-    return;
-  }
-  struct Unmount {
-    std::string path;
-    ~Unmount() { ::umount2(path.c_str(), MNT_DETACH); }
-  } unmount{mount_point};
-  fill_until_full(std::filesystem::path(mount_point) / "state", {});
+  const shufflempc::test::SmallDisk disk(dir / "disk");
+  if (!disk.mounted()) return;
+  fill_until_full(std::filesystem::path(disk.path()) / "state", {});
 }
 
 }  // namespace

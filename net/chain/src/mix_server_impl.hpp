@@ -5,6 +5,8 @@
 //   mix_server_onion.cpp       an onion chain's mix frame: peel, shuffle, the signed report
 //   mix_server_verifiable.cpp  a verifiable chain's shuffle and decrypt frames: the proved hop, the
 //                              evidence checked and the proved decryption shares
+//   mix_server_state.cpp       the state directory: the answers kept before they are sent, and a
+//                              session taken back from it
 // The io thread, keys, log, CSPRNG, the unauthenticated connections and running and stopping are
 // detail::SessionHost's, shared with the shuffler.
 #pragma once
@@ -15,6 +17,7 @@
 #include <condition_variable>
 #include <chrono>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -188,10 +191,17 @@ struct TcpMixServer::Impl : detail::SessionHost {
   std::optional<Fault> decrypt_evidence(const Served& s, std::uint32_t r, const RoundShape& shape, std::size_t cw, const detail::Frame& f,
                                         mixnet::DecryptionShares& shares);
 
-  // With a state directory: the session's state opened, and the last round's answer taken back.
+  // With a state directory (mix_server_state.cpp): the session's state opened, and the last
+  // round's answer (a verifiable chain's: and its last decryption shares) taken back.
   void open_state(Served& s);
   // The last answer and every round's report, kept (one value, one commit) before the answer is sent.
   void keep_last(Served& s);
+  // A verifiable chain's last decryption shares and the evidence's digest, kept before they are sent.
+  void keep_decrypted(Served& s);
+  // With a state directory, `keep` run before round r's answer goes out: none when it is kept (or
+  // there is no state directory); when it cannot be (a full disk), `undo` takes the answer back,
+  // the session ends saying why and the refusal is returned: nothing is sent that was not kept.
+  std::optional<Fault> kept_or_refused(Served& s, std::uint32_t r, void (Impl::*keep)(Served&), const std::function<void()>& undo);
 
   // One mix frame: the answer, or the reason the link ends.
   std::optional<Fault> take_mix(Served& s, SecureLink& link, detail::Frame& f);

@@ -22,6 +22,7 @@ asio::awaitable<std::optional<Fault>> TcpMixServer::Impl::take_shuffle(Served& s
     co_return std::nullopt;
   }
   if (r != s.next_round) co_return refusal(FaultCode::wrong_round, r, round + " is out of order: the next round to shuffle is " + std::to_string(s.next_round));
+  if (options.step) options.step("received");
   if (r >= s.config.rounds.size())
     co_return refusal(FaultCode::wrong_round, r, round + ": the session has " + std::to_string(s.config.rounds.size()) + " rounds");
   const RoundShape& shape = s.config.rounds[r];
@@ -44,7 +45,11 @@ asio::awaitable<std::optional<Fault>> TcpMixServer::Impl::take_shuffle(Served& s
       if (options.tamper) options.tamper(r, out);
     });
   });
+  // The round's answer replaces the last one only once it is kept (or there is no state directory).
+  Served::Last previous = std::move(s.last);
+  std::vector<std::uint8_t> previous_output = std::move(s.shuffled_output);
   s.shuffled_output = hop.output.to_bytes();
+  s.last = {};
   s.last.valid = true;
   s.last.type = FrameType::shuffled;
   s.last.round = r;
@@ -60,6 +65,13 @@ asio::awaitable<std::optional<Fault>> TcpMixServer::Impl::take_shuffle(Served& s
   rep.received = s.last.received;
   rep.sent = batch_digest(cw, s.shuffled_output);
   s.report.rounds.push_back(rep);
+  if (auto refused = kept_or_refused(s, r, &Impl::keep_last, [&] {
+        s.last = std::move(previous);
+        s.shuffled_output = std::move(previous_output);
+        s.report.rounds.pop_back();
+      }))
+    co_return refused;
+  if (options.step) options.step("kept");
   send_last(s, link);
   after_round(s, r, in.size() > 0);
   if (options.gone_after_mix) {
@@ -85,6 +97,7 @@ asio::awaitable<std::optional<Fault>> TcpMixServer::Impl::take_decrypt(Served& s
   }
   if (!(s.last.valid && s.last.round == r && s.last.type == FrameType::shuffled))
     co_return refusal(FaultCode::wrong_round, r, round + ": nothing to decrypt here (this server decrypts only the output of the round it shuffled last)");
+  if (options.step) options.step("evidence");
   const RoundShape& shape = s.config.rounds[r];
   const std::size_t limbs = chain_limbs(shape.width), cw = limbs * mixnet::ciphertext_bytes;
   // The evidence's checks and the shares, computed off the io thread: the answer or the refusal.
@@ -92,13 +105,25 @@ asio::awaitable<std::optional<Fault>> TcpMixServer::Impl::take_decrypt(Served& s
   mixnet::DecryptionShares shares;
   co_await compute(s, link, r, [&] { refused = decrypt_evidence(s, r, shape, cw, f, shares); });
   if (refused) co_return refused;
+  Served::Last previous = std::move(s.decrypted);
+  const BatchDigest previous_evidence = s.decrypted_evidence;
+  s.decrypted = {};
   s.decrypted.valid = true;
+  s.decrypted.type = FrameType::decrypted;
   s.decrypted.round = r;
   // Items of 32 bytes: the shares, then the proof's A, B and s.
   s.decrypted.width = static_cast<std::uint32_t>(mixnet::point_bytes);
   s.decrypted.count = static_cast<std::uint32_t>(shares.shares.size() + mixnet::DecryptionShares::proof_bytes / mixnet::point_bytes);
   s.decrypted.payload = shares.to_bytes();
   s.decrypted_evidence = digest;
+  // Kept before they go out: a server started again gives the same evidence the same shares, and
+  // refuses other evidence for the round (two decryptions of one round would link its records).
+  if (auto kept_not = kept_or_refused(s, r, &Impl::keep_decrypted, [&] {
+        s.decrypted = std::move(previous);
+        s.decrypted_evidence = previous_evidence;
+      }))
+    co_return kept_not;
+  if (options.step) options.step("shares");
   link.send(FrameType::decrypted, r, s.decrypted.width, s.decrypted.count, s.decrypted.payload);
   if (r + 1 == s.config.rounds.size()) end(s, "");
   co_return std::nullopt;

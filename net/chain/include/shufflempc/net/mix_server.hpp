@@ -70,13 +70,17 @@ struct MixServerOptions {
   FrameTap frame_tap;
   // A state directory (`mix-server --state-dir`, docs/mix-chain.md): for each session, in
   // DIR/<session id> (net/store.hpp), the answer to each round's batch with the digest of that
-  // batch, kept before the answer is sent, and the session's end. A server killed and started again
-  // on it answers the entry's same batch with the same bytes, refuses another batch for a round it
-  // mixed (as it did before the crash) and refuses a session that ended. Onion chains only: a
-  // verifiable chain's session is refused with a state directory.
+  // batch (a verifiable chain's: its proved shuffle, and its decryption shares with the digest of
+  // the evidence they answer), kept before the answer is sent, and the session's end. A server
+  // killed and started again on it answers the entry's same frame with the same bytes, refuses
+  // another batch or other evidence for a round it answered (as it did before the crash) and
+  // refuses a session that ended. An answer it cannot keep (a full disk) is not sent: the session
+  // ends with the line saying why.
   std::string state_dir;
-  // Fault injection (the crash tests, `mix-server --fault-kill-at`): called at the steps of an onion
-  // round, "received" (a new batch read, not yet mixed) and "kept" (its answer kept, not yet sent).
+  // Fault injection (the crash tests, `mix-server --fault-kill-at`): called at the steps of a round,
+  // "received" (a new batch read, not yet mixed) and "kept" (its answer kept, not yet sent); in a
+  // verifiable chain also "evidence" (a decrypt frame read, no share made) and "shares" (its
+  // decryption shares kept, not yet sent).
   std::function<void(std::string_view step)> step;
 };
 
