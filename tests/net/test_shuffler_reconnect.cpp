@@ -1,7 +1,9 @@
 // The shuffler process and links that come back: the analyzer's link cut mid-round, a result lost on
 // the way and asked for again, the session's last result confirmed (done frames) by the analyzer
-// and by the party links, or not, within the deadline.
+// and by the party links, or not, within the deadline; a handshake closed unanswered tried again.
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <functional>
 #include <set>
 #include <thread>
@@ -9,6 +11,7 @@
 #include "net/shuffler_peers.hpp"
 #include "shufflempc/error.hpp"
 #include "shufflempc/registry.hpp"
+#include "support/errors.hpp"
 
 namespace {
 using namespace shufflempc;
@@ -245,3 +248,76 @@ TEST_CASE("shuffler process: a done frame from a party before the last result, o
   CHECK(sh.process.wait() == 0);
 }
 
+
+namespace handshake_retry_test {
+
+using asio::ip::tcp;
+
+// A listener on 127.0.0.1 that takes `connections` connections, reads each one's hello and closes
+// it unanswered, as a shuffler killed during the handshake (or one that refuses the hello) does, and
+// then stops listening. It gives up after 20 s (a party that never comes).
+struct Closer {
+  asio::io_context io;
+  tcp::acceptor acceptor{io, {asio::ip::make_address("127.0.0.1"), 0}};
+  std::atomic<int> closed{0};
+  std::thread thread;
+
+  explicit Closer(int connections) {
+    asio::co_spawn(
+        io,
+        [this, connections]() -> asio::awaitable<void> {
+          for (int i = 0; i < connections; ++i) {
+            tcp::socket s = co_await acceptor.async_accept(asio::use_awaitable);
+            std::array<std::uint8_t, 16> hello{};
+            co_await asio::async_read(s, asio::buffer(hello), asio::use_awaitable);
+            s.close();
+            ++closed;
+          }
+          acceptor.close();
+        },
+        asio::detached);
+    thread = std::thread([this] { io.run_for(std::chrono::seconds(20)); });
+  }
+  ~Closer() { done(); }
+  void done() {
+    if (thread.joinable()) thread.join();
+  }
+  std::uint16_t port() const { return acceptor.local_endpoint().port(); }
+};
+
+}  // namespace handshake_retry_test
+
+TEST_CASE("party links: a handshake closed unanswered (the shuffler killed during it) is tried again, and completes with the shuffler started on that port") {
+  NetSession s(n_parties, 27, 0, std::chrono::seconds(20));
+  handshake_retry_test::Closer closer(1);
+  const std::uint16_t port = closer.port();
+  RoundOutcome out;
+  std::exception_ptr failed;
+  std::thread parties = on_thread(failed, [&] {
+    net::TcpChannel channel(s.config, every_party(s), "127.0.0.1", port);
+    out = all_parties_round(channel, 0, RoundShape::exactly(1, Delivery::analyzer_only, 1));
+  });
+  closer.done();  // one handshake closed, and the port free again: the shuffler comes back on it
+  CHECK(closer.closed == 1);
+  ShufflerProcess sh(s, {}, "127.0.0.1:" + std::to_string(port));
+  asio::io_context io;
+  auto analyzer = connect_analyzer(io, s, sh.port);
+  const auto result = run_sync(io, analyzer->receive());
+  parties.join();
+  if (failed) std::rethrow_exception(failed);
+  CHECK(result.header.type == FrameType::result);
+  CHECK(out.submitted == std::vector<PartyId>{0, 1, 2, 3});
+  confirm_last(io, *analyzer, 0);
+  CHECK(sh.process.wait() == 0);
+}
+
+TEST_CASE("party links: a shuffler that closes every handshake unanswered is taken, at the third, to refuse the identities: one line") {
+  NetSession s(n_parties, 28, 0, std::chrono::seconds(20));
+  handshake_retry_test::Closer closer(3);
+  const std::string error = shufflempc::test::error_text(
+      [&] { net::TcpChannel channel(s.config, {net::Identity{0, s.parties[0]}}, "127.0.0.1", closer.port()); });
+  closer.done();
+  CHECK(closer.closed == 3);
+  CHECK(error.find("the shuffler refused these identities") != std::string::npos);
+  CHECK(error.find('\n') == std::string::npos);
+}

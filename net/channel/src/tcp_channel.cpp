@@ -58,7 +58,10 @@ asio::awaitable<void> TcpChannel::Impl::dial(SecureLink& link, std::chrono::stea
     std::error_code ec;
     co_await asio::async_connect(link.socket(), endpoints, asio::redirect_error(asio::use_awaitable, ec));
     if (!ec) break;
-    if (ec != asio::error::connection_refused || std::chrono::steady_clock::now() + pause > give_up)
+    // Refused: nothing listens yet (or any more). Reset: a shuffler killed, or closing its port,
+    // while this connection waited in its backlog. Either way it may listen again.
+    const bool transient = ec == asio::error::connection_refused || ec == asio::error::connection_reset;
+    if (!transient || std::chrono::steady_clock::now() + pause > give_up)
       throw std::system_error(ec, "cannot connect to the shuffler at " + where);
     if (!told) log("the shuffler at " + where + " is not listening yet; retrying until the session's deadline");
     told = true;
@@ -71,9 +74,42 @@ asio::awaitable<void> TcpChannel::Impl::dial(SecureLink& link, std::chrono::stea
   ++connections;
 }
 
+void TcpChannel::Impl::replace_link(Link& l) {
+  const auto& s = l.link->stats();
+  l.earlier.frames_sent += s.frames_sent;
+  l.earlier.bytes_sent += s.bytes_sent;
+  l.earlier.frames_received += s.frames_received;
+  l.earlier.bytes_received += s.bytes_received;
+  l.link->close();
+  l.link = std::make_shared<SecureLink>(tcp::socket(io), limits);
+}
+
 asio::awaitable<void> TcpChannel::Impl::handshake(Link& l, std::chrono::steady_clock::time_point give_up, bool& told) {
-  co_await dial(*l.link, give_up, told);
-  co_await l.link->connect_as(config.session, digest, l.first, l.count, l.proof, config.shuffler_key, rng);
+  // A shuffler killed (or restarting) while a handshake is in flight closes or resets that
+  // connection before the handshake completes, as one that refuses the hello or the keys does: the
+  // handshake is tried again on a new connection, which a dead shuffler refuses (dial waits for it
+  // to listen again) and a restarted one answers. A shuffler that refuses closes every attempt:
+  // after the third, its close is taken for the refusal it is. Nothing but the handshake is sent
+  // before it completes, so a retry repeats nothing.
+  constexpr int attempts = 3;
+  auto pause = std::chrono::milliseconds(50);
+  for (int attempt = 1;; ++attempt) {
+    co_await dial(*l.link, give_up, told);
+    std::exception_ptr failed;
+    try {
+      co_await l.link->connect_as(config.session, digest, l.first, l.count, l.proof, config.shuffler_key, rng);
+    } catch (const std::system_error& e) {
+      const bool cut = e.code() == Errc::unauthenticated || e.code() == Errc::peer_closed || e.code() == asio::error::connection_reset ||
+                       e.code() == asio::error::broken_pipe;
+      if (!cut || attempt == attempts || std::chrono::steady_clock::now() + pause > give_up) throw;
+      failed = std::current_exception();
+    }
+    if (!failed) break;
+    replace_link(l);
+    asio::steady_timer timer(io, pause);
+    co_await timer.async_wait(asio::use_awaitable);
+    pause *= 2;
+  }
   if (frame_tap) l.link->set_tap(frame_tap);
 }
 

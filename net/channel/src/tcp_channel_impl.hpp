@@ -158,6 +158,8 @@ struct TcpChannel::Impl {
   // shuffler refuses connections, until `give_up`.
   asio::awaitable<void> dial(SecureLink& link, std::chrono::steady_clock::time_point give_up, bool& told);
 
+  // Closes l's link and gives it a new one, its traffic added to l.earlier.
+  void replace_link(Link& l);
   asio::awaitable<void> handshake(Link& l, std::chrono::steady_clock::time_point give_up, bool& told);
 
   // The round's result on `l`. A link whose connection drops first reconnects (a new handshake,

@@ -74,13 +74,7 @@ asio::awaitable<detail::Frame> TcpChannel::Impl::result_of(Link& l, std::uint32_
     timer.expires_after(pause);
     co_await timer.async_wait(asio::use_awaitable);
     pause = std::min<std::chrono::milliseconds>(2 * pause, std::chrono::seconds(1));
-    const auto s = l.link->stats();
-    l.earlier.frames_sent += s.frames_sent;
-    l.earlier.bytes_sent += s.bytes_sent;
-    l.earlier.frames_received += s.frames_received;
-    l.earlier.bytes_received += s.bytes_received;
-    l.link->close();
-    l.link = std::make_shared<SecureLink>(tcp::socket(io), limits);
+    replace_link(l);
     bool again = false;
     try {
       co_await handshake(l, give_up, dial_told);
