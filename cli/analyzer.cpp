@@ -1,7 +1,6 @@
 // `shufflempc analyzer`: receives each round's shuffled output and runs the protocol's analyzer
 // (docs/network.md).
 #include <fmt/format.h>
-#include <signal.h>
 
 #include <filesystem>
 #include <fstream>
@@ -43,13 +42,10 @@ void define_analyzer_options(CLI::App& cmd, AnalyzerArgs& o) {
                  "keep in DIR/<session> the round's result as delivered (before it is confirmed), the key of this analyzer's "
                  "randomness and the output (before it is printed): an analyzer started again on it prints the same output, never "
                  "a second one; a session of one round without a chain (docs/network.md, \"Durable collection\")");
-  cmd.add_option(std::string(flag::fault_kill_at), o.fault_kill_at,
-                 "fault injection (the crash tests), with --state-dir: SIGKILL this process at a step of the delivery: received "
-                 "(the result read), kept (the result kept, not confirmed), confirmed (opened and analysed, the output not kept), "
-                 "output (the output kept, not printed)")
-      ->check(CLI::IsMember({"received", "kept", "confirmed", "output"}))
-      ->needs(std::string(flag::state_dir))
-      ->group("");
+  add_fault_kill_at_option(cmd, o.fault_kill_at, {"received", "kept", "confirmed", "output"},
+                           "with --state-dir, a step of the delivery: received (the result read), kept (the result kept, not "
+                           "confirmed), confirmed (opened and analysed, the output not kept), output (the output kept, not printed)")
+      ->needs(std::string(flag::state_dir));
   add_port_file_option(cmd, o.port_file);
   cmd.add_option(std::string(flag::listen_fd), o.listen_fd,
                  "take the verdicts on descriptor N, a TCP socket the parent process bound and listens on (as `local` does)")
@@ -118,8 +114,9 @@ void add_analyzer_command(CLI::App& app, const Registry& registry, Action& actio
         }
       }
       // A step of the delivery at which the crash tests kill this process (--fault-kill-at).
-      const auto step = [&fault_kill_at](std::string_view at) {
-        if (fault_kill_at == at) ::raise(SIGKILL);
+      const auto kill = kill_at_step(fault_kill_at);
+      const auto step = [&kill](std::string_view at) {
+        if (kill) kill(at);
       };
       if (!listen.empty() || listen_fd) {
         // The verdict port holds up to the shuffler's cap of unauthenticated connections besides a

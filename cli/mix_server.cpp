@@ -1,7 +1,6 @@
 // `shufflempc mix-server`: a further server of the sessions' chains of mix servers (docs/mix-chain.md).
 // Its place in each chain comes from its key: the config lists the chain's keys, the shuffler first.
 #include <fmt/format.h>
-#include <signal.h>
 
 #include <iostream>
 
@@ -73,10 +72,7 @@ int run_mix_server(const MixServerArgs& o) {
   options.gone_after_mix = o.fault_gone_after_mix;
   options.frame_tap = net::adversary::parse_tap(o.fault_adversary);  // none without a mutation
   options.state_dir = o.state_dir;
-  if (!o.fault_kill_at.empty())  // the crash tests: a real SIGKILL at a step of a round
-    options.step = [at = o.fault_kill_at](std::string_view step) {
-      if (step == at) ::raise(SIGKILL);
-    };
+  options.step = kill_at_step(o.fault_kill_at);  // the crash tests: a real SIGKILL at (or after) a step of a round
   if (o.fault_tamper) {
     // Fault injection (local --tamper-mix-server): after proving its shuffle, replace one record by
     // an encryption of a value of its own choosing, as a server tracing a sender would.
@@ -137,12 +133,9 @@ void define_mix_server_options(CLI::App& cmd, MixServerArgs& o) {
                  "keep in DIR/<session> each round's answer (a verifiable chain's: and its decryption shares), with the digest of "
                  "what it answers, before it is sent: started again on it, this server answers the entry's same frame alike and "
                  "refuses another for a round it answered (docs/mix-chain.md)");
-  cmd.add_option(std::string(flag::fault_kill_at), o.fault_kill_at,
-                 "fault injection (the crash tests): SIGKILL this process at a step of a round: received (a new batch read, not "
-                 "mixed), kept (its answer kept, not sent); a verifiable chain's also evidence (a decrypt frame read, no share "
-                 "made), shares (its decryption shares kept, not sent)")
-      ->check(CLI::IsMember({"received", "kept", "evidence", "shares"}))
-      ->group("");
+  add_fault_kill_at_option(cmd, o.fault_kill_at, {"received", "kept", "evidence", "shares"},
+                           "received (a new batch read, not mixed), kept (its answer kept, not sent); a verifiable chain's also "
+                           "evidence (a decrypt frame read, no share made), shares (its decryption shares kept, not sent)");
   cmd.add_option(std::string(flag::fault_adversary), o.fault_adversary,
                  "fault injection (local --fault-adversary role=mix-server-I,...): this server's frames mutated, type=T,mutation=M "
                  "(net/adversary.hpp)")

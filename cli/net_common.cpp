@@ -1,11 +1,16 @@
 // Pieces shared by the TCP process commands (keygen.cpp, shuffler.cpp, party.cpp, analyzer.cpp).
 #include "net_common.hpp"
 
+#include <signal.h>
+
+#include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "common.hpp"
 #include "shufflempc/numbers.hpp"
@@ -32,6 +37,52 @@ net::PublicKey public_key_of(const std::string& given, const std::string& what) 
 void add_port_file_option(CLI::App& cmd, std::string& port_file) {
   cmd.add_option(std::string(flag::port_file), port_file,
                  "once listening, write the port to this file (for a script or another host's command; with port 0 the system's choice)");
+}
+
+namespace {
+
+// "STEP" or "STEP+US" split: the step and the microseconds after it (0 for at it).
+std::pair<std::string, std::uint64_t> split_kill_spec(const std::string& spec) {
+  const auto plus = spec.find('+');
+  if (plus == std::string::npos) return {spec, 0};
+  const std::string us = spec.substr(plus + 1);
+  if (us.empty() || us.size() > 8 || us.find_first_not_of("0123456789") != std::string::npos)
+    throw std::invalid_argument("--fault-kill-at " + spec + ": after STEP+ comes a count of microseconds in [0, 99999999]");
+  return {spec.substr(0, plus), std::stoull(us)};
+}
+
+}  // namespace
+
+CLI::Option* add_fault_kill_at_option(CLI::App& cmd, std::string& spec, const std::vector<std::string>& steps, const std::string& described) {
+  std::string names;
+  for (const auto& s : steps) names += (names.empty() ? "" : ",") + s;
+  return cmd
+      .add_option(std::string(flag::fault_kill_at), spec,
+                  "fault injection (the crash tests): SIGKILL this process at a step of its run, or with STEP+US that many "
+                  "microseconds after it: " + described)
+      ->check([steps, names](const std::string& given) -> std::string {
+        try {
+          const auto step = split_kill_spec(given).first;
+          if (std::find(steps.begin(), steps.end(), step) == steps.end()) return "--fault-kill-at: " + step + " not in {" + names + "}";
+        } catch (const std::invalid_argument& e) {
+          return e.what();
+        }
+        return {};
+      })
+      ->group("");
+}
+
+std::function<void(std::string_view)> kill_at_step(const std::string& spec) {
+  if (spec.empty()) return {};
+  const auto [at, after_us] = split_kill_spec(spec);
+  return [at, after_us](std::string_view step) {
+    if (step != at) return;
+    if (after_us == 0) ::raise(SIGKILL);
+    std::thread([after_us] {
+      std::this_thread::sleep_for(std::chrono::microseconds(after_us));
+      ::raise(SIGKILL);
+    }).detach();
+  };
 }
 
 void announce_listening(const std::string& host, std::uint16_t port, const std::string& port_file) {

@@ -3,11 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -40,6 +43,12 @@ void add_local_command(CLI::App& app, const Registry& registry, Action& action);
 // that file (written whole: a script waiting for the file never reads half of it).
 void add_port_file_option(CLI::App& cmd, std::string& port_file);
 void announce_listening(const std::string& host, std::uint16_t port, const std::string& port_file);
+// Fault injection for the crash tests (hidden): --fault-kill-at STEP SIGKILLs this process at a step
+// of its run, and STEP+US that many microseconds after it (from a thread of its own while the run
+// goes on: a seeded moment of what follows the step). `steps` and `described` say what the steps are.
+CLI::Option* add_fault_kill_at_option(CLI::App& cmd, std::string& spec, const std::vector<std::string>& steps, const std::string& described);
+// The step hook of such a spec (none for an empty one): called with each step the run passes.
+[[nodiscard]] std::function<void(std::string_view)> kill_at_step(const std::string& spec);
 // The shuffler's address: --connect, or the config's shuffler_address (which must then name a port).
 [[nodiscard]] std::pair<std::string, std::uint16_t> connect_address(const net::SessionConfig& config, const std::string& flag);
 // "3" or "0-99" -> [first, last], within [0, parties).
