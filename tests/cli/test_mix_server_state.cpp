@@ -38,7 +38,8 @@ std::pair<std::unique_ptr<Process>, std::string> start_listening(const std::stri
 }
 
 // Keys and the session of a chain of three servers (the shuffler and mix servers 1 and 2) for three
-// parties, an onion chain or a verifiable one, and the command line of each server keeping its state.
+// parties, an onion chain or a verifiable one, whose round is a collection window closing at three
+// batches, and the command line of each server keeping its state.
 struct Chain {
   std::string dir;
   bool verifiable;
@@ -63,7 +64,7 @@ struct Chain {
     }
     Process session({SHUFFLEMPC_CLI, "session", "--protocol", "central-laplace", "--shuffler-key", t0, "--analyzer-key", analyzer_key,
                      "--party-keys", dir + "/party-keys.txt", "--mix-server-keys", t0 + "," + t1 + "," + t2, "--mix",
-                     verifiable ? "verifiable" : "decryption", "--out", dir + "/session.json"},
+                     verifiable ? "verifiable" : "decryption", "--close-count", "3", "--min-parties", "3", "--out", dir + "/session.json"},
                     dir + "/session.err");
     REQUIRE_MESSAGE(session.wait() == 0, slurp(dir + "/session.err"));
   }
@@ -280,7 +281,14 @@ void killed_at_random(bool verifiable, int victim, long after_us) {
   c.check_output(*analyzer);
   for (int hop = 0; hop < 3; ++hop)
     if (hop != victim) CHECK_MESSAGE((*servers[hop])->wait() == 0, slurp(dir + "/" + names[hop] + ".log"));
-  if (again) CHECK_MESSAGE(again->wait() == 0, slurp(again_log));
+  if (again) {
+    const int again_status = again->wait();
+    // The one window (docs/network.md, "A restart"): the shuffler killed after the analyzer's
+    // confirmation and before the session's end was on disk waits for an analyzer that has gone
+    // and exits 1 at the deadline; the analyzer's one output (checked above) stands.
+    const bool window = victim == 0 && slurp(again_log).find("the analyzer did not connect before the deadline") != std::string::npos;
+    CHECK_MESSAGE((again_status == 0 || window), slurp(again_log));
+  }
   for (const auto& name : {"mix-1", "mix-2", "mix-1-again", "mix-2-again"})
     CHECK_MESSAGE(slurp(dir + "/" + name + ".log").find("already, with") == std::string::npos, slurp(dir + "/" + name + ".log"));
 }
