@@ -19,6 +19,7 @@
 #include "shufflempc/net/keys.hpp"
 #include "shufflempc/random.hpp"
 #include "support/paths.hpp"
+#include "support/small_disk.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace shufflempc;
@@ -227,4 +228,30 @@ TEST_CASE("analyzer state: SIGKILL at a seeded moment of the analyzer's run, 6 s
 TEST_CASE("analyzer state: SIGKILL at a seeded moment of the analyzer's run, 40 seeds" * doctest::test_suite("slow")) {
   SeededRng rng(74);
   for (std::uint64_t seed = 0; seed < 40; ++seed) analyzer_state_test::killed_at_random(100 + seed, static_cast<long>(rng.uniform(16'000)));
+}
+
+TEST_CASE("analyzer state: a full disk (a 1 MB tmpfs) when the result comes: one line, nothing confirmed or printed, and started again with room, the one output") {
+  const test::TempDir tmp("shufflempc-analyzer-state-full");
+  const std::string& dir = tmp.path();
+  const test::SmallDisk disk(dir + "/disk");
+  if (!disk.mounted()) return;
+  analyzer_state_test::Collection c(dir);
+  const std::string state = disk.path() + "/state";
+  // A first start keeps the key of its randomness and is killed once the result is read.
+  std::string out;
+  CHECK(c.analyzer(state, {"--fault-kill-at", "received"}, "killed.log", out) == 128 + 9);
+  // The disk is full when the result comes again: it cannot be kept, so it is neither confirmed
+  // (the shuffler holds it) nor analysed, and the analyzer says why in one line.
+  const std::string filler = disk.fill();
+  CHECK(c.analyzer(state, {}, "full.log", out) != 0);
+  CHECK(out.empty());
+  const std::string full = slurp(dir + "/full.log");
+  CHECK_MESSAGE(full.find("cannot keep its round-0") != std::string::npos, full);
+  CHECK_MESSAGE(full.find("full") != std::string::npos, full);
+  CHECK_MESSAGE(full.find("the shuffler") == std::string::npos, full);  // no complaint of the entry for a local disk
+  // With room again: the result delivered once more, kept, one output, and the shuffler ends.
+  std::filesystem::remove(filler);
+  REQUIRE_MESSAGE(c.analyzer(state, {}, "again.log", out) == 0, slurp(dir + "/again.log") << slurp(dir + "/shuffler.log"));
+  (void)analyzer_state_test::output_of(out);
+  CHECK_MESSAGE(c.shuffler->wait(std::chrono::seconds(30)) == 0, slurp(dir + "/shuffler.log"));
 }

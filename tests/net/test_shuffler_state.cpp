@@ -76,6 +76,9 @@ std::multiset<std::uint8_t> analyzer_output(asio::io_context& io, const NetSessi
     out.insert(plain);
   }
   confirm_last(io, *analyzer, 0);
+  // The result came once: after the confirmation the shuffler closes the link, with no second copy
+  // (an analyzer whose arrival closes the round was once sent it twice).
+  CHECK_THROWS_AS((void)run_sync(io, analyzer->receive(), std::chrono::seconds(30)), std::system_error);
   return out;
 }
 

@@ -225,12 +225,14 @@ asio::awaitable<void> TcpShuffler::Impl::serve(std::shared_ptr<SecureLink> link)
       link->close_after_flush();
       refused = true;
     };
+    // The analyzer back for the session's last result (owed before this link came: an analyzer
+    // whose arrival closes the round is sent the result by the close, once): it is sent at once,
+    // for an analyzer started again on its state directory is a new process that does not know to
+    // ask; the ask of a channel that reconnected (its empty batch) is then read and not answered twice.
+    const bool back_for_result = first == analyzer_id && owes_done(*s, first);
     admitted = admit(*s, first, count, link, refuse);
     if (!admitted && refused) s = nullptr;
-    // The analyzer back for the session's last result: it is sent at once, for an analyzer started
-    // again on its state directory is a new process that does not know to ask; the ask of a channel
-    // that reconnected (its empty batch) is then read and not answered twice.
-    if (s && admitted && first == analyzer_id && owes_done(*s, first)) {
+    if (s && admitted && back_for_result) {
       resent = true;
       if (s->rounds->take_resend(analyzer_id)) send_analyzer_result(*s);
       else refuse("round " + std::to_string(s->last.round) + "'s result was sent to the analyzer " +
