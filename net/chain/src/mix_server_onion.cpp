@@ -30,6 +30,9 @@ std::optional<Fault> TcpMixServer::Impl::take_mix(Served& s, SecureLink& link, d
   if (rep.not_opened + rep.duplicates > 0)
     log(s.tag + round + ": hop " + std::to_string(s.hop) + " dropped " + std::to_string(rep.not_opened) + " record(s) that did not open and " +
         std::to_string(rep.duplicates) + " copies");
+  // The round's answer replaces the last one only once it is kept (or there is no state directory).
+  Served::Last previous = std::move(s.last);
+  s.last = {};
   s.last.valid = true;
   s.last.round = r;
   s.last.received = rep.received;
@@ -39,7 +42,7 @@ std::optional<Fault> TcpMixServer::Impl::take_mix(Served& s, SecureLink& link, d
   s.last.payload.insert(s.last.payload.end(), mixed.records.bytes().begin(), mixed.records.bytes().end());
   s.report.rounds.push_back(rep);
   if (auto refused = kept_or_refused(s, r, &Impl::keep_last, [&] {
-        s.last.valid = false;
+        s.last = std::move(previous);
         s.report.rounds.pop_back();
       }))
     return refused;
