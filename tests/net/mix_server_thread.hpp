@@ -1,6 +1,7 @@
 // Further server 1 of a LocalDeployment's chain as the tests of a mix server drive it: a
 // TcpMixServer serving on a thread of its own with its log kept, stopped and started again on
-// demand (a crash and a restart on its state directory), and links to it as its entry.
+// demand (a crash and a restart on its state directory), and links to it as its entry; and such a
+// server of an onion chain of two rounds (OneServer).
 #pragma once
 
 #include <doctest/doctest.h>
@@ -16,6 +17,7 @@
 #include "shufflempc/net/detail/link.hpp"
 #include "shufflempc/net/local.hpp"
 #include "shufflempc/net/mix_server.hpp"
+#include "shufflempc/net/onion.hpp"
 #include "shufflempc/random.hpp"
 
 namespace shufflempc::test {
@@ -100,6 +102,28 @@ struct MixServerThread {
     CHECK(reports[0].rounds.size() == rounds);
     CHECK_THROWS_WITH_AS(restart(options), doctest::Contains("has ended already (the entry said goodbye after the session's last round"),
                          std::runtime_error);
+  }
+};
+
+// A further server of a two-round chain (tests/net/mix_server_thread.hpp), and what its entry sends.
+struct OneServer : MixServerThread {
+  explicit OneServer(const net::MixServerOptions& options = {}) {
+    net::SessionConfig base;
+    base.protocol = "(test)";
+    base.deadline = std::chrono::milliseconds(10'000);
+    base.rounds = {RoundShape{.width = 8 + 3 * 48, .delivery = Delivery::all_parties, .min_messages = 1, .max_messages = 1},
+                   RoundShape{.width = 8 + 3 * 48, .delivery = Delivery::all_parties, .min_messages = 1, .max_messages = 1}};
+    local = net::LocalDeployment::create(4, rng, base, 3);
+    start(options);
+  }
+  // Four 8-byte records wrapped for the chain's round `round`, as hop 0 forwards them (its layer peeled).
+  MessageBatch batch(std::uint32_t round, std::uint8_t fill) {
+    std::vector<std::uint8_t> messages(4 * 8, fill);
+    for (std::size_t i = 0; i < 4; ++i) messages[8 * i] = static_cast<std::uint8_t>(i);
+    std::vector<net::PublicKey> keys;
+    for (const auto& m : local.config.mix_chain) keys.push_back(m.key);
+    const auto wrapped = net::onion::wrap(messages, 8, Delivery::all_parties, local.analyzer.public_key(), keys, local.config.session, round);
+    return net::onion::peel(wrapped, local.shuffler, {local.config.session, round, 0}).records;
   }
 };
 

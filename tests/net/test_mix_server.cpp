@@ -23,7 +23,6 @@
 #include "shufflempc/hex.hpp"
 #include "shufflempc/registry.hpp"
 #include "support/small_protocols.hpp"
-#include "support/small_disk.hpp"
 #include "support/temp_dir.hpp"
 #include "support/paths.hpp"
 
@@ -59,27 +58,7 @@ TEST_CASE("mix servers over TCP: every registered protocol runs unchanged over a
 
 namespace {
 
-// A further server of a two-round chain (tests/net/mix_server_thread.hpp), and what its entry sends.
-struct OneServer : test::MixServerThread {
-  explicit OneServer(const net::MixServerOptions& options = {}) {
-    net::SessionConfig base;
-    base.protocol = "(test)";
-    base.deadline = std::chrono::milliseconds(10'000);
-    base.rounds = {RoundShape{.width = 8 + 3 * 48, .delivery = Delivery::all_parties, .min_messages = 1, .max_messages = 1},
-                   RoundShape{.width = 8 + 3 * 48, .delivery = Delivery::all_parties, .min_messages = 1, .max_messages = 1}};
-    local = net::LocalDeployment::create(4, rng, base, 3);
-    start(options);
-  }
-  // Four 8-byte records wrapped for the chain's round `round`, as hop 0 forwards them (its layer peeled).
-  MessageBatch batch(std::uint32_t round, std::uint8_t fill) {
-    std::vector<std::uint8_t> messages(4 * 8, fill);
-    for (std::size_t i = 0; i < 4; ++i) messages[8 * i] = static_cast<std::uint8_t>(i);
-    std::vector<net::PublicKey> keys;
-    for (const auto& m : local.config.mix_chain) keys.push_back(m.key);
-    const auto wrapped = net::onion::wrap(messages, 8, Delivery::all_parties, local.analyzer.public_key(), keys, local.config.session, round);
-    return net::onion::peel(wrapped, local.shuffler, {local.config.session, round, 0}).records;
-  }
-};
+using shufflempc::test::OneServer;
 
 template <class Body>
 void connect_as(OneServer& s, PartyId id, const net::KeyPair& keys, Body body) {
@@ -154,88 +133,6 @@ TEST_CASE("mix server: a round is mixed once, the same batch again gets the same
   REQUIRE(s.reports.size() == 1);
   CHECK(s.reports[0].error.empty());
   CHECK(s.reports[0].rounds.size() == 2);
-}
-
-TEST_CASE("mix server state: started again on its state directory, it answers the batch it mixed with the same bytes, refuses another, and goes on") {
-  const test::TempDir dir("shufflempc-mixstate");
-  net::MixServerOptions options;
-  options.state_dir = dir / "state";
-  OneServer s(options);
-  const MessageBatch first = s.batch(0, 0xa1);
-  const auto ask = [&](std::uint32_t round, const MessageBatch& batch) {
-    net::detail::Frame answer;
-    as_entry(s, [&](net::detail::SecureLink& link) -> asio::awaitable<void> {
-      link.send(net::FrameType::mix, round, static_cast<std::uint32_t>(batch.width()), static_cast<std::uint32_t>(batch.count()), batch.bytes());
-      answer = co_await link.receive();
-    });
-    return answer;
-  };
-  const auto answer = ask(0, first);
-  REQUIRE(answer.header.type == net::FrameType::mixed);
-  // Stopped (as if it crashed: a stop records nothing) and started again on the directory.
-  s.restart(options);
-  {
-    std::lock_guard lock(s.log_mutex);
-    REQUIRE(s.log.size() == 1);
-    CHECK(s.log[0].find("round 0's answer taken back from the state directory") != std::string::npos);
-  }
-  // The same batch: the same records in the same order, the same signed report.
-  const auto again = ask(0, first);
-  CHECK(again.header.type == net::FrameType::mixed);
-  CHECK(again.payload == answer.payload);
-  // Another batch for round 0: refused, as before the restart (a second mix of the round would let
-  // a corrupt entry compare two outputs).
-  const auto other = ask(0, s.batch(0, 0xb2));
-  CHECK(other.header.type == net::FrameType::abort);
-  CHECK(std::string(other.payload.begin(), other.payload.end()).find("round 0 was mixed already, with another batch") != std::string::npos);
-  // Round 1 goes on, and the goodbye ends the session in the state too (round 0's report taken
-  // back, round 1's made).
-  CHECK(ask(1, s.batch(1, 0xc3)).header.type == net::FrameType::mixed);
-  s.goodbye_ends_session(2, options);
-  // A torn answer in the state is refused at start, never served.
-  const test::TempDir torn_dir("shufflempc-mixstate-torn");
-  {
-    auto store = net::open_state_directory(torn_dir / to_hex(s.local.config.session), s.local.config.session, s.local.config.digest(), "test");
-    store->keep("last", std::vector<std::uint8_t>(7, 1));
-  }
-  options.state_dir = torn_dir.path();
-  CHECK_THROWS_WITH_AS(s.restart(options), doctest::Contains("its state directory keeps a torn answer: refused"), std::runtime_error);
-}
-
-TEST_CASE("mix server state: a full disk (a 1 MB tmpfs) refuses the round with one line and sends no answer it did not keep, and a restart with room mixes it") {
-  const test::TempDir dir("shufflempc-mixstate-full");
-  const test::SmallDisk disk(dir / "disk");
-  if (!disk.mounted()) return;
-  net::MixServerOptions options;
-  options.state_dir = disk.path() + "/state";
-  OneServer s(options);
-  const MessageBatch first = s.batch(0, 0xa1);
-  const auto ask = [&] {
-    net::detail::Frame answer;
-    as_entry(s, [&](net::detail::SecureLink& link) -> asio::awaitable<void> {
-      link.send(net::FrameType::mix, 0, static_cast<std::uint32_t>(first.width()), 4, first.bytes());
-      answer = co_await link.receive();
-    });
-    return answer;
-  };
-  const std::string filler = disk.fill();
-  const auto refused = ask();
-  REQUIRE(refused.header.type == net::FrameType::abort);
-  const std::string why(refused.payload.begin(), refused.payload.end());
-  CHECK_MESSAGE(why.find("round 0: ") == 0, why);
-  CHECK_MESSAGE(why.find("full") != std::string::npos, why);
-  s.restart(options);  // the stop joins the server, whose session ended with the refusal
-  REQUIRE(s.reports.size() == 1);
-  CHECK(s.reports[0].error == why);
-  CHECK(s.reports[0].rounds.empty());
-  // Nothing was kept: with room again, the server started again mixes the round.
-  std::filesystem::remove(filler);
-  s.restart(options);
-  {
-    std::lock_guard lock(s.log_mutex);
-    CHECK(s.log.empty());
-  }
-  CHECK(ask().header.type == net::FrameType::mixed);
 }
 
 TEST_CASE("mix server: 200 idle connections neither exhaust it nor lock the entry out, and the log stays short") {

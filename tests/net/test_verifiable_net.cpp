@@ -7,9 +7,7 @@
 // verifiable keys are missing or unproved are refused naming the field.
 #include <doctest/doctest.h>
 
-#include <algorithm>
 #include <functional>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -29,10 +27,9 @@
 #include "shufflempc/net/round_shapes.hpp"
 #include "shufflempc/net/verifiable.hpp"
 #include "shufflempc/registry.hpp"
-#include "net/mix_server_thread.hpp"
+#include "net/verifiable_server.hpp"
 #include "support/errors.hpp"
 #include "support/process.hpp"
-#include "support/small_disk.hpp"
 #include "support/temp_dir.hpp"
 #include "support/small_protocols.hpp"
 #include "support/proved_input.hpp"
@@ -279,17 +276,8 @@ TEST_CASE("verifiable chain over TCP: a protocol whose records do not fit is ref
 
 namespace {
 
-// Hop `hop` of round `round` of `d`'s session, made by the holder of `server` (a key file): the
-// input re-encrypted, permuted, proved and signed with the signing key that key file derives.
-mixnet::HopTranscript shuffle_as(const net::LocalDeployment& d, const net::KeyPair& server, std::uint32_t round, std::uint32_t hop,
-                                 const mixnet::CiphertextBatch& in, Rng& rng) {
-  const auto key = net::round_key(d.config, d.config.rounds[round].delivery).key();
-  const mixnet::ProofContext ctx{d.config.session, round, hop, static_cast<std::uint32_t>(d.config.rounds[round].record_width)};
-  auto mixed = mixnet::reencrypt_shuffle(in, key, rng, 2);
-  auto proof = mixnet::prove_shuffle(ctx, key, in, mixed.output, mixed.witness, rng, 2);
-  const auto signature = net::signing_key_of(server).sign(mixnet::hop_statement(ctx, key, in, mixed.output, proof));
-  return {std::move(mixed.output), std::move(proof), signature};
-}
+using shufflempc::test::shuffle_as;
+using shufflempc::test::VerifiableServer;
 
 // The key file of server `hop` of `d`'s chain (the shuffler is hop 0).
 const net::KeyPair& server_keys(const net::LocalDeployment& d, std::uint32_t hop) { return hop == 0 ? d.shuffler : d.further_server_keys.at(hop - 1); }
@@ -338,28 +326,6 @@ EsaRound esa_round(std::size_t parties, const std::vector<std::uint8_t>& records
   order_input(e.rt, shufflempc::test::proved_input(e.rt, e.d.config.session, MessageBatch::from_bytes(1, records), rng));
   return e;
 }
-
-// Further server 1 of a verifiable chain of 3 (two rounds to every party, one-limb records), and a
-// client playing the entry: what the server shuffles and what it agrees to decrypt.
-struct VerifiableServer : test::MixServerThread {
-  mixnet::RoundKey key;
-
-  explicit VerifiableServer(const net::MixServerOptions& options = {}) {
-    net::SessionConfig base;
-    base.protocol = "(test)";
-    base.deadline = std::chrono::milliseconds(10'000);
-    base.mix = net::MixKind::verifiable;
-    const RoundShape shape{.width = net::verifiable_width(1), .delivery = Delivery::all_parties, .min_messages = 1, .max_messages = 1, .record_width = 1};
-    base.rounds = {shape, shape};
-    local = net::LocalDeployment::create(4, rng, base, 3);
-    key = net::round_key(local.config, Delivery::all_parties);
-    start(options);
-  }
-  // Hop `hop` played here: shuffled, proved and signed honestly with its server's key.
-  mixnet::HopTranscript shuffle(std::uint32_t round, std::uint32_t hop, const mixnet::CiphertextBatch& in) {
-    return shuffle_as(local, hop == 0 ? local.shuffler : local.further_server_keys[hop - 1], round, hop, in, rng);
-  }
-};
 
 }  // namespace
 
@@ -623,125 +589,4 @@ TEST_CASE("verifiable chain: an entry that makes every hop itself is refused by 
     CHECK(bound.err.find("hop 1") != std::string::npos);
     CHECK(bound.err.find("NOT VERIFIED (2 fault(s))") != std::string::npos);
   }
-}
-
-namespace verifiable_state_test {
-
-using Frame = net::detail::Frame;
-
-// Round `round` of a VerifiableServer's session, four one-byte records proved by their senders and
-// shuffled by hop 0 (played here), as the entry sends them on.
-mixnet::RoundTranscript round_input(VerifiableServer& s, std::uint32_t round) {
-  mixnet::RoundTranscript rt;
-  rt.round = round;
-  rt.delivery = Delivery::all_parties;
-  rt.width = 2;
-  rt.key = s.key;
-  shufflempc::test::set_proved_input(rt, s.local.config.session, MessageBatch::from_bytes(1, std::vector<std::uint8_t>{1, 2, 3, 4}), s.rng);
-  rt.hops.push_back(s.shuffle(round, 0, rt.input));
-  return rt;
-}
-
-// One frame to the server as its entry, and its answer.
-Frame ask(VerifiableServer& s, net::FrameType type, std::uint32_t round, const std::vector<std::uint8_t>& payload) {
-  Frame answer;
-  s.as_entry([&](net::detail::SecureLink& link) -> asio::awaitable<void> {
-    link.send(type, round, 64, 4, payload);
-    answer = co_await link.receive();
-  });
-  return answer;
-}
-
-std::string reason(const Frame& f) {
-  CHECK(f.header.type == net::FrameType::abort);
-  return std::string(f.payload.begin(), f.payload.end());
-}
-
-// The server's shuffle of rt's hop 0 taken into rt as hop 1, and hop 2 played here after it.
-void complete_chain(VerifiableServer& s, mixnet::RoundTranscript& rt, const Frame& shuffled) {
-  rt.hops.push_back(mixnet::decode_hop(shuffled.payload, 4, 1, "server 1's answer"));
-  rt.hops.push_back(s.shuffle(rt.round, 2, rt.hops[1].output));
-}
-
-}  // namespace verifiable_state_test
-
-TEST_CASE("verifiable mix server state: started again on its state directory, the same frames get the same shuffle and shares, others are refused, the session goes on") {
-  using namespace verifiable_state_test;
-  const test::TempDir dir("shufflempc-vstate");
-  net::MixServerOptions options;
-  options.state_dir = dir / "state";
-  VerifiableServer s(options);
-  auto rt = round_input(s, 0);
-  const auto sent = rt.hops[0].output.to_bytes();
-  const Frame shuffled = ask(s, net::FrameType::shuffle, 0, sent);
-  REQUIRE(shuffled.header.type == net::FrameType::shuffled);
-  // Stopped (as a crash: a stop records nothing) and started again: the same batch, the same proved
-  // shuffle; another batch for the round refused, as before.
-  s.restart(options);
-  CHECK(s.logged("round 0's answer taken back from the state directory"));
-  CHECK(ask(s, net::FrameType::shuffle, 0, sent).payload == shuffled.payload);
-  CHECK(reason(ask(s, net::FrameType::shuffle, 0, s.shuffle(0, 0, rt.input).output.to_bytes())).find("round 0 was shuffled already, with another batch") !=
-        std::string::npos);
-  // The decryption: kept before it went out, the same evidence gets the same shares after a
-  // restart, and other evidence for the round is refused (two decryptions would link its records).
-  complete_chain(s, rt, shuffled);
-  const auto evidence = mixnet::encode_evidence(rt);
-  const Frame shares = ask(s, net::FrameType::decrypt, 0, evidence);
-  REQUIRE(shares.header.type == net::FrameType::decrypted);
-  s.restart(options);
-  CHECK(s.logged("and round 0's decryption shares the same evidence"));
-  CHECK(ask(s, net::FrameType::decrypt, 0, evidence).payload == shares.payload);
-  auto other = rt;
-  other.hops[2] = s.shuffle(0, 2, rt.hops[1].output);
-  CHECK(reason(ask(s, net::FrameType::decrypt, 0, mixnet::encode_evidence(other))).find("round 0 was decrypted already, with other evidence") !=
-        std::string::npos);
-  // Round 1, the last: shuffled, then a restart before its decryption, which is still owed.
-  auto last = round_input(s, 1);
-  const Frame shuffled_1 = ask(s, net::FrameType::shuffle, 1, last.hops[0].output.to_bytes());
-  REQUIRE(shuffled_1.header.type == net::FrameType::shuffled);
-  s.restart(options);
-  CHECK(s.logged("round 1's answer taken back from the state directory"));
-  complete_chain(s, last, shuffled_1);
-  CHECK(ask(s, net::FrameType::decrypt, 1, mixnet::encode_evidence(last)).header.type == net::FrameType::decrypted);
-  // The goodbye ends the session, in the state too: a third start refuses it.
-  s.goodbye_ends_session(2, options);
-}
-
-TEST_CASE("verifiable mix server state: a full disk (a 1 MB tmpfs) refuses the shuffle, and then the shares, with one line, sends nothing it did not keep, and a restart with room goes on") {
-  using namespace verifiable_state_test;
-  const test::TempDir dir("shufflempc-vstate-full");
-  const test::SmallDisk disk(dir / "disk");
-  if (!disk.mounted()) return;
-  net::MixServerOptions options;
-  options.state_dir = disk.path() + "/state";
-  VerifiableServer s(options);
-  auto rt = round_input(s, 0);
-  const auto sent = rt.hops[0].output.to_bytes();
-  // The shuffle cannot be kept: refused, not sent, and the session ends saying why.
-  std::string filler = disk.fill();
-  const std::string full = reason(ask(s, net::FrameType::shuffle, 0, sent));
-  CHECK_MESSAGE(full.find("round 0: ") == 0, full);
-  CHECK_MESSAGE(full.find("full") != std::string::npos, full);
-  CHECK(full.find('\n') == std::string::npos);
-  s.stop();
-  REQUIRE(s.reports.size() == 1);
-  CHECK(s.reports[0].error == full);
-  CHECK(s.reports[0].rounds.empty());
-  // With room again, started again: nothing was kept, so the round is shuffled now.
-  std::filesystem::remove(filler);
-  s.restart(options);
-  CHECK_FALSE(s.logged("taken back"));
-  const Frame shuffled = ask(s, net::FrameType::shuffle, 0, sent);
-  REQUIRE(shuffled.header.type == net::FrameType::shuffled);
-  // The shares cannot be kept: refused and not sent; started again with room, they are made.
-  complete_chain(s, rt, shuffled);
-  const auto evidence = mixnet::encode_evidence(rt);
-  filler = disk.fill();
-  const std::string full_shares = reason(ask(s, net::FrameType::decrypt, 0, evidence));
-  CHECK_MESSAGE(full_shares.find("full") != std::string::npos, full_shares);
-  std::filesystem::remove(filler);
-  s.restart(options);
-  CHECK(s.logged("round 0's answer taken back from the state directory"));
-  CHECK_FALSE(s.logged("decryption shares"));
-  CHECK(ask(s, net::FrameType::decrypt, 0, evidence).header.type == net::FrameType::decrypted);
 }
