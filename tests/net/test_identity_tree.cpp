@@ -1,4 +1,4 @@
-// The identity proof of a link (net/detail/link.hpp): what a client computes from its own parties'
+// The identity proof of a link (net/detail/link_crypto.hpp): what a client computes from its own parties'
 // secrets equals what the shuffler's IdentityTree gives for the same range, any other range or
 // secret gives another proof, and the shuffler's work per hello is a bounded number of block
 // hashes whatever range a stranger claims.
@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "shufflempc/net/detail/link.hpp"
+#include "shufflempc/net/detail/link_crypto.hpp"
 #include "shufflempc/random.hpp"
 
 using namespace shufflempc;

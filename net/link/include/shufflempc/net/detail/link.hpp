@@ -18,6 +18,8 @@
 // connection cannot be replayed) and give forward secrecy.
 // Frames are ChaCha20-Poly1305 (IETF) with the sequence number as nonce, one counter per
 // direction: a replayed, reordered or forged frame fails before its payload is read.
+// The handshake's messages, the key derivation and the frame cipher are link_crypto.hpp's (no
+// socket there); this class carries them over a TCP socket.
 #pragma once
 
 #include <asio.hpp>
@@ -31,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "shufflempc/net/detail/link_crypto.hpp"
 #include "shufflempc/net/detail/rate_limited_log.hpp"
 #include "shufflempc/net/keys.hpp"
 #include "shufflempc/net/link_shape.hpp"
@@ -47,56 +50,6 @@ struct LinkStats {
   std::uint64_t frames_received = 0;
   std::uint64_t bytes_received = 0;
 };
-
-// A party's (or the analyzer's) static secret with the shuffler, X25519(own secret, peer public).
-using StaticSecret = std::array<std::uint8_t, 32>;
-[[nodiscard]] StaticSecret static_secret(const std::array<std::uint8_t, secret_key_bytes>& secret, const PublicKey& peer);
-// P of the handshake: what proves every identity a link claims. For parties [first, first + count)
-// it is BLAKE2b over the hashes of the aligned blocks [k 2^j, (k + 1) 2^j) that tile the range
-// (largest first from the left; a leaf is H(K_p), a block H(left half, right half)). A client
-// hashes its own secrets, O(count); the shuffler holds every block's hash from its start
-// (IdentityTree), so checking any claimed range costs O(log n) hashes: a stranger's hello claiming
-// a million parties costs no more than one claiming one.
-using IdentityProof = std::array<std::uint8_t, 32>;
-// `secrets`: K_p of parties first, first + 1, ... (the analyzer: its one secret, first 0).
-[[nodiscard]] IdentityProof identity_proof(std::span<const StaticSecret> secrets, PartyId first = 0);
-
-// How many aligned blocks tile [first, first + count): at most 2 per bit of the ids, so at most 64.
-[[nodiscard]] std::size_t identity_blocks(PartyId first, std::uint32_t count);
-
-// The leaf of an identity in the tree below: H(K_p), a hash of the static secret that only the
-// identity and the shuffler hold (also the key of the identity's submitter tags, net/verifiable.hpp).
-[[nodiscard]] StaticSecret identity_leaf(const StaticSecret& k);
-
-class IdentityTree {
- public:
-  IdentityTree() = default;
-  // Every party's K_p in id order: about 2n hashes, once.
-  explicit IdentityTree(std::span<const StaticSecret> secrets);
-  IdentityTree(IdentityTree&&) = default;
-  IdentityTree& operator=(IdentityTree&& other) noexcept {
-    wipe();
-    levels_ = std::move(other.levels_);
-    return *this;
-  }
-  IdentityTree(const IdentityTree&) = delete;
-  IdentityTree& operator=(const IdentityTree&) = delete;
-  ~IdentityTree() { wipe(); }  // the leaves' hashes prove identities: wiped like keys
-  // The proof of parties [first, first + count), which must lie inside the tree's parties.
-  [[nodiscard]] IdentityProof proof(PartyId first, std::uint32_t count) const;
-  // Party p's leaf, H(K_p) (identity_leaf); throws std::out_of_range outside the tree's parties.
-  [[nodiscard]] StaticSecret leaf(PartyId p) const;
-
- private:
-  void wipe();
-  std::vector<std::vector<StaticSecret>> levels_;  // levels_[j][k]: the hash of block [k 2^j, (k + 1) 2^j)
-};
-
-// Every party's K_p with `mine` (the shuffler's key, or the analyzer's for the verdict links), on
-// every core: one X25519 (about 35 us) for each run of consecutive parties with one key (a party
-// process's parties under `local`, or a host's), copied to the rest of its run. Throws
-// std::invalid_argument naming a party key that is not a usable X25519 public key.
-[[nodiscard]] IdentityTree parties_tree(const KeyPair& mine, std::span<const PublicKey> party_keys);
 
 // Accepts connections on `acceptor` until it is closed, starting `serve` on each as a link with
 // the default limits (the hello's; each server sets its own once the hello names a session). After
@@ -171,9 +124,9 @@ class SecureLink : public std::enable_shared_from_this<SecureLink> {
   // Who the client side names in its handshake errors ("the shuffler" unless set; "the analyzer"
   // on a verdict link).
   void set_peer_name(std::string name) { peer_ = std::move(name); }
-  [[nodiscard]] std::uint64_t next_send_sequence() const { return send_seq_; }
+  [[nodiscard]] std::uint64_t next_send_sequence() const { return cipher_.next_send_sequence(); }
   // Tests: rewind the sending counter to replay a sequence number.
-  void set_send_sequence(std::uint64_t seq) { send_seq_ = seq; }
+  void set_send_sequence(std::uint64_t seq) { cipher_.set_send_sequence(seq); }
   // Tests (the adversary harness): every frame sent from now on passes through `tap` first
   // (OutgoingFrame); an empty function removes it.
   void set_tap(FrameTap tap) { tap_ = std::move(tap); }
@@ -182,7 +135,6 @@ class SecureLink : public std::enable_shared_from_this<SecureLink> {
   // Writes the frame prefix (sequence number, encrypted header, tag) at `out`; returns the sequence number.
   std::uint64_t write_prefix(FrameType type, std::uint32_t round, std::uint32_t width, std::uint32_t count,
                              std::uint32_t payload_length, std::uint8_t* out);
-  void derive_keys(bool client, std::span<const std::uint8_t> dh, std::span<const std::uint8_t> transcript);
   void send_tapped(FrameType type, std::uint32_t round, std::uint32_t width, std::uint32_t count, std::span<const std::uint8_t> head,
                    std::span<const std::uint8_t> tail, std::span<const std::uint8_t> trailer);
   void start_write();
@@ -191,10 +143,7 @@ class SecureLink : public std::enable_shared_from_this<SecureLink> {
   tcp::socket socket_;
   Limits limits_;
   SessionId session_{};
-  std::array<std::uint8_t, 32> send_key_{};
-  std::array<std::uint8_t, 32> recv_key_{};
-  std::uint64_t send_seq_ = 0;
-  std::uint64_t recv_seq_ = 0;
+  LinkCipher cipher_;
   std::deque<std::vector<std::uint8_t>> queue_;
   // A shaped link (net::set_link_shape): when each queued frame is due at the socket, and when the
   // link has carried every frame queued so far.
