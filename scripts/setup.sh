@@ -36,6 +36,13 @@ packages=(build-essential cmake pkg-config libsodium-dev libssl-dev libasio-dev 
           libcli11-dev nlohmann-json3-dev libfmt-dev libeigen3-dev coinor-libclp-dev iproute2 clang-16 libclang-rt-16-dev ccache gnuplot-nox
           libopenmpi-dev openmpi-bin
           pybind11-dev pybind11-json-dev python3-dev python3-numpy python3-pytest python3-pandas python3-matplotlib python3-venv python3-build help2man)
+# The browser's build (web/): Emscripten, Node.js to run its optimizer and tests (a Node.js already
+# on the PATH serves), dpkg-dev to unpack libsodium's source (scripts/web-deps.sh). Not in the
+# sanitizer build, which does not build it.
+if [[ "${1:-}" != "--sanitize" ]]; then
+  packages+=(emscripten dpkg-dev)
+  command -v node >/dev/null || packages+=(nodejs)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -52,5 +59,8 @@ fi
 # second clone of the tree (CI's, say) reuses what this one compiled.
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
 export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
+if [[ "${1:-}" != "--sanitize" ]]; then
+  cmake_args+=("-DSHUFFLEMPC_SODIUM_SOURCE=$(bash scripts/web-deps.sh)")
+fi
 cmake -S . -B "$build_dir" "${cmake_args[@]}" >/dev/null
 cmake --build "$build_dir" -j"$(nproc)" "${targets[@]}"

@@ -7,7 +7,7 @@
 # source that no longer exists (or now has a test of its own name).
 cmake_minimum_required(VERSION 3.25)
 set(areas lib/src:tests/lib accounting/src:tests/accounting api/src:tests/api net:tests/net mixnet/src:tests/mixnet attacks/src:tests/attacks study/src:tests/study
-          experiments:tests/experiments cli:tests/cli python/src:python/tests)
+          experiments:tests/experiments cli:tests/cli python/src:python/tests web/src:tests/web)
 file(GLOB protocol_dirs LIST_DIRECTORIES true RELATIVE "${SOURCE_DIR}" "${SOURCE_DIR}/protocols/*")
 foreach(dir IN LISTS protocol_dirs)
   if(IS_DIRECTORY "${SOURCE_DIR}/${dir}")

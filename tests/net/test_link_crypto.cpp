@@ -52,10 +52,15 @@ struct Pair {
   }
 };
 
+struct Opened {
+  FrameHeader header;
+  std::vector<std::uint8_t> payload;
+};
+
 // Opens a whole sealed frame with `cipher`: the header, then the payload.
-Frame open_frame(LinkCipher& cipher, std::vector<std::uint8_t> bytes, const SessionId& session) {
+Opened open_frame(LinkCipher& cipher, std::vector<std::uint8_t> bytes, const SessionId& session) {
   REQUIRE(bytes.size() >= frame_prefix_bytes + aead_tag_bytes);
-  Frame f;
+  Opened f;
   f.header = cipher.open_prefix(bytes.data(), session, Limits{});
   REQUIRE(bytes.size() == frame_prefix_bytes + f.header.payload_length + aead_tag_bytes);
   cipher.open_payload(bytes.data() + frame_prefix_bytes, f.header.payload_length);
@@ -79,7 +84,7 @@ using namespace link_crypto_test;
 
 TEST_CASE("link crypto: a handshake of returned bytes gives both sides the keys, and frames cross both ways") {
   Pair p(1);
-  const Frame confirm = open_frame(p.server, p.handshake(2), p.session);
+  const Opened confirm = open_frame(p.server, p.handshake(2), p.session);
   CHECK(confirm.header.type == FrameType::confirm);
   CHECK(confirm.payload.empty());
   FrameHeader back;
@@ -88,7 +93,7 @@ TEST_CASE("link crypto: a handshake of returned bytes gives both sides the keys,
   CHECK(open_frame(p.client, p.server.seal(back, {}), p.session).header.type == FrameType::confirm);
 
   const std::vector<std::uint8_t> payload = encode_submit(std::vector<std::uint32_t>{2}, std::vector<std::uint8_t>{1, 2, 3, 4, 5, 6, 7, 8});
-  const Frame got = open_frame(p.server, p.client.seal(submit_header(p.session), payload), p.session);
+  const Opened got = open_frame(p.server, p.client.seal(submit_header(p.session), payload), p.session);
   CHECK(got.header.type == FrameType::submit);
   CHECK(got.header.count == 2);
   CHECK(got.payload == payload);

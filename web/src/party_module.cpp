@@ -1,0 +1,180 @@
+// What the browser's build exports to JavaScript (embind): the party's end of a link, driven by
+// the page over a WebSocket, and sealing to the analyzer. Every byte these compute is the
+// library's own code (net/keys/detail/link_crypto.hpp, net/keys/sealing.hpp, net/wire.hpp); this
+// file only converts between JavaScript values and C++ ones.
+//
+// A call that fails returns {error: "..."} with the library's message (a refused reply, a frame
+// that does not authenticate, a key of the wrong length); web/js/party.mjs turns it into a thrown
+// Error. Bytes cross as Uint8Array, keys and ids as lowercase hex, as in the key files.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <exception>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "shufflempc/hex.hpp"
+#include "shufflempc/net/detail/link_crypto.hpp"
+#include "shufflempc/net/sealing.hpp"
+#include "shufflempc/net/wire.hpp"
+#include "shufflempc/random.hpp"
+
+using emscripten::val;
+using namespace shufflempc;
+using namespace shufflempc::net;
+
+namespace {
+
+std::vector<std::uint8_t> bytes_of(const val& array) { return emscripten::convertJSArrayToNumberVector<std::uint8_t>(array); }
+
+val to_js(std::span<const std::uint8_t> bytes) {
+  val out = val::global("Uint8Array").new_(bytes.size());
+  out.call<void>("set", val(emscripten::typed_memory_view(bytes.size(), bytes.data())));
+  return out;
+}
+
+val error(const std::exception& e) {
+  val out = val::object();
+  out.set("error", std::string(e.what()));
+  return out;
+}
+
+template <std::size_t N>
+std::array<std::uint8_t, N> hex_array(const std::string& hex, const char* what) {
+  std::array<std::uint8_t, N> out{};
+  from_hex(hex, out, what);
+  return out;
+}
+
+// Seeded randomness for known-answer tests only (seed >= 0); libsodium's otherwise.
+std::unique_ptr<Rng> rng_for(double seed) {
+  if (seed >= 0) return std::make_unique<SeededRng>(static_cast<std::uint64_t>(seed));
+  return std::make_unique<SystemRng>();
+}
+
+// One party's link to the shuffler: hello() to send first, finish(reply) with the shuffler's
+// 56-byte reply (returns the confirm frame to send), then seal() the frames to send and
+// openPrefix()/openPayload() the frames received.
+class WebLink {
+ public:
+  WebLink(const std::string& session, const std::string& config, std::uint32_t id, const std::string& secret,
+          const std::string& shuffler, double seed)
+      : rng_(rng_for(seed)) {
+    session_ = hex_array<session_id_bytes>(session, "session");
+    const auto digest = hex_array<config_digest_bytes>(config, "config digest");
+    const auto key = hex_array<secret_key_bytes>(secret, "secret key");
+    const auto server = hex_array<public_key_bytes>(shuffler, "shuffler's public key");
+    const KeyPair mine = KeyPair::from_secret(key);
+    handshake_.emplace(session_, digest, id, 1, detail::identity_proof(id, mine, server), server, *rng_);
+  }
+
+  val hello() const { return to_js(handshake_->hello()); }
+
+  val finish(const val& reply) {
+    try {
+      const auto r = bytes_of(reply);
+      return to_js(handshake_->finish(r, cipher_));
+    } catch (const std::exception& e) {
+      return error(e);
+    }
+  }
+
+  val seal(int type, std::uint32_t round, std::uint32_t width, std::uint32_t count, const val& payload) {
+    try {
+      FrameHeader h;
+      h.type = static_cast<FrameType>(type);
+      h.session = session_;
+      h.round = round;
+      h.width = width;
+      h.count = count;
+      return to_js(cipher_.seal(h, bytes_of(payload)));
+    } catch (const std::exception& e) {
+      return error(e);
+    }
+  }
+
+  // The frame's header from its first prefixBytes bytes: {type, round, width, count, payloadLength}.
+  val openPrefix(const val& prefix) {
+    try {
+      auto p = bytes_of(prefix);
+      if (p.size() != frame_prefix_bytes) throw std::invalid_argument("a frame prefix is " + std::to_string(frame_prefix_bytes) + " bytes");
+      const FrameHeader h = cipher_.open_prefix(p.data(), session_, Limits{});
+      val out = val::object();
+      out.set("type", static_cast<int>(h.type));
+      out.set("round", h.round);
+      out.set("width", h.width);
+      out.set("count", h.count);
+      out.set("payloadLength", h.payload_length);
+      return out;
+    } catch (const std::exception& e) {
+      return error(e);
+    }
+  }
+
+  // The payload of the frame whose prefix opened last, from its payloadLength + tagBytes bytes.
+  val openPayload(const val& body) {
+    try {
+      auto b = bytes_of(body);
+      if (b.size() < aead_tag_bytes) throw std::invalid_argument("a frame body ends with its 16-byte tag");
+      const std::size_t n = b.size() - aead_tag_bytes;
+      cipher_.open_payload(b.data(), n);
+      return to_js(std::span(b).first(n));
+    } catch (const std::exception& e) {
+      return error(e);
+    }
+  }
+
+ private:
+  std::unique_ptr<Rng> rng_;
+  SessionId session_{};
+  std::optional<detail::ClientHandshake> handshake_;
+  detail::LinkCipher cipher_;
+};
+
+// Seals each `width`-byte message of `messages` to the analyzer's public key (crypto_box_seal).
+val seal_to_analyzer(const val& messages, std::uint32_t width, const std::string& analyzer) {
+  try {
+    const auto m = bytes_of(messages);
+    const auto key = hex_array<public_key_bytes>(analyzer, "analyzer's public key");
+    if (width == 0 || m.size() % width != 0) throw std::invalid_argument("messages: a whole number of width-byte messages");
+    std::vector<std::uint8_t> out(m.size() / width * sealing::sealed_width(width));
+    sealing::seal(m, width, key, out);
+    return to_js(out);
+  } catch (const std::exception& e) {
+    return error(e);
+  }
+}
+
+// A submit frame's payload for one party: its message count, then its messages.
+val submit_payload(std::uint32_t count, const val& messages) {
+  try {
+    return to_js(encode_submit(std::vector<std::uint32_t>{count}, bytes_of(messages)));
+  } catch (const std::exception& e) {
+    return error(e);
+  }
+}
+
+std::string public_key_of(const std::string& secret) {
+  return to_hex(KeyPair::from_secret(hex_array<secret_key_bytes>(secret, "secret key")).public_key());
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(shufflempc_party) {
+  emscripten::class_<WebLink>("Link")
+      .constructor<const std::string&, const std::string&, std::uint32_t, const std::string&, const std::string&, double>()
+      .function("hello", &WebLink::hello)
+      .function("finish", &WebLink::finish)
+      .function("seal", &WebLink::seal)
+      .function("openPrefix", &WebLink::openPrefix)
+      .function("openPayload", &WebLink::openPayload);
+  emscripten::function("sealToAnalyzer", &seal_to_analyzer);
+  emscripten::function("submitPayload", &submit_payload);
+  emscripten::function("publicKeyOf", &public_key_of);
+  emscripten::constant("prefixBytes", static_cast<std::uint32_t>(frame_prefix_bytes));
+  emscripten::constant("tagBytes", static_cast<std::uint32_t>(aead_tag_bytes));
+  emscripten::constant("helloReplyBytes", static_cast<std::uint32_t>(hello_reply_bytes));
+  emscripten::constant("wireVersion", static_cast<std::uint32_t>(wire_version));
+}
