@@ -85,13 +85,16 @@ std::function<void(std::string_view)> kill_at_step(const std::string& spec) {
   };
 }
 
+void write_port_file(std::uint16_t port, const std::string& port_file) {
+  // Whole or absent: a reader that sees the file sees the port.
+  const std::string partial = port_file + ".partial";
+  std::filesystem::remove(partial);
+  write_file(partial, std::to_string(port) + "\n", "the port file");
+  std::filesystem::rename(partial, port_file);
+}
+
 void announce_listening(const std::string& host, std::uint16_t port, const std::string& port_file) {
-  if (!port_file.empty()) {
-    const std::string partial = port_file + ".partial";
-    std::filesystem::remove(partial);
-    write_file(partial, std::to_string(port) + "\n", "the port file");
-    std::filesystem::rename(partial, port_file);
-  }
+  if (!port_file.empty()) write_port_file(port, port_file);
   std::cout << "listening on " << host << ':' << port << std::endl;
 }
 

@@ -43,6 +43,8 @@ void add_local_command(CLI::App& app, const Registry& registry, Action& action);
 // that file (written whole: a script waiting for the file never reads half of it).
 void add_port_file_option(CLI::App& cmd, std::string& port_file);
 void announce_listening(const std::string& host, std::uint16_t port, const std::string& port_file);
+// Writes `port` to `port_file` whole (through a .partial file renamed into place).
+void write_port_file(std::uint16_t port, const std::string& port_file);
 // Fault injection for the crash tests (hidden): --fault-kill-at STEP SIGKILLs this process at a step
 // of its run, and STEP+US that many microseconds after it (from a thread of its own while the run
 // goes on: a seeded moment of what follows the step). `steps` and `described` say what the steps are.

@@ -39,7 +39,8 @@ inline constexpr std::string_view config = "--config", key = "--key", listen = "
                                   input = "--input", inputs = "--inputs", dropouts = "--dropouts",
                                   fault_kill_before_round = "--fault-kill-before-round", fault_hang = "--fault-hang",
                                   state_dir = "--state-dir", leave_after_receipt = "--leave-after-receipt",
-                                  receipt = "--receipt", commitment = "--commitment", fault_kill_at = "--fault-kill-at";
+                                  receipt = "--receipt", commitment = "--commitment", fault_kill_at = "--fault-kill-at",
+                                  websocket = "--websocket", websocket_port_file = "--websocket-port-file";
 }  // namespace flag
 
 // A command line in the making: a flag and its value only when the value differs from the
@@ -94,6 +95,9 @@ struct ShufflerArgs {
   std::optional<std::size_t> hop;
   bool fault_tamper = false;
   std::string state_dir;
+  // --websocket ADDR:PORT: also take parties over WebSocket there (net/websocket.hpp), each carried
+  // to the shuffler's own port; --websocket-port-file: where to write that port once listening.
+  std::string websocket, websocket_port_file;
   bool operator==(const ShufflerArgs&) const = default;
 };
 void define_shuffler_options(CLI::App& cmd, ShufflerArgs& o);

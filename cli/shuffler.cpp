@@ -21,6 +21,7 @@
 #include "shufflempc/net/mix_server.hpp"
 #include "shufflempc/net/shuffler.hpp"
 #include "shufflempc/net/verifiable.hpp"
+#include "shufflempc/net/websocket.hpp"
 #include "shufflempc/process.hpp"
 
 namespace shufflempc::cli {
@@ -87,6 +88,11 @@ void define_shuffler_options(CLI::App& cmd, ShufflerArgs& o) {
                  "admission receipt); started again on the same DIR (after a crash, say), the shuffler takes the kept batches back "
                  "into the round. Sessions of one round whose config names the shuffler's signing key (docs/network.md, "
                  "\"Durable collection\")");
+  cmd.add_option(std::string(flag::websocket), o.websocket,
+                 "ADDR:PORT where parties may also connect over WebSocket (a page in a browser; port 0 = any): each connection is "
+                 "carried to the shuffler's own port, the same authenticated link as over TCP (docs/websocket.md)");
+  cmd.add_option(std::string(flag::websocket_port_file), o.websocket_port_file,
+                 "once listening for WebSocket parties, write that port to this file");
   cmd.add_flag(std::string(flag::json), o.json, "print the final report as JSON");
   cmd.add_flag(std::string(flag::fault_tamper), o.fault_tamper,
                "fault injection, with --hop in a verifiable chain: replace one record after proving the shuffle (a cheating "
@@ -109,6 +115,7 @@ std::vector<std::string> shuffler_argv(const std::string& executable, const Shuf
   argv.add(o.link_shape).add(flag::listen_fd, o.listen_fd).add(flag::reconnect_grace_ms, o.grace_ms, ShufflerArgs{}.grace_ms);
   argv.add_joined(flag::hop_addresses, o.hop_addresses).add(flag::json, o.json);
   argv.add(flag::fault_entry, o.fault_entry).add(flag::fault_adversary, o.fault_adversary).add(flag::state_dir, o.state_dir);
+  argv.add(flag::websocket, o.websocket).add(flag::websocket_port_file, o.websocket_port_file);
   return argv.take();
 }
 
@@ -119,7 +126,7 @@ void add_shuffler_command(CLI::App& app, Action& action) {
   cmd->callback([o, &action] {
     action = [o] {
       auto& [configs, key, listen, port_file, listen_fd, grace_ms, json, hop_addresses, fault_entry, fault_adversary, link_shape,
-             old_mix_servers, hop, fault_tamper, state_dir] = *o;
+             old_mix_servers, hop, fault_tamper, state_dir, websocket, websocket_port_file] = *o;
       if (hop) {
         std::cerr << "shufflempc shuffler: --hop is spelled `shufflempc mix-server` now (its place comes from its key; --hop "
                      "still checks it); running that\n";
@@ -127,6 +134,7 @@ void add_shuffler_command(CLI::App& app, Action& action) {
         return run_mix_server({.configs = configs, .key = key, .listen = listen, .hop = hop, .json = json, .fault_tamper = fault_tamper});
       }
       if (fault_tamper) throw std::invalid_argument("--fault-tamper is for `shufflempc mix-server` (a further server of a verifiable chain)");
+      if (!websocket_port_file.empty() && websocket.empty()) throw std::invalid_argument("--websocket-port-file needs --websocket ADDR:PORT");
       if (!old_mix_servers.empty()) {
         std::cerr << "shufflempc shuffler: --mix-servers ADDRESSES is spelled --hop-addresses now (--mix-servers is a count of "
                      "servers everywhere else); running that\n";
@@ -148,7 +156,9 @@ void add_shuffler_command(CLI::App& app, Action& action) {
       ensure_descriptors(floor, "the shuffler (its analyzers and unauthenticated connections)");
       // Below one per party it is said only if connections run out (the accept's line names the
       // limit): processes that host many parties on shared links, as `local`'s do, need far fewer.
-      (void)raise_descriptors(links + net::ShufflerOptions{}.max_unauthenticated);
+      // A WebSocket party costs two more in this process: its WebSocket and its carried connection.
+      const std::size_t per_link = websocket.empty() ? 1 : 3;
+      (void)raise_descriptors(per_link * (links + net::ShufflerOptions{}.max_unauthenticated));
       net::ShufflerOptions options;
       options.reconnect_grace = std::chrono::milliseconds(grace_ms);
       options.hop_addresses = hop_addresses;
@@ -174,7 +184,18 @@ void add_shuffler_command(CLI::App& app, Action& action) {
       // Readiness: the launcher (or the user) reads this line, then starts the clients (a launcher
       // that bound --listen-fd has started them already).
       announce_listening(host, shuffler.port(), port_file);
+      std::optional<net::WebSocketGateway> gateway;
+      if (!websocket.empty()) {
+        net::WebSocketOptions ws;
+        std::tie(ws.host, ws.port) = net::split_address(websocket, "--websocket");
+        ws.target_host = host == "0.0.0.0" ? "127.0.0.1" : host == "::" ? "::1" : host;
+        ws.target_port = shuffler.port();
+        gateway.emplace(ws, stderr_logger("shuffler (websocket)"));
+        if (!websocket_port_file.empty()) write_port_file(gateway->port(), websocket_port_file);
+        std::cout << "websocket on " << gateway->host() << ':' << gateway->port() << std::endl;
+      }
       const auto reports = shuffler.run();
+      if (gateway) gateway->stop();
       int status = 0;
       Value all = Value::array();
       for (const auto& r : reports) {

@@ -60,7 +60,9 @@ TEST_CASE("node args: the shuffler's command line gives back every field it was 
                                 .fault_entry = "duplicate",
                                 .fault_adversary = "type=result,mutation=drop",
                                 .link_shape = shaped,
-                                .state_dir = dir / "state"};
+                                .state_dir = dir / "state",
+                                .websocket = "127.0.0.1:0",
+                                .websocket_port_file = dir / "ws-port"};
   const auto argv = cli::shuffler_argv("shufflempc-node", given);
   CHECK(argv[1] == "shuffler");
   CHECK(parse_node_argv<cli::ShufflerArgs>(argv, cli::define_shuffler_options) == given);
