@@ -17,6 +17,7 @@ if(SHUFFLEMPC_WEB)
                         "(bash scripts/web-deps.sh prints it); bash scripts/setup.sh installs and passes all three")
   endif()
   include(ExternalProject)
+  cmake_host_system_information(RESULT web_jobs QUERY NUMBER_OF_LOGICAL_CORES)
   # Emscripten's optimizer runs in Node.js with Debian's acorn, which a Node.js from elsewhere does
   # not look for in /usr/share/nodejs.
   set(web_env ${CMAKE_COMMAND} -E env NODE_PATH=/usr/share/nodejs)
@@ -25,7 +26,8 @@ if(SHUFFLEMPC_WEB)
     BINARY_DIR ${CMAKE_BINARY_DIR}/web
     CONFIGURE_COMMAND ${web_env} ${SHUFFLEMPC_EMCMAKE} ${CMAKE_COMMAND} -S <SOURCE_DIR> -B <BINARY_DIR>
                       -DSHUFFLEMPC_SODIUM_SOURCE=${SHUFFLEMPC_SODIUM_SOURCE} -DCMAKE_BUILD_TYPE=Release
-    BUILD_COMMAND ${web_env} ${CMAKE_COMMAND} --build <BINARY_DIR>
+    # Its own parallel build: the outer build's job server does not reach through.
+    BUILD_COMMAND ${web_env} ${CMAKE_COMMAND} --build <BINARY_DIR> --parallel ${web_jobs}
     INSTALL_COMMAND ""
     # Its sources are this tree's: its own build decides what changed.
     BUILD_ALWAYS ON

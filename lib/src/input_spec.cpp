@@ -1,6 +1,5 @@
 #include "shufflempc/input_spec.hpp"
 
-#include <charconv>
 #include <stdexcept>
 
 #include "shufflempc/inputs.hpp"
@@ -9,13 +8,6 @@
 namespace shufflempc {
 
 namespace {
-
-// The shortest text that reads back as v ("0.5", "1", "1e-06").
-std::string number_text(double v) {
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
-}
 
 std::string form_text(const InputForm& f) {
   std::string s = f.name;
@@ -96,7 +88,7 @@ double InputSpec::real(std::size_t i) const {
 
 double InputSpec::real(std::size_t i, double lo, double hi) const {
   const auto v = parse_real(arg(i));
-  if (!v || !(*v >= lo && *v <= hi)) bad(i, "a number in [" + number_text(lo) + ", " + number_text(hi) + "]");
+  if (!v || !(*v >= lo && *v <= hi)) bad(i, "a number in [" + shortest_real(lo) + ", " + shortest_real(hi) + "]");
   return *v;
 }
 

@@ -2,7 +2,10 @@
 
 #include <charconv>
 #include <cmath>
+#include <cctype>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <system_error>
 
 namespace shufflempc {
@@ -19,8 +22,19 @@ std::optional<double> parse_real(std::string_view text) {
   text = without_plus(text);
   if (text.empty()) return std::nullopt;
   double v = 0;
+#ifdef __EMSCRIPTEN__
+  // The browser's build: Emscripten's libc++ has no floating-point from_chars. strtod in the "C"
+  // locale reads the same decimal forms; what from_chars refuses and strtod takes (leading space,
+  // hexadecimal) is refused first.
+  if (std::isspace(static_cast<unsigned char>(text.front())) || text.find_first_of("xX") != std::string_view::npos) return std::nullopt;
+  const std::string copy(text);
+  char* end = nullptr;
+  v = std::strtod(copy.c_str(), &end);
+  if (end != copy.c_str() + copy.size() || !std::isfinite(v)) return std::nullopt;
+#else
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v)) return std::nullopt;
+#endif
   return v;
 }
 
@@ -51,6 +65,22 @@ std::vector<std::string> split_items(std::string_view text, char sep) {
     if (at == std::string_view::npos) return out;
     start = at + 1;
   }
+}
+
+std::string shortest_real(double v) {
+#ifdef __EMSCRIPTEN__
+  // The browser's build has no floating-point to_chars: the fewest digits that read back as v.
+  char buf[32];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+#else
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+#endif
 }
 
 std::string format_real(double v) {

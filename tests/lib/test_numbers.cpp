@@ -77,3 +77,11 @@ TEST_CASE("split_items keeps every item of a list, empty ones too") {
   CHECK(shufflempc::split_items("a::b", ':') == V{"a", "", "b"});
   CHECK(shufflempc::split_items("x,", ',') == V{"x", ""});
 }
+
+TEST_CASE("shortest_real prints the fewest digits that read back as the same number") {
+  CHECK(shortest_real(0.5) == "0.5");
+  CHECK(shortest_real(1) == "1");
+  CHECK(shortest_real(1e-6) == "1e-06");
+  CHECK(shortest_real(0.1) == "0.1");
+  for (const double v : {1.0 / 3, 2.0 / 3, 1e300, 5e-324, 123456.789, -0.015625}) CHECK(parse_real(shortest_real(v)) == v);
+}

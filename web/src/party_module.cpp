@@ -16,14 +16,20 @@
 #include <vector>
 
 #include "shufflempc/hex.hpp"
+#include "shufflempc/json.hpp"
 #include "shufflempc/net/detail/link_crypto.hpp"
+#include "shufflempc/net/keys.hpp"
+#include "shufflempc/net/round_shapes.hpp"
 #include "shufflempc/net/sealing.hpp"
 #include "shufflempc/net/wire.hpp"
 #include "shufflempc/random.hpp"
+#include "shufflempc/runtime.hpp"
+#include "web_registry.hpp"
 
 using emscripten::val;
 using namespace shufflempc;
 using namespace shufflempc::net;
+using shufflempc::Value;
 
 namespace {
 
@@ -101,6 +107,7 @@ class WebLink {
       auto p = bytes_of(prefix);
       if (p.size() != frame_prefix_bytes) throw std::invalid_argument("a frame prefix is " + std::to_string(frame_prefix_bytes) + " bytes");
       const FrameHeader h = cipher_.open_prefix(p.data(), session_, Limits{});
+      last_ = h;
       val out = val::object();
       out.set("type", static_cast<int>(h.type));
       out.set("round", h.round);
@@ -131,6 +138,28 @@ class WebLink {
   SessionId session_{};
   std::optional<detail::ClientHandshake> handshake_;
   detail::LinkCipher cipher_;
+  FrameHeader last_;  // the header opened last
+
+ public:
+  // A result frame's payload (the frame opened last) read and checked against the session's
+  // `parties`: {messages, submitted: [ids], dropped: [ids]}.
+  val result(const val& payload, double parties) const {
+    try {
+      if (last_.type != FrameType::result) throw std::invalid_argument("the frame opened last is not a result");
+      const auto b = bytes_of(payload);
+      const ResultPayload r = decode_result(last_, b, static_cast<std::size_t>(parties), Limits{});
+      val out = val::object();
+      out.set("messages", static_cast<double>(r.messages));
+      val submitted = val::array(), dropped = val::array();
+      for (const PartyId p : r.submitted) submitted.call<void>("push", p);
+      for (const PartyId p : r.dropped) dropped.call<void>("push", p);
+      out.set("submitted", submitted);
+      out.set("dropped", dropped);
+      return out;
+    } catch (const std::exception& e) {
+      return error(e);
+    }
+  }
 };
 
 // Seals each `width`-byte message of `messages` to the analyzer's public key (crypto_box_seal).
@@ -156,6 +185,97 @@ val submit_payload(std::uint32_t count, const val& messages) {
   }
 }
 
+SessionConfig config_of(const std::string& text) {
+  return SessionConfig::from_json(parse_json_document(text, "the session config"));
+}
+
+// What a page needs of a session config (the JSON `shufflempc session` writes), read by the
+// library's own parser: {session, digest, protocol, params, parties, minParties, shufflerKey,
+// analyzerKey, hops, mix, rounds, windowed}. The digest is what the hello carries: a page holding
+// another config than the shuffler's is refused at the handshake.
+val session_info(const std::string& text) {
+  try {
+    const SessionConfig c = config_of(text);
+    val out = val::object();
+    out.set("session", to_hex(c.session));
+    out.set("digest", to_hex(c.digest()));
+    out.set("protocol", c.protocol);
+    val params = val::object();
+    for (const auto& [k, v] : c.params) params.set(k, v);
+    out.set("params", params);
+    out.set("parties", static_cast<double>(c.parties));
+    out.set("minParties", static_cast<double>(c.min_parties));
+    out.set("shufflerKey", to_hex(c.shuffler_key));
+    out.set("analyzerKey", to_hex(c.analyzer_key));
+    out.set("hops", static_cast<double>(c.chain().hops()));
+    out.set("mix", std::string(c.mix == MixKind::verifiable ? "verifiable" : "decryption"));
+    out.set("rounds", static_cast<double>(c.rounds.size()));
+    out.set("windowed", c.windowed());
+    // What the protocol says of itself, where the browser's build has it: the standard deviation
+    // of its estimate (its stated error), and its description (parameters as calibrated).
+    if (web::registry().find(c.protocol) != nullptr) {
+      const auto protocol = web::registry().create(c.protocol, c.params, c.parties, c.min_parties);
+      if (const auto sd = protocol->predicted_sd()) out.set("predictedSd", *sd);
+      out.set("describe", protocol->describe().dump());
+    }
+    return out;
+  } catch (const std::exception& e) {
+    return error(e);
+  }
+}
+
+// One party's round of a one-round protocol, as the native party sends it: the session config's
+// protocol made by the registry and checked against the config's round shapes (as every native
+// party checks them), the party made from its input (JSON, as `party --input` reads it), its
+// messages drawn, then sealed to the analyzer. Returns {width (on the wire), count, payload (the
+// submit frame's), messages (before sealing, for the page to show nothing of them but their
+// number)}. A protocol of more rounds, or a round delivered to every party, or a chain of mix
+// servers, is refused naming what the page cannot do.
+val round_records(const std::string& config_text, std::uint32_t id, const std::string& input_json, double seed) {
+  try {
+    const SessionConfig c = config_of(config_text);
+    if (c.chain().hops() > 0 || !c.mix_chain.empty())
+      throw std::invalid_argument("this session's records cross a chain of mix servers: a party in a browser sends to a single shuffler "
+                                  "(chains are not in the browser's build yet)");
+    if (id >= c.parties)
+      throw std::invalid_argument("party id " + std::to_string(id) + " is not in this session (ids 0 to " + std::to_string(c.parties - 1) + ")");
+    const auto* info = web::registry().find(c.protocol);
+    if (info == nullptr)
+      throw std::invalid_argument("protocol " + c.protocol + " does not run in a browser: the browser's build has the one-round protocols "
+                                  "whose parties only send (docs/websocket.md)");
+    auto protocol = web::registry().create(c.protocol, c.params, c.parties, c.min_parties);
+    check_rounds(c, *protocol);
+    if (protocol->rounds() != 1 || protocol->round(0).delivery != Delivery::analyzer_only)
+      throw std::invalid_argument("protocol " + c.protocol + " with these parameters is not one round to the analyzer: a browser party "
+                                  "runs those only");
+    const RoundShape shape = protocol->round(0);
+    const Value input = parse_json_document(input_json, "the party's input");
+    auto party = protocol->make_party(id, input);
+    auto rng = rng_for(seed);
+    MessageBatch messages(shape.width);
+    party->send(0, *rng, messages);
+    if (!shape.accepts(messages.count()))
+      throw std::logic_error("the party drew " + std::to_string(messages.count()) + " messages, outside the round's shape");
+    const std::size_t ww = sealing::sealed_width(shape.width);
+    std::vector<std::uint8_t> sealed(messages.count() * ww);
+    sealing::seal(messages.bytes(), shape.width, c.analyzer_key, sealed);
+    val out = val::object();
+    out.set("width", static_cast<double>(ww));
+    out.set("count", static_cast<double>(messages.count()));
+    out.set("payload", to_js(encode_submit(std::vector<std::uint32_t>{static_cast<std::uint32_t>(messages.count())}, sealed)));
+    return out;
+  } catch (const std::exception& e) {
+    return error(e);
+  }
+}
+
+// The protocols a party in a browser runs, by name.
+val browser_protocols() {
+  val out = val::array();
+  for (const auto& p : web::registry().all()) out.call<void>("push", p.name);
+  return out;
+}
+
 std::string public_key_of(const std::string& secret) {
   return to_hex(KeyPair::from_secret(hex_array<secret_key_bytes>(secret, "secret key")).public_key());
 }
@@ -169,10 +289,14 @@ EMSCRIPTEN_BINDINGS(shufflempc_party) {
       .function("finish", &WebLink::finish)
       .function("seal", &WebLink::seal)
       .function("openPrefix", &WebLink::openPrefix)
-      .function("openPayload", &WebLink::openPayload);
+      .function("openPayload", &WebLink::openPayload)
+      .function("result", &WebLink::result);
   emscripten::function("sealToAnalyzer", &seal_to_analyzer);
   emscripten::function("submitPayload", &submit_payload);
   emscripten::function("publicKeyOf", &public_key_of);
+  emscripten::function("sessionInfo", &session_info);
+  emscripten::function("roundRecords", &round_records);
+  emscripten::function("protocols", &browser_protocols);
   emscripten::constant("prefixBytes", static_cast<std::uint32_t>(frame_prefix_bytes));
   emscripten::constant("tagBytes", static_cast<std::uint32_t>(aead_tag_bytes));
   emscripten::constant("helloReplyBytes", static_cast<std::uint32_t>(hello_reply_bytes));

@@ -26,4 +26,7 @@ namespace shufflempc {
 // ("0.5", "1e-06", "0.696416"); parse_real reads it back.
 [[nodiscard]] std::string format_real(double v);
 
+// The shortest text that reads back as v ("0.5", "1", "1e-06").
+[[nodiscard]] std::string shortest_real(double v);
+
 }  // namespace shufflempc

@@ -1,0 +1,126 @@
+// A party of a session in a web page (or in Node.js with a WebSocket): its round's records, its
+// link's handshake and frames are the library's own code (the WebAssembly module, createShufflempc
+// of shufflempc-party.mjs); this file only moves their bytes over a WebSocket to the shuffler's
+// door (`shufflempc shuffler --websocket`) and reads what comes back.
+//
+//   const party = await createShufflempc();
+//   const outcome = await submitRound(party, {url, config, id, secretKey, input});
+//
+// `config` is the session config's JSON text, `input` the party's input as JSON text (as
+// `shufflempc party --input` reads it). Resolves to {records, width, timings, result: {messages,
+// submitted, dropped}}; rejects with an Error whose message is the library's (a refused handshake,
+// an input out of range) or the connection's.
+
+const FRAME = { confirm: 1, submit: 2, result: 3, abort: 4, admitted: 16 };
+
+function check(value) {
+  if (value && typeof value === 'object' && typeof value.error === 'string') throw new Error(value.error);
+  return value;
+}
+
+// Bytes from a WebSocket as a stream: read(n) resolves with the next n bytes.
+class ByteStream {
+  constructor(ws) {
+    this.chunks = [];
+    this.length = 0;
+    this.waiting = null;
+    this.closed = null;
+    ws.addEventListener('message', (e) => {
+      this.chunks.push(new Uint8Array(e.data));
+      this.length += e.data.byteLength;
+      this.wake();
+    });
+    ws.addEventListener('close', (e) => {
+      this.closed = `the connection closed (code ${e.code}${e.reason ? ', ' + e.reason : ''})`;
+      this.wake();
+    });
+    ws.addEventListener('error', () => {
+      this.closed = 'the connection failed';
+      this.wake();
+    });
+  }
+  wake() {
+    if (this.waiting) this.waiting();
+  }
+  async read(n, what) {
+    while (this.length < n) {
+      if (this.closed) throw new Error(`${this.closed} while waiting for ${what}`);
+      await new Promise((resolve) => { this.waiting = resolve; });
+      this.waiting = null;
+    }
+    const out = new Uint8Array(n);
+    let at = 0;
+    while (at < n) {
+      const head = this.chunks[0];
+      const take = Math.min(head.length, n - at);
+      out.set(head.subarray(0, take), at);
+      at += take;
+      if (take === head.length) this.chunks.shift();
+      else this.chunks[0] = head.subarray(take);
+    }
+    this.length -= n;
+    return out;
+  }
+}
+
+async function readFrame(party, link, stream) {
+  const header = check(link.openPrefix(await stream.read(party.prefixBytes, 'a frame')));
+  const payload = check(link.openPayload(await stream.read(header.payloadLength + party.tagBytes, 'a frame\'s payload')));
+  return { header, payload };
+}
+
+function open(url, timeoutMs) {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url);
+    ws.binaryType = 'arraybuffer';
+    const timer = setTimeout(() => { ws.close(); reject(new Error(`no connection to ${url} within ${timeoutMs} ms`)); }, timeoutMs);
+    ws.addEventListener('open', () => { clearTimeout(timer); resolve(ws); }, { once: true });
+    ws.addEventListener('error', () => { clearTimeout(timer); reject(new Error(`cannot connect to ${url}`)); }, { once: true });
+  });
+}
+
+export async function submitRound(party, { url, config, id, secretKey, input, timeoutMs = 30000, seed = -1 }) {
+  const started = performance.now();
+  const info = check(party.sessionInfo(config));
+  const records = check(party.roundRecords(config, id, input, seed));
+  const sealed = performance.now();
+  const link = new party.Link(info.session, info.digest, id, secretKey, info.shufflerKey, seed);
+  let ws = null;
+  const deadline = setTimeout(() => ws && ws.close(), timeoutMs);
+  try {
+    ws = await open(url, timeoutMs);
+    const stream = new ByteStream(ws);
+    ws.send(link.hello());
+    // A shuffler that refuses closes the connection, as it does over TCP: the same words as a
+    // native party's for each step.
+    const reply = await stream.read(party.helloReplyBytes, 'the shuffler\'s handshake reply').catch(() => {
+      throw new Error('the shuffler refused these identities (are this session and this party\'s id in its session config, and is the config the same?)');
+    });
+    ws.send(check(link.finish(reply)));
+    const confirm = await readFrame(party, link, stream).catch((e) => {
+      if (stream.closed) throw new Error('the shuffler refused our keys (is this key the one the session config gives this party?)');
+      throw e;
+    });
+    if (confirm.header.type === FRAME.abort)
+      throw new Error('the shuffler refused this connection: ' + new TextDecoder().decode(confirm.payload));
+    if (confirm.header.type !== FRAME.confirm) throw new Error('handshake: expected a confirm frame');
+    ws.send(check(link.seal(FRAME.submit, 0, records.width, records.count, records.payload)));
+    const submitted = performance.now();
+    for (;;) {
+      const { header, payload } = await readFrame(party, link, stream);
+      if (header.type === FRAME.abort) throw new Error('the shuffler ended the session: ' + new TextDecoder().decode(payload));
+      if (header.type !== FRAME.result) continue;  // an admission receipt (a shuffler with a state directory)
+      const result = check(link.result(payload, info.parties));
+      return {
+        records: records.count,
+        width: records.width,
+        result,
+        timings: { sealMs: sealed - started, submitMs: submitted - started, resultMs: performance.now() - started },
+      };
+    }
+  } finally {
+    clearTimeout(deadline);
+    if (ws) ws.close();
+    link.delete();
+  }
+}
