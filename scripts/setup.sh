@@ -41,8 +41,13 @@ packages=(build-essential cmake pkg-config libsodium-dev libssl-dev libasio-dev 
 # sanitizer build, which does not build it.
 if [[ "${1:-}" != "--sanitize" ]]; then
   packages+=(emscripten dpkg-dev)
-  command -v node >/dev/null || packages+=(nodejs)
+  command -v node >/dev/null || packages+=(nodejs npm)
 fi
+# The browser tests (tests/web/chromium_round.mjs): Debian's Chromium, driven by playwright-core
+# from npm at the version web/package-lock.json fixes (installed below, no browser download).
+browser_tests=0
+[[ "${1:-}" == "--tests" || "${1:-}" == "--all" ]] && browser_tests=1
+[[ $browser_tests == 1 ]] && packages+=(chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -53,6 +58,12 @@ if ((${#missing[@]})); then
   [[ $(id -u) -ne 0 ]] && sudo="sudo"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [[ $browser_tests == 1 ]] && ! cmp -s web/package-lock.json web/node_modules/.shufflempc-installed-lock; then
+  echo "setup: installing the browser tests' npm packages (web/package-lock.json)" >&2
+  (cd web && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+  cp web/package-lock.json web/node_modules/.shufflempc-installed-lock
 fi
 
 # ccache (the build's compiler launcher) keys its entries on paths relative to the checkout, so a

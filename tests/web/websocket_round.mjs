@@ -7,103 +7,17 @@
 // an input out of range, a config that is not the shuffler's. Run by ctest with SHUFFLEMPC_CLI and
 // SHUFFLEMPC_WEB_MODULE set (tests/CMakeLists.txt).
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { test, after } from 'node:test';
 import { loadParty } from './party_module.mjs';
-import { submitRound } from '../../web/js/party.mjs';
+import { checkRound, makeSession, removeDir, round as sessionRound, sameRecords, start } from './session.mjs';
+import { FRAME, openLink, submitRound } from '../../web/js/party.mjs';
 
-const cli = process.env.SHUFFLEMPC_CLI;
-if (!cli) throw new Error('SHUFFLEMPC_CLI: the path of the built shufflempc');
 if (typeof WebSocket === 'undefined') throw new Error('this Node.js has no WebSocket: run it with --experimental-websocket (Node.js 20) or use Node.js 22');
 const party = await loadParty();
-const dir = mkdtempSync(join(tmpdir(), 'shufflempc-web-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
-
-const run = (...args) => execFileSync(cli, args, { cwd: dir, encoding: 'utf8' });
-
-// A process whose stdout lines are read as they come; `exited` resolves with its code and output.
-function start(args) {
-  const child = spawn(cli, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-  const lines = [];
-  let stderr = '';
-  let notify = null;
-  createInterface({ input: child.stdout }).on('line', (line) => { lines.push(line); if (notify) notify(); });
-  child.stderr.on('data', (d) => { stderr += d; });
-  const exited = new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout: lines.join('\n'), stderr })));
-  const line = async (prefix) => {
-    for (;;) {
-      const found = lines.find((l) => l.startsWith(prefix));
-      if (found) return found;
-      if (child.exitCode !== null) throw new Error(`${args[0]} exited before printing '${prefix}': ${stderr}`);
-      await new Promise((resolve) => { notify = resolve; setTimeout(resolve, 1000); });
-    }
-  };
-  return { child, exited, line };
-}
-
-// Keys: browser parties 0 .. browsers-1 each with a key file, the native parties in one bundle.
-function makeSession(name, protocol, params, parties, browsers) {
-  const d = join(dir, name);
-  mkdirSync(d);
-  run('keygen', '-o', join(d, 'shuffler.key'));
-  run('keygen', '-o', join(d, 'analyzer.key'));
-  const publics = [];
-  const secrets = [];
-  for (let i = 0; i < browsers; ++i) {
-    const file = join(d, `party-${i}.key`);
-    publics.push(run('keygen', '-o', file).trim());
-    secrets.push(JSON.parse(readFileSync(file, 'utf8')).secret_key);
-  }
-  if (browsers < parties)
-    publics.push(...run('keygen', '--parties', `${browsers}-${parties - 1}`, '-o', join(d, 'bundle.json')).trim().split('\n'));
-  writeFileSync(join(d, 'party-keys.txt'), publics.join('\n') + '\n');
-  run('session', '-p', protocol, ...params.flatMap((p) => ['--param', p]), '--shuffler-key', join(d, 'shuffler.key'),
-      '--analyzer-key', join(d, 'analyzer.key'), '--party-keys', join(d, 'party-keys.txt'), '-o', join(d, 'session.json'));
-  return { d, secrets, config: readFileSync(join(d, 'session.json'), 'utf8') };
-}
-
-async function round({ name, protocol, params, parties, browsers, inputOf }) {
-  const s = makeSession(name, protocol, params, parties, browsers);
-  const shuffler = start(['shuffler', '--config', join(s.d, 'session.json'), '--key', join(s.d, 'shuffler.key'),
-                          '--listen', '127.0.0.1:0', '--websocket', '127.0.0.1:0']);
-  const tcp = (await shuffler.line('listening on ')).split(' ').pop();
-  const ws = (await shuffler.line('websocket on ')).split(' ').pop();
-  const analyzer = start(['analyzer', '--config', join(s.d, 'session.json'), '--key', join(s.d, 'analyzer.key'), '--connect', tcp, '--json']);
-  const inputs = [];
-  for (let i = 0; i < parties; ++i) inputs.push(inputOf(i));
-  writeFileSync(join(s.d, 'inputs.json'), JSON.stringify(inputs.slice(browsers)));
-  const natives = start(['party', '--config', join(s.d, 'session.json'), '--id', `${browsers}-${parties - 1}`,
-                         '--key-bundle', join(s.d, 'bundle.json'), '--inputs', join(s.d, 'inputs.json'), '--connect', tcp]);
-  const pages = [];
-  for (let i = 0; i < browsers; ++i)
-    pages.push(submitRound(party, { url: `ws://${ws}`, config: s.config, id: i, secretKey: s.secrets[i], input: JSON.stringify(inputs[i]) }));
-  const outcomes = await Promise.all(pages);
-  const [a, n, sh] = await Promise.all([analyzer.exited, natives.exited, shuffler.exited]);
-  assert.equal(n.code, 0, n.stderr);
-  assert.equal(a.code, 0, a.stderr);
-  assert.equal(sh.code, 0, sh.stderr);
-  return { outcomes, report: JSON.parse(a.stdout), inputs, config: s.config };
-}
-
-// Each page's link hears of its own party only: submitted, not dropped; every page is told the
-// round's whole message count.
-function checkRound({ outcomes }, browsers) {
-  assert.equal(outcomes.length, browsers);
-  outcomes.forEach((o, id) => {
-    assert.deepEqual(o.result.submitted, [id]);
-    assert.deepEqual(o.result.dropped, []);
-    assert.equal(o.result.messages, outcomes[0].result.messages);
-  });
-  return outcomes[0].result.messages;
-}
-
-function outcomes_records(r, each) {
-  for (const o of r.outcomes) assert.equal(o.records, each);
-}
+after(removeDir);
+// Parties in this process: the browser's build in Node.js.
+const round = (args) => sessionRound({ ...args, play: (i, a) => submitRound(party, a) });
 
 test('a counting round: browser parties over WebSocket beside native ones over TCP', async () => {
   const parties = 300, browsers = 12;
@@ -111,7 +25,7 @@ test('a counting round: browser parties over WebSocket beside native ones over T
                           inputOf: (i) => (i % 3 === 0 ? 1 : 0) });
   // Two messages a party, its bit and a noise bit: the count is exact.
   assert.equal(checkRound(r, browsers), 2 * parties);
-  outcomes_records(r, 2);
+  sameRecords(r, 2);
   const truth = r.inputs.reduce((a, b) => a + b, 0);
   // The protocol's stated standard deviation, from the browser's build of it.
   const sd = party.sessionInfo(r.config).predictedSd;
@@ -124,7 +38,7 @@ test('a sum round: split-mix shares from browser parties beside native ones', as
   const r = await round({ name: 'sum', protocol: 'split-mix-dp-sum', params: ['epsilon=1'], parties, browsers,
                           inputOf: (i) => (i % 10) / 10 });
   const each = r.outcomes[0].records;
-  outcomes_records(r, each);
+  sameRecords(r, each);
   assert.ok(each >= 3);
   // Every party sends the same number of shares: the count is exact.
   assert.equal(checkRound(r, browsers), each * parties);
@@ -157,5 +71,63 @@ test('a forged key, an input out of range and another session\'s config are refu
   const [a, sh] = await Promise.all([analyzer.exited, shuffler.exited]);
   assert.equal(a.code, 0, a.stderr);
   assert.equal(sh.code, 0, sh.stderr);
+  assert.equal(JSON.parse(a.stdout).messages, 3);
+});
+
+// A session of three parties, every one a page, with a shuffler and an analyzer running.
+async function threePages(name) {
+  const s = makeSession(name, 'randomized-response', ['epsilon=1'], 3, 3);
+  const shuffler = start(['shuffler', '--config', join(s.d, 'session.json'), '--key', join(s.d, 'shuffler.key'),
+                          '--listen', '127.0.0.1:0', '--websocket', '127.0.0.1:0']);
+  const tcp = (await shuffler.line('listening on ')).split(' ').pop();
+  const url = `ws://${(await shuffler.line('websocket on ')).split(' ').pop()}`;
+  const analyzer = start(['analyzer', '--config', join(s.d, 'session.json'), '--key', join(s.d, 'analyzer.key'), '--connect', tcp, '--json']);
+  const honest = (id) => submitRound(party, { url, config: s.config, id, secretKey: s.secrets[id], input: '1' });
+  return { s, url, shuffler, analyzer, honest };
+}
+
+test('a record altered after its seal is carried, then discarded by the analyzer and counted', async () => {
+  const { s, url, shuffler, analyzer, honest } = await threePages('tampered');
+  // Party 0's page seals its record, then changes one byte of it before the frame.
+  const records = party.roundRecords(s.config, 0, '1', -1);
+  records.payload[4 + 10] ^= 1;  // after the payload's count: inside the sealed record
+  const l = await openLink(party, { url, config: s.config, id: 0, secretKey: s.secrets[0] });
+  l.send(l.link.seal(FRAME.submit, 0, records.width, records.count, records.payload));
+  const [others, own] = await Promise.all([Promise.all([1, 2].map(honest)), (async () => {
+    for (;;) {
+      const f = await l.next();
+      if (f.header.type !== FRAME.result) continue;
+      l.send(l.link.seal(FRAME.done, 0, 0, 0, new Uint8Array(0)));
+      return l.link.result(f.payload, 3);
+    }
+  })()]);
+  l.close();
+  // The shuffler cannot see inside a seal: it admitted all three records.
+  assert.deepEqual(own.submitted, [0]);
+  assert.equal(own.messages, 3);
+  others.forEach((o, i) => assert.deepEqual(o.result.submitted, [i + 1]));
+  const [a, sh] = await Promise.all([analyzer.exited, shuffler.exited]);
+  assert.equal(sh.code, 0, sh.stderr);
+  assert.equal(a.code, 0, a.stderr);
+  assert.match(a.stderr, /1 message\(s\) were not sealed to this analyzer and were discarded/);
+  assert.doesNotMatch(sh.stderr, /link was lost/);
+});
+
+test('a submission replayed on its link is refused as a replay, and the round keeps the first', async () => {
+  const { s, url, shuffler, analyzer, honest } = await threePages('replayed');
+  const records = party.roundRecords(s.config, 0, '1', -1);
+  const l = await openLink(party, { url, config: s.config, id: 0, secretKey: s.secrets[0] });
+  const frame = l.link.seal(FRAME.submit, 0, records.width, records.count, records.payload);
+  l.send(frame);
+  l.send(frame);  // the same bytes again: its sequence number was used
+  await Promise.all([1, 2].map(honest));
+  l.close();
+  const [a, sh] = await Promise.all([analyzer.exited, shuffler.exited]);
+  assert.match(sh.stderr, /party 0\): rejected: frame sequence number 1 was already used \(replay\)/);
+  // Only the replaying link is missed at the end; the honest pages said they had the result.
+  assert.match(sh.stderr, /party 0's link was lost before the session's last result was sent to it/);
+  assert.doesNotMatch(sh.stderr, /party [12]'s link was lost/);
+  assert.equal(a.code, 0, a.stderr);
+  // Party 0's one record is in the output once, with the two others'.
   assert.equal(JSON.parse(a.stdout).messages, 3);
 });

@@ -11,7 +11,7 @@
 // submitted, dropped}}; rejects with an Error whose message is the library's (a refused handshake,
 // an input out of range) or the connection's.
 
-const FRAME = { confirm: 1, submit: 2, result: 3, abort: 4, admitted: 16 };
+export const FRAME = { confirm: 1, submit: 2, result: 3, abort: 4, done: 11, admitted: 16 };
 
 function check(value) {
   if (value && typeof value === 'object' && typeof value.error === 'string') throw new Error(value.error);
@@ -79,14 +79,19 @@ function open(url, timeoutMs) {
   });
 }
 
-export async function submitRound(party, { url, config, id, secretKey, input, timeoutMs = 30000, seed = -1 }) {
-  const started = performance.now();
+// An authenticated link to the shuffler over its WebSocket door, for party `id` of the session
+// whose config is `config` (JSON text). Resolves once both sides confirmed their keys to
+// {info, link, send(bytes), next() (the next frame: {header, payload}), close()}.
+export async function openLink(party, { url, config, id, secretKey, timeoutMs = 30000, seed = -1 }) {
   const info = check(party.sessionInfo(config));
-  const records = check(party.roundRecords(config, id, input, seed));
-  const sealed = performance.now();
   const link = new party.Link(info.session, info.digest, id, secretKey, info.shufflerKey, seed);
   let ws = null;
   const deadline = setTimeout(() => ws && ws.close(), timeoutMs);
+  const close = () => {
+    clearTimeout(deadline);
+    if (ws) ws.close();
+    link.delete();
+  };
   try {
     ws = await open(url, timeoutMs);
     const stream = new ByteStream(ws);
@@ -104,13 +109,29 @@ export async function submitRound(party, { url, config, id, secretKey, input, ti
     if (confirm.header.type === FRAME.abort)
       throw new Error('the shuffler refused this connection: ' + new TextDecoder().decode(confirm.payload));
     if (confirm.header.type !== FRAME.confirm) throw new Error('handshake: expected a confirm frame');
-    ws.send(check(link.seal(FRAME.submit, 0, records.width, records.count, records.payload)));
+    return { info, link, send: (bytes) => ws.send(bytes), next: () => readFrame(party, link, stream), close };
+  } catch (e) {
+    close();
+    throw e;
+  }
+}
+
+export async function submitRound(party, { url, config, id, secretKey, input, timeoutMs = 30000, seed = -1 }) {
+  const started = performance.now();
+  const records = check(party.roundRecords(config, id, input, seed));
+  const sealed = performance.now();
+  const l = await openLink(party, { url, config, id, secretKey, timeoutMs, seed });
+  try {
+    l.send(check(l.link.seal(FRAME.submit, 0, records.width, records.count, records.payload)));
     const submitted = performance.now();
     for (;;) {
-      const { header, payload } = await readFrame(party, link, stream);
+      const { header, payload } = await l.next();
       if (header.type === FRAME.abort) throw new Error('the shuffler ended the session: ' + new TextDecoder().decode(payload));
       if (header.type !== FRAME.result) continue;  // an admission receipt (a shuffler with a state directory)
-      const result = check(link.result(payload, info.parties));
+      const result = check(l.link.result(payload, l.info.parties));
+      // The session's last result arrived (its one round's): said, as a native party says it, so
+      // that the shuffler holds it for a reconnection no longer. The socket sends it before closing.
+      l.send(check(l.link.seal(FRAME.done, header.round, 0, 0, new Uint8Array(0))));
       return {
         records: records.count,
         width: records.width,
@@ -119,8 +140,6 @@ export async function submitRound(party, { url, config, id, secretKey, input, ti
       };
     }
   } finally {
-    clearTimeout(deadline);
-    if (ws) ws.close();
-    link.delete();
+    l.close();
   }
 }

@@ -1,0 +1,113 @@
+// Parties in a real browser: pages of headless Chromium (Debian's, driven by playwright-core from
+// web/package-lock.json) load the browser's build and web/js/party.mjs from a local HTTP server,
+// each page one party, and submit over the shuffler's WebSocket door beside 1,000 native parties
+// over TCP: a counting round and a split-mix-dp-sum round of 1,020 parties, 20 of them pages.
+// Every page's party is in the result and none dropped, the message counts are exact, and the
+// output is within six of the protocol's stated standard deviations of the truth. Run by ctest
+// with SHUFFLEMPC_CLI and SHUFFLEMPC_WEB_MODULE set (tests/CMakeLists.txt), and SHUFFLEMPC_CHROMIUM
+// (default /usr/bin/chromium).
+import assert from 'node:assert/strict';
+import { createReadStream, existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test, after, before } from 'node:test';
+import { loadParty } from './party_module.mjs';
+import { checkRound, removeDir, round as sessionRound, sameRecords } from './session.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const { chromium } = createRequire(join(here, '../../web/package.json'))('playwright-core');
+const moduleDir = dirname(process.env.SHUFFLEMPC_WEB_MODULE ?? '');
+const executablePath = process.env.SHUFFLEMPC_CHROMIUM ?? '/usr/bin/chromium';
+if (!existsSync(join(moduleDir, 'shufflempc-party.wasm'))) throw new Error('SHUFFLEMPC_WEB_MODULE: the path of the built shufflempc-party.mjs');
+if (!existsSync(executablePath)) throw new Error(`no Chromium at ${executablePath} (Debian's chromium; bash scripts/setup.sh --tests installs it)`);
+
+// The page: the module and the round's code, and one function the test calls.
+const page = `<!doctype html>
+<meta charset="utf-8"><title>shufflempc party</title>
+<script type="module">
+import createShufflempc from '/shufflempc-party.mjs';
+import { submitRound } from '/party.mjs';
+const party = createShufflempc();
+window.runParty = async (args) => submitRound(await party, args);
+window.ready = true;
+</script>`;
+const files = {
+  '/shufflempc-party.mjs': [join(moduleDir, 'shufflempc-party.mjs'), 'text/javascript'],
+  '/shufflempc-party.wasm': [join(moduleDir, 'shufflempc-party.wasm'), 'application/wasm'],
+  '/party.mjs': [join(here, '../../web/js/party.mjs'), 'text/javascript'],
+};
+const server = createServer((req, res) => {
+  if (req.url === '/') {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    return res.end(page);
+  }
+  const file = files[req.url];
+  if (!file) {
+    res.writeHead(404);
+    return res.end();
+  }
+  res.writeHead(200, { 'content-type': file[1] });
+  createReadStream(file[0]).pipe(res);
+});
+let browser;
+let origin;
+before(async () => {
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${server.address().port}/`;
+  browser = await chromium.launch({
+    executablePath,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+           '--disable-component-update', '--disable-sync'],
+  });
+});
+after(async () => {
+  if (browser) await browser.close();
+  server.close();
+  removeDir();
+});
+
+// One party in a page of its own.
+async function inPage(i, args) {
+  const context = await browser.newContext();
+  try {
+    const p = await context.newPage();
+    await p.goto(origin);
+    await p.waitForFunction(() => window.ready === true);
+    return await p.evaluate((a) => window.runParty(a), args);
+  } finally {
+    await context.close();
+  }
+}
+
+// The protocol's stated standard deviation, from the browser's build (here in Node.js).
+const party = await loadParty();
+const round = async (args) => {
+  const r = await sessionRound({ ...args, play: inPage });
+  return { ...r, predictedSd: party.sessionInfo(r.config).predictedSd };
+};
+
+test('a counting round: 20 parties in pages of Chromium, 1,000 native ones', async () => {
+  const parties = 1020, browsers = 20;
+  const r = await round({ name: 'chromium-counting', protocol: 'counting', params: ['epsilon=1', 'delta=1e-6'], parties, browsers,
+                          inputOf: (i) => (i % 4 === 0 ? 1 : 0) });
+  assert.equal(checkRound(r, browsers), 2 * parties);
+  sameRecords(r, 2);
+  const truth = r.inputs.reduce((a, b) => a + b, 0);
+  assert.ok(Math.abs(r.report.output - truth) <= 6 * r.predictedSd, `output ${r.report.output}, truth ${truth}, sd ${r.predictedSd}`);
+  const work = r.outcomes.map((o) => o.timings.sealMs).sort((a, b) => a - b);
+  console.log(`# a page's party work from answer to sealed records: median ${work[work.length >> 1].toFixed(1)} ms, ` +
+              `max ${work[work.length - 1].toFixed(1)} ms (20 pages at once on this machine)`);
+});
+
+test('a sum round: 20 parties in pages of Chromium, 1,000 native ones', async () => {
+  const parties = 1020, browsers = 20;
+  const r = await round({ name: 'chromium-sum', protocol: 'split-mix-dp-sum', params: ['epsilon=1'], parties, browsers,
+                          inputOf: (i) => (i % 7) / 7 });
+  const each = r.outcomes[0].records;
+  sameRecords(r, each);
+  assert.equal(checkRound(r, browsers), each * parties);
+  const truth = r.inputs.reduce((a, b) => a + b, 0);
+  assert.ok(Math.abs(r.report.output - truth) <= 6 * r.predictedSd, `output ${r.report.output}, truth ${truth}, sd ${r.predictedSd}`);
+});
