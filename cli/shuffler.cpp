@@ -190,7 +190,7 @@ void add_shuffler_command(CLI::App& app, Action& action) {
         std::tie(ws.host, ws.port) = net::split_address(websocket, "--websocket");
         ws.target_host = host == "0.0.0.0" ? "127.0.0.1" : host == "::" ? "::1" : host;
         ws.target_port = shuffler.port();
-        gateway.emplace(ws, stderr_logger("shuffler (websocket)"));
+        gateway.emplace(ws, stderr_logger("shuffler"));
         if (!websocket_port_file.empty()) write_port_file(gateway->port(), websocket_port_file);
         std::cout << "websocket on " << gateway->host() << ':' << gateway->port() << std::endl;
       }

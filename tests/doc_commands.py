@@ -45,6 +45,8 @@ SKIPPED = [
     ("network.md", "block", r"^set -euo pipefail",
      "the walkthrough docs.network_walkthrough runs as one script, as written"),
     ("network.md", "command", r"a4dc48c9\.\.\.332a", "a shortened key, as printed in the text"),
+    ("websocket.md", "block", r"^set -euo pipefail",
+     "the walkthrough docs.websocket_walkthrough runs as one script, as written"),
     ("accounting.md", "command", r"^for n in 100000000 1000000000;",
      "a timed measurement at 10^8 and 10^9 parties (a minute); the next command runs amplify the same way"),
     ("study.md", "command", r"^(mpirun|srun) ", "a cluster's launcher (a host file, Slurm)"),
