@@ -12,7 +12,7 @@
 #include "shufflempc/process.hpp"
 #include "common.hpp"
 #include "net_common.hpp"
-#include "receipt_files.hpp"
+#include "shufflempc/net/receipt_files.hpp"
 #include "report.hpp"
 #include "shufflempc/api/reports.hpp"
 #include "shufflempc/files.hpp"
@@ -150,7 +150,7 @@ void add_analyzer_command(CLI::App& app, const Registry& registry, Action& actio
       step("confirmed");
       // Published with the output: what every party's receipt is checked against.
       const std::string commitments =
-          channel.batch_commitments().empty() ? std::string() : commitments_json(config, channel.batch_commitments()).dump() + "\n";
+          channel.batch_commitments().empty() ? std::string() : net::commitments_json(config, channel.batch_commitments()).dump() + "\n";
       const auto c = channel.counters().at(net::analyzer_id);
       api::AnalyzerReport typed = api::analyzer_report_of(result);
       typed.bytes_received = c.bytes_received;

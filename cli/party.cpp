@@ -11,7 +11,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "net_common.hpp"
-#include "receipt_files.hpp"
+#include "shufflempc/net/receipt_files.hpp"
 #include "report.hpp"
 #include "shufflempc/api/reports.hpp"
 #include "shufflempc/files.hpp"
@@ -168,7 +168,7 @@ void add_party_command(CLI::App& app, const Registry& registry, Action& action) 
       // (a window that closed below --min-parties, say): they are what outlives this process.
       const auto keep_receipts = [&] {
         const auto receipts = channel.admission_receipts();
-        if (!receipt_file.empty()) write_file(receipt_file, receipts_json(session_id, receipts).dump() + "\n", "--receipt");
+        if (!receipt_file.empty()) write_file(receipt_file, net::receipts_json(session_id, receipts).dump() + "\n", "--receipt");
         return receipts.size();
       };
       RunResult result;

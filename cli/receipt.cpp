@@ -13,7 +13,7 @@
 
 #include "commands.hpp"
 #include "net_common.hpp"
-#include "receipt_files.hpp"
+#include "shufflempc/net/receipt_files.hpp"
 #include "shufflempc/hex.hpp"
 
 namespace shufflempc::cli {
@@ -45,8 +45,8 @@ void add_receipt_command(CLI::App& app, const Registry&, Action& action) {
       if (!config.mix_chain.empty())
         throw std::invalid_argument("--config: " + args->config + " has a chain of mix servers: its parties check the entry's receipt "
                                     "of the round when they get the result (docs/mix-chain.md)");
-      const auto receipts = receipts_from_json(read_json_file(args->receipts, "RECEIPTS"), args->receipts);
-      const auto published = commitments_from_json(read_json_file(args->commitment, "--commitment"), args->commitment);
+      const auto receipts = net::receipts_from_json(read_json_file(args->receipts, "RECEIPTS"), args->receipts);
+      const auto published = net::commitments_from_json(read_json_file(args->commitment, "--commitment"), args->commitment);
       std::vector<net::ReceiptCheck> checks;
       for (const auto& r : receipts.receipts) {
         const auto it = published.rounds.find(r.batch.round);

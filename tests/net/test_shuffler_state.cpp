@@ -8,6 +8,8 @@
 
 #include <fstream>
 #include <map>
+#include <mutex>
+#include <thread>
 
 #include "net/shuffler_peers.hpp"
 #include "shufflempc/mixnet/signing.hpp"
@@ -250,6 +252,33 @@ TEST_CASE("shuffler state: a collection window closes at its time with the batch
   CHECK(std::chrono::system_clock::now() >= std::chrono::system_clock::time_point(std::chrono::milliseconds(*s.config.close_at)));
   CHECK_MESSAGE(sh.process.wait() == 0, sh.log());
   CHECK(sh.log().find("round 0: the collection window closed (1 of the parties never submitted)") != std::string::npos);
+}
+
+TEST_CASE("shuffler state: close_windows closes a collection window long before its time, with the batches of the parties that came") {
+  NetSession s(n_parties, 74, 3);
+  window_of(s, 600'000);  // ten minutes: the test ends long before
+  net::ShufflerOptions options;
+  options.state_dir = s.path("state");
+  std::mutex mutex;
+  std::string log;
+  net::TcpShuffler shuffler(s.shuffler, {s.config}, "127.0.0.1", 0,
+                            [&](const std::string& line) {
+                              std::lock_guard lock(mutex);
+                              log += line + "\n";
+                            },
+                            options);
+  std::vector<net::ShufflerReport> reports;
+  std::thread serving([&] { reports = shuffler.run(); });
+  asio::io_context io;
+  submit_and_leave(io, s, shuffler.port(), 0, 3);  // party 3 never comes
+  shuffler.close_windows();
+  CHECK(analyzer_output(io, s, shuffler.port()) == expected({0, 1, 2}));
+  serving.join();
+  REQUIRE(reports.size() == 1);
+  CHECK_MESSAGE(reports[0].error.empty(), reports[0].error);
+  CHECK(reports[0].dropped == std::vector<PartyId>{3});
+  CHECK(std::chrono::system_clock::now() < std::chrono::system_clock::time_point(std::chrono::milliseconds(*s.config.close_at)));
+  CHECK(log.find("round 0: the collection window is closed now, before its time") != std::string::npos);
 }
 
 TEST_CASE("shuffler state: a window already past when the shuffler starts waits for the analyzer and closes when it comes") {

@@ -196,6 +196,54 @@ TEST_CASE("websocket: a plain HTTP request is answered 426 with a line, and the 
   CHECK(gateway.stats().refused == 1);
 }
 
+TEST_CASE("websocket: with a site, a plain request is the site's to answer, an oversized body is 413, a failing site 500, and clients are still carried") {
+  Target target(echo);
+  Lines lines;
+  net::WebSocketOptions o = options_for(target.port());
+  o.max_body = 64;
+  std::atomic<int> calls{0};
+  o.site = [&calls](const net::HttpRequest& r) {
+    ++calls;
+    if (r.target == "/fail") throw std::runtime_error("no such thing");
+    return net::HttpAnswer{.status = 200, .content_type = "text/plain", .body = r.method + " " + r.target + " [" + r.body + "] gzip=" +
+                                                                                 (r.accepts_gzip ? "yes" : "no"),
+                           .gzipped = r.accepts_gzip, .headers = {{"Cache-Control", "no-store"}}};
+  };
+  net::WebSocketGateway gateway(o, lines.logger());
+  const auto ask = [&](const std::string& request) {
+    asio::io_context io;
+    btcp::socket raw(io);
+    raw.connect({asio::ip::make_address("127.0.0.1"), gateway.port()});
+    asio::write(raw, asio::buffer(request));
+    return read_all(raw);
+  };
+  const std::string got = ask("GET /page?x=1 HTTP/1.1\r\nHost: h\r\nAccept-Encoding: gzip, br\r\n\r\n");
+  CHECK(got.starts_with("HTTP/1.1 200"));
+  CHECK(got.find("Content-Encoding: gzip") != std::string::npos);
+  CHECK(got.find("Cache-Control: no-store") != std::string::npos);
+  CHECK(got.find("X-Content-Type-Options: nosniff") != std::string::npos);
+  CHECK(got.ends_with("GET /page?x=1 [] gzip=yes"));
+  const std::string posted = ask("POST /close HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhello");
+  CHECK(posted.ends_with("POST /close [hello] gzip=no"));
+  CHECK(posted.find("Content-Encoding") == std::string::npos);
+  // A body over max_body: 413, and the site never sees it.
+  const int before = calls;
+  const std::string big = ask("POST /close HTTP/1.1\r\nHost: h\r\nContent-Length: 65\r\n\r\n" + std::string(65, 'x'));
+  CHECK(big.starts_with("HTTP/1.1 413"));
+  CHECK(big.find("at most 64 bytes") != std::string::npos);
+  CHECK(calls == before);
+  CHECK(lines.has("sent a request body over 64 bytes: answered 413"));
+  // The site throws: 500, and a line naming the request.
+  CHECK(ask("GET /fail HTTP/1.1\r\nHost: h\r\n\r\n").starts_with("HTTP/1.1 500"));
+  CHECK(lines.has("the site failed on GET /fail from 127.0.0.1:"));
+  // Upgrades still go to the server behind.
+  Client c(gateway.port());
+  c.stream.write(asio::buffer(std::string("still carried")));
+  beast::flat_buffer b;
+  c.stream.read(b);
+  CHECK(beast::buffers_to_string(b.data()) == "still carried");
+}
+
 TEST_CASE("websocket: a connection that sends no request is closed at the deadline, with a line") {
   Target target(echo);
   Lines lines;

@@ -434,4 +434,15 @@ void TcpShuffler::stop() {
   });
 }
 
+void TcpShuffler::close_windows() {
+  asio::post(impl_->io, [impl = impl_.get()] {
+    for (auto& s : impl->sessions) {
+      if (!s->config.close_at || !s->rounds->started() || s->rounds->finished() || s->rounds->round() != 0 || s->chain.relaying) continue;
+      s->round_timers.clock.close_at(std::chrono::steady_clock::now());
+      impl->log(s->tag + "round 0: the collection window is closed now, before its time");
+      impl->arm_round_timer(*s);
+    }
+  });
+}
+
 }  // namespace shufflempc::net

@@ -71,6 +71,7 @@ struct WebSocketGateway::Impl {
 
   asio::awaitable<void> accept_loop();
   asio::awaitable<void> serve(btcp::socket socket);
+  asio::awaitable<void> answer_site(beast::tcp_stream& stream, const http::request<http::string_body>& request, const std::string& peer);
   asio::awaitable<void> client_to_server(std::shared_ptr<Carried> c, std::string peer);
   asio::awaitable<void> server_to_client(std::shared_ptr<Carried> c);
   void close_all();
@@ -102,6 +103,9 @@ asio::awaitable<void> WebSocketGateway::Impl::serve(btcp::socket socket) {
   error_code ec;
   const auto remote = socket.remote_endpoint(ec);
   const std::string peer = ec ? std::string("unknown peer") : endpoint_name(remote);
+  // Small frames both ways (a handshake's, a receipt's): sent at once, not held for the peer's
+  // delayed acknowledgement (Nagle's algorithm cost a page 40 ms a round trip).
+  socket.set_option(btcp::no_delay(true), ec);
   auto stream = std::make_shared<beast::tcp_stream>(std::move(socket));
   // Past max_pending waiting connections the oldest is closed: whoever reaches the port cannot hold
   // every descriptor with connections that never send a request.
@@ -117,11 +121,24 @@ asio::awaitable<void> WebSocketGateway::Impl::serve(btcp::socket socket) {
   }
 
   beast::flat_buffer buffer;
-  http::request_parser<http::empty_body> parser;
+  http::request_parser<http::string_body> parser;
   parser.header_limit(request_limit);
+  parser.body_limit(options.max_body);
   stream->expires_after(options.upgrade_deadline);
   co_await http::async_read(*stream, buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
   const bool was_pending = pending.erase(key) > 0;
+  if (ec == http::error::body_limit && was_pending) {
+    ++refused;
+    http::response<http::string_body> response{http::status::payload_too_large, parser.get().version()};
+    response.set(http::field::content_type, "text/plain; charset=utf-8");
+    response.body() = "a request's body is at most " + std::to_string(options.max_body) + " bytes here\n";
+    response.keep_alive(false);
+    response.prepare_payload();
+    co_await http::async_write(*stream, response, asio::redirect_error(asio::use_awaitable, ec));
+    stream->close();
+    log.limited("too-big", "websocket: " + peer + " sent a request body over " + std::to_string(options.max_body) + " bytes: answered 413");
+    co_return;
+  }
   if (ec) {
     if (was_pending) {  // a connection closed as the oldest was counted then
       ++refused;
@@ -134,6 +151,10 @@ asio::awaitable<void> WebSocketGateway::Impl::serve(btcp::socket socket) {
     co_return;
   }
   auto request = parser.release();
+  if (!websocket::is_upgrade(request) && options.site) {
+    co_await answer_site(*stream, request, peer);
+    co_return;
+  }
   if (!websocket::is_upgrade(request)) {
     ++refused;
     http::response<http::string_body> response{http::status::upgrade_required, request.version()};
@@ -179,6 +200,33 @@ asio::awaitable<void> WebSocketGateway::Impl::serve(btcp::socket socket) {
   asio::co_spawn(io, client_to_server(c, peer), asio::detached);
   co_await server_to_client(c);
   carried.erase(live);
+}
+
+asio::awaitable<void> WebSocketGateway::Impl::answer_site(beast::tcp_stream& stream, const http::request<http::string_body>& request,
+                                                          const std::string& peer) {
+  HttpRequest in{.method = std::string(request.method_string()), .target = std::string(request.target()), .body = request.body(),
+                 .accepts_gzip = false};
+  if (const auto it = request.find(http::field::accept_encoding); it != request.end())
+    in.accepts_gzip = it->value().find("gzip") != beast::string_view::npos;
+  HttpAnswer a;
+  try {
+    a = options.site(in);
+  } catch (const std::exception& e) {
+    a = HttpAnswer{.status = 500, .body = "the site failed to answer this request\n"};
+    log.limited("site", "websocket: the site failed on " + in.method + " " + in.target + " from " + peer + ": " + e.what());
+  }
+  http::response<http::string_body> response{static_cast<http::status>(a.status), request.version()};
+  response.set(http::field::content_type, a.content_type);
+  if (a.gzipped) response.set(http::field::content_encoding, "gzip");
+  response.set("X-Content-Type-Options", "nosniff");
+  for (const auto& [field, value] : a.headers) response.set(field, value);
+  response.body() = std::move(a.body);
+  response.keep_alive(false);
+  response.prepare_payload();
+  error_code ec;
+  co_await http::async_write(stream, response, asio::redirect_error(asio::use_awaitable, ec));
+  stream.socket().shutdown(btcp::socket::shutdown_send, ec);
+  stream.close();
 }
 
 asio::awaitable<void> WebSocketGateway::Impl::client_to_server(std::shared_ptr<Carried> c, std::string peer) {

@@ -99,6 +99,11 @@ class TcpShuffler {
   [[nodiscard]] std::vector<ShufflerReport> run();
   // Ends run() early (from any thread): every session aborts.
   void stop();
+  // Closes the collection window of every session that has one (a config with close_at; `session
+  // --close-after-ms`, `shufflempc survey`) now, from any thread: its round closes as at the
+  // window's end, with the parties that submitted (fewer than min_parties: it outputs nothing and
+  // says why). A session without a window, or whose round has closed, is not touched.
+  void close_windows();
 
  private:
   struct Impl;

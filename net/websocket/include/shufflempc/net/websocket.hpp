@@ -14,13 +14,31 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "shufflempc/net/log.hpp"
 #include "shufflempc/net/wire.hpp"
 
 namespace shufflempc::net {
+
+// A plain HTTP request to the door (not a WebSocket upgrade), and a site's answer to it.
+struct HttpRequest {
+  std::string method;  // GET, POST, ...
+  std::string target;  // the path and query as sent
+  std::string body;    // at most WebSocketOptions::max_body bytes
+  bool accepts_gzip = false;  // the client's Accept-Encoding names gzip
+};
+struct HttpAnswer {
+  unsigned status = 200;
+  std::string content_type = "text/plain; charset=utf-8";
+  std::string body;
+  bool gzipped = false;  // the body is gzip-encoded: sent with Content-Encoding: gzip
+  std::vector<std::pair<std::string, std::string>> headers;  // more header fields
+};
 
 struct WebSocketOptions {
   std::string host = "127.0.0.1";  // where clients connect
@@ -30,6 +48,12 @@ struct WebSocketOptions {
   std::size_t max_pending = default_max_unauthenticated;  // connections that have not upgraded yet
   std::chrono::milliseconds upgrade_deadline{10'000};     // from accept to a complete upgrade request
   std::size_t max_message = 1u << 20;                     // bytes of one message from a client
+  // Plain HTTP requests, one a connection: answered by `site` where it is set (a page served by the
+  // door itself, so that its script's WebSocket is same-origin), else 426. It runs on the door's
+  // thread and must not block; an exception it throws is answered 500 and logged. A request whose
+  // body is over max_body bytes is answered 413 without calling it.
+  std::function<HttpAnswer(const HttpRequest&)> site;
+  std::size_t max_body = 16 * 1024;
 };
 
 struct WebSocketStats {

@@ -13,24 +13,24 @@
 #include "shufflempc/net/keys.hpp"
 #include "shufflempc/runtime.hpp"
 
-namespace shufflempc::cli {
+namespace shufflempc::net {
 
 inline constexpr const char* receipts_format = "shufflempc admission receipts v1";
 inline constexpr const char* commitments_format = "shufflempc batch commitments v1";
 
-[[nodiscard]] Value receipts_json(const SessionId& session, const std::vector<net::AdmissionReceipt>& receipts);
-[[nodiscard]] Value commitments_json(const net::SessionConfig& config, const std::map<std::uint32_t, net::CommittedBatch>& batches);
+[[nodiscard]] Value receipts_json(const SessionId& session, const std::vector<AdmissionReceipt>& receipts);
+[[nodiscard]] Value commitments_json(const SessionConfig& config, const std::map<std::uint32_t, CommittedBatch>& batches);
 
 // Throw std::invalid_argument naming `file` and the field that is missing or wrong.
 struct ReceiptsFile {
   SessionId session{};
-  std::vector<net::AdmissionReceipt> receipts;
+  std::vector<AdmissionReceipt> receipts;
 };
 [[nodiscard]] ReceiptsFile receipts_from_json(const Value& v, const std::string& file);
 struct CommitmentsFile {
   SessionId session{};
-  std::map<std::uint32_t, net::CommittedBatch> rounds;
+  std::map<std::uint32_t, CommittedBatch> rounds;
 };
 [[nodiscard]] CommitmentsFile commitments_from_json(const Value& v, const std::string& file);
 
-}  // namespace shufflempc::cli
+}  // namespace shufflempc::net

@@ -1,5 +1,5 @@
 // The files of a collection round's receipts (receipt_files.hpp).
-#include "receipt_files.hpp"
+#include "shufflempc/net/receipt_files.hpp"
 
 #include <array>
 #include <limits>
@@ -7,7 +7,7 @@
 
 #include "shufflempc/hex.hpp"
 
-namespace shufflempc::cli {
+namespace shufflempc::net {
 namespace {
 
 template <std::size_t N>
@@ -37,7 +37,7 @@ void check_format(const Value& v, const char* format, const std::string& file) {
 
 }  // namespace
 
-Value receipts_json(const SessionId& session, const std::vector<net::AdmissionReceipt>& receipts) {
+Value receipts_json(const SessionId& session, const std::vector<AdmissionReceipt>& receipts) {
   Value list = Value::array();
   for (const auto& r : receipts)
     list.push_back({{"round", r.batch.round},
@@ -50,7 +50,7 @@ Value receipts_json(const SessionId& session, const std::vector<net::AdmissionRe
   return {{"format", receipts_format}, {"session", to_hex(session)}, {"receipts", std::move(list)}};
 }
 
-Value commitments_json(const net::SessionConfig& config, const std::map<std::uint32_t, net::CommittedBatch>& batches) {
+Value commitments_json(const SessionConfig& config, const std::map<std::uint32_t, CommittedBatch>& batches) {
   Value rounds = Value::array();
   for (const auto& [round, b] : batches) {
     Value leaves = Value::array();
@@ -77,7 +77,7 @@ ReceiptsFile receipts_from_json(const Value& v, const std::string& file) {
     const std::string where = file + ": receipt " + std::to_string(i);
     const Value& r = list[i];
     if (!r.is_object()) throw std::invalid_argument(where + " must be an object");
-    net::AdmissionReceipt a;
+    AdmissionReceipt a;
     a.batch.round = number_of<std::uint32_t>(r, "round", where);
     a.batch.first = number_of<PartyId>(r, "first", where);
     a.batch.width = number_of<std::uint32_t>(r, "width", where);
@@ -105,7 +105,7 @@ CommitmentsFile commitments_from_json(const Value& v, const std::string& file) {
     const std::string where = file + ": round entry " + std::to_string(i);
     const Value& r = rounds[i];
     if (!r.is_object()) throw std::invalid_argument(where + " must be an object");
-    net::CommittedBatch b;
+    CommittedBatch b;
     b.commitment.round = number_of<std::uint32_t>(r, "round", where);
     b.commitment.count = number_of<std::uint64_t>(r, "count", where);
     b.commitment.width = number_of<std::uint32_t>(r, "width", where);
@@ -125,4 +125,4 @@ CommitmentsFile commitments_from_json(const Value& v, const std::string& file) {
   return out;
 }
 
-}  // namespace shufflempc::cli
+}  // namespace shufflempc::net
