@@ -21,6 +21,7 @@ void add_session_command(CLI::App& app, const Registry& registry, Action& action
 void add_account_command(CLI::App& app, const Registry& registry, Action& action);  // amplification bounds, exact delta of noise
 void add_verify_command(CLI::App& app, const Registry& registry, Action& action);  // check a verifiable mix's transcript
 void add_receipt_command(CLI::App& app, const Registry& registry, Action& action);  // check receipts against a commitment
+void add_survey_command(CLI::App& app, const Registry& registry, Action& action);  // a survey of people in web browsers
 
 // `study` as a forwarder: the same name and summary in --help; its command line, --help included,
 // goes unparsed to `shufflempc-study study ...`, which replaces this process (same pid: mpirun's

@@ -64,7 +64,8 @@ const std::vector<Command>& front_commands() {
       {"local", add_local_command, true},
       {"session", add_session_command},
       {"verify", add_verify_command},
-      {"receipt", add_receipt_command}};
+      {"receipt", add_receipt_command},
+      {"survey", add_survey_command}};
   return all;
 }
 

@@ -6,7 +6,8 @@
 # fixed) and the round through all three hops. docs.network_walkthrough_window: a collection round
 # whose parties leave with their receipts, each receipt then found in the published commitment.
 # docs.websocket_walkthrough (docs/websocket.md): the shuffler with its WebSocket door, which answers
-# a plain HTTP request 426, and a round of native parties beside it.
+# a plain HTTP request 426, and a round of native parties beside it. docs.survey_walkthrough
+# (docs/survey.md): a survey answered by party processes, closed by the organiser's POST.
 #   cmake -DNAME=<test> [-DPAGE=<page of docs/>] -DEXPECT=<regexes> -DSOURCE_DIR=<source> -DBIN_DIR=<dir of shufflempc> -DWORK_DIR=<scratch> -P docs_walkthrough.cmake
 cmake_minimum_required(VERSION 3.25)
 include(${CMAKE_CURRENT_LIST_DIR}/support/step.cmake)

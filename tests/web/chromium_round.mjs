@@ -9,19 +9,16 @@
 import assert from 'node:assert/strict';
 import { createReadStream, existsSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test, after, before } from 'node:test';
+import { launchChromium } from './chromium.mjs';
 import { loadParty } from './party_module.mjs';
 import { checkRound, removeDir, round as sessionRound, sameRecords } from './session.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const { chromium } = createRequire(join(here, '../../web/package.json'))('playwright-core');
 const moduleDir = dirname(process.env.SHUFFLEMPC_WEB_MODULE ?? '');
-const executablePath = process.env.SHUFFLEMPC_CHROMIUM ?? '/usr/bin/chromium';
 if (!existsSync(join(moduleDir, 'shufflempc-party.wasm'))) throw new Error('SHUFFLEMPC_WEB_MODULE: the path of the built shufflempc-party.mjs');
-if (!existsSync(executablePath)) throw new Error(`no Chromium at ${executablePath} (Debian's chromium; bash scripts/setup.sh --tests installs it)`);
 
 // The page: the module and the round's code, and one function the test calls.
 const page = `<!doctype html>
@@ -56,11 +53,7 @@ let origin;
 before(async () => {
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${server.address().port}/`;
-  browser = await chromium.launch({
-    executablePath,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-           '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 });
 after(async () => {
   if (browser) await browser.close();
@@ -85,7 +78,7 @@ async function inPage(i, args) {
 const party = await loadParty();
 const round = async (args) => {
   const r = await sessionRound({ ...args, play: inPage });
-  return { ...r, predictedSd: party.sessionInfo(r.config).predictedSd };
+  return { ...r, predictedSd: party.protocolInfo(r.config).predictedSd };
 };
 
 test('a counting round: 20 parties in pages of Chromium, 1,000 native ones', async () => {

@@ -28,7 +28,7 @@ test('a counting round: browser parties over WebSocket beside native ones over T
   sameRecords(r, 2);
   const truth = r.inputs.reduce((a, b) => a + b, 0);
   // The protocol's stated standard deviation, from the browser's build of it.
-  const sd = party.sessionInfo(r.config).predictedSd;
+  const sd = party.protocolInfo(r.config).predictedSd;
   assert.ok(typeof sd === 'number' && sd > 0);
   assert.ok(Math.abs(r.report.output - truth) <= 6 * sd, `output ${r.report.output}, truth ${truth}, sd ${sd}`);
 });
@@ -43,7 +43,7 @@ test('a sum round: split-mix shares from browser parties beside native ones', as
   // Every party sends the same number of shares: the count is exact.
   assert.equal(checkRound(r, browsers), each * parties);
   const truth = r.inputs.reduce((a, b) => a + b, 0);
-  const sd = party.sessionInfo(r.config).predictedSd;
+  const sd = party.protocolInfo(r.config).predictedSd;
   assert.ok(typeof sd === 'number' && sd > 0);
   assert.ok(Math.abs(r.report.output - truth) <= 6 * sd, `output ${r.report.output}, truth ${truth}, sd ${sd}`);
 });

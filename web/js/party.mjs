@@ -9,7 +9,10 @@
 // `config` is the session config's JSON text, `input` the party's input as JSON text (as
 // `shufflempc party --input` reads it). Resolves to {records, width, timings, result: {messages,
 // submitted, dropped}}; rejects with an Error whose message is the library's (a refused handshake,
-// an input out of range) or the connection's.
+// an input out of range) or the connection's. With `leaveAfterReceipt` (a collection round whose
+// shuffler keeps a state directory, as `party --leave-after-receipt`), it resolves once the
+// shuffler's signed receipt of the batch has come and been checked, with {receipt: {digest,
+// signature, file}} in place of the result.
 
 export const FRAME = { confirm: 1, submit: 2, result: 3, abort: 4, done: 11, admitted: 16 };
 
@@ -116,7 +119,7 @@ export async function openLink(party, { url, config, id, secretKey, timeoutMs = 
   }
 }
 
-export async function submitRound(party, { url, config, id, secretKey, input, timeoutMs = 30000, seed = -1 }) {
+export async function submitRound(party, { url, config, id, secretKey, input, timeoutMs = 30000, seed = -1, leaveAfterReceipt = false }) {
   const started = performance.now();
   const records = check(party.roundRecords(config, id, input, seed));
   const sealed = performance.now();
@@ -127,6 +130,12 @@ export async function submitRound(party, { url, config, id, secretKey, input, ti
     for (;;) {
       const { header, payload } = await l.next();
       if (header.type === FRAME.abort) throw new Error('the shuffler ended the session: ' + new TextDecoder().decode(payload));
+      if (header.type === FRAME.admitted && leaveAfterReceipt) {
+        // The library checks it: the digest is this batch's, the signature the config's shuffler's.
+        const receipt = check(party.admissionReceipt(config, id, header.round, records.width, records.payload, payload));
+        return { records: records.count, width: records.width, receipt,
+                 timings: { sealMs: sealed - started, submitMs: submitted - started, receiptMs: performance.now() - started } };
+      }
       if (header.type !== FRAME.result) continue;  // an admission receipt (a shuffler with a state directory)
       const result = check(l.link.result(payload, l.info.parties));
       // The session's last result arrived (its one round's): said, as a native party says it, so

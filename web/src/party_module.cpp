@@ -18,7 +18,10 @@
 #include "shufflempc/hex.hpp"
 #include "shufflempc/json.hpp"
 #include "shufflempc/net/detail/link_crypto.hpp"
+#include "shufflempc/little_endian.hpp"
+#include "shufflempc/mixnet/signing.hpp"
 #include "shufflempc/net/keys.hpp"
+#include "shufflempc/net/receipt_files.hpp"
 #include "shufflempc/net/round_shapes.hpp"
 #include "shufflempc/net/sealing.hpp"
 #include "shufflempc/net/wire.hpp"
@@ -189,9 +192,44 @@ SessionConfig config_of(const std::string& text) {
   return SessionConfig::from_json(parse_json_document(text, "the session config"));
 }
 
+// The shuffler's admission receipt of the batch this page sent (an admitted frame's payload, from a
+// shuffler keeping a state directory), checked as a native party's channel checks it: the digest
+// must be that of the batch sent (`submit`: the submit frame's payload, a count then the records)
+// and the signature the config's shuffler signing key's over (session, round, party, digest).
+// Returns {digest, signature, file}: file is the JSON `party --receipt FILE` writes, which
+// `shufflempc receipt FILE --commitment C --config S` checks against the analyzer's published
+// commitment; a receipt that does not hold is an error naming why, and nothing is kept.
+val admission_receipt(const std::string& config_text, std::uint32_t id, std::uint32_t round, std::uint32_t width, const val& submit,
+                      const val& admitted) {
+  try {
+    const SessionConfig c = config_of(config_text);
+    const auto sent = bytes_of(submit);
+    const auto a = bytes_of(admitted);
+    if (a.size() != admitted_payload_bytes)
+      throw std::invalid_argument("the shuffler's receipt is " + std::to_string(a.size()) + " bytes, not " + std::to_string(admitted_payload_bytes));
+    if (sent.size() < 4) throw std::invalid_argument("the batch sent: a submit payload starts with its count");
+    AdmissionReceipt r;
+    r.batch = Admission{.round = round, .first = id, .counts = {load_le<std::uint32_t>(sent.data())}, .width = width,
+                        .messages = std::vector<std::uint8_t>(sent.begin() + 4, sent.end())};
+    std::copy_n(a.begin(), r.digest.size(), r.digest.begin());
+    std::copy_n(a.begin() + static_cast<std::ptrdiff_t>(r.digest.size()), r.signature.size(), r.signature.begin());
+    if (r.digest != r.batch.digest()) throw std::invalid_argument("the shuffler's receipt names another batch than the one this page sent");
+    if (!c.shuffler_signer) throw std::invalid_argument("the session config names no shuffler signing key: its receipts cannot be checked");
+    if (!mixnet::signature_holds(r.signature, admission_statement(c.session, round, id, r.digest), *c.shuffler_signer))
+      throw std::invalid_argument("the receipt is not the shuffler's signature of this page's batch");
+    val out = val::object();
+    out.set("digest", to_hex(r.digest));
+    out.set("signature", to_hex(r.signature));
+    out.set("file", receipts_json(c.session, {r}).dump(2) + "\n");
+    return out;
+  } catch (const std::exception& e) {
+    return error(e);
+  }
+}
+
 // What a page needs of a session config (the JSON `shufflempc session` writes), read by the
 // library's own parser: {session, digest, protocol, params, parties, minParties, shufflerKey,
-// analyzerKey, hops, mix, rounds, windowed}. The digest is what the hello carries: a page holding
+// analyzerKey, hops, mix, rounds, windowed}, without making its protocol (protocolInfo). The digest is what the hello carries: a page holding
 // another config than the shuffler's is refused at the handshake.
 val session_info(const std::string& text) {
   try {
@@ -211,13 +249,26 @@ val session_info(const std::string& text) {
     out.set("mix", std::string(c.mix == MixKind::verifiable ? "verifiable" : "decryption"));
     out.set("rounds", static_cast<double>(c.rounds.size()));
     out.set("windowed", c.windowed());
-    // What the protocol says of itself, where the browser's build has it: the standard deviation
-    // of its estimate (its stated error), and its description (parameters as calibrated).
-    if (web::registry().find(c.protocol) != nullptr) {
-      const auto protocol = web::registry().create(c.protocol, c.params, c.parties, c.min_parties);
-      if (const auto sd = protocol->predicted_sd()) out.set("predictedSd", *sd);
-      out.set("describe", protocol->describe().dump());
-    }
+    return out;
+  } catch (const std::exception& e) {
+    return error(e);
+  }
+}
+
+// What the session's protocol says of itself, made by the registry as the analyzer makes it (its
+// calibration is this call's work, apart from sessionInfo, which a link reads at every start):
+// {predictedSd (its estimate's standard deviation, where it states one), describe (its
+// parameters as calibrated, JSON text)}. A protocol the browser's build does not have is an error.
+val protocol_info(const std::string& text) {
+  try {
+    const SessionConfig c = config_of(text);
+    if (web::registry().find(c.protocol) == nullptr)
+      throw std::invalid_argument("protocol " + c.protocol + " does not run in a browser: the browser's build has the one-round protocols "
+                                  "whose parties only send (docs/websocket.md)");
+    const auto protocol = web::registry().create(c.protocol, c.params, c.parties, c.min_parties);
+    val out = val::object();
+    if (const auto sd = protocol->predicted_sd()) out.set("predictedSd", *sd);
+    out.set("describe", protocol->describe().dump());
     return out;
   } catch (const std::exception& e) {
     return error(e);
@@ -295,6 +346,8 @@ EMSCRIPTEN_BINDINGS(shufflempc_party) {
   emscripten::function("submitPayload", &submit_payload);
   emscripten::function("publicKeyOf", &public_key_of);
   emscripten::function("sessionInfo", &session_info);
+  emscripten::function("protocolInfo", &protocol_info);
+  emscripten::function("admissionReceipt", &admission_receipt);
   emscripten::function("roundRecords", &round_records);
   emscripten::function("protocols", &browser_protocols);
   emscripten::constant("prefixBytes", static_cast<std::uint32_t>(frame_prefix_bytes));
