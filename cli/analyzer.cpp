@@ -47,6 +47,7 @@ void define_analyzer_options(CLI::App& cmd, AnalyzerArgs& o) {
                            "confirmed), confirmed (opened and analysed, the output not kept), output (the output kept, not printed)")
       ->needs(std::string(flag::state_dir));
   add_port_file_option(cmd, o.port_file);
+  add_websocket_options(cmd, o.websocket, o.websocket_port_file, "the verdict port (--listen)");
   cmd.add_option(std::string(flag::listen_fd), o.listen_fd,
                  "take the verdicts on descriptor N, a TCP socket the parent process bound and listens on (as `local` does)")
       ->check(CLI::Range(3, 1 << 20))
@@ -77,7 +78,7 @@ std::vector<std::string> analyzer_argv(const std::string& executable, const Anal
   add_client_argv(argv, o.client);
   argv.add(flag::key, o.key).add(flag::transcript, o.transcript).add(flag::listen, o.listen).add(flag::port_file, o.port_file);
   argv.add(flag::listen_fd, o.listen_fd).add(flag::commitment, o.commitment).add(flag::state_dir, o.state_dir);
-  argv.add(flag::fault_kill_at, o.fault_kill_at);
+  argv.add(flag::fault_kill_at, o.fault_kill_at).add(flag::websocket, o.websocket).add(flag::websocket_port_file, o.websocket_port_file);
   return argv.take();
 }
 
@@ -87,7 +88,10 @@ void add_analyzer_command(CLI::App& app, const Registry& registry, Action& actio
   define_analyzer_options(*cmd, *o);
   cmd->callback([o, &registry, &action] {
     action = [o, &registry] {
-      const auto& [key, transcript, listen, port_file, client, listen_fd, commitment, state_dir, fault_kill_at] = *o;
+      const auto& [key, transcript, listen, port_file, client, listen_fd, commitment, state_dir, fault_kill_at, websocket, websocket_port_file] = *o;
+      if (!websocket.empty() && listen.empty())
+        throw std::invalid_argument("--websocket needs --listen: the door carries the parties' verdicts to the verdict port");
+      if (!websocket_port_file.empty() && websocket.empty()) throw std::invalid_argument("--websocket-port-file needs --websocket ADDR:PORT");
       if (!port_file.empty() && listen.empty()) throw std::invalid_argument("--port-file needs --listen (the port of the parties' verdicts)");
       const auto config = net::SessionConfig::load(client.config_path);
       const WarmUp warm_up(config, registry);  // beside building the protocol, reading keys, connecting
@@ -144,6 +148,8 @@ void add_analyzer_command(CLI::App& app, const Registry& registry, Action& actio
       net::TcpChannel channel(config, std::move(identities), host, port, stderr_logger("analyzer"), std::move(channel_options));
       // Readiness, as the shuffler says it: the parties are given this address (party --analyzer).
       if (!listen.empty()) announce_listening(net::split_address(listen, "--listen").first, channel.verdict_port(), port_file);
+      const auto door = open_websocket_door(websocket, websocket_port_file, listen.empty() ? std::string() : net::split_address(listen, "--listen").first,
+                                            channel.verdict_port(), "analyzer");
       RoundDriver session(*protocol, channel, *rng, config.parties);
       session.host_analyzer();
       const RunResult result = session.run({});

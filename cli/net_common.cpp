@@ -34,6 +34,27 @@ net::PublicKey public_key_of(const std::string& given, const std::string& what) 
   return net::parse_public_key(hex, what + " (" + given + ")");
 }
 
+void add_websocket_options(CLI::App& cmd, std::string& websocket, std::string& port_file, const std::string& what) {
+  cmd.add_option(std::string(flag::websocket), websocket,
+                 "ADDR:PORT where parties may also connect over WebSocket (a page in a browser; port 0 = any): each connection is "
+                 "carried to " + what + ", the same authenticated link as over TCP (docs/websocket.md)");
+  cmd.add_option(std::string(flag::websocket_port_file), port_file, "once listening for WebSocket parties, write that port to this file");
+}
+
+std::unique_ptr<net::WebSocketGateway> open_websocket_door(const std::string& address, const std::string& port_file,
+                                                           const std::string& listening_host, std::uint16_t target_port, const std::string& who) {
+  if (!port_file.empty() && address.empty()) throw std::invalid_argument("--websocket-port-file needs --websocket ADDR:PORT");
+  if (address.empty()) return nullptr;
+  net::WebSocketOptions ws;
+  std::tie(ws.host, ws.port) = net::split_address(address, "--websocket");
+  ws.target_host = listening_host == "0.0.0.0" ? "127.0.0.1" : listening_host == "::" ? "::1" : listening_host;
+  ws.target_port = target_port;
+  auto door = std::make_unique<net::WebSocketGateway>(ws, stderr_logger(who));
+  if (!port_file.empty()) write_port_file(door->port(), port_file);
+  std::cout << "websocket on " << door->host() << ':' << door->port() << std::endl;
+  return door;
+}
+
 void add_port_file_option(CLI::App& cmd, std::string& port_file) {
   cmd.add_option(std::string(flag::port_file), port_file,
                  "once listening, write the port to this file (for a script or another host's command; with port 0 the system's choice)");

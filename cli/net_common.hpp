@@ -16,6 +16,7 @@
 
 #include "commands.hpp"
 #include "node_args.hpp"
+#include "shufflempc/net/websocket.hpp"
 #include "shufflempc/net/keys.hpp"
 #include "shufflempc/net/round_shapes.hpp"
 #include "shufflempc/net/log.hpp"
@@ -41,6 +42,15 @@ void add_local_command(CLI::App& app, const Registry& registry, Action& action);
 [[nodiscard]] net::Logger stderr_logger(const std::string& who);
 // A server's readiness: the line "listening on HOST:PORT" on stdout and, with --port-file, PORT in
 // that file (written whole: a script waiting for the file never reads half of it).
+// --websocket ADDR:PORT and --websocket-port-file of a server that parties reach (the shuffler, the
+// analyzer's verdict port): `what` names its TCP port in the help.
+void add_websocket_options(CLI::App& cmd, std::string& websocket, std::string& port_file, const std::string& what);
+// The door of --websocket (none when `address` is empty): each WebSocket connection carried to the
+// server's TCP port `target_port` on `listening_host` (loopback for a wildcard), its port written to
+// `port_file` and said on stdout ("websocket on HOST:PORT"). `who` names the server in its lines.
+[[nodiscard]] std::unique_ptr<net::WebSocketGateway> open_websocket_door(const std::string& address, const std::string& port_file,
+                                                                         const std::string& listening_host, std::uint16_t target_port,
+                                                                         const std::string& who);
 void add_port_file_option(CLI::App& cmd, std::string& port_file);
 void announce_listening(const std::string& host, std::uint16_t port, const std::string& port_file);
 // Writes `port` to `port_file` whole (through a .partial file renamed into place).

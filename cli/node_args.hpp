@@ -131,6 +131,8 @@ struct AnalyzerArgs {
   std::string commitment;  // --commitment FILE: the shuffler's commitments to the batches, published
   std::string state_dir;   // --state-dir DIR: the delivered round, the key of its randomness and the output, kept
   std::string fault_kill_at;  // --fault-kill-at STEP: SIGKILL itself at a step of the delivery (the crash tests)
+  // --websocket ADDR:PORT: the verdict port also over WebSocket (a party in a browser); its port file.
+  std::string websocket, websocket_port_file;
   bool operator==(const AnalyzerArgs&) const = default;
 };
 void define_analyzer_options(CLI::App& cmd, AnalyzerArgs& o);

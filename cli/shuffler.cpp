@@ -88,11 +88,7 @@ void define_shuffler_options(CLI::App& cmd, ShufflerArgs& o) {
                  "admission receipt); started again on the same DIR (after a crash, say), the shuffler takes the kept batches back "
                  "into the round. Sessions of one round whose config names the shuffler's signing key (docs/network.md, "
                  "\"Durable collection\")");
-  cmd.add_option(std::string(flag::websocket), o.websocket,
-                 "ADDR:PORT where parties may also connect over WebSocket (a page in a browser; port 0 = any): each connection is "
-                 "carried to the shuffler's own port, the same authenticated link as over TCP (docs/websocket.md)");
-  cmd.add_option(std::string(flag::websocket_port_file), o.websocket_port_file,
-                 "once listening for WebSocket parties, write that port to this file");
+  add_websocket_options(cmd, o.websocket, o.websocket_port_file, "the shuffler's own port");
   cmd.add_flag(std::string(flag::json), o.json, "print the final report as JSON");
   cmd.add_flag(std::string(flag::fault_tamper), o.fault_tamper,
                "fault injection, with --hop in a verifiable chain: replace one record after proving the shuffle (a cheating "
@@ -184,16 +180,7 @@ void add_shuffler_command(CLI::App& app, Action& action) {
       // Readiness: the launcher (or the user) reads this line, then starts the clients (a launcher
       // that bound --listen-fd has started them already).
       announce_listening(host, shuffler.port(), port_file);
-      std::optional<net::WebSocketGateway> gateway;
-      if (!websocket.empty()) {
-        net::WebSocketOptions ws;
-        std::tie(ws.host, ws.port) = net::split_address(websocket, "--websocket");
-        ws.target_host = host == "0.0.0.0" ? "127.0.0.1" : host == "::" ? "::1" : host;
-        ws.target_port = shuffler.port();
-        gateway.emplace(ws, stderr_logger("shuffler"));
-        if (!websocket_port_file.empty()) write_port_file(gateway->port(), websocket_port_file);
-        std::cout << "websocket on " << gateway->host() << ':' << gateway->port() << std::endl;
-      }
+      const auto gateway = open_websocket_door(websocket, websocket_port_file, host, shuffler.port(), "shuffler");
       const auto reports = shuffler.run();
       if (gateway) gateway->stop();
       int status = 0;

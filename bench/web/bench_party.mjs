@@ -33,7 +33,7 @@ function work(party, config, vectors, repeat) {
   for (let i = 0; i < repeat; ++i) {
     const t0 = performance.now();
     const info = check(party.sessionInfo(config));
-    const records = check(party.roundRecords(config, 0, '1', -1));
+    const records = check(party.roundRecords(config, 0, '1', '', -1));
     const link = new party.Link(vectors.session, info.digest, 0, vectors.party_secret, vectors.shuffler_public, -1);
     link.hello();
     check(link.finish(reply));

@@ -112,7 +112,12 @@ TEST_CASE("node args: the analyzer's command line gives back every field") {
   const auto argv = cli::analyzer_argv("x", given);
   CHECK(argv[1] == "analyzer");
   CHECK(parse_node_argv<cli::AnalyzerArgs>(argv, cli::define_analyzer_options) == given);
-  const cli::AnalyzerArgs listening{.key = touch(dir, "analyzer.key"), .listen = "127.0.0.1:0", .port_file = dir / "port", .client = client(dir)};
+  const cli::AnalyzerArgs listening{.key = touch(dir, "analyzer.key"),
+                                    .listen = "127.0.0.1:0",
+                                    .port_file = dir / "port",
+                                    .client = client(dir),
+                                    .websocket = "127.0.0.1:0",
+                                    .websocket_port_file = dir / "ws-port"};
   CHECK(parse_node_argv<cli::AnalyzerArgs>(cli::analyzer_argv("x", listening), cli::define_analyzer_options) == listening);
 }
 

@@ -204,6 +204,22 @@ TEST_CASE("the walkthrough's conveniences: keygen --show prints a key's token ag
                     dir + "/no-listen.err");
   CHECK(no_listen.wait() == 2);
   CHECK(slurp(dir + "/no-listen.err").find("--port-file needs --listen") != std::string::npos);
+  // Its WebSocket door is the verdict port's: it needs --listen, and its port file needs the door;
+  // the shuffler's port file needs its door too. Each refused with one line, exit 2.
+  const std::vector<std::pair<std::vector<std::string>, std::string>> doors = {
+      {{"analyzer", "--websocket", "127.0.0.1:0"}, "--websocket needs --listen: the door carries the parties' verdicts to the verdict port"},
+      {{"analyzer", "--listen", "127.0.0.1:0", "--websocket-port-file", dir + "/ws.port"}, "--websocket-port-file needs --websocket ADDR:PORT"},
+      {{"shuffler", "--websocket-port-file", dir + "/ws.port"}, "--websocket-port-file needs --websocket ADDR:PORT"}};
+  for (const auto& [args, said] : doors) {
+    std::vector<std::string> argv = {SHUFFLEMPC_CLI};
+    argv.insert(argv.end(), args.begin(), args.end());
+    for (const auto& a : {std::string("--config"), dir + "/session.json", std::string("--key"), dir + "/" + args[0] + ".key"}) argv.push_back(a);
+    Process refused(argv, dir + "/door.err");
+    CAPTURE(args);
+    CHECK(refused.wait() == 2);
+    CHECK(slurp(dir + "/door.err").find(said) != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(dir + "/ws.port"));
+  }
   Process analyzer({SHUFFLEMPC_CLI, "analyzer", "--config", dir + "/session.json", "--key", dir + "/analyzer.key", "--connect", "127.0.0.1:" + port},
                    dir + "/analyzer.log");
   {

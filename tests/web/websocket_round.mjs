@@ -1,16 +1,22 @@
 // Parties of the browser's build in real rounds: a shuffler process with its WebSocket door
 // (`shufflempc shuffler --websocket`), the analyzer process, a native party process hosting most
 // parties over TCP, and parties of the WebAssembly build (web/js/party.mjs) over WebSocket, in one
-// counting round and one sum round. Every party is in the result, none dropped, the message count
-// is the native and browser parties' own, and the output is within six of the protocol's own
+// counting round and one sum round, and through a 3-server onion chain and a verifiable chain
+// (each page checks the entry's receipt and sends its verdict to the analyzer's door; the
+// verifiable chain's transcript verifies). Every party is in the result, none dropped, the message
+// count is the native and browser parties' own, and the output is within 6.5 of the protocol's own
 // standard deviations of the truth. Then the refusals a page meets: a key that is not the party's,
-// an input out of range, a config that is not the shuffler's. Run by ctest with SHUFFLEMPC_CLI and
+// an input out of range, a config that is not the shuffler's; an entry that drops a page's record
+// (the page complains, the analyzer outputs nothing). Run by ctest with SHUFFLEMPC_CLI and
 // SHUFFLEMPC_WEB_MODULE set (tests/CMakeLists.txt).
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test, after } from 'node:test';
 import { loadParty } from './party_module.mjs';
-import { checkRound, makeSession, removeDir, round as sessionRound, sameRecords, start } from './session.mjs';
+import { execFileSync } from 'node:child_process';
+import { checkAltered, checkEstimate, checkReplayed, checkRound, makeSession, removeDir, round as sessionRound, sameRecords, start, threePages }
+  from './session.mjs';
+import { alteredRecord, replayedSubmit } from './tampering.mjs';
 import { FRAME, openLink, submitRound } from '../../web/js/party.mjs';
 
 if (typeof WebSocket === 'undefined') throw new Error('this Node.js has no WebSocket: run it with --experimental-websocket (Node.js 20) or use Node.js 22');
@@ -26,11 +32,7 @@ test('a counting round: browser parties over WebSocket beside native ones over T
   // Two messages a party, its bit and a noise bit: the count is exact.
   assert.equal(checkRound(r, browsers), 2 * parties);
   sameRecords(r, 2);
-  const truth = r.inputs.reduce((a, b) => a + b, 0);
-  // The protocol's stated standard deviation, from the browser's build of it.
-  const sd = party.protocolInfo(r.config).predictedSd;
-  assert.ok(typeof sd === 'number' && sd > 0);
-  assert.ok(Math.abs(r.report.output - truth) <= 6 * sd, `output ${r.report.output}, truth ${truth}, sd ${sd}`);
+  checkEstimate(r, party.protocolInfo(r.config).predictedSd);
 });
 
 test('a sum round: split-mix shares from browser parties beside native ones', async () => {
@@ -42,10 +44,59 @@ test('a sum round: split-mix shares from browser parties beside native ones', as
   assert.ok(each >= 3);
   // Every party sends the same number of shares: the count is exact.
   assert.equal(checkRound(r, browsers), each * parties);
-  const truth = r.inputs.reduce((a, b) => a + b, 0);
-  const sd = party.protocolInfo(r.config).predictedSd;
-  assert.ok(typeof sd === 'number' && sd > 0);
-  assert.ok(Math.abs(r.report.output - truth) <= 6 * sd, `output ${r.report.output}, truth ${truth}, sd ${sd}`);
+  checkEstimate(r, party.protocolInfo(r.config).predictedSd);
+});
+
+// Through a chain the page checks the entry's receipt of its records with the library's code and
+// sends its verdict to the analyzer's door, as a native party does: the analyzer outputs the round
+// only with every submitting party's confirmation.
+for (const mix of ['onion', 'verifiable']) {
+  test(`a 3-server ${mix} chain: browser parties beside native ones, every page's receipt confirmed to the analyzer`, async () => {
+    const parties = mix === 'onion' ? 60 : 24, browsers = mix === 'onion' ? 6 : 4;
+    const r = await round({ name: `chain-${mix}`, protocol: 'randomized-response', params: ['epsilon=1'], parties, browsers,
+                            inputOf: (i) => (i % 4 === 0 ? 1 : 0), chain: { servers: 3, mix } });
+    assert.equal(checkRound(r, browsers), parties);
+    r.outcomes.forEach((o) => assert.deepEqual(o.verdict, { confirmed: true, reason: '', delivered: true }));
+    assert.equal(r.report.messages, parties);
+    checkEstimate(r, party.protocolInfo(r.config).predictedSd);
+    if (mix === 'verifiable') {
+      // The transcript of the round the pages took part in verifies against its session.
+      const out = execFileSync(process.env.SHUFFLEMPC_CLI, ['verify', join(r.dir, 'transcript.json'), '--config', join(r.dir, 'session.json')],
+                               { encoding: 'utf8' });
+      assert.match(out, /verified/);
+    }
+  });
+}
+
+test('through a chain, an entry that drops a page\'s record: the page\'s receipt shows it, its complaint reaches the analyzer, which outputs nothing', async () => {
+  const s = makeSession('chain-dropped', 'randomized-response', ['epsilon=1'], 3, 3, { servers: 3, mix: 'onion' });
+  const hops = [];
+  for (const h of [1, 2]) {
+    const m = start(['mix-server', '--config', join(s.d, 'session.json'), '--key', join(s.d, `mix-${h}.key`), '--listen', '127.0.0.1:0']);
+    hops.push({ m, at: (await m.line('listening on ')).split(' ').pop() });
+  }
+  // The entry drops the first record it admitted before committing to the batch (the n - 1 attack).
+  const shuffler = start(['shuffler', '--config', join(s.d, 'session.json'), '--key', join(s.d, 'shuffler.key'), '--listen', '127.0.0.1:0',
+                          '--websocket', '127.0.0.1:0', '--hop-addresses', hops.map((h) => h.at).join(','), '--fault-entry', 'drop']);
+  const tcp = (await shuffler.line('listening on ')).split(' ').pop();
+  const url = `ws://${(await shuffler.line('websocket on ')).split(' ').pop()}`;
+  const analyzer = start(['analyzer', '--config', join(s.d, 'session.json'), '--key', join(s.d, 'analyzer.key'), '--connect', tcp,
+                          '--listen', '127.0.0.1:0', '--websocket', '127.0.0.1:0']);
+  const analyzerUrl = `ws://${(await analyzer.line('websocket on ')).split(' ').pop()}`;
+  const outcomes = await Promise.all([0, 1, 2].map((id) =>
+    submitRound(party, { url, analyzerUrl, config: s.config, id, secretKey: s.secrets[id], input: '1' })));
+  // One page's record was dropped: its receipt does not hold, and it says so; the others confirm
+  // (their verdicts may find the analyzer gone already: it refuses the round at the complaint).
+  const complaints = outcomes.filter((o) => !o.verdict.confirmed);
+  assert.equal(complaints.length, 1);
+  assert.equal(complaints[0].verdict.delivered, true);
+  outcomes.filter((o) => o.verdict.confirmed && !o.verdict.delivered).forEach((o) => assert.match(o.verdict.error, /could not reach the analyzer/));
+  assert.match(complaints[0].verdict.reason, /gave a receipt that does not hold: .*\(party [012]\)/);
+  const a = await analyzer.exited;
+  assert.notEqual(a.code, 0);
+  assert.match(a.stderr, /round 0: party [012] complains that the chain's entry \(the shuffler\) gave a receipt that does not hold: record 0 of those submitted is not in the batch the entry committed to .*the analyzer refuses the round and outputs nothing for it/);
+  assert.doesNotMatch(a.stdout, /output/);
+  await Promise.all([shuffler.exited, ...hops.map((h) => h.m.exited)]);
 });
 
 test('a forged key, an input out of range and another session\'s config are refused, and the round goes on', async () => {
@@ -74,60 +125,13 @@ test('a forged key, an input out of range and another session\'s config are refu
   assert.equal(JSON.parse(a.stdout).messages, 3);
 });
 
-// A session of three parties, every one a page, with a shuffler and an analyzer running.
-async function threePages(name) {
-  const s = makeSession(name, 'randomized-response', ['epsilon=1'], 3, 3);
-  const shuffler = start(['shuffler', '--config', join(s.d, 'session.json'), '--key', join(s.d, 'shuffler.key'),
-                          '--listen', '127.0.0.1:0', '--websocket', '127.0.0.1:0']);
-  const tcp = (await shuffler.line('listening on ')).split(' ').pop();
-  const url = `ws://${(await shuffler.line('websocket on ')).split(' ').pop()}`;
-  const analyzer = start(['analyzer', '--config', join(s.d, 'session.json'), '--key', join(s.d, 'analyzer.key'), '--connect', tcp, '--json']);
-  const honest = (id) => submitRound(party, { url, config: s.config, id, secretKey: s.secrets[id], input: '1' });
-  return { s, url, shuffler, analyzer, honest };
-}
+const pieces = { openLink, FRAME };
+const play = (id, a) => submitRound(party, a);
 
 test('a record altered after its seal is carried, then discarded by the analyzer and counted', async () => {
-  const { s, url, shuffler, analyzer, honest } = await threePages('tampered');
-  // Party 0's page seals its record, then changes one byte of it before the frame.
-  const records = party.roundRecords(s.config, 0, '1', -1);
-  records.payload[4 + 10] ^= 1;  // after the payload's count: inside the sealed record
-  const l = await openLink(party, { url, config: s.config, id: 0, secretKey: s.secrets[0] });
-  l.send(l.link.seal(FRAME.submit, 0, records.width, records.count, records.payload));
-  const [others, own] = await Promise.all([Promise.all([1, 2].map(honest)), (async () => {
-    for (;;) {
-      const f = await l.next();
-      if (f.header.type !== FRAME.result) continue;
-      l.send(l.link.seal(FRAME.done, 0, 0, 0, new Uint8Array(0)));
-      return l.link.result(f.payload, 3);
-    }
-  })()]);
-  l.close();
-  // The shuffler cannot see inside a seal: it admitted all three records.
-  assert.deepEqual(own.submitted, [0]);
-  assert.equal(own.messages, 3);
-  others.forEach((o, i) => assert.deepEqual(o.result.submitted, [i + 1]));
-  const [a, sh] = await Promise.all([analyzer.exited, shuffler.exited]);
-  assert.equal(sh.code, 0, sh.stderr);
-  assert.equal(a.code, 0, a.stderr);
-  assert.match(a.stderr, /1 message\(s\) were not sealed to this analyzer and were discarded/);
-  assert.doesNotMatch(sh.stderr, /link was lost/);
+  checkAltered(await threePages('tampered', play, (a) => alteredRecord(party, pieces, a)));
 });
 
 test('a submission replayed on its link is refused as a replay, and the round keeps the first', async () => {
-  const { s, url, shuffler, analyzer, honest } = await threePages('replayed');
-  const records = party.roundRecords(s.config, 0, '1', -1);
-  const l = await openLink(party, { url, config: s.config, id: 0, secretKey: s.secrets[0] });
-  const frame = l.link.seal(FRAME.submit, 0, records.width, records.count, records.payload);
-  l.send(frame);
-  l.send(frame);  // the same bytes again: its sequence number was used
-  await Promise.all([1, 2].map(honest));
-  l.close();
-  const [a, sh] = await Promise.all([analyzer.exited, shuffler.exited]);
-  assert.match(sh.stderr, /party 0\): rejected: frame sequence number 1 was already used \(replay\)/);
-  // Only the replaying link is missed at the end; the honest pages said they had the result.
-  assert.match(sh.stderr, /party 0's link was lost before the session's last result was sent to it/);
-  assert.doesNotMatch(sh.stderr, /party [12]'s link was lost/);
-  assert.equal(a.code, 0, a.stderr);
-  // Party 0's one record is in the output once, with the two others'.
-  assert.equal(JSON.parse(a.stdout).messages, 3);
+  checkReplayed(await threePages('replayed', play, (a) => replayedSubmit(party, pieces, a)));
 });

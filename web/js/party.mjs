@@ -12,9 +12,11 @@
 // an input out of range) or the connection's. With `leaveAfterReceipt` (a collection round whose
 // shuffler keeps a state directory, as `party --leave-after-receipt`), it resolves once the
 // shuffler's signed receipt of the batch has come and been checked, with {receipt: {digest,
-// signature, file}} in place of the result.
+// signature, file}} in place of the result. Through a chain of mix servers (`analyzerUrl`: the
+// analyzer's WebSocket door, `analyzer --websocket`) the outcome has the party's verdict on the
+// entry's receipt too: {confirmed, reason, delivered[, error]}.
 
-export const FRAME = { confirm: 1, submit: 2, result: 3, abort: 4, done: 11, admitted: 16 };
+export const FRAME = { confirm: 1, submit: 2, result: 3, abort: 4, done: 11, verdict: 12, admitted: 16 };
 
 function check(value) {
   if (value && typeof value === 'object' && typeof value.error === 'string') throw new Error(value.error);
@@ -82,12 +84,13 @@ function open(url, timeoutMs) {
   });
 }
 
-// An authenticated link to the shuffler over its WebSocket door, for party `id` of the session
+// An authenticated link to the shuffler over its WebSocket door (or, with peer 'analyzer', to the
+// analyzer's, which takes the parties' verdicts on a chain's rounds), for party `id` of the session
 // whose config is `config` (JSON text). Resolves once both sides confirmed their keys to
 // {info, link, send(bytes), next() (the next frame: {header, payload}), close()}.
-export async function openLink(party, { url, config, id, secretKey, timeoutMs = 30000, seed = -1 }) {
+export async function openLink(party, { url, config, id, secretKey, timeoutMs = 30000, seed = -1, peer = 'shuffler' }) {
   const info = check(party.sessionInfo(config));
-  const link = new party.Link(info.session, info.digest, id, secretKey, info.shufflerKey, seed);
+  const link = new party.Link(info.session, info.digest, id, secretKey, peer === 'analyzer' ? info.analyzerKey : info.shufflerKey, seed);
   let ws = null;
   const deadline = setTimeout(() => ws && ws.close(), timeoutMs);
   const close = () => {
@@ -101,16 +104,16 @@ export async function openLink(party, { url, config, id, secretKey, timeoutMs = 
     ws.send(link.hello());
     // A shuffler that refuses closes the connection, as it does over TCP: the same words as a
     // native party's for each step.
-    const reply = await stream.read(party.helloReplyBytes, 'the shuffler\'s handshake reply').catch(() => {
-      throw new Error('the shuffler refused these identities (are this session and this party\'s id in its session config, and is the config the same?)');
+    const reply = await stream.read(party.helloReplyBytes, `the ${peer}'s handshake reply`).catch(() => {
+      throw new Error(`the ${peer} refused these identities (are this session and this party's id in its session config, and is the config the same?)`);
     });
     ws.send(check(link.finish(reply)));
     const confirm = await readFrame(party, link, stream).catch((e) => {
-      if (stream.closed) throw new Error('the shuffler refused our keys (is this key the one the session config gives this party?)');
+      if (stream.closed) throw new Error(`the ${peer} refused our keys (is this key the one the session config gives this party?)`);
       throw e;
     });
     if (confirm.header.type === FRAME.abort)
-      throw new Error('the shuffler refused this connection: ' + new TextDecoder().decode(confirm.payload));
+      throw new Error(`the ${peer} refused this connection: ` + new TextDecoder().decode(confirm.payload));
     if (confirm.header.type !== FRAME.confirm) throw new Error('handshake: expected a confirm frame');
     return { info, link, send: (bytes) => ws.send(bytes), next: () => readFrame(party, link, stream), close };
   } catch (e) {
@@ -119,9 +122,24 @@ export async function openLink(party, { url, config, id, secretKey, timeoutMs = 
   }
 }
 
-export async function submitRound(party, { url, config, id, secretKey, input, timeoutMs = 30000, seed = -1, leaveAfterReceipt = false }) {
+// The party's verdict frame on a link to the analyzer's door; closed once sent (the socket sends it
+// before its close).
+async function sendVerdict(party, { url, config, id, secretKey, timeoutMs, seed, round, verdict }) {
+  const a = await openLink(party, { url, config, id, secretKey, timeoutMs, seed, peer: 'analyzer' });
+  try {
+    a.send(check(a.link.seal(FRAME.verdict, round, 0, 1, verdict.payload)));
+  } finally {
+    a.close();
+  }
+}
+
+export async function submitRound(party, { url, config, id, secretKey, input, timeoutMs = 30000, seed = -1, leaveAfterReceipt = false,
+                                           analyzerUrl = null }) {
   const started = performance.now();
-  const records = check(party.roundRecords(config, id, input, seed));
+  const records = check(party.roundRecords(config, id, input, secretKey, seed));
+  const chained = check(party.sessionInfo(config)).hops > 0;
+  if (chained && !analyzerUrl)
+    throw new Error('this session\'s records cross a chain of mix servers: the party sends its verdict on the entry\'s receipt to the analyzer (analyzerUrl: the analyzer\'s WebSocket door, analyzer --websocket)');
   const sealed = performance.now();
   const l = await openLink(party, { url, config, id, secretKey, timeoutMs, seed });
   try {
@@ -138,6 +156,17 @@ export async function submitRound(party, { url, config, id, secretKey, input, ti
       }
       if (header.type !== FRAME.result) continue;  // an admission receipt (a shuffler with a state directory)
       const result = check(l.link.result(payload, l.info.parties));
+      // Through a chain: the receipt of the entry checked by the library, and the verdict sent to
+      // the analyzer on a link of its own, as a native party sends it (no confirmation: no output).
+      // One that cannot reach the analyzer (it has ended the round already, say) is said in the
+      // outcome, as a native party logs it: without the confirmation the analyzer outputs nothing.
+      const verdict = chained ? check(l.link.verdict(payload, l.info.parties, config, id, records.payload)) : null;
+      let delivery = null;
+      if (verdict) {
+        delivery = { delivered: true };
+        await sendVerdict(party, { url: analyzerUrl, config, id, secretKey, timeoutMs, seed, round: header.round, verdict })
+          .catch((e) => { delivery = { delivered: false, error: `the verdict could not reach the analyzer (${e.message})` }; });
+      }
       // The session's last result arrived (its one round's): said, as a native party says it, so
       // that the shuffler holds it for a reconnection no longer. The socket sends it before closing.
       l.send(check(l.link.seal(FRAME.done, header.round, 0, 0, new Uint8Array(0))));
@@ -145,6 +174,7 @@ export async function submitRound(party, { url, config, id, secretKey, input, ti
         records: records.count,
         width: records.width,
         result,
+        verdict: verdict && { confirmed: verdict.confirmed, reason: verdict.reason, ...delivery },
         timings: { sealMs: sealed - started, submitMs: submitted - started, resultMs: performance.now() - started },
       };
     }

@@ -9,6 +9,7 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <algorithm>
 #include <exception>
 #include <memory>
 #include <optional>
@@ -21,7 +22,11 @@
 #include "shufflempc/little_endian.hpp"
 #include "shufflempc/mixnet/signing.hpp"
 #include "shufflempc/net/keys.hpp"
+#include "shufflempc/mixnet/knowledge.hpp"
+#include "shufflempc/net/onion.hpp"
 #include "shufflempc/net/receipt_files.hpp"
+#include "shufflempc/net/receipts.hpp"
+#include "shufflempc/net/verifiable.hpp"
 #include "shufflempc/net/round_shapes.hpp"
 #include "shufflempc/net/sealing.hpp"
 #include "shufflempc/net/wire.hpp"
@@ -61,6 +66,10 @@ std::array<std::uint8_t, N> hex_array(const std::string& hex, const char* what) 
 std::unique_ptr<Rng> rng_for(double seed) {
   if (seed >= 0) return std::make_unique<SeededRng>(static_cast<std::uint64_t>(seed));
   return std::make_unique<SystemRng>();
+}
+
+SessionConfig config_of(const std::string& text) {
+  return SessionConfig::from_json(parse_json_document(text, "the session config"));
 }
 
 // One party's link to the shuffler: hello() to send first, finish(reply) with the shuffler's
@@ -163,6 +172,50 @@ class WebLink {
       return error(e);
     }
   }
+
+  // After a round whose records crossed a chain of mix servers: this party's verdict on the
+  // entry's answer (the result frame opened last, its `payload`), as a native party's channel
+  // makes it (judge_receipt): confirmed with the root the entry's receipt commits to when the
+  // receipt holds for every record this page sent (`submit`: its submit payload) and the result
+  // lists the party as submitted; otherwise a complaint with its reason. {confirmed, reason,
+  // payload}: payload is the verdict frame's, for the analyzer (a link to it: new Link(..., its key)).
+  val verdict(const val& payload, double parties, const std::string& config_text, std::uint32_t id, const val& submit) const {
+    try {
+      const SessionConfig c = config_of(config_text);
+      const auto sent = bytes_of(submit);
+      if (sent.size() < 4) throw std::invalid_argument("the batch sent: a submit payload starts with its count");
+      const std::uint32_t count = load_le<std::uint32_t>(sent.data());
+      if (count == 0 || (sent.size() - 4) % count != 0) throw std::invalid_argument("the batch sent: its records are not of one width");
+      MessageBatch own((sent.size() - 4) / count);
+      for (std::size_t k = 0; k < count; ++k) own.push_back(std::span(sent).subspan(4 + k * own.width(), own.width()));
+      VerdictPayload v;
+      v.parties.assign(1, Verdict::complaint);
+      std::string why;
+      if (last_.type != FrameType::result) {
+        why = "answered its batch with a frame of type " + std::to_string(static_cast<int>(last_.type)) + " instead of the round's result";
+      } else {
+        const auto b = bytes_of(payload);
+        try {
+          const ResultPayload r = decode_result(last_, b, static_cast<std::size_t>(parties), Limits{});
+          const ReceiptJudgement j = judge_receipt(c, last_.round, Delivery::analyzer_only, r.receipt, own, 1);
+          if (!j.root) why = j.complaint;
+          else if (!std::binary_search(r.submitted.begin(), r.submitted.end(), id)) why = "counted it as dropped, though it submitted";
+          else std::copy(j.root->begin(), j.root->end(), v.root.begin());
+        } catch (const std::exception& e) {
+          why = "sent a result that does not parse (" + std::string(e.what()) + ")";
+        }
+      }
+      if (why.empty()) v.parties[0] = Verdict::confirmed;
+      else v.reason = why + " (party " + std::to_string(id) + ")";
+      val out = val::object();
+      out.set("confirmed", why.empty());
+      out.set("reason", v.reason);
+      out.set("payload", to_js(encode_verdict(v)));
+      return out;
+    } catch (const std::exception& e) {
+      return error(e);
+    }
+  }
 };
 
 // Seals each `width`-byte message of `messages` to the analyzer's public key (crypto_box_seal).
@@ -186,10 +239,6 @@ val submit_payload(std::uint32_t count, const val& messages) {
   } catch (const std::exception& e) {
     return error(e);
   }
-}
-
-SessionConfig config_of(const std::string& text) {
-  return SessionConfig::from_json(parse_json_document(text, "the session config"));
 }
 
 // The shuffler's admission receipt of the batch this page sent (an admitted frame's payload, from a
@@ -275,19 +324,40 @@ val protocol_info(const std::string& text) {
   }
 }
 
+// A party's messages as they go on the wire, as a native party's channel makes them: sealed to the
+// analyzer (a single shuffler), wrapped in the onion layers of a chain of mix servers, or, through a
+// verifiable chain, ElGamal records each with its proof of plaintext knowledge and the party's
+// submitter tag (from its key: `secret`).
+MessageBatch for_the_wire(const SessionConfig& c, std::uint32_t id, const RoundShape& shape, const MessageBatch& messages,
+                          const std::string& secret, Rng& rng) {
+  if (c.mix_chain.empty()) {
+    MessageBatch sealed(sealing::sealed_width(shape.width));
+    std::vector<std::uint8_t> bytes(messages.count() * sealed.width());
+    sealing::seal(messages.bytes(), shape.width, c.analyzer_key, bytes);
+    for (std::size_t k = 0; k < messages.count(); ++k) sealed.push_back(std::span(bytes).subspan(k * sealed.width(), sealed.width()));
+    return sealed;
+  }
+  if (c.mix == MixKind::verifiable) {
+    const mixnet::TagKey key = tag_key_of(KeyPair::from_secret(hex_array<secret_key_bytes>(secret, "secret key")), c.shuffler_key);
+    std::vector<mixnet::SubmitterTag> tags(messages.count());
+    for (std::size_t j = 0; j < tags.size(); ++j) tags[j] = mixnet::submitter_tag(key, c.session, 0, id, j);
+    return mixnet::to_submissions(mixnet::encrypt_and_prove(messages, knowledge_context(c, 0, shape.delivery), tags, rng, 1));
+  }
+  std::vector<PublicKey> layers;
+  for (const auto& m : c.mix_chain) layers.push_back(m.key);
+  return onion::wrap(messages.bytes(), shape.width, shape.delivery, c.analyzer_key, layers, c.session, 0);
+}
+
 // One party's round of a one-round protocol, as the native party sends it: the session config's
 // protocol made by the registry and checked against the config's round shapes (as every native
 // party checks them), the party made from its input (JSON, as `party --input` reads it), its
 // messages drawn, then sealed to the analyzer. Returns {width (on the wire), count, payload (the
-// submit frame's), messages (before sealing, for the page to show nothing of them but their
-// number)}. A protocol of more rounds, or a round delivered to every party, or a chain of mix
-// servers, is refused naming what the page cannot do.
-val round_records(const std::string& config_text, std::uint32_t id, const std::string& input_json, double seed) {
+// submit frame's)}. Through a chain of mix servers the records are wrapped for it (for_the_wire;
+// `secret`, the party's key, is needed for a verifiable chain's tags, else may be empty). A protocol
+// of more rounds, or a round delivered to every party, is refused naming what the page cannot do.
+val round_records(const std::string& config_text, std::uint32_t id, const std::string& input_json, const std::string& secret, double seed) {
   try {
     const SessionConfig c = config_of(config_text);
-    if (c.chain().hops() > 0 || !c.mix_chain.empty())
-      throw std::invalid_argument("this session's records cross a chain of mix servers: a party in a browser sends to a single shuffler "
-                                  "(chains are not in the browser's build yet)");
     if (id >= c.parties)
       throw std::invalid_argument("party id " + std::to_string(id) + " is not in this session (ids 0 to " + std::to_string(c.parties - 1) + ")");
     const auto* info = web::registry().find(c.protocol);
@@ -307,13 +377,11 @@ val round_records(const std::string& config_text, std::uint32_t id, const std::s
     party->send(0, *rng, messages);
     if (!shape.accepts(messages.count()))
       throw std::logic_error("the party drew " + std::to_string(messages.count()) + " messages, outside the round's shape");
-    const std::size_t ww = sealing::sealed_width(shape.width);
-    std::vector<std::uint8_t> sealed(messages.count() * ww);
-    sealing::seal(messages.bytes(), shape.width, c.analyzer_key, sealed);
+    const MessageBatch records = for_the_wire(c, id, shape, messages, secret, *rng);
     val out = val::object();
-    out.set("width", static_cast<double>(ww));
-    out.set("count", static_cast<double>(messages.count()));
-    out.set("payload", to_js(encode_submit(std::vector<std::uint32_t>{static_cast<std::uint32_t>(messages.count())}, sealed)));
+    out.set("width", static_cast<double>(records.width()));
+    out.set("count", static_cast<double>(records.count()));
+    out.set("payload", to_js(encode_submit(std::vector<std::uint32_t>{static_cast<std::uint32_t>(records.count())}, records.bytes())));
     return out;
   } catch (const std::exception& e) {
     return error(e);
@@ -341,7 +409,8 @@ EMSCRIPTEN_BINDINGS(shufflempc_party) {
       .function("seal", &WebLink::seal)
       .function("openPrefix", &WebLink::openPrefix)
       .function("openPayload", &WebLink::openPayload)
-      .function("result", &WebLink::result);
+      .function("result", &WebLink::result)
+      .function("verdict", &WebLink::verdict);
   emscripten::function("sealToAnalyzer", &seal_to_analyzer);
   emscripten::function("submitPayload", &submit_payload);
   emscripten::function("publicKeyOf", &public_key_of);

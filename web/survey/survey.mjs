@@ -111,7 +111,7 @@ async function answerPage() {
   party.then((p) => {
     const info = p.sessionInfo(survey.config);
     p.protocolInfo(survey.config);
-    p.roundRecords(survey.config, id, '0', -1);  // a record made and dropped: nothing is sent
+    p.roundRecords(survey.config, id, '0', key, -1);  // a record made and dropped: nothing is sent
     const link = new p.Link(info.session, info.digest, id, key, info.shufflerKey, -1);
     link.hello();
     link.delete();

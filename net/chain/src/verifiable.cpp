@@ -12,8 +12,9 @@
 #include "shufflempc/merkle.hpp"
 #include "shufflempc/mixnet/decryption.hpp"
 #include "shufflempc/mixnet/server_keys.hpp"
-#include "shufflempc/net/detail/link.hpp"
+#include "shufflempc/net/detail/link_crypto.hpp"
 #include "shufflempc/net/mix_hop.hpp"
+#include "shufflempc/net/sealing.hpp"
 #include "shufflempc/parallel.hpp"
 
 namespace shufflempc::net {

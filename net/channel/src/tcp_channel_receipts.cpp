@@ -52,26 +52,10 @@ std::string TcpChannel::Impl::judge_answer(const RoundRules& spec, const Link& l
     return "sent a result that does not parse (" + std::string(e.what()) + ")";
   }
   listed = r.submitted;
-  try {
-    const Receipt receipt = decode_receipt(r.receipt, l.own.count());
-    std::optional<Fault> why;
-    const auto root = committed_root(config, spec.round, spec.shape.delivery, receipt, why);
-    // A verifiable chain's entry admits only well-formed ciphertexts with a valid proof
-    // (admit_records): a record of this process's that is not one was sent so (tests send
-    // such records on purpose). Its receipt covers the ciphertexts, without their proofs.
-    std::optional<std::vector<char>> refused;  // worked out only if the receipt calls a record missing
-    const auto refusable = [&](std::size_t k) {
-      if (!refused) refused = refusable_records(l.own, knowledge_context(config, spec.round, spec.shape.delivery), hardware_threads());
-      return (*refused)[k] != 0;
-    };
-    const MessageBatch mine = verifiable() ? ciphertexts_of(l.own) : l.own;
-    if (root) why = receipt_fault(receipt, mine.width(), mine.bytes(), *root, verifiable() ? std::function<bool(std::size_t)>(refusable) : nullptr);
-    if (why) return "gave a receipt that does not hold: " + why->text;
-    v.root = *root;
-    return "";
-  } catch (const std::exception& e) {
-    return "gave no receipt that parses (" + std::string(e.what()) + ")";
-  }
+  const ReceiptJudgement j = judge_receipt(config, spec.round, spec.shape.delivery, r.receipt, l.own, hardware_threads());
+  if (!j.root) return j.complaint;
+  v.root = *j.root;
+  return "";
 }
 
 void TcpChannel::Impl::check_receipts(const RoundRules& spec, const std::vector<Answer>& answers) {

@@ -75,6 +75,20 @@ struct WebSocketGateway::Impl {
   asio::awaitable<void> client_to_server(std::shared_ptr<Carried> c, std::string peer);
   asio::awaitable<void> server_to_client(std::shared_ptr<Carried> c);
   void close_all();
+  // The completion of a coroutine spawned on the door's thread: an exception that ends it (none is
+  // expected: every operation's error is handled) is a line, not silence; only that connection ends.
+  auto logged(std::string what) {
+    return [this, what = std::move(what)](std::exception_ptr e) {
+      if (!e) return;
+      try {
+        std::rethrow_exception(e);
+      } catch (const std::exception& x) {
+        log.limited("failed", "websocket: " + what + " ended on an error (" + x.what() + ")");
+      } catch (...) {
+        log.limited("failed", "websocket: " + what + " ended on an error of unknown type");
+      }
+    };
+  }
 };
 
 asio::awaitable<void> WebSocketGateway::Impl::accept_loop() {
@@ -95,7 +109,7 @@ asio::awaitable<void> WebSocketGateway::Impl::accept_loop() {
     }
     backoff = std::chrono::milliseconds(0);
     ++accepted;
-    asio::co_spawn(io, serve(std::move(socket)), asio::detached);
+    asio::co_spawn(io, serve(std::move(socket)), logged("a connection"));
   }
 }
 
@@ -197,7 +211,7 @@ asio::awaitable<void> WebSocketGateway::Impl::serve(btcp::socket socket) {
   auto c = std::make_shared<Carried>(std::move(ws), std::move(up));
   const std::uint64_t live = next++;
   carried.emplace(live, c);
-  asio::co_spawn(io, client_to_server(c, peer), asio::detached);
+  asio::co_spawn(io, client_to_server(c, peer), logged("the connection from " + peer));
   co_await server_to_client(c);
   carried.erase(live);
 }
@@ -293,7 +307,7 @@ WebSocketGateway::WebSocketGateway(const WebSocketOptions& options, Logger log) 
                             "websocket: cannot listen on " + options.host + ":" + std::to_string(options.port));
   g.host = options.host;
   g.port = g.acceptor.local_endpoint().port();
-  asio::co_spawn(g.io, g.accept_loop(), asio::detached);
+  asio::co_spawn(g.io, g.accept_loop(), g.logged("accepting connections"));
   g.thread = std::thread([&g] { g.io.run(); });
 }
 

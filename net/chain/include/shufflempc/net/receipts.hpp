@@ -92,4 +92,17 @@ struct InLeafOrder {
 [[nodiscard]] std::optional<Fault> receipt_fault(const Receipt& receipt, std::size_t width, std::span<const std::uint8_t> records,
                                                  const merkle::Hash& root, const std::function<bool(std::size_t)>& refusable = {});
 
+// What a sender makes of the entry's receipt (`bytes`, what follows a result's output) of the
+// records it sent in round `round` (`own`: as it sent them, wrapped for the chain): the root its
+// commitment signs when the receipt holds, or the complaint to send the analyzer, in the words
+// "the chain's entry ... <complaint>". Fails closed: whatever goes wrong while the receipt is read
+// or checked, whatever is thrown, is a complaint. The one check of a native party process's channel
+// and of a party in a browser. `threads` for a verifiable chain's proofs (refusable records).
+struct ReceiptJudgement {
+  std::optional<merkle::Hash> root;  // the receipt holds
+  std::string complaint;             // it does not: why
+};
+[[nodiscard]] ReceiptJudgement judge_receipt(const SessionConfig& config, std::uint32_t round, Delivery delivery,
+                                             std::span<const std::uint8_t> bytes, const MessageBatch& own, unsigned threads);
+
 }  // namespace shufflempc::net
