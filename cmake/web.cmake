@@ -26,6 +26,8 @@ if(SHUFFLEMPC_WEB)
     BINARY_DIR ${CMAKE_BINARY_DIR}/web
     CONFIGURE_COMMAND ${web_env} ${SHUFFLEMPC_EMCMAKE} ${CMAKE_COMMAND} -S <SOURCE_DIR> -B <BINARY_DIR>
                       -DSHUFFLEMPC_SODIUM_SOURCE=${SHUFFLEMPC_SODIUM_SOURCE} -DCMAKE_BUILD_TYPE=Release
+                      # The protocols that say BROWSER (written by protocols/CMakeLists.txt).
+                      -DSHUFFLEMPC_BROWSER_PROTOCOLS=${CMAKE_BINARY_DIR}/browser_protocols.cmake
     # Its own parallel build: the outer build's job server does not reach through.
     BUILD_COMMAND ${web_env} ${CMAKE_COMMAND} --build <BINARY_DIR> --parallel ${web_jobs}
     INSTALL_COMMAND ""
