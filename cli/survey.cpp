@@ -11,7 +11,6 @@
 #include <sodium.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <cmath>
@@ -341,11 +340,14 @@ int run_survey(SurveyArgs a, const Registry& registry) {
   so.state_dir = dir + "/state";
   net::TcpShuffler shuffler(local.shuffler, {local.config}, "127.0.0.1", 0, stderr_logger("survey (shuffler)"), so);
   const std::string shuffler_at = "127.0.0.1:" + std::to_string(shuffler.port());
-  std::atomic<bool> shuffler_done{false};
   std::vector<net::ShufflerReport> shuffler_reports;
+  std::string shuffler_failed;  // what ended the shuffler's run by an exception (none expected)
   std::thread shuffler_thread([&] {
-    shuffler_reports = shuffler.run();
-    shuffler_done = true;
+    try {
+      shuffler_reports = shuffler.run();
+    } catch (const std::exception& e) {
+      shuffler_failed = e.what();
+    }
   });
   ChildProcess analyzer("analyzer",
                         {self_executable(), "analyzer", "--config", config_path, "--key", dir + "/" + net::analyzer_key_file, "--connect",
@@ -409,7 +411,11 @@ int run_survey(SurveyArgs a, const Registry& registry) {
               << "kept are in " << dir << "/state\n";
     return 1;
   }
+  // An analyzer that ended without a result (too few answered, or it could not run at all) leaves
+  // nothing for the shuffler to deliver: it stops now rather than at its window's end.
+  if (*analyzer_status != 0) shuffler.stop();
   shuffler_thread.join();
+  if (!shuffler_failed.empty()) std::cerr << "shufflempc survey (shuffler): " << shuffler_failed << "\n";
   const std::string report_text = read_text_file(dir + "/analyzer.json", "the analyzer's report");
   std::string failure;
   Value results;
