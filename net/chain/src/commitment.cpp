@@ -1,5 +1,6 @@
-// The commitment a receipt carries, checked against the session config (net/receipts.hpp): kept
-// apart from the receipt's codec, which needs neither the chain's reports nor its keys.
+// The commitment a receipt carries, checked against the session config, and a sender's judgement of
+// the receipt (net/receipts.hpp): kept apart from the receipt's codec, which needs neither the
+// chain's reports nor its keys nor its verifiable records (the frame fuzzer compiles the codec alone).
 #include "shufflempc/mixnet/signing.hpp"
 #include "shufflempc/net/mix_hop.hpp"
 #include "shufflempc/net/receipts.hpp"
@@ -43,6 +44,33 @@ std::optional<merkle::Hash> committed_root(const SessionConfig& config, std::uin
   if (!mixnet::signature_holds(rep.signature, rep.signed_bytes(), signer))
     return refuse(FaultCode::bad_signature, "its commitment is not signed by the chain's entry");
   return rep.received;
+}
+
+ReceiptJudgement judge_receipt(const SessionConfig& config, std::uint32_t round, Delivery delivery, std::span<const std::uint8_t> bytes,
+                               const MessageBatch& own, unsigned threads) {
+  try {
+    const Receipt receipt = decode_receipt(bytes, own.count());
+    std::optional<Fault> why;
+    const auto root = committed_root(config, round, delivery, receipt, why);
+    if (!root) return {std::nullopt, "gave a receipt that does not hold: " + (why ? why->text : std::string("its commitment names no root"))};
+    const bool verifiable = config.mix == MixKind::verifiable;
+    // A verifiable chain's entry admits only well-formed ciphertexts with a valid proof
+    // (admit_records): a record of the sender's that is not one was sent so (tests send such
+    // records on purpose). Its receipt covers the ciphertexts, without their proofs.
+    std::optional<std::vector<char>> refused;  // worked out only if the receipt calls a record missing
+    const auto refusable = [&](std::size_t k) {
+      if (!refused) refused = refusable_records(own, knowledge_context(config, round, delivery), threads);
+      return (*refused)[k] != 0;
+    };
+    const MessageBatch mine = verifiable ? ciphertexts_of(own) : own;
+    why = receipt_fault(receipt, mine.width(), mine.bytes(), *root, verifiable ? std::function<bool(std::size_t)>(refusable) : nullptr);
+    if (why) return {std::nullopt, "gave a receipt that does not hold: " + why->text};
+    return {root, ""};
+  } catch (const std::exception& e) {
+    return {std::nullopt, "gave no receipt that parses (" + std::string(e.what()) + ")"};
+  } catch (...) {
+    return {std::nullopt, "gave a receipt that could not be checked"};
+  }
 }
 
 }  // namespace shufflempc::net

@@ -6,7 +6,6 @@
 #include "shufflempc/error.hpp"
 #include "shufflempc/little_endian.hpp"
 #include "shufflempc/trace.hpp"
-#include "shufflempc/net/verifiable.hpp"
 
 namespace shufflempc::net {
 
@@ -191,33 +190,6 @@ std::optional<Fault> receipt_fault(const Receipt& receipt, std::size_t width, st
                                 : fault(FaultCode::out_of_order, which + "'s neighbour above it is not in the committed order");
   }
   return std::nullopt;
-}
-
-ReceiptJudgement judge_receipt(const SessionConfig& config, std::uint32_t round, Delivery delivery, std::span<const std::uint8_t> bytes,
-                               const MessageBatch& own, unsigned threads) {
-  try {
-    const Receipt receipt = decode_receipt(bytes, own.count());
-    std::optional<Fault> why;
-    const auto root = committed_root(config, round, delivery, receipt, why);
-    if (!root) return {std::nullopt, "gave a receipt that does not hold: " + (why ? why->text : std::string("its commitment names no root"))};
-    const bool verifiable = config.mix == MixKind::verifiable;
-    // A verifiable chain's entry admits only well-formed ciphertexts with a valid proof
-    // (admit_records): a record of the sender's that is not one was sent so (tests send such
-    // records on purpose). Its receipt covers the ciphertexts, without their proofs.
-    std::optional<std::vector<char>> refused;  // worked out only if the receipt calls a record missing
-    const auto refusable = [&](std::size_t k) {
-      if (!refused) refused = refusable_records(own, knowledge_context(config, round, delivery), threads);
-      return (*refused)[k] != 0;
-    };
-    const MessageBatch mine = verifiable ? ciphertexts_of(own) : own;
-    why = receipt_fault(receipt, mine.width(), mine.bytes(), *root, verifiable ? std::function<bool(std::size_t)>(refusable) : nullptr);
-    if (why) return {std::nullopt, "gave a receipt that does not hold: " + why->text};
-    return {root, ""};
-  } catch (const std::exception& e) {
-    return {std::nullopt, "gave no receipt that parses (" + std::string(e.what()) + ")"};
-  } catch (...) {
-    return {std::nullopt, "gave a receipt that could not be checked"};
-  }
 }
 
 }  // namespace shufflempc::net
