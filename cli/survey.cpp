@@ -305,6 +305,8 @@ int run_survey(SurveyArgs a, const Registry& registry) {
   } catch (const std::exception& e) {
     throw std::invalid_argument("--protocol " + a.protocol + " does not take a " + a.answer + " answer (" + info.input_help + "): " + e.what());
   }
+  if (!a.dir.empty() && std::filesystem::exists(a.dir) && !std::filesystem::is_empty(a.dir))
+    throw std::invalid_argument("--dir " + a.dir + " is not empty: a survey's keys go into a directory of their own");
   const auto files = read_site(a.site.empty() ? (std::filesystem::path(self_executable()).parent_path().parent_path() / "web" / "site").string()
                                               : a.site);
 
@@ -315,8 +317,6 @@ int run_survey(SurveyArgs a, const Registry& registry) {
     if (::mkdtemp(tmpl.data()) == nullptr) throw std::system_error(errno, std::generic_category(), "cannot make the survey's directory here");
     dir = tmpl;
   } else {
-    if (std::filesystem::exists(dir) && !std::filesystem::is_empty(dir))
-      throw std::invalid_argument("--dir " + dir + " is not empty: a survey's keys go into a directory of their own");
     std::filesystem::create_directories(dir);
   }
   std::filesystem::permissions(dir, std::filesystem::perms::owner_all, std::filesystem::perm_options::replace);

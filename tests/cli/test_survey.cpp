@@ -1,5 +1,6 @@
 // `shufflempc survey` refuses what it cannot run before it makes a key or opens a port: each wrong
-// parameter with one line naming it and what it takes, exit 2, and no survey directory left behind.
+// parameter with one line naming it and what it takes, exit 2, and no survey directory left behind;
+// its parameters are checked before its pages are looked for (a build without the browser's has none).
 // The survey itself, clicked through in a browser, is tests/web/survey_flow.mjs.
 #include <doctest/doctest.h>
 
@@ -31,6 +32,7 @@ TEST_CASE("shufflempc survey: wrong parameters are refused with one line naming 
       {{"--answer", "number", "--range", "0,10", "--protocol", "counting-rr-amplified"}, "does not take a number answer"},
       {{"--epsilon", "50"}, "--epsilon: Value 50 not in range 0.001000 to 20.000000"},
       {{"--param", "oops"}, "--param must be NAME=VALUE, got 'oops'"},
+      {{"--site", tmp / "no-site"}, "has no index.html: the survey's pages come from the browser's build"},
   };
   for (const auto& [extra, said] : cases) {
     std::vector<std::string> argv = {SHUFFLEMPC_CLI, "survey", "--question", "Q?", "--respondents", "5", "--dir", dir};
