@@ -156,7 +156,12 @@ export async function submitRound(party, { url, config, id, secretKey, input, ti
       }
       if (header.type !== FRAME.result) continue;  // an admission receipt (a shuffler with a state directory)
       const result = check(l.link.result(payload, l.info.parties));
-      // Through a chain: the receipt of the entry checked by the library, and the verdict sent to
+      // The session's last result arrived (its one round's): said, as a native party says it, so
+      // that the shuffler holds it for a reconnection no longer. The socket sends it before closing.
+      l.send(check(l.link.seal(FRAME.done, header.round, 0, 0, new Uint8Array(0))));
+      // Through a chain (after the done: the shuffler ends the session once the analyzer, which
+      // waits for this verdict, confirms, and must not wait for this page meanwhile): the receipt of
+      // the entry checked by the library, and the verdict sent to
       // the analyzer on a link of its own, as a native party sends it (no confirmation: no output).
       // One that cannot reach the analyzer (it has ended the round already, say) is said in the
       // outcome, as a native party logs it: without the confirmation the analyzer outputs nothing.
@@ -167,9 +172,6 @@ export async function submitRound(party, { url, config, id, secretKey, input, ti
         await sendVerdict(party, { url: analyzerUrl, config, id, secretKey, timeoutMs, seed, round: header.round, verdict })
           .catch((e) => { delivery = { delivered: false, error: `the verdict could not reach the analyzer (${e.message})` }; });
       }
-      // The session's last result arrived (its one round's): said, as a native party says it, so
-      // that the shuffler holds it for a reconnection no longer. The socket sends it before closing.
-      l.send(check(l.link.seal(FRAME.done, header.round, 0, 0, new Uint8Array(0))));
       return {
         records: records.count,
         width: records.width,
